@@ -1,0 +1,15 @@
+"""geoanon: make location columns safe to publish.
+
+Generalize quasi-identifying location columns so that every equivalence class
+holds at least k records, audit the result, and preview the classes on a map.
+"""
+from .errors import AuditError, DataError, GeoanonError, InfeasibleError, ParameterError, VerificationError
+from .partition import Partition
+from .points import RectanglePartition, partition_points
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
+    "Partition", "RectanglePartition", "partition_points",
+]

@@ -1,0 +1,55 @@
+"""Parameter and array validation shared by all partitioners (scikit-learn style:
+check early, fail with one line that names the parameter and the value)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import DataError, InfeasibleError, ParameterError
+
+
+def check_k(k) -> int:
+    """Return k as an int, or raise ParameterError unless it is an integer >= 1."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, numbers.Real) and float(k).is_integer():
+            k = int(k)
+        else:
+            raise ParameterError(f"k must be an integer >= 1, got {k!r}")
+    if k < 1:
+        raise ParameterError(f"k must be an integer >= 1, got {k}")
+    return int(k)
+
+
+def check_choice(name: str, value, choices) -> str:
+    """Raise ParameterError unless value is one of choices."""
+    if value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ParameterError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def check_weights(weights, n: int) -> np.ndarray:
+    """Return weights as an int64 array of length n (all ones when None)."""
+    if weights is None:
+        return np.ones(n, dtype=np.int64)
+    w = np.asarray(weights)
+    if w.shape != (n,):
+        raise DataError(f"weights must have shape ({n},), got {w.shape}")
+    if w.dtype.kind == "b" or w.dtype.kind not in "iuf":
+        raise DataError(f"weights must be non-negative integers, got dtype {w.dtype}")
+    if w.dtype.kind == "f":
+        bad = ~np.isfinite(w) | (w != np.round(w))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"weights must be non-negative integers, got {w[i]!r} at position {i}")
+    if n and w.min() < 0:
+        i = int(np.argmin(w))
+        raise DataError(f"weights must be non-negative integers, got {w[i]!r} at position {i}")
+    return w.astype(np.int64)
+
+
+def check_total(total: int, k: int, what: str = "the data") -> None:
+    """Raise InfeasibleError when the total weight cannot fill one class of k."""
+    if total < k:
+        raise InfeasibleError(f"k={k} is larger than {what} (total weight {total})")

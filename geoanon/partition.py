@@ -1,0 +1,134 @@
+"""The one result type of every partitioner, and the lower bounds shared by all kinds.
+
+A partitioner sees a *domain* (distinct points, graph nodes, labels) with integer
+weights (records per element) and assigns every element to a class. The result is
+a :class:`Partition`: like SciPy's ``OptimizeResult``, one rich object carrying
+the solution (``labels``), its quality (``max_weight``), a proven ``lower_bound``
+on the optimum for this instance and the certificate ``ratio`` between the two.
+Kinds add their own fields and rules by subclassing (``RectanglePartition``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import VerificationError
+
+
+def count_lower_bound(total: int, k: int, heaviest: int) -> int:
+    """Lower bound on the largest class of any partition into classes of weight >= k.
+
+    Every class holds >= k; the class holding the heaviest element weighs at least
+    that element; and at most ``floor(total / k)`` classes exist, so the heaviest of
+    them weighs at least ``ceil(total / floor(total / k))``.
+    """
+    classes = total // k
+    return int(max(k, heaviest, -(-total // classes)))
+
+
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """A partition of weighted domain elements into classes of weight >= k.
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (n,)
+        Class id of each domain element, in input order; ids are 0..n_classes-1.
+    element_weights : ndarray of int64, shape (n,)
+        Weight (number of records) of each domain element.
+    k : int
+        The anonymity parameter the partition was built for.
+    lower_bound : int
+        A proven lower bound on the optimal largest class for this instance.
+    method : str
+        The algorithm that produced it.
+    params : mapping
+        Further parameters used.
+    """
+
+    labels: np.ndarray
+    element_weights: np.ndarray
+    k: int
+    lower_bound: int
+    method: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def n_classes(self) -> int:
+        return int(self.labels.max()) + 1 if self.labels.size else 0
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Total weight of each class (int64, length ``n_classes``)."""
+        return np.bincount(self.labels, weights=self.element_weights,
+                           minlength=self.n_classes).astype(np.int64)
+
+    @property
+    def max_weight(self) -> int:
+        """The objective: weight of the largest class."""
+        return int(self.weights.max())
+
+    @property
+    def min_weight(self) -> int:
+        return int(self.weights.min())
+
+    @property
+    def ratio(self) -> float:
+        """``max_weight / lower_bound``: how far from optimal, at most."""
+        return self.max_weight / self.lower_bound
+
+    def groups(self) -> list[np.ndarray]:
+        """The element indices of each class, in class order."""
+        order = np.argsort(self.labels, kind="stable")
+        bounds = np.cumsum(np.bincount(self.labels, minlength=self.n_classes))[:-1]
+        return np.split(order, bounds)
+
+    def summary(self) -> dict:
+        """The partition's figures as plain JSON-ready values."""
+        return {
+            "k": self.k,
+            "classes": self.n_classes,
+            "min_class": self.min_weight,
+            "max_class": self.max_weight,
+            "lower_bound": self.lower_bound,
+            "ratio": round(self.ratio, 6),
+            "method": self.method,
+        }
+
+    def verify(self) -> "Partition":
+        """Check the partition's rules; raise :class:`VerificationError` if one fails.
+
+        Every element has a class, class ids are contiguous, every class weighs
+        >= k, and the kind's own rule holds (see subclasses). Returns ``self``.
+        """
+        labels, w = self.labels, self.element_weights
+        if labels.shape != w.shape or labels.ndim != 1:
+            raise VerificationError("labels and element weights differ in shape")
+        if labels.size == 0:
+            raise VerificationError("the partition is empty")
+        if labels.min() < 0:
+            raise VerificationError("an element has no class")
+        counts = np.bincount(labels)
+        if (counts == 0).any():
+            raise VerificationError(f"class ids are not contiguous: class {int(np.argmin(counts))} is empty")
+        light = np.flatnonzero(self.weights < self.k)
+        if light.size:
+            c = int(light[0])
+            raise VerificationError(
+                f"{light.size} classes weigh less than k={self.k} (class {c} weighs {int(self.weights[c])})")
+        if self.max_weight < self.lower_bound:
+            raise VerificationError(
+                f"max class {self.max_weight} is below the claimed lower bound {self.lower_bound}")
+        self._verify_kind()
+        return self
+
+    def _verify_kind(self) -> None:
+        """Kind-specific rules; the base kind (arbitrary groups) has none."""
+        return None
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(method={self.method!r}, k={self.k}, classes={self.n_classes}, "
+                f"max_weight={self.max_weight}, lower_bound={self.lower_bound}, ratio={self.ratio:.4f})")

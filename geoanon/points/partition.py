@@ -1,0 +1,264 @@
+"""GPS coordinates generalized into disjoint axis-aligned rectangles (Du, Eppstein,
+Goodrich and Lueker, Section 3, Theorem 2)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_choice, check_k, check_total, check_weights
+from ..errors import DataError, VerificationError
+from ..partition import Partition, count_lower_bound
+from .kdtree import POLICIES, kd_partition
+from .repair import repair
+
+METHODS = POLICIES
+# The balanced rule aims at classes of at most max(lower bound, (1 + 5%) k): with
+# no slack at all (total weight a multiple of k) every class would have to weigh
+# exactly k, and one unlucky duplicate would double a class.
+SLACK_PERCENT = 5
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RectanglePartition(Partition):
+    """A :class:`~geoanon.partition.Partition` of points into rectangles.
+
+    Class ``c`` is the rectangle ``rectangles[c] = (xmin, ymin, xmax, ymax)``,
+    half-open: it holds the points with ``xmin <= x < xmax`` and
+    ``ymin <= y < ymax``, closed on the sides that lie on the outer boundary
+    ``bounds``. The rectangles are disjoint and tile ``bounds``.
+    """
+
+    xy: np.ndarray = field(default=None)          # (n, 2) coordinates of the elements
+    rectangles: np.ndarray = field(default=None)  # (n_classes, 4)
+    bounds: tuple = field(default=None)           # (xmin, ymin, xmax, ymax) tiled
+    crs: Any = None
+
+    def contains(self, xy: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """Whether each point lies in the rectangle of its class (half-open rule)."""
+        r = self.rectangles[classes]
+        inside = np.ones(len(xy), dtype=bool)
+        for axis in (0, 1):
+            lo, hi, v = r[:, axis], r[:, axis + 2], xy[:, axis]
+            inside &= (lo <= v) & ((v < hi) | ((v == hi) & (hi == self.bounds[axis + 2])))
+        return inside
+
+    def _verify_kind(self) -> None:
+        """Rectangles contain their points, are pairwise disjoint and tile the bounds."""
+        import shapely
+
+        outside = np.flatnonzero(~self.contains(self.xy, self.labels))
+        if outside.size:
+            i = int(outside[0])
+            raise VerificationError(f"point {i} {tuple(self.xy[i])} lies outside its rectangle {int(self.labels[i])}")
+        r = self.rectangles
+        if (r[:, 2] < r[:, 0]).any() or (r[:, 3] < r[:, 1]).any():
+            raise VerificationError("a rectangle has negative extent")
+        tree = shapely.STRtree(shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]))
+        a, b = tree.query(shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]), predicate="intersects")
+        a, b = a[a < b], b[a < b]
+        overlap = np.ones(a.size, dtype=bool)
+        for axis in (0, 1):
+            lo = np.maximum(r[a, axis], r[b, axis])
+            hi = np.minimum(r[a, axis + 2], r[b, axis + 2])
+            closed = (r[a, axis + 2] == self.bounds[axis + 2]) & (r[b, axis + 2] == self.bounds[axis + 2])
+            overlap &= (lo < hi) | (closed & (lo <= hi))
+        if overlap.any():
+            i = int(np.flatnonzero(overlap)[0])
+            raise VerificationError(f"rectangles {int(a[i])} and {int(b[i])} overlap")
+        width = self.bounds[2] - self.bounds[0]
+        height = self.bounds[3] - self.bounds[1]
+        areas = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
+        if width > 0 and height > 0 and not np.isclose(areas.sum(), width * height, rtol=1e-9, atol=0):
+            raise VerificationError("the rectangles do not tile the bounds")
+
+    def to_geodataframe(self):
+        """The classes as a GeoDataFrame: ``class_id``, ``weight``, rectangle geometry."""
+        import geopandas as gpd
+        import shapely
+
+        r = self.rectangles
+        return gpd.GeoDataFrame(
+            {"class_id": np.arange(self.n_classes), "weight": self.weights},
+            geometry=shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]),
+            crs=self.crs,
+        )
+
+
+def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326", bounds=None) -> RectanglePartition:
+    """Partition points into disjoint axis-aligned rectangles holding >= k records each.
+
+    Parameters
+    ----------
+    xy : array_like, shape (n, 2)
+        Coordinates, one row per record or per weighted point: longitude/latitude
+        (x, y order) by default, or projected x/y.
+    k : int
+        Every class (rectangle) holds at least ``k`` records.
+    weights : array_like of int, shape (n,), optional
+        Records per row (default 1 each). Rows at identical coordinates are one
+        point whose weight is their sum; they always share a class.
+    method : {"balanced", "paper"}
+        ``"paper"`` is the kd-tree rule of Theorem 2 (Du, Eppstein, Goodrich and
+        Lueker, Section 3): alternate axes, cut at the weighted median, and keep
+        cutting while some axis-parallel cut leaves weight >= k on both sides.
+        ``"balanced"`` (default) keeps the same stopping rule but picks, on both
+        axes, the cut whose two sides can best be divided into classes no heavier
+        than the instance's lower bound (for unit weights: cuts at multiples of k),
+        preferring the axis of wider spread and then the cut nearest the median.
+    crs : str, pyproj.CRS or None
+        Coordinate reference system of ``xy`` (default ``"EPSG:4326"``, x = longitude,
+        y = latitude). Geographic coordinates must lie in [-180, 180] x [-90, 90].
+        ``None`` means plain planar coordinates.
+    bounds : (xmin, ymin, xmax, ymax), optional
+        The region the rectangles tile (default: the points' bounding box). A
+        wider region keeps the extreme records' coordinates out of the output.
+
+    Returns
+    -------
+    RectanglePartition
+        ``labels`` per row of ``xy``, ``rectangles`` per class, ``lower_bound`` =
+        max(k, heaviest point, ceil(W / floor(W / k))) and ``ratio``.
+
+    Notes
+    -----
+    Guarantee (Theorem 2): both methods stop only when no axis-parallel cut of a
+    rectangle leaves >= k on both sides. In such a rectangle of weight M the
+    sides of the last admissible x position weigh at most k-1 each, so one column
+    of equal x holds more than M - 2(k-1); likewise one row; they share at most
+    one point p, hence M <= 4(k-1) + w(p) <= 5 OPT. Four points of weight k-1
+    around a point of weight k reach the bound.
+
+    Cuts run between consecutive distinct coordinates at the decimal with the
+    fewest digits strictly between them, so boundaries are short round numbers
+    and never a record's coordinate. The result is deterministic.
+    """
+    k = check_k(k)
+    method = check_choice("method", method, METHODS)
+    xy = _as_coordinates(xy, crs)
+    w = check_weights(weights, len(xy))
+    check_total(int(w.sum()), k)
+    box = _check_bounds(bounds, xy)
+
+    # Distinct points, sorted by (x, y); rows map to them through `row_point`.
+    order = np.lexsort((xy[:, 1], xy[:, 0]))
+    sxy = xy[order]
+    new = np.r_[True, (sxy[1:] != sxy[:-1]).any(axis=1)]
+    point_of_sorted = np.cumsum(new) - 1
+    row_point = np.empty(len(xy), dtype=np.int64)
+    row_point[order] = point_of_sorted
+    pxy = sxy[new]
+    pw = np.bincount(point_of_sorted, weights=w[order]).astype(np.int64)
+
+    ux, rx = np.unique(pxy[:, 0], return_inverse=True)
+    uy, ry = np.unique(pxy[:, 1], return_inverse=True)
+    total = int(w.sum())
+    lower_bound = count_lower_bound(total, k, int(pw.max()))
+    target = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
+    tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, method)
+    if method == "balanced":
+        leaf_of_point, boxes, _ = repair(tree, rx, ry, pw, k, target)
+    else:
+        leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
+
+    edges = np.column_stack([
+        _boundary_values(ux, boxes[:, 0], box[0], box[2]),
+        _boundary_values(uy, boxes[:, 2], box[1], box[3]),
+        _boundary_values(ux, boxes[:, 1], box[0], box[2]),
+        _boundary_values(uy, boxes[:, 3], box[1], box[3]),
+    ])
+    # Number classes deterministically by their lower-left corner.
+    rank = np.empty(len(edges), dtype=np.int64)
+    rank[np.lexsort((edges[:, 0], edges[:, 1]))] = np.arange(len(edges))
+    return RectanglePartition(
+        labels=rank[leaf_of_point[row_point]],
+        element_weights=w,
+        k=k,
+        lower_bound=lower_bound,
+        method=method,
+        params={"crs": None if crs is None else str(crs)},
+        xy=xy,
+        rectangles=edges[np.argsort(rank)],
+        bounds=box,
+        crs=crs,
+    )
+
+
+def _as_coordinates(xy, crs) -> np.ndarray:
+    """(n, 2) finite float64 coordinates; geographic ones within range."""
+    try:
+        a = np.asarray(xy, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"coordinates must be numeric: {exc}") from None
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise DataError(f"coordinates must have shape (n, 2), got {a.shape}")
+    if a.shape[0] == 0:
+        raise DataError("no points given")
+    bad = ~np.isfinite(a).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{int(bad.sum())} points have NaN or infinite coordinates (first: row {i}, {tuple(a[i])})")
+    if crs is not None and _is_geographic(crs):
+        out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise DataError(
+                f"{int(out.sum())} points lie outside longitude [-180, 180] / latitude [-90, 90] "
+                f"(first: row {i}, lon={a[i, 0]!r}, lat={a[i, 1]!r})")
+    return a + 0.0  # turns -0.0 into 0.0 so that equal coordinates are one point
+
+
+def _is_geographic(crs) -> bool:
+    from pyproj import CRS
+    from pyproj.exceptions import CRSError
+
+    try:
+        return CRS.from_user_input(crs).is_geographic
+    except CRSError as exc:
+        raise DataError(f"unknown crs {crs!r}: {exc}") from None
+
+
+def _check_bounds(bounds, xy) -> tuple:
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    if bounds is None:
+        return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+    try:
+        b = tuple(float(v) for v in bounds)
+    except (TypeError, ValueError):
+        raise DataError(f"bounds must be (xmin, ymin, xmax, ymax), got {bounds!r}") from None
+    if len(b) != 4 or not (b[0] <= lo[0] and b[1] <= lo[1] and b[2] >= hi[0] and b[3] >= hi[1]):
+        raise DataError(f"bounds {bounds!r} must contain every point (data spans "
+                        f"{lo[0]!r}, {lo[1]!r}, {hi[0]!r}, {hi[1]!r})")
+    return b
+
+
+def _boundary_values(values: np.ndarray, boundary: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Coordinates of rank boundaries: ``lo`` / ``hi`` at the ends, else the
+    shortest decimal strictly between the two distinct values it separates."""
+    out = np.where(boundary == 0, lo, hi).astype(np.float64)
+    inner = (boundary > 0) & (boundary < len(values))
+    b = boundary[inner]
+    out[inner] = shortest_decimal_between(values[b - 1], values[b])
+    return out
+
+
+def shortest_decimal_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For a < b elementwise, the number with the fewest significant decimal digits
+    in the open interval (a, b), nearest the midpoint among those; ``b`` itself
+    when no float lies strictly between."""
+    out = b.astype(np.float64).copy()
+    todo = np.ones(a.shape, dtype=bool)
+    for d in range(-20, 18):
+        if not todo.any():
+            break
+        idx = np.flatnonzero(todo)
+        aa, bb = a[idx], b[idx]
+        scale = 10.0 ** abs(d)
+        up, down = (lambda v: v * scale, lambda v: v / scale) if d >= 0 else (lambda v: v / scale, lambda v: v * scale)
+        lo, hi = np.floor(up(aa)) + 1, np.ceil(up(bb)) - 1
+        c = down(np.clip(np.round(up((aa + bb) / 2)), lo, hi))
+        ok = (lo <= hi) & (aa < c) & (c < bb)
+        out[idx[ok]] = c[ok]
+        todo[idx[ok]] = False
+    return out

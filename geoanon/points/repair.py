@@ -1,0 +1,193 @@
+"""Exact guillotine search on small regions, and the repair of a kd-tree's heavy leaves.
+
+The greedy cut rules look one level ahead, so now and then a node ends up with no
+admissible cut although its weight exceeds the target (heavy duplicates, points
+on a line). :func:`repair` climbs from such a leaf to small ancestors and
+re-solves each ancestor's region *exactly* over all guillotine (recursive
+axis-parallel) partitions with :func:`guillotine_min_max`, replacing the subtree
+when that lowers the region's largest class. Every region keeps its box, so the
+result still tiles the plane.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..partition import count_lower_bound
+from .kdtree import KdTree
+
+REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the target
+SEARCH_BUDGET = 4000   # states an exact search may expand before it gives up
+
+
+class _BudgetExhausted(Exception):
+    pass
+
+
+def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGET):
+    """Smallest largest class over all guillotine partitions of a small point set.
+
+    Parameters
+    ----------
+    lx, ly : int arrays
+        Dense local ranks of distinct points.
+    w : int array
+        Point weights, summing to >= k.
+    k : int
+    upper : int
+        Only solutions whose largest class is at most ``upper`` are of interest.
+    budget : int
+        Search states to expand at most.
+
+    Returns
+    -------
+    ``(max_weight, cuts)`` or ``None`` when no guillotine partition reaches
+    ``upper`` (or the budget ran out first). ``cuts`` is the cut tree as nested
+    tuples: ``None`` for a class, or ``(axis, j, lower, upper)`` for a cut after
+    local rank ``j`` along ``axis`` (0 = x, 1 = y).
+    """
+    nx, ny = int(lx.max()) + 1, int(ly.max()) + 1
+    grid = np.zeros((nx, ny), dtype=np.int64)
+    np.add.at(grid, (lx, ly), w)
+    S = np.zeros((nx + 1, ny + 1), dtype=np.int64)
+    S[1:, 1:] = grid.cumsum(0).cumsum(1)
+    feasible_at: dict = {}    # state -> (smallest T proven feasible, its cut)
+    infeasible_at: dict = {}  # state -> largest T proven infeasible
+    expanded = 0
+
+    def weight(a, b, c, d):
+        return int(S[b, d] - S[a, d] - S[b, c] + S[a, c])
+
+    def tighten(a, b, c, d):
+        cols = S[a + 1:b + 1, d] - S[a:b, d] - S[a + 1:b + 1, c] + S[a:b, c]
+        rows = S[b, c + 1:d + 1] - S[a, c + 1:d + 1] - S[b, c:d] + S[a, c:d]
+        xs, ys = np.flatnonzero(cols), np.flatnonzero(rows)
+        return a + int(xs[0]), a + int(xs[-1]) + 1, c + int(ys[0]), c + int(ys[-1]) + 1
+
+    def lb(v):
+        return -(-v // (v // k))
+
+    def solve(state, T):
+        """A cut tree for ``state`` with every class <= T, or False."""
+        nonlocal expanded
+        a, b, c, d = state
+        W = weight(a, b, c, d)
+        if W <= T:
+            return None
+        if state in feasible_at and feasible_at[state][0] <= T:
+            return feasible_at[state][1]
+        if infeasible_at.get(state, -1) >= T:
+            return False
+        expanded += 1
+        if expanded > budget:
+            raise _BudgetExhausted
+        options = []
+        for axis, (lo, hi) in enumerate(((a, b), (c, d))):
+            if axis == 0:
+                line = S[a + 1:b + 1, d] - S[a:b, d] - S[a + 1:b + 1, c] + S[a:b, c]
+            else:
+                line = S[b, c + 1:d + 1] - S[a, c + 1:d + 1] - S[b, c:d] + S[a, c:d]
+            prefix = np.cumsum(line)[:-1]
+            ok = (line[:-1] > 0) & (prefix >= k) & (W - prefix >= k)
+            for j in np.flatnonzero(ok):
+                P = int(prefix[j])
+                if lb(P) <= T and lb(W - P) <= T:
+                    options.append((abs(2 * P - W), axis, lo + int(j)))
+        for _, axis, j in sorted(options):
+            if axis == 0:
+                low, high = tighten(a, j + 1, c, d), tighten(j + 1, b, c, d)
+            else:
+                low, high = tighten(a, b, c, j + 1), tighten(a, b, j + 1, d)
+            left = solve(low, T)
+            if left is False:
+                continue
+            rest = solve(high, T)
+            if rest is False:
+                continue
+            cut = (axis, j, left, rest)
+            feasible_at[state] = (T, cut)
+            return cut
+        infeasible_at[state] = max(T, infeasible_at.get(state, -1))
+        return False
+
+    root = tighten(0, nx, 0, ny)
+    total = weight(*root)
+    T = count_lower_bound(total, k, int(np.max(w)))
+    try:
+        while T <= upper:
+            cuts = solve(root, T)
+            if cuts is not False:
+                return T, cuts
+            T += 1
+    except _BudgetExhausted:
+        return None
+    return None
+
+
+def _apply_cuts(cuts, box, gx, gy):
+    """Leaf boxes (global rank boundaries) of a local cut tree inside ``box``."""
+    if cuts is None:
+        return [tuple(box)]
+    axis, j, low, high = cuts
+    b = int((gx if axis == 0 else gy)[j]) + 1
+    lo_box, hi_box = list(box), list(box)
+    lo_box[2 * axis + 1] = b
+    hi_box[2 * axis] = b
+    return _apply_cuts(low, lo_box, gx, gy) + _apply_cuts(high, hi_box, gx, gy)
+
+
+def repair(tree: KdTree, rx, ry, w, k: int, target: int):
+    """Lower the leaves of ``tree`` heavier than ``target`` by exact re-solves.
+
+    Returns ``(label, boxes, weights)``: the leaf of each point, and each leaf's
+    box (global rank boundaries) and weight.
+    """
+    box = tree.box[tree.leaves]
+    weights = tree.weight[tree.leaves]
+    label = tree.label
+    bad = np.flatnonzero(weights > target)
+    if bad.size == 0:
+        return label, box, weights
+    label = label.copy()
+    alive = np.ones(len(box), dtype=bool)
+    boxes, wts = [box], [weights]
+    order = np.argsort(label, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(label, minlength=len(box)))[:-1])
+    for leaf in bad[np.argsort(-weights[bad], kind="stable")]:
+        if not alive[leaf]:
+            continue
+        node = tree.leaves[leaf]
+        while tree.parent[node] >= 0:
+            node = tree.parent[node]
+            if tree.weight[node] > REPAIR_WEIGHT * target:
+                break
+            nb = tree.box[node]
+            all_box = np.concatenate(boxes)
+            all_w = np.concatenate(wts)
+            inside = np.flatnonzero(alive & (all_box[:, 0] >= nb[0]) & (all_box[:, 1] <= nb[1])
+                                    & (all_box[:, 2] >= nb[2]) & (all_box[:, 3] <= nb[3]))
+            current = int(all_w[inside].max())
+            pts = np.concatenate([members[i] for i in inside])
+            gx, lx = np.unique(rx[pts], return_inverse=True)
+            gy, ly = np.unique(ry[pts], return_inverse=True)
+            found = guillotine_min_max(lx, ly, w[pts], k, current - 1)
+            if found is None:
+                continue
+            best, cuts = found
+            new_boxes = np.array(_apply_cuts(cuts, nb, gx, gy), dtype=np.int64)
+            first = len(alive)
+            alive[inside] = False
+            alive = np.r_[alive, np.ones(len(new_boxes), dtype=bool)]
+            new_w = []
+            for i, nbx in enumerate(new_boxes):
+                mine = pts[(rx[pts] >= nbx[0]) & (rx[pts] < nbx[1]) & (ry[pts] >= nbx[2]) & (ry[pts] < nbx[3])]
+                label[mine] = first + i
+                members.append(mine)
+                new_w.append(int(w[mine].sum()))
+            boxes.append(new_boxes)
+            wts.append(np.array(new_w, dtype=np.int64))
+            if best <= target:
+                break
+    keep = np.flatnonzero(alive)
+    remap = np.full(len(alive), -1, dtype=np.int64)
+    remap[keep] = np.arange(keep.size)
+    return remap[label], np.concatenate(boxes)[keep], np.concatenate(wts)[keep]
