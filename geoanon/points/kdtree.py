@@ -37,6 +37,7 @@ import numpy as np
 
 POLICIES = ("balanced", "paper")
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
+WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 
 
 @dataclass
@@ -56,8 +57,12 @@ class KdTree:
 
 
 def _lower_bound(w: np.ndarray, k: int) -> np.ndarray:
-    """ceil(w / floor(w / k)) for weights w >= k."""
-    return -(-w // (w // k))
+    """ceil(w / floor(w / k)) for weights w >= k.
+
+    The outer division runs in floating point: both operands are exact, so the
+    quotient is correctly rounded and its ceiling exact.
+    """
+    return np.ceil(w / (w // k)).astype(w.dtype)
 
 
 def _robustness(w: np.ndarray, k: int, target: int) -> np.ndarray:
@@ -72,18 +77,39 @@ def _robustness(w: np.ndarray, k: int, target: int) -> np.ndarray:
     return np.maximum(best, np.minimum(w - (m + 1) * k, (m + 1) * target - w))
 
 
-def _segment_lexmin(keys, seg: np.ndarray, n_seg: int):
+def _ranking(policy: str, k: int, target: int):
+    """The keys, smallest first, that rank the admissible cuts of a node, as
+    functions of the weights (lower, upper) of its two sides."""
+    def imbalance(lo, up):
+        return np.abs(lo - up)
+
+    if policy == "paper":
+        return [imbalance]
+
+    def score(lo, up):
+        return np.maximum(np.maximum(_lower_bound(lo, k), _lower_bound(up, k)), target)
+
+    def margin(lo, up):
+        m = np.minimum(_robustness(lo, k, target), _robustness(up, k, target))
+        return -np.minimum(m, int(ROBUST_ENOUGH * k))
+
+    return [score, margin, imbalance]
+
+
+def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int):
     """Per segment, the first entry minimizing ``keys`` lexicographically.
 
-    ``keys`` are equally long arrays, ``seg`` the nondecreasing segment id of each
-    entry. Returns ``(has, pos)``: whether the segment has an entry, and the index
-    of its lexicographic minimum (0 where ``has`` is False).
+    ``keys`` are functions of ``(lower, upper)``, evaluated only on the entries
+    still tied; ``seg`` is the nondecreasing segment id of each entry. Returns
+    ``(has, pos)``: whether the segment has an entry, and the index of its
+    lexicographic minimum (0 where ``has`` is False).
     """
     has = np.zeros(n_seg, dtype=bool)
     pos = np.zeros(n_seg, dtype=np.int64)
     idx = np.arange(seg.size)
     for key in keys:
-        v, s = key[idx], seg[idx]
+        s = seg[idx]
+        v = key(lower[idx], upper[idx])
         first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         mins = np.minimum.reduceat(v, first)
         idx = idx[v == np.repeat(mins, np.diff(np.r_[first, v.size]))]
@@ -104,96 +130,142 @@ def _lex_less(a, b) -> np.ndarray:
     return less
 
 
-def _best_cuts(perm, rank, coord, w, start, end, node_w, seg, k, target, policy):
-    """Best admissible cut of every node along one axis.
-
-    Returns per node ``(has, pos, lower, keys, extent)``: whether an admissible
-    cut exists, the last position (in ``perm``) of the lower side, the lower
-    side's weight, the cut's ranking keys, and the spread of the node's points.
-    """
-    n_nodes = start.size
-    extent = coord[perm[end - 1]] - coord[perm[start]]
-    r = rank[perm]
-    cw = np.cumsum(w[perm])
-    prefix = cw - (cw[start] - w[perm[start]])[seg]
-    cand = np.empty(perm.size, dtype=bool)
-    cand[:-1] = r[:-1] != r[1:]
-    cand[end - 1] = False
-    cand &= prefix >= k
-    cand &= node_w[seg] - prefix >= k
-    idx = np.flatnonzero(cand)
-    s = seg[idx]
-    lower = prefix[idx]
-    upper = node_w[s] - lower
-    imbalance = np.abs(lower - upper)
-    if policy == "balanced":
-        score = np.maximum(np.maximum(_lower_bound(lower, k), _lower_bound(upper, k)), target)
-        margin = np.minimum(_robustness(lower, k, target), _robustness(upper, k, target))
-        keys = [score, -np.minimum(margin, int(ROBUST_ENOUGH * k)), imbalance]
-    else:
-        keys = [imbalance]
-    if idx.size == 0:
-        zeros = np.zeros(n_nodes, dtype=np.int64)
-        return np.zeros(n_nodes, dtype=bool), zeros, zeros, [zeros for _ in keys], extent
-    has, at = _segment_lexmin(keys, s, n_nodes)
-    return has, idx[at], lower[at], [key[at] for key in keys], extent
-
-
-def _stable_split(perm, seg, right, keep, new_start_left, n_left):
-    """Reorder ``perm`` so that each kept node's left points precede its right
-    points (both in their old order); drop positions of nodes not kept."""
-    kept = np.flatnonzero(keep[seg])
-    p, s = perm[kept], seg[kept]
-    sd = right[p]
-    c_right = np.cumsum(sd) - sd
-    first = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    seg_first = np.repeat(first, np.diff(np.r_[first, s.size]))
-    offset = np.arange(p.size) - seg_first
-    right_before = c_right - c_right[seg_first]
-    left_before = offset - right_before
-    newpos = new_start_left[s] + np.where(sd, n_left[s] + right_before, left_before)
-    out = np.empty_like(p)
-    out[newpos] = p
+def _ranges(first: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(first[i], first[i] + length[i])`` over i."""
+    total = int(length.sum())
+    dtype = np.int32 if first.size == 0 or int(first.max()) + total < 2**31 - 1 else np.int64
+    out = np.repeat((first - (np.cumsum(length) - length)).astype(dtype), length)
+    out += np.arange(total, dtype=dtype)
     return out
 
 
-def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str) -> KdTree:
+class _Order:
+    """The active points in one axis order: node after node, each node's points
+    sorted along the axis. Carries the points' weights and ranks in that order,
+    so that a level reads them sequentially instead of gathering at random."""
+
+    def __init__(self, perm, weight, rank, coord):
+        self.perm, self.weight, self.rank, self.coord = perm, weight, rank, coord
+
+    def take(self, positions):
+        """Keep the given positions, in the given order."""
+        self.perm, self.weight, self.rank = (a.take(positions) for a in (self.perm, self.weight, self.rank))
+
+    def split(self, right, start, n_left, size):
+        """Within each node, move the points flagged ``right`` after the others,
+        both in their old order."""
+        sd = right[self.perm]
+        source = np.empty(sd.size, dtype=self.perm.dtype)
+        source[_ranges(start, n_left)] = np.flatnonzero(~sd)
+        source[_ranges(start + n_left, size - n_left)] = np.flatnonzero(sd)
+        self.take(source)
+
+    def best_cuts(self, start, end, node_w, lo, hi, keys):
+        """Best admissible cut of every node along this axis, among cuts whose
+        lower side weighs between ``lo`` and ``hi`` (per node).
+
+        Returns per node ``(has, pos, lower, key_values, extent)``: whether such
+        a cut exists, the last position of the lower side, the lower side's
+        weight, the cut's ranking keys, and the spread of the node's points.
+        """
+        n_nodes = start.size
+        extent = self.coord[self.perm[end - 1]] - self.coord[self.perm[start]]
+        cw = np.cumsum(self.weight, dtype=self.weight.dtype)
+        base = cw[start] - self.weight[start]
+        # cw is nondecreasing, so each node's positions with lower weight in
+        # [lo, hi] form one range; the node's last position is never a cut.
+        first = np.searchsorted(cw, base + lo, side="left")
+        stop = np.minimum(np.searchsorted(cw, base + hi, side="right"), end - 1)
+        length = np.maximum(stop - first, 0)
+        idx = _ranges(first, length)
+        s = np.repeat(np.arange(n_nodes), length)
+        between = self.rank[idx] != self.rank[idx + 1]
+        idx, s = idx[between], s[between]
+        lower = cw[idx] - base[s]
+        upper = node_w[s] - lower
+        if idx.size == 0:
+            zeros = np.zeros(n_nodes, dtype=np.int64)
+            return np.zeros(n_nodes, dtype=bool), zeros, zeros, [zeros for _ in keys], extent
+        has, at = _segment_lexmin(keys, lower, upper, s, n_nodes)
+        lo_at, up_at = lower[at], upper[at]
+        return has, idx[at], lo_at, [key(lo_at, up_at) for key in keys], extent
+
+
+def _choose_cuts(orders, start, end, node_w, depth, k, target, policy):
+    """One cut per node: ``(split, axis_y, pos, lower)``.
+
+    Cuts are first looked for within ``WINDOW_CLASSES`` target classes of the
+    weighted median, where a large node always has good ones; nodes with none
+    there on either axis are searched in full.
+    """
+    keys = _ranking(policy, k, target)
+    half = node_w // 2
+    reach = WINDOW_CLASSES * target
+    lo, hi = np.maximum(k, half - reach), np.minimum(node_w - k, half + reach)
+    found = [o.best_cuts(start, end, node_w, lo, hi, keys) for o in orders]
+    retry = ~(found[0][0] | found[1][0]) & ((lo > k) | (hi < node_w - k))
+    if retry.any():
+        lo, hi = np.where(retry, k, 1), np.where(retry, node_w - k, 0)
+        again = [o.best_cuts(start, end, node_w, lo, hi, keys) for o in orders]
+        for a in (0, 1):
+            has, pos, lower, values, extent = found[a]
+            h2, p2, l2, v2, _ = again[a]
+            found[a] = (has | h2, np.where(retry, p2, pos), np.where(retry, l2, lower),
+                        [np.where(retry, u, v) for u, v in zip(v2, values)], extent)
+    (hx, px, lx, kx, ex), (hy, py, ly, ky, ey) = found
+    if policy == "balanced":
+        prefer_y = _lex_less(ky[:2] + [-ey] + ky[2:], kx[:2] + [-ex] + kx[2:])
+    else:
+        prefer_y = depth % 2 == 1
+    axis_y = np.where(hx & hy, prefer_y, hy)
+    return hx | hy, axis_y, np.where(axis_y, py, px), np.where(axis_y, ly, lx)
+
+
+def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None) -> KdTree:
     """Cut distinct weighted points into kd-tree leaves of weight >= k.
 
     Parameters
     ----------
     rx, ry : int arrays
         Dense ranks of each point along x and y; the points are distinct and
-        sorted by (x, y).
+        sorted by x.
     x, y : float arrays
         Coordinates, used only to measure a node's spread.
-    w : int64 array
-        Point weights; their sum must be >= k.
+    w : int array
+        Point weights; their sum must be >= k and fit ``w.dtype`` (int32 keeps
+        the per-level passes over the points half as heavy as int64).
     k : int
     target : int
-        The instance's lower bound on the largest class (used by ``"balanced"``).
+        The largest class aimed at (used by ``"balanced"``).
     policy : {"balanced", "paper"}
+    y_order : int array, optional
+        The points' order by y, if already known.
     """
     n = w.size
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
-    perms = [np.arange(n, dtype=idx_t), np.argsort(ry, kind="stable").astype(idx_t)]
-    ranks, coords = (rx, ry), (x, y)
+    w = w.astype(np.int32 if int(w.sum(dtype=np.int64)) < 2**31 - 1 else np.int64, copy=False)
+    rx, ry = rx.astype(idx_t, copy=False), ry.astype(idx_t, copy=False)
+    if y_order is None:
+        y_order = np.argsort(ry)
+    y_order = y_order.astype(idx_t, copy=False)
+    orders = [_Order(np.arange(n, dtype=idx_t), w.copy(), rx.copy(), x),
+              _Order(y_order, w[y_order], ry[y_order], y)]
     label = np.full(n, -1, dtype=np.int64)
     right = np.zeros(n, dtype=bool)
     parents, boxes, weights, leaves = [np.array([-1])], [], [], []
     n_leaves = 0
 
     def close(nodes_start, nodes_size, nodes_id):
-        """Make the given nodes leaves, labelling their points through ``perms[0]``."""
+        """Make the given nodes leaves, labelling their points."""
         nonlocal n_leaves
-        offs = np.repeat(nodes_start - (np.cumsum(nodes_size) - nodes_size), nodes_size)
-        label[perms[0][offs + np.arange(offs.size)]] = np.repeat(n_leaves + np.arange(nodes_id.size), nodes_size)
+        label[orders[0].perm[_ranges(nodes_start, nodes_size)]] = np.repeat(
+            n_leaves + np.arange(nodes_id.size), nodes_size)
         leaves.append(nodes_id)
         n_leaves += nodes_id.size
 
     start = np.zeros(1, dtype=np.int64)
     size = np.array([n], dtype=np.int64)
-    node_w = np.array([int(w.sum())], dtype=np.int64)
+    node_w = np.array([int(w.sum(dtype=np.int64))], dtype=w.dtype)
     node_id = np.zeros(1, dtype=np.int64)
     depth = np.zeros(1, dtype=np.int64)
     box = np.array([[0, int(rx.max()) + 1, 0, int(ry.max()) + 1]], dtype=np.int64)
@@ -205,65 +277,63 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str) -> KdTree:
     n_ids = 1
 
     while start.size:
-        n_nodes = start.size
         end = start + size
-        seg = np.repeat(np.arange(n_nodes), size)
-        (hx, px, lx, kx, ex), (hy, py, ly, ky, ey) = (
-            _best_cuts(perms[a], ranks[a], coords[a], w, start, end, node_w, seg, k, target, policy)
-            for a in (0, 1))
-        if policy == "balanced":
-            prefer_y = _lex_less(ky[:2] + [-ey] + ky[2:], kx[:2] + [-ex] + kx[2:])
-        else:
-            prefer_y = depth % 2 == 1
-        axis_y = np.where(hx & hy, prefer_y, hy)
-        split = hx | hy
-        cut_pos = np.where(axis_y, py, px)
-        w_left = np.where(axis_y, ly, lx)
-
-        stuck = ~split
-        if stuck.any():
+        split, axis_y, cut_pos, w_left = _choose_cuts(orders, start, end, node_w, depth, k, target, policy)
+        if not split.all():
+            stuck = ~split
             close(start[stuck], size[stuck], node_id[stuck])
-        sp = np.flatnonzero(split)
-        if sp.size == 0:
-            break
-
-        # Mark the upper side of every split node along its own axis; note the
-        # cut boundary (one past the rank of the lower side's last point).
-        right[:] = False
-        boundary = np.zeros(n_nodes, dtype=np.int64)
-        for a, on_axis in ((0, split & ~axis_y), (1, split & axis_y)):
-            pos = np.flatnonzero(on_axis[seg])
-            right[perms[a][pos[pos > cut_pos[seg[pos]]]]] = True
-            on = np.flatnonzero(on_axis)
-            boundary[on] = ranks[a][perms[a][cut_pos[on]]] + 1
-
-        # Children, (left, right) per split node, in a compact layout.
+            if not split.any():
+                break
+            kept_size = np.where(split, size, 0)
+            cut_pos = cut_pos - (start - (np.cumsum(kept_size) - kept_size))
+            keep_pos = np.flatnonzero(np.repeat(split, size))
+            for o in orders:
+                o.take(keep_pos)
+            size, node_w, node_id, depth, box = (v[split] for v in (size, node_w, node_id, depth, box))
+            axis_y, cut_pos, w_left = axis_y[split], cut_pos[split], w_left[split]
+            start = np.cumsum(size) - size
+            end = start + size
+        n_nodes = start.size
         n_left = cut_pos - start + 1
-        new_start = np.zeros(n_nodes, dtype=np.int64)
-        new_start[sp] = np.cumsum(size[sp]) - size[sp]
-        perms = [_stable_split(p, seg, right, split, new_start, n_left) for p in perms]
-        c_start = np.stack([new_start[sp], new_start[sp] + n_left[sp]], 1).ravel()
-        c_size = np.stack([n_left[sp], size[sp] - n_left[sp]], 1).ravel()
-        c_w = np.stack([w_left[sp], node_w[sp] - w_left[sp]], 1).ravel()
-        c_id = n_ids + np.arange(2 * sp.size)
-        n_ids += 2 * sp.size
-        c_depth = np.repeat(depth[sp] + 1, 2)
-        c_box = np.repeat(box[sp], 2, axis=0)
-        hi_col = np.where(axis_y[sp], 3, 1)
-        c_box[2 * np.arange(sp.size), hi_col] = boundary[sp]
-        c_box[2 * np.arange(sp.size) + 1, hi_col - 1] = boundary[sp]
-        parents.append(np.repeat(node_id[sp], 2))
+
+        # Flag each node's upper side along its own axis; the cut boundary lies
+        # one past the rank of the lower side's last point.
+        boundary = np.empty(n_nodes, dtype=np.int64)
+        flagged = []
+        for o, on in zip(orders, (np.flatnonzero(~axis_y), np.flatnonzero(axis_y))):
+            boundary[on] = o.rank[cut_pos[on]] + 1
+            upper = o.perm[_ranges(cut_pos[on] + 1, end[on] - cut_pos[on] - 1)]
+            right[upper] = True
+            flagged.append(upper)
+        for o in orders:
+            o.split(right, start, n_left, size)
+        for upper in flagged:
+            right[upper] = False
+
+        # Children, (lower, upper) per node.
+        c_start = np.stack([start, start + n_left], 1).ravel()
+        c_size = np.stack([n_left, size - n_left], 1).ravel()
+        c_w = np.stack([w_left, node_w - w_left], 1).ravel()
+        c_id = n_ids + np.arange(2 * n_nodes)
+        n_ids += 2 * n_nodes
+        c_box = np.repeat(box, 2, axis=0)
+        hi_col = np.where(axis_y, 3, 1)
+        c_box[2 * np.arange(n_nodes), hi_col] = boundary
+        c_box[2 * np.arange(n_nodes) + 1, hi_col - 1] = boundary
+        parents.append(np.repeat(node_id, 2))
         boxes.append(c_box)
         weights.append(c_w)
 
         # Children too light to cut again are leaves; the rest form the next level.
         small = c_w < 2 * k
+        live = ~small
         if small.any():
             close(c_start[small], c_size[small], c_id[small])
-            keep_pos = np.repeat(~small, c_size)
-            perms = [p[keep_pos] for p in perms]
-        live = ~small
-        size, node_w, node_id, depth, box = c_size[live], c_w[live], c_id[live], c_depth[live], c_box[live]
+            keep_pos = np.flatnonzero(np.repeat(live, c_size))
+            for o in orders:
+                o.take(keep_pos)
+        size, node_w, node_id, box = c_size[live], c_w[live], c_id[live], c_box[live]
+        depth = np.repeat(depth + 1, 2)[live]
         start = np.cumsum(size) - size
 
     return KdTree(parent=np.concatenate(parents), box=np.concatenate(boxes), weight=np.concatenate(weights),

@@ -139,24 +139,27 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     xy = _as_coordinates(xy, crs)
     w = check_weights(weights, len(xy))
     check_total(int(w.sum()), k)
-    box = _check_bounds(bounds, xy)
 
-    # Distinct points, sorted by (x, y); rows map to them through `row_point`.
-    order = np.lexsort((xy[:, 1], xy[:, 0]))
+    # Distinct points, sorted by (x, y): one sort of the coordinate pairs viewed
+    # as complex numbers, which numpy orders lexicographically.
+    order = np.argsort(xy.view(np.complex128).ravel())
     sxy = xy[order]
     new = np.r_[True, (sxy[1:] != sxy[:-1]).any(axis=1)]
     point_of_sorted = np.cumsum(new) - 1
     row_point = np.empty(len(xy), dtype=np.int64)
     row_point[order] = point_of_sorted
-    pxy = sxy[new]
-    pw = np.bincount(point_of_sorted, weights=w[order]).astype(np.int64)
-
-    ux, rx = np.unique(pxy[:, 0], return_inverse=True)
-    uy, ry = np.unique(pxy[:, 1], return_inverse=True)
+    pxy = sxy[np.flatnonzero(new)]
     total = int(w.sum())
+    weight_t = np.int32 if total < 2**31 - 1 else np.int64
+    pw = np.bincount(point_of_sorted, weights=None if weights is None else w[order]).astype(weight_t)
+
+    ux, rx = _dense_ranks(pxy[:, 0])
+    y_order = np.argsort(pxy[:, 1])
+    uy, ry = _dense_ranks(pxy[:, 1], y_order)
+    box = _check_bounds(bounds, (ux[0], uy[0], ux[-1], uy[-1]))
     lower_bound = count_lower_bound(total, k, int(pw.max()))
     target = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
-    tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, method)
+    tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, method, y_order=y_order)
     if method == "balanced":
         leaf_of_point, boxes, _ = repair(tree, rx, ry, pw, k, target)
     else:
@@ -206,7 +209,7 @@ def _as_coordinates(xy, crs) -> np.ndarray:
             raise DataError(
                 f"{int(out.sum())} points lie outside longitude [-180, 180] / latitude [-90, 90] "
                 f"(first: row {i}, lon={a[i, 0]!r}, lat={a[i, 1]!r})")
-    return a + 0.0  # turns -0.0 into 0.0 so that equal coordinates are one point
+    return np.ascontiguousarray(a + 0.0)  # -0.0 becomes 0.0: equal coordinates are one point
 
 
 def _is_geographic(crs) -> bool:
@@ -219,10 +222,11 @@ def _is_geographic(crs) -> bool:
         raise DataError(f"unknown crs {crs!r}: {exc}") from None
 
 
-def _check_bounds(bounds, xy) -> tuple:
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
+def _check_bounds(bounds, extent) -> tuple:
+    """The tiled region: ``bounds`` if it contains the data's ``extent``, else an error."""
+    lo, hi = extent[:2], extent[2:]
     if bounds is None:
-        return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+        return tuple(float(v) for v in extent)
     try:
         b = tuple(float(v) for v in bounds)
     except (TypeError, ValueError):
@@ -233,14 +237,29 @@ def _check_bounds(bounds, xy) -> tuple:
     return b
 
 
+def _dense_ranks(values: np.ndarray, order: np.ndarray | None = None):
+    """Distinct values (sorted) and the dense rank of each value, given its sort
+    order (``None``: already sorted)."""
+    v = values if order is None else values[order]
+    step = np.empty(len(v), dtype=bool)
+    step[0] = False
+    np.not_equal(v[1:], v[:-1], out=step[1:])
+    ranks = np.cumsum(step, dtype=np.int64)
+    if order is not None:
+        ranks[order] = ranks.copy()
+    step[0] = True
+    return v[step], ranks
+
+
 def _boundary_values(values: np.ndarray, boundary: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Coordinates of rank boundaries: ``lo`` / ``hi`` at the ends, else the
     shortest decimal strictly between the two distinct values it separates."""
-    out = np.where(boundary == 0, lo, hi).astype(np.float64)
-    inner = (boundary > 0) & (boundary < len(values))
-    b = boundary[inner]
+    distinct, where = np.unique(boundary, return_inverse=True)
+    out = np.where(distinct == 0, lo, hi).astype(np.float64)
+    inner = (distinct > 0) & (distinct < len(values))
+    b = distinct[inner]
     out[inner] = shortest_decimal_between(values[b - 1], values[b])
-    return out
+    return out[where]
 
 
 def shortest_decimal_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -248,11 +267,16 @@ def shortest_decimal_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     in the open interval (a, b), nearest the midpoint among those; ``b`` itself
     when no float lies strictly between."""
     out = b.astype(np.float64).copy()
+    if a.size == 0:
+        return out
+    # Grid steps from one decade above the largest magnitude (where only 0 can
+    # fall inside an interval) down to 1e-17 (finer than float64 resolves here).
+    magnitude = max(float(np.abs(a).max()), float(np.abs(b).max()), 1e-300)
     todo = np.ones(a.shape, dtype=bool)
-    for d in range(-20, 18):
-        if not todo.any():
-            break
+    for d in range(-int(np.ceil(np.log10(magnitude))) - 1, 18):
         idx = np.flatnonzero(todo)
+        if idx.size == 0:
+            break
         aa, bb = a[idx], b[idx]
         scale = 10.0 ** abs(d)
         up, down = (lambda v: v * scale, lambda v: v / scale) if d >= 0 else (lambda v: v / scale, lambda v: v * scale)

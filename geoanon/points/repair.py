@@ -138,20 +138,18 @@ def _apply_cuts(cuts, box, gx, gy):
 def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     """Lower the leaves of ``tree`` heavier than ``target`` by exact re-solves.
 
-    Returns ``(label, boxes, weights)``: the leaf of each point, and each leaf's
-    box (global rank boundaries) and weight.
+    ``rx``, ``ry`` are the points' ranks, the points sorted by (x, y). Returns
+    ``(label, boxes, weights)``: the leaf of each point, and each leaf's box
+    (rank boundaries) and weight.
     """
-    box = tree.box[tree.leaves]
+    boxes = tree.box[tree.leaves]
     weights = tree.weight[tree.leaves]
     label = tree.label
     bad = np.flatnonzero(weights > target)
     if bad.size == 0:
-        return label, box, weights
+        return label, boxes, weights
     label = label.copy()
-    alive = np.ones(len(box), dtype=bool)
-    boxes, wts = [box], [weights]
-    order = np.argsort(label, kind="stable")
-    members = np.split(order, np.cumsum(np.bincount(label, minlength=len(box)))[:-1])
+    alive = np.ones(len(boxes), dtype=bool)
     for leaf in bad[np.argsort(-weights[bad], kind="stable")]:
         if not alive[leaf]:
             continue
@@ -161,12 +159,10 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
             if tree.weight[node] > REPAIR_WEIGHT * target:
                 break
             nb = tree.box[node]
-            all_box = np.concatenate(boxes)
-            all_w = np.concatenate(wts)
-            inside = np.flatnonzero(alive & (all_box[:, 0] >= nb[0]) & (all_box[:, 1] <= nb[1])
-                                    & (all_box[:, 2] >= nb[2]) & (all_box[:, 3] <= nb[3]))
-            current = int(all_w[inside].max())
-            pts = np.concatenate([members[i] for i in inside])
+            inside = alive & (boxes[:, 0] >= nb[0]) & (boxes[:, 1] <= nb[1]) & (boxes[:, 2] >= nb[2]) & (boxes[:, 3] <= nb[3])
+            current = int(weights[inside].max())
+            lo, hi = np.searchsorted(rx, nb[0]), np.searchsorted(rx, nb[1])
+            pts = lo + np.flatnonzero((ry[lo:hi] >= nb[2]) & (ry[lo:hi] < nb[3]))
             gx, lx = np.unique(rx[pts], return_inverse=True)
             gy, ly = np.unique(ry[pts], return_inverse=True)
             found = guillotine_min_max(lx, ly, w[pts], k, current - 1)
@@ -174,20 +170,18 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
                 continue
             best, cuts = found
             new_boxes = np.array(_apply_cuts(cuts, nb, gx, gy), dtype=np.int64)
-            first = len(alive)
+            new_weights = np.empty(len(new_boxes), dtype=np.int64)
+            for i, b in enumerate(new_boxes):
+                mine = pts[(rx[pts] >= b[0]) & (rx[pts] < b[1]) & (ry[pts] >= b[2]) & (ry[pts] < b[3])]
+                label[mine] = len(boxes) + i
+                new_weights[i] = w[mine].sum()
             alive[inside] = False
             alive = np.r_[alive, np.ones(len(new_boxes), dtype=bool)]
-            new_w = []
-            for i, nbx in enumerate(new_boxes):
-                mine = pts[(rx[pts] >= nbx[0]) & (rx[pts] < nbx[1]) & (ry[pts] >= nbx[2]) & (ry[pts] < nbx[3])]
-                label[mine] = first + i
-                members.append(mine)
-                new_w.append(int(w[mine].sum()))
-            boxes.append(new_boxes)
-            wts.append(np.array(new_w, dtype=np.int64))
+            boxes = np.concatenate([boxes, new_boxes])
+            weights = np.concatenate([weights, new_weights])
             if best <= target:
                 break
     keep = np.flatnonzero(alive)
     remap = np.full(len(alive), -1, dtype=np.int64)
     remap[keep] = np.arange(keep.size)
-    return remap[label], np.concatenate(boxes)[keep], np.concatenate(wts)[keep]
+    return remap[label], boxes[keep], weights[keep]
