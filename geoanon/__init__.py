@@ -4,12 +4,14 @@ Generalize quasi-identifying location columns so that every equivalence class
 holds at least k records, audit the result, and preview the classes on a map.
 """
 from .errors import AuditError, DataError, GeoanonError, InfeasibleError, ParameterError, VerificationError
+from .audit import audit
 from .partition import Partition
+from .pipeline import Release, generalize_points
 from .points import RectanglePartition, partition_points
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
-    "Partition", "RectanglePartition", "partition_points",
+    "Partition", "RectanglePartition", "Release", "audit", "generalize_points", "partition_points",
 ]

@@ -136,7 +136,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     """
     k = check_k(k)
     method = check_choice("method", method, METHODS)
-    xy = _as_coordinates(xy, crs)
+    xy = check_coordinates(xy, crs)
     w = check_weights(weights, len(xy))
     check_total(int(w.sum()), k)
 
@@ -188,8 +188,11 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     )
 
 
-def _as_coordinates(xy, crs) -> np.ndarray:
-    """(n, 2) finite float64 coordinates; geographic ones within range."""
+def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
+    """(n, 2) finite float64 coordinates, geographic ones within range, or DataError.
+
+    ``row_names`` (default: positions) name the rows in error messages.
+    """
     try:
         a = np.asarray(xy, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -198,17 +201,22 @@ def _as_coordinates(xy, crs) -> np.ndarray:
         raise DataError(f"coordinates must have shape (n, 2), got {a.shape}")
     if a.shape[0] == 0:
         raise DataError("no points given")
+
+    def name(i):
+        return f"row {i}" if row_names is None else f"row {row_names[i]!r}"
+
     bad = ~np.isfinite(a).all(axis=1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"{int(bad.sum())} points have NaN or infinite coordinates (first: row {i}, {tuple(a[i])})")
+        raise DataError(f"{int(bad.sum())} points have NaN or infinite coordinates "
+                        f"(first: {name(i)}, x={a[i, 0]!r}, y={a[i, 1]!r})")
     if crs is not None and _is_geographic(crs):
         out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
         if out.any():
             i = int(np.flatnonzero(out)[0])
             raise DataError(
                 f"{int(out.sum())} points lie outside longitude [-180, 180] / latitude [-90, 90] "
-                f"(first: row {i}, lon={a[i, 0]!r}, lat={a[i, 1]!r})")
+                f"(first: {name(i)}, lon={a[i, 0]!r}, lat={a[i, 1]!r})")
     return np.ascontiguousarray(a + 0.0)  # -0.0 becomes 0.0: equal coordinates are one point
 
 

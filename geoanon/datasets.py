@@ -1,0 +1,30 @@
+"""Data shipped with geoanon (the repository's ``data/`` folder, installed as
+``geoanon/_data``)."""
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+import pandas as pd
+
+from .io import read_table
+
+DEMO_ATTRIBUTION = ("Synthetic records at US ZIP centroids; coordinates (c) GeoNames, CC BY 4.0, "
+                    "via the zipcodes 3.0.0 package")
+
+
+def data_path(name: str) -> Path:
+    """Path of a shipped data file, installed or in a source checkout."""
+    installed = importlib.resources.files("geoanon") / "_data" / name
+    if installed.is_file():
+        return Path(str(installed))
+    source = Path(__file__).resolve().parent.parent / "data" / name
+    if source.is_file():
+        return source
+    raise FileNotFoundError(f"shipped data file {name!r} is missing from this installation")
+
+
+def demo_records() -> pd.DataFrame:
+    """20,000 synthetic patient records placed at real US ZIP centroids
+    (columns record_id, diagnosis, cost_usd, lat, lon; all cells as strings)."""
+    return read_table(data_path("demo_patients.csv"))

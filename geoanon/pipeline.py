@@ -1,0 +1,242 @@
+"""Table-level jobs: generalize a table's location columns, audit, release.
+
+A job reads the quasi-identifying columns of a DataFrame, hands the weighted
+domain to a partitioner, writes the generalized values back in place of the
+raw ones, and audits the released columns independently before anyone can
+write them. Every other column and every row is kept, in order.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_choice, check_k
+from .audit import require_k
+from .errors import DataError, InfeasibleError, ParameterError
+from .io import StagedOutputs, write_table
+from .partition import Partition
+from .points import partition_points
+from .points.partition import check_coordinates
+
+MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
+
+
+@dataclass
+class Release:
+    """A generalized table ready to publish, with what made it.
+
+    Attributes
+    ----------
+    table : DataFrame or GeoDataFrame
+        The released rows: every input row and non-QI column, QI columns
+        generalized, plus ``class_id``.
+    partition : Partition
+        The partition of the non-suppressed rows' domain.
+    report : dict
+        Figures of the job (rows, classes, sizes, lower bound, audit, seconds).
+    classes : GeoDataFrame or None
+        One row per drawn class (for maps and class files).
+    """
+
+    table: pd.DataFrame
+    partition: Partition
+    report: dict
+    classes: object = None
+    notes: list = field(default_factory=list)
+
+    def preview(self, *, tiles=None, title=None, attribution=None):
+        """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
+        from .maps import class_map
+
+        return class_map(self.classes, self.partition.k, title=title, tiles=tiles,
+                         attribution=attribution, notes=self.notes)
+
+    def to_file(self, path) -> None:
+        """Write the released table atomically (format from the extension)."""
+        with StagedOutputs() as out:
+            write_table(self.table, out.stage(path))
+
+
+def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
+    """Column ``col`` as float64, NaN where missing; DataError naming the first
+    value that is neither a number nor a missing marker."""
+    if col not in df.columns:
+        raise DataError(f"no column {col!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
+    s = df[col]
+    if pd.api.types.is_bool_dtype(s):
+        raise DataError(f"column {col!r} holds booleans, not coordinates")
+    if pd.api.types.is_numeric_dtype(s):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    for i in np.flatnonzero(np.isnan(values)):   # only the cells that did not parse
+        v = s.iloc[i]
+        if not (pd.isna(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TOKENS)):
+            raise DataError(f"column {col!r}, row {df.index[i]!r}: {v!r} is not a number")
+    return values
+
+
+def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method="balanced",
+                      missing="error", crs="EPSG:4326", bounds=None) -> Release:
+    """Generalize a table's point locations into rectangles of >= k records.
+
+    Parameters
+    ----------
+    df : DataFrame or GeoDataFrame
+        One row per record.
+    k : int
+    lat, lon : str or None
+        Coordinate columns (latitude = y, longitude = x). With both ``None``,
+        ``df`` must be a GeoDataFrame of points and its geometry (in its CRS)
+        is used.
+    method : {"balanced", "paper"}
+        See :func:`geoanon.partition_points`.
+    missing : {"error", "suppress"}
+        Rows without coordinates raise DataError, or form one fully
+        generalized class (empty bounds), which must itself reach k.
+    crs : CRS of the coordinate columns (ignored when the geometry is used).
+    bounds : (xmin, ymin, xmax, ymax), optional
+        Region the rectangles tile (default: the data's bounding box).
+
+    Returns
+    -------
+    Release
+        ``table`` has ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where
+        ``lat`` was (``lon`` removed), and ``class_id`` last. A GeoDataFrame's
+        geometry becomes the class rectangle. Rectangles are half-open:
+        ``min <= value < max``, closed at the outer edge of ``bounds``.
+    """
+    started = time.perf_counter()
+    k = check_k(k)
+    method = check_choice("method", method, ("balanced", "paper"))
+    missing = check_choice("missing", missing, ("error", "suppress"))
+    geometry = getattr(df, "geometry", None) if hasattr(df, "geometry") and "geometry" in df.columns else None
+    if (lat is None) != (lon is None):
+        raise ParameterError("give both lat and lon columns, or neither to use the geometry")
+    if lat is None:
+        if geometry is None:
+            raise ParameterError("lat and lon are None but the table has no geometry")
+        x, y, crs = _geometry_coordinates(df)
+        lat_name, lon_name = ("lat", "lon") if crs is None or _geographic(crs) else ("y", "x")
+    else:
+        x, y = numeric_column(df, lon), numeric_column(df, lat)
+        lat_name, lon_name = lat, lon
+    out_cols = [f"{lat_name}_min", f"{lat_name}_max", f"{lon_name}_min", f"{lon_name}_max"]
+    clash = [c for c in out_cols + ["class_id"] if c in df.columns and c not in (lat, lon)]
+    if clash:
+        raise DataError(f"the output column {clash[0]!r} already exists in the input")
+
+    absent = np.isnan(x) | np.isnan(y)
+    n_absent = int(absent.sum())
+    if n_absent and missing == "error":
+        i = int(np.flatnonzero(absent)[0])
+        raise DataError(f"{n_absent} rows have no coordinates (first: row {df.index[i]!r}); "
+                        "use missing='suppress' (--missing suppress) to put them in one fully generalized class")
+    if n_absent == len(df):
+        raise DataError("no row has coordinates")
+    if n_absent and n_absent < k:
+        raise InfeasibleError(f"{n_absent} rows without coordinates cannot form a suppressed class of k={k}")
+    present = np.flatnonzero(~absent)
+    xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
+    part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
+
+    rect = np.full((len(df), 4), np.nan)
+    rect[present] = part.rectangles[part.labels]
+    class_id = np.full(len(df), part.n_classes, dtype=np.int64)
+    class_id[present] = part.labels
+    table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
+    if geometry is not None:
+        table = _with_class_geometry(table, rect, present, crs)
+
+    part.verify()
+    audit = require_k(table, out_cols, k)
+    weights = np.r_[part.weights, [n_absent] if n_absent else []].astype(np.int64)
+    report = {
+        "rows": int(len(df)),
+        "k": k,
+        "classes": int(weights.size),
+        "min_class": int(weights.min()),
+        "max_class": int(weights.max()),
+        "lower_bound": part.lower_bound,
+        "ratio": round(part.ratio, 6),
+        "method": method,
+        "suppressed_rows": n_absent,
+        "columns": {"lat": lat_name, "lon": lon_name},
+        "crs": None if crs is None else str(crs),
+        "bounds": list(part.bounds),
+        "audit": audit,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    notes = [f"{n_absent} records without coordinates form one suppressed class"] if n_absent else []
+    return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes)
+
+
+def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
+    """``df`` without ``lat``/``lon``, the new columns where the first of them
+    was (at the end when coordinates came from the geometry), ``class_id`` last."""
+    columns = list(df.columns)
+    at = len(columns) if lat is None else min(columns.index(lat), columns.index(lon))
+    out = df[[c for c in columns if c not in (lat, lon)]].copy()
+    for offset, (name, values) in enumerate(new.items()):
+        out.insert(at + offset, name, values)
+    out["class_id"] = class_id
+    return out
+
+
+def _with_class_geometry(table, rect, present, crs):
+    """``table`` with its geometry replaced by each row's class rectangle."""
+    import geopandas as gpd
+    import shapely
+
+    name = table.geometry.name
+    boxes = np.full(len(table), None, dtype=object)
+    boxes[present] = shapely.box(*rect[present].T)
+    table = pd.DataFrame(table).copy()
+    table[name] = gpd.GeoSeries(boxes, index=table.index, crs=crs)
+    return gpd.GeoDataFrame(table, geometry=name, crs=crs)
+
+
+def _geometry_coordinates(gdf):
+    import shapely
+
+    geom = gdf.geometry.to_numpy()
+    kinds = shapely.get_type_id(geom)
+    empty = shapely.is_missing(geom) | shapely.is_empty(geom)
+    bad = ~empty & (kinds != shapely.GeometryType.POINT)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"row {gdf.index[i]!r}: geometry is a {shapely.get_type_id(geom[i])!r}, not a point")
+    x = np.full(len(geom), np.nan)
+    y = np.full(len(geom), np.nan)
+    x[~empty], y[~empty] = shapely.get_x(geom[~empty]), shapely.get_y(geom[~empty])
+    return x, y, gdf.crs
+
+
+def _geographic(crs) -> bool:
+    from pyproj import CRS
+
+    return CRS.from_user_input(crs).is_geographic
+
+
+def write_release(release: Release, output, *, report=None, map_html=None, map_options=None) -> list[Path]:
+    """Write a release's table, and optionally its JSON report and map, all or nothing.
+
+    Everything is rendered in memory first and staged; files appear only once
+    all of them are complete.
+    """
+    import json
+
+    from .maps import render_html
+
+    report_text = None if report is None else json.dumps(release.report, indent=2) + "\n"
+    html = None if map_html is None else render_html(release.preview(**(map_options or {})))
+    with StagedOutputs() as out:
+        write_table(release.table, out.stage(output))
+        if report is not None:
+            Path(out.stage(report)).write_text(report_text, encoding="utf-8")
+        if map_html is not None:
+            Path(out.stage(map_html)).write_text(html, encoding="utf-8")
+    return [Path(p) for p in (output, report, map_html) if p is not None]
