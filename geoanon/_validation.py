@@ -11,11 +11,12 @@ from .errors import DataError, InfeasibleError, ParameterError
 
 def check_k(k) -> int:
     """Return k as an int, or raise ParameterError unless it is an integer >= 1."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        if isinstance(k, numbers.Real) and float(k).is_integer():
-            k = int(k)
-        else:
+    if isinstance(k, (bool, np.bool_)):
+        raise ParameterError(f"k must be an integer >= 1, got {k!r}")
+    if not isinstance(k, numbers.Integral):
+        if not (isinstance(k, numbers.Real) and float(k).is_integer()):
             raise ParameterError(f"k must be an integer >= 1, got {k!r}")
+        k = int(k)
     if k < 1:
         raise ParameterError(f"k must be an integer >= 1, got {k}")
     return int(k)

@@ -20,11 +20,12 @@ taken is the *policy*:
     on both axes, rank admissible cuts lexicographically by
     (1) the lower bound the two sides impose, ``max(T, lb(P), lb(W - P))`` with
     ``lb(w) = ceil(w / floor(w / k))`` and ``T`` the target largest class, so that
-    sides that split into classes of at most ``T`` (multiples of k for unit
-    weights) come first; (2) the sides' margin inside a feasible weight range
-    ``[m k, m T]``, so that the next cut has positions to choose from; (3) the
+    sides that split into classes of at most ``T`` come first; (2) the sides'
+    margin inside a feasible weight range ``[m k, m T]``, so that the next cut
+    has positions to choose from; (3) whether the sides can still reach the
+    instance's exact lower bound (multiples of k for unit weights); (4) the
     wider spread of the node's points along the axis (squarer rectangles);
-    (4) nearness to the weighted median (shallow trees).
+    (5) nearness to the weighted median (shallow trees).
 
 Whatever the policy, a leaf admits no cut, so its weight is at most
 ``4(k - 1) + heaviest point`` (see :func:`geoanon.partition_points`).
@@ -77,7 +78,7 @@ def _robustness(w: np.ndarray, k: int, target: int) -> np.ndarray:
     return np.maximum(best, np.minimum(w - (m + 1) * k, (m + 1) * target - w))
 
 
-def _ranking(policy: str, k: int, target: int):
+def _ranking(policy: str, k: int, target: int, exact: int):
     """The keys, smallest first, that rank the admissible cuts of a node, as
     functions of the weights (lower, upper) of its two sides."""
     def imbalance(lo, up):
@@ -86,14 +87,20 @@ def _ranking(policy: str, k: int, target: int):
     if policy == "paper":
         return [imbalance]
 
+    def sides_bound(lo, up):
+        return np.maximum(_lower_bound(lo, k), _lower_bound(up, k))
+
     def score(lo, up):
-        return np.maximum(np.maximum(_lower_bound(lo, k), _lower_bound(up, k)), target)
+        return np.maximum(sides_bound(lo, up), target)
 
     def margin(lo, up):
         m = np.minimum(_robustness(lo, k, target), _robustness(up, k, target))
         return -np.minimum(m, int(ROBUST_ENOUGH * k))
 
-    return [score, margin, imbalance]
+    def inexact(lo, up):
+        return sides_bound(lo, up) > exact
+
+    return [score, margin, inexact, imbalance]
 
 
 def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int):
@@ -191,14 +198,14 @@ class _Order:
         return has, idx[at], lo_at, [key(lo_at, up_at) for key in keys], extent
 
 
-def _choose_cuts(orders, start, end, node_w, depth, k, target, policy):
+def _choose_cuts(orders, start, end, node_w, depth, k, target, exact, policy):
     """One cut per node: ``(split, axis_y, pos, lower)``.
 
     Cuts are first looked for within ``WINDOW_CLASSES`` target classes of the
     weighted median, where a large node always has good ones; nodes with none
     there on either axis are searched in full.
     """
-    keys = _ranking(policy, k, target)
+    keys = _ranking(policy, k, target, exact)
     half = node_w // 2
     reach = WINDOW_CLASSES * target
     lo, hi = np.maximum(k, half - reach), np.minimum(node_w - k, half + reach)
@@ -214,14 +221,14 @@ def _choose_cuts(orders, start, end, node_w, depth, k, target, policy):
                         [np.where(retry, u, v) for u, v in zip(v2, values)], extent)
     (hx, px, lx, kx, ex), (hy, py, ly, ky, ey) = found
     if policy == "balanced":
-        prefer_y = _lex_less(ky[:2] + [-ey] + ky[2:], kx[:2] + [-ex] + kx[2:])
+        prefer_y = _lex_less(ky[:3] + [-ey] + ky[3:], kx[:3] + [-ex] + kx[3:])
     else:
         prefer_y = depth % 2 == 1
     axis_y = np.where(hx & hy, prefer_y, hy)
     return hx | hy, axis_y, np.where(axis_y, py, px), np.where(axis_y, ly, lx)
 
 
-def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None) -> KdTree:
+def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None, exact=None) -> KdTree:
     """Cut distinct weighted points into kd-tree leaves of weight >= k.
 
     Parameters
@@ -240,6 +247,9 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     policy : {"balanced", "paper"}
     y_order : int array, optional
         The points' order by y, if already known.
+    exact : int, optional
+        The instance's lower bound (default ``target``): among otherwise equal
+        cuts, ``"balanced"`` prefers those whose sides can still reach it.
     """
     n = w.size
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
@@ -278,7 +288,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
 
     while start.size:
         end = start + size
-        split, axis_y, cut_pos, w_left = _choose_cuts(orders, start, end, node_w, depth, k, target, policy)
+        split, axis_y, cut_pos, w_left = _choose_cuts(orders, start, end, node_w, depth, k, target,
+                                                      target if exact is None else exact, policy)
         if not split.all():
             stuck = ~split
             close(start[stuck], size[stuck], node_id[stuck])

@@ -14,10 +14,9 @@ from .kdtree import POLICIES, kd_partition
 from .repair import repair
 
 METHODS = POLICIES
-# The balanced rule aims at classes of at most max(lower bound, (1 + 5%) k): with
-# no slack at all (total weight a multiple of k) every class would have to weigh
-# exactly k, and one unlucky duplicate would double a class.
-SLACK_PERCENT = 5
+SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
+EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
+MAX_PASSES = 5                  # passes of the search for a reachable target
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -158,11 +157,10 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     uy, ry = _dense_ranks(pxy[:, 1], y_order)
     box = _check_bounds(bounds, (ux[0], uy[0], ux[-1], uy[-1]))
     lower_bound = count_lower_bound(total, k, int(pw.max()))
-    target = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
-    tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, method, y_order=y_order)
     if method == "balanced":
-        leaf_of_point, boxes, _ = repair(tree, rx, ry, pw, k, target)
+        leaf_of_point, boxes = _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order)
     else:
+        tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
         leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
 
     edges = np.column_stack([
@@ -243,6 +241,50 @@ def _check_bounds(bounds, extent) -> tuple:
         raise DataError(f"bounds {bounds!r} must contain every point (data spans "
                         f"{lo[0]!r}, {lo[1]!r}, {hi[0]!r}, {hi[1]!r})")
     return b
+
+
+def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
+    """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
+    repair of the leaves above T, and a short search for the best T.
+
+    The first target is ``max(lower bound, (1 + 5%) k)``: with no slack at all
+    (total weight a multiple of k) every class would have to weigh exactly k,
+    and one unlucky duplicate would double a class. On instances of up to
+    ``EXACT_FIRST_POINTS`` points a pass aimed at the lower bound itself comes
+    first and is kept if it reaches it. Coarse data (records on a lattice of
+    heavy cells) cannot meet a target close to k; when a pass ends more than
+    10% above its target, T is raised halfway to the result and bisected, at
+    most ``MAX_PASSES`` passes in all, and the best pass is kept.
+    """
+    def run(target):
+        tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, "balanced",
+                            y_order=y_order, exact=lower_bound)
+        label, boxes, weights = repair(tree, rx, ry, pw, k, target)
+        return int(weights.max()), label, boxes
+
+    slack = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
+    results = {}
+    if lower_bound < slack and len(pw) <= EXACT_FIRST_POINTS:
+        results[lower_bound] = run(lower_bound)
+        if results[lower_bound][0] == lower_bound:
+            return results[lower_bound][1:]
+    low, high = None, None          # largest target missed by > 10%, smallest met
+    target = slack
+    while len(results) < MAX_PASSES and target not in results:
+        results[target] = run(target)
+        reached = results[target][0]
+        if 10 * reached <= 11 * target:
+            high = target
+        else:
+            low = target
+        if high is None:
+            target = target + max(1, (reached - target) // 2)
+        elif low is not None and high - low > 1:
+            target = (low + high) // 2
+        else:
+            break
+    best = min(results.values(), key=lambda r: r[0])
+    return best[1:]
 
 
 def _dense_ranks(values: np.ndarray, order: np.ndarray | None = None):

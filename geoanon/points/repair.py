@@ -16,14 +16,15 @@ from ..partition import count_lower_bound
 from .kdtree import KdTree
 
 REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the target
-SEARCH_BUDGET = 4000   # states an exact search may expand before it gives up
+SEARCH_BUDGET = 2000   # states one exact search may expand before it gives up
+TOTAL_BUDGET = 20_000  # states all searches of one repair may expand, plus one per 50 points
 
 
 class _BudgetExhausted(Exception):
     pass
 
 
-def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGET):
+def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGET, spent=None):
     """Smallest largest class over all guillotine partitions of a small point set.
 
     Parameters
@@ -37,6 +38,8 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
         Only solutions whose largest class is at most ``upper`` are of interest.
     budget : int
         Search states to expand at most.
+    spent : list of one int, optional
+        Incremented by the number of states expanded.
 
     Returns
     -------
@@ -120,6 +123,9 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
             T += 1
     except _BudgetExhausted:
         return None
+    finally:
+        if spent is not None:
+            spent[0] += expanded
     return None
 
 
@@ -150,7 +156,10 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
         return label, boxes, weights
     label = label.copy()
     alive = np.ones(len(boxes), dtype=bool)
+    spent, allowance = [0], TOTAL_BUDGET + len(w) // 50
     for leaf in bad[np.argsort(-weights[bad], kind="stable")]:
+        if spent[0] >= allowance:
+            break
         if not alive[leaf]:
             continue
         node = tree.leaves[leaf]
@@ -165,7 +174,7 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
             pts = lo + np.flatnonzero((ry[lo:hi] >= nb[2]) & (ry[lo:hi] < nb[3]))
             gx, lx = np.unique(rx[pts], return_inverse=True)
             gy, ly = np.unique(ry[pts], return_inverse=True)
-            found = guillotine_min_max(lx, ly, w[pts], k, current - 1)
+            found = guillotine_min_max(lx, ly, w[pts], k, current - 1, spent=spent)
             if found is None:
                 continue
             best, cuts = found

@@ -1,0 +1,67 @@
+"""Independent checkers of partitioner output.
+
+Written from the definitions only, in plain Python loops, sharing no code with
+geoanon: what a partition must satisfy, checked the slow and obvious way.
+"""
+from collections import defaultdict
+
+
+def in_interval(v, lo, hi, outer_hi):
+    """Half-open [lo, hi), closed at the outer edge of the tiled region."""
+    return lo <= v < hi or (v == hi == outer_hi)
+
+
+def intervals_meet(a_lo, a_hi, b_lo, b_hi, outer_hi):
+    """Whether two such intervals share a point."""
+    a_closed, b_closed = a_hi == outer_hi, b_hi == outer_hi
+    lo, hi = max(a_lo, b_lo), min(a_hi, b_hi)
+    return lo < hi or (a_closed and b_closed and lo <= hi)
+
+
+def check_rectangle_partition(xy, weights, k, labels, rectangles, bounds):
+    """Assert the rules of a rectangle partition; return the class weights.
+
+    - every row is in exactly one class, and class ids are 0..C-1, all used;
+    - every class weighs >= k;
+    - every row lies in its class's rectangle;
+    - rows at identical coordinates share a class;
+    - rectangles are pairwise disjoint (as half-open sets) and tile ``bounds``.
+    """
+    n = len(xy)
+    assert len(labels) == n
+    C = len(rectangles)
+    used = set(int(c) for c in labels)
+    assert used == set(range(C)), "class ids must be 0..C-1, each used"
+    weight = defaultdict(int)
+    for c, w in zip(labels, weights):
+        weight[int(c)] += int(w)
+    assert all(weight[c] >= k for c in range(C)), f"a class is below k={k}: {min(weight.values())}"
+    xmin, ymin, xmax, ymax = bounds
+    at = {}
+    for i in range(n):
+        x, y = float(xy[i][0]), float(xy[i][1])
+        c = int(labels[i])
+        r0, r1, r2, r3 = (float(v) for v in rectangles[c])
+        assert in_interval(x, r0, r2, xmax) and in_interval(y, r1, r3, ymax), \
+            f"row {i} at {(x, y)} is outside its rectangle {rectangles[c]}"
+        assert at.setdefault((x, y), c) == c, f"identical points {(x, y)} are in two classes"
+    area = 0.0
+    for a in range(C):
+        a0, a1, a2, a3 = (float(v) for v in rectangles[a])
+        assert xmin <= a0 <= a2 <= xmax and ymin <= a1 <= a3 <= ymax, "rectangle leaves the bounds"
+        area += (a2 - a0) * (a3 - a1)
+        for b in range(a + 1, C):
+            b0, b1, b2, b3 = (float(v) for v in rectangles[b])
+            assert not (intervals_meet(a0, a2, b0, b2, xmax) and intervals_meet(a1, a3, b1, b3, ymax)), \
+                f"rectangles {a} and {b} overlap"
+    full = (xmax - xmin) * (ymax - ymin)
+    assert abs(area - full) <= 1e-9 * max(full, 1.0), "rectangles do not tile the bounds"
+    return [weight[c] for c in range(C)]
+
+
+def point_weights(xy, weights):
+    """Weight of each distinct point (duplicates merged)."""
+    total = defaultdict(int)
+    for p, w in zip(xy, weights):
+        total[(float(p[0]), float(p[1]))] += int(w)
+    return total
