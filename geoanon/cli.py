@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rows without coordinates: fail (default) or put them in one suppressed class")
     points.add_argument("--crs", default="EPSG:4326", help="CRS of the coordinate columns (default EPSG:4326)")
     points.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX",
-                        help="region the rectangles tile (default: the data's bounding box)")
+                        help="region the rectangles tile (default: the data's bounding box); "
+                             "write --bounds=-125,24,-66,50 when it starts with a minus sign")
     points.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
     points.set_defaults(run=_run_points)
     return parser

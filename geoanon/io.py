@@ -95,8 +95,8 @@ def check_writable(path) -> Path:
 def write_table(df: pd.DataFrame, path) -> None:
     """Write ``df`` to ``path`` in the format its extension names.
 
-    Geo formats need a GeoDataFrame (a plain table gets no geometry); CSV and
-    Parquet of a GeoDataFrame keep its geometry as GeoParquet, or drop it for CSV.
+    Geo formats need a GeoDataFrame (a plain table is written with empty
+    geometry); Parquet keeps a GeoDataFrame's geometry (GeoParquet), CSV drops it.
     """
     fmt = table_format(path)
     geo = hasattr(df, "geometry") and "geometry" in df.columns
@@ -109,7 +109,7 @@ def write_table(df: pd.DataFrame, path) -> None:
         import pyogrio
 
         if not geo:
-            df = gpd.GeoDataFrame(df, geometry=[None] * len(df))
+            df = gpd.GeoDataFrame(df, geometry=[None] * len(df), crs="EPSG:4326")
         previous = pyogrio.get_gdal_config_option("OGR_CURRENT_DATE")
         pyogrio.set_gdal_config_options(_FIXED_DATE)
         try:

@@ -47,6 +47,16 @@ class Release:
     report: dict
     classes: object = None
     notes: list = field(default_factory=list)
+    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+
+    def geo_table(self):
+        """The released table as a GeoDataFrame whose geometry is each row's class shape."""
+        import geopandas as gpd
+
+        if isinstance(self.table, gpd.GeoDataFrame):
+            return self.table
+        shapes = self.row_shapes()
+        return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
 
     def preview(self, *, tiles=None, title=None, attribution=None):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
@@ -56,9 +66,15 @@ class Release:
                          attribution=attribution, notes=self.notes)
 
     def to_file(self, path) -> None:
-        """Write the released table atomically (format from the extension)."""
+        """Write the released table atomically (format from the extension; geo
+        formats get each row's class shape as geometry)."""
         with StagedOutputs() as out:
-            write_table(self.table, out.stage(path))
+            write_table(self._table_for(path), out.stage(path))
+
+    def _table_for(self, path):
+        from .io import GEO_FORMATS, table_format
+
+        return self.geo_table() if table_format(path) in GEO_FORMATS else self.table
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -148,8 +164,17 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     class_id = np.full(len(df), part.n_classes, dtype=np.int64)
     class_id[present] = part.labels
     table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
+
+    def row_shapes():
+        import geopandas as gpd
+        import shapely
+
+        boxes = np.full(len(df), None, dtype=object)
+        boxes[present] = shapely.box(*rect[present].T)
+        return gpd.GeoSeries(boxes, index=df.index, crs=crs)
+
     if geometry is not None:
-        table = _with_class_geometry(table, rect, present, crs)
+        table = _with_geometry(table, row_shapes())
 
     part.verify()
     audit = require_k(table, out_cols, k)
@@ -171,7 +196,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         "seconds": round(time.perf_counter() - started, 3),
     }
     notes = [f"{n_absent} records without coordinates form one suppressed class"] if n_absent else []
-    return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes)
+    return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes,
+                   row_shapes=row_shapes)
 
 
 def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
@@ -186,17 +212,14 @@ def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
     return out
 
 
-def _with_class_geometry(table, rect, present, crs):
-    """``table`` with its geometry replaced by each row's class rectangle."""
+def _with_geometry(table, shapes):
+    """``table`` (a GeoDataFrame) with its geometry column replaced by ``shapes``."""
     import geopandas as gpd
-    import shapely
 
     name = table.geometry.name
-    boxes = np.full(len(table), None, dtype=object)
-    boxes[present] = shapely.box(*rect[present].T)
     table = pd.DataFrame(table).copy()
-    table[name] = gpd.GeoSeries(boxes, index=table.index, crs=crs)
-    return gpd.GeoDataFrame(table, geometry=name, crs=crs)
+    table[name] = shapes
+    return gpd.GeoDataFrame(table, geometry=name, crs=shapes.crs)
 
 
 def _geometry_coordinates(gdf):
@@ -233,8 +256,9 @@ def write_release(release: Release, output, *, report=None, map_html=None, map_o
 
     report_text = None if report is None else json.dumps(release.report, indent=2) + "\n"
     html = None if map_html is None else render_html(release.preview(**(map_options or {})))
+    table = release._table_for(output)
     with StagedOutputs() as out:
-        write_table(release.table, out.stage(output))
+        write_table(table, out.stage(output))
         if report is not None:
             Path(out.stage(report)).write_text(report_text, encoding="utf-8")
         if map_html is not None:

@@ -1,0 +1,120 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import geoanon as ga
+from geoanon.audit import audit
+
+from checkers import check_rectangle_partition
+
+
+def _records(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "id": [f"{i:05d}" for i in range(n)],
+        "lat": np.round(40 + rng.normal(size=n), 3),
+        "note": rng.choice(["a", "b", "NA"], size=n),
+        "lon": np.round(-100 + rng.normal(size=n), 3),
+        "age": rng.integers(18, 90, size=n),
+    })
+
+
+def test_columns_rows_and_order_are_kept():
+    df = _records()
+    rel = ga.generalize_points(df, 7)
+    t = rel.table
+    assert list(t.columns) == ["id", "lat_min", "lat_max", "lon_min", "lon_max", "note", "age", "class_id"]
+    assert len(t) == len(df) and t.index.equals(df.index)
+    for col in ("id", "note", "age"):
+        assert t[col].equals(df[col])
+    # raw coordinates never appear, each row lies in its released rectangle
+    assert not {"lat", "lon"} & set(t.columns)
+    assert ((t.lat_min <= df.lat) & (df.lat <= t.lat_max) & (t.lon_min <= df.lon) & (df.lon <= t.lon_max)).all()
+    # the released columns are k-anonymous on their own
+    assert audit(t, ["lat_min", "lat_max", "lon_min", "lon_max"])["k"] >= 7
+    assert t.groupby("class_id").size().min() >= 7
+    rects = t.groupby("class_id")[["lon_min", "lat_min", "lon_max", "lat_max"]].first().to_numpy()
+    check_rectangle_partition(df[["lon", "lat"]].to_numpy(), np.ones(len(df)), 7, t.class_id.to_numpy(), rects,
+                              rel.partition.bounds)
+
+
+def test_report_contract():
+    rel = ga.generalize_points(_records(), 5)
+    r = rel.report
+    for key in ("rows", "k", "classes", "min_class", "max_class", "lower_bound", "ratio", "method", "seconds"):
+        assert key in r
+    assert r["rows"] == 300 and r["k"] == 5 and r["min_class"] >= 5
+    assert r["ratio"] == pytest.approx(r["max_class"] / r["lower_bound"], abs=1e-6)
+    assert r["audit"]["k"] >= 5
+
+
+def test_string_columns_are_parsed_and_missing_rows_suppressed():
+    df = _records(60).astype(str)
+    df.loc[[3, 10, 11, 20, 30], "lat"] = ["", "NA", "null", "nan", " "]
+    with pytest.raises(ga.DataError, match=r"5 rows have no coordinates \(first: row 3\)"):
+        ga.generalize_points(df, 5)
+    rel = ga.generalize_points(df, 5, missing="suppress")
+    t = rel.table
+    gone = t.loc[[3, 10, 11, 20, 30]]
+    assert gone[["lat_min", "lat_max", "lon_min", "lon_max"]].isna().all().all()
+    assert gone.class_id.nunique() == 1 and (t.class_id == gone.class_id.iloc[0]).sum() == 5
+    assert rel.report["suppressed_rows"] == 5 and rel.report["min_class"] >= 5
+    with pytest.raises(ga.InfeasibleError, match="5 rows without coordinates cannot form"):
+        ga.generalize_points(df, 6, missing="suppress")
+
+
+@pytest.mark.parametrize("value, match", [
+    ("abc", r"column 'lat', row 4: 'abc' is not a number"),
+    ("inf", "NaN or infinite"),
+    ("95.5", "outside longitude"),
+])
+def test_bad_coordinates(value, match):
+    df = _records(20).astype(str)
+    df.loc[4, "lat"] = value
+    with pytest.raises(ga.DataError, match=match):
+        ga.generalize_points(df, 2)
+
+
+def test_bad_parameters():
+    df = _records(20)
+    with pytest.raises(ga.DataError, match="no column 'latitude'"):
+        ga.generalize_points(df, 2, lat="latitude")
+    with pytest.raises(ga.InfeasibleError, match="k=21 is larger"):
+        ga.generalize_points(df, 21)
+    with pytest.raises(ga.ParameterError, match="k must be"):
+        ga.generalize_points(df, 0)
+    with pytest.raises(ga.ParameterError, match="missing"):
+        ga.generalize_points(df, 2, missing="drop")
+    with pytest.raises(ga.DataError, match="already exists"):
+        ga.generalize_points(df.assign(class_id=1), 2)
+    with pytest.raises(ga.DataError, match="booleans"):
+        ga.generalize_points(df.assign(lat=True), 2)
+
+
+def test_geodataframe_geometry_is_replaced_by_rectangles():
+    import geopandas as gpd
+
+    df = _records(200)
+    gdf = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
+    rel = ga.generalize_points(gdf, 8, lat=None, lon=None)
+    t = rel.table
+    assert isinstance(t, gpd.GeoDataFrame) and t.crs.to_epsg() == 4326
+    assert (t.geometry.geom_type == "Polygon").all()
+    assert t.geometry.covers(gdf.geometry).all()
+    assert {"lat_min", "lon_max", "class_id"} <= set(t.columns)
+    # with coordinate columns, a point geometry still never leaks
+    gdf2 = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
+    t2 = ga.generalize_points(gdf2, 8).table
+    assert (t2.geometry.geom_type == "Polygon").all()
+
+
+def test_preview_draws_classes_not_points():
+    rel = ga.generalize_points(_records(), 10)
+    m = rel.preview(title="<script>alert(1)</script>")
+    from geoanon.maps import render_html
+
+    html = render_html(m)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count('"type": "Feature"') == rel.partition.n_classes
+    assert html.count('"type": "Polygon"') == rel.partition.n_classes
+    assert '"type": "Point"' not in html and "L.marker(" not in html and "L.circleMarker(" not in html
