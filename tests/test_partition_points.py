@@ -214,3 +214,22 @@ def test_verify_catches_a_broken_partition():
     broken = dataclasses.replace(part, rectangles=part.rectangles[::-1].copy())
     with pytest.raises(ga.VerificationError):
         broken.verify()
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 10, 37])
+def test_ranking_shortcuts_equal_the_full_formulas(k):
+    """The balanced keys skip work on cuts they can decide cheaply; the values
+    must equal the plain definitions."""
+    from geoanon.points.kdtree import ROBUST_ENOUGH, _lower_bound, _ranking, _robustness
+
+    rng = np.random.default_rng(k)
+    for target in range(k, 3 * k + 3):
+        score, _, margin, inexact, _ = _ranking("balanced", k, target, exact=max(k, target - 1))
+        lo = rng.integers(k, 40 * k + 50, 4000)
+        up = rng.integers(k, 40 * k + 50, 4000)
+        s = np.zeros(lo.size, dtype=np.int64)
+        bound = np.maximum(_lower_bound(lo, k), _lower_bound(up, k))
+        assert np.array_equal(score(lo, up, s, None), np.maximum(bound, target))
+        full = np.minimum(np.minimum(_robustness(lo, k, target), _robustness(up, k, target)), int(ROBUST_ENOUGH * k))
+        assert np.array_equal(margin(lo, up, s, None), -full)
+        assert np.array_equal(inexact(lo, up, s, None), bound > max(k, target - 1))

@@ -39,6 +39,7 @@ import numpy as np
 POLICIES = ("balanced", "paper")
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
+LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
 
 
 @dataclass
@@ -80,8 +81,9 @@ def _robustness(w: np.ndarray, k: int, target: int) -> np.ndarray:
 
 def _ranking(policy: str, k: int, target: int, exact: int):
     """The keys, smallest first, that rank the admissible cuts of a node, as
-    functions of the weights (lower, upper) of its two sides."""
-    def imbalance(lo, up):
+    functions of the weights (lower, upper) of its two sides, their node ``s``
+    and the axis's :class:`_Lookahead` (or None)."""
+    def imbalance(lo, up, s, ahead):
         return np.abs(lo - up)
 
     if policy == "paper":
@@ -90,24 +92,86 @@ def _ranking(policy: str, k: int, target: int, exact: int):
     def sides_bound(lo, up):
         return np.maximum(_lower_bound(lo, k), _lower_bound(up, k))
 
-    def score(lo, up):
-        return np.maximum(sides_bound(lo, up), target)
+    def score(lo, up, s, ahead):
+        # Most cuts let both sides split into classes <= T (w <= T floor(w / k));
+        # only the others need the exact bound.
+        out = np.full(lo.size, target, dtype=np.int64)
+        over = np.flatnonzero((lo > target * (lo // k)) | (up > target * (up // k)))
+        out[over] = np.maximum(sides_bound(lo[over], up[over]), target)
+        return out
 
-    def margin(lo, up):
-        m = np.minimum(_robustness(lo, k, target), _robustness(up, k, target))
-        return -np.minimum(m, int(ROBUST_ENOUGH * k))
+    def risk(lo, up, s, ahead):
+        return np.zeros(lo.size, dtype=np.int8) if ahead is None else ahead.stuck_sides(lo, up, s)
 
-    def inexact(lo, up):
-        return sides_bound(lo, up) > exact
+    cap = int(ROBUST_ENOUGH * k)
+    # From m classes on, the ranges [m k, m T] overlap by at least 2 cap, so a
+    # side this heavy has a margin of at least cap: no need to compute it.
+    roomy = (-(-(k + 2 * cap) // (target - k)) + 1) * target if target > k else np.iinfo(np.int64).max
 
-    return [score, margin, inexact, imbalance]
+    def margin(lo, up, s, ahead):
+        out = np.full(lo.size, -cap, dtype=np.int64)
+        tight = np.flatnonzero(np.minimum(lo, up) < roomy)
+        m = np.minimum(_robustness(lo[tight], k, target), _robustness(up[tight], k, target))
+        out[tight] = -np.minimum(m, cap)
+        return out
+
+    def inexact(lo, up, s, ahead):
+        return (lo > exact * (lo // k)) | (up > exact * (up // k))
+
+    return [score, risk, margin, inexact, imbalance]
 
 
-def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int):
+class _Lookahead:
+    """Which sides of a candidate cut would be left with no cut of their own.
+
+    A side of weight in [2k, 2T] must become exactly two classes of weight in
+    [k, T]. Along the parent's axis its possible cuts are the parent's positions
+    whose prefix (lower side) or suffix (upper side) weight lies in [k, T] on a
+    boundary between distinct coordinates. Tables of those weights per node
+    (``T - k + 1`` wide, so only built when that is small) answer, for every
+    candidate at once, whether each side keeps such a cut along this axis.
+    """
+
+    def __init__(self, order, cw, base, start, end, node_w, k, target):
+        self.k, self.target = k, target
+        width = target - k + 1
+        self.tables = []
+        for from_end in (False, True):
+            lo = node_w - target if from_end else np.full_like(node_w, k)
+            hi = node_w - k if from_end else np.full_like(node_w, target)
+            first = np.searchsorted(cw, base + lo, side="left")
+            stop = np.minimum(np.searchsorted(cw, base + hi, side="right"), end - 1)
+            length = np.maximum(stop - first, 0)
+            j = _ranges(first, length)
+            sj = np.repeat(np.arange(start.size), length)
+            keep = order.rank[j] != order.rank[j + 1]
+            j, sj = j[keep], sj[keep]
+            weight = cw[j] - base[sj]
+            if from_end:
+                weight = node_w[sj] - weight
+            table = np.zeros((start.size, width + 1), dtype=np.int32)
+            table[sj, weight - k + 1] = 1
+            self.tables.append(np.cumsum(table, axis=1))
+
+    def stuck_sides(self, lower, upper, s):
+        """Per candidate, how many of its two sides would be stuck along this axis."""
+        k, T = self.k, self.target
+        stuck = np.zeros(lower.size, dtype=np.int8)
+        for side, table in zip((lower, upper), self.tables):
+            two = (side >= 2 * k) & (side <= 2 * T)
+            lo = np.clip(side - T, k, T)
+            hi = np.clip(side - k, k, T)
+            count = table[s, hi - k + 1] - table[s, lo - k]
+            stuck += two & (count == 0)
+        return stuck
+
+
+def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int, ahead=None):
     """Per segment, the first entry minimizing ``keys`` lexicographically.
 
-    ``keys`` are functions of ``(lower, upper)``, evaluated only on the entries
-    still tied; ``seg`` is the nondecreasing segment id of each entry. Returns
+    ``keys`` are functions of ``(lower, upper, segment, ahead)``, evaluated only
+    on the entries still tied; ``seg`` is the nondecreasing segment id of each
+    entry. Returns
     ``(has, pos)``: whether the segment has an entry, and the index of its
     lexicographic minimum (0 where ``has`` is False).
     """
@@ -116,15 +180,23 @@ def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int):
     idx = np.arange(seg.size)
     for key in keys:
         s = seg[idx]
-        v = key(lower[idx], upper[idx])
-        first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        v = key(lower[idx], upper[idx], s, ahead)
+        first = np.flatnonzero(_starts(s))
         mins = np.minimum.reduceat(v, first)
-        idx = idx[v == np.repeat(mins, np.diff(np.r_[first, v.size]))]
+        idx = idx[v == np.repeat(mins, np.diff(first, append=v.size))]
     s = seg[idx]
-    first = np.r_[True, s[1:] != s[:-1]]
+    first = _starts(s)
     has[s[first]] = True
     pos[s[first]] = idx[first]
     return has, pos
+
+
+def _starts(s: np.ndarray) -> np.ndarray:
+    """Whether each entry of a sorted array starts a run of equal values."""
+    out = np.empty(s.size, dtype=bool)
+    out[:1] = True
+    np.not_equal(s[1:], s[:-1], out=out[1:])
+    return out
 
 
 def _lex_less(a, b) -> np.ndarray:
@@ -167,7 +239,7 @@ class _Order:
         source[_ranges(start + n_left, size - n_left)] = np.flatnonzero(sd)
         self.take(source)
 
-    def best_cuts(self, start, end, node_w, lo, hi, keys):
+    def best_cuts(self, start, end, node_w, lo, hi, keys, k, target):
         """Best admissible cut of every node along this axis, among cuts whose
         lower side weighs between ``lo`` and ``hi`` (per node).
 
@@ -193,9 +265,14 @@ class _Order:
         if idx.size == 0:
             zeros = np.zeros(n_nodes, dtype=np.int64)
             return np.zeros(n_nodes, dtype=bool), zeros, zeros, [zeros for _ in keys], extent
-        has, at = _segment_lexmin(keys, lower, upper, s, n_nodes)
-        lo_at, up_at = lower[at], upper[at]
-        return has, idx[at], lo_at, [key(lo_at, up_at) for key in keys], extent
+        # A side of two classes (weight <= 2T) can only come from a node within
+        # the candidate window of it: weight <= 2 (2T + WINDOW_CLASSES T).
+        narrow = (len(keys) > 1 and target - k + 1 <= min(LOOKAHEAD_WIDTH, k)
+                  and node_w.min() <= (4 + 2 * WINDOW_CLASSES) * target)
+        ahead = _Lookahead(self, cw, base, start, end, node_w, k, target) if narrow else None
+        has, at = _segment_lexmin(keys, lower, upper, s, n_nodes, ahead)
+        lo_at, up_at, s_at = lower[at], upper[at], s[at]
+        return has, idx[at], lo_at, [key(lo_at, up_at, s_at, ahead) for key in keys], extent
 
 
 def _choose_cuts(orders, start, end, node_w, depth, k, target, exact, policy):
@@ -209,11 +286,11 @@ def _choose_cuts(orders, start, end, node_w, depth, k, target, exact, policy):
     half = node_w // 2
     reach = WINDOW_CLASSES * target
     lo, hi = np.maximum(k, half - reach), np.minimum(node_w - k, half + reach)
-    found = [o.best_cuts(start, end, node_w, lo, hi, keys) for o in orders]
+    found = [o.best_cuts(start, end, node_w, lo, hi, keys, k, target) for o in orders]
     retry = ~(found[0][0] | found[1][0]) & ((lo > k) | (hi < node_w - k))
     if retry.any():
         lo, hi = np.where(retry, k, 1), np.where(retry, node_w - k, 0)
-        again = [o.best_cuts(start, end, node_w, lo, hi, keys) for o in orders]
+        again = [o.best_cuts(start, end, node_w, lo, hi, keys, k, target) for o in orders]
         for a in (0, 1):
             has, pos, lower, values, extent = found[a]
             h2, p2, l2, v2, _ = again[a]
@@ -221,7 +298,7 @@ def _choose_cuts(orders, start, end, node_w, depth, k, target, exact, policy):
                         [np.where(retry, u, v) for u, v in zip(v2, values)], extent)
     (hx, px, lx, kx, ex), (hy, py, ly, ky, ey) = found
     if policy == "balanced":
-        prefer_y = _lex_less(ky[:3] + [-ey] + ky[3:], kx[:3] + [-ex] + kx[3:])
+        prefer_y = _lex_less(ky[:4] + [-ey] + ky[4:], kx[:4] + [-ex] + kx[4:])
     else:
         prefer_y = depth % 2 == 1
     axis_y = np.where(hx & hy, prefer_y, hy)

@@ -141,13 +141,16 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
 
     # Distinct points, sorted by (x, y): one sort of the coordinate pairs viewed
     # as complex numbers, which numpy orders lexicographically.
-    order = np.argsort(xy.view(np.complex128).ravel())
-    sxy = xy[order]
-    new = np.r_[True, (sxy[1:] != sxy[:-1]).any(axis=1)]
+    pairs = xy.view(np.complex128).ravel()
+    order = np.argsort(pairs)
+    sorted_pairs = pairs[order]
+    new = np.empty(len(order), dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_pairs[1:], sorted_pairs[:-1], out=new[1:])
     point_of_sorted = np.cumsum(new) - 1
     row_point = np.empty(len(xy), dtype=np.int64)
     row_point[order] = point_of_sorted
-    pxy = sxy[np.flatnonzero(new)]
+    pxy = sorted_pairs[new].view(np.float64).reshape(-1, 2)
     total = int(w.sum())
     weight_t = np.int32 if total < 2**31 - 1 else np.int64
     pw = np.bincount(point_of_sorted, weights=None if weights is None else w[order]).astype(weight_t)
@@ -247,14 +250,16 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for the best T.
 
-    The first target is ``max(lower bound, (1 + 5%) k)``: with no slack at all
-    (total weight a multiple of k) every class would have to weigh exactly k,
-    and one unlucky duplicate would double a class. On instances of up to
-    ``EXACT_FIRST_POINTS`` points a pass aimed at the lower bound itself comes
-    first and is kept if it reaches it. Coarse data (records on a lattice of
-    heavy cells) cannot meet a target close to k; when a pass ends more than
+    The first target is ``max(lower bound, (1 + 5%) k, k + s - 1)`` where s is
+    the weight of a typical point (the records' 75th percentile): with no slack
+    at all (total weight a multiple of k) every class would have to weigh
+    exactly k, and one unlucky duplicate would double a class. On instances of
+    up to ``EXACT_FIRST_POINTS`` points a pass aimed at the lower bound itself
+    comes first and is kept if it reaches it. Coarse data (records on a lattice
+    of heavy cells) cannot meet a target close to k; when a pass ends more than
     10% above its target, T is raised halfway to the result and bisected, at
-    most ``MAX_PASSES`` passes in all, and the best pass is kept.
+    most ``MAX_PASSES`` passes in all (two on larger instances), and the best
+    pass is kept.
     """
     def run(target):
         tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, "balanced",
@@ -262,7 +267,11 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int(weights.max()), label, boxes
 
-    slack = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
+    # Classes can only grow by whole points: when typical points hold several
+    # records, a window [k, T] narrower than one point is easily stepped over.
+    step = _record_quantile(pw, 0.75)
+    slack = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100), k + step - 1)
+    passes = MAX_PASSES if len(pw) <= EXACT_FIRST_POINTS else 2
     results = {}
     if lower_bound < slack and len(pw) <= EXACT_FIRST_POINTS:
         results[lower_bound] = run(lower_bound)
@@ -270,7 +279,7 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
             return results[lower_bound][1:]
     low, high = None, None          # largest target missed by > 10%, smallest met
     target = slack
-    while len(results) < MAX_PASSES and target not in results:
+    while len(results) < passes and target not in results:
         results[target] = run(target)
         reached = results[target][0]
         if 10 * reached <= 11 * target:
@@ -285,6 +294,15 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
             break
     best = min(results.values(), key=lambda r: r[0])
     return best[1:]
+
+
+def _record_quantile(weights: np.ndarray, q: float) -> int:
+    """The point weight below which a fraction q of the records lie."""
+    if weights.max() <= 1_000_000:
+        records = np.cumsum(np.bincount(weights) * np.arange(int(weights.max()) + 1))
+        return int(np.searchsorted(records, q * records[-1]))
+    ordered = np.sort(weights)
+    return int(ordered[np.searchsorted(np.cumsum(ordered), q * weights.sum())])
 
 
 def _dense_ranks(values: np.ndarray, order: np.ndarray | None = None):

@@ -53,18 +53,28 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
     np.add.at(grid, (lx, ly), w)
     S = np.zeros((nx + 1, ny + 1), dtype=np.int64)
     S[1:, 1:] = grid.cumsum(0).cumsum(1)
+    S = S.tolist()   # the search touches few cells per state: plain lists beat numpy calls
     feasible_at: dict = {}    # state -> (smallest T proven feasible, its cut)
     infeasible_at: dict = {}  # state -> largest T proven infeasible
     expanded = 0
 
-    def weight(a, b, c, d):
-        return int(S[b, d] - S[a, d] - S[b, c] + S[a, c])
+    def lines(a, b, c, d):
+        """Weights of the columns a..b-1 and of the rows c..d-1 of box (a, b, c, d)."""
+        Sc = [S[i][c] for i in range(a, b + 1)]
+        Sd = [S[i][d] for i in range(a, b + 1)]
+        cols = [Sd[i + 1] - Sd[i] - Sc[i + 1] + Sc[i] for i in range(b - a)]
+        Sa, Sb = S[a], S[b]
+        rows = [Sb[j + 1] - Sa[j + 1] - Sb[j] + Sa[j] for j in range(c, d)]
+        return cols, rows
 
     def tighten(a, b, c, d):
-        cols = S[a + 1:b + 1, d] - S[a:b, d] - S[a + 1:b + 1, c] + S[a:b, c]
-        rows = S[b, c + 1:d + 1] - S[a, c + 1:d + 1] - S[b, c:d] + S[a, c:d]
-        xs, ys = np.flatnonzero(cols), np.flatnonzero(rows)
-        return a + int(xs[0]), a + int(xs[-1]) + 1, c + int(ys[0]), c + int(ys[-1]) + 1
+        """The smallest box holding the points of box (a, b, c, d)."""
+        cols, rows = lines(a, b, c, d)
+        x0 = next(i for i, v in enumerate(cols) if v)
+        x1 = len(cols) - next(i for i, v in enumerate(reversed(cols)) if v)
+        y0 = next(j for j, v in enumerate(rows) if v)
+        y1 = len(rows) - next(j for j, v in enumerate(reversed(rows)) if v)
+        return a + x0, a + x1, c + y0, c + y1
 
     def lb(v):
         return -(-v // (v // k))
@@ -73,29 +83,26 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
         """A cut tree for ``state`` with every class <= T, or False."""
         nonlocal expanded
         a, b, c, d = state
-        W = weight(a, b, c, d)
+        W = S[b][d] - S[a][d] - S[b][c] + S[a][c]
         if W <= T:
             return None
-        if state in feasible_at and feasible_at[state][0] <= T:
-            return feasible_at[state][1]
+        known = feasible_at.get(state)
+        if known is not None and known[0] <= T:
+            return known[1]
         if infeasible_at.get(state, -1) >= T:
             return False
         expanded += 1
         if expanded > budget:
             raise _BudgetExhausted
         options = []
-        for axis, (lo, hi) in enumerate(((a, b), (c, d))):
-            if axis == 0:
-                line = S[a + 1:b + 1, d] - S[a:b, d] - S[a + 1:b + 1, c] + S[a:b, c]
-            else:
-                line = S[b, c + 1:d + 1] - S[a, c + 1:d + 1] - S[b, c:d] + S[a, c:d]
-            prefix = np.cumsum(line)[:-1]
-            ok = (line[:-1] > 0) & (prefix >= k) & (W - prefix >= k)
-            for j in np.flatnonzero(ok):
-                P = int(prefix[j])
-                if lb(P) <= T and lb(W - P) <= T:
-                    options.append((abs(2 * P - W), axis, lo + int(j)))
-        for _, axis, j in sorted(options):
+        for axis, (lo, line) in enumerate(zip((a, c), lines(a, b, c, d))):
+            prefix = 0
+            for j, v in enumerate(line[:-1]):
+                prefix += v
+                if v and k <= prefix <= W - k and lb(prefix) <= T and lb(W - prefix) <= T:
+                    options.append((abs(2 * prefix - W), axis, lo + j))
+        options.sort()
+        for _, axis, j in options:
             if axis == 0:
                 low, high = tighten(a, j + 1, c, d), tighten(j + 1, b, c, d)
             else:
@@ -113,7 +120,7 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
         return False
 
     root = tighten(0, nx, 0, ny)
-    total = weight(*root)
+    total = S[root[1]][root[3]] - S[root[0]][root[3]] - S[root[1]][root[2]] + S[root[0]][root[2]]
     T = count_lower_bound(total, k, int(np.max(w)))
     try:
         while T <= upper:
@@ -168,10 +175,10 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
             if tree.weight[node] > REPAIR_WEIGHT * target:
                 break
             nb = tree.box[node]
-            inside = alive & (boxes[:, 0] >= nb[0]) & (boxes[:, 1] <= nb[1]) & (boxes[:, 2] >= nb[2]) & (boxes[:, 3] <= nb[3])
-            current = int(weights[inside].max())
             lo, hi = np.searchsorted(rx, nb[0]), np.searchsorted(rx, nb[1])
             pts = lo + np.flatnonzero((ry[lo:hi] >= nb[2]) & (ry[lo:hi] < nb[3]))
+            inside = np.unique(label[pts])   # leaves lie inside the node's box or outside it
+            current = int(weights[inside].max())
             gx, lx = np.unique(rx[pts], return_inverse=True)
             gy, ly = np.unique(ry[pts], return_inverse=True)
             found = guillotine_min_max(lx, ly, w[pts], k, current - 1, spent=spent)

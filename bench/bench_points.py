@@ -1,0 +1,262 @@
+"""Benchmark the rectangle partitioner side by side with its peers, in one run.
+
+    pip install ".[bench]"
+    python bench/bench_points.py            # about 5 minutes; --quick for a smoke run
+
+Every measurement runs in a fresh process on the same seeded points and k:
+geoanon ("balanced", the default, and "paper", Theorem 2's rule), anonypy 0.2.1's
+Mondrian, a plain numpy Mondrian with median cuts, and one ``np.lexsort`` of the
+coordinates as the practical floor. Reported: best wall time, peak memory of
+the process (its interpreter and the input included), classes, largest class / k,
+largest class / lower bound
+max(k, heaviest point, ceil(W / floor(W / k))), and the normalized certainty
+penalty (mean over records of the published region's width and height relative
+to the data's, halved; lower is more precise). The results replace the points
+section of bench/RESULTS.md, with the machine and the date.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+PLAN = [  # (dataset, n, k, methods)
+    ("clustered", 30_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+    ("clustered", 100_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+    ("clustered", 1_000_000, 10, ["lexsort", "numpy_mondrian", "paper", "balanced"]),
+    ("clustered", 2_000_000, 10, ["lexsort", "numpy_mondrian", "paper", "balanced"]),
+    ("clustered", 10_000_000, 10, ["lexsort", "balanced"]),
+    ("clustered", 1_000_000, 5, ["numpy_mondrian", "paper", "balanced"]),
+    ("clustered", 1_000_000, 50, ["numpy_mondrian", "paper", "balanced"]),
+    ("households", 100_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+    ("households", 1_000_000, 10, ["lexsort", "numpy_mondrian", "paper", "balanced"]),
+    ("zip_jitter", 100_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+    ("zip_jitter", 1_000_000, 10, ["lexsort", "numpy_mondrian", "paper", "balanced"]),
+    ("lattice", 100_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+    ("lattice", 100_000, 50, ["numpy_mondrian", "paper", "balanced"]),
+]
+QUICK = [("clustered", 30_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
+         ("lattice", 30_000, 10, ["lexsort", "paper", "balanced"])]
+
+
+def _status(key: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(method: str, dataset: str, n: int, k: int) -> dict:
+    """One measurement, in this process."""
+    from datasets import DATASETS
+
+    import geoanon as ga
+    from geoanon.partition import count_lower_bound
+
+    xy = DATASETS[dataset](n)
+    _, counts = np.unique(xy, axis=0, return_counts=True)
+    lower_bound = count_lower_bound(n, k, int(counts.max()))
+    repeats = 1 if n > 2_000_000 or method in ("anonypy", "numpy_mondrian") and n > 100_000 else 3
+    if method == "anonypy":
+        from anonypy.mondrian import Mondrian
+    _run(method, xy[:200], min(k, 20), Mondrian if method == "anonypy" else None)   # warm-up: imports, caches
+    Path("/proc/self/clear_refs").write_text("5")   # reset the peak-RSS counter
+    base = xy.nbytes
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = _run(method, xy, k, Mondrian if method == "anonypy" else None)
+        times.append(time.perf_counter() - start)
+    row = {"dataset": dataset, "n": n, "k": k, "method": method, "seconds": min(times),
+           "peak_mb": _status("VmHWM") / 2**20, "input_mb": base / 2**20, "lower_bound": lower_bound}
+    if result is None:
+        return row
+    if isinstance(result, ga.Partition):
+        labels, regions = result.labels, result.rectangles[result.labels]
+    else:
+        labels = result
+        regions = _tight_boxes(xy, labels)[labels]
+    sizes = np.bincount(labels)
+    extent = np.ptp(xy, axis=0)
+    ncp = float(np.mean(((regions[:, 2] - regions[:, 0]) / extent[0] + (regions[:, 3] - regions[:, 1]) / extent[1]) / 2))
+    row.update(classes=int(sizes.size), min_class=int(sizes.min()), max_class=int(sizes.max()),
+               max_over_k=sizes.max() / k, max_over_lb=sizes.max() / lower_bound, ncp=ncp)
+    return row
+
+
+def _run(method, xy, k, Mondrian=None):
+    """Partition ``xy``: labels per row, a geoanon Partition, or None (lexsort)."""
+    import geoanon as ga
+
+    if method == "lexsort":
+        np.lexsort((xy[:, 1], xy[:, 0]))
+        return None
+    if method == "numpy_mondrian":
+        from baselines import mondrian_median
+        return mondrian_median(xy, k)
+    if method == "anonypy":
+        import pandas as pd
+
+        parts = Mondrian(pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1]}), ["x", "y"]).partition(k=k)
+        labels = np.empty(len(xy), dtype=np.int64)
+        for c, index in enumerate(parts):
+            labels[index.to_numpy()] = c
+        return labels
+    return ga.partition_points(xy, k, method=method)
+
+
+def _tight_boxes(xy, labels):
+    """Per class, the bounding box of its points (what Mondrian publishes)."""
+    c = labels.max() + 1
+    lo = np.full((c, 2), np.inf)
+    hi = np.full((c, 2), -np.inf)
+    np.minimum.at(lo, labels, xy)
+    np.maximum.at(hi, labels, xy)
+    return np.c_[lo, hi]
+
+
+def run_plan(plan) -> list[dict]:
+    rows = []
+    for dataset, n, k, methods in plan:
+        for method in methods:
+            done = subprocess.run([sys.executable, __file__, "--one", method, dataset, str(n), str(k)],
+                                  capture_output=True, text=True, timeout=3600)
+            if done.returncode != 0:
+                raise RuntimeError(f"{method} {dataset} {n}: {done.stderr[-3000:]}")
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append(row)
+            print(_line(row, rows), flush=True)
+    return rows
+
+
+def _floor(row, rows):
+    for r in rows:
+        if r["method"] == "lexsort" and (r["dataset"], r["n"]) == (row["dataset"], row["n"]):
+            return r["seconds"]
+    return None
+
+
+def _line(row, rows) -> str:
+    floor = _floor(row, rows)
+    rel = f"{row['seconds'] / floor:6.1f}x" if floor else "      -"
+    if "classes" not in row:
+        return f"{row['dataset']:>10} {row['n']:>10,} k={row['k']:<3} {row['method']:>14} {row['seconds']:8.3f}s {rel} " \
+               f"{row['peak_mb']:8.1f} MB"
+    return (f"{row['dataset']:>10} {row['n']:>10,} k={row['k']:<3} {row['method']:>14} {row['seconds']:8.3f}s {rel} "
+            f"{row['peak_mb']:8.1f} MB  classes {row['classes']:>8,}  max/k {row['max_over_k']:5.2f}  "
+            f"max/LB {row['max_over_lb']:5.3f}  NCP {row['ncp']:.5f}")
+
+
+def _table(rows) -> str:
+    out = ["| data | n | k | method | seconds | x lexsort | peak MB | classes | max class | max/k | max/LB | NCP |",
+           "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        floor = _floor(r, rows)
+        rel = f"{r['seconds'] / floor:.2f}" if floor else ""
+        if "classes" in r:
+            tail = (f"{r['classes']:,} | {r['max_class']} | {r['max_over_k']:.2f} | {r['max_over_lb']:.3f} | "
+                    f"{r['ncp']:.5f}")
+        else:
+            tail = " | | | | "
+        out.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {r['method']} | {r['seconds']:.3f} | {rel} | "
+                   f"{r['peak_mb']:.0f} | {tail} |")
+    return "\n".join(out)
+
+
+def _targets(rows) -> list[str]:
+    def get(method, dataset, n, k=10):
+        for r in rows:
+            if (r["method"], r["dataset"], r["n"], r["k"]) == (method, dataset, n, k):
+                return r
+        return None
+
+    lines = []
+    big, floor = get("balanced", "clustered", 2_000_000), get("lexsort", "clustered", 2_000_000)
+    if big and floor:
+        x = big["seconds"] / floor["seconds"]
+        lines.append(f"- 2e6 clustered points, k=10: {big['seconds']:.2f} s = {x:.2f}x one np.lexsort "
+                     f"({floor['seconds']:.2f} s); target <= 4x: {'met' if x <= 4 else 'MISSED'}")
+    ours, peer = get("balanced", "clustered", 30_000), get("anonypy", "clustered", 30_000)
+    if ours and peer:
+        x = peer["seconds"] / ours["seconds"]
+        ok = x >= 100 and ours["max_class"] <= peer["max_class"]
+        lines.append(f"- 3e4 points: anonypy {peer['seconds']:.2f} s vs geoanon {ours['seconds']:.4f} s = {x:.0f}x "
+                     f"faster; largest class {ours['max_class']} vs {peer['max_class']}; "
+                     f"target >= 100x and no larger: {'met' if ok else 'MISSED'}")
+    for r in rows:
+        if r["method"] == "balanced" and r["dataset"] in ("clustered", "zip_jitter") and r["k"] == 10:
+            lines.append(f"- {r['dataset']} {r['n']:,}, k={r['k']}: largest class / lower bound "
+                         f"{r['max_over_lb']:.3f}; target <= 1.10: {'met' if r['max_over_lb'] <= 1.1 else 'MISSED'}")
+    huge = get("balanced", "clustered", 10_000_000)
+    if huge:
+        lines.append(f"- 1e7 points: {huge['seconds']:.1f} s, peak resident memory {huge['peak_mb']:.0f} MB "
+                     f"(the input array alone is {huge['input_mb']:.0f} MB) on a 24 GiB machine")
+    return lines
+
+
+def _machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    mem = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
+    import geoanon
+    versions = [f"Python {platform.python_version()}", f"numpy {np.__version__}", f"geoanon {geoanon.__version__}"]
+    try:
+        from importlib.metadata import version
+        versions.append(f"anonypy {version('anonypy')}")
+    except Exception:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM; " + ", ".join(versions)
+
+
+def write_results(rows, path: Path) -> None:
+    begin, end = "<!-- points:begin -->", "<!-- points:end -->"
+    section = "\n".join([
+        begin,
+        "## GPS points: rectangle partitions (`python bench/bench_points.py`)",
+        "",
+        f"Run on {date.today().isoformat()}, {_machine()}.",
+        "",
+        _table(rows),
+        "",
+        "Targets (issue 2):",
+        "",
+        *_targets(rows),
+        end,
+    ])
+    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
+    if begin in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
+    parser.add_argument("--one", nargs=4, metavar=("METHOD", "DATASET", "N", "K"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        method, dataset, n, k = args.one
+        print(json.dumps(measure(method, dataset, int(n), int(k))))
+        return
+    rows = run_plan(QUICK if args.quick else PLAN)
+    if not args.quick:
+        write_results(rows, Path(args.results))
+        print(f"wrote {args.results}")
+
+
+if __name__ == "__main__":
+    main()
