@@ -248,18 +248,18 @@ def _check_bounds(bounds, extent) -> tuple:
 
 def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
-    repair of the leaves above T, and a short search for the best T.
+    repair of the leaves above T, and a short search for a T the data can meet.
 
-    The first target is ``max(lower bound, (1 + 5%) k, k + s - 1)`` where s is
-    the weight of a typical point (the records' 75th percentile): with no slack
-    at all (total weight a multiple of k) every class would have to weigh
-    exactly k, and one unlucky duplicate would double a class. On instances of
-    up to ``EXACT_FIRST_POINTS`` points a pass aimed at the lower bound itself
-    comes first and is kept if it reaches it. Coarse data (records on a lattice
-    of heavy cells) cannot meet a target close to k; when a pass ends more than
-    10% above its target, T is raised halfway to the result and bisected, at
-    most ``MAX_PASSES`` passes in all (two on larger instances), and the best
-    pass is kept.
+    Aiming exactly at the lower bound leaves no slack (with a total weight that
+    is a multiple of k every class would have to weigh exactly k), and classes
+    grow by whole points, so a window [k, T] narrower than a typical point is
+    easily stepped over. The targets tried, lowest first, are the lower bound,
+    ``(1 + 5%) k`` and ``k + s - 1`` with s the weight of a typical point (the
+    records' 75th percentile); the first pass that meets its target wins.
+    Instances over ``EXACT_FIRST_POINTS`` points start at the last. Coarse data
+    (records on a lattice of heavy cells) may meet none: then T is raised
+    halfway to the result and bisected, at most ``MAX_PASSES`` passes in all
+    (two on larger instances), and the best pass is kept.
     """
     def run(target):
         tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, "balanced",
@@ -267,20 +267,19 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int(weights.max()), label, boxes
 
-    # Classes can only grow by whole points: when typical points hold several
-    # records, a window [k, T] narrower than one point is easily stepped over.
-    step = _record_quantile(pw, 0.75)
-    slack = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100), k + step - 1)
-    passes = MAX_PASSES if len(pw) <= EXACT_FIRST_POINTS else 2
+    plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
+    coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)
+    small = len(pw) <= EXACT_FIRST_POINTS
+    schedule = sorted({lower_bound, plain, coarse}) if small else [coarse]
+    passes = MAX_PASSES if small else 2
     results = {}
-    if lower_bound < slack and len(pw) <= EXACT_FIRST_POINTS:
-        results[lower_bound] = run(lower_bound)
-        if results[lower_bound][0] == lower_bound:
-            return results[lower_bound][1:]
-    low, high = None, None          # largest target missed by > 10%, smallest met
-    target = slack
-    while len(results) < passes and target not in results:
+    for target in schedule:
         results[target] = run(target)
+        if results[target][0] <= target:
+            return results[target][1:]
+    low, high = schedule[-1], None      # largest target missed by > 10%, smallest met
+    target = schedule[-1]
+    while len(results) < passes:
         reached = results[target][0]
         if 10 * reached <= 11 * target:
             high = target
@@ -288,10 +287,13 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
             low = target
         if high is None:
             target = target + max(1, (reached - target) // 2)
-        elif low is not None and high - low > 1:
+        elif high - low > 1:
             target = (low + high) // 2
         else:
             break
+        if target in results:
+            break
+        results[target] = run(target)
     best = min(results.values(), key=lambda r: r[0])
     return best[1:]
 
