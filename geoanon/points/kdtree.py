@@ -82,7 +82,8 @@ def _robustness(w: np.ndarray, k: int, target: int) -> np.ndarray:
 def _ranking(policy: str, k: int, target: int, exact: int):
     """The keys, smallest first, that rank the admissible cuts of a node, as
     functions of the weights (lower, upper) of its two sides, their node ``s``
-    and the axis's :class:`_Lookahead` (or None)."""
+    and the axis's :class:`_Lookahead` (or None). A key returns None when it
+    cannot tell the given cuts apart."""
     def imbalance(lo, up, s, ahead):
         return np.abs(lo - up)
 
@@ -101,7 +102,7 @@ def _ranking(policy: str, k: int, target: int, exact: int):
         return out
 
     def risk(lo, up, s, ahead):
-        return np.zeros(lo.size, dtype=np.int8) if ahead is None else ahead.stuck_sides(lo, up, s)
+        return None if ahead is None else ahead.stuck_sides(lo, up, s)
 
     cap = int(ROBUST_ENOUGH * k)
     # From m classes on, the ranges [m k, m T] overlap by at least 2 cap, so a
@@ -109,13 +110,17 @@ def _ranking(policy: str, k: int, target: int, exact: int):
     roomy = (-(-(k + 2 * cap) // (target - k)) + 1) * target if target > k else np.iinfo(np.int64).max
 
     def margin(lo, up, s, ahead):
-        out = np.full(lo.size, -cap, dtype=np.int64)
         tight = np.flatnonzero(np.minimum(lo, up) < roomy)
+        if tight.size == 0:
+            return None
+        out = np.full(lo.size, -cap, dtype=np.int64)
         m = np.minimum(_robustness(lo[tight], k, target), _robustness(up[tight], k, target))
         out[tight] = -np.minimum(m, cap)
         return out
 
     def inexact(lo, up, s, ahead):
+        if exact >= target:   # the score already demands it
+            return None
         return (lo > exact * (lo // k)) | (up > exact * (up // k))
 
     return [score, risk, margin, inexact, imbalance]
@@ -181,6 +186,8 @@ def _segment_lexmin(keys, lower, upper, seg: np.ndarray, n_seg: int, ahead=None)
     for key in keys:
         s = seg[idx]
         v = key(lower[idx], upper[idx], s, ahead)
+        if v is None:
+            continue
         first = np.flatnonzero(_starts(s))
         mins = np.minimum.reduceat(v, first)
         idx = idx[v == np.repeat(mins, np.diff(first, append=v.size))]
@@ -272,7 +279,8 @@ class _Order:
         ahead = _Lookahead(self, cw, base, start, end, node_w, k, target) if narrow else None
         has, at = _segment_lexmin(keys, lower, upper, s, n_nodes, ahead)
         lo_at, up_at, s_at = lower[at], upper[at], s[at]
-        return has, idx[at], lo_at, [key(lo_at, up_at, s_at, ahead) for key in keys], extent
+        values = [key(lo_at, up_at, s_at, ahead) for key in keys]
+        return has, idx[at], lo_at, [np.zeros(n_nodes, np.int64) if v is None else v for v in values], extent
 
 
 def _choose_cuts(orders, start, end, node_w, depth, k, target, exact, policy):

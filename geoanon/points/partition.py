@@ -104,8 +104,11 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         cutting while some axis-parallel cut leaves weight >= k on both sides.
         ``"balanced"`` (default) keeps the same stopping rule but picks, on both
         axes, the cut whose two sides can best be divided into classes no heavier
-        than the instance's lower bound (for unit weights: cuts at multiples of k),
-        preferring the axis of wider spread and then the cut nearest the median.
+        than a target near the lower bound (for unit weights: cuts at multiples of
+        k), looking one level ahead for sides that must become two classes, then
+        preferring the axis of wider spread and the cut nearest the median. Any
+        class left above the target is repaired by an exact search over the
+        guillotine partitions of a small region around it.
     crs : str, pyproj.CRS or None
         Coordinate reference system of ``xy`` (default ``"EPSG:4326"``, x = longitude,
         y = latitude). Geographic coordinates must lie in [-180, 180] x [-90, 90].
@@ -122,12 +125,14 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
 
     Notes
     -----
-    Guarantee (Theorem 2): both methods stop only when no axis-parallel cut of a
-    rectangle leaves >= k on both sides. In such a rectangle of weight M the
-    sides of the last admissible x position weigh at most k-1 each, so one column
-    of equal x holds more than M - 2(k-1); likewise one row; they share at most
-    one point p, hence M <= 4(k-1) + w(p) <= 5 OPT. Four points of weight k-1
-    around a point of weight k reach the bound.
+    Guarantee (Theorem 2): the greedy cutting stops only when no axis-parallel
+    cut of a rectangle leaves >= k on both sides. In such a rectangle of weight M
+    the sides of the last admissible x position weigh at most k-1 each, so one
+    column of equal x holds more than M - 2(k-1); likewise one row; they share at
+    most one point p, hence M <= 4(k-1) + w(p) <= 5 OPT. Four points of weight
+    k-1 around a point of weight k reach the bound. A repair replaces a region
+    only by one whose largest class is lighter, so the bound holds for both
+    methods.
 
     Cuts run between consecutive distinct coordinates at the decimal with the
     fewest digits strictly between them, so boundaries are short round numbers
