@@ -68,7 +68,8 @@ def measure(method: str, dataset: str, n: int, k: int) -> dict:
     xy = DATASETS[dataset](n)
     _, counts = np.unique(xy, axis=0, return_counts=True)
     lower_bound = count_lower_bound(n, k, int(counts.max()))
-    repeats = 1 if n > 2_000_000 or method in ("anonypy", "numpy_mondrian") and n > 100_000 else 3
+    slow = method in ("anonypy", "numpy_mondrian")
+    repeats = 1 if n > 2_000_000 or (slow and n >= 100_000) else 3 if slow or n > 100_000 else 7
     if method == "anonypy":
         from anonypy.mondrian import Mondrian
     _run(method, xy[:200], min(k, 20), Mondrian if method == "anonypy" else None)   # warm-up: imports, caches
