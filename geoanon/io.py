@@ -8,7 +8,6 @@ a failed job leaves nothing behind.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -161,9 +160,3 @@ class StagedOutputs:
         else:
             self.discard()
 
-
-@contextlib.contextmanager
-def staged_file(destination):
-    """Stage one output file: yields a temporary path, renamed on success."""
-    with StagedOutputs() as out:
-        yield out.stage(destination)

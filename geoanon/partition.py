@@ -86,18 +86,6 @@ class Partition:
         bounds = np.cumsum(np.bincount(self.labels, minlength=self.n_classes))[:-1]
         return np.split(order, bounds)
 
-    def summary(self) -> dict:
-        """The partition's figures as plain JSON-ready values."""
-        return {
-            "k": self.k,
-            "classes": self.n_classes,
-            "min_class": self.min_weight,
-            "max_class": self.max_weight,
-            "lower_bound": self.lower_bound,
-            "ratio": round(self.ratio, 6),
-            "method": self.method,
-        }
-
     def verify(self) -> "Partition":
         """Check the partition's rules; raise :class:`VerificationError` if one fails.
 

@@ -3,10 +3,10 @@
 The tree works in *rank space*: points are distinct, with dense integer ranks
 ``rx``, ``ry`` along each axis, so a cut is a boundary between two consecutive
 ranks and never separates records at identical coordinates. Every node keeps its
-points in two orders (by x then y, by y then x) as contiguous segments of two
-permutation arrays; a level evaluates every possible cut of every node at once
-with cumulative sums, picks one cut per node, and stably partitions both
-permutations into the children. A level costs O(n) array work, so the whole tree
+points in two orders (by x, by y) as contiguous segments of two permutation
+arrays, which carry the points' weights and ranks along; a level evaluates the
+candidate cuts of every node at once with cumulative sums, picks one cut per
+node, and stably partitions both permutations into the children. A level costs O(n) array work, so the whole tree
 costs O(n log n) with numpy's constants instead of Python's.
 
 A node stops when no axis-parallel cut leaves weight >= k on both sides: the rule
@@ -20,12 +20,14 @@ taken is the *policy*:
     on both axes, rank admissible cuts lexicographically by
     (1) the lower bound the two sides impose, ``max(T, lb(P), lb(W - P))`` with
     ``lb(w) = ceil(w / floor(w / k))`` and ``T`` the target largest class, so that
-    sides that split into classes of at most ``T`` come first; (2) the sides'
-    margin inside a feasible weight range ``[m k, m T]``, so that the next cut
-    has positions to choose from; (3) whether the sides can still reach the
-    instance's exact lower bound (multiples of k for unit weights); (4) the
-    wider spread of the node's points along the axis (squarer rectangles);
-    (5) nearness to the weighted median (shallow trees).
+    sides that split into classes of at most ``T`` come first; (2) one level of
+    lookahead: how many sides that must become exactly two classes would have
+    no cut of their own along the axis; (3) the sides' margin inside a feasible
+    weight range ``[m k, m T]``, so that the next cut has positions to choose
+    from; (4) whether the sides can still reach the instance's exact lower bound
+    (multiples of k for unit weights); (5) the wider spread of the node's points
+    along the axis (squarer rectangles); (6) nearness to the weighted median
+    (shallow trees).
 
 Whatever the policy, a leaf admits no cut, so its weight is at most
 ``4(k - 1) + heaviest point`` (see :func:`geoanon.partition_points`).

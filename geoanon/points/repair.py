@@ -21,7 +21,7 @@ TOTAL_BUDGET = 20_000  # states all searches of one repair may expand, plus one 
 
 
 class _BudgetExhausted(Exception):
-    pass
+    """An exact search expanded its budget of states without an answer."""
 
 
 def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGET, spent=None):
