@@ -210,13 +210,10 @@ def _targets(rows) -> list[str]:
 def _machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     mem = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
-    import geoanon
-    versions = [f"Python {platform.python_version()}", f"numpy {np.__version__}", f"geoanon {geoanon.__version__}"]
-    try:
-        from importlib.metadata import version
-        versions.append(f"anonypy {version('anonypy')}")
-    except Exception:
-        pass
+    from importlib.metadata import version
+
+    versions = [f"Python {platform.python_version()}", f"numpy {np.__version__}",
+                f"geoanon {version('geoanon')}", f"anonypy {version('anonypy')}"]
     return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM; " + ", ".join(versions)
 
 
