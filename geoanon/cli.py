@@ -85,14 +85,14 @@ def _check_outputs(output, report=None, map_html=None) -> None:
 
 
 def _run_points(args) -> int:
-    from .io import read_table
+    from .io import has_geometry, read_table
     from .pipeline import generalize_points, write_release
 
     _check_outputs(args.output, args.report, args.map)
     df = read_table(args.input)
     if (args.lat is None) != (args.lon is None):
         raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
-    if args.lat is None and not (hasattr(df, "geometry") and "geometry" in df.columns):
+    if args.lat is None and not has_geometry(df):
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
                                 missing=args.missing, crs=args.crs, bounds=args.bounds)

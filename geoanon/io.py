@@ -80,6 +80,11 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def has_geometry(df) -> bool:
+    """Whether ``df`` is a GeoDataFrame with an active geometry column."""
+    return getattr(df, "active_geometry_name", None) is not None
+
+
 def check_writable(path) -> Path:
     """Validate an output path before any work: known format, existing folder."""
     path = Path(path)
@@ -98,7 +103,7 @@ def write_table(df: pd.DataFrame, path) -> None:
     geometry); Parquet keeps a GeoDataFrame's geometry (GeoParquet), CSV drops it.
     """
     fmt = table_format(path)
-    geo = hasattr(df, "geometry") and "geometry" in df.columns
+    geo = has_geometry(df)
     if fmt == "csv":
         (df.drop(columns=df.geometry.name) if geo else df).to_csv(path, index=False)
     elif fmt == "parquet":

@@ -17,7 +17,7 @@ import pandas as pd
 from ._validation import check_choice, check_k
 from .audit import require_k
 from .errors import DataError, InfeasibleError, ParameterError
-from .io import StagedOutputs, write_table
+from .io import StagedOutputs, has_geometry, write_table
 from .partition import Partition
 from .points import partition_points
 from .points.partition import check_coordinates
@@ -129,11 +129,11 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     k = check_k(k)
     method = check_choice("method", method, ("balanced", "paper"))
     missing = check_choice("missing", missing, ("error", "suppress"))
-    geometry = getattr(df, "geometry", None) if hasattr(df, "geometry") and "geometry" in df.columns else None
+    geometry = has_geometry(df)
     if (lat is None) != (lon is None):
         raise ParameterError("give both lat and lon columns, or neither to use the geometry")
     if lat is None:
-        if geometry is None:
+        if not geometry:
             raise ParameterError("lat and lon are None but the table has no geometry")
         x, y, crs = _geometry_coordinates(df)
         lat_name, lon_name = ("lat", "lon") if crs is None or _geographic(crs) else ("y", "x")
@@ -173,7 +173,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         boxes[present] = shapely.box(*rect[present].T)
         return gpd.GeoSeries(boxes, index=df.index, crs=crs)
 
-    if geometry is not None:
+    if geometry:
         table = _with_geometry(table, row_shapes())
 
     part.verify()

@@ -118,3 +118,13 @@ def test_preview_draws_classes_not_points():
     assert html.count('"type": "Feature"') == rel.partition.n_classes
     assert html.count('"type": "Polygon"') == rel.partition.n_classes
     assert '"type": "Point"' not in html and "L.marker(" not in html and "L.circleMarker(" not in html
+
+
+def test_geometry_column_with_another_name():
+    import geopandas as gpd
+
+    df = _records(60)
+    gdf = gpd.GeoDataFrame(df[["id"]], geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326).rename_geometry("geom")
+    t = ga.generalize_points(gdf, 6, lat=None, lon=None).table
+    assert t.geometry.name == "geom" and (t.geom.geom_type == "Polygon").all()
+    assert t.geom.covers(gdf.geom).all()
