@@ -8,10 +8,14 @@ from .audit import audit
 from .partition import Partition
 from .pipeline import Release, generalize_points
 from .points import RectanglePartition, partition_points
+from .regions import (GraphPartition, graph_from_points, graph_from_polygons, graph_summary,
+                      low_degree_spanning_tree, partition_graph, read_edge_list)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
-    "Partition", "RectanglePartition", "Release", "audit", "generalize_points", "partition_points",
+    "GraphPartition", "Partition", "RectanglePartition", "Release", "audit", "generalize_points",
+    "graph_from_points", "graph_from_polygons", "graph_summary", "low_degree_spanning_tree", "partition_graph",
+    "partition_points", "read_edge_list",
 ]

@@ -37,6 +37,8 @@ class Partition:
     ----------
     labels : ndarray of int64, shape (n,)
         Class id of each domain element, in input order; ids are 0..n_classes-1.
+        -1 marks a *suppressed* element, published in no class (e.g. the regions
+        of a graph component too light to reach k on its own).
     element_weights : ndarray of int64, shape (n,)
         Weight (number of records) of each domain element.
     k : int
@@ -60,10 +62,16 @@ class Partition:
     def n_classes(self) -> int:
         return int(self.labels.max()) + 1 if self.labels.size else 0
 
+    @property
+    def suppressed(self) -> np.ndarray:
+        """Whether each element is suppressed (in no class)."""
+        return self.labels < 0
+
     @cached_property
     def weights(self) -> np.ndarray:
         """Total weight of each class (int64, length ``n_classes``)."""
-        return np.bincount(self.labels, weights=self.element_weights,
+        kept = self.labels >= 0
+        return np.bincount(self.labels[kept], weights=self.element_weights[kept],
                            minlength=self.n_classes).astype(np.int64)
 
     @property
@@ -82,8 +90,9 @@ class Partition:
 
     def groups(self) -> list[np.ndarray]:
         """The element indices of each class, in class order."""
-        order = np.argsort(self.labels, kind="stable")
-        bounds = np.cumsum(np.bincount(self.labels, minlength=self.n_classes))[:-1]
+        kept = np.flatnonzero(self.labels >= 0)
+        order = kept[np.argsort(self.labels[kept], kind="stable")]
+        bounds = np.cumsum(np.bincount(self.labels[kept], minlength=self.n_classes))[:-1]
         return np.split(order, bounds)
 
     def verify(self) -> "Partition":
@@ -95,11 +104,11 @@ class Partition:
         labels, w = self.labels, self.element_weights
         if labels.shape != w.shape or labels.ndim != 1:
             raise VerificationError("labels and element weights differ in shape")
-        if labels.size == 0:
+        if labels.size == 0 or (labels < 0).all():
             raise VerificationError("the partition is empty")
-        if labels.min() < 0:
+        if labels.min() < -1:
             raise VerificationError("an element has no class")
-        counts = np.bincount(labels)
+        counts = np.bincount(labels[labels >= 0])
         if (counts == 0).any():
             raise VerificationError(f"class ids are not contiguous: class {int(np.argmin(counts))} is empty")
         light = np.flatnonzero(self.weights < self.k)

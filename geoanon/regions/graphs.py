@@ -1,0 +1,249 @@
+"""Adjacency graphs of regions (zip codes, counties, tracts) as networkx graphs.
+
+Region ids are strings, so zip codes and FIPS codes keep their leading zeros.
+Partitioners work on a compact array form (:class:`CompactGraph`) built once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, ParameterError
+
+CONTIGUITY = ("rook", "queen")
+
+
+def graph_from_polygons(gdf, id_col: str, *, contiguity: str = "rook") -> nx.Graph:
+    """Adjacency graph of polygons: one node per region, an edge per pair of neighbours.
+
+    Parameters
+    ----------
+    gdf : GeoDataFrame
+        One (Multi)Polygon per region.
+    id_col : str
+        Column of unique region ids (turned into strings).
+    contiguity : {"rook", "queen"}
+        ``"rook"``: regions whose boundaries share a stretch of positive length.
+        ``"queen"`` also links regions that touch at a single point. Corner
+        contacts can make the graph non-planar (four regions meeting at a point
+        become a K4 drawn with a crossing), which Theorem 1's degree bounds for
+        planar graphs do not cover; rook keeps a map's adjacency planar.
+
+    Region ids are node names; each node carries its ``centroid`` (x, y).
+    """
+    import shapely
+
+    if contiguity not in CONTIGUITY:
+        raise ParameterError(f"contiguity must be 'rook' or 'queen', got {contiguity!r}")
+    ids = region_ids(gdf, id_col)
+    geoms = np.asarray(gdf.geometry.values, dtype=object)
+    kinds = shapely.get_type_id(geoms)
+    polygonal = np.isin(kinds, [shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON])
+    bad = ~polygonal | shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"region {ids[i]!r} has no polygon geometry; use graph_from_points for centroids")
+    tree = shapely.STRtree(geoms)
+    a, b = tree.query(geoms, predicate="intersects")
+    keep = a < b
+    a, b = a[keep], b[keep]
+    if contiguity == "rook":
+        shared = shapely.intersection(shapely.boundary(geoms[a]), shapely.boundary(geoms[b]))
+        touching = shapely.length(shared) > 0
+        a, b = a[touching], b[touching]
+    centroids = shapely.get_coordinates(shapely.centroid(geoms))
+    return _graph(ids, centroids, a, b)
+
+
+def graph_from_points(xy, ids=None) -> nx.Graph:
+    """Delaunay graph of region centroids.
+
+    Parameters
+    ----------
+    xy : array_like, shape (n, 2)
+        Centroids (x, y), e.g. longitude/latitude.
+    ids : sequence, optional
+        Region ids (default ``"0"``, ``"1"``, ...), turned into strings.
+
+    Regions sharing a centroid are triangulated once: the first of them (by id)
+    takes part in the triangulation and the others hang off it by one edge.
+    Fewer than three distinct centroids, or all on one line, are joined in order.
+    """
+    from scipy.spatial import Delaunay, QhullError
+
+    xy = np.asarray(xy, dtype=np.float64)
+    if xy.ndim != 2 or xy.shape[1] != 2 or len(xy) == 0:
+        raise DataError(f"centroids must have shape (n, 2) with n >= 1, got {xy.shape}")
+    if not np.isfinite(xy).all():
+        raise DataError("centroids must be finite numbers")
+    ids = [str(i) for i in range(len(xy))] if ids is None else [str(i) for i in ids]
+    if len(ids) != len(xy):
+        raise DataError(f"{len(ids)} ids for {len(xy)} centroids")
+    _check_unique(ids)
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    _, first, inverse = np.unique(xy[order], axis=0, return_index=True, return_inverse=True)
+    rep = np.asarray(order)[first]            # triangulated representative of each distinct point
+    hang_a = rep[inverse.ravel()]
+    hang_b = np.asarray(order)
+    hanging = hang_a != hang_b
+    pts = xy[rep]
+    try:
+        if len(pts) < 3:
+            raise QhullError("too few points")
+        simplices = Delaunay(pts).simplices
+        a = rep[np.concatenate([simplices[:, 0], simplices[:, 1], simplices[:, 2]])]
+        b = rep[np.concatenate([simplices[:, 1], simplices[:, 2], simplices[:, 0]])]
+    except QhullError:
+        line = rep[np.lexsort((pts[:, 1], pts[:, 0]))]
+        a, b = line[:-1], line[1:]
+    a = np.concatenate([a, hang_a[hanging]])
+    b = np.concatenate([b, hang_b[hanging]])
+    return _graph(ids, xy, a, b)
+
+
+def read_edge_list(source, *, columns=None, ids=None) -> nx.Graph:
+    """Graph from an edge list: a CSV path or a DataFrame with two id columns.
+
+    ``columns`` names the two id columns (default: the first two). Ids are read
+    as strings; self-loops and repeated edges are dropped. ``ids`` adds regions
+    that have no edge (isolated nodes).
+    """
+    if isinstance(source, (str, Path)):
+        from ..io import read_table
+
+        source = read_table(source)
+    frame = pd.DataFrame(source)
+    if frame.shape[1] < 2:
+        raise DataError("an edge list needs two id columns")
+    cols = list(frame.columns[:2]) if columns is None else list(columns)
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise DataError(f"no column {missing[0]!r} in the edge list")
+    left = frame[cols[0]].astype(str).str.strip()
+    right = frame[cols[1]].astype(str).str.strip()
+    blank = (left == "") | (right == "")
+    if blank.any():
+        raise DataError(f"edge list row {frame.index[int(np.flatnonzero(blank.to_numpy())[0])]!r} has an empty id")
+    G = nx.Graph()
+    if ids is not None:
+        G.add_nodes_from(str(i) for i in ids)
+    G.add_edges_from((u, v) for u, v in zip(left, right) if u != v)
+    return G
+
+
+def region_ids(frame, id_col: str) -> list[str]:
+    """The region id column as unique strings, or DataError."""
+    if id_col not in frame.columns:
+        raise DataError(f"no column {id_col!r} in the regions (columns: {', '.join(map(str, frame.columns[:12]))})")
+    column = frame[id_col]
+    if column.isna().any():
+        raise DataError(f"region id column {id_col!r} has missing values")
+    ids = column.astype(str).str.strip().tolist()
+    _check_unique(ids)
+    return ids
+
+
+def _check_unique(ids) -> None:
+    seen = pd.Index(ids)
+    if seen.has_duplicates:
+        raise DataError(f"region id {seen[seen.duplicated()][0]!r} appears more than once")
+
+
+def _graph(ids, centroids, a, b) -> nx.Graph:
+    G = nx.Graph()
+    G.add_nodes_from((i, {"centroid": (float(x), float(y))}) for i, (x, y) in zip(ids, centroids))
+    G.add_edges_from(zip((ids[i] for i in a), (ids[j] for j in b)))
+    return G
+
+
+def graph_summary(G: nx.Graph, *, planarity: bool = True) -> dict:
+    """Nodes, edges, connected components (sizes), degrees and, if asked, planarity.
+
+    Planarity testing is linear but slow in networkx (seconds for 30,000 nodes);
+    ``planarity=False`` leaves it out (reported as None).
+    """
+    graph = CompactGraph.from_networkx(G)
+    degree = np.diff(graph.indptr)
+    comp = graph.components()
+    sizes = np.bincount(comp) if comp.size else np.zeros(0, dtype=np.int64)
+    return {
+        "nodes": graph.n,
+        "edges": int(graph.indices.size // 2),
+        "components": int(sizes.size),
+        "largest_component": int(sizes.max()) if sizes.size else 0,
+        "isolated_nodes": int(np.count_nonzero(degree == 0)),
+        "min_degree": int(degree.min()) if graph.n else 0,
+        "max_degree": int(degree.max()) if graph.n else 0,
+        "planar": bool(nx.check_planarity(G)[0]) if planarity else None,
+    }
+
+
+@dataclass
+class CompactGraph:
+    """An undirected graph as arrays: node ``i`` is ``ids[i]``, its neighbours
+    are ``indices[indptr[i]:indptr[i + 1]]`` (sorted, each edge stored twice)."""
+
+    ids: list
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def from_networkx(cls, G: nx.Graph) -> "CompactGraph":
+        ids = list(G.nodes)
+        index = {v: i for i, v in enumerate(ids)}
+        if G.number_of_edges():
+            pairs = np.array([(index[u], index[v]) for u, v in G.edges if u != v], dtype=np.int64).reshape(-1, 2)
+        else:
+            pairs = np.zeros((0, 2), dtype=np.int64)
+        return cls.from_edges(ids, pairs[:, 0], pairs[:, 1])
+
+    @classmethod
+    def from_edges(cls, ids, a, b) -> "CompactGraph":
+        """From edge endpoint index arrays (duplicates and self-loops dropped)."""
+        n = len(ids)
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        keep = a != b
+        src = np.concatenate([a[keep], b[keep]])
+        dst = np.concatenate([b[keep], a[keep]])
+        key = np.unique(src * max(n, 1) + dst)
+        src, dst = key // max(n, 1), key % max(n, 1)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+        return cls(list(ids), indptr, dst.astype(np.int64))
+
+    def neighbors(self, i: int) -> np.ndarray:
+        return self.indices[self.indptr[i]:self.indptr[i + 1]]
+
+    def matrix(self):
+        """The adjacency as a scipy CSR matrix (for scipy.sparse.csgraph)."""
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix((np.ones(self.indices.size, dtype=np.int8), self.indices, self.indptr),
+                          shape=(self.n, self.n))
+
+    def components(self) -> np.ndarray:
+        """Connected component label of every node."""
+        from scipy.sparse.csgraph import connected_components
+
+        if self.n == 0:
+            return np.zeros(0, dtype=np.int64)
+        return connected_components(self.matrix(), directed=False)[1].astype(np.int64)
+
+    def subgraph(self, nodes: np.ndarray) -> "CompactGraph":
+        """The induced subgraph on ``nodes`` (indices), renumbered in that order."""
+        position = np.full(self.n, -1, dtype=np.int64)
+        position[nodes] = np.arange(nodes.size)
+        counts = np.diff(self.indptr)[nodes]
+        src = np.repeat(np.arange(nodes.size), counts)
+        slots = np.repeat(self.indptr[nodes] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+        dst = position[self.indices[slots]]
+        keep = dst >= 0
+        return CompactGraph.from_edges([self.ids[i] for i in nodes], src[keep], dst[keep])

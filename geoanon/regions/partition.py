@@ -1,0 +1,570 @@
+"""Connected partitions of region graphs (Du, Eppstein, Goodrich and Lueker,
+Section 2, Theorem 1): every group a connected set of regions holding >= k
+records, the largest group as light as possible."""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from .._validation import check_choice, check_k
+from ..errors import DataError, InfeasibleError, VerificationError
+from ..partition import Partition
+from .graphs import CompactGraph
+from .spanning import low_degree_spanning_tree
+
+METHODS = ("balanced", "paper", "exact")
+SEARCH_ROUNDS = 50   # local-search improvements per group, at most
+START_TREES = 2      # random spanning trees tried besides the low-degree one (fewer on large graphs)
+RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
+RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class GraphPartition(Partition):
+    """A :class:`~geoanon.partition.Partition` of graph nodes into connected groups.
+
+    ``labels`` follow ``nodes`` (the graph's node order); -1 marks the regions of
+    components too light for k when they were suppressed. ``tree_degree`` is the
+    largest degree d of the spanning trees used (Theorem 1's bound is
+    heaviest node + d (k - 1)).
+    """
+
+    nodes: list = field(default=None)
+    graph: CompactGraph = field(default=None)
+    tree_degree: int | None = None
+
+    def members(self) -> list[list]:
+        """The region ids of each group, in class order."""
+        return [[self.nodes[i] for i in group] for group in self.groups()]
+
+    def class_of(self) -> dict:
+        """Region id -> class id (-1 for suppressed regions)."""
+        return dict(zip(self.nodes, self.labels.tolist()))
+
+    def _verify_kind(self) -> None:
+        """Every group induces a connected subgraph."""
+        g = self.graph
+        labels = self.labels
+        for c, group in enumerate(self.groups()):
+            seen = {int(group[0])}
+            queue = deque(seen)
+            while queue:
+                x = queue.popleft()
+                for y in g.neighbors(x).tolist():
+                    if labels[y] == c and y not in seen:
+                        seen.add(y)
+                        queue.append(y)
+            if len(seen) != group.size:
+                raise VerificationError(f"group {c} is not connected ({group.size} regions, "
+                                        f"{len(seen)} reachable from {self.nodes[int(group[0])]!r})")
+
+
+def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") -> GraphPartition:
+    """Partition a region graph into connected groups of weight >= k.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        Regions as nodes, adjacency as edges (see :func:`graph_from_polygons`).
+    k : int
+    weights : str, mapping, array_like or None
+        Records per region: a node attribute name, a mapping region -> count
+        (missing regions weigh 0), an array in ``list(G.nodes)`` order, or None
+        for one record per region. Zero-weight regions stay in the graph and
+        join groups, keeping them connected.
+    method : {"balanced", "paper", "exact"}
+        ``"paper"``: Theorem 1. On a spanning tree of maximum degree d (from
+        :func:`low_degree_spanning_tree`), merge greedily in post-order: a node's
+        piece (the node and its children's open pieces) closes as a group once
+        it weighs >= k, else it passes up; the leftover at the root joins an
+        adjacent group. Every group weighs at most heaviest node + d (k - 1)
+        <= (d + 1) OPT.
+        ``"balanced"`` (default): aims at the lower bound. A tree pass closes
+        pieces as soon as they reach k but keeps them at most a target M by
+        handing children's open pieces to adjacent groups with room; M is
+        bisected between the lower bound and Theorem 1's result. Then local
+        search on the graph moves boundary regions out of the heaviest group
+        and re-splits it with a neighbouring group, keeping both connected and
+        >= k. Never worse than ``"paper"`` on the same tree.
+        ``"exact"``: the optimum by mixed integer programming (flow-based
+        connectivity, scipy.optimize.milp with HiGHS); components of up to
+        ``EXACT_MAX_NODES`` regions.
+    on_small : {"error", "suppress"}
+        A connected component weighing less than k can never form a group:
+        raise InfeasibleError naming its regions, or suppress it (label -1).
+
+    Returns
+    -------
+    GraphPartition
+        With ``lower_bound``: per component, the largest of k, its heaviest
+        region, ceil(W / floor(W / k)) and, for each region lighter than k, its
+        weight plus its lightest neighbour's (its group must hold both).
+    """
+    from .exact import EXACT_MAX_NODES, exact_partition
+
+    k = check_k(k)
+    method = check_choice("method", method, METHODS)
+    on_small = check_choice("on_small", on_small, ("error", "suppress"))
+    graph = CompactGraph.from_networkx(G)
+    w = node_weights(G, graph, weights)
+    if graph.n == 0:
+        raise DataError("the graph has no regions")
+    comp = graph.components()
+    order = np.argsort(comp, kind="stable")
+    starts = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1]])
+    pieces = np.split(order, starts[1:])
+    labels = np.full(graph.n, -1, dtype=np.int64)
+    small, bounds, degrees, next_id = [], [], [], 0
+    for nodes in pieces:
+        total = int(w[nodes].sum())
+        if total < k:
+            small.append(nodes)
+            continue
+        sub = graph.subgraph(nodes)
+        if method == "exact":
+            if nodes.size > EXACT_MAX_NODES:
+                raise DataError(f"method='exact' solves components of up to {EXACT_MAX_NODES} regions, "
+                                f"this one has {nodes.size}")
+            local, d = exact_partition(sub, w[nodes], k), None
+        else:
+            local, d = _heuristic(sub, w[nodes], k, method)
+        labels[nodes] = local + next_id
+        next_id += int(local.max()) + 1
+        bounds.append(component_lower_bound(sub, w[nodes], k))
+        degrees.append(d)
+    if small and on_small == "error":
+        names = [graph.ids[i] for nodes in small for i in nodes[:3]][:6]
+        weight = sum(int(w[nodes].sum()) for nodes in small)
+        raise InfeasibleError(f"{len(small)} connected components weigh less than k={k} ({weight} records, "
+                              f"regions {', '.join(map(str, names))}{', ...' if len(names) >= 6 else ''}); "
+                              "connect them or use on_small='suppress'")
+    if not bounds:
+        raise InfeasibleError(f"no connected component weighs k={k} or more")
+    known = [d for d in degrees if d is not None]
+    return GraphPartition(labels=labels, element_weights=w, k=k, lower_bound=max(bounds), method=method,
+                          params={"on_small": on_small, "suppressed_components": len(small)},
+                          nodes=graph.ids, graph=graph, tree_degree=max(known) if known else None)
+
+
+def node_weights(G, graph: CompactGraph, weights) -> np.ndarray:
+    """Records per node as int64, in ``graph.ids`` order."""
+    from .._validation import check_weights
+
+    if weights is None:
+        return np.ones(graph.n, dtype=np.int64)
+    if isinstance(weights, str):
+        values = [G.nodes[v].get(weights) for v in graph.ids]
+        missing = [v for v, x in zip(graph.ids, values) if x is None]
+        if missing:
+            raise DataError(f"region {missing[0]!r} has no {weights!r} attribute")
+        return check_weights(np.asarray(values), graph.n)
+    if isinstance(weights, Mapping):
+        return check_weights(np.asarray([weights.get(v, 0) for v in graph.ids]), graph.n)
+    return check_weights(weights, graph.n)
+
+
+def component_lower_bound(graph: CompactGraph, w: np.ndarray, k: int) -> int:
+    """A lower bound on the largest group of any connected partition (see
+    :func:`partition_graph`)."""
+    from ..partition import count_lower_bound
+
+    bound = count_lower_bound(int(w.sum()), k, int(w.max()))
+    light = np.flatnonzero(w < k)
+    if light.size and graph.indices.size:
+        degree = np.diff(graph.indptr)
+        neighbour_min = np.full(graph.n, np.iinfo(np.int64).max)
+        src = np.repeat(np.arange(graph.n), degree)
+        np.minimum.at(neighbour_min, src, w[graph.indices])
+        has = degree[light] > 0
+        if has.any():
+            bound = max(bound, int((w[light][has] + neighbour_min[light][has]).max()))
+    return bound
+
+
+# -- Theorem 1 and the balanced variant -------------------------------------------
+
+def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
+    """Labels (0..c-1) of one connected component, and the tree degree used."""
+    if graph.n == 1:
+        return np.zeros(1, dtype=np.int64), 0
+    tree = low_degree_spanning_tree(graph)
+    shape = _TreeShape(tree.parent)
+    paper = greedy_tree_partition(shape, w, k)
+    if method == "paper":
+        return paper, tree.max_degree
+    lower = component_lower_bound(graph, w, k)
+    rng = np.random.default_rng(0)
+    shapes = [shape] + [_TreeShape(random_spanning_tree(graph, rng)) for _ in range(_extra_trees(graph.n))]
+    candidates = [_Groups(graph, w, k, paper)]
+    candidates += [_Groups(graph, w, k, best_tree_partition(graph, s, w, k, lower)[0]) for s in shapes]
+    for groups in candidates:
+        groups.improve(lower, rng)
+    winner = min(candidates, key=lambda g: (g.max_weight(), g.count_at_max()))
+    return winner.labels(), tree.max_degree
+
+
+def _extra_trees(n: int) -> int:
+    """More random starting trees on small graphs, none on huge ones."""
+    return int(min(START_TREES, 200_000 // max(n, 1)))
+
+
+def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
+    """Parent array of a random spanning tree of a connected graph: a minimum
+    spanning tree under random edge weights, rooted at a random node."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+    src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    upper = src < graph.indices
+    a, b = src[upper], graph.indices[upper]
+    weights = rng.random(a.size) + 1e-9
+    tree = minimum_spanning_tree(csr_matrix((weights, (a, b)), shape=(graph.n, graph.n)))
+    tree = tree + tree.T
+    _, parent = breadth_first_order(tree, int(rng.integers(graph.n)), directed=False, return_predecessors=True)
+    return np.where(parent < 0, -1, parent).astype(np.int64)
+
+
+def best_tree_partition(graph: CompactGraph, shape, w: np.ndarray, k: int, lower: int):
+    """Bisect the target M of :func:`balanced_tree_partition` between the lower
+    bound and Theorem 1's result on the same tree; labels and largest group.
+
+    Each M is tried with pieces closing at k (as many groups as possible) and
+    at the average weight of the fewest groups that fit under M (equal groups,
+    better when k leaves little slack)."""
+    best = greedy_tree_partition(shape, w, k)
+    total = int(w.sum())
+    low, high = lower, int(np.bincount(best, weights=w).max())
+    while low < high:
+        target = (low + high) // 2
+        found = None
+        for close_at in sorted({k, max(k, -(-total // -(-total // target)))}):
+            labels = balanced_tree_partition(graph, shape, w, k, target, close_at)
+            reached = int(np.bincount(labels, weights=w).max())
+            if found is None or reached < found[0]:
+                found = (reached, labels)
+        if found[0] <= target:
+            high, best = found
+        else:
+            low = target + 1
+    return best, high
+
+
+class _TreeShape:
+    """A rooted spanning tree: children lists and a post-order."""
+
+    def __init__(self, parent: np.ndarray):
+        n = parent.size
+        self.parent = parent.tolist()
+        self.children = [[] for _ in range(n)]
+        root = -1
+        for v, p in enumerate(self.parent):
+            if p >= 0:
+                self.children[p].append(v)
+            else:
+                root = v
+        order, stack = [], [root]
+        while stack:
+            v = stack.pop()
+            order.append(v)
+            stack.extend(self.children[v])
+        self.root = root
+        self.postorder = order[::-1]
+
+
+def greedy_tree_partition(tree: _TreeShape, w: np.ndarray, k: int) -> np.ndarray:
+    """Theorem 1's greedy on a rooted tree: labels 0..c-1 per node."""
+    n = len(tree.parent)
+    label = [-1] * n
+    group_weight = []
+    open_weight = [0] * n
+    open_members: list = [None] * n
+    open_adjacent: list = [None] * n
+    weights = w.tolist()
+    for v in tree.postorder:
+        total, members, adjacent = weights[v], [v], []
+        for c in tree.children[v]:
+            if label[c] >= 0:
+                adjacent.append(label[c])
+            else:
+                total += open_weight[c]
+                members.extend(open_members[c])
+                adjacent.extend(open_adjacent[c])
+                open_members[c] = open_adjacent[c] = None
+        if total >= k:
+            gid = len(group_weight)
+            group_weight.append(total)
+            for m in members:
+                label[m] = gid
+        else:
+            open_weight[v], open_members[v], open_adjacent[v] = total, members, adjacent
+    root = tree.root
+    if label[root] < 0:
+        gid = min(open_adjacent[root], key=lambda g: (group_weight[g], g))
+        for m in open_members[root]:
+            label[m] = gid
+    return np.asarray(label, dtype=np.int64)
+
+
+def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray, k: int, target: int,
+                            close_at: int | None = None) -> np.ndarray:
+    """One pass aiming at groups in [k, target]: a node's piece closes once it
+    weighs ``close_at`` (default k); when its children's open pieces would push
+    it past the target, some of them join an adjacent closed group with room
+    instead. Labels 0..c-1."""
+    close_at = k if close_at is None else close_at
+    n = len(tree.parent)
+    label = [-1] * n
+    group_weight: list = []
+    open_weight = [0] * n
+    open_members: list = [None] * n
+    weights = w.tolist()
+    indptr, indices = graph.indptr.tolist(), graph.indices.tolist()
+
+    def room_for(members, need):
+        """The lightest closed group adjacent to ``members`` that can take ``need``."""
+        best = -1
+        for m in members:
+            for j in range(indptr[m], indptr[m + 1]):
+                g = label[indices[j]]
+                if g >= 0 and group_weight[g] + need <= target and (best < 0 or group_weight[g] < group_weight[best]):
+                    best = g
+        return best
+
+    for v in tree.postorder:
+        pieces = [c for c in tree.children[v] if label[c] < 0]
+        total = weights[v] + sum(open_weight[c] for c in pieces)
+        if total > target and pieces:
+            total = _shed(pieces, total, open_weight, open_members, room_for, label, group_weight, close_at, target)
+        members = [v]
+        for c in pieces:
+            if label[c] < 0:
+                members.extend(open_members[c])
+            open_members[c] = None
+        if total >= close_at:
+            gid = len(group_weight)
+            group_weight.append(total)
+            for m in members:
+                label[m] = gid
+        else:
+            open_weight[v], open_members[v] = total, members
+    root = tree.root
+    if label[root] < 0:
+        leftover = open_members[root]
+        candidates = {label[indices[j]] for m in leftover for j in range(indptr[m], indptr[m + 1])} - {-1}
+        gid = min(candidates, key=lambda g: (group_weight[g], g))
+        for m in leftover:
+            label[m] = gid
+    return np.asarray(label, dtype=np.int64)
+
+
+def _shed(pieces, total, open_weight, open_members, room_for, label, group_weight, k, target):
+    """Hand some children's open pieces to adjacent groups so that the rest
+    lands in [k, target] (else below k, else as low as possible); returns the
+    node's new piece weight. At most 2^4 subsets are tried."""
+    options = [c for c in sorted(pieces, key=lambda c: -open_weight[c])][:4]
+    best_key, best_set = None, ()
+    for mask in range(1 << len(options)):
+        chosen = [options[i] for i in range(len(options)) if mask >> i & 1]
+        rest = total - sum(open_weight[c] for c in chosen)
+        key = (0, -rest) if k <= rest <= target else (1, -rest) if rest < k else (2, rest)
+        if best_key is None or key < best_key:
+            best_key, best_set = key, chosen
+    for c in best_set:
+        g = room_for(open_members[c], open_weight[c])
+        if g < 0:
+            continue
+        group_weight[g] += open_weight[c]
+        for m in open_members[c]:
+            label[m] = g
+        total -= open_weight[c]
+    return total
+
+
+# -- local search on the graph -------------------------------------------------------
+
+class _Groups:
+    """A partition under local search: labels, member sets and weights."""
+
+    def __init__(self, graph: CompactGraph, w: np.ndarray, k: int, labels: np.ndarray):
+        self.graph, self.k = graph, k
+        self.w = w.tolist()
+        self.label = labels.tolist()
+        count = int(labels.max()) + 1
+        self.members = [set() for _ in range(count)]
+        self.weight = [0] * count
+        for v, g in enumerate(self.label):
+            self.members[g].add(v)
+            self.weight[g] += self.w[v]
+        self.adj = [graph.neighbors(v).tolist() for v in range(graph.n)]
+
+    def max_weight(self) -> int:
+        return max(self.weight)
+
+    def count_at_max(self) -> int:
+        top = self.max_weight()
+        return sum(1 for x, m in zip(self.weight, self.members) if x == top and m)
+
+    def labels(self) -> np.ndarray:
+        """Labels renumbered 0..c-1 over the non-empty groups, in order of first node."""
+        out, seen = [], {}
+        for g in self.label:
+            out.append(seen.setdefault(g, len(seen)))
+        return np.asarray(out, dtype=np.int64)
+
+    def improve(self, lower_bound: int, rng) -> None:
+        """Lower the heaviest group by moves, re-splits and re-solving its
+        neighbourhood, until none helps."""
+        budget = SEARCH_ROUNDS * len(self.weight)
+        while budget > 0:
+            budget -= 1
+            g = max(range(len(self.weight)), key=lambda i: (self.weight[i], -i))
+            if self.weight[g] <= lower_bound:
+                return
+            if not (self._move_out(g) or self._resplit(g)
+                    or any(self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1))):
+                return
+
+    def _around(self, g: int, hops: int) -> set:
+        """g and the groups within ``hops`` steps of it in the group adjacency."""
+        found, frontier = {g}, {g}
+        for _ in range(hops):
+            frontier = {self.label[x] for h in frontier for u in self.members[h] for x in self.adj[u]} - found
+            found |= frontier
+        return found
+
+    def _resolve(self, g: int, hops: int, lower_bound: int, rng) -> bool:
+        """Re-partition g and the groups within ``hops`` of it from scratch on
+        random spanning trees of their union; keep the result if its largest
+        group is lighter than g."""
+        top = self.weight[g]
+        around = self._around(g, hops)
+        if hops > 1 and around == self._around(g, hops - 1):
+            return False
+        nodes = np.array(sorted(set().union(*(self.members[h] for h in around))), dtype=np.int64)
+        sub = self.graph.subgraph(nodes)
+        wsub = np.asarray([self.w[u] for u in nodes.tolist()], dtype=np.int64)
+        best, best_max = None, top
+        for _ in range(RESOLVE_TREES):
+            shape = _TreeShape(random_spanning_tree(sub, rng))
+            labels, reached = best_tree_partition(sub, shape, wsub, self.k, lower_bound)
+            if reached < best_max:
+                best, best_max = labels, reached
+        if best is None:
+            return False
+        ids = sorted(around)
+        for extra in range(int(best.max()) + 1 - len(ids)):
+            ids.append(len(self.weight))
+            self.members.append(set())
+            self.weight.append(0)
+        for h in sorted(around):
+            self.members[h] = set()
+            self.weight[h] = 0
+        for u, local in zip(nodes.tolist(), best.tolist()):
+            h = ids[local]
+            self.members[h].add(u)
+            self.label[u] = h
+            self.weight[h] += self.w[u]
+        return True
+
+    def _connected_without(self, g: int, removed: set) -> bool:
+        """Whether group g minus ``removed`` is still connected (and non-empty)."""
+        rest = self.members[g] - removed
+        if not rest:
+            return False
+        start = next(iter(rest))
+        seen, queue = {start}, [start]
+        while queue:
+            x = queue.pop()
+            for y in self.adj[x]:
+                if y in rest and y not in seen:
+                    seen.add(y)
+                    queue.append(y)
+        return len(seen) == len(rest)
+
+    def _move_out(self, g: int) -> bool:
+        """Move one boundary region of g to its lightest neighbouring group."""
+        top = self.weight[g]
+        moves = []
+        for u in self.members[g]:
+            wu = self.w[u]
+            if wu == 0 or top - wu < self.k:
+                continue
+            others = {self.label[x] for x in self.adj[u]} - {g}
+            if not others:
+                continue
+            h = min(others, key=lambda i: (self.weight[i], i))
+            after = max(top - wu, self.weight[h] + wu)
+            if after < top:
+                moves.append((after, u, h))
+        for after, u, h in sorted(moves):
+            if self._connected_without(g, {u}):
+                self._assign([u], g, h)
+                return True
+        return False
+
+    def _assign(self, nodes, src: int, dst: int) -> None:
+        for u in nodes:
+            self.members[src].discard(u)
+            self.members[dst].add(u)
+            self.label[u] = dst
+            self.weight[src] -= self.w[u]
+            self.weight[dst] += self.w[u]
+
+    def _resplit(self, g: int) -> bool:
+        """Re-cut g together with a neighbouring group, or alone, into two
+        connected groups >= k along an edge of a spanning tree of their union."""
+        top = self.weight[g]
+        neighbours = sorted({self.label[x] for u in self.members[g] for x in self.adj[u]} - {g},
+                            key=lambda i: (self.weight[i], i))
+        best = None
+        for h in [None] + neighbours:
+            union = self.members[g] | (self.members[h] if h is not None else set())
+            found = self._best_cut(union, top)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = (found[0], h, found[1], union)
+        if best is None:
+            return False
+        _, h, side, union = best
+        if h is None:
+            h = len(self.weight)
+            self.members.append(set())
+            self.weight.append(0)
+        other = union - side
+        self._assign([u for u in other if self.label[u] == g], g, h)
+        self._assign([u for u in side if self.label[u] == h], h, g)
+        return True
+
+    def _best_cut(self, nodes: set, top: int):
+        """The tree-edge cut of ``nodes`` (breadth-first tree from its heaviest
+        node) whose heavier side is lightest, if lighter than ``top``."""
+        root = max(nodes, key=lambda u: (self.w[u], -u))
+        parent, order = {root: -1}, [root]
+        for x in order:
+            for y in self.adj[x]:
+                if y in nodes and y not in parent:
+                    parent[y] = x
+                    order.append(y)
+        total = sum(self.w[u] for u in nodes)
+        below = {u: self.w[u] for u in nodes}
+        for u in reversed(order[1:]):
+            below[parent[u]] += below[u]
+        best = None
+        for u in order[1:]:
+            a = below[u]
+            b = total - a
+            if a >= self.k and b >= self.k and max(a, b) < top and (best is None or max(a, b) < best[0]):
+                best = (max(a, b), u)
+        if best is None:
+            return None
+        side, stack = set(), [best[1]]          # the subtree under the cut edge
+        children = {}
+        for u in order[1:]:
+            children.setdefault(parent[u], []).append(u)
+        while stack:
+            x = stack.pop()
+            side.add(x)
+            stack.extend(children.get(x, []))
+        return best[0], side
