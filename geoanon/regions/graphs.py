@@ -6,6 +6,7 @@ Partitioners work on a compact array form (:class:`CompactGraph`) built once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
@@ -221,6 +222,13 @@ class CompactGraph:
 
     def neighbors(self, i: int) -> np.ndarray:
         return self.indices[self.indptr[i]:self.indptr[i + 1]]
+
+    @cached_property
+    def adjacency(self) -> list[list[int]]:
+        """Neighbour lists as plain Python lists (for the loops of local search)."""
+        indices = self.indices.tolist()
+        bounds = self.indptr.tolist()
+        return [indices[bounds[i]:bounds[i + 1]] for i in range(self.n)]
 
     def matrix(self):
         """The adjacency as a scipy CSR matrix (for scipy.sparse.csgraph)."""

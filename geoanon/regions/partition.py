@@ -20,6 +20,12 @@ SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 START_TREES = 2      # random spanning trees tried besides the low-degree one (fewer on large graphs)
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
+SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
+CHAIN_DEPTH = 2      # regions pushed onward to make room for a move out of the heaviest group
+CHAIN_TRIES = 8      # moves out of the heaviest group tried with an ejection chain, per step
+RESOLVE_MAX_REGIONS = 400  # larger neighbourhoods are not re-solved
+WORK_PER_REGION = 30       # local search stops after touching this many regions per region ...
+WORK_BASE = 60_000         # ... plus this many
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -198,55 +204,78 @@ def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
     lower = component_lower_bound(graph, w, k)
     rng = np.random.default_rng(0)
     shapes = [shape] + [_TreeShape(random_spanning_tree(graph, rng)) for _ in range(_extra_trees(graph.n))]
-    candidates = [_Groups(graph, w, k, paper)]
-    candidates += [_Groups(graph, w, k, best_tree_partition(graph, s, w, k, lower)[0]) for s in shapes]
-    for groups in candidates:
-        groups.improve(lower, rng)
-    winner = min(candidates, key=lambda g: (g.max_weight(), g.count_at_max()))
+    starts = [_Groups(graph, w, k, paper)]
+    for start in shapes:
+        starts.append(_Groups(graph, w, k, best_tree_partition(graph, start, w, k, lower)[0]))
+        if starts[-1].max_weight() <= lower:
+            break
+    for groups in starts:
+        groups.improve(lower, rng, resolve=False)
+    winner = min(starts, key=lambda g: (g.max_weight(), g.count_at_max()))
+    winner.improve(lower, rng, resolve=True)
     return winner.labels(), tree.max_degree
 
 
 def _extra_trees(n: int) -> int:
     """More random starting trees on small graphs, none on huge ones."""
-    return int(min(START_TREES, 200_000 // max(n, 1)))
+    return int(min(START_TREES, 20_000 // max(n, 1)))
 
 
 def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
-    """Parent array of a random spanning tree of a connected graph: a minimum
-    spanning tree under random edge weights, rooted at a random node."""
+    """Parent array of a random spanning tree of a connected graph: Kruskal's
+    algorithm on the edges in random order, rooted at a random node."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
     src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
     upper = src < graph.indices
     a, b = src[upper], graph.indices[upper]
-    weights = rng.random(a.size) + 1e-9
-    tree = minimum_spanning_tree(csr_matrix((weights, (a, b)), shape=(graph.n, graph.n)))
-    tree = tree + tree.T
-    _, parent = breadth_first_order(tree, int(rng.integers(graph.n)), directed=False, return_predecessors=True)
-    return np.where(parent < 0, -1, parent).astype(np.int64)
+    root = int(rng.integers(graph.n))
+    if graph.n > SMALL_GRAPH:
+        weights = rng.random(a.size) + 1e-9
+        tree = minimum_spanning_tree(csr_matrix((weights, (a, b)), shape=(graph.n, graph.n)))
+        tree = tree + tree.T
+        _, parent = breadth_first_order(tree, root, directed=False, return_predecessors=True)
+        return np.where(parent < 0, -1, parent).astype(np.int64)
+    uf = list(range(graph.n))
+
+    def find(x):
+        while uf[x] != x:
+            uf[x] = uf[uf[x]]
+            x = uf[x]
+        return x
+
+    adj = [[] for _ in range(graph.n)]
+    for e in rng.permutation(a.size).tolist():
+        x, y = int(a[e]), int(b[e])
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            uf[rx] = ry
+            adj[x].append(y)
+            adj[y].append(x)
+    parent = [-2] * graph.n
+    parent[root] = -1
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        for y in adj[x]:
+            if parent[y] == -2:
+                parent[y] = x
+                stack.append(y)
+    return np.asarray(parent, dtype=np.int64)
 
 
 def best_tree_partition(graph: CompactGraph, shape, w: np.ndarray, k: int, lower: int):
     """Bisect the target M of :func:`balanced_tree_partition` between the lower
-    bound and Theorem 1's result on the same tree; labels and largest group.
-
-    Each M is tried with pieces closing at k (as many groups as possible) and
-    at the average weight of the fewest groups that fit under M (equal groups,
-    better when k leaves little slack)."""
+    bound and Theorem 1's result on the same tree; labels and largest group."""
     best = greedy_tree_partition(shape, w, k)
-    total = int(w.sum())
     low, high = lower, int(np.bincount(best, weights=w).max())
     while low < high:
         target = (low + high) // 2
-        found = None
-        for close_at in sorted({k, max(k, -(-total // -(-total // target)))}):
-            labels = balanced_tree_partition(graph, shape, w, k, target, close_at)
-            reached = int(np.bincount(labels, weights=w).max())
-            if found is None or reached < found[0]:
-                found = (reached, labels)
-        if found[0] <= target:
-            high, best = found
+        labels = balanced_tree_partition(graph, shape, w, k, target)
+        reached = int(np.bincount(labels, weights=w).max())
+        if reached <= target:
+            high, best = reached, labels
         else:
             low = target + 1
     return best, high
@@ -308,27 +337,24 @@ def greedy_tree_partition(tree: _TreeShape, w: np.ndarray, k: int) -> np.ndarray
     return np.asarray(label, dtype=np.int64)
 
 
-def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray, k: int, target: int,
-                            close_at: int | None = None) -> np.ndarray:
-    """One pass aiming at groups in [k, target]: a node's piece closes once it
-    weighs ``close_at`` (default k); when its children's open pieces would push
-    it past the target, some of them join an adjacent closed group with room
-    instead. Labels 0..c-1."""
-    close_at = k if close_at is None else close_at
+def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray, k: int, target: int) -> np.ndarray:
+    """One pass aiming at groups in [k, target]: a node's piece closes at k;
+    when its children's open pieces would push it past the target, some of them
+    join an adjacent closed group with room instead. Labels 0..c-1."""
     n = len(tree.parent)
     label = [-1] * n
     group_weight: list = []
     open_weight = [0] * n
     open_members: list = [None] * n
     weights = w.tolist()
-    indptr, indices = graph.indptr.tolist(), graph.indices.tolist()
+    adj = graph.adjacency
 
     def room_for(members, need):
         """The lightest closed group adjacent to ``members`` that can take ``need``."""
         best = -1
         for m in members:
-            for j in range(indptr[m], indptr[m + 1]):
-                g = label[indices[j]]
+            for x in adj[m]:
+                g = label[x]
                 if g >= 0 and group_weight[g] + need <= target and (best < 0 or group_weight[g] < group_weight[best]):
                     best = g
         return best
@@ -337,13 +363,13 @@ def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray
         pieces = [c for c in tree.children[v] if label[c] < 0]
         total = weights[v] + sum(open_weight[c] for c in pieces)
         if total > target and pieces:
-            total = _shed(pieces, total, open_weight, open_members, room_for, label, group_weight, close_at, target)
+            total = _shed(pieces, total, open_weight, open_members, room_for, label, group_weight, k, target)
         members = [v]
         for c in pieces:
             if label[c] < 0:
                 members.extend(open_members[c])
             open_members[c] = None
-        if total >= close_at:
+        if total >= k:
             gid = len(group_weight)
             group_weight.append(total)
             for m in members:
@@ -353,7 +379,7 @@ def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray
     root = tree.root
     if label[root] < 0:
         leftover = open_members[root]
-        candidates = {label[indices[j]] for m in leftover for j in range(indptr[m], indptr[m + 1])} - {-1}
+        candidates = {label[x] for m in leftover for x in adj[m]} - {-1}
         gid = min(candidates, key=lambda g: (group_weight[g], g))
         for m in leftover:
             label[m] = gid
@@ -398,7 +424,10 @@ class _Groups:
         for v, g in enumerate(self.label):
             self.members[g].add(v)
             self.weight[g] += self.w[v]
-        self.adj = [graph.neighbors(v).tolist() for v in range(graph.n)]
+        self.adj = graph.adjacency
+        self.cuts: dict = {}                 # group -> its cut vertices, while unchanged
+        self.work = 0                        # regions touched by the search
+        self.allowance = WORK_PER_REGION * graph.n + WORK_BASE
 
     def max_weight(self) -> int:
         return max(self.weight)
@@ -414,17 +443,17 @@ class _Groups:
             out.append(seen.setdefault(g, len(seen)))
         return np.asarray(out, dtype=np.int64)
 
-    def improve(self, lower_bound: int, rng) -> None:
-        """Lower the heaviest group by moves, re-splits and re-solving its
-        neighbourhood, until none helps."""
+    def improve(self, lower_bound: int, rng, resolve: bool = True) -> None:
+        """Lower the heaviest group by moves, re-splits and (if ``resolve``)
+        re-solving its neighbourhood, until none helps."""
         budget = SEARCH_ROUNDS * len(self.weight)
-        while budget > 0:
+        while budget > 0 and self.work < self.allowance:
             budget -= 1
             g = max(range(len(self.weight)), key=lambda i: (self.weight[i], -i))
             if self.weight[g] <= lower_bound:
                 return
-            if not (self._move_out(g) or self._resplit(g)
-                    or any(self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1))):
+            if not (self._move_out(g) or self._resplit(g) or (resolve and any(
+                    self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1)))):
                 return
 
     def _around(self, g: int, hops: int) -> set:
@@ -444,6 +473,9 @@ class _Groups:
         if hops > 1 and around == self._around(g, hops - 1):
             return False
         nodes = np.array(sorted(set().union(*(self.members[h] for h in around))), dtype=np.int64)
+        if nodes.size > RESOLVE_MAX_REGIONS:
+            return False
+        self.work += nodes.size * RESOLVE_TREES
         sub = self.graph.subgraph(nodes)
         wsub = np.asarray([self.w[u] for u in nodes.tolist()], dtype=np.int64)
         best, best_max = None, top
@@ -462,6 +494,7 @@ class _Groups:
         for h in sorted(around):
             self.members[h] = set()
             self.weight[h] = 0
+            self.cuts.pop(h, None)
         for u, local in zip(nodes.tolist(), best.tolist()):
             h = ids[local]
             self.members[h].add(u)
@@ -469,43 +502,106 @@ class _Groups:
             self.weight[h] += self.w[u]
         return True
 
-    def _connected_without(self, g: int, removed: set) -> bool:
-        """Whether group g minus ``removed`` is still connected (and non-empty)."""
-        rest = self.members[g] - removed
-        if not rest:
-            return False
-        start = next(iter(rest))
-        seen, queue = {start}, [start]
-        while queue:
-            x = queue.pop()
-            for y in self.adj[x]:
-                if y in rest and y not in seen:
-                    seen.add(y)
-                    queue.append(y)
-        return len(seen) == len(rest)
+    def _removable(self, g: int, u: int) -> bool:
+        """Whether group g stays connected without region u (u is not one of
+        its cut vertices); cut vertices are computed once per group state."""
+        if g not in self.cuts:
+            self.cuts[g] = self._cut_vertices(self.members[g])
+            self.work += len(self.members[g])
+        return len(self.members[g]) > 1 and u not in self.cuts[g]
+
+    def _cut_vertices(self, nodes: set) -> set:
+        """Articulation points of the subgraph induced by ``nodes`` (iterative
+        depth-first search with low points)."""
+        adj = self.adj
+        order, low, cut = {}, {}, set()
+        for root in nodes:
+            if root in order:
+                continue
+            order[root] = low[root] = len(order)
+            children = 0
+            stack = [(root, -1, iter(adj[root]))]
+            while stack:
+                x, parent, it = stack[-1]
+                advanced = False
+                for y in it:
+                    if y not in nodes:
+                        continue
+                    if y not in order:
+                        order[y] = low[y] = len(order)
+                        stack.append((y, x, iter(adj[y])))
+                        advanced = True
+                        if x == root:
+                            children += 1
+                        break
+                    if y != parent:
+                        low[x] = min(low[x], order[y])
+                if advanced:
+                    continue
+                stack.pop()
+                if parent >= 0:
+                    low[parent] = min(low[parent], low[x])
+                    if parent != root and low[x] >= order[parent]:
+                        cut.add(parent)
+            if children > 1:
+                cut.add(root)
+        return cut
 
     def _move_out(self, g: int) -> bool:
-        """Move one boundary region of g to its lightest neighbouring group."""
+        """Move one boundary region of g to a neighbouring group, first making
+        room there by pushing one of its own regions onward (ejection chain of
+        up to ``CHAIN_DEPTH`` steps) when it is too full."""
         top = self.weight[g]
+        self.work += len(self.members[g])
         moves = []
         for u in self.members[g]:
             wu = self.w[u]
             if wu == 0 or top - wu < self.k:
                 continue
-            others = {self.label[x] for x in self.adj[u]} - {g}
-            if not others:
+            for h in {self.label[x] for x in self.adj[u]} - {g}:
+                moves.append((max(top - wu, self.weight[h] + wu), -wu, u, h))
+        chains = CHAIN_TRIES
+        for after, _, u, h in sorted(moves):
+            if after >= top and (chains == 0 or self.weight[h] <= self.k):
                 continue
-            h = min(others, key=lambda i: (self.weight[i], i))
-            after = max(top - wu, self.weight[h] + wu)
-            if after < top:
-                moves.append((after, u, h))
-        for after, u, h in sorted(moves):
-            if self._connected_without(g, {u}):
+            if not self._removable(g, u):
+                continue
+            if after >= top:
+                chains -= 1
+            if after < top or self._make_room(h, self.weight[h] + self.w[u] - (top - 1), top, CHAIN_DEPTH,
+                                              {g}, set(self.adj[u])):
                 self._assign([u], g, h)
                 return True
         return False
 
+    def _make_room(self, h: int, need: int, top: int, depth: int, forbidden: set, keep: set) -> bool:
+        """Lower group h by at least ``need`` by moving one of its boundary
+        regions (not in ``keep``) to a neighbouring group that stays below
+        ``top``, recursively making room there. True if done (moves applied)."""
+        if depth == 0 or self.work >= self.allowance:
+            return False
+        self.work += len(self.members[h])
+        options = []
+        for v in self.members[h]:
+            wv = self.w[v]
+            if v in keep or wv < need or self.weight[h] - wv < self.k:
+                continue
+            for j in {self.label[x] for x in self.adj[v]} - {h} - forbidden:
+                options.append((self.weight[j] + wv, v, j))
+        for after, v, j in sorted(options):
+            if after >= top and depth == 1:
+                break
+            if not self._removable(h, v):
+                continue
+            if after < top or self._make_room(j, after - (top - 1), top, depth - 1, forbidden | {h}, set(self.adj[v])):
+                self._assign([v], h, j)
+                return True
+        return False
+
     def _assign(self, nodes, src: int, dst: int) -> None:
+        self.cuts.pop(src, None)
+        self.cuts.pop(dst, None)
+        self.work += len(nodes)
         for u in nodes:
             self.members[src].discard(u)
             self.members[dst].add(u)
@@ -522,6 +618,7 @@ class _Groups:
         best = None
         for h in [None] + neighbours:
             union = self.members[g] | (self.members[h] if h is not None else set())
+            self.work += len(union)
             found = self._best_cut(union, top)
             if found is not None and (best is None or found[0] < best[0]):
                 best = (found[0], h, found[1], union)
