@@ -1,36 +1,62 @@
-"""Build data/demo_patients.csv: synthetic records placed at real ZIP centroids of the
-contiguous US (48 states and DC).
+"""Build the demo records shipped in data/ (seeded, reproducible).
 
-    python data/make_demo_records.py PATH/TO/us_zip_centroids.csv data/demo_patients.csv
+    python data/make_demo_records.py PATH/TO/us_zip_centroids.csv data/
 
-The centroids come from the zipcodes 3.0.0 package (coordinates (c) GeoNames,
-CC BY 4.0). Every record is synthetic: a ZIP drawn with a heavy-tailed weight,
-so that some places hold many records at identical coordinates, as geocoding
-to ZIP centroids does; a diagnosis group and a cost drawn at random. Seeded.
+demo_patients.csv: 20,000 synthetic records placed at real ZIP centroids of the
+contiguous US (48 states and DC). The centroids come from the zipcodes 3.0.0
+package (coordinates (c) GeoNames, CC BY 4.0). Each record's ZIP is drawn with a
+heavy-tailed weight, so that some places hold several records at identical
+coordinates, as geocoding to ZIP centroids does.
+
+demo_nc_births.csv: 30,000 synthetic birth records in North Carolina counties,
+drawn in proportion to the counties' 1974 births (BIR74 of nc_counties.geojson,
+from libpysal's sids2 example).
+
+Diagnoses, costs and birth weights are invented.
 """
 import sys
+from pathlib import Path
 
+import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-N_RECORDS = 20_000
 CONUS = set("AL AR AZ CA CO CT DC DE FL GA IA ID IL IN KS KY LA MA MD ME MI MN MO MS MT NC ND NE NH NJ NM "
             "NV NY OH OK OR PA RI SC SD TN TX UT VA VT WA WI WV WY".split())
 DIAGNOSES = ["circulatory", "respiratory", "digestive", "musculoskeletal", "injury",
              "neoplasm", "endocrine", "mental health"]
 
-source, target = sys.argv[1], sys.argv[2]
-rng = np.random.default_rng(20261121)
-z = pd.read_csv(source, dtype={"zip": str})
-z = z[(z["type"] == "STANDARD") & (z["active"] == 1) & z["state"].isin(CONUS) & z["lat"].notna() & z["lon"].notna()]
-density = rng.lognormal(mean=0.0, sigma=0.7, size=len(z))
-pick = rng.choice(len(z), size=N_RECORDS, p=density / density.sum())
-records = pd.DataFrame({
-    "record_id": [f"R{i:05d}" for i in range(1, N_RECORDS + 1)],
-    "diagnosis": rng.choice(DIAGNOSES, size=N_RECORDS),
-    "cost_usd": np.round(rng.lognormal(7.5, 1.0, size=N_RECORDS)).astype(int),
-    "lat": z["lat"].to_numpy()[pick],
-    "lon": z["lon"].to_numpy()[pick],
-})
-records.to_csv(target, index=False)
-print(f"wrote {target}: {len(records)} records at {len(np.unique(pick))} distinct ZIP centroids")
+
+def patients(centroids: Path, n: int = 20_000) -> pd.DataFrame:
+    rng = np.random.default_rng(20261121)
+    z = pd.read_csv(centroids, dtype={"zip": str})
+    z = z[(z["type"] == "STANDARD") & (z["active"] == 1) & z["state"].isin(CONUS) & z["lat"].notna()]
+    density = rng.lognormal(mean=0.0, sigma=0.7, size=len(z))
+    pick = rng.choice(len(z), size=n, p=density / density.sum())
+    return pd.DataFrame({
+        "record_id": [f"R{i:05d}" for i in range(1, n + 1)],
+        "diagnosis": rng.choice(DIAGNOSES, size=n),
+        "cost_usd": np.round(rng.lognormal(7.5, 1.0, size=n)).astype(int),
+        "lat": z["lat"].to_numpy()[pick],
+        "lon": z["lon"].to_numpy()[pick],
+    })
+
+
+def nc_births(counties: Path, n: int = 30_000) -> pd.DataFrame:
+    rng = np.random.default_rng(1974)
+    nc = gpd.read_file(counties)
+    share = nc["BIR74"].to_numpy(dtype=float)
+    pick = rng.choice(len(nc), size=n, p=share / share.sum())
+    return pd.DataFrame({
+        "record_id": [f"B{i:05d}" for i in range(1, n + 1)],
+        "county_fips": nc["FIPS"].to_numpy()[pick],
+        "sex": rng.choice(["F", "M"], size=n),
+        "birth_weight_g": np.round(rng.normal(3300, 550, size=n)).astype(int),
+    })
+
+
+if __name__ == "__main__":
+    source, out = Path(sys.argv[1]), Path(sys.argv[2])
+    patients(source).to_csv(out / "demo_patients.csv", index=False)
+    nc_births(out / "nc_counties.geojson").to_csv(out / "demo_nc_births.csv", index=False)
+    print(f"wrote {out / 'demo_patients.csv'} and {out / 'demo_nc_births.csv'}")

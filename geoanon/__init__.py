@@ -6,7 +6,7 @@ holds at least k records, audit the result, and preview the classes on a map.
 from .errors import AuditError, DataError, GeoanonError, InfeasibleError, ParameterError, VerificationError
 from .audit import audit
 from .partition import Partition
-from .pipeline import Release, generalize_points
+from .pipeline import Release, generalize_points, generalize_regions
 from .points import RectanglePartition, partition_points
 from .regions import (GraphPartition, graph_from_points, graph_from_polygons, graph_summary,
                       low_degree_spanning_tree, partition_graph, read_edge_list)
@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
-    "GraphPartition", "Partition", "RectanglePartition", "Release", "audit", "generalize_points",
+    "GraphPartition", "Partition", "RectanglePartition", "Release", "audit", "generalize_points", "generalize_regions",
     "graph_from_points", "graph_from_polygons", "graph_summary", "low_degree_spanning_tree", "partition_graph",
     "partition_points", "read_edge_list",
 ]

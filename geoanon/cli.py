@@ -14,6 +14,7 @@ from pathlib import Path
 from .errors import GeoanonError, ParameterError
 
 DEMO_K = 10
+DEMO_REGION_K = 1000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +60,29 @@ def build_parser() -> argparse.ArgumentParser:
                              "write --bounds=-125,24,-66,50 when it starts with a minus sign")
     points.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
     points.set_defaults(run=_run_points)
+
+    zips = sub.add_parser("zip", help="generalize a region column (zip codes, counties) into connected groups "
+                                      "of >= k records")
+    zips.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    zips.add_argument("-k", type=int, required=True, help="every group holds at least K records")
+    zips.add_argument("--zip-col", required=True, metavar="COL", help="the region column of IN")
+    zips.add_argument("--regions", required=True, metavar="FILE",
+                      help="regions: polygons (.geojson, .gpkg, .shp) or a CSV with centroid lat/lon columns")
+    zips.add_argument("--region-id", required=True, metavar="COL", help="region id column of --regions")
+    zips.add_argument("--edges", metavar="FILE", help="adjacency as an edge list CSV of two region id columns")
+    zips.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
+    zips.add_argument("--classes", metavar="FILE", help="write the groups (dissolved shapes, members, weight)")
+    zips.add_argument("--map", metavar="HTML", help="write an offline choropleth of the groups")
+    zips.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
+    zips.add_argument("--method", default="balanced", choices=("balanced", "paper", "exact"))
+    zips.add_argument("--contiguity", default="rook", choices=("rook", "queen"),
+                      help="polygon adjacency: shared boundary (rook, default) or any contact (queen)")
+    zips.add_argument("--unknown", default="error", choices=("error", "suppress"),
+                      help="records whose region is not in --regions: fail (default) or generalize to '*'")
+    zips.add_argument("--small", default="error", choices=("error", "suppress"),
+                      help="connected components lighter than k: fail (default) or generalize to '*'")
+    zips.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
+    zips.set_defaults(run=_run_zip)
     return parser
 
 
@@ -68,20 +92,22 @@ def _version() -> str:
     return __version__
 
 
-def _check_outputs(output, report=None, map_html=None) -> None:
+def _check_outputs(output, report=None, map_html=None, classes=None) -> None:
     """Refuse bad output paths before any work is done."""
-    from .io import check_writable, table_format
+    from .io import GEO_FORMATS, check_writable, table_format
 
     table_format(output)
-    for path, suffix in ((output, None), (report, ".json"), (map_html, ".html")):
+    for path, suffix in ((output, None), (report, ".json"), (map_html, ".html"), (classes, None)):
         if path is None:
             continue
         check_writable(path)
         if suffix and Path(path).suffix.lower() != suffix:
             raise ParameterError(f"{path}: expected a {suffix} file")
-    names = [Path(p).resolve() for p in (output, report, map_html) if p is not None]
+    if classes is not None and table_format(classes) not in GEO_FORMATS | {"parquet"}:
+        raise ParameterError(f"{classes}: the classes file needs a geo format (.geojson, .gpkg, .shp, .parquet)")
+    names = [Path(p).resolve() for p in (output, report, map_html, classes) if p is not None]
     if len(set(names)) != len(names):
-        raise ParameterError("the output, report and map must be different files")
+        raise ParameterError("the output, report, map and classes must be different files")
 
 
 def _run_points(args) -> int:
@@ -103,21 +129,46 @@ def _run_points(args) -> int:
     return 0
 
 
+def _run_zip(args) -> int:
+    from .io import read_table
+    from .pipeline import generalize_regions, write_release
+
+    _check_outputs(args.output, args.report, args.map, args.classes)
+    df = read_table(args.input)
+    regions = read_table(args.regions)
+    release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
+                                 edges=args.edges, contiguity=args.contiguity, method=args.method,
+                                 unknown=args.unknown, on_small=args.small)
+    release.report.update(input=str(args.input), regions=str(args.regions), output=str(args.output))
+    written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
+                            map_options={"tiles": args.tiles, "title": Path(args.input).name})
+    _summary(release, written)
+    return 0
+
+
 def _run_demo(args) -> int:
-    from .datasets import DEMO_ATTRIBUTION, data_path, demo_records
-    from .pipeline import generalize_points, write_release
+    from .datasets import (DEMO_ATTRIBUTION, NC_ATTRIBUTION, data_path, demo_nc_births, demo_records,
+                           nc_counties)
+    from .pipeline import generalize_points, generalize_regions, write_release
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    release = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
-    release.report.update(input=str(data_path("demo_patients.csv")), output=str(out / "points.csv"))
-    written = write_release(release, out / "points.csv", report=out / "points_report.json",
-                            map_html=out / "points_map.html",
-                            map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
-                                         "attribution": DEMO_ATTRIBUTION})
-    print(f"geoanon demo: generalized {release.report['rows']} synthetic records at US ZIP centroids "
-          f"(k={DEMO_K}) into {out.resolve()}")
-    _summary(release, written)
+    points = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
+    points.report.update(input=str(data_path("demo_patients.csv")), output=str(out / "points.csv"))
+    regions = generalize_regions(demo_nc_births(), DEMO_REGION_K, column="county_fips", regions=nc_counties(),
+                                 region_id="FIPS")
+    regions.report.update(input=str(data_path("demo_nc_births.csv")), output=str(out / "regions.csv"))
+    print(f"geoanon demo: writing into {out.resolve()}")
+    print(f"GPS points: {points.report['rows']} synthetic records at US ZIP centroids, k={DEMO_K}")
+    _summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
+                                   map_html=out / "points_map.html",
+                                   map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
+                                                "attribution": DEMO_ATTRIBUTION}))
+    print(f"Regions: {regions.report['rows']} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
+    _summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
+                                    map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
+                                    map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
+                                                 "attribution": NC_ATTRIBUTION}))
     return 0
 
 

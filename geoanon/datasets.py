@@ -11,6 +11,8 @@ from .io import read_table
 
 DEMO_ATTRIBUTION = ("Synthetic records at US ZIP centroids; coordinates (c) GeoNames, CC BY 4.0, "
                     "via the zipcodes 3.0.0 package")
+NC_ATTRIBUTION = ("Synthetic births in North Carolina counties, drawn by 1974 births; county boundaries "
+                  "from libpysal's sids2 example (BSD-3-Clause)")
 
 
 def data_path(name: str) -> Path:
@@ -28,3 +30,15 @@ def demo_records() -> pd.DataFrame:
     """20,000 synthetic patient records placed at real US ZIP centroids
     (columns record_id, diagnosis, cost_usd, lat, lon; all cells as strings)."""
     return read_table(data_path("demo_patients.csv"))
+
+
+def demo_nc_births() -> pd.DataFrame:
+    """30,000 synthetic birth records in North Carolina counties (columns
+    record_id, county_fips, sex, birth_weight_g; all cells as strings)."""
+    return read_table(data_path("demo_nc_births.csv"))
+
+
+def nc_counties():
+    """The 100 North Carolina counties (FIPS, NAME, births and SIDS deaths
+    1974-78 and 1979-84, polygons in EPSG:4326)."""
+    return read_table(data_path("nc_counties.geojson"))

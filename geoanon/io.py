@@ -26,8 +26,10 @@ _FIXED_DATE = {"OGR_CURRENT_DATE": "2000-01-01T00:00:00.000Z"}
 
 
 def table_format(path) -> str:
-    """The format of a table file, from its extension."""
+    """The format of a table file, from its extension (``.csv.gz`` is CSV)."""
     suffix = Path(path).suffix.lower()
+    if suffix == ".gz" and Path(path).stem.lower().endswith(".csv"):
+        suffix = ".csv"
     if suffix not in FORMATS:
         known = ", ".join(FORMATS)
         raise ParameterError(f"{path}: unknown table format {suffix or '(no extension)'!r}; use one of {known}")
@@ -105,7 +107,9 @@ def write_table(df: pd.DataFrame, path) -> None:
     fmt = table_format(path)
     geo = has_geometry(df)
     if fmt == "csv":
-        (df.drop(columns=df.geometry.name) if geo else df).to_csv(path, index=False)
+        gzip = str(path).lower().endswith(".gz")
+        (df.drop(columns=df.geometry.name) if geo else df).to_csv(
+            path, index=False, compression={"method": "gzip", "mtime": 0} if gzip else None)
     elif fmt == "parquet":
         df.to_parquet(path, index=False)
     else:

@@ -85,8 +85,9 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     Parameters
     ----------
     classes : GeoDataFrame
-        One row per class with ``class_id`` and ``weight`` (records), geometry
-        in EPSG:4326 or a CRS that converts to it.
+        One row per class with ``class_id`` and ``weight`` (records), optionally
+        ``label`` and ``regions`` (shown in the tooltip), geometry in EPSG:4326
+        or a CRS that converts to it.
     k : int
         The anonymity level, for coloring and the legend.
     title : str, optional
@@ -103,14 +104,18 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     if len(classes) > MAX_MAP_CLASSES:
         raise ParameterError(f"a map preview draws at most {MAX_MAP_CLASSES} classes, got {len(classes)}; "
                              "raise k or preview a subset")
-    gdf = classes[["class_id", "weight", classes.geometry.name]].copy()
+    extra = [c for c in ("label", "regions") if c in classes.columns]
+    gdf = classes[["class_id", "weight", *extra, classes.geometry.name]].copy()
     if gdf.crs is not None and not gdf.crs.equals("EPSG:4326"):
         gdf = gdf.to_crs("EPSG:4326")
     ratio = gdf["weight"].to_numpy() / k
     gdf["class_id"] = gdf["class_id"].astype(int)
     gdf["records"] = gdf["weight"].astype(int)
+    if "label" in extra:   # the tooltip shows values as HTML
+        gdf["label"] = [html.escape(str(v)) for v in gdf["label"]]
     gdf["fill"] = np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")]
-    gdf = gdf[["class_id", "records", "fill", gdf.geometry.name]]
+    fields = ["class_id", *extra, "records"]
+    gdf = gdf[[*fields, "fill", gdf.geometry.name]]
 
     m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution)
     folium.GeoJson(
@@ -119,7 +124,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
         style_function=lambda f: {"fillColor": f["properties"]["fill"], "color": "#333333",
                                   "weight": 1, "fillOpacity": 0.55},
         highlight_function=lambda f: {"weight": 3, "fillOpacity": 0.8},
-        tooltip=folium.GeoJsonTooltip(fields=["class_id", "records"], aliases=["class", "records"]),
+        tooltip=folium.GeoJsonTooltip(fields=fields, aliases=[f.replace("_id", "") for f in fields]),
     ).add_to(m)
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes)))
     return m

@@ -65,3 +65,56 @@ def point_weights(xy, weights):
     for p, w in zip(xy, weights):
         total[(float(p[0]), float(p[1]))] += int(w)
     return total
+
+
+def check_connected_partition(G, weights, k, class_of):
+    """Assert the rules of a connected partition of graph G; return the group weights.
+
+    - every node has one class (or -1 when suppressed), classes numbered 0..C-1;
+    - every group weighs >= k and induces a connected subgraph of G;
+    - suppressed nodes are exactly the components lighter than k.
+    """
+    import networkx as nx
+
+    assert set(class_of) == set(G.nodes), "every region needs a class"
+    groups = defaultdict(list)
+    for v, c in class_of.items():
+        groups[int(c)].append(v)
+    kept = sorted(c for c in groups if c >= 0)
+    assert kept == list(range(len(kept))), "class ids must be 0..C-1"
+    total = {}
+    for c in kept:
+        total[c] = sum(int(weights.get(v, 0)) for v in groups[c])
+        assert total[c] >= k, f"group {c} weighs {total[c]} < k={k}"
+        assert nx.is_connected(G.subgraph(groups[c])), f"group {c} is not connected"
+    for comp in nx.connected_components(G):
+        light = sum(int(weights.get(v, 0)) for v in comp) < k
+        assert all((class_of[v] < 0) == light for v in comp), "suppressed must be exactly the light components"
+    return [total[c] for c in kept]
+
+
+def brute_force_connected_partition(G, weights, k):
+    """Smallest largest group over all partitions of a tiny connected graph into
+    connected groups of weight >= k (None when there is none)."""
+    import networkx as nx
+
+    nodes = list(G.nodes)
+    best = None
+
+    def extend(i, blocks):
+        nonlocal best
+        if i == len(nodes):
+            sums = [sum(weights[v] for v in b) for b in blocks]
+            if min(sums) >= k and all(nx.is_connected(G.subgraph(b)) for b in blocks):
+                best = max(sums) if best is None else min(best, max(sums))
+            return
+        for b in blocks:
+            b.append(nodes[i])
+            extend(i + 1, blocks)
+            b.pop()
+        blocks.append([nodes[i]])
+        extend(i + 1, blocks)
+        blocks.pop()
+
+    extend(0, [])
+    return best

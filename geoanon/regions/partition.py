@@ -17,13 +17,16 @@ from .spanning import low_degree_spanning_tree
 
 METHODS = ("balanced", "paper", "exact")
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
-START_TREES = 2      # random spanning trees tried besides the low-degree one (fewer on large graphs)
+START_TREES = 32     # random spanning trees tried besides the low-degree one, at most ...
+START_BUDGET = 300   # ... and at most this many regions' worth of them
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
 SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
 CHAIN_DEPTH = 2      # regions pushed onward to make room for a move out of the heaviest group
 CHAIN_TRIES = 8      # moves out of the heaviest group tried with an ejection chain, per step
 RESOLVE_MAX_REGIONS = 400  # larger neighbourhoods are not re-solved
+RESPLIT_ROOTS = 8    # roots of the spanning trees tried when re-cutting a group with a neighbour
+EXHAUSTIVE_SPLIT = 12  # unions of up to this many regions are split by trying every bipartition
 WORK_PER_REGION = 30       # local search stops after touching this many regions per region ...
 WORK_BASE = 60_000         # ... plus this many
 
@@ -218,7 +221,7 @@ def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
 
 def _extra_trees(n: int) -> int:
     """More random starting trees on small graphs, none on huge ones."""
-    return int(min(START_TREES, 20_000 // max(n, 1)))
+    return int(min(START_TREES, START_BUDGET // max(n, 1)))
 
 
 def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
@@ -635,15 +638,59 @@ class _Groups:
         return True
 
     def _best_cut(self, nodes: set, top: int):
-        """The tree-edge cut of ``nodes`` (breadth-first tree from its heaviest
-        node) whose heavier side is lightest, if lighter than ``top``."""
-        root = max(nodes, key=lambda u: (self.w[u], -u))
-        parent, order = {root: -1}, [root]
-        for x in order:
+        """The split of ``nodes`` into two connected sides >= k whose heavier side
+        is lightest, if lighter than ``top``: (weight, one side). Exhaustive up
+        to ``EXHAUSTIVE_SPLIT`` regions; else along the edges of breadth- and
+        depth-first spanning trees rooted at up to ``RESPLIT_ROOTS`` regions."""
+        if len(nodes) <= EXHAUSTIVE_SPLIT:
+            return self._best_split_exhaustive(nodes, top)
+        roots = sorted(nodes, key=lambda u: (-self.w[u], u))[:RESPLIT_ROOTS]
+        best = None
+        for root in roots:
+            for depth_first in (False, True):
+                found = self._best_cut_from(nodes, root, top if best is None else best[0], depth_first)
+                if found is not None:
+                    best = found
+        return best
+
+    def _best_split_exhaustive(self, nodes: set, top: int):
+        items = sorted(nodes)
+        first, rest = items[0], items[1:]
+        total = sum(self.w[u] for u in items)
+        best = None
+        for mask in range(1 << len(rest)):
+            side = {first} | {rest[i] for i in range(len(rest)) if mask >> i & 1}
+            a = sum(self.w[u] for u in side)
+            b = total - a
+            if len(side) == len(items) or a < self.k or b < self.k or max(a, b) >= (top if best is None else best[0]):
+                continue
+            if self._connected(side) and self._connected(nodes - side):
+                best = (max(a, b), side)
+        self.work += 1 << len(rest)
+        return best
+
+    def _connected(self, nodes: set) -> bool:
+        start = next(iter(nodes))
+        seen, stack = {start}, [start]
+        while stack:
+            x = stack.pop()
+            for y in self.adj[x]:
+                if y in nodes and y not in seen:
+                    seen.add(y)
+                    stack.append(y)
+        return len(seen) == len(nodes)
+
+    def _best_cut_from(self, nodes: set, root: int, top: int, depth_first: bool):
+        parent, order = {root: -1}, []
+        frontier = deque([root])
+        while frontier:
+            x = frontier.pop() if depth_first else frontier.popleft()
+            order.append(x)
             for y in self.adj[x]:
                 if y in nodes and y not in parent:
                     parent[y] = x
-                    order.append(y)
+                    frontier.append(y)
+        self.work += len(order)
         total = sum(self.w[u] for u in nodes)
         below = {u: self.w[u] for u in nodes}
         for u in reversed(order[1:]):

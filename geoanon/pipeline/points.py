@@ -1,80 +1,18 @@
-"""Table-level jobs: generalize a table's location columns, audit, release.
-
-A job reads the quasi-identifying columns of a DataFrame, hands the weighted
-domain to a partitioner, writes the generalized values back in place of the
-raw ones, and audits the released columns independently before anyone can
-write them. Every other column and every row is kept, in order.
-"""
+"""The GPS job: a table's latitude/longitude columns into k-anonymous rectangles."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice, check_k
-from .audit import require_k
-from .errors import DataError, InfeasibleError, ParameterError
-from .io import StagedOutputs, has_geometry, write_table
-from .partition import Partition
-from .points import partition_points
-from .points.partition import check_coordinates
-
-MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
-
-
-@dataclass
-class Release:
-    """A generalized table ready to publish, with what made it.
-
-    Attributes
-    ----------
-    table : DataFrame or GeoDataFrame
-        The released rows: every input row and non-QI column, QI columns
-        generalized, plus ``class_id``.
-    partition : Partition
-        The partition of the non-suppressed rows' domain.
-    report : dict
-        Figures of the job (rows, classes, sizes, lower bound, audit, seconds).
-    classes : GeoDataFrame or None
-        One row per drawn class (for maps and class files).
-    """
-
-    table: pd.DataFrame
-    partition: Partition
-    report: dict
-    classes: object = None
-    notes: list = field(default_factory=list)
-    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
-
-    def geo_table(self):
-        """The released table as a GeoDataFrame whose geometry is each row's class shape."""
-        import geopandas as gpd
-
-        if isinstance(self.table, gpd.GeoDataFrame):
-            return self.table
-        shapes = self.row_shapes()
-        return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
-
-    def preview(self, *, tiles=None, title=None, attribution=None):
-        """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
-        from .maps import class_map
-
-        return class_map(self.classes, self.partition.k, title=title, tiles=tiles,
-                         attribution=attribution, notes=self.notes)
-
-    def to_file(self, path) -> None:
-        """Write the released table atomically (format from the extension; geo
-        formats get each row's class shape as geometry)."""
-        with StagedOutputs() as out:
-            write_table(self._table_for(path), out.stage(path))
-
-    def _table_for(self, path):
-        from .io import GEO_FORMATS, table_format
-
-        return self.geo_table() if table_format(path) in GEO_FORMATS else self.table
+from .._validation import check_choice, check_k
+from ..audit import require_k
+from ..errors import DataError, InfeasibleError, ParameterError
+from ..io import has_geometry
+from ..points import partition_points
+from ..points.partition import check_coordinates
+from .release import MISSING_TOKENS, Release, with_geometry
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -174,7 +112,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         return gpd.GeoSeries(boxes, index=df.index, crs=crs)
 
     if geometry:
-        table = _with_geometry(table, row_shapes())
+        table = with_geometry(table, row_shapes())
 
     part.verify()
     audit = require_k(table, out_cols, k)
@@ -212,16 +150,6 @@ def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
     return out
 
 
-def _with_geometry(table, shapes):
-    """``table`` (a GeoDataFrame) with its geometry column replaced by ``shapes``."""
-    import geopandas as gpd
-
-    name = table.geometry.name
-    table = pd.DataFrame(table).copy()
-    table[name] = shapes
-    return gpd.GeoDataFrame(table, geometry=name, crs=shapes.crs)
-
-
 def _geometry_coordinates(gdf):
     import shapely
 
@@ -242,25 +170,3 @@ def _geographic(crs) -> bool:
     from pyproj import CRS
 
     return CRS.from_user_input(crs).is_geographic
-
-
-def write_release(release: Release, output, *, report=None, map_html=None, map_options=None) -> list[Path]:
-    """Write a release's table, and optionally its JSON report and map, all or nothing.
-
-    Everything is rendered in memory first and staged; files appear only once
-    all of them are complete.
-    """
-    import json
-
-    from .maps import render_html
-
-    report_text = None if report is None else json.dumps(release.report, indent=2) + "\n"
-    html = None if map_html is None else render_html(release.preview(**(map_options or {})))
-    table = release._table_for(output)
-    with StagedOutputs() as out:
-        write_table(table, out.stage(output))
-        if report is not None:
-            Path(out.stage(report)).write_text(report_text, encoding="utf-8")
-        if map_html is not None:
-            Path(out.stage(map_html)).write_text(html, encoding="utf-8")
-    return [Path(p) for p in (output, report, map_html) if p is not None]

@@ -1,0 +1,12 @@
+"""Table-level jobs: generalize a table's quasi-identifying columns, audit, release.
+
+A job reads the quasi-identifying columns of a DataFrame, hands the weighted
+domain to a partitioner, writes the generalized values back in place of the
+raw ones, and audits the released columns independently before anyone can
+write them. Every other column and every row is kept, in order.
+"""
+from .points import generalize_points, numeric_column
+from .regions import generalize_regions, region_graph
+from .release import Release, write_release
+
+__all__ = ["Release", "generalize_points", "generalize_regions", "numeric_column", "region_graph", "write_release"]
