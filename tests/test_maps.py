@@ -84,3 +84,21 @@ def test_browser_draws_every_class_offline(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_browser_draws_every_region_group_offline(tmp_path):
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    chromium = _chromium()
+    rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS")
+    page = tmp_path / "regions.html"
+    page.write_text(render_html(rel.preview(title="regions")), encoding="utf-8")
+    done = _headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert done.returncode == 0, done.stderr[-2000:]
+    shapes = re.findall(r'<path[^>]*class="leaflet-interactive"', done.stdout)
+    assert len(shapes) == rel.partition.n_classes == len(rel.classes)
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "regions_map.png"
+    shot.unlink(missing_ok=True)
+    done = _headless(chromium, tmp_path / "profile2", "--window-size=1200,800", f"--screenshot={shot}", page.as_uri())
+    assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -9,7 +9,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .._validation import check_choice, check_k
+from .._validation import check_choice, check_k, check_total
 from ..errors import DataError, InfeasibleError, VerificationError
 from ..partition import Partition
 from .graphs import CompactGraph
@@ -121,6 +121,7 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
     w = node_weights(G, graph, weights)
     if graph.n == 0:
         raise DataError("the graph has no regions")
+    check_total(int(w.sum()), k)
     comp = graph.components()
     order = np.argsort(comp, kind="stable")
     starts = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1]])

@@ -1,0 +1,193 @@
+"""The region job, from the API and the command line."""
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import geoanon as ga
+from geoanon.cli import main
+from geoanon.datasets import data_path, demo_nc_births, nc_counties
+
+from checkers import check_connected_partition
+
+
+def run(argv, capsys):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _centroids(frame):
+    import shapely
+
+    return shapely.get_coordinates(shapely.centroid(frame.geometry.values))
+
+
+def _records(n=3000, seed=0):
+    nc = nc_counties()
+    rng = np.random.default_rng(seed)
+    fips = rng.choice(nc.FIPS.to_numpy(), size=n, p=nc.BIR74 / nc.BIR74.sum())
+    return pd.DataFrame({"id": [f"{i:05d}" for i in range(n)], "fips": fips,
+                         "weight_g": rng.integers(2000, 4500, n).astype(str)})
+
+
+def test_release_keeps_rows_and_columns_and_groups_are_connected():
+    df = _records()
+    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS")
+    t = rel.table
+    assert list(t.columns) == ["id", "fips", "weight_g", "class_id"] and len(t) == len(df)
+    assert t["id"].equals(df["id"]) and t["weight_g"].equals(df["weight_g"])
+    assert t.groupby("fips").size().min() >= 150 and t.groupby("class_id").size().min() >= 150
+    # each label is the group's smallest id (+N others); members listed in the classes
+    for _, row in rel.classes.iterrows():
+        members = row["members"].split(",")
+        assert row["label"] == (members[0] if len(members) == 1 else f"{members[0]}+{len(members) - 1}")
+        assert row["regions"] == len(members)
+        raw = df["fips"].isin(members)
+        assert (t.loc[raw, "class_id"] == row["class_id"]).all() and raw.sum() == row["weight"]
+    G = ga.graph_from_polygons(nc_counties(), "FIPS")
+    counts = df["fips"].value_counts().to_dict()
+    check_connected_partition(G, counts, 150, rel.partition.class_of())
+    assert rel.classes.geometry.is_valid.all() and rel.classes.crs.to_epsg() == 4326
+    r = rel.report
+    assert r["min_class"] >= 150 and r["tree_degree"] == 3 and r["graph"]["planar"] is True
+
+
+def test_centroids_with_and_without_an_edge_list():
+    nc = nc_counties()
+    xy = _centroids(nc)
+    centroids = pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1].astype(str), "lon": xy[:, 0].astype(str)})
+    edges = pd.read_csv(data_path("nc_counties_rook_edges.csv"), dtype=str)
+    df = _records()
+    via_edges = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=edges)
+    assert via_edges.report["graph"]["edges"] == 231
+    via_delaunay = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips")
+    assert via_delaunay.report["graph"]["edges"] > 231          # Delaunay also links non-touching centroids
+    assert (via_delaunay.classes.geom_type.isin(["Polygon", "LineString", "Point"])).all()
+    bad = edges.copy()
+    bad.iloc[0, 0] = "99999"
+    with pytest.raises(ga.DataError, match="edge list names 1 regions that are not in the regions"):
+        ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=bad)
+
+
+def test_unknown_regions_and_small_components():
+    df = _records(800)
+    df.loc[[5, 9], "fips"] = ["99999", ""]
+    with pytest.raises(ga.DataError, match=r"2 records name regions that are not in the regions \(e.g. '99999'"):
+        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS")
+    with pytest.raises(ga.InfeasibleError, match="2 records would be suppressed"):
+        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress")
+    df.loc[: 60, "fips"] = "00000"       # 61 unknown records: enough for a suppressed class
+    rel = ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress")
+    starred = rel.table["fips"] == "*"
+    assert starred.sum() == 61 and rel.table.loc[starred, "class_id"].nunique() == 1
+    assert rel.report["unknown_rows"] == 61 and rel.report["suppressed_rows"] == 61
+
+
+def test_island_regions_suppressed_or_refused():
+    centroids = pd.DataFrame({"id": ["a", "b", "c", "d"], "lat": ["0", "0", "0", "5"], "lon": ["0", "1", "2", "9"]})
+    edges = pd.DataFrame({"x": ["a", "b"], "y": ["b", "c"]})          # d is an island
+    df = pd.DataFrame({"r": ["a"] * 6 + ["b"] * 6 + ["c"] * 6 + ["d"] * 5})
+    with pytest.raises(ga.InfeasibleError, match="1 connected components weigh less than k=6 .*regions d"):
+        ga.generalize_regions(df, 6, column="r", regions=centroids, region_id="id", edges=edges)
+    rel = ga.generalize_regions(df, 5, column="r", regions=centroids, region_id="id", edges=edges, on_small="suppress")
+    assert rel.report["suppressed_regions"] == [] and rel.report["classes"] == 4
+    with pytest.raises(ga.InfeasibleError, match="5 records would be suppressed"):
+        ga.generalize_regions(df, 6, column="r", regions=centroids, region_id="id", edges=edges, on_small="suppress")
+
+
+def test_geodataframe_records_get_group_shapes():
+    import geopandas as gpd
+
+    df = _records(1000)
+    nc = nc_counties().set_index("FIPS")
+    points = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(*_centroids(nc.loc[df.fips]).T), crs=4326)
+    t = ga.generalize_regions(points, 100, column="fips", regions=nc_counties(), region_id="FIPS").table
+    assert (t.geom_type.isin(["Polygon", "MultiPolygon"])).all()
+    assert t.geometry.covers(points.geometry).all()
+
+
+def test_cli_zip_polygons_with_classes_map_report(tmp_path, capsys):
+    df = _records()
+    df.to_csv(tmp_path / "in.csv", index=False)
+    args = ["zip", tmp_path / "in.csv", "-k", 150, "--zip-col", "fips", "--regions", data_path("nc_counties.geojson"),
+            "--region-id", "FIPS", "-o", tmp_path / "out.csv", "--classes", tmp_path / "groups.geojson",
+            "--map", tmp_path / "map.html", "--report", tmp_path / "r.json"]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    res = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert res["id"].tolist() == df["id"].tolist() and res.groupby("fips").size().min() >= 150
+    import geopandas as gpd
+
+    groups = gpd.read_file(tmp_path / "groups.geojson")
+    assert set(groups.columns) >= {"class_id", "label", "members", "regions", "weight"}
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["classes"] == len(groups) and report["min_class"] >= 150
+    html = (tmp_path / "map.html").read_text()
+    assert html.count('"type": "Feature"') == len(groups) and "regions" in html
+
+
+def test_cli_zip_csv_regions_and_edges(tmp_path, capsys):
+    nc = nc_counties()
+    xy = _centroids(nc)
+    pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1], "lon": xy[:, 0]}).to_csv(tmp_path / "regions.csv", index=False)
+    _records().to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = run(["zip", tmp_path / "in.csv", "-k", 300, "--zip-col", "fips", "--regions", tmp_path / "regions.csv",
+                        "--region-id", "fips", "--edges", data_path("nc_counties_rook_edges.csv"),
+                        "-o", tmp_path / "out.parquet", "--classes", tmp_path / "g.gpkg"], capsys)
+    assert code == 0, err
+    assert pd.read_parquet(tmp_path / "out.parquet").groupby("fips").size().min() >= 300
+
+
+def test_demo_also_runs_the_region_job(tmp_path, capsys):
+    code, out, err = run(["demo", "--out", tmp_path], capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "regions_report.json").read_text())
+    assert report["rows"] == len(demo_nc_births()) and report["audit"]["k"] >= 1000
+    assert report["ratio"] <= 1.25
+    for name in ("regions.csv", "regions_map.html", "regions_classes.geojson"):
+        assert str(tmp_path / name) in out
+
+
+BAD = [
+    ("missing column", ["--zip-col", "zipcode"], "no column 'zipcode'"),
+    ("unknown region", None, "records name regions that are not in the regions"),
+    ("k too large", ["-k", 10**7], "k=10000000 is larger than the data (total weight 500)"),
+    ("bad region id column", ["--region-id", "GEOID"], "no column 'GEOID' in the regions"),
+    ("classes not geo", ["--classes", "{d}/g.csv"], "the classes file needs a geo format"),
+    ("missing regions file", ["--regions", "{d}/nowhere.geojson"], "no such file"),
+    ("bad method", ["--method", "maxp"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("name, change, message", BAD, ids=[b[0] for b in BAD])
+def test_cli_zip_bad_input(tmp_path, capsys, name, change, message):
+    df = _records(500)
+    if name == "unknown region":
+        df.loc[3, "fips"] = "12345"
+    df.to_csv(tmp_path / "in.csv", index=False)
+    base = {"-k": 20, "--zip-col": "fips", "--regions": str(data_path("nc_counties.geojson")), "--region-id": "FIPS",
+            "-o": str(tmp_path / "out.csv"), "--map": str(tmp_path / "m.html"), "--classes": str(tmp_path / "g.geojson")}
+    for key, value in zip((change or [])[::2], (change or [])[1::2]):
+        base[key] = str(value).format(d=tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    code, _, err = run(["zip", tmp_path / "in.csv", *[x for kv in base.items() for x in kv]], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and message in err
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_region_map_escapes_labels():
+    from geoanon.maps import render_html
+
+    regions = pd.DataFrame({"id": ["<b>x</b>", "y", "z"], "lat": [0, 0, 0], "lon": [0, 1, 2]})
+    df = pd.DataFrame({"r": ["<b>x</b>"] * 3 + ["y"] * 3 + ["z"] * 3})
+    rel = ga.generalize_regions(df, 3, column="r", regions=regions, region_id="id")
+    html = render_html(rel.preview())
+    # the label reaches the page HTML-escaped (inside JSON, & is written \u0026)
+    assert "<b>x</b>" not in html and "\\u003cb\\u003e" not in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html.replace("\\u0026", "&")
