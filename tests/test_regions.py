@@ -238,7 +238,9 @@ def test_small_components_error_or_suppress():
     part = ga.partition_graph(G, 4, weights, on_small="suppress").verify()
     assert part.class_of()["x"] == -1 and part.class_of()["lonely"] == -1 and part.class_of()["a"] == 0
     assert part.params["suppressed_components"] == 2
-    with pytest.raises(ga.InfeasibleError, match="no connected component"):
+    with pytest.raises(ga.InfeasibleError, match="no connected component weighs k=10"):
+        ga.partition_graph(G, 10, weights, on_small="suppress")     # 11 records, none connected enough
+    with pytest.raises(ga.InfeasibleError, match="k=100 is larger than the data"):
         ga.partition_graph(G, 100, weights, on_small="suppress")
 
 
