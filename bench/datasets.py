@@ -51,3 +51,42 @@ def lattice(n: int, seed: int = 0) -> np.ndarray:
 
 
 DATASETS = {"clustered": clustered, "households": households, "zip_jitter": zip_jitter, "lattice": lattice}
+
+
+# -- region graphs -------------------------------------------------------------------
+
+REGION_STATES = ("RI", "DE", "NC", "IA", "TX")
+
+
+def nc_county_instance():
+    """NC counties (rook adjacency from the polygons) weighted by 1974 births."""
+    import geoanon as ga
+    from geoanon.datasets import nc_counties
+
+    nc = nc_counties()
+    return ga.graph_from_polygons(nc, "FIPS"), dict(zip(nc["FIPS"], nc["BIR74"].astype(int))), nc
+
+
+def zip_counts(ids, seed: int = 0) -> dict:
+    """Synthetic records per ZIP: lognormal (median about 33, heavy tail)."""
+    rng = np.random.default_rng(seed)
+    return dict(zip(ids, np.round(rng.lognormal(3.5, 1.2, len(ids))).astype(int).tolist()))
+
+
+def zip_instance(state: str | None):
+    """The ZIP Delaunay graph (shipped edge list) of one state's largest connected
+    piece, or of the whole contiguous US when ``state`` is None, with synthetic
+    counts and the ZIPs' centroids."""
+    import networkx as nx
+
+    import geoanon as ga
+
+    nodes = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype={"zip": str})
+    edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
+    G = ga.read_edge_list(edges)
+    counts = zip_counts(sorted(G.nodes))
+    if state is not None:
+        keep = set(nodes.loc[nodes["state"] == state, "zip"])
+        G = G.subgraph(keep)
+        G = G.subgraph(max(nx.connected_components(G), key=len)).copy()
+    return G, {v: counts[v] for v in G.nodes}, nodes.set_index("zip").loc[list(G.nodes)]

@@ -18,17 +18,19 @@ from .spanning import low_degree_spanning_tree
 METHODS = ("balanced", "paper", "exact")
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 START_TREES = 32     # random spanning trees tried besides the low-degree one, at most ...
-START_BUDGET = 300   # ... and at most this many regions' worth of them
+START_BUDGET = 150   # ... and at most this many regions' worth of them
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
 SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
 CHAIN_DEPTH = 2      # regions pushed onward to make room for a move out of the heaviest group
 CHAIN_TRIES = 8      # moves out of the heaviest group tried with an ejection chain, per step
 RESOLVE_MAX_REGIONS = 400  # larger neighbourhoods are not re-solved
+RESOLVE_PASSES = 12  # tree passes a bisection takes, roughly (to charge a re-solve to the work budget)
 RESPLIT_ROOTS = 8    # roots of the spanning trees tried when re-cutting a group with a neighbour
 EXHAUSTIVE_SPLIT = 12  # unions of up to this many regions are split by trying every bipartition
-WORK_PER_REGION = 30       # local search stops after touching this many regions per region ...
-WORK_BASE = 60_000         # ... plus this many
+WORK_PER_REGION = 100       # local search stops after touching this many regions per region ...
+WORK_BASE = 1_000          # ... plus this many ...
+WORK_CAP = 900_000         # ... and at most this many in all (large graphs)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -431,7 +433,7 @@ class _Groups:
         self.adj = graph.adjacency
         self.cuts: dict = {}                 # group -> its cut vertices, while unchanged
         self.work = 0                        # regions touched by the search
-        self.allowance = WORK_PER_REGION * graph.n + WORK_BASE
+        self.allowance = min(WORK_PER_REGION * graph.n + WORK_BASE, WORK_CAP)
 
     def max_weight(self) -> int:
         return max(self.weight)
@@ -477,9 +479,10 @@ class _Groups:
         if hops > 1 and around == self._around(g, hops - 1):
             return False
         nodes = np.array(sorted(set().union(*(self.members[h] for h in around))), dtype=np.int64)
-        if nodes.size > RESOLVE_MAX_REGIONS:
+        cost = nodes.size * RESOLVE_TREES * RESOLVE_PASSES
+        if nodes.size > RESOLVE_MAX_REGIONS or self.work + cost > self.allowance:
             return False
-        self.work += nodes.size * RESOLVE_TREES
+        self.work += cost
         sub = self.graph.subgraph(nodes)
         wsub = np.asarray([self.w[u] for u in nodes.tolist()], dtype=np.int64)
         best, best_max = None, top
@@ -655,20 +658,24 @@ class _Groups:
         return best
 
     def _best_split_exhaustive(self, nodes: set, top: int):
+        """Every bipartition of ``nodes`` (weights summed for all subsets at once);
+        the lightest-heavier-side one with both sides connected and >= k."""
         items = sorted(nodes)
-        first, rest = items[0], items[1:]
-        total = sum(self.w[u] for u in items)
-        best = None
-        for mask in range(1 << len(rest)):
-            side = {first} | {rest[i] for i in range(len(rest)) if mask >> i & 1}
-            a = sum(self.w[u] for u in side)
-            b = total - a
-            if len(side) == len(items) or a < self.k or b < self.k or max(a, b) >= (top if best is None else best[0]):
-                continue
+        first, rest = items[0], np.asarray(items[1:], dtype=np.int64)
+        weight = np.asarray([self.w[u] for u in items[1:]], dtype=np.int64)
+        masks = np.arange(1 << rest.size, dtype=np.int64)
+        bits = ((masks[:, None] >> np.arange(rest.size)) & 1).astype(bool)
+        total = self.w[first] + int(weight.sum())
+        a = self.w[first] + bits.astype(np.int64) @ weight
+        b = total - a
+        heavier = np.maximum(a, b)
+        ok = np.flatnonzero((a >= self.k) & (b >= self.k) & (heavier < top) & (masks != masks[-1]))
+        self.work += masks.size
+        for i in ok[np.argsort(heavier[ok], kind="stable")].tolist():
+            side = {first, *rest[bits[i]].tolist()}
             if self._connected(side) and self._connected(nodes - side):
-                best = (max(a, b), side)
-        self.work += 1 << len(rest)
-        return best
+                return int(heavier[i]), side
+        return None
 
     def _connected(self, nodes: set) -> bool:
         start = next(iter(nodes))
