@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from geoanon import maps
-from geoanon.cli import main
 
 CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     f"{i:04d},{i % 7:05d},{40 + (i * 37 % 101) / 100:.4f},{-100 + (i * 53 % 97) / 100:.4f},d{i % 3}\n"
@@ -21,20 +20,9 @@ def workdir(tmp_path):
     return tmp_path
 
 
-def run(argv, capsys):
-    """Run the command line in-process; argparse's usage errors exit via SystemExit."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_points_writes_table_report_and_map(workdir, capsys):
-    code, out, err = run(["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
-                          "-o", workdir / "out.csv", "--report", workdir / "r.json", "--map", workdir / "m.html"],
-                         capsys)
+def test_points_writes_table_report_and_map(workdir, cli):
+    code, out, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
+                          "-o", workdir / "out.csv", "--report", workdir / "r.json", "--map", workdir / "m.html"])
     assert code == 0, err
     raw = pd.read_csv(workdir / "in.csv", dtype=str, keep_default_na=False)
     res = pd.read_csv(workdir / "out.csv", dtype=str, keep_default_na=False)
@@ -52,11 +40,11 @@ def test_points_writes_table_report_and_map(workdir, capsys):
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "geojson", "gpkg", "shp"])
-def test_csv_in_other_formats_out(workdir, capsys, fmt):
+def test_csv_in_other_formats_out(workdir, cli, fmt):
     import geopandas as gpd
 
     out = workdir / f"out.{fmt}"
-    code, _, err = run(["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", "-o", out], capsys)
+    code, _, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", "-o", out])
     assert code == 0, err
     res = pd.read_parquet(out) if fmt == "parquet" else gpd.read_file(out)
     assert len(res) == 200 and res["class_id"].groupby(res["class_id"]).size().min() >= 10
@@ -68,14 +56,14 @@ def test_csv_in_other_formats_out(workdir, capsys, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["geojson", "gpkg", "parquet"])
-def test_point_geometry_input(tmp_path, capsys, fmt):
+def test_point_geometry_input(tmp_path, cli, fmt):
     import geopandas as gpd
 
     df = pd.read_csv(pd.io.common.StringIO(CSV), dtype={"id": str, "zip": str})
     gdf = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
     src = tmp_path / f"in.{fmt}"
     gdf.to_parquet(src) if fmt == "parquet" else gdf.to_file(src)
-    code, _, err = run(["points", src, "-k", 10, "-o", tmp_path / "out.geojson"], capsys)
+    code, _, err = cli(*["points", src, "-k", 10, "-o", tmp_path / "out.geojson"])
     assert code == 0, err
     res = gpd.read_file(tmp_path / "out.geojson")
     assert (res.geometry.geom_type == "Polygon").all() and len(res) == 200
@@ -83,13 +71,13 @@ def test_point_geometry_input(tmp_path, capsys, fmt):
 
 
 @pytest.mark.parametrize("ext", ["csv", "geojson", "gpkg", "parquet"])
-def test_same_input_gives_byte_identical_output(workdir, capsys, ext):
+def test_same_input_gives_byte_identical_output(workdir, cli, ext):
     outputs = []
     for i in range(2):
         (workdir / str(i)).mkdir()
         out, m = workdir / str(i) / f"out.{ext}", workdir / str(i) / "map.html"
-        code, _, err = run(["points", workdir / "in.csv", "-k", 7, "--lat", "lat", "--lon", "lon", "-o", out,
-                            "--map", m], capsys)
+        code, _, err = cli(*["points", workdir / "in.csv", "-k", 7, "--lat", "lat", "--lon", "lon", "-o", out,
+                            "--map", m])
         assert code == 0, err
         outputs.append((out.read_bytes(), m.read_bytes()))
     assert outputs[0] == outputs[1]
@@ -140,7 +128,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("name, make, args, message", BAD, ids=[b[0] for b in BAD])
-def test_bad_input_exit_2_one_line_nothing_written(workdir, capsys, name, make, args, message):
+def test_bad_input_exit_2_one_line_nothing_written(workdir, cli, name, make, args, message):
     src = make(workdir) if make else workdir / "in.csv"
     before = sorted(os.listdir(workdir))
     args = [str(a).format(d=workdir) for a in args]
@@ -148,7 +136,7 @@ def test_bad_input_exit_2_one_line_nothing_written(workdir, capsys, name, make, 
         args += ["-o", str(workdir / "out.csv"), "--map", str(workdir / "m.html"), "--report", str(workdir / "r.json")]
     if "--lat" not in args:
         args += ["--lat", "lat", "--lon", "lon"]
-    code, out, err = run(["points", src, *args], capsys)
+    code, out, err = cli(*["points", src, *args])
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -156,27 +144,27 @@ def test_bad_input_exit_2_one_line_nothing_written(workdir, capsys, name, make, 
     assert sorted(os.listdir(workdir)) == before
 
 
-def test_map_failure_leaves_no_table(workdir, capsys, monkeypatch):
+def test_map_failure_leaves_no_table(workdir, cli, monkeypatch):
     monkeypatch.setattr(maps, "MAX_MAP_CLASSES", 3)
-    code, _, err = run(["points", workdir / "in.csv", "-k", 5, "--lat", "lat", "--lon", "lon",
-                        "-o", workdir / "out.csv", "--map", workdir / "m.html"], capsys)
+    code, _, err = cli(*["points", workdir / "in.csv", "-k", 5, "--lat", "lat", "--lon", "lon",
+                        "-o", workdir / "out.csv", "--map", workdir / "m.html"])
     assert code == 2 and "at most 3 classes" in err
     assert sorted(os.listdir(workdir)) == ["in.csv"]
 
 
-def test_missing_suppress(tmp_path, capsys):
+def test_missing_suppress(tmp_path, cli):
     rows = "id,lat,lon\n" + "".join(f"{i},{40 + i / 100},{-100 - i / 100}\n" for i in range(20)) + "a,,\nb,NA,\nc,,x\n"
     (tmp_path / "in.csv").write_text(rows.replace(",,x", ",,"))
-    code, _, err = run(["points", tmp_path / "in.csv", "-k", 3, "--lat", "lat", "--lon", "lon",
-                        "--missing", "suppress", "-o", tmp_path / "out.csv"], capsys)
+    code, _, err = cli(*["points", tmp_path / "in.csv", "-k", 3, "--lat", "lat", "--lon", "lon",
+                        "--missing", "suppress", "-o", tmp_path / "out.csv"])
     assert code == 0, err
     res = pd.read_csv(tmp_path / "out.csv", keep_default_na=False, dtype=str)
     tail = res.iloc[-3:]
     assert (tail.lat_min == "").all() and tail.class_id.nunique() == 1
 
 
-def test_demo_runs_and_says_where(tmp_path, capsys):
-    code, out, err = run(["demo", "--out", tmp_path / "demo"], capsys)
+def test_demo_runs_and_says_where(tmp_path, cli):
+    code, out, err = cli(*["demo", "--out", tmp_path / "demo"])
     assert code == 0, err
     for name in ("points.csv", "points_report.json", "points_map.html"):
         assert (tmp_path / "demo" / name).is_file()
@@ -194,14 +182,14 @@ def test_console_script_entry_point(workdir):
     assert not (workdir / "o.csv").exists()
 
 
-def test_large_table_round_trip(tmp_path, capsys):
+def test_large_table_round_trip(tmp_path, cli):
     rng = np.random.default_rng(1)
     n = 100_000
     df = pd.DataFrame({"lat": np.round(35 + rng.normal(size=n) * 3, 4), "lon": np.round(-90 + rng.normal(size=n) * 5, 4),
                        "payload": rng.integers(0, 10**9, n)})
     df.to_csv(tmp_path / "big.csv", index=False)
-    code, _, err = run(["points", tmp_path / "big.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
-                        "-o", tmp_path / "big_out.parquet", "--report", tmp_path / "r.json"], capsys)
+    code, _, err = cli(*["points", tmp_path / "big.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
+                        "-o", tmp_path / "big_out.parquet", "--report", tmp_path / "r.json"])
     assert code == 0, err
     res = pd.read_parquet(tmp_path / "big_out.parquet")
     assert res["payload"].astype(int).tolist() == df["payload"].tolist()

@@ -7,19 +7,9 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
-from geoanon.cli import main
 from geoanon.datasets import data_path, demo_nc_births, nc_counties
 
 from checkers import check_connected_partition
-
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _centroids(frame):
@@ -112,13 +102,13 @@ def test_geodataframe_records_get_group_shapes():
     assert t.geometry.covers(points.geometry).all()
 
 
-def test_cli_zip_polygons_with_classes_map_report(tmp_path, capsys):
+def test_cli_zip_polygons_with_classes_map_report(tmp_path, cli):
     df = _records()
     df.to_csv(tmp_path / "in.csv", index=False)
     args = ["zip", tmp_path / "in.csv", "-k", 150, "--zip-col", "fips", "--regions", data_path("nc_counties.geojson"),
             "--region-id", "FIPS", "-o", tmp_path / "out.csv", "--classes", tmp_path / "groups.geojson",
             "--map", tmp_path / "map.html", "--report", tmp_path / "r.json"]
-    code, out, err = run(args, capsys)
+    code, out, err = cli(*args)
     assert code == 0, err
     res = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     assert res["id"].tolist() == df["id"].tolist() and res.groupby("fips").size().min() >= 150
@@ -132,20 +122,20 @@ def test_cli_zip_polygons_with_classes_map_report(tmp_path, capsys):
     assert html.count('"type": "Feature"') == len(groups) and "regions" in html
 
 
-def test_cli_zip_csv_regions_and_edges(tmp_path, capsys):
+def test_cli_zip_csv_regions_and_edges(tmp_path, cli):
     nc = nc_counties()
     xy = _centroids(nc)
     pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1], "lon": xy[:, 0]}).to_csv(tmp_path / "regions.csv", index=False)
     _records().to_csv(tmp_path / "in.csv", index=False)
-    code, _, err = run(["zip", tmp_path / "in.csv", "-k", 300, "--zip-col", "fips", "--regions", tmp_path / "regions.csv",
+    code, _, err = cli(*["zip", tmp_path / "in.csv", "-k", 300, "--zip-col", "fips", "--regions", tmp_path / "regions.csv",
                         "--region-id", "fips", "--edges", data_path("nc_counties_rook_edges.csv"),
-                        "-o", tmp_path / "out.parquet", "--classes", tmp_path / "g.gpkg"], capsys)
+                        "-o", tmp_path / "out.parquet", "--classes", tmp_path / "g.gpkg"])
     assert code == 0, err
     assert pd.read_parquet(tmp_path / "out.parquet").groupby("fips").size().min() >= 300
 
 
-def test_demo_also_runs_the_region_job(tmp_path, capsys):
-    code, out, err = run(["demo", "--out", tmp_path], capsys)
+def test_demo_also_runs_the_region_job(tmp_path, cli):
+    code, out, err = cli(*["demo", "--out", tmp_path])
     assert code == 0, err
     report = json.loads((tmp_path / "regions_report.json").read_text())
     assert report["rows"] == len(demo_nc_births()) and report["audit"]["k"] >= 1000
@@ -166,7 +156,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("name, change, message", BAD, ids=[b[0] for b in BAD])
-def test_cli_zip_bad_input(tmp_path, capsys, name, change, message):
+def test_cli_zip_bad_input(tmp_path, cli, name, change, message):
     df = _records(500)
     if name == "unknown region":
         df.loc[3, "fips"] = "12345"
@@ -176,7 +166,7 @@ def test_cli_zip_bad_input(tmp_path, capsys, name, change, message):
     for key, value in zip((change or [])[::2], (change or [])[1::2]):
         base[key] = str(value).format(d=tmp_path)
     before = sorted(os.listdir(tmp_path))
-    code, _, err = run(["zip", tmp_path / "in.csv", *[x for kv in base.items() for x in kv]], capsys)
+    code, _, err = cli(*["zip", tmp_path / "in.csv", *[x for kv in base.items() for x in kv]])
     assert code == 2 and len(err.strip().splitlines()) == 1 and message in err
     assert sorted(os.listdir(tmp_path)) == before
 
