@@ -16,20 +16,17 @@ section of bench/RESULTS.md, with the machine and the date.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
-import subprocess
 import sys
 import time
-from datetime import date
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from common import machine, main, replace_section, run_measurements, today  # noqa: E402
 
 PLAN = [  # (dataset, n, k, methods)
     ("clustered", 30_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
@@ -58,8 +55,9 @@ def _status(key: str) -> int:
     return 0
 
 
-def measure(method: str, dataset: str, n: int, k: int) -> dict:
+def measure(method: str, dataset: str, n, k) -> dict:
     """One measurement, in this process."""
+    n, k = int(n), int(k)
     from datasets import DATASETS
 
     import geoanon as ga
@@ -128,18 +126,16 @@ def _tight_boxes(xy, labels):
     return np.c_[lo, hi]
 
 
-def run_plan(plan) -> list[dict]:
-    rows = []
-    for dataset, n, k, methods in plan:
-        for method in methods:
-            done = subprocess.run([sys.executable, __file__, "--one", method, dataset, str(n), str(k)],
-                                  capture_output=True, text=True, timeout=3600)
-            if done.returncode != 0:
-                raise RuntimeError(f"{method} {dataset} {n}: {done.stderr[-3000:]}")
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            rows.append(row)
-            print(_line(row, rows), flush=True)
-    return rows
+def run_plan(plan, resume: bool = False) -> list[dict]:
+    jobs = [(method, dataset, n, k) for dataset, n, k, methods in plan for method in methods]
+    done = []
+
+    def describe(row):
+        done.append(row)
+        return _line(row, done)
+
+    return run_measurements(__file__, jobs, rows_file=HERE / "out" / "points_rows.jsonl", resume=resume,
+                            time_limit=3600, describe=describe)
 
 
 def _floor(row, rows):
@@ -150,6 +146,8 @@ def _floor(row, rows):
 
 
 def _line(row, rows) -> str:
+    if "failed" in row:
+        return f"{' '.join(row['job'])}: FAILED {row['failed']}"
     floor = _floor(row, rows)
     rel = f"{row['seconds'] / floor:6.1f}x" if floor else "      -"
     if "classes" not in row:
@@ -207,54 +205,21 @@ def _targets(rows) -> list[str]:
     return lines
 
 
-def _machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    mem = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
-    from importlib.metadata import version
-
-    versions = [f"Python {platform.python_version()}", f"numpy {np.__version__}",
-                f"geoanon {version('geoanon')}", f"anonypy {version('anonypy')}"]
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM; " + ", ".join(versions)
-
-
 def write_results(rows, path: Path) -> None:
-    begin, end = "<!-- points:begin -->", "<!-- points:end -->"
-    section = "\n".join([
-        begin,
+    rows = [r for r in rows if "failed" not in r]
+    replace_section(path, "points", [
         "## GPS points: rectangle partitions (`python bench/bench_points.py`)",
         "",
-        f"Run on {date.today().isoformat()}, {_machine()}.",
+        f"Run on {today()}, {machine()}, anonypy {version('anonypy')}.",
         "",
         _table(rows),
         "",
         "Targets (issue 2):",
         "",
         *_targets(rows),
-        end,
     ])
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    if begin in text:
-        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
-    parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
-    parser.add_argument("--one", nargs=4, metavar=("METHOD", "DATASET", "N", "K"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.one:
-        method, dataset, n, k = args.one
-        print(json.dumps(measure(method, dataset, int(n), int(k))))
-        return
-    rows = run_plan(QUICK if args.quick else PLAN)
-    if not args.quick:
-        write_results(rows, Path(args.results))
-        print(f"wrote {args.results}")
 
 
 if __name__ == "__main__":
-    main()
+    main(__doc__, one_args=("METHOD", "DATASET", "N", "K"), measure=measure, plan=PLAN, quick=QUICK,
+         run=run_plan, write=write_results)

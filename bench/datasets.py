@@ -87,6 +87,9 @@ def zip_instance(state: str | None):
     counts = zip_counts(sorted(G.nodes))
     if state is not None:
         keep = set(nodes.loc[nodes["state"] == state, "zip"])
-        G = G.subgraph(keep)
-        G = G.subgraph(max(nx.connected_components(G), key=len)).copy()
+        piece = sorted(max(nx.connected_components(G.subgraph(keep)), key=len))
+        H = nx.Graph()                       # in sorted order: set order changes from run to run
+        H.add_nodes_from(piece)
+        H.add_edges_from(sorted(G.subgraph(piece).edges))
+        G = H
     return G, {v: counts[v] for v in G.nodes}, nodes.set_index("zip").loc[list(G.nodes)]

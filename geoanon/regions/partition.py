@@ -18,7 +18,7 @@ from .spanning import low_degree_spanning_tree
 METHODS = ("balanced", "paper", "exact")
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 START_TREES = 32     # random spanning trees tried besides the low-degree one, at most ...
-START_BUDGET = 150   # ... and at most this many regions' worth of them
+START_BUDGET = 600   # ... and at most this many regions' worth of them
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
 SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
@@ -329,10 +329,7 @@ def greedy_tree_partition(tree: _TreeShape, w: np.ndarray, k: int) -> np.ndarray
                 adjacent.extend(open_adjacent[c])
                 open_members[c] = open_adjacent[c] = None
         if total >= k:
-            gid = len(group_weight)
-            group_weight.append(total)
-            for m in members:
-                label[m] = gid
+            _close(members, total, label, group_weight)
         else:
             open_weight[v], open_members[v], open_adjacent[v] = total, members, adjacent
     root = tree.root
@@ -341,6 +338,14 @@ def greedy_tree_partition(tree: _TreeShape, w: np.ndarray, k: int) -> np.ndarray
         for m in open_members[root]:
             label[m] = gid
     return np.asarray(label, dtype=np.int64)
+
+
+def _close(members, total: int, label: list, group_weight: list) -> None:
+    """Make ``members`` a new group of weight ``total``."""
+    gid = len(group_weight)
+    group_weight.append(total)
+    for m in members:
+        label[m] = gid
 
 
 def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray, k: int, target: int) -> np.ndarray:
@@ -376,10 +381,7 @@ def balanced_tree_partition(graph: CompactGraph, tree: _TreeShape, w: np.ndarray
                 members.extend(open_members[c])
             open_members[c] = None
         if total >= k:
-            gid = len(group_weight)
-            group_weight.append(total)
-            for m in members:
-                label[m] = gid
+            _close(members, total, label, group_weight)
         else:
             open_weight[v], open_members[v] = total, members
     root = tree.root

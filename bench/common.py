@@ -1,0 +1,96 @@
+"""What the benchmark scripts share: one measurement per fresh process (with a
+time limit, rows kept in a JSON-lines file so an interrupted run can resume),
+the machine's description, and replacing a script's section of RESULTS.md."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def machine() -> str:
+    from importlib.metadata import version
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    mem = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
+    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM; Python {platform.python_version()}, "
+            f"numpy {np.__version__}, geoanon {version('geoanon')}")
+
+
+def run_measurements(script: str, jobs, *, rows_file: Path, resume: bool, time_limit: float, describe) -> list[dict]:
+    """Run ``script --one *job`` in a fresh process per job; each row is printed
+    with ``describe`` and appended to ``rows_file``. With ``resume``, jobs whose
+    row is already in the file are not run again."""
+    rows_file.parent.mkdir(parents=True, exist_ok=True)
+    done = {}
+    if resume and rows_file.exists():
+        for line in rows_file.read_text().splitlines():
+            row = json.loads(line)
+            done[tuple(row["job"])] = row
+    elif rows_file.exists():
+        rows_file.unlink()
+    rows = []
+    for job in jobs:
+        job = [str(x) for x in job]
+        if tuple(job) in done:
+            row = done[tuple(job)]
+        else:
+            try:
+                result = subprocess.run([sys.executable, script, "--one", *job], capture_output=True, text=True,
+                                        timeout=time_limit)
+                if result.returncode == 0:
+                    row = json.loads(result.stdout.strip().splitlines()[-1])
+                else:
+                    lines = result.stderr.strip().splitlines()
+                    row = {"failed": lines[-1] if lines else f"crashed (exit code {result.returncode})"}
+            except subprocess.TimeoutExpired:
+                row = {"failed": f"no result within {time_limit:.0f} s"}
+            row["job"] = job
+            with rows_file.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+        rows.append(row)
+        print(describe(row), flush=True)
+    return rows
+
+
+def replace_section(path: Path, name: str, lines: list[str]) -> None:
+    """Put ``lines`` between the ``name`` markers of RESULTS.md (appended if absent)."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    section = "\n".join([begin, *lines, end])
+    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
+    if begin in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write) -> None:
+    """The command line of a benchmark script: ``--quick``, ``--resume``,
+    ``--results FILE``, and the hidden ``--one`` that measures in this process."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small smoke run (RESULTS.md untouched)")
+    parser.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run")
+    parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
+    parser.add_argument("--one", nargs=len(one_args), metavar=one_args, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(*args.one)))
+        return
+    rows = run(quick if args.quick else plan, args.resume)
+    if not args.quick:
+        write(rows, Path(args.results))
+        print(f"wrote {args.results}")
+
+
+def today() -> str:
+    return date.today().isoformat()
