@@ -42,3 +42,17 @@ def nc_counties():
     """The 100 North Carolina counties (FIPS, NAME, births and SIDS deaths
     1974-78 and 1979-84, polygons in EPSG:4326)."""
     return read_table(data_path("nc_counties.geojson"))
+
+
+def census_names(which: str = "female") -> pd.Series:
+    """1990 US Census name frequencies, names with frequency >= 0.001% (as in
+    Section 5 of Du et al.): a Series name -> frequency in thousandths of a
+    percent (``freq_mpct``), most frequent first. ``which`` is "female",
+    "male" or "last". Names such as NA, NULL and TRUE are kept as names."""
+    from ._validation import check_choice
+
+    check_choice("which", which, ("female", "male", "last"))
+    table = read_table(data_path("census_names_1990.csv.gz"))
+    table = table[table["list"] == which]
+    return pd.Series(table["freq_mpct"].astype("int64").to_numpy(), index=table["name"].to_numpy(),
+                     name="freq_mpct")

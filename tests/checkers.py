@@ -118,3 +118,42 @@ def brute_force_connected_partition(G, weights, k):
 
     extend(0, [])
     return best
+
+
+def check_label_partition(counts, k, labels):
+    """Assert the rules of a label partition; return the class weights.
+
+    - every label is in exactly one class, and class ids are 0..C-1, all used;
+    - every class covers >= k records, and no record is lost or added.
+    """
+    assert len(labels) == len(counts)
+    C = max(int(c) for c in labels) + 1
+    assert set(int(c) for c in labels) == set(range(C)), "class ids must be 0..C-1, each used"
+    weight = [0] * C
+    for c, w in zip(labels, counts):
+        weight[int(c)] += int(w)
+    assert sum(weight) == sum(int(w) for w in counts)
+    assert min(weight) >= k, f"a class is below k={k}: {min(weight)}"
+    return weight
+
+
+def brute_force_cover(counts, k):
+    """Optimal largest class over all set partitions of the labels (tiny inputs)."""
+    counts = [int(c) for c in counts]
+    best = None
+
+    def place(i, sums):
+        nonlocal best
+        if i == len(counts):
+            if all(s >= k for s in sums):
+                value = max(sums)
+                best = value if best is None else min(best, value)
+            return
+        for j in range(len(sums)):
+            sums[j] += counts[i]
+            place(i + 1, sums)
+            sums[j] -= counts[i]
+        place(i + 1, sums + [counts[i]])
+
+    place(0, [])
+    return best

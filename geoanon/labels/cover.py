@@ -1,0 +1,162 @@
+"""Unordered labels as Min-Max Bin Covering (Du, Eppstein, Goodrich and
+Lueker, Sections 4 and 5): group labels so that every group covers >= k
+records and the largest group is as small as possible."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, check_k, check_total, check_weights
+from ..errors import DataError
+from ..partition import Partition
+from . import greedy
+from .balanced import balanced, bins_upper_bound
+from .exact import exact_cover
+
+METHODS = ("balanced", "fold", "spread", "paper-5/2", "exact")
+ORDERS = ("given", "decreasing", "random")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LabelPartition(Partition):
+    """A :class:`~geoanon.partition.Partition` of labels into classes (sets of labels).
+
+    ``labels`` follow ``items`` (the input's labels, in input order; None
+    when the input was an array, whose labels are its positions);
+    ``proven_optimal`` is True when the largest class equals the lower bound
+    or came from ``method="exact"``.
+    """
+
+    items: list = field(default=None)
+    proven_optimal: bool = False
+
+    def members(self) -> list[list]:
+        """The labels of each class, in class order."""
+        if self.items is None:
+            return [group.tolist() for group in self.groups()]
+        return [[self.items[i] for i in group] for group in self.groups()]
+
+    def class_of(self) -> dict:
+        """Label -> class id."""
+        return dict(zip(range(self.labels.size) if self.items is None else self.items, self.labels.tolist()))
+
+
+def cover_lower_bound(x: np.ndarray, k: int) -> int:
+    """max(k, largest item, ceil(W / B)) with B the most classes the items can
+    cover (:func:`~geoanon.labels.balanced.bins_upper_bound`, at most floor(W / k))."""
+    x = np.asarray(x, dtype=np.int64)
+    total = int(x.sum())
+    return int(max(k, int(x.max()), -(-total // bins_upper_bound(x, k))))
+
+
+def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> LabelPartition:
+    """Group labels into classes of >= k records, the largest as small as possible.
+
+    Parameters
+    ----------
+    counts : mapping, Series or array_like
+        Records per label: a mapping label -> count, a Series (index = labels)
+        or an array (labels 0..n-1). Counts are non-negative integers; labels
+        with count 0 join the lightest class.
+    k : int
+    method : {"balanced", "fold", "spread", "paper-5/2", "exact"}
+        ``"fold"``: Theorem 5. Labels >= k alone, next-fit on the rest in
+        ``order``, the leftover merged into the lightest class; largest class
+        <= max(k - 1 + largest label, 3k - 3).
+        ``"spread"``: the simplified Theorem 8 of Section 5: greedy packing in
+        ``order``, leftover labels spread first into classes below the maximum,
+        then round-robin (:func:`~geoanon.labels.greedy.spread`).
+        ``"paper-5/2"``: Theorem 8 as proved (decreasing order, Lemmas 6 and 7,
+        exact search with fewer than four bins); at most 5/2 the optimum.
+        ``"balanced"`` (default): B classes as many as the items can cover,
+        filled largest-first to equal weight, repaired, then improved by moves
+        and swaps (:mod:`geoanon.labels.balanced`); the best of that, fold and
+        spread (in ``order``) is returned, so it is never worse than either.
+        ``"exact"``: the optimum, by a MILP over label sizes (HiGHS); small instances.
+    order : {"given", "decreasing", "random"}
+        The order in which fold and spread process labels; ``"random"``
+        shuffles with ``seed``.
+    seed : int or None
+        Seed of the random order.
+
+    Returns
+    -------
+    LabelPartition
+        With ``lower_bound`` from :func:`cover_lower_bound` (raised by the case
+        analysis of paper-5/2 when it proves more) and ``ratio``.
+    """
+    k = check_k(k)
+    method = check_choice("method", method, METHODS)
+    order = check_choice("order", order, ORDERS)
+    items, x = _items(counts)
+    check_total(int(x.sum()), k)
+    positive = slice(None) if x.min() > 0 else np.flatnonzero(x > 0)
+    xp = x[positive]
+    sequence = _sequence(xp, order, seed)
+    bound = cover_lower_bound(xp, k)
+    bins = np.empty(xp.size, dtype=np.int64)
+    if method == "exact":
+        bins[:] = exact_cover(xp, k, bins=bins_upper_bound(xp, k))
+    elif method == "paper-5/2":
+        bins[:], proven = greedy.five_halves(xp, k, lambda sizes, k: exact_cover(sizes, k, bins=4))
+        bound = max(bound, proven)
+    elif method in ("fold", "spread"):
+        bins[sequence] = getattr(greedy, method)(xp[sequence], k)
+    else:
+        bins[:] = _best_of(xp, k, sequence, bound)
+    labels = np.empty(x.size, dtype=np.int64)
+    labels[positive] = _relabel(bins)
+    if xp.size < x.size:
+        weights = np.bincount(labels[positive], weights=xp)
+        labels[x == 0] = int(np.argmin(weights))
+    params = {"order": order, "seed": seed} if method in ("fold", "spread", "balanced") else {}
+    largest = int(np.bincount(labels, weights=x).max())
+    return LabelPartition(labels=labels, element_weights=x, k=k, lower_bound=bound, method=method,
+                          params=params, items=items, proven_optimal=method == "exact" or largest == bound)
+
+
+def _best_of(x, k, sequence, bound):
+    """The lightest largest class of balanced, fold and spread (ties: balanced)."""
+    candidates = [balanced(x, k, bound)]
+    for solver in (greedy.fold, greedy.spread):
+        bins = np.empty(x.size, dtype=np.int64)
+        bins[sequence] = solver(x[sequence], k)
+        candidates.append(bins)
+    return min(candidates, key=lambda b: np.bincount(b, weights=x).max())
+
+
+def _relabel(bins: np.ndarray) -> np.ndarray:
+    """Class ids 0..c-1 in order of first appearance (ids are small ints)."""
+    first = np.full(int(bins.max()) + 1, bins.size, dtype=np.int64)
+    first[bins[::-1]] = np.arange(bins.size - 1, -1, -1)     # the last write, the first appearance, wins
+    used = np.flatnonzero(first < bins.size)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[used[np.argsort(first[used], kind="stable")]] = np.arange(used.size)
+    return rank[bins]
+
+
+def _sequence(x, order, seed) -> np.ndarray:
+    if order == "given":
+        return np.arange(x.size)
+    if order == "decreasing":
+        return np.argsort(-x, kind="stable")
+    return np.random.default_rng(seed).permutation(x.size)
+
+
+def _items(counts) -> tuple[list, np.ndarray]:
+    """(labels, counts as int64) from a mapping, Series or array."""
+    if isinstance(counts, pd.Series):
+        items, values = counts.index.tolist(), counts.to_numpy()
+    elif isinstance(counts, Mapping):
+        items, values = list(counts.keys()), np.asarray(list(counts.values()))
+    else:
+        values = np.asarray(counts)
+        if values.ndim != 1:
+            raise DataError(f"counts must be one-dimensional, got shape {values.shape}")
+        items = None
+    if values.size == 0:
+        raise DataError("there are no labels to group")
+    return items, check_weights(values, values.size)
