@@ -7,7 +7,7 @@ from .errors import AuditError, DataError, GeoanonError, InfeasibleError, Parame
 from .audit import audit
 from .labels import LabelPartition, cover_labels, three_partition_instance
 from .partition import Partition
-from .pipeline import Release, generalize_points, generalize_regions
+from .pipeline import Release, generalize_labels, generalize_points, generalize_regions
 from .points import RectanglePartition, partition_points
 from .regions import (GraphPartition, graph_from_points, graph_from_polygons, graph_summary,
                       low_degree_spanning_tree, partition_graph, read_edge_list)
@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
-    "GraphPartition", "LabelPartition", "Partition", "RectanglePartition", "Release", "audit", "cover_labels", "generalize_points", "generalize_regions",
+    "GraphPartition", "LabelPartition", "Partition", "RectanglePartition", "Release",
+    "audit", "cover_labels", "generalize_labels", "generalize_points", "generalize_regions",
     "graph_from_points", "graph_from_polygons", "graph_summary", "low_degree_spanning_tree", "partition_graph",
     "partition_points", "read_edge_list", "three_partition_instance",
 ]

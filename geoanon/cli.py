@@ -83,6 +83,22 @@ def build_parser() -> argparse.ArgumentParser:
                       help="connected components lighter than k: fail (default) or generalize to '*'")
     zips.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
     zips.set_defaults(run=_run_zip)
+
+    labels = sub.add_parser("labels", help="generalize an unordered label column (names, diagnoses) into "
+                                           "classes of labels covering >= k records")
+    labels.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    labels.add_argument("-k", type=int, required=True, help="every class covers at least K records")
+    labels.add_argument("--col", required=True, metavar="COL", help="the label column of IN")
+    labels.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
+    labels.add_argument("--classes", metavar="FILE", help="write the label -> class table (.csv or .parquet)")
+    labels.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
+    labels.add_argument("--method", default="balanced", choices=("balanced", "fold", "spread", "paper-5/2", "exact"))
+    labels.add_argument("--order", default="given", choices=("given", "decreasing", "random"),
+                        help="order in which fold and spread take the labels")
+    labels.add_argument("--seed", type=int, help="seed of --order random")
+    labels.add_argument("--missing", default="label", choices=("label", "error"),
+                        help="missing values and empty strings: a label like any other (default) or fail")
+    labels.set_defaults(run=_run_labels)
     return parser
 
 
@@ -92,7 +108,7 @@ def _version() -> str:
     return __version__
 
 
-def _check_outputs(output, report=None, map_html=None, classes=None) -> None:
+def _check_outputs(output, report=None, map_html=None, classes=None, classes_formats=None) -> None:
     """Refuse bad output paths before any work is done."""
     from .io import GEO_FORMATS, check_writable, table_format
 
@@ -103,8 +119,9 @@ def _check_outputs(output, report=None, map_html=None, classes=None) -> None:
         check_writable(path)
         if suffix and Path(path).suffix.lower() != suffix:
             raise ParameterError(f"{path}: expected a {suffix} file")
-    if classes is not None and table_format(classes) not in GEO_FORMATS | {"parquet"}:
-        raise ParameterError(f"{classes}: the classes file needs a geo format (.geojson, .gpkg, .shp, .parquet)")
+    allowed = GEO_FORMATS | {"parquet"} if classes_formats is None else classes_formats
+    if classes is not None and table_format(classes) not in allowed:
+        raise ParameterError(f"{classes}: the classes file must be {', '.join(sorted(allowed))}")
     names = [Path(p).resolve() for p in (output, report, map_html, classes) if p is not None]
     if len(set(names)) != len(names):
         raise ParameterError("the output, report, map and classes must be different files")
@@ -142,6 +159,20 @@ def _run_zip(args) -> int:
     release.report.update(input=str(args.input), regions=str(args.regions), output=str(args.output))
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             map_options={"tiles": args.tiles, "title": Path(args.input).name})
+    _summary(release, written)
+    return 0
+
+
+def _run_labels(args) -> int:
+    from .io import read_table
+    from .pipeline import generalize_labels, write_release
+
+    _check_outputs(args.output, args.report, classes=args.classes, classes_formats={"csv", "parquet"})
+    df = read_table(args.input)
+    release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
+                                order=args.order, seed=args.seed)
+    release.report.update(input=str(args.input), output=str(args.output))
+    written = write_release(release, args.output, report=args.report, classes=args.classes)
     _summary(release, written)
     return 0
 

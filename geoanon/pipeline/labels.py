@@ -1,0 +1,107 @@
+"""The label job: a table's unordered label column (names, diagnoses,
+occupations) into classes of labels covering >= k records each."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, check_k
+from ..audit import require_k
+from ..errors import DataError
+from ..labels import cover_labels
+from .release import Release
+
+
+def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
+                      order: str = "given", seed=None) -> Release:
+    """Generalize a label column: each label is replaced by its class's label.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per record.
+    k : int
+    column : str
+        The label column. Values are compared exactly: "NA", "NULL" or "TRUE"
+        are labels (CSV cells are read as strings).
+    method, order, seed
+        See :func:`geoanon.cover_labels`.
+    missing : {"label", "error"}
+        Missing values and empty strings are labels like any other
+        (``"label"``), or a DataError (``"error"``).
+
+    Returns
+    -------
+    Release
+        ``table`` with ``column`` replaced by the class label (a class of one
+        label keeps it; otherwise its most frequent label and ``+N`` for the N
+        others) and ``class_id`` last; ``classes`` holds one row per label
+        (label, records, class_id, class_label), in class order.
+    """
+    started = time.perf_counter()
+    k = check_k(k)
+    missing = check_choice("missing", missing, ("label", "error"))
+    if column not in df.columns:
+        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
+    if "class_id" in df.columns:
+        raise DataError("the output column 'class_id' already exists in the input")
+    values = df[column]
+    if missing == "error":
+        empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)
+        if empty.any():
+            raise DataError(f"{int(empty.sum())} records have a missing or empty {column!r} (first at row "
+                            f"{df.index[int(np.argmax(empty.to_numpy()))]!r}); use missing='label' "
+                            "(--missing label) to treat them as a label")
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    counts = np.bincount(codes, minlength=len(uniques))
+    part = cover_labels(counts, k, method=method, order=order, seed=seed)
+    part.verify()
+
+    names = _class_names(uniques, counts, part)
+    class_id = part.labels[codes]
+    table = df.copy()
+    table[column] = names[class_id]
+    table["class_id"] = class_id
+    audit = require_k(table, [column], k)
+    by_class = np.lexsort((-counts, part.labels))
+    classes = pd.DataFrame({
+        "label": uniques.take(by_class),
+        "records": counts[by_class],
+        "class_id": part.labels[by_class],
+        "class_label": names[part.labels[by_class]],
+    })
+    report = {
+        "rows": int(len(df)),
+        "k": k,
+        "labels": int(len(uniques)),
+        "classes": part.n_classes,
+        "min_class": part.min_weight,
+        "max_class": part.max_weight,
+        "lower_bound": part.lower_bound,
+        "ratio": round(part.ratio, 6),
+        "proven_optimal": part.proven_optimal,
+        "method": method,
+        "column": column,
+        "audit": audit,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return Release(table=table, partition=part, report=report, classes=classes)
+
+
+def _class_names(uniques, counts, part) -> np.ndarray:
+    """The published value of each class: its only label as it was, or its most
+    frequent non-empty label (ties: first seen) and "+N" for the N others."""
+    names = np.empty(part.n_classes, dtype=object)
+    size = np.bincount(part.labels, minlength=part.n_classes)
+    blank = pd.Series(uniques, dtype=object).astype("string").str.strip().eq("").fillna(True).to_numpy()
+    heaviest = np.lexsort((np.arange(counts.size), -counts, blank, part.labels))
+    first = heaviest[np.r_[0, np.cumsum(size)[:-1]]]
+    for c, i in enumerate(first.tolist()):
+        label = uniques[i]
+        if size[c] == 1:
+            names[c] = label if pd.isna(label) else str(label)
+        else:
+            names[c] = f"{'' if pd.isna(label) else label}+{size[c] - 1}"
+    return names

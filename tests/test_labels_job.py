@@ -1,0 +1,104 @@
+"""The label job: API and command line, records in and records out."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from geoanon import DataError, InfeasibleError, generalize_labels
+
+NAMES = ["NA", "NULL", "TRUE", "", "MARY", "MARY", "NA", "JOHN", "NAN", "MARY", "JOHN", ""]
+
+
+def table():
+    return pd.DataFrame({"id": [f"{i:03d}" for i in range(len(NAMES))], "name": NAMES,
+                         "age": [str(30 + i) for i in range(len(NAMES))]})
+
+
+def test_api_keeps_rows_and_columns_and_every_class_reaches_k():
+    df = table()
+    release = generalize_labels(df, 3, column="name")
+    out = release.table
+    assert list(out.columns) == ["id", "name", "age", "class_id"]
+    assert out["id"].tolist() == df["id"].tolist() and out["age"].tolist() == df["age"].tolist()
+    sizes = out.groupby("class_id").size()
+    assert (sizes >= 3).all()
+    assert out.groupby("name").ngroups == out["class_id"].nunique()
+    classes = release.classes
+    assert sorted(classes["label"]) == sorted(set(NAMES))
+    # each record's class is its label's class, and class labels name a member
+    mapping = dict(zip(classes["label"], classes["class_id"]))
+    assert [mapping[v] for v in NAMES] == out["class_id"].tolist()
+    for c, group in classes.groupby("class_id"):
+        label = group["class_label"].iloc[0]
+        assert label.split("+")[0] in set(group["label"])
+    assert release.report["max_class"] >= release.report["lower_bound"]
+
+
+def test_cli_csv_round_trip_keeps_na_null_true_and_empty_labels(tmp_path, cli):
+    src = tmp_path / "in.csv"
+    table().to_csv(src, index=False)
+    out, classes, report = tmp_path / "out.csv", tmp_path / "classes.csv", tmp_path / "r.json"
+    code, stdout, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--classes", classes,
+                            "--report", report)
+    assert code == 0, err
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)
+    table_back = pd.read_csv(classes, dtype=str, keep_default_na=False)
+    assert set(table_back["label"]) == set(NAMES)          # "", NA, NULL, TRUE, NAN all survive
+    assert released["id"].tolist() == table()["id"].tolist()
+    assert (released.groupby("name").size() >= 2).all()
+    figures = json.loads(report.read_text())
+    assert figures["audit"]["k"] >= 2 and figures["labels"] == len(set(NAMES))
+
+
+def test_cli_errors_leave_nothing_behind(tmp_path, cli):
+    src = tmp_path / "in.csv"
+    table().to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    code, _, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--missing", "error")
+    assert code == 2 and "missing or empty" in err and err.count("\n") == 1
+    code, _, err = cli("labels", src, "-k", 100, "--col", "name", "-o", out)
+    assert code == 2 and "larger than" in err
+    code, _, err = cli("labels", src, "-k", 2, "--col", "nope", "-o", out)
+    assert code == 2 and "no column" in err
+    code, _, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--classes", tmp_path / "c.geojson")
+    assert code == 2 and "classes file" in err
+    (tmp_path / "empty.csv").write_text("")
+    code, _, err = cli("labels", tmp_path / "empty.csv", "-k", 2, "--col", "name", "-o", out)
+    assert code == 2 and "empty" in err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["empty.csv", "in.csv"]
+
+
+def test_missing_values_are_a_label_in_parquet(tmp_path, cli):
+    df = pd.DataFrame({"dx": ["flu", None, "cold", None, "flu", "cold", np.nan, "flu"], "v": range(8)})
+    release = generalize_labels(df, 3, column="dx")
+    assert (release.table.groupby("class_id").size() >= 3).all()
+    with pytest.raises(DataError, match="missing or empty"):
+        generalize_labels(df, 3, column="dx", missing="error")
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src)
+    code, _, err = cli("labels", src, "-k", 3, "--col", "dx", "-o", out)
+    assert code == 0, err
+    back = pd.read_parquet(out)
+    assert back["v"].tolist() == list(range(8)) and (back.groupby("class_id").size() >= 3).all()
+
+
+def test_output_is_byte_identical_across_runs(tmp_path, cli):
+    from geoanon.datasets import census_names
+
+    names = census_names("male")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"first": rng.choice(names.index.to_numpy(), size=3000, p=names / names.sum())})
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    outputs = []
+    for run in range(2):
+        out, classes = tmp_path / f"o{run}.csv", tmp_path / f"c{run}.csv"
+        assert cli("labels", src, "-k", 25, "--col", "first", "-o", out, "--classes", classes)[0] == 0
+        outputs.append((out.read_bytes(), classes.read_bytes()))
+    assert outputs[0] == outputs[1]
+
+
+def test_k_above_the_records():
+    with pytest.raises(InfeasibleError):
+        generalize_labels(table(), 13, column="name")
