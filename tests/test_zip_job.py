@@ -149,7 +149,7 @@ BAD = [
     ("unknown region", None, "records name regions that are not in the regions"),
     ("k too large", ["-k", 10**7], "k=10000000 is larger than the data (total weight 500)"),
     ("bad region id column", ["--region-id", "GEOID"], "no column 'GEOID' in the regions"),
-    ("classes not geo", ["--classes", "{d}/g.csv"], "the classes file needs a geo format"),
+    ("classes not geo", ["--classes", "{d}/g.csv"], "the classes file must be geojson, gpkg, parquet, shp"),
     ("missing regions file", ["--regions", "{d}/nowhere.geojson"], "no such file"),
     ("bad method", ["--method", "maxp"], "invalid choice"),
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._milp import ConstraintRows
 from ..errors import InfeasibleError, ParameterError
 
 EXACT_MAX_VARIABLES = 6000
@@ -29,8 +30,7 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     ``bins`` bounds the number of bins (any proven upper bound on a feasible
     count); ``upper`` optionally bounds the optimum (a heuristic's value).
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix
+    from scipy.optimize import Bounds, milp
 
     sizes, types, mult = np.unique(x, return_inverse=True, return_counts=True)
     t_count, g_count = sizes.size, max(int(bins), 1)
@@ -46,16 +46,8 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     def y(t, g):
         return t * g_count + g
 
-    rows, cols, vals, lo, hi = [], [], [], [], []
-
-    def add(entries, low, high):
-        row = len(lo)
-        for col, val in entries:
-            rows.append(row)
-            cols.append(col)
-            vals.append(val)
-        lo.append(low)
-        hi.append(high)
+    rows = ConstraintRows()
+    add = rows.add
 
     inf = np.inf
     level = [[(y(t, g), float(sizes[t])) for t in range(t_count)] for g in range(g_count)]
@@ -68,7 +60,6 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
         if g + 1 < g_count:
             add([(U + g, 1.0), (U + g + 1, -1.0)], 0, inf)
             add(level[g] + [(c, -v) for c, v in level[g + 1]], 0, inf)
-    A = coo_matrix((vals, (rows, cols)), shape=(len(lo), n_var)).tocsr()
     integrality = np.ones(n_var)
     integrality[Z] = 0
     high = np.empty(n_var)
@@ -77,7 +68,7 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     high[Z] = total if upper is None else upper
     c = np.zeros(n_var)
     c[Z] = 1.0
-    result = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=integrality,
+    result = milp(c, constraints=rows.constraint(n_var), integrality=integrality,
                   bounds=Bounds(np.zeros(n_var), high), options={"time_limit": time_limit})
     if result.status != 0 or result.x is None:
         raise InfeasibleError(f"the exact solver did not prove an optimum ({result.message})")

@@ -11,7 +11,7 @@ from .._validation import check_choice, check_k
 from ..audit import require_k
 from ..errors import DataError
 from ..labels import cover_labels
-from .release import Release
+from .release import Release, check_job_columns
 
 
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
@@ -43,10 +43,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     started = time.perf_counter()
     k = check_k(k)
     missing = check_choice("missing", missing, ("label", "error"))
-    if column not in df.columns:
-        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
-    if "class_id" in df.columns:
-        raise DataError("the output column 'class_id' already exists in the input")
+    check_job_columns(df, column)
     values = df[column]
     if missing == "error":
         empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)

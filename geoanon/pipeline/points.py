@@ -12,14 +12,13 @@ from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
 from ..points import partition_points
 from ..points.partition import check_coordinates
-from .release import MISSING_TOKENS, Release, with_geometry
+from .release import MISSING_TOKENS, Release, require_column, with_geometry
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     """Column ``col`` as float64, NaN where missing; DataError naming the first
     value that is neither a number nor a missing marker."""
-    if col not in df.columns:
-        raise DataError(f"no column {col!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
+    require_column(df, col)
     s = df[col]
     if pd.api.types.is_bool_dtype(s):
         raise DataError(f"column {col!r} holds booleans, not coordinates")

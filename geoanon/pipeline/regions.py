@@ -14,7 +14,7 @@ from ..io import has_geometry
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
 from ..regions.graphs import region_ids
 from .points import numeric_column
-from .release import MISSING_TOKENS, Release, with_geometry
+from .release import MISSING_TOKENS, Release, check_job_columns, with_geometry
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 
@@ -60,10 +60,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     started = time.perf_counter()
     k = check_k(k)
     unknown = check_choice("unknown", unknown, ("error", "suppress"))
-    if column not in df.columns:
-        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
-    if "class_id" in df.columns:
-        raise DataError("the output column 'class_id' already exists in the input")
+    check_job_columns(df, column)
     graph, shapes = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
 
     values = _region_values(df[column])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import DataError
 from ..io import StagedOutputs, write_table
 from ..partition import Partition
 
@@ -87,6 +88,19 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
         if classes is not None:
             write_table(release.classes, out.stage(classes))
     return [Path(p) for p in (output, report, map_html, classes) if p is not None]
+
+
+def require_column(df: pd.DataFrame, column: str) -> None:
+    """DataError unless ``df`` has ``column``."""
+    if column not in df.columns:
+        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
+
+
+def check_job_columns(df: pd.DataFrame, column: str) -> None:
+    """DataError unless ``df`` has the column to generalize and no ``class_id`` yet."""
+    require_column(df, column)
+    if "class_id" in df.columns:
+        raise DataError("the output column 'class_id' already exists in the input")
 
 
 def with_geometry(table, shapes):

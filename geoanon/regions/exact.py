@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._milp import ConstraintRows
 from ..errors import InfeasibleError
 from .graphs import CompactGraph
 
@@ -28,8 +29,7 @@ TIME_LIMIT = 120.0
 
 def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: float = TIME_LIMIT) -> np.ndarray:
     """Labels 0..c-1 of an optimal connected partition of a connected graph."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix
+    from scipy.optimize import Bounds, milp
 
     n = graph.n
     total = int(w.sum())
@@ -50,16 +50,8 @@ def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: f
     def r(v, g):
         return R + v * groups + g
 
-    rows, cols, vals, lo, hi = [], [], [], [], []
-
-    def add(entries, low, high):
-        row = len(lo)
-        for col, val in entries:
-            rows.append(row)
-            cols.append(col)
-            vals.append(val)
-        lo.append(low)
-        hi.append(high)
+    rows = ConstraintRows()
+    add = rows.add
 
     inf = np.inf
     for v in range(n):
@@ -81,7 +73,6 @@ def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: f
             inflow = [(F + a * groups + g, 1.0) for a in np.flatnonzero(dst == v).tolist()]
             outflow = [(F + a * groups + g, -1.0) for a in np.flatnonzero(src == v).tolist()]
             add(inflow + outflow + [(x(v, g), -1.0), (r(v, g), float(n))], 0, inf)
-    A = coo_matrix((vals, (rows, cols)), shape=(len(lo), nvar)).tocsr()
     integrality = np.zeros(nvar)
     integrality[:F] = 1
     upper = np.ones(nvar)
@@ -89,7 +80,7 @@ def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: f
     upper[Z] = total
     c = np.zeros(nvar)
     c[Z] = 1.0
-    result = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=integrality,
+    result = milp(c, constraints=rows.constraint(nvar), integrality=integrality,
                   bounds=Bounds(np.zeros(nvar), upper), options={"time_limit": time_limit})
     if result.status != 0 or result.x is None:
         raise InfeasibleError(f"the exact solver did not prove an optimum ({result.message})")
