@@ -119,8 +119,11 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
 
 
 def _best_of(x, k, sequence, bound):
-    """The lightest largest class of balanced, fold and spread (ties: balanced)."""
+    """The lightest largest class of balanced, fold and spread (ties: balanced;
+    fold and spread are skipped when balanced already meets the lower bound)."""
     candidates = [balanced(x, k, bound)]
+    if np.bincount(candidates[0], weights=x).max() == bound:
+        return candidates[0]                   # at the lower bound: fold and spread cannot do better
     for solver in (greedy.fold, greedy.spread):
         bins = np.empty(x.size, dtype=np.int64)
         bins[sequence] = solver(x[sequence], k)

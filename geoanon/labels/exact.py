@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._milp import ConstraintRows
-from ..errors import InfeasibleError, ParameterError
+from ..errors import ParameterError
 
 EXACT_MAX_VARIABLES = 6000
 TIME_LIMIT = 120.0
@@ -30,7 +30,6 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     ``bins`` bounds the number of bins (any proven upper bound on a feasible
     count); ``upper`` optionally bounds the optimum (a heuristic's value).
     """
-    from scipy.optimize import Bounds, milp
 
     sizes, types, mult = np.unique(x, return_inverse=True, return_counts=True)
     t_count, g_count = sizes.size, max(int(bins), 1)
@@ -68,11 +67,8 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     high[Z] = total if upper is None else upper
     c = np.zeros(n_var)
     c[Z] = 1.0
-    result = milp(c, constraints=rows.constraint(n_var), integrality=integrality,
-                  bounds=Bounds(np.zeros(n_var), high), options={"time_limit": time_limit})
-    if result.status != 0 or result.x is None:
-        raise InfeasibleError(f"the exact solver did not prove an optimum ({result.message})")
-    counts = np.rint(result.x[:U]).astype(np.int64).reshape(t_count, g_count)
+    solution = rows.minimize(c, integrality=integrality, upper=high, time_limit=time_limit)
+    counts = np.rint(solution[:U]).astype(np.int64).reshape(t_count, g_count)
     out = np.empty(x.size, dtype=np.int64)
     for t in range(t_count):
         members = np.flatnonzero(types == t)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._milp import ConstraintRows
-from ..errors import InfeasibleError
 from .graphs import CompactGraph
 
 EXACT_MAX_NODES = 40
@@ -29,7 +28,6 @@ TIME_LIMIT = 120.0
 
 def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: float = TIME_LIMIT) -> np.ndarray:
     """Labels 0..c-1 of an optimal connected partition of a connected graph."""
-    from scipy.optimize import Bounds, milp
 
     n = graph.n
     total = int(w.sum())
@@ -80,10 +78,7 @@ def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: f
     upper[Z] = total
     c = np.zeros(nvar)
     c[Z] = 1.0
-    result = milp(c, constraints=rows.constraint(nvar), integrality=integrality,
-                  bounds=Bounds(np.zeros(nvar), upper), options={"time_limit": time_limit})
-    if result.status != 0 or result.x is None:
-        raise InfeasibleError(f"the exact solver did not prove an optimum ({result.message})")
-    assign = result.x[:R].reshape(n, groups).argmax(axis=1)
+    solution = rows.minimize(c, integrality=integrality, upper=upper, time_limit=time_limit)
+    assign = solution[:R].reshape(n, groups).argmax(axis=1)
     _, labels = np.unique(assign, return_inverse=True)
     return labels.astype(np.int64)
