@@ -14,8 +14,8 @@ at least W / B, so the aim is B classes of nearly equal weight:
 3. local search: move one item, or swap two, between the heaviest class and
    one of the lightest while that lowers the heaviest and keeps both >= k,
    until the heaviest reaches the lower bound or no exchange helps; classes
-   of few items are also re-divided in pairs by subset sums (a dynamic
-   program on bitsets), in the repair as well.
+   are also re-divided in pairs by subset sums (a dynamic program on
+   bitsets) when that is small enough, in the repair as well.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ FINE = 1 / 100         # items at most this fraction of the average class are wa
 PARTNERS = 8           # lightest (or heaviest) classes tried for an exchange, per step
 STEPS_PER_CLASS = 4    # exchanges per class, at most (plus STEPS_BASE)
 STEPS_BASE = 64
-RESPLIT_ITEMS = 40     # two classes with at most this many items together are re-divided by subset sums
+RESPLIT_CELLS = 1 << 22   # two classes are re-divided by subset sums when items x weight is at most this
 SMALL = 64             # instances of up to this many items also try one and two classes fewer
 
 
@@ -203,13 +203,14 @@ class _Classes:
 
     def _resplit(self, a, b, k, ceiling) -> bool:
         """Divide the items of classes a and b anew, as evenly as subset sums
-        allow with both >= k, if they are few (``RESPLIT_ITEMS``) and the
-        heavier part comes out below ``ceiling``. Returns whether it did."""
+        allow with both >= k, if the dynamic program is small enough
+        (``RESPLIT_CELLS``) and the heavier part comes out below ``ceiling``.
+        Returns whether it did."""
         union = np.r_[self.members(a), self.members(b)]
-        if union.size > RESPLIT_ITEMS:
+        total = int(self.levels[a]) + int(self.levels[b])
+        if union.size * total > RESPLIT_CELLS:
             return False
         sizes = self.xs[union].tolist()
-        total = sum(sizes)
         reach, rows = 1, []
         for size in sizes:                      # bit s of reach: some subset sums to s
             rows.append(reach)
