@@ -188,3 +188,8 @@ def test_census_first_names_reach_the_lower_bound():
     for k in (2629, 5000, 12345, 30000, 44970):
         part = cover_labels(counts, k)
         assert part.ratio <= 1.005, (k, part.ratio)
+    # W = 20 * 4497 and 31 * 2902 - 22: every class must be (almost) exactly at the bound;
+    # a class of ten large names has to be re-divided with a class of small ones
+    for k, bound in ((4497, 4497), (2901, 2902)):
+        part = cover_labels(counts, k)
+        assert part.lower_bound == bound and part.proven_optimal, (k, part.max_weight)
