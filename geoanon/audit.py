@@ -1,10 +1,12 @@
 """Measure a released table as it is: the equivalence classes its quasi-identifier
-columns form, and whether they reach a requested k.
+columns form, their k, l (both definitions) and t, and which classes violate
+a requested level.
 
 The audit looks only at the released columns, never at how they were made, so
 it independently checks every generalizing job before anything is written.
 Missing values are values like any other: rows with a missing quasi-identifier
-form classes of their own and are never dropped.
+form classes of their own and are never dropped. Everything is vectorized
+(factorizations and bincounts over the rows, sorted (class, value) pairs).
 """
 from __future__ import annotations
 
@@ -13,14 +15,30 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import AuditError, DataError
+from .errors import AuditError, DataError, ParameterError
+from .models import Hierarchy, check_ground, measure_classes
 
 SUPPRESSED = "*"
+EXAMPLES = 5          # violating classes described in a report, per model
+
+
+class AuditReport(dict):
+    """The audit's figures (a dict, so it serializes to JSON as is, with
+    attribute access like SciPy's ``OptimizeResult``); ``per_class`` holds one
+    row per class (its quasi-identifier values and measures)."""
+
+    per_class: pd.DataFrame = None
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
-    """Dense equivalence-class id of every row: rows agreeing on all of ``qi``
-    share an id. Vectorized: one factorization per column."""
+    """Dense equivalence-class id of every row, in order of first appearance:
+    rows agreeing on all of ``qi`` share an id. One factorization per column."""
     missing = [c for c in qi if c not in df.columns]
     if missing:
         raise DataError(f"no column {missing[0]!r} in the table")
@@ -31,34 +49,155 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
     return codes
 
 
-def audit(df: pd.DataFrame, qi: Sequence[str]) -> dict:
-    """Measure the k-anonymity of ``df`` over the quasi-identifiers ``qi``.
+def sensitive_codes(values: pd.Series, ground="equal", order=None):
+    """Index of every row's sensitive value in the ground's value order, the
+    number of values, the checked ground and the values in that order.
 
-    Returns a dict: ``rows``, ``k`` (smallest class), ``classes``,
-    ``class_sizes`` (min, median, max over classes) and ``suppressed_cells``
-    (cells equal to ``"*"`` in ``qi``).
+    ``"equal"``: order of first appearance (irrelevant to the EMD).
+    ``"ordered"``: ``order`` if given (every value must be in it), else the
+    values sorted, numerically when all of them are numbers.
+    A :class:`~geoanon.models.Hierarchy`: its leaves' order; every value must
+    be a leaf. A matrix: ``order`` gives the values of its rows (required).
+    """
+    if isinstance(ground, Hierarchy):
+        listed = ground.leaves
+    elif order is not None:
+        listed = list(order)
+        if len(set(listed)) != len(listed):
+            raise ParameterError("the order of the sensitive values lists a value twice")
+    elif isinstance(ground, str) and ground == "ordered":
+        listed = _sorted_values(values)
+    elif isinstance(ground, str):
+        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        return codes.astype(np.int64), len(uniques), check_ground(ground), list(uniques)
+    else:
+        raise ParameterError("a ground matrix needs order=: the sensitive value of each of its rows")
+    text = values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
+    index = pd.Index([str(v) for v in listed])
+    codes = index.get_indexer(text)
+    if (codes < 0).any():
+        bad = text[codes < 0].iloc[0]
+        where = "hierarchy's leaves" if isinstance(ground, Hierarchy) else "given order"
+        raise DataError(f"sensitive value {bad!r} is not in the {where} ({(codes < 0).sum()} rows)")
+    return codes.astype(np.int64), len(listed), check_ground(ground, len(listed)), listed
+
+
+def _sorted_values(values: pd.Series) -> list:
+    uniques = pd.unique(values.dropna())
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    if numbers.notna().all():
+        listed = [uniques[i] for i in np.argsort(numbers.to_numpy(dtype=float), kind="stable")]
+    else:
+        listed = sorted(uniques, key=str)
+    if values.isna().any():
+        raise DataError("the ordered ground needs a value in every row: the sensitive column has missing values")
+    return listed
+
+
+def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
+          k=None, l=None, l_distinct=None, t=None) -> AuditReport:
+    """Measure ``df`` over the quasi-identifiers ``qi`` (and ``sensitive``).
+
+    Parameters
+    ----------
+    df : DataFrame
+    qi : list of str
+        The quasi-identifier columns; rows agreeing on all of them form a class.
+    sensitive : str, optional
+        The sensitive column, for l and t.
+    ground : "equal", "ordered", Hierarchy or matrix
+        The EMD's ground distance (:mod:`geoanon.models`).
+    order : sequence, optional
+        The order of the sensitive values for "ordered" or a matrix.
+    k, l, l_distinct, t : optional
+        Requested levels: the report lists the classes that violate them.
+
+    Returns
+    -------
+    AuditReport
+        ``rows``, ``classes``, ``class_sizes`` (min, median, mean, max),
+        ``k`` (smallest class), with ``sensitive``: ``l`` (smallest
+        |M| / most frequent count: no value fills more than 1/l of any class),
+        ``l_distinct`` (fewest distinct values in a class), ``t`` (largest EMD
+        to the table's distribution); ``suppressed_cells`` ("*" in ``qi``);
+        ``violations`` per requested level (classes, rows, examples) and ``ok``.
     """
     qi = list(qi)
+    requested = _requested(k=k, l=l, l_distinct=l_distinct, t=t)
+    if sensitive is None and set(requested) - {"k"}:
+        raise ParameterError("l, l_distinct and t need a sensitive column")
+    if sensitive is not None and sensitive not in df.columns:
+        raise DataError(f"no column {sensitive!r} in the table")
     codes = class_codes(df, qi)
+    report = AuditReport(rows=int(len(df)), qi=qi, sensitive=sensitive, classes=0, k=0)
     if codes.size == 0:
-        return {"rows": 0, "k": 0, "classes": 0, "class_sizes": None, "suppressed_cells": 0}
-    counts = np.bincount(codes)
-    suppressed = int(sum((df[c].astype(object) == SUPPRESSED).sum() for c in qi))
-    return {
-        "rows": int(len(df)),
-        "k": int(counts.min()),
-        "classes": int(counts.size),
-        "class_sizes": {"min": int(counts.min()), "median": float(np.median(counts)), "max": int(counts.max())},
-        "suppressed_cells": suppressed,
-    }
+        report.update(class_sizes=None, suppressed_cells=0, violations={}, ok=not requested)
+        return report
+    if sensitive is None:
+        measures = measure_classes(codes, None)
+    else:
+        s, n_values, ground, _ = sensitive_codes(df[sensitive], ground, order)
+        measures = measure_classes(codes, s, n_values, ground)
+        report["ground"] = ground if isinstance(ground, str) else type(ground).__name__.lower()
+    sizes = measures["size"]
+    report.update(classes=int(sizes.size), k=int(sizes.min()))
+    report["class_sizes"] = {"min": int(sizes.min()), "median": float(np.median(sizes)),
+                             "mean": round(float(sizes.mean()), 6), "max": int(sizes.max())}
+    if sensitive is not None:
+        report.update(l=round(float(measures["l"].min()), 12), l_distinct=int(measures["l_distinct"].min()),
+                      t=round(float(measures["t"].max()), 12))
+    report["suppressed_cells"] = int(sum(int((df[c].astype(object) == SUPPRESSED).sum()) for c in qi))
+    first_rows = np.unique(codes, return_index=True)[1]
+    per_class = df[qi].iloc[first_rows].reset_index(drop=True)
+    per_class.insert(0, "class", np.arange(sizes.size))
+    for name, values in measures.items():
+        per_class[name] = values
+    report.per_class = per_class
+    report["violations"] = {name: _violations(per_class, name, level, qi) for name, level in requested.items()}
+    report["ok"] = not any(v["classes"] for v in report["violations"].values())
+    return report
 
 
-def require_k(df: pd.DataFrame, qi: Sequence[str], k: int) -> dict:
-    """Audit ``df`` and refuse (AuditError) if any class is smaller than k."""
-    report = audit(df, qi)
-    if report["rows"] and report["k"] < k:
-        codes = class_codes(df, list(qi))
-        bad = int(np.count_nonzero(np.bincount(codes)[codes] < k))
-        raise AuditError(f"refusing to release: {bad} rows are in classes smaller than k={k} "
-                         f"(smallest class {report['k']}) over columns {', '.join(qi)}")
+def _requested(**levels) -> dict:
+    """The requested levels that were given, checked."""
+    out = {}
+    for name, level in levels.items():
+        if level is None:
+            continue
+        if name == "t":
+            if not (isinstance(level, (int, float)) and 0 <= level <= 1) or isinstance(level, bool):
+                raise ParameterError(f"t must be a number in [0, 1], got {level!r}")
+        elif isinstance(level, bool) or not isinstance(level, (int, float, np.integer)) or level < 1:
+            raise ParameterError(f"{name} must be a number >= 1, got {level!r}")
+        out[name] = level
+    return out
+
+
+def _violations(per_class: pd.DataFrame, name: str, level, qi) -> dict:
+    measure = per_class["size" if name == "k" else name].to_numpy()
+    bad = measure > level + 1e-12 if name == "t" else measure < level - 1e-12
+    rows = int(per_class["size"].to_numpy()[bad].sum())
+    examples = per_class[bad].head(EXAMPLES)
+    shown = [{**{c: _plain(v) for c, v in zip(qi, row[qi])}, "size": int(row["size"]),
+              name: _plain(row["size" if name == "k" else name])} for _, row in examples.iterrows()]
+    return {"level": level, "classes": int(bad.sum()), "rows": rows, "examples": shown}
+
+
+def _plain(v):
+    """A JSON-friendly scalar."""
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if np.isnan(v) else round(float(v), 12)
+    return None if pd.isna(v) else v if isinstance(v, (int, str)) else str(v)
+
+
+def require(df: pd.DataFrame, qi: Sequence[str], *, k, sensitive=None, l=None, l_distinct=None, t=None,
+            ground="equal", order=None) -> AuditReport:
+    """Audit ``df`` and refuse (AuditError) if any class violates a requested level."""
+    report = audit(df, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t)
+    if report["rows"] and not report["ok"]:
+        name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
+        raise AuditError(f"refusing to release: {v['rows']} rows in {v['classes']} classes violate {name}="
+                         f"{v['level']} over columns {', '.join(qi)}")
     return report

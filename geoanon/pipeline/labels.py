@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_k
-from ..audit import require_k
+from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
 from .release import Release, check_job_columns
@@ -61,7 +61,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     table = df.copy()
     table[column] = names[class_id]
     table["class_id"] = class_id
-    audit = require_k(table, [column], k)
+    audit = require(table, [column], k=k)
     by_class = np.lexsort((-counts, part.labels))
     classes = pd.DataFrame({
         "label": uniques.take(by_class),

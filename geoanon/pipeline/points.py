@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_k
-from ..audit import require_k
+from ..audit import require
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
 from ..points import partition_points
@@ -114,7 +114,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         table = with_geometry(table, row_shapes())
 
     part.verify()
-    audit = require_k(table, out_cols, k)
+    audit = require(table, out_cols, k=k)
     weights = np.r_[part.weights, [n_absent] if n_absent else []].astype(np.int64)
     report = {
         "rows": int(len(df)),

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_k
-from ..audit import SUPPRESSED, require_k
+from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
@@ -93,7 +93,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
-    audit = require_k(table, [column], k)
+    audit = require(table, [column], k=k)
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
     summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
     report = {

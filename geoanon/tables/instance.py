@@ -1,0 +1,170 @@
+"""A table under the suppression model, reduced to what the solvers need.
+
+Rows agreeing on every quasi-identifier form a *type*; the solvers group
+types (and, in Theorem 10's Case 2, a few rows split off a type). A class
+publishes a column's value where all its rows agree and ``*`` where they
+differ; its cost is its size times its number of ``*`` (Liang-Yuan Section 2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ..audit import sensitive_codes
+from ..errors import DataError, InfeasibleError
+from ..models import measure_classes
+
+
+@dataclass(frozen=True)
+class Levels:
+    """The privacy model requested: k, and optionally l (Liang-Yuan), l_distinct and t."""
+
+    k: int = 1
+    l: float | None = None
+    l_distinct: int | None = None
+    t: float | None = None
+
+    @property
+    def needs_sensitive(self) -> bool:
+        return self.l is not None or self.l_distinct is not None or self.t is not None
+
+    def as_dict(self) -> dict:
+        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t}
+
+
+class Instance:
+    """Quasi-identifier codes (rows x m; missing values are values), row types,
+    and the sensitive values, with the model checks the solvers share."""
+
+    def __init__(self, df: pd.DataFrame, qi, levels: Levels, sensitive=None, ground="equal", order=None):
+        missing = [c for c in [*qi, *([sensitive] if sensitive else [])] if c not in df.columns]
+        if missing:
+            raise DataError(f"no column {missing[0]!r} in the table")
+        if not qi:
+            raise DataError("no quasi-identifier columns given")
+        if len(df) == 0:
+            raise DataError("the table has no rows")
+        if levels.needs_sensitive and sensitive is None:
+            raise DataError("l-diversity and t-closeness need a sensitive column")
+        self.qi, self.levels = list(qi), levels
+        self.codes = np.column_stack([pd.factorize(df[c], use_na_sentinel=False)[0] for c in self.qi]).astype(np.int64)
+        self.n, self.m = self.codes.shape
+        self.type_of_row, first = _types(self.codes)
+        self.type_codes = self.codes[first]
+        self.type_size = np.bincount(self.type_of_row)
+        if levels.needs_sensitive:
+            s, self.n_values, self.ground, self.values = sensitive_codes(df[sensitive], ground, order)
+            self.sensitive = s
+            self.q = np.bincount(s, minlength=self.n_values) / self.n
+        else:
+            self.sensitive, self.n_values, self.ground, self.q = None, 0, ground, None
+
+    @cached_property
+    def entries(self):
+        """(type, sensitive value, rows) triples: the rows aggregated as far as the models allow."""
+        if self.sensitive is None:
+            return np.arange(self.type_size.size), None, self.type_size
+        pairs, inverse = np.unique(self.type_of_row * self.n_values + self.sensitive, return_inverse=True)
+        return pairs // self.n_values, pairs % self.n_values, np.bincount(inverse.ravel())
+
+    def passes(self, group_of_type: np.ndarray, n_groups: int) -> np.ndarray:
+        """Whether each group of types (ids 0..n_groups-1; -1: not grouped) meets the model."""
+        types, values, rows = self.entries
+        group = group_of_type[types]
+        keep = group >= 0
+        measures = measure_classes(group[keep], None if values is None else values[keep], self.n_values, self.ground,
+                                   weights=rows[keep], q=self.q)
+        return self.meets(measures, n_groups)
+
+    def meets(self, measures: dict, n_groups: int | None = None) -> np.ndarray:
+        """The model's verdict per class from :func:`~geoanon.models.measure_classes` figures."""
+        size = measures["size"]
+        if n_groups is not None and size.size < n_groups:
+            size = np.r_[size, np.zeros(n_groups - size.size, dtype=size.dtype)]
+        ok = size >= self.levels.k
+        lv = self.levels
+        if lv.needs_sensitive:
+            pad = ok.size - measures["l"].size
+            get = (lambda name, fill: np.r_[measures[name], np.full(pad, fill)])
+            if lv.l is not None:
+                ok &= get("l", 0.0) >= lv.l - 1e-12
+            if lv.l_distinct is not None:
+                ok &= get("l_distinct", 0) >= lv.l_distinct
+            if lv.t is not None:
+                ok &= get("t", np.inf) <= lv.t + 1e-12
+        return ok
+
+    def check_feasible(self) -> None:
+        """InfeasibleError when even one class of the whole table misses the model."""
+        lv = self.levels
+        if self.n < lv.k:
+            raise InfeasibleError(f"k={lv.k} is larger than the table ({self.n} rows)")
+        if self.sensitive is None:
+            return
+        counts = np.bincount(self.sensitive, minlength=self.n_values)
+        if lv.l is not None and self.n / counts.max() < lv.l - 1e-12:
+            top = self.values[int(np.argmax(counts))]
+            raise InfeasibleError(f"no grouping reaches l={lv.l}: the sensitive value {top!r} fills "
+                                  f"{counts.max() / self.n:.1%} of the table, more than 1/l")
+        distinct = int((counts > 0).sum())
+        if lv.l_distinct is not None and distinct < lv.l_distinct:
+            raise InfeasibleError(f"no grouping reaches l_distinct={lv.l_distinct}: the table has only "
+                                  f"{distinct} distinct sensitive values")
+
+    def lower_bound(self) -> int:
+        """Stars every solution pays: Theorem 10's bound for k (Liang-Yuan), and
+        one per row of a type that no sub-group of itself could release (fewer
+        than k rows, or fewer distinct sensitive values than l or l_distinct)."""
+        from .approx import k_lower_bound
+
+        bound = k_lower_bound(self.type_size, self.levels.k)
+        lv = self.levels
+        if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
+            need = max(np.ceil(lv.l - 1e-12) if lv.l is not None else 1, lv.l_distinct or 1)
+            types, _, _ = self.entries
+            distinct = np.bincount(types, minlength=self.type_size.size)
+            paying = (self.type_size < lv.k) | (distinct < need)
+            bound = max(bound, int(self.type_size[paying].sum()))
+        return bound
+
+    def cost(self, row_class: np.ndarray) -> tuple[int, np.ndarray]:
+        """Stars of a row grouping, and each class's column pattern (-1: ``*``)."""
+        patterns = class_patterns(self.codes, row_class)
+        stars = (patterns < 0).sum(axis=1)
+        return int((np.bincount(row_class) * stars).sum()), patterns
+
+
+def class_patterns(codes: np.ndarray, row_class: np.ndarray) -> np.ndarray:
+    """Per class (ids 0..C-1, all used) and column: the code all its rows
+    share, or -1 where they differ. One sort, then min/max per class."""
+    order = np.argsort(row_class, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(row_class[order]) != 0])
+    sorted_codes = codes[order]
+    low = np.minimum.reduceat(sorted_codes, starts, axis=0)
+    high = np.maximum.reduceat(sorted_codes, starts, axis=0)
+    return np.where(low == high, low, -1)
+
+
+def _types(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Type id of every row (order of first appearance) and each type's first row."""
+    key = combined_key(codes)
+    return key, np.unique(key, return_index=True)[1]
+
+
+def combined_key(codes: np.ndarray) -> np.ndarray:
+    """One id per distinct row of ``codes`` (order of first appearance)."""
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in range(codes.shape[1]):
+        key = pd.factorize(key * (int(codes[:, j].max()) + 1) + codes[:, j])[0]
+    return key
+
+
+def first_appearance_ids(labels: np.ndarray) -> np.ndarray:
+    """Relabel to 0..C-1 in order of first appearance."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inverse.ravel()]
