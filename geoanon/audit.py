@@ -25,7 +25,8 @@ EXAMPLES = 5          # violating classes described in a report, per model
 class AuditReport(dict):
     """The audit's figures (a dict, so it serializes to JSON as is, with
     attribute access like SciPy's ``OptimizeResult``); ``per_class`` holds one
-    row per class (its quasi-identifier values and measures)."""
+    row per class: its quasi-identifier values under ``"qi"`` and its size, l,
+    l_distinct and t under ``"measures"``."""
 
     per_class: pd.DataFrame = None
 
@@ -148,10 +149,9 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
                       t=round(float(measures["t"].max()), 12))
     report["suppressed_cells"] = int(sum(int((df[c].astype(object) == SUPPRESSED).sum()) for c in qi))
     first_rows = np.unique(codes, return_index=True)[1]
-    per_class = df[qi].iloc[first_rows].reset_index(drop=True)
-    per_class.insert(0, "class", np.arange(sizes.size))
-    for name, values in measures.items():
-        per_class[name] = values
+    values = df[qi].iloc[first_rows].reset_index(drop=True)
+    per_class = pd.concat({"qi": values, "measures": pd.DataFrame(measures)}, axis=1)
+    per_class.index.name = "class"
     report.per_class = per_class
     report["violations"] = {name: _violations(per_class, name, level, qi) for name, level in requested.items()}
     report["ok"] = not any(v["classes"] for v in report["violations"].values())
@@ -174,13 +174,13 @@ def _requested(**levels) -> dict:
 
 
 def _violations(per_class: pd.DataFrame, name: str, level, qi) -> dict:
-    measure = per_class["size" if name == "k" else name].to_numpy()
+    measures = per_class["measures"]
+    measure = measures["size" if name == "k" else name].to_numpy()
     bad = measure > level + 1e-12 if name == "t" else measure < level - 1e-12
-    rows = int(per_class["size"].to_numpy()[bad].sum())
-    examples = per_class[bad].head(EXAMPLES)
-    shown = [{**{c: _plain(v) for c, v in zip(qi, row[qi])}, "size": int(row["size"]),
-              name: _plain(row["size" if name == "k" else name])} for _, row in examples.iterrows()]
-    return {"level": level, "classes": int(bad.sum()), "rows": rows, "examples": shown}
+    sizes = measures["size"].to_numpy()
+    shown = [{**{c: _plain(v) for c, v in zip(qi, per_class["qi"].iloc[i])}, "size": int(sizes[i]),
+              name: _plain(measure[i])} for i in np.flatnonzero(bad)[:EXAMPLES]]
+    return {"level": level, "classes": int(bad.sum()), "rows": int(sizes[bad].sum()), "examples": shown}
 
 
 def _plain(v):

@@ -157,3 +157,92 @@ def brute_force_cover(counts, k):
 
     place(0, [])
     return best
+
+
+def check_suppression(raw, released, qi, k, sensitive=None, l=None, l_distinct=None, t=None, emd=None):
+    """Assert the rules of a release under the suppression model; return its cost in stars.
+
+    - the same rows in the same order, every non-QI column unchanged, ``class_id`` added;
+    - each QI cell is its raw value or ``*``; within a class, a column is ``*``
+      in every row exactly when the raw values differ (the suppressor);
+    - every class has >= k rows, and the requested l (no sensitive value above
+      1/l of a class), l_distinct and t (``emd(class counts, table counts)``).
+    """
+    assert len(released) == len(raw)
+    assert list(released.columns) == list(raw.columns) + ["class_id"]
+    for col in raw.columns:
+        if col not in qi:
+            assert released[col].tolist() == raw[col].tolist(), col
+    classes = defaultdict(list)
+    for i, c in enumerate(released["class_id"].tolist()):
+        classes[c].append(i)
+    assert sorted(classes) == list(range(len(classes)))
+    stars = 0
+    table_counts = defaultdict(int)
+    if sensitive is not None:
+        for v in raw[sensitive].tolist():
+            table_counts[v] += 1
+    for rows in classes.values():
+        assert len(rows) >= k
+        for col in qi:
+            raw_values = [raw[col].iloc[i] for i in rows]
+            shown = [released[col].iloc[i] for i in rows]
+            differ = len({repr(v) for v in raw_values}) > 1
+            if differ:
+                assert all(s == "*" for s in shown), col
+                stars += len(rows)
+            else:
+                assert all(repr(s) == repr(r) for s, r in zip(shown, raw_values)), col
+        if sensitive is not None:
+            counts = defaultdict(int)
+            for i in rows:
+                counts[raw[sensitive].iloc[i]] += 1
+            if l is not None:
+                assert max(counts.values()) * l <= len(rows) + 1e-9
+            if l_distinct is not None:
+                assert len(counts) >= l_distinct
+            if t is not None:
+                values = list(table_counts)
+                assert emd([counts.get(v, 0) for v in values], [table_counts[v] for v in values]) <= t + 1e-9
+    return stars
+
+
+def set_partitions(items):
+    """Every partition of a list into non-empty blocks."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+        yield [[first]] + part
+
+
+def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None):
+    """Minimum stars over every partition of ``rows`` (tuples of QI values)
+    whose blocks all have >= k rows (and l, t on ``sensitive`` values)."""
+    n, m = len(rows), len(rows[0])
+    table_counts = defaultdict(int)
+    for v in sensitive or []:
+        table_counts[v] += 1
+    best = None
+    for part in set_partitions(list(range(n))):
+        cost = 0
+        for block in part:
+            if len(block) < k:
+                break
+            if sensitive is not None:
+                counts = defaultdict(int)
+                for i in block:
+                    counts[sensitive[i]] += 1
+                if l is not None and max(counts.values()) * l > len(block) + 1e-9:
+                    break
+                values = list(table_counts)
+                if t is not None and emd([counts.get(v, 0) for v in values],
+                                         [table_counts[v] for v in values]) > t + 1e-9:
+                    break
+            cost += len(block) * sum(len({rows[i][j] for i in block}) > 1 for j in range(m))
+        else:
+            best = cost if best is None else min(best, cost)
+    return best

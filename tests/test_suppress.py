@@ -1,0 +1,155 @@
+"""The suppression model: Theorem 10, the lattice heuristic, suppress()."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import geoanon as ga
+from geoanon.errors import DataError, InfeasibleError, ParameterError
+from geoanon.tables import Instance, Levels, k_lower_bound, m_approximation
+
+from checkers import brute_force_suppression, check_suppression
+
+ADULT = "/work/shared/data/adult/adult.csv"
+
+
+@st.composite
+def small_tables(draw):
+    n = draw(st.integers(2, 7))
+    m = draw(st.integers(1, 3))
+    alphabet = draw(st.integers(1, 3))
+    rows = [tuple(draw(st.integers(0, alphabet - 1)) for _ in range(m)) for _ in range(n)]
+    sensitive = [draw(st.sampled_from("xyz")) for _ in range(n)]
+    df = pd.DataFrame(rows, columns=[f"q{j}" for j in range(m)]).astype(str)
+    df["s"] = sensitive
+    return df
+
+
+def qi_of(df):
+    return [c for c in df.columns if c.startswith("q")]
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_tables(), st.integers(1, 3))
+def test_k_anonymity_against_brute_force(df, k):
+    qi = qi_of(df)
+    k = min(k, len(df))
+    optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), k)
+    inst = Instance(df, qi, Levels(k=k))
+    bound = inst.lower_bound()
+    assert bound <= optimum
+    approx_cost, _ = inst.cost(m_approximation(inst.type_of_row, inst.type_size, k))
+    assert approx_cost <= len(qi) * bound          # Theorem 10, certified by its own bound
+    assert approx_cost <= len(qi) * optimum
+    for method in ("lattice", "approx"):
+        release = ga.suppress(df, qi, k=k, method=method)
+        cost = check_suppression(df, release.table, qi, k)
+        assert cost == release.report["cost"] >= optimum
+        assert cost <= len(qi) * optimum
+        assert release.report["optimal"] == (cost == bound)
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_tables(), st.sampled_from([("l", 2), ("l", 1.5), ("t", 0.3), ("t", 0.5), ("l_distinct", 2)]))
+def test_l_and_t_against_brute_force(df, model):
+    qi = qi_of(df)
+    name, level = model
+    kwargs = {name: level}
+    s = df["s"].tolist()
+    l_for_brute = level if name == "l" else None
+    if name == "l_distinct":
+        l_for_brute = None
+    try:
+        release = ga.suppress(df, qi, sensitive="s", **kwargs)
+    except InfeasibleError:
+        whole = ga.audit(df.assign(one=0), ["one"], "s")
+        assert (name == "l" and whole.l < level) or (name == "l_distinct" and whole.l_distinct < level)
+        return
+    cost = check_suppression(df, release.table, qi, 1, sensitive="s", emd=ga.emd, **kwargs)
+    assert cost == release.report["cost"] >= release.report["lower_bound"]
+    if name != "l_distinct":
+        optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), 1, s, l=l_for_brute,
+                                          t=level if name == "t" else None, emd=ga.emd)
+        assert optimum is not None and release.report["lower_bound"] <= optimum <= cost
+
+
+def test_theorem_10_cases_and_bounds():
+    # Case 1: small types together reach k
+    sizes = np.array([1, 1, 1, 5])
+    assert k_lower_bound(sizes, 3) == 3
+    # Case 2: small types (2 rows) below k=4, large types spare 1 + 2 rows
+    assert k_lower_bound(np.array([1, 1, 5, 6]), 4) == 4
+    rows = np.repeat(np.arange(4), [1, 1, 5, 6])
+    classes = m_approximation(rows, np.array([1, 1, 5, 6]), 4)
+    assert np.bincount(classes).min() >= 4 and np.bincount(classes).size == 3
+    # Case 3: large types cannot spare enough: the small types join the smallest large type
+    assert k_lower_bound(np.array([1, 4, 5]), 4) == 1 + 4
+    classes = m_approximation(np.repeat(np.arange(3), [1, 4, 5]), np.array([1, 4, 5]), 4)
+    assert sorted(np.bincount(classes).tolist()) == [5, 5]
+    assert k_lower_bound(np.array([4, 5]), 4) == 0
+
+
+def adult():
+    return pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
+
+
+QI = ["sex", "race", "marital-status", "workclass"]
+
+
+@pytest.mark.parametrize("kwargs", [dict(k=10), dict(k=2, l=2), dict(l=3), dict(l_distinct=3), dict(t=0.2),
+                                    dict(k=5, t=0.3)])
+def test_adult_releases_meet_the_model(kwargs):
+    df = adult().head(3000)
+    sensitive = "occupation" if set(kwargs) - {"k"} else None
+    release = ga.suppress(df, QI, sensitive=sensitive, **kwargs)
+    report = release.report
+    assert report["audit"]["ok"] and report["audit"]["k"] >= kwargs.get("k", 1)
+    assert report["lower_bound"] <= report["cost"] < len(df) * len(QI)
+    assert report["audit"]["suppressed_cells"] == report["cost"]
+    check_suppression(df, release.table, QI, kwargs.get("k", 1), sensitive=sensitive, emd=ga.emd,
+                      **{n: v for n, v in kwargs.items() if n != "k"})
+
+
+def test_k_only_never_costs_more_than_theorem_10():
+    df = adult()
+    for k in (5, 50):
+        lattice = ga.suppress(df, QI, k=k).report
+        approx = ga.suppress(df, QI, k=k, method="approx").report
+        assert lattice["cost"] <= approx["cost"] <= len(QI) * lattice["lower_bound"]
+
+
+def test_deterministic_and_rows_kept():
+    df = adult().head(2000)
+    a = ga.suppress(df, QI, k=7, sensitive="occupation", t=0.3)
+    b = ga.suppress(df, QI, k=7, sensitive="occupation", t=0.3)
+    assert a.table.equals(b.table)
+    assert a.table.drop(columns=QI + ["class_id"]).equals(df.drop(columns=QI))
+
+
+def test_missing_values_form_classes():
+    df = pd.DataFrame({"age": [np.nan] * 3 + [30.0] * 3, "sex": ["f"] * 6})
+    release = ga.suppress(df, ["age", "sex"], k=3)
+    assert release.report["cost"] == 0 and release.report["classes"] == 2
+
+
+def test_errors():
+    df = pd.DataFrame({"a": ["1", "2", "3"], "s": ["x", "x", "y"]})
+    with pytest.raises(InfeasibleError, match="larger than the table"):
+        ga.suppress(df, ["a"], k=4)
+    with pytest.raises(InfeasibleError, match="fills 66.7%"):
+        ga.suppress(df, ["a"], l=2, sensitive="s")
+    with pytest.raises(InfeasibleError, match="only 2 distinct"):
+        ga.suppress(df, ["a"], l_distinct=3, sensitive="s")
+    with pytest.raises(ParameterError):
+        ga.suppress(df, ["a"], k=0)
+    with pytest.raises(ParameterError):
+        ga.suppress(df, ["a"], k=2, l=2, sensitive="s", method="approx")
+    with pytest.raises(ParameterError):
+        ga.suppress(df, ["a", "s"], k=2, t=0.2, sensitive="s")
+    with pytest.raises(DataError):
+        ga.suppress(df, ["b"], k=2)
+    with pytest.raises(DataError):
+        ga.suppress(df, ["a"], t=0.2)
+    with pytest.raises(DataError):
+        ga.suppress(df.head(0), ["a"], k=1)
