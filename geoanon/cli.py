@@ -99,7 +99,44 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--missing", default="label", choices=("label", "error"),
                         help="missing values and empty strings: a label like any other (default) or fail")
     labels.set_defaults(run=_run_labels)
+
+    supp = sub.add_parser("suppress", help="generalize other quasi-identifiers by suppression (cells -> '*') "
+                                           "to k-anonymity, l-diversity or t-closeness")
+    _table_model_arguments(supp)
+    supp.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
+    supp.add_argument("--classes", metavar="FILE", help="write one row per class (.csv or .parquet)")
+    supp.add_argument("--report", metavar="JSON", help="write the job's figures and its audit as JSON")
+    supp.add_argument("--method", default="lattice", choices=("lattice", "approx"),
+                      help="lattice (default, any model) or approx (Liang-Yuan Theorem 10, k only)")
+    supp.set_defaults(run=_run_suppress)
+
+    aud = sub.add_parser("audit", help="measure a released table: k, l, l_distinct, t, classes, suppressed cells; "
+                                       "exit 1 if it misses a requested level")
+    _table_model_arguments(aud)
+    aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
+    aud.set_defaults(run=_run_audit)
     return parser
+
+
+def _columns(text: str) -> list:
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {text!r}")
+    return names
+
+
+def _table_model_arguments(p) -> None:
+    p.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    p.add_argument("--qi", required=True, type=_columns, metavar="A,B,C", help="the quasi-identifier columns")
+    p.add_argument("--sensitive", metavar="S", help="the sensitive column (for -l, --l-distinct, -t)")
+    p.add_argument("-k", type=int, help="every class holds at least K rows")
+    p.add_argument("-l", type=float, help="no sensitive value fills more than 1/L of a class (Liang-Yuan)")
+    p.add_argument("--l-distinct", type=int, metavar="L", help="every class holds at least L distinct sensitive values")
+    p.add_argument("-t", type=float, help="every class's sensitive distribution is within EMD T of the table's")
+    p.add_argument("--ground", default="equal", metavar="GROUND",
+                   help="EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV file (leaf;...;root)")
+    p.add_argument("--order", type=_columns, metavar="V1,V2,...",
+                   help="order of the sensitive values for --ground ordered (default: sorted, numerically if numbers)")
 
 
 def _version() -> str:
@@ -175,6 +212,64 @@ def _run_labels(args) -> int:
     written = write_release(release, args.output, report=args.report, classes=args.classes)
     _summary(release, written)
     return 0
+
+
+def _model_options(args) -> dict:
+    from .models import GROUNDS, Hierarchy
+
+    ground = args.ground if args.ground in GROUNDS else Hierarchy.read_csv(args.ground)
+    return {"sensitive": args.sensitive, "l": args.l, "l_distinct": args.l_distinct, "t": args.t,
+            "ground": ground, "order": args.order}
+
+
+def _run_suppress(args) -> int:
+    from .io import read_table
+    from .pipeline import write_release
+    from .tables import suppress
+
+    _check_outputs(args.output, args.report, classes=args.classes, classes_formats={"csv", "parquet"})
+    if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
+        raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
+    options = _model_options(args)
+    df = read_table(args.input)
+    release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method, **options)
+    release.report.update(input=str(args.input), output=str(args.output))
+    written = write_release(release, args.output, report=args.report, classes=args.classes)
+    r = release.report
+    print(f"  {r['rows']} rows, {r['classes']} classes, {r['cost']} suppressed cells (lower bound "
+          f"{r['lower_bound']}{', optimal' if r['optimal'] else ''}), audited k = {r['audit']['k']}"
+          + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
+             if r["sensitive"] else ""))
+    for path in written:
+        print(f"  wrote {path}")
+    return 0
+
+
+def _run_audit(args) -> int:
+    import json
+
+    from .audit import audit
+    from .io import StagedOutputs, check_writable, read_table
+
+    if args.report is not None:
+        check_writable(args.report)
+        if Path(args.report).suffix.lower() != ".json":
+            raise ParameterError(f"{args.report}: expected a .json file")
+    options = _model_options(args)
+    df = read_table(args.input)
+    report = audit(df, args.qi, k=args.k, **options)
+    report["input"] = str(args.input)
+    print(f"  {report['rows']} rows, {report['classes']} classes, k = {report['k']}"
+          + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
+             if args.sensitive else "") + f", {report['suppressed_cells']} suppressed cells")
+    for name, v in report["violations"].items():
+        print(f"  {name}={v['level']}: " + ("met" if not v["classes"] else
+                                          f"VIOLATED by {v['classes']} classes ({v['rows']} rows)"))
+    if args.report is not None:
+        with StagedOutputs() as out:
+            Path(out.stage(args.report)).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"  wrote {args.report}")
+    return 0 if report["ok"] else 1
 
 
 def _run_demo(args) -> int:

@@ -1,0 +1,71 @@
+"""geoanon suppress and geoanon audit from the shell."""
+import json
+
+import pandas as pd
+import pytest
+
+import geoanon as ga
+
+from checkers import check_suppression
+
+ADULT = "/work/shared/data/adult"
+QI = "sex,race,marital-status,workclass"
+
+
+@pytest.fixture
+def adult_csv(tmp_path):
+    df = pd.read_csv(f"{ADULT}/adult.csv", sep=";", dtype=str, keep_default_na=False).head(1500)
+    df.loc[3, "sex"] = "NA"            # a value, not a missing cell
+    path = tmp_path / "adult.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_suppress_then_audit(adult_csv, tmp_path, cli):
+    out, report, classes = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "classes.csv"
+    code, stdout, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-k", 5, "-l", 2,
+                            "-t", 0.35, "-o", out, "--report", report, "--classes", classes)
+    assert code == 0, err
+    raw = pd.read_csv(adult_csv, dtype=str, keep_default_na=False)
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)
+    released["class_id"] = released["class_id"].astype(int)
+    stars = check_suppression(raw, released, QI.split(","), 5, sensitive="occupation", l=2, t=0.35, emd=ga.emd)
+    r = json.loads(report.read_text())
+    assert r["cost"] == stars and r["audit"]["ok"] and r["audit"]["k"] >= 5
+    assert len(pd.read_csv(classes)) == r["classes"]
+    assert "suppressed cells" in stdout
+
+    code, stdout, err = cli("audit", out, "--qi", QI + ",class_id", "--sensitive", "occupation", "-k", 5,
+                            "-t", 0.35, "--report", tmp_path / "a.json")
+    assert code == 0, err
+    assert "k=5: met" in stdout
+    measured = json.loads((tmp_path / "a.json").read_text())
+    assert measured["k"] == r["audit"]["k"] and measured["suppressed_cells"] == stars
+
+
+def test_audit_exits_1_on_a_violation(adult_csv, cli):
+    code, stdout, _ = cli("audit", adult_csv, "--qi", QI, "-k", 5)
+    assert code == 1 and "VIOLATED" in stdout
+
+
+def test_audit_with_a_hierarchy_ground(adult_csv, cli):
+    code, stdout, err = cli("audit", adult_csv, "--qi", "sex", "--sensitive", "occupation",
+                            "--ground", f"{ADULT}/adult_hierarchy_occupation.csv")
+    assert code == 0, err
+    assert "t = " in stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-k", 100000], "larger than the table"),
+    (["-l", 20, "--sensitive", "occupation"], "no grouping reaches l=20"),
+    (["--qi", "sex,nope", "-k", 2], "no column 'nope'"),
+    (["-t", 0.2], "need a sensitive column"),
+    (["-k", 2, "--sensitive", "occupation", "-t", 0.2, "--ground", "nofile.csv"], "cannot read the hierarchy"),
+    ([], "give at least one of"),
+])
+def test_bad_requests_exit_2_and_write_nothing(adult_csv, tmp_path, cli, args, message):
+    out = tmp_path / "out.csv"
+    qi = [] if "--qi" in args else ["--qi", QI]
+    code, _, err = cli("suppress", adult_csv, *qi, *args, "-o", out, "--report", tmp_path / "r.json")
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv"]
