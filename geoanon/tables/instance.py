@@ -75,27 +75,31 @@ class Instance:
         types, values, rows = self.entries
         group = group_of_type[types]
         keep = group >= 0
-        measures = measure_classes(group[keep], None if values is None else values[keep], self.n_values, self.ground,
-                                   weights=rows[keep], q=self.q)
-        return self.meets(measures, n_groups)
+        return self.meets(self.measure(group[keep], None if values is None else values[keep], rows[keep]), n_groups)
+
+    def measure(self, groups, values, rows) -> dict:
+        """:func:`~geoanon.models.measure_classes` of entries (group, sensitive value, rows), against the table."""
+        return measure_classes(groups, values, self.n_values, self.ground, weights=rows, q=self.q)
 
     def meets(self, measures: dict, n_groups: int | None = None) -> np.ndarray:
         """The model's verdict per class from :func:`~geoanon.models.measure_classes` figures."""
-        size = measures["size"]
-        if n_groups is not None and size.size < n_groups:
-            size = np.r_[size, np.zeros(n_groups - size.size, dtype=size.dtype)]
-        ok = size >= self.levels.k
+        return self.shortfall(measures, n_groups) <= 0
+
+    def shortfall(self, measures: dict, n_groups: int | None = None) -> np.ndarray:
+        """Per class, how far it misses the model: the largest relative shortfall
+        over the requested levels (size / k, l, l_distinct, t); <= 0 when it meets them."""
+        size = measures["size"].astype(float)
+        pad = 0 if n_groups is None else n_groups - size.size
+        get = (lambda name, fill: np.r_[measures[name], np.full(pad, fill)])
         lv = self.levels
-        if lv.needs_sensitive:
-            pad = ok.size - measures["l"].size
-            get = (lambda name, fill: np.r_[measures[name], np.full(pad, fill)])
-            if lv.l is not None:
-                ok &= get("l", 0.0) >= lv.l - 1e-12
-            if lv.l_distinct is not None:
-                ok &= get("l_distinct", 0) >= lv.l_distinct
-            if lv.t is not None:
-                ok &= get("t", np.inf) <= lv.t + 1e-12
-        return ok
+        out = 1.0 - get("size", 0.0) / lv.k
+        if lv.l is not None:
+            out = np.maximum(out, 1.0 - get("l", 0.0) / lv.l - 1e-12)
+        if lv.l_distinct is not None:
+            out = np.maximum(out, 1.0 - get("l_distinct", 0) / lv.l_distinct)
+        if lv.t is not None:
+            out = np.maximum(out, get("t", np.inf) - lv.t - 1e-12)
+        return out
 
     def check_feasible(self) -> None:
         """InfeasibleError when even one class of the whole table misses the model."""

@@ -9,10 +9,10 @@ what is left into the class where it adds the fewest stars.
    S releases rows, then go to s + 1. Column sets are all C(m, s) while that
    is at most ``SUBSETS``, else the best ones of the level below extended by
    one column.
-3. The pending rows left (they differ everywhere that matters) form one group;
-   while it misses the model, it absorbs the class whose union with it adds
-   the fewest stars, among the ``CANDIDATES`` cheapest preferring unions that
-   meet the model. Merging classes that each meet the model keeps it (sizes
+3. The pending types left form one group; while it misses the model, it
+   absorbs a class: among the ``CANDIDATES`` whose union with it adds the
+   fewest stars, the cheapest union that meets the model, else the union that
+   comes closest to it. Merging classes that each meet the model keeps it (sizes
    add; a union's shares and distribution are mixtures of its parts').
 """
 from __future__ import annotations
@@ -22,7 +22,6 @@ from math import comb
 
 import numpy as np
 
-from ..models import measure_classes
 from .instance import Instance, class_patterns, combined_key, first_appearance_ids
 
 SUBSETS = 256          # column sets tried per level, at most
@@ -56,10 +55,9 @@ def lattice(inst: Instance) -> np.ndarray:
         if not (class_of_type < 0).any():
             break
         best_sets = sorted(sets, key=lambda s: -gains.get(s, 0))[:16]
-    row_class = class_of_type[inst.type_of_row]
-    if (row_class < 0).any():
-        row_class = _merge_leftover(inst, row_class, count)
-    return first_appearance_ids(row_class)
+    if (class_of_type < 0).any():
+        _merge_leftover(inst, class_of_type, count)
+    return first_appearance_ids(class_of_type[inst.type_of_row])
 
 
 def _column_sets(m, size, best_below):
@@ -83,39 +81,39 @@ def _release(inst, pending, columns):
     return released, group, ok
 
 
-def _merge_leftover(inst, row_class, count):
-    """The pending rows as one group, absorbing the cheapest classes until it meets the model."""
-    left = row_class < 0
-    row_class = row_class.copy()
-    row_class[left] = count
+def _merge_leftover(inst, class_of_type, count) -> None:
+    """The pending types as one class (id ``count``), absorbing classes until
+    it meets the model: among the ``CANDIDATES`` whose union with it adds the
+    fewest stars, the cheapest union that meets the model, else the one that
+    comes closest (:meth:`Instance.shortfall`). Updates ``class_of_type``."""
+    left = count
+    class_of_type[class_of_type < 0] = left
+    patterns = class_patterns(inst.type_codes, class_of_type)
+    sizes = np.bincount(class_of_type, weights=inst.type_size).astype(np.int64)
+    alive = np.ones(count, dtype=bool)
+    types, values, rows = inst.entries
     while True:
-        patterns = class_patterns(inst.codes, row_class)
-        sizes = np.bincount(row_class)
-        mine = patterns[count]
-        if inst.meets(_measures(inst, row_class, [count]))[0]:
-            return row_class
-        if count == 0:
+        entry_class = class_of_type[types]
+        mine = entry_class == left
+        if inst.meets(inst.measure(np.zeros(int(mine.sum()), dtype=np.int64),
+                                   None if values is None else values[mine], rows[mine]))[0]:
+            return
+        if not alive.any():
             raise AssertionError("the whole table misses the model although it was checked feasible")
-        others = patterns[:count]
-        kept = (others == mine[None, :]) & (mine[None, :] >= 0)
-        added = sizes[:count] * ((others >= 0) & ~kept).sum(axis=1) + sizes[count] * ((mine >= 0)[None, :] & ~kept).sum(axis=1)
-        candidates = np.argsort(added, kind="stable")[:CANDIDATES]
-        trial = row_class.copy()
-        verdicts = []
-        for c in candidates.tolist():
-            trial[row_class == c] = count
-            verdicts.append(inst.meets(_measures(inst, trial, [count]))[0])
-            trial[row_class == c] = c
-        passing = [c for c, v in zip(candidates.tolist(), verdicts) if v]
-        chosen = passing[0] if passing else int(candidates[0])
-        row_class[row_class == chosen] = count
-        row_class[row_class > chosen] -= 1       # keep ids dense: the leftover group is now count - 1
-        count -= 1
-
-
-def _measures(inst, row_class, which):
-    """Model figures of the classes ``which`` of a row grouping."""
-    mask = np.isin(row_class, which)
-    ids = np.searchsorted(np.asarray(which), row_class[mask])
-    s = None if inst.sensitive is None else inst.sensitive[mask]
-    return measure_classes(ids, s, inst.n_values, inst.ground, q=inst.q)
+        others, own = patterns[:count], patterns[left]
+        kept = (others == own) & (own >= 0)
+        added = sizes[:count] * ((others >= 0) & ~kept).sum(axis=1) + sizes[left] * ((own >= 0) & ~kept).sum(axis=1)
+        added = np.where(alive, added, np.iinfo(np.int64).max)
+        candidates = np.argsort(added, kind="stable")[:min(CANDIDATES, int(alive.sum()))]
+        slot = np.full(count + 1, -1, dtype=np.int64)
+        slot[candidates] = np.arange(candidates.size)
+        theirs = np.flatnonzero(slot[entry_class] >= 0)
+        ours = np.flatnonzero(mine)
+        groups = np.r_[slot[entry_class[theirs]], np.repeat(np.arange(candidates.size), ours.size)]
+        picked = np.r_[theirs, np.tile(ours, candidates.size)]
+        short = inst.shortfall(inst.measure(groups, None if values is None else values[picked], rows[picked]))
+        chosen = int(candidates[np.lexsort((added[candidates], np.maximum(short, 0)))[0]])
+        class_of_type[class_of_type == chosen] = left
+        patterns[left] = np.where(patterns[chosen] == own, own, -1)
+        sizes[left] += sizes[chosen]
+        alive[chosen] = False
