@@ -153,3 +153,9 @@ def test_errors():
         ga.suppress(df, ["a"], t=0.2)
     with pytest.raises(DataError):
         ga.suppress(df.head(0), ["a"], k=1)
+
+
+def test_a_suppression_release_has_no_map():
+    release = ga.suppress(pd.DataFrame({"a": ["1", "1", "2", "2"]}), ["a"], k=2)
+    with pytest.raises(ParameterError, match="no map"):
+        release.preview()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, write_table
 from ..partition import Partition
 
@@ -23,8 +23,9 @@ class Release:
     table : DataFrame or GeoDataFrame
         The released rows: every input row and non-QI column, QI columns
         generalized, plus ``class_id``.
-    partition : Partition
-        The partition of the non-suppressed rows' domain.
+    partition : Partition or None
+        The partition of the non-suppressed rows' domain (None under the
+        suppression model, whose classes are groups of rows, not of a domain).
     report : dict
         Figures of the job (rows, classes, sizes, lower bound, audit, seconds).
     classes : GeoDataFrame or None
@@ -50,6 +51,9 @@ class Release:
     def preview(self, *, tiles=None, title=None, attribution=None):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
+
+        if self.partition is None:
+            raise ParameterError("this release has no map: its classes have no geometry")
 
         return class_map(self.classes, self.partition.k, title=title, tiles=tiles,
                          attribution=attribution, notes=self.notes)
