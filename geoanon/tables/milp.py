@@ -1,0 +1,253 @@
+"""Liang and Yuan, Theorem 9: the optimal suppression as a mixed integer program
+over row types and their suppression patterns, not over rows; with Blocki and
+Williams' kernelization (Lemma 2, Algorithm 1) first for k-anonymity.
+
+For every entry e (rows identical on the quasi-identifiers, and on the
+sensitive value when a model needs it; r_e rows) and every set S of columns to
+suppress, an integer x[e, S] >= 0 counts the rows of e published with the
+pattern v* = e's values with S starred. Every pattern is a class (empty or
+not), of size N = sum of its x; cost = sum |S| x[e, S]; sum_S x[e, S] = r_e.
+Per pattern, with X_i its rows of sensitive value i and q the table's shares:
+
+- k-anonymity: N >= k y, N <= n y, y binary;
+- l-diversity (Liang-Yuan): l X_i <= N for every i;
+- distinct l-diversity: z_i <= X_i, sum_i z_i >= l y, z_i binary;
+- t-closeness, equal ground: u_i >= X_i - q_i N, u_i >= 0, sum_i u_i <= t N
+  (the EMD is the sum of the positive parts of p - q);
+- t-closeness, ordered ground: w_j >= |sum_{i <= j} (X_i - q_i N)|,
+  sum_j w_j <= (m - 1) t N.
+
+These are Theorem 9's transport constraints in closed form for the two
+grounds; they hold for empty patterns too. A class whose rows agree on a
+starred column is published with the value, so the released cost can only be
+lower than the program's. Solved with HiGHS (highspy) from a heuristic's
+solution (the x part; HiGHS completes the rest), under a time limit: the
+result says whether the optimum was proven, else the solver's bound.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._milp import solve_highs
+from ..errors import ParameterError
+from .instance import Instance, combined_key, first_appearance_ids
+
+MAX_COLUMNS = 12        # 2^m patterns per entry
+
+
+@dataclass
+class MilpResult:
+    row_class: np.ndarray | None   # None when the solver found no solution in time
+    objective: float | None
+    bound: float                   # the solver's proven lower bound on the optimum
+    optimal: bool
+    status: str
+    variables: int
+    integer_variables: int
+    constraints: int
+    kernel_rows: int               # rows left to the program after kernelization
+    seconds: float
+
+
+def kernelize(inst: Instance) -> np.ndarray:
+    """Blocki-Williams Algorithm 1 (Lemma 2), for k-anonymity: a type with more
+    than T = 2k^2 2^m rows keeps groups of k of its own until at most T are
+    left; those groups cost nothing. Returns the rows per type left."""
+    k, m = inst.levels.k, inst.m
+    threshold = 2 * k * k * 2 ** m
+    over = np.maximum(inst.type_size - threshold, 0)
+    return inst.type_size - k * (-(-over // k))
+
+
+def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None) -> MilpResult:
+    """Solve Theorem 9's program for the instance's model (see the module),
+    from ``start`` (a class per row, e.g. a heuristic's) when given."""
+    from scipy.sparse import coo_matrix
+
+    started = time.perf_counter()
+    lv, m = inst.levels, inst.m
+    if m > MAX_COLUMNS:
+        raise ParameterError(f"Theorem 9's program has 2^m patterns per type: {m} columns is too many")
+    if lv.t is not None and not isinstance(inst.ground, str):
+        raise NotImplementedError("the optimal program handles t-closeness on the equal and ordered grounds only")
+    types, values, rows = inst.entries
+    kernel = None
+    if not lv.needs_sensitive:
+        kernel = kernelize(inst)
+        rows = kernel[types]
+    n_sets = 2 ** m
+    starred = (np.arange(n_sets)[:, None] >> np.arange(m)[None, :]) & 1          # sets x columns
+    # variable x[e, S] is number e * n_sets + S; its pattern: the entry's codes with S starred
+    codes = np.where(starred[None, :, :] == 1, -1, inst.type_codes[types][:, None, :]).reshape(-1, m)
+    pattern = combined_key(codes + 1)
+    n_x, n_patterns = pattern.size, int(pattern.max()) + 1
+    stars = np.tile(starred.sum(axis=1), types.size).astype(float)
+    program = _Program(n_x, np.repeat(rows, n_sets))
+    x = np.arange(n_x)
+    program.add(np.repeat(np.arange(types.size), n_sets), x, 1.0, rows, rows)     # every row published once
+    size = _PatternSums(pattern)                                                    # N of each pattern
+    if lv.k > 1 or lv.l_distinct is not None:
+        y = program.new(n_patterns, integer=True, high=1)
+        ids = np.arange(n_patterns)
+        program.add(*size.terms(ids, 1.0), 0, np.inf, extra=(ids, y, -float(lv.k)))           # N - k y >= 0
+        program.add(*size.terms(ids, 1.0), -np.inf, 0, extra=(ids, y, -float(rows.sum())))    # N - n y <= 0
+    if lv.needs_sensitive:
+        V = inst.n_values
+        value = np.repeat(values, n_sets)
+        pairs, pair_of = np.unique(pattern * V + value, return_inverse=True)
+        pair_of = pair_of.ravel()
+        pair_pattern, pair_value = pairs // V, pairs % V
+        ids = np.arange(pairs.size)
+        if lv.l is not None:                                                        # l X_i - N <= 0
+            program.add(*size.terms(pair_pattern, -1.0), -np.inf, 0, extra=(pair_of, x, float(lv.l)))
+        if lv.l_distinct is not None:
+            z = program.new(pairs.size, integer=True, high=1)
+            program.add(pair_of, x, 1.0, 0, np.inf, extra=(ids, z, -1.0))           # X_i - z_i >= 0
+            program.add(pair_pattern, z, 1.0, 0, np.inf,
+                        extra=(np.arange(n_patterns), y, -float(lv.l_distinct)))    # sum z - l y >= 0
+        if lv.t is not None and inst.ground == "equal":
+            u = program.new(pairs.size, integer=False, high=np.inf)                 # u_i - X_i + q_i N >= 0
+            r, c, v = size.terms(pair_pattern, inst.q[pair_value])
+            program.add(np.r_[r, pair_of, ids], np.r_[c, x, u], np.r_[v, -np.ones(n_x), np.ones(pairs.size)],
+                        0, np.inf)
+            program.add(*size.terms(np.arange(n_patterns), -float(lv.t)), -np.inf, 0,
+                        extra=(pair_pattern, u, 1.0))                               # sum u - t N <= 0
+        elif lv.t is not None and V > 1:
+            cumulative = np.cumsum(inst.q)[:-1]                                     # Q_j, j = 0..V-2
+            j = np.arange(V - 1)
+            w = program.new(n_patterns * (V - 1), integer=False, high=np.inf)
+            r = (pattern[:, None] * (V - 1) + j[None, :]).ravel()                   # row (pattern, j)
+            coef = ((value[:, None] <= j[None, :]) - cumulative[None, :]).ravel()   # cum = sum coef x
+            cols = np.repeat(x, V - 1)
+            for sign in (1.0, -1.0):                                                # w -/+ cum >= 0
+                program.add(np.r_[r, np.arange(w.size)], np.r_[cols, w], np.r_[-sign * coef, np.ones(w.size)],
+                            0, np.inf)
+            program.add(*size.terms(np.arange(n_patterns), -(V - 1) * float(lv.t)), -np.inf, 0,
+                        extra=(np.repeat(np.arange(n_patterns), V - 1), w, 1.0))    # sum w - (V-1) t N <= 0
+    c = np.zeros(program.n_var)
+    c[:n_x] = stars
+    matrix = coo_matrix((program.vals(), (program.rows(), program.cols())), shape=(program.n_row, program.n_var))
+    integrality = np.concatenate(program.integrality)
+    warm = None if start is None else _start(inst, start, types, values, pattern, n_sets, kernel)
+    x_values, objective, bound, optimal, status = solve_highs(
+        c, matrix, program.lows(), program.highs(), np.concatenate(program.upper), integrality,
+        time_limit=time_limit, start=warm)
+    row_class = None
+    if x_values is not None:
+        counts = np.rint(x_values[:n_x]).astype(np.int64)
+        row_class = _assign_rows(inst, types, values, counts, pattern, n_sets)
+        objective = float(np.dot(stars, counts))
+    return MilpResult(row_class=row_class, objective=objective, bound=objective if optimal else bound,
+                      optimal=optimal, status=status, variables=program.n_var,
+                      integer_variables=int(integrality.sum()), constraints=program.n_row,
+                      kernel_rows=int(rows.sum()), seconds=time.perf_counter() - started)
+
+
+def _start(inst, row_class, types, values, pattern, n_sets, kernel):
+    """The x part of a start solution from a grouping of the rows: each row at
+    its class's pattern (the columns its class suppresses); the kernel's rows
+    are taken out of the unstarred count."""
+    from .instance import class_patterns
+
+    starred = (class_patterns(inst.codes, row_class) < 0)[row_class]
+    S = (starred * (1 << np.arange(inst.m))[None, :]).sum(axis=1)
+    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
+    entry_key = types if values is None else types * inst.n_values + values
+    entry = np.searchsorted(entry_key, key)
+    counts = np.bincount(entry * n_sets + S, minlength=types.size * n_sets)
+    if kernel is not None:
+        removed = inst.type_size[types] - kernel[types]
+        counts = counts.reshape(-1, n_sets)
+        take = np.minimum(removed, counts[:, 0])
+        counts[:, 0] -= take
+        if (take < removed).any():        # the start suppresses rows the kernel keeps plain: no start
+            return None
+        counts = counts.ravel()
+    index = np.arange(counts.size)
+    return index, counts.astype(float)
+
+
+class _Program:
+    """Variables and sparse constraint rows of a MILP, added in vectorized blocks."""
+
+    def __init__(self, n_x, x_high):
+        self.n_var, self.n_row = n_x, 0
+        self.integrality, self.upper = [np.ones(n_x)], [np.asarray(x_high, dtype=float)]
+        self._r, self._c, self._v, self._low, self._high = [], [], [], [], []
+
+    def new(self, count, *, integer, high):
+        first = self.n_var
+        self.n_var += count
+        self.integrality.append(np.full(count, 1.0 if integer else 0.0))
+        self.upper.append(np.full(count, float(high)))
+        return first + np.arange(count)
+
+    def add(self, rows, cols, vals, low, high, extra=None):
+        """Rows low <= sum vals * x[cols] <= high (row ids 0..R-1 in ``rows``;
+        duplicates add up); ``extra`` = (rows, cols, vals) more terms."""
+        rows, cols = np.asarray(rows), np.asarray(cols)
+        vals = np.broadcast_to(np.asarray(vals, dtype=float), rows.shape)
+        if extra is not None:
+            er, ec = np.asarray(extra[0]), np.asarray(extra[1])
+            rows, cols = np.r_[rows, er], np.r_[cols, ec]
+            vals = np.r_[vals, np.broadcast_to(np.asarray(extra[2], dtype=float), er.shape)]
+        count = int(rows.max()) + 1
+        self._r.append(rows + self.n_row)
+        self._c.append(cols)
+        self._v.append(vals)
+        self._low.append(np.broadcast_to(np.asarray(low, dtype=float), (count,)))
+        self._high.append(np.broadcast_to(np.asarray(high, dtype=float), (count,)))
+        self.n_row += count
+
+    def rows(self):
+        return np.concatenate(self._r)
+
+    def cols(self):
+        return np.concatenate(self._c)
+
+    def vals(self):
+        return np.concatenate(self._v)
+
+    def lows(self):
+        return np.concatenate(self._low)
+
+    def highs(self):
+        return np.concatenate(self._high)
+
+
+class _PatternSums:
+    """The terms of N_p = sum of the x of pattern p, for constraint rows that each name a pattern."""
+
+    def __init__(self, pattern):
+        self.order = np.argsort(pattern, kind="stable")
+        self.sizes = np.bincount(pattern)
+        self.starts = np.r_[0, np.cumsum(self.sizes)[:-1]]
+
+    def terms(self, row_pattern, coef):
+        """(rows, cols, vals): row r gets every x of pattern row_pattern[r], times coef (scalar or per row)."""
+        lengths = self.sizes[row_pattern]
+        rows = np.repeat(np.arange(row_pattern.size), lengths)
+        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        cols = self.order[np.repeat(self.starts[row_pattern], lengths) + offsets]
+        vals = np.repeat(np.broadcast_to(np.asarray(coef, dtype=float), row_pattern.shape), lengths)
+        return rows, cols, vals
+
+
+def _assign_rows(inst, types, values, counts, pattern, n_sets):
+    """Class of every row from the solution: entry e's rows go, in row order, to
+    its patterns by the counts x[e, S]; rows the kernel kept aside stay in
+    their type's own pattern (S empty)."""
+    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
+    entry_key = types if values is None else types * inst.n_values + values
+    entry_of_row = np.searchsorted(entry_key, key)                   # entries are sorted by key
+    order = np.argsort(entry_of_row, kind="stable")
+    per_entry = counts.reshape(-1, n_sets)
+    total = np.bincount(entry_of_row, minlength=types.size)
+    per_entry[:, 0] += total - per_entry.sum(axis=1)                  # the kernel's groups: unstarred
+    targets = np.repeat(pattern, per_entry.ravel())                   # pattern of each row, entry by entry
+    row_class = np.empty(inst.n, dtype=np.int64)
+    row_class[order] = targets
+    return first_appearance_ids(row_class)
