@@ -44,8 +44,8 @@ class ConstraintRows:
 
 def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_limit: float, start=None):
     """min c x, row_low <= matrix x <= row_high, 0 <= x <= col_high, with HiGHS
-    (highspy), from an optional partial start (index array, value array) that
-    HiGHS completes. Returns (x or None, objective or None, dual bound, proven
+    (highspy), from an optional start (index array, value array; HiGHS completes
+    a partial one). Returns (x or None, objective or None, dual bound, proven
     optimal, status text)."""
     import highspy
 

@@ -11,18 +11,22 @@ from ..audit import SUPPRESSED, _requested, require
 from ..errors import DataError, ParameterError, VerificationError
 from ..pipeline.release import Release
 from .approx import m_approximation
+from .exact import EXACT_ROWS, exact_small
 from .instance import Instance, Levels
 from .lattice import lattice
+from .matching import MAX_GROUPS, simplex_matching
+from .milp import MAX_COLUMNS, optimal_suppression
 
-METHODS = ("lattice", "approx")
+METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")
+MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
 
 
 def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
-             order=None, method="lattice") -> Release:
+             order=None, method="auto", time_limit=60.0) -> Release:
     """Generalize the quasi-identifiers ``qi`` of ``df`` by suppression: each
     class shows a column's value where its rows agree and ``*`` where they
     differ, every class meets the requested model, and the number of ``*``
-    (the cost) is kept small.
+    (the cost) is kept small, provably minimal where the instance allows.
 
     Parameters
     ----------
@@ -42,21 +46,35 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         The sensitive column (needed for l, l_distinct and t).
     ground, order
         The EMD's ground distance and the value order; see :func:`geoanon.audit`.
-    method : {"lattice", "approx"}
-        ``"approx"``: Liang-Yuan Theorem 10, cost <= m * OPT (k-anonymity
-        only; the bound is asserted against the lower bound its proof gives).
-        ``"lattice"`` (default): :mod:`geoanon.tables.lattice` for any model;
-        for k-anonymity alone the cheaper of it and Theorem 10, so the factor
-        m holds too.
+    method : {"auto", "exact", "milp", "matching", "lattice", "approx"}
+        ``"exact"``: the recursion of Liang-Yuan Theorem 8 over all subsets
+        (tables of at most 16 rows; optimal).
+        ``"milp"``: Liang-Yuan Theorem 9's program over row types and
+        suppression patterns after Blocki-Williams kernelization, within
+        ``time_limit``, next to the lattice heuristic (optimal when the
+        solver proves it, else the better of the two and the gap to the bound).
+        ``"matching"``: 2-anonymity or 2-diversity alone as a simplex matching
+        (Blocki-Williams Theorem 1, Liang-Yuan Theorem 11; optimal).
+        ``"lattice"``: :mod:`geoanon.tables.lattice`, any model, any size.
+        ``"approx"``: Liang-Yuan Theorem 10, cost <= m * OPT (k only; the bound
+        is asserted against the lower bound its proof gives).
+        ``"auto"`` (default): exact for small tables, else matching for 2-anonymity
+        and 2-diversity, else the program when it is small enough (at most
+        300,000 pattern variables, grounds equal or ordered), else lattice.
+        For k-anonymity alone the cheaper of the result and Theorem 10 is kept,
+        so the factor m always holds.
+    time_limit : float
+        Seconds for the program (``"milp"`` and ``"auto"``).
 
     Returns
     -------
     Release
         ``table``: every row and column, ``qi`` suppressed, ``class_id`` last;
         ``classes``: one row per class (its published values, size, stars);
-        ``report``: rows, classes, cost, lower_bound, gap, optimal, method, the
-        audit of the released table, seconds. Nothing is returned unless the
-        audit of the released table (quasi-identifiers and class_id) passes.
+        ``report``: rows, classes, cost, lower_bound, gap, optimal, method
+        (the one used), the audit of the released table, seconds. Nothing is
+        returned unless the audit of the released table (quasi-identifiers and
+        class_id) passes.
     """
     started = time.perf_counter()
     k = check_k(k)
@@ -74,20 +92,8 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
     inst = Instance(df, qi, levels, sensitive=sensitive, ground=ground, order=order)
     inst.check_feasible()
-    bound = inst.lower_bound()
-
-    tried = {}
-    if method == "approx" or not levels.needs_sensitive:
-        approx = m_approximation(inst.type_of_row, inst.type_size, k)
-        tried["approx"] = (approx, *inst.cost(approx))
-        if tried["approx"][1] > inst.m * bound:
-            raise VerificationError(f"Theorem 10's bound fails: cost {tried['approx'][1]} > m * {bound}")
-    if method == "lattice":
-        rows = lattice(inst)
-        tried["lattice"] = (rows, *inst.cost(rows))
-    used = min(tried, key=lambda name: (tried[name][1], name != method))
-    row_class, cost, patterns = tried[used]
-
+    solution = _solve(inst, _choose(inst, method), time_limit)
+    row_class, cost, patterns = solution["row_class"], solution["cost"], solution["patterns"]
     table = df.copy()
     for j, col in enumerate(qi):
         starred = patterns[row_class, j] < 0
@@ -106,17 +112,75 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         "qi": qi,
         "sensitive": sensitive,
         **levels.as_dict(),
-        "method": method if used == method else f"{method} (Theorem 10 was cheaper)",
+        "method": solution["method"],
+        "requested_method": method,
+        "solver": solution["solver"],
         "classes": int(sizes.size),
         "min_class": int(sizes.min()),
         "max_class": int(sizes.max()),
         "cost": cost,
-        "lower_bound": bound,
-        "gap": 0.0 if cost == 0 else round((cost - bound) / cost, 6),
-        "optimal": cost == bound,
-        "costs_tried": {name: value[1] for name, value in tried.items()},
+        "lower_bound": solution["bound"],
+        "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
+        "optimal": solution["optimal"],
+        "costs_tried": solution["tried"],
+        **({"program": solution["program"]} if "program" in solution else {}),
         "types": int(inst.type_size.size),
         "audit": audit,
         "seconds": round(time.perf_counter() - started, 3),
     }
     return Release(table=table, partition=None, report=report, classes=classes)
+
+
+def _choose(inst: Instance, method: str) -> str:
+    """The solver ``"auto"`` stands for on this instance (see :func:`suppress`)."""
+    if method != "auto":
+        return method
+    lv = inst.levels
+    if inst.n <= EXACT_ROWS:
+        return "exact"
+    entries = inst.entries[0].size
+    two_anonymity = lv.k == 2 and not lv.needs_sensitive
+    two_diversity = lv.l == 2 and lv.k <= 2 and lv.l_distinct is None and lv.t is None
+    if (two_anonymity or two_diversity) and entries ** 3 / 6 <= MAX_GROUPS:
+        return "matching"
+    grounds_ok = lv.t is None or isinstance(inst.ground, str)
+    if inst.m <= MAX_COLUMNS and entries * 2 ** inst.m <= MILP_MAX_VARIABLES and grounds_ok:
+        return "milp"
+    return "lattice"
+
+
+def _solve(inst: Instance, method: str, time_limit: float) -> dict:
+    """Run ``method``; for k alone also Theorem 10 and keep the cheaper. Returns
+    the row classes, cost, patterns, method used, optimality and lower bound."""
+    bound, optimal, extra = inst.lower_bound(), False, {}
+    candidates = {}
+    if method == "approx" or not inst.levels.needs_sensitive:
+        rows = m_approximation(inst.type_of_row, inst.type_size, inst.levels.k)
+        candidates["approx"] = rows
+        cost = inst.cost(rows)[0]
+        if cost > inst.m * bound:
+            raise VerificationError(f"Theorem 10's bound fails: cost {cost} > m * {bound}")
+    if method == "exact":
+        candidates["exact"], optimal = exact_small(inst), True
+    elif method == "matching":
+        candidates["matching"], optimal = simplex_matching(inst, time_limit=time_limit)
+    elif method in ("milp", "lattice"):
+        candidates["lattice"] = lattice(inst)
+    if method == "milp":
+        result = optimal_suppression(inst, time_limit=time_limit)
+        if result.row_class is not None:
+            candidates["milp"] = result.row_class
+        optimal = result.optimal
+        bound = max(bound, int(np.ceil(result.bound - 1e-6)))
+        extra["program"] = {"variables": result.variables, "integer_variables": result.integer_variables,
+                            "constraints": result.constraints, "rows_after_kernel": result.kernel_rows,
+                            "status": result.status, "seconds": round(result.seconds, 3)}
+    costs = {name: inst.cost(rows) for name, rows in candidates.items()}
+    used = min(costs, key=lambda name: (costs[name][0], name != method))
+    cost, patterns = costs[used]
+    if optimal and used != method and cost > costs[method][0]:
+        raise VerificationError("a heuristic beat a proven optimum")
+    optimal = optimal or cost == bound
+    return {"row_class": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
+            "optimal": optimal, "bound": cost if optimal else bound,
+            "tried": {name: value[0] for name, value in costs.items()}, **extra}

@@ -1,0 +1,99 @@
+"""The polynomial special cases: 2-anonymity (Blocki and Williams, Theorem 1)
+and 2-diversity (Liang and Yuan, Lemma 2 and Theorem 11).
+
+Some optimal solution uses classes of 2 or 3 rows only (larger classes split
+without adding stars; for 2-diversity, into rows of distinct sensitive
+values), and the costs satisfy the simplex condition c(u, v) + c(v, w) +
+c(u, w) <= 2 c(u, v, w), so the problem is a minimum-cost perfect simplex
+matching. We solve it as a set partitioning program over the pairs and triples
+of distinct *entries* (rows identical on the quasi-identifiers, and on the
+sensitive value for 2-diversity), an integer count per group, with HiGHS:
+exact, and small when rows repeat. For 2-anonymity, rows of one type pair
+among themselves at no cost, so only the entries' multiplicities matter.
+"""
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+
+import numpy as np
+
+from .._milp import solve_highs
+from ..errors import ParameterError
+from .instance import Instance, first_appearance_ids
+
+MAX_GROUPS = 400_000
+
+
+def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
+    """Optimal 2-anonymity (k = 2 alone) or 2-diversity (l = 2 alone, Liang-Yuan's
+    definition); returns (class per row, proven optimal)."""
+    lv = inst.levels
+    diversity = lv.l is not None
+    if not (lv.k == 2 and not lv.needs_sensitive) and not (diversity and lv.l == 2 and lv.k <= 2
+                                                           and lv.l_distinct is None and lv.t is None):
+        raise ParameterError("the matching solver is for 2-anonymity or 2-diversity alone")
+    types, values, rows = inst.entries
+    codes = inst.type_codes[types]
+    groups = _groups(types.size, values if diversity else None, rows)
+    if len(groups) > MAX_GROUPS:
+        raise ParameterError(f"{len(groups)} candidate pairs and triples: too many for the matching solver")
+    cost = np.array([group_cost(codes, g) for g in groups], dtype=float)
+    from scipy.sparse import coo_matrix
+
+    r = np.concatenate([np.asarray(g) for g in groups])
+    c = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    matrix = coo_matrix((np.ones(r.size), (r, c)), shape=(types.size, len(groups)))   # duplicates add up
+    x, _, _, optimal, status = solve_highs(cost, matrix, rows.astype(float), rows.astype(float),
+                                           np.full(len(groups), float(rows.max())), np.ones(len(groups)),
+                                           time_limit=time_limit)
+    if x is None:
+        raise ParameterError(f"the matching solver found no solution in {time_limit} s ({status})")
+    return _assign(inst, types, values, groups, np.rint(x).astype(np.int64)), optimal
+
+
+def group_cost(codes: np.ndarray, group) -> int:
+    """Stars of a class made of one row of each entry in ``group``."""
+    rows = codes[list(group)]
+    return len(group) * int((rows != rows[0]).any(axis=0).sum())
+
+
+def _groups(n_entries, values, rows):
+    """The candidate classes as tuples of entries: pairs and triples (an entry
+    repeated as often as it has rows); for 2-diversity, of distinct values."""
+    out = []
+    for size in (2, 3):
+        for g in combinations_with_replacement(range(n_entries), size):
+            if values is not None and len({int(values[e]) for e in g}) < size:
+                continue
+            if any(g.count(e) > rows[e] for e in set(g)):
+                continue
+            out.append(g)
+    return out
+
+
+def _assign(inst, types, values, groups, counts):
+    """Class of every row: entry by entry, rows go to the chosen groups in order."""
+    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
+    entry_key = types if values is None else types * inst.n_values + values
+    entry_of_row = np.searchsorted(entry_key, key)
+    slots = [[] for _ in range(types.size)]                  # per entry: the class of each of its rows
+    next_class = 0
+    for g, count in zip(groups, counts.tolist()):
+        for _ in range(count):
+            for e in g:
+                slots[e].append(next_class)
+            next_class += 1
+    row_class = np.empty(inst.n, dtype=np.int64)
+    for e in range(types.size):
+        members = np.flatnonzero(entry_of_row == e)
+        row_class[members] = slots[e]
+    return first_appearance_ids(row_class)
+
+
+def simplex_condition_holds(codes: np.ndarray) -> bool:
+    """c(u, v) + c(v, w) + c(u, w) <= 2 c(u, v, w) for every triple of rows."""
+    for u, v, w in combinations(range(len(codes)), 3):
+        pairs = group_cost(codes, (u, v)) + group_cost(codes, (v, w)) + group_cost(codes, (u, w))
+        if pairs > 2 * group_cost(codes, (u, v, w)):
+            return False
+    return True
