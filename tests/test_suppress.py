@@ -121,9 +121,9 @@ def test_k_only_never_costs_more_than_theorem_10():
 
 def test_deterministic_and_rows_kept():
     df = adult().head(2000)
-    for method, model in (("lattice", {"t": 0.3}), ("auto", {"l": 2})):
-        a = ga.suppress(df, QI, k=7, sensitive="occupation", method=method, **model)
-        b = ga.suppress(df, QI, k=7, sensitive="occupation", method=method, **model)
+    for method, model, rows in (("lattice", {"t": 0.3, "sensitive": "occupation"}, 2000), ("auto", {}, 600)):
+        a = ga.suppress(df.head(rows), QI, k=7, method=method, **model)
+        b = ga.suppress(df.head(rows), QI, k=7, method=method, **model)
         assert a.table.equals(b.table)
     assert a.table.drop(columns=QI + ["class_id"]).equals(df.drop(columns=QI))
 

@@ -1,0 +1,131 @@
+"""Optimal solvers under the suppression model: the exact recursion (Theorem 8),
+Theorem 9's program with kernelization, the simplex matching special cases,
+and the choice made by method="auto"."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import geoanon as ga
+from geoanon.errors import ParameterError
+from geoanon.tables import Instance, Levels
+from geoanon.tables.exact import exact_small
+from geoanon.tables.matching import simplex_condition_holds, simplex_matching
+from geoanon.tables.milp import kernelize, optimal_suppression
+
+from checkers import brute_force_suppression, check_suppression
+
+MODELS = [dict(k=1), dict(k=2), dict(k=3), dict(l=2), dict(l=1.5), dict(l_distinct=2), dict(t=0.3),
+          dict(k=2, t=0.4), dict(t=0.25, ground="ordered")]
+
+
+@st.composite
+def small_tables(draw, max_rows=9):
+    n = draw(st.integers(2, max_rows))
+    m = draw(st.integers(1, 3))
+    alphabet = draw(st.integers(1, 3))
+    rows = [[str(draw(st.integers(0, alphabet - 1))) for _ in range(m)] for _ in range(n)]
+    df = pd.DataFrame(rows, columns=[f"q{j}" for j in range(m)])
+    df["s"] = [draw(st.sampled_from(["1", "2", "3"])) for _ in range(n)]
+    return df
+
+
+def instance(df, model):
+    model = dict(model)
+    ground = model.pop("ground", "equal")
+    sensitive = "s" if set(model) - {"k"} else None
+    inst = Instance(df, [c for c in df.columns if c != "s"], Levels(**model), sensitive=sensitive, ground=ground)
+    return inst, model, sensitive, ground
+
+
+def brute(df, model, sensitive, ground):
+    qi = [c for c in df.columns if c != "s"]
+    emd = (lambda p, q: ga.emd(p, q, ground=ground)) if ground == "ordered" else ga.emd
+    if model.get("l_distinct"):
+        return None
+    return brute_force_suppression(list(df[qi].itertuples(index=False)), model.get("k", 1),
+                                   df["s"].tolist() if sensitive else None, l=model.get("l"), t=model.get("t"),
+                                   emd=emd)
+
+
+@settings(max_examples=120, deadline=None)
+@given(small_tables(), st.sampled_from(MODELS))
+def test_exact_solvers_agree_with_brute_force(df, model):
+    inst, levels, sensitive, ground = instance(df, model)
+    try:
+        inst.check_feasible()
+    except ga.InfeasibleError:
+        return
+    exact = inst.cost(exact_small(inst))[0]
+    program = optimal_suppression(inst, time_limit=30)
+    assert program.optimal and inst.cost(program.row_class)[0] == exact == program.objective
+    optimum = brute(df, levels, sensitive, ground)
+    if optimum is not None:
+        assert exact == optimum
+    assert inst.lower_bound() <= exact
+    if ground == "ordered":     # brute force above used the value order "1" < "2" < "3": the same
+        return
+    release = ga.suppress(df, [c for c in df.columns if c != "s"], sensitive=sensitive, **levels)
+    assert release.report["solver"] == "exact" and release.report["optimal"]
+    assert check_suppression(df, release.table, [c for c in df.columns if c != "s"], levels.get("k", 1),
+                             sensitive=sensitive, l=levels.get("l"), l_distinct=levels.get("l_distinct"),
+                             t=levels.get("t"), emd=ga.emd) == exact
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_tables(max_rows=12), st.sampled_from([dict(k=2), dict(l=2)]))
+def test_simplex_matching_is_optimal(df, model):
+    inst, *_ = instance(df, model)
+    try:
+        inst.check_feasible()
+    except ga.InfeasibleError:
+        return
+    row_class, optimal = simplex_matching(inst)
+    assert optimal and inst.cost(row_class)[0] == inst.cost(exact_small(inst))[0]
+    sizes = np.bincount(row_class)
+    assert sizes.min() >= 2
+    assert simplex_condition_holds(inst.codes)
+
+
+def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(rng.integers(0, 3, (200, 8)).astype(str)).drop_duplicates().head(60)
+    df.columns = [f"a{j}" for j in range(8)]
+    inst = Instance(df, list(df.columns), Levels(k=2))
+    row_class, optimal = simplex_matching(inst)
+    program = optimal_suppression(inst, time_limit=60)
+    assert optimal and program.optimal and inst.cost(row_class)[0] == program.objective
+
+
+def test_kernel_keeps_the_optimum():
+    # one heavy type (T = 2 k^2 2^m = 16 for k = 2, m = 1) and light ones
+    df = pd.DataFrame({"a": ["x"] * 40 + ["y", "z", "w"]})
+    inst = Instance(df, ["a"], Levels(k=2))
+    kept = kernelize(inst)
+    assert kept.max() <= 16 and ((inst.type_size - kept) % 2 == 0).all()
+    program = optimal_suppression(inst, time_limit=30)
+    assert program.optimal and program.kernel_rows < len(df)
+    # y, z, w together (3 stars) beat y, z and w with a borrowed x (2 + 2)
+    assert inst.cost(program.row_class)[0] == 3
+    assert np.bincount(program.row_class).min() >= 2
+
+
+def test_auto_chooses_by_size():
+    rng = np.random.default_rng(5)
+    small = pd.DataFrame(rng.integers(0, 2, (12, 3)).astype(str), columns=list("abc"))
+    assert ga.suppress(small, list("abc"), k=3).report["solver"] == "exact"
+    medium = pd.DataFrame(rng.integers(0, 2, (40, 3)).astype(str), columns=list("abc"))
+    assert ga.suppress(medium, list("abc"), k=2).report["solver"] == "matching"
+    report = ga.suppress(medium, list("abc"), k=4).report
+    assert report["solver"] == "milp" and report["optimal"] and report["program"]["variables"] > 0
+    wide = pd.DataFrame(rng.integers(0, 9, (3000, 13)).astype(str), columns=[f"c{j}" for j in range(13)])
+    assert ga.suppress(wide, list(wide.columns), k=3).report["solver"] == "lattice"
+
+
+def test_explicit_methods_refuse_what_they_cannot_do():
+    df = pd.DataFrame(np.arange(40).reshape(20, 2).astype(str), columns=["a", "b"])
+    with pytest.raises(ParameterError, match="at most 16 rows"):
+        ga.suppress(df, ["a", "b"], k=2, method="exact")
+    with pytest.raises(ParameterError, match="2-anonymity or 2-diversity"):
+        ga.suppress(df, ["a", "b"], k=3, method="matching")
