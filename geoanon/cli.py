@@ -106,8 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     supp.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     supp.add_argument("--classes", metavar="FILE", help="write one row per class (.csv or .parquet)")
     supp.add_argument("--report", metavar="JSON", help="write the job's figures and its audit as JSON")
-    supp.add_argument("--method", default="lattice", choices=("lattice", "approx"),
-                      help="lattice (default, any model) or approx (Liang-Yuan Theorem 10, k only)")
+    supp.add_argument("--method", default="auto", choices=("auto", "exact", "milp", "matching", "lattice", "approx"),
+                      help="auto (default: exact, matching or the optimal program where the instance allows, "
+                           "else lattice), exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching (2-anonymity, "
+                           "2-diversity), lattice (any size), approx (Theorem 10, k only)")
+    supp.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                      help="time for the optimal program (milp, auto); the report gives the gap if it stops first")
     supp.set_defaults(run=_run_suppress)
 
     aud = sub.add_parser("audit", help="measure a released table: k, l, l_distinct, t, classes, suppressed cells; "
@@ -232,12 +236,14 @@ def _run_suppress(args) -> int:
         raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
     options = _model_options(args)
     df = read_table(args.input)
-    release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method, **options)
+    release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
+                       time_limit=args.time_limit, **options)
     release.report.update(input=str(args.input), output=str(args.output))
     written = write_release(release, args.output, report=args.report, classes=args.classes)
     r = release.report
-    print(f"  {r['rows']} rows, {r['classes']} classes, {r['cost']} suppressed cells (lower bound "
-          f"{r['lower_bound']}{', optimal' if r['optimal'] else ''}), audited k = {r['audit']['k']}"
+    quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
+    print(f"  {r['rows']} rows, {r['classes']} classes, {r['cost']} suppressed cells by {r['solver']} "
+          f"({quality}), audited k = {r['audit']['k']}"
           + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
              if r["sensitive"] else ""))
     for path in written:

@@ -24,7 +24,7 @@ def adult_csv(tmp_path):
 def test_suppress_then_audit(adult_csv, tmp_path, cli):
     out, report, classes = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "classes.csv"
     code, stdout, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-k", 5, "-l", 2,
-                            "-t", 0.35, "-o", out, "--report", report, "--classes", classes)
+                            "-t", 0.35, "-o", out, "--report", report, "--classes", classes, "--time-limit", 3)
     assert code == 0, err
     raw = pd.read_csv(adult_csv, dtype=str, keep_default_na=False)
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -61,6 +61,8 @@ def test_audit_with_a_hierarchy_ground(adult_csv, cli):
     (["--qi", "sex,nope", "-k", 2], "no column 'nope'"),
     (["-t", 0.2], "need a sensitive column"),
     (["-k", 2, "--sensitive", "occupation", "-t", 0.2, "--ground", "nofile.csv"], "cannot read the hierarchy"),
+    (["-k", 2, "--time-limit", 0], "time_limit must be a positive"),
+    (["-k", 3, "--method", "matching"], "2-anonymity or 2-diversity"),
     ([], "give at least one of"),
 ])
 def test_bad_requests_exit_2_and_write_nothing(adult_csv, tmp_path, cli, args, message):

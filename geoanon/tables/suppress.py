@@ -87,6 +87,8 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         raise ParameterError(f"the sensitive column {sensitive!r} cannot also be a quasi-identifier")
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
+        raise ParameterError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     levels = Levels(k=k, l=l, l_distinct=l_distinct, t=t)
     if method == "approx" and levels.needs_sensitive:
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
