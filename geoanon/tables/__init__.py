@@ -3,8 +3,19 @@ nor labels (Liang and Yuan; Blocki and Williams): classes publish a column's
 value where their rows agree and ``*`` where they differ; the cost is the
 number of ``*``."""
 from .approx import k_lower_bound, m_approximation
+from .exact import exact_small
+from .hardness import (HardInstance, binary_3_anonymity_from_graph, half_anonymity_from_bisection,
+                       t_closeness_from_3dm, t_closeness_from_k_anonymity, three_dm_yes_instance,
+                       triangles_and_stars_graph)
 from .instance import Instance, Levels, class_patterns
 from .lattice import lattice
+from .matching import simplex_matching
+from .milp import kernelize, optimal_suppression
 from .suppress import suppress
 
-__all__ = ["Instance", "Levels", "class_patterns", "k_lower_bound", "lattice", "m_approximation", "suppress"]
+__all__ = [
+    "HardInstance", "Instance", "Levels", "binary_3_anonymity_from_graph", "class_patterns", "exact_small",
+    "half_anonymity_from_bisection", "k_lower_bound", "kernelize", "lattice", "m_approximation",
+    "optimal_suppression", "simplex_matching", "suppress", "t_closeness_from_3dm", "t_closeness_from_k_anonymity",
+    "three_dm_yes_instance", "triangles_and_stars_graph",
+]
