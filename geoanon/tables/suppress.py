@@ -64,7 +64,9 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         For k-anonymity alone the cheaper of the result and Theorem 10 is kept,
         so the factor m always holds.
     time_limit : float
-        Seconds for the program (``"milp"`` and ``"auto"``).
+        Seconds for the program (``"milp"`` and ``"auto"``). A proven optimum,
+        and every other method, is the same on every run; an answer the time
+        limit cut short depends on how far the solver got.
 
     Returns
     -------
