@@ -144,7 +144,6 @@ def single_class(results) -> list[str]:
 
     lines = []
     for which in LISTS:
-        ks = results[(which, "default")][0]
         total = int(census_names(which).sum())
         parts = [f"{run} {int((results[(which, run)][1] == total).sum())}" for run in RUNS]
         lines.append(f"- {which}: values of k (all allow two classes) where the run made a single class of all "

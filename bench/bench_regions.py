@@ -56,7 +56,6 @@ def instance(name: str):
 def measure(method: str, name: str, k) -> dict:
     """One measurement, in this process."""
     k = int(k)
-    import geoanon as ga
     from geoanon.regions import CompactGraph
     from geoanon.regions.partition import component_lower_bound
 
@@ -105,7 +104,7 @@ def _runner(method, G, graph, w, frame, k):
 def _spopt(method, graph, w, k):
     import geopandas as gpd
     import libpysal
-    from spopt.region import MaxPHeuristic, Skater
+    from spopt.region import MaxPHeuristic
     from spopt.region.skater import SpanningForest
 
     neighbors = {i: graph.neighbors(i).tolist() for i in range(graph.n)}

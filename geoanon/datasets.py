@@ -56,3 +56,24 @@ def census_names(which: str = "female") -> pd.Series:
     table = table[table["list"] == which]
     return pd.Series(table["freq_mpct"].astype("int64").to_numpy(), index=table["name"].to_numpy(),
                      name="freq_mpct")
+
+
+ADULT_COLUMNS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+                 "occupation", "salary-class")
+
+
+def adult() -> pd.DataFrame:
+    """UCI Adult as ARX ships it: 30,162 records, columns sex, age, race,
+    marital-status, education, native-country, workclass, occupation,
+    salary-class; all cells as strings."""
+    return pd.read_csv(data_path("adult.csv.gz"), sep=";", dtype=str, keep_default_na=False)
+
+
+def adult_hierarchy(column: str):
+    """ARX's generalization hierarchy of an Adult column, as a
+    :class:`~geoanon.models.Hierarchy` (e.g. an EMD ground for occupation)."""
+    from ._validation import check_choice
+    from .models import Hierarchy
+
+    check_choice("column", column, ADULT_COLUMNS)
+    return Hierarchy.read_csv(data_path(f"adult_hierarchy_{column}.csv"))

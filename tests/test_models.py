@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
+from geoanon.datasets import adult_hierarchy
 from geoanon.errors import DataError, ParameterError
-from geoanon.models import Hierarchy, emd_rows, measure_classes
+from geoanon.models import emd_rows, measure_classes
 
-ADULT = "/work/shared/data/adult"
 
 
 def table(classes, column, values):
@@ -131,7 +131,7 @@ def test_liang_yuan_table5_is_01_close():
 
 def test_matrix_ground_agrees_with_the_closed_forms():
     rng = np.random.default_rng(7)
-    hierarchy = Hierarchy.read_csv(f"{ADULT}/adult_hierarchy_occupation.csv")
+    hierarchy = adult_hierarchy("occupation")
     for ground, m in (("equal", 6), ("ordered", 7), (hierarchy, len(hierarchy.leaves))):
         if ground == "equal":
             d = 1.0 - np.eye(m)
@@ -146,7 +146,7 @@ def test_matrix_ground_agrees_with_the_closed_forms():
 
 
 def test_hierarchy_reading_and_distances():
-    h = Hierarchy.read_csv(f"{ADULT}/adult_hierarchy_marital-status.csv")
+    h = adult_hierarchy("marital-status")
     assert h.height == 2 and h.leaves[0] == "Married-civ-spouse"
     d = h.distance_matrix()
     i, j, x = h.leaves.index("Married-civ-spouse"), h.leaves.index("Married-AF-spouse"), h.leaves.index("Divorced")

@@ -6,12 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
+from geoanon.datasets import adult
 from geoanon.errors import DataError, InfeasibleError, ParameterError
 from geoanon.tables import Instance, Levels, k_lower_bound, m_approximation
 
 from checkers import brute_force_suppression, check_suppression
 
-ADULT = "/work/shared/data/adult/adult.csv"
 
 
 @st.composite
@@ -90,8 +90,6 @@ def test_theorem_10_cases_and_bounds():
     assert k_lower_bound(np.array([4, 5]), 4) == 0
 
 
-def adult():
-    return pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
 
 
 QI = ["sex", "race", "marital-status", "workclass"]

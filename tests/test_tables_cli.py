@@ -5,16 +5,16 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
+from geoanon.datasets import adult, data_path
 
 from checkers import check_suppression
 
-ADULT = "/work/shared/data/adult"
 QI = "sex,race,marital-status,workclass"
 
 
 @pytest.fixture
 def adult_csv(tmp_path):
-    df = pd.read_csv(f"{ADULT}/adult.csv", sep=";", dtype=str, keep_default_na=False).head(1500)
+    df = adult().head(1500)
     df.loc[3, "sex"] = "NA"            # a value, not a missing cell
     path = tmp_path / "adult.csv"
     df.to_csv(path, index=False)
@@ -50,7 +50,7 @@ def test_audit_exits_1_on_a_violation(adult_csv, cli):
 
 def test_audit_with_a_hierarchy_ground(adult_csv, cli):
     code, stdout, err = cli("audit", adult_csv, "--qi", "sex", "--sensitive", "occupation",
-                            "--ground", f"{ADULT}/adult_hierarchy_occupation.csv")
+                            "--ground", data_path("adult_hierarchy_occupation.csv"))
     assert code == 0, err
     assert "t = " in stdout
 
