@@ -3,9 +3,8 @@
     pip install ".[bench]"
     python bench/bench_tables.py             # about 10 minutes on 2 cores; --quick for a smoke run
 
-Tables. Adult (30,162 rows; geoanon does not ship it, so it is read from
-``../shared/data/adult/adult.csv`` next to the repository, or from
-$GEOANON_ADULT): quasi-identifiers sex, race, marital-status, workclass;
+Tables. Adult (30,162 rows, ``geoanon.datasets.adult()``, age as a number):
+quasi-identifiers sex, race, marital-status, workclass;
 sensitive occupation (text, equal ground) and age (numeric, ordered ground).
 Synthetic, seeded, 10^5 and 10^6 rows: quasi-identifiers sex, edu, region, job
 with 2, 8, 16 and 40 Zipf-skewed values; sensitive diagnosis (12 values, 30% of
@@ -43,7 +42,6 @@ replaces the tables section of bench/RESULTS.md.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -57,7 +55,6 @@ sys.path.insert(0, str(HERE))
 
 from common import machine, main, replace_section, run_measurements, today  # noqa: E402
 
-ADULT = Path(os.environ.get("GEOANON_ADULT", HERE.parent.parent / "shared" / "data" / "adult" / "adult.csv"))
 ADULT_QI = ["sex", "race", "marital-status", "workclass"]
 ADULT_SENSITIVE = {"occupation": "equal", "age": "ordered"}
 SYNTHETIC_QI = {"sex": 2, "edu": 8, "region": 16, "job": 40}
@@ -135,9 +132,9 @@ def synthetic(n: int, seed: int = SEED) -> pd.DataFrame:
 def load(table: str):
     """(DataFrame, quasi-identifiers, {sensitive column: ground})."""
     if table == "adult":
-        if not ADULT.exists():
-            raise FileNotFoundError(f"Adult not found at {ADULT}; set GEOANON_ADULT to its CSV (';'-separated)")
-        return pd.read_csv(ADULT, sep=";"), list(ADULT_QI), dict(ADULT_SENSITIVE)
+        from geoanon.datasets import adult
+
+        return adult().astype({"age": "int64"}), list(ADULT_QI), dict(ADULT_SENSITIVE)
     return synthetic(int(table.split("-")[1])), list(SYNTHETIC_QI), dict(SYNTHETIC_SENSITIVE)
 
 
@@ -519,8 +516,7 @@ def write_results(rows, path: Path) -> None:
         "## Tables: audit and suppression (`python bench/bench_tables.py`)",
         "",
         f"Run on {today()}, {machine()}, pandas {version('pandas')}, anonypy {version('anonypy')}; "
-        f"{pycanon_versions()} in its own virtual environment. Adult is read from `{_shown(ADULT)}` "
-        "(not shipped with geoanon).",
+        f"{pycanon_versions()} in its own virtual environment. Adult is `geoanon.datasets.adult()`.",
         "",
         f"Audit: `geoanon.audit` against pycanon (time limit {PYCANON_LIMIT} s per table). Each figure is "
         "ours / pycanon's; times are of the calls on a table in memory after a warm-up (ours: one audit call "
@@ -547,13 +543,6 @@ def write_results(rows, path: Path) -> None:
         "",
         *NOTES,
     ])
-
-
-def _shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path, HERE.parent)
-    except ValueError:
-        return str(path)
 
 
 if __name__ == "__main__":
