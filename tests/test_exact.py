@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
+from geoanon.datasets import adult
 from geoanon.errors import ParameterError
 from geoanon.tables import Instance, Levels
 from geoanon.tables.exact import exact_small
@@ -129,3 +130,12 @@ def test_explicit_methods_refuse_what_they_cannot_do():
         ga.suppress(df, ["a", "b"], k=2, method="exact")
     with pytest.raises(ParameterError, match="2-anonymity or 2-diversity"):
         ga.suppress(df, ["a", "b"], k=3, method="matching")
+
+
+def test_a_start_solution_is_taken_and_never_worsened():
+    df = adult().head(3000)
+    inst = Instance(df, ["sex", "race", "marital-status", "workclass"], Levels(k=5))
+    start = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], k=5, method="lattice").table["class_id"]
+    program = optimal_suppression(inst, time_limit=30, start=start.to_numpy())
+    assert program.optimal and program.objective <= inst.cost(start.to_numpy())[0]
+    assert program.objective == optimal_suppression(inst, time_limit=30).objective
