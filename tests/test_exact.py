@@ -139,3 +139,12 @@ def test_a_start_solution_is_taken_and_never_worsened():
     program = optimal_suppression(inst, time_limit=30, start=start.to_numpy())
     assert program.optimal and program.objective <= inst.cost(start.to_numpy())[0]
     assert program.objective == optimal_suppression(inst, time_limit=30).objective
+
+
+def test_a_program_stopped_early_still_releases_the_heuristic():
+    df = adult().head(2000)
+    release = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], sensitive="age", t=0.1,
+                          ground="ordered", method="milp", time_limit=0.2)
+    report = release.report
+    assert report["audit"]["ok"] and not report["optimal"]
+    assert report["cost"] <= report["costs_tried"]["lattice"] and 0 <= report["lower_bound"] <= report["cost"]

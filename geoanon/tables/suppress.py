@@ -175,7 +175,8 @@ def _solve(inst: Instance, method: str, time_limit: float) -> dict:
         if result.row_class is not None:
             candidates["milp"] = result.row_class
         optimal = result.optimal
-        bound = max(bound, int(np.ceil(result.bound - 1e-6)))
+        if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
+            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
         extra["program"] = {"variables": result.variables, "integer_variables": result.integer_variables,
                             "constraints": result.constraints, "rows_after_kernel": result.kernel_rows,
                             "status": result.status, "seconds": round(result.seconds, 3)}
