@@ -6,9 +6,11 @@ what is left into the class where it adds the fewest stars.
 2. For s = 1..m stars: among the column sets S of size s, take the one whose
    grouping of the pending types (equal outside S) releases the most rows in
    groups that meet the model; those groups become classes. Repeat while some
-   S releases rows, then go to s + 1. Column sets are all C(m, s) while that
-   is at most ``SUBSETS``, else the best ones of the level below extended by
-   one column.
+   S releases rows. Then the groups still short may borrow rows from
+   classes of step 1 with their values outside S that can spare them (for
+   k, l and l_distinct; Theorem 10's Case 2 done level by level), and go to
+   s + 1. Column sets are all C(m, s) while that is at most ``SUBSETS``, else
+   the best ones of the level below extended by one column.
 3. The pending types left form one group; while it misses the model, it
    absorbs a class: among the ``CANDIDATES`` whose union with it adds the
    fewest stars, the cheapest union that meets the model, else the union that
@@ -28,13 +30,14 @@ SUBSETS = 256          # column sets tried per level, at most
 CANDIDATES = 32        # classes tried for the final merges, per step
 
 
-def lattice(inst: Instance) -> np.ndarray:
+def lattice(inst: Instance, *, borrow: bool = True) -> np.ndarray:
     """Class of every row (ids in order of first appearance); see the module."""
     n_types = inst.type_size.size
     class_of_type = np.full(n_types, -1, dtype=np.int64)
     alone = inst.passes(np.arange(n_types), n_types)
     class_of_type[alone] = np.arange(int(alone.sum()))
     count = int(alone.sum())
+    lender = _Lenders(inst, alone) if borrow and inst.levels.t is None else None
     best_sets = [()]
     for size in range(1, inst.m + 1):
         sets = _column_sets(inst.m, size, best_sets)
@@ -52,12 +55,136 @@ def lattice(inst: Instance) -> np.ndarray:
             ids[new] = count + np.arange(new.size)
             class_of_type[pending] = np.where(ids[group] >= 0, ids[group], -1)
             count += new.size
+        if lender is not None and (class_of_type < 0).any():
+            count = lender.complete(class_of_type, count, max(sets, key=lambda s: gains.get(s, 0)))
         if not (class_of_type < 0).any():
             break
         best_sets = sorted(sets, key=lambda s: -gains.get(s, 0))[:16]
-    if (class_of_type < 0).any():
-        _merge_leftover(inst, class_of_type, count)
-    return first_appearance_ids(class_of_type[inst.type_of_row])
+    if (class_of_type < 0).any() and not _merge_leftover(inst, class_of_type, count,
+                                                          frozen=set() if lender is None else lender.gave):
+        if lender is None:
+            raise AssertionError("the whole table misses the model although it was checked feasible")
+        return lattice(inst, borrow=False)
+    row_class = class_of_type[inst.type_of_row]
+    if lender is not None and lender.transfers:
+        row_class = first_appearance_ids(lender.apply(row_class))
+        measures = inst.measure(row_class, inst.sensitive, np.ones(inst.n, dtype=np.int64))
+        if not inst.meets(measures).all():
+            return lattice(inst, borrow=False)
+    return first_appearance_ids(row_class)
+
+
+class _Lenders:
+    """Rows that classes of one type (no star) can lend to a pending group with
+    their values outside the suppressed columns, while they keep meeting the
+    model (k, l, l_distinct): Theorem 10's Case 2, level by level. A group
+    borrows at most as many rows as keep its stars within what it would pay
+    one level up."""
+
+    def __init__(self, inst, alone):
+        self.inst, self.lv = inst, inst.levels
+        types, values, rows = inst.entries
+        self.V = max(inst.n_values, 1)
+        self.counts = np.zeros((inst.type_size.size, self.V), dtype=np.int64)   # rows each type can still lend
+        np.add.at(self.counts, (types, np.zeros_like(types) if values is None else values), rows)
+        self.can_lend = alone.copy()
+        self.transfers, self.gave = [], set()
+
+    def complete(self, class_of_type, count, columns) -> int:
+        """Complete the pending groups (equal outside ``columns``) that borrowing lets meet the model."""
+        inst = self.inst
+        keep = [j for j in range(inst.m) if j not in columns]
+        key = combined_key(inst.type_codes[:, keep])
+        pending = np.flatnonzero(class_of_type < 0)
+        for group_key in np.unique(key[pending]).tolist():
+            members = pending[key[pending] == group_key]
+            lenders = np.flatnonzero(self.can_lend & (key == group_key))
+            if lenders.size == 0:
+                continue
+            own = self.counts[members].sum(axis=0)
+            budget = int(own.sum()) // len(columns)     # (rows + borrowed) x |S| <= rows x (|S| + 1)
+            taken = self._borrow(own.copy(), lenders, budget)
+            if taken is None:
+                continue
+            class_of_type[members] = count
+            for t, v, r in taken:
+                self.counts[t, v] -= r
+                self.transfers.append((t, v, r, count))
+                self.gave.add(t)
+            count += 1
+        return count
+
+    def _borrow(self, mine, lenders, budget):
+        """(type, value, rows) taken from ``lenders`` until ``mine`` meets the model, or None."""
+        lv, counts = self.lv, self.counts[lenders].copy()
+        taken = []
+        while not self._meets(mine):
+            want = _wanted_values(lv, mine)
+            spare = _spare(lv, counts, want)
+            i, j = np.unravel_index(int(np.argmax(spare)), spare.shape)
+            v, available = int(want[j]), int(spare[i, j])
+            need = _rows_needed(lv, mine, v)
+            take = min(need, available, budget)
+            if take <= 0:
+                return None
+            taken.append((int(lenders[i]), v, take))
+            counts[i, v] -= take
+            mine[v] += take
+            budget -= take
+        return taken
+
+    def _meets(self, mine) -> bool:
+        size = int(mine.sum())
+        return bool(self.inst.meets({"size": np.array([size]), "l": np.array([size / max(int(mine.max()), 1)]),
+                                     "l_distinct": np.array([int((mine > 0).sum())])})[0])
+
+    def apply(self, row_class):
+        """Move the borrowed rows (the last rows of each type and value) to their classes."""
+        inst = self.inst
+        values = np.zeros(inst.n, dtype=np.int64) if inst.sensitive is None else inst.sensitive
+        key = inst.type_of_row * self.V + values
+        order = np.argsort(key, kind="stable")
+        starts = np.searchsorted(key[order], np.arange(inst.type_size.size * self.V))
+        used = {}
+        row_class = row_class.copy()
+        for t, v, r, c in self.transfers:
+            k = t * self.V + v
+            end = (starts[k + 1] if k + 1 < starts.size else inst.n) - used.get(k, 0)
+            row_class[order[end - r:end]] = c
+            used[k] = used.get(k, 0) + r
+        return row_class
+
+
+def _wanted_values(lv, mine):
+    """The sensitive values whose rows bring a group closer to the model."""
+    if lv.l_distinct is not None and int((mine > 0).sum()) < lv.l_distinct:
+        return np.flatnonzero(mine == 0)
+    if lv.l is not None and mine.sum() < lv.l * mine.max() - 1e-9:
+        return np.flatnonzero(np.arange(mine.size) != int(np.argmax(mine)))
+    return np.arange(mine.size)
+
+
+def _rows_needed(lv, mine, v) -> int:
+    """Rows of value v to add: enough for k and for l without making v the most frequent."""
+    size, top = int(mine.sum()), int(mine.max())
+    need = max(lv.k - size, 1)
+    if lv.l is not None and size < lv.l * top - 1e-9:
+        need = max(1, min(int(np.ceil(lv.l * top - size - 1e-9)), top - int(mine[v])))
+    return need
+
+
+def _spare(lv, counts, values):
+    """Rows of each of ``values`` each lender can give while still meeting k, l and l_distinct."""
+    size = counts.sum(axis=1)
+    out = np.minimum(counts[:, values], (size - lv.k)[:, None])
+    for j, v in enumerate(values.tolist()):
+        if lv.l is not None:
+            others = np.delete(counts, v, axis=1).max(axis=1) if counts.shape[1] > 1 else np.zeros(len(counts))
+            out[:, j] = np.minimum(out[:, j], np.floor(size - lv.l * others + 1e-9).astype(np.int64))
+        if lv.l_distinct is not None:
+            last = ((counts > 0).sum(axis=1) <= lv.l_distinct).astype(np.int64)
+            out[:, j] = np.minimum(out[:, j], counts[:, v] - last)
+    return np.maximum(out, 0)
 
 
 def _column_sets(m, size, best_below):
@@ -81,25 +208,28 @@ def _release(inst, pending, columns):
     return released, group, ok
 
 
-def _merge_leftover(inst, class_of_type, count) -> None:
+def _merge_leftover(inst, class_of_type, count, frozen=frozenset()) -> bool:
     """The pending types as one class (id ``count``), absorbing classes until
     it meets the model: among the ``CANDIDATES`` whose union with it adds the
     fewest stars, the cheapest union that meets the model, else the one that
-    comes closest (:meth:`Instance.shortfall`). Updates ``class_of_type``."""
+    comes closest (:meth:`Instance.shortfall`). Updates ``class_of_type``;
+    False if no class is left to absorb (classes in ``frozen`` lent rows and
+    stay as they are)."""
     left = count
     class_of_type[class_of_type < 0] = left
     patterns = class_patterns(inst.type_codes, class_of_type)
     sizes = np.bincount(class_of_type, weights=inst.type_size).astype(np.int64)
     alive = np.ones(count, dtype=bool)
+    alive[[int(class_of_type[t]) for t in frozen]] = False      # classes that lent rows stay as they are
     types, values, rows = inst.entries
     while True:
         entry_class = class_of_type[types]
         mine = entry_class == left
         if inst.meets(inst.measure(np.zeros(int(mine.sum()), dtype=np.int64),
                                    None if values is None else values[mine], rows[mine]))[0]:
-            return
+            return True
         if not alive.any():
-            raise AssertionError("the whole table misses the model although it was checked feasible")
+            return False
         others, own = patterns[:count], patterns[left]
         kept = (others == own) & (own >= 0)
         added = sizes[:count] * ((others >= 0) & ~kept).sum(axis=1) + sizes[left] * ((own >= 0) & ~kept).sum(axis=1)
