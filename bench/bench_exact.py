@@ -3,9 +3,8 @@
     pip install ".[bench]"
     python bench/bench_exact.py             # about 6 minutes on 2 cores; --quick for a smoke run
 
-Adult (30,162 rows, read with every column as text from
-``../shared/data/adult/adult.csv`` next to the repository or from
-$GEOANON_ADULT, else ``geoanon.datasets.adult()``, the same file): quasi-identifiers sex, race, marital-status, workclass;
+Adult (30,162 rows, ``geoanon.datasets.adult()``, every column as text):
+quasi-identifiers sex, race, marital-status, workclass;
 sensitive occupation (equal ground). Settings: k = 2, 5, 10, 50 alone;
 Liang-Yuan l = 2 and l = 3 alone; t = 0.2 and t = 0.3 alone (EMD, equal
 ground). Cost = cells published as ``*`` (the suppression model).
@@ -44,7 +43,6 @@ summary replaces the exact section of bench/RESULTS.md.
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -61,7 +59,6 @@ sys.path.insert(0, str(HERE))
 from bench_tables import ADULT_QI, _seconds, anonypy_closeness, group_labels, parse_model, publish  # noqa: E402
 from common import machine, main, replace_section, run_measurements, today  # noqa: E402
 
-ADULT = Path(os.environ.get("GEOANON_ADULT", REPO.parent / "shared" / "data" / "adult" / "adult.csv"))
 SENSITIVE = "occupation"
 TIME_LIMIT = 60.0            # seconds given to HiGHS per run (method="milp", "auto", "matching")
 JOB_LIMIT = TIME_LIMIT + 90  # one measurement, process start to result (HiGHS may run past its limit)
@@ -107,27 +104,11 @@ def synthetic_distinct(rows=SYNTHETIC_ROWS, columns=SYNTHETIC_COLUMNS, alphabet=
     return df
 
 
-def adult() -> pd.DataFrame:
-    """Adult, every cell as text: from ADULT, else the copy geoanon ships (the same file)."""
-    if ADULT.exists():
-        return pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
-    from geoanon.datasets import adult as shipped
-
-    return shipped()
-
-
-def adult_source() -> str:
-    if ADULT.exists():
-        try:
-            return f"`{os.path.relpath(ADULT, REPO)}`"
-        except ValueError:
-            return f"`{ADULT}`"
-    return "`geoanon.datasets.adult()`"
-
-
 def load(table: str):
     """(DataFrame, quasi-identifiers, sensitive column or None)."""
     if table == "adult":
+        from geoanon.datasets import adult
+
         return adult(), list(ADULT_QI), SENSITIVE
     if table == "synthetic60":
         df = synthetic_distinct()
@@ -520,7 +501,7 @@ def write_results(rows, path: Path) -> None:
         "## Tables: optimal suppression (`python bench/bench_exact.py`)",
         "",
         f"Run on {today()}, {machine()}, pandas {version('pandas')}, highspy {version('highspy')}, "
-        f"anonypy {version('anonypy')}. Adult is read from {adult_source()}: "
+        f"anonypy {version('anonypy')}. Adult is `geoanon.datasets.adult()`: "
         f"{len(ADULT_QI)} quasi-identifiers {', '.join(ADULT_QI)}; sensitive {SENSITIVE} (equal ground). "
         f"HiGHS has {TIME_LIMIT:.0f} s per run (one thread); every measurement runs in a fresh process "
         f"({JOB_LIMIT:.0f} s limit; matching on Adult {MATCHING_LIMIT:.0f} s). Times: the suppress call "

@@ -33,10 +33,12 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
                                                            and lv.l_distinct is None and lv.t is None):
         raise ParameterError("the matching solver is for 2-anonymity or 2-diversity alone")
     types, values, rows = inst.entries
+    n = types.size
+    if n * (n + 1) * (n + 2) // 6 > MAX_GROUPS:            # triples with repetition, before listing any
+        raise ParameterError(f"{n} distinct rows give too many candidate pairs and triples for the matching "
+                             f"solver (at most {MAX_GROUPS:,}); use method='milp' or 'lattice'")
     codes = inst.type_codes[types]
-    groups = _groups(types.size, values if diversity else None, rows)
-    if len(groups) > MAX_GROUPS:
-        raise ParameterError(f"{len(groups)} candidate pairs and triples: too many for the matching solver")
+    groups = _groups(n, values if diversity else None, rows)
     cost = np.array([group_cost(codes, g) for g in groups], dtype=float)
     from scipy.sparse import coo_matrix
 
