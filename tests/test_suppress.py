@@ -158,3 +158,12 @@ def test_a_suppression_release_has_no_map():
     release = ga.suppress(pd.DataFrame({"a": ["1", "1", "2", "2"]}), ["a"], k=2)
     with pytest.raises(ParameterError, match="no map"):
         release.preview()
+
+
+def test_lower_bound_counts_rows_outside_the_largest_diverse_part_of_each_type():
+    # one type, diagnoses a a a a a b c: at most 4 rows (a a b c) can be a 2-diverse class
+    df = pd.DataFrame({"q": ["x"] * 7, "s": list("aaaaabc")})
+    inst = Instance(df, ["q"], Levels(l=2), sensitive="s")
+    assert inst.lower_bound() == 3
+    assert Instance(df, ["q"], Levels(k=5, l=2), sensitive="s").lower_bound() == 7   # 4 rows < k: none free
+    assert Instance(df, ["q"], Levels(l_distinct=3), sensitive="s").lower_bound() == 0

@@ -120,18 +120,27 @@ class Instance:
 
     def lower_bound(self) -> int:
         """Stars every solution pays: Theorem 10's bound for k (Liang-Yuan), and
-        one per row of a type that no sub-group of itself could release (fewer
-        than k rows, or fewer distinct sensitive values than l or l_distinct)."""
+        one per row outside the largest part of its type that could be a class
+        on its own. Rows without a star are in classes inside their type, and
+        the union of those meets k, l and l_distinct too, so at most that many
+        of a type's rows go free: for l, the largest sub-multiset whose counts
+        are capped at c with l c <= its size (the largest such c)."""
         from .approx import k_lower_bound
 
         bound = k_lower_bound(self.type_size, self.levels.k)
         lv = self.levels
         if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
-            need = max(np.ceil(lv.l - 1e-12) if lv.l is not None else 1, lv.l_distinct or 1)
-            types, _, _ = self.entries
-            distinct = np.bincount(types, minlength=self.type_size.size)
-            paying = (self.type_size < lv.k) | (distinct < need)
-            bound = max(bound, int(self.type_size[paying].sum()))
+            types, values, rows = self.entries
+            alone = self.meets(self.measure(types, values, rows))    # whole types that are classes already
+            free = np.where(alone, self.type_size, 0)
+            order = np.lexsort((-rows, types))                     # per type, counts decreasing
+            counts, owner = rows[order], types[order]
+            starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
+            for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+                t = owner[a]
+                if not alone[t] and self.type_size[t] >= lv.k and b - a >= max(lv.l or 1, lv.l_distinct or 1):
+                    free[t] = _largest_free_part(counts[a:b], lv)
+            bound = max(bound, int((self.type_size - free).sum()))
         return bound
 
     def cost(self, row_class: np.ndarray) -> tuple[int, np.ndarray]:
@@ -139,6 +148,21 @@ class Instance:
         patterns = class_patterns(self.codes, row_class)
         stars = (patterns < 0).sum(axis=1)
         return int((np.bincount(row_class) * stars).sum()), patterns
+
+
+def _largest_free_part(counts: np.ndarray, lv: Levels) -> int:
+    """Most rows of one type (its sensitive counts, decreasing) that can form a
+    class meeting k, l and l_distinct: counts capped at c keep the most rows,
+    and l c <= sum min(counts, c) holds for every c up to the largest that works."""
+    if lv.l_distinct is not None and counts.size < lv.l_distinct:
+        return 0
+    size = int(counts.sum())
+    if lv.l is not None:
+        caps = np.arange(1, int(counts[0]) + 1)
+        kept = np.minimum(counts[None, :], caps[:, None]).sum(axis=1)
+        ok = lv.l * caps <= kept + 1e-9
+        size = int(kept[np.flatnonzero(ok)[-1]]) if ok.any() else 0
+    return size if size >= lv.k else 0
 
 
 def class_patterns(codes: np.ndarray, row_class: np.ndarray) -> np.ndarray:
