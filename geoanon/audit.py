@@ -124,7 +124,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         ``violations`` per requested level (classes, rows, examples) and ``ok``.
     """
     qi = list(qi)
-    requested = _requested(k=k, l=l, l_distinct=l_distinct, t=t)
+    requested = check_levels(k=k, l=l, l_distinct=l_distinct, t=t)
     if sensitive is None and set(requested) - {"k"}:
         raise ParameterError("l, l_distinct and t need a sensitive column")
     if sensitive is not None and sensitive not in df.columns:
@@ -158,7 +158,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     return report
 
 
-def _requested(**levels) -> dict:
+def check_levels(**levels) -> dict:
     """The requested levels that were given, checked."""
     out = {}
     for name, level in levels.items():

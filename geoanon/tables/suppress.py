@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_k
-from ..audit import SUPPRESSED, _requested, require
+from ..audit import SUPPRESSED, check_levels, require
 from ..errors import DataError, ParameterError, VerificationError
 from ..pipeline.release import Release
 from .approx import m_approximation
@@ -81,7 +81,7 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     started = time.perf_counter()
     k = check_k(k)
     method = check_choice("method", method, METHODS)
-    _requested(l=l, l_distinct=l_distinct, t=t)
+    check_levels(l=l, l_distinct=l_distinct, t=t)
     qi = list(qi)
     if len(set(qi)) != len(qi):
         raise ParameterError("a quasi-identifier column is listed twice")
