@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ._codes import combined_key
 from .errors import AuditError, DataError, ParameterError
 from .models import Hierarchy, check_ground, measure_classes
 
@@ -43,11 +44,8 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
     missing = [c for c in qi if c not in df.columns]
     if missing:
         raise DataError(f"no column {missing[0]!r} in the table")
-    codes = np.zeros(len(df), dtype=np.int64)
-    for col in qi:
-        c, uniques = pd.factorize(df[col], use_na_sentinel=False)
-        codes = pd.factorize(codes * (len(uniques) + 1) + c)[0]
-    return codes
+    columns = [pd.factorize(df[col], use_na_sentinel=False)[0] for col in qi]
+    return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
 
 
 def sensitive_codes(values: pd.Series, ground="equal", order=None):

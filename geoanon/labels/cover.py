@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._codes import first_appearance_ids
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError
 from ..partition import Partition
@@ -108,7 +109,7 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
     else:
         bins[:] = _best_of(xp, k, sequence, bound)
     labels = np.empty(x.size, dtype=np.int64)
-    labels[positive] = _relabel(bins)
+    labels[positive] = first_appearance_ids(bins)
     if xp.size < x.size:
         weights = np.bincount(labels[positive], weights=xp)
         labels[x == 0] = int(np.argmin(weights))
@@ -129,16 +130,6 @@ def _best_of(x, k, sequence, bound):
         bins[sequence] = solver(x[sequence], k)
         candidates.append(bins)
     return min(candidates, key=lambda b: np.bincount(b, weights=x).max())
-
-
-def _relabel(bins: np.ndarray) -> np.ndarray:
-    """Class ids 0..c-1 in order of first appearance (ids are small ints)."""
-    first = np.full(int(bins.max()) + 1, bins.size, dtype=np.int64)
-    first[bins[::-1]] = np.arange(bins.size - 1, -1, -1)     # the last write, the first appearance, wins
-    used = np.flatnonzero(first < bins.size)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[used[np.argsort(first[used], kind="stable")]] = np.arange(used.size)
-    return rank[bins]
 
 
 def _sequence(x, order, seed) -> np.ndarray:

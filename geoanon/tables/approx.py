@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .instance import first_appearance_ids
+from .._codes import first_appearance_ids
 
 
 def k_lower_bound(type_size: np.ndarray, k: int) -> int:

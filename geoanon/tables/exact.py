@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..models import emd_rows
-from .instance import Instance, first_appearance_ids
+from .._codes import first_appearance_ids
+from .instance import Instance
 
 EXACT_ROWS = 16
 

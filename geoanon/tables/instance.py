@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .._codes import combined_key
 from ..audit import sensitive_codes
 from ..errors import DataError, InfeasibleError
 from ..models import measure_classes
@@ -69,6 +70,14 @@ class Instance:
             return np.arange(self.type_size.size), None, self.type_size
         pairs, inverse = np.unique(self.type_of_row * self.n_values + self.sensitive, return_inverse=True)
         return pairs // self.n_values, pairs % self.n_values, np.bincount(inverse.ravel())
+
+    @cached_property
+    def entry_of_row(self) -> np.ndarray:
+        """Index of every row's entry in :attr:`entries` (entries are sorted by type, then value)."""
+        types, values, _ = self.entries
+        if values is None:
+            return self.type_of_row
+        return np.searchsorted(types * self.n_values + values, self.type_of_row * self.n_values + self.sensitive)
 
     def passes(self, group_of_type: np.ndarray, n_groups: int) -> np.ndarray:
         """Whether each group of types (ids 0..n_groups-1; -1: not grouped) meets the model."""
@@ -180,19 +189,3 @@ def _types(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Type id of every row (order of first appearance) and each type's first row."""
     key = combined_key(codes)
     return key, np.unique(key, return_index=True)[1]
-
-
-def combined_key(codes: np.ndarray) -> np.ndarray:
-    """One id per distinct row of ``codes`` (order of first appearance)."""
-    key = np.zeros(codes.shape[0], dtype=np.int64)
-    for j in range(codes.shape[1]):
-        key = pd.factorize(key * (int(codes[:, j].max()) + 1) + codes[:, j])[0]
-    return key
-
-
-def first_appearance_ids(labels: np.ndarray) -> np.ndarray:
-    """Relabel to 0..C-1 in order of first appearance."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-    return rank[inverse.ravel()]

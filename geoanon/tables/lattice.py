@@ -24,7 +24,8 @@ from math import comb
 
 import numpy as np
 
-from .instance import Instance, class_patterns, combined_key, first_appearance_ids
+from .._codes import combined_key, first_appearance_ids
+from .instance import Instance, class_patterns
 
 SUBSETS = 256          # column sets tried per level, at most
 CANDIDATES = 32        # classes tried for the final merges, per step

@@ -19,7 +19,8 @@ import numpy as np
 
 from .._milp import solve_highs
 from ..errors import ParameterError
-from .instance import Instance, first_appearance_ids
+from .._codes import first_appearance_ids
+from .instance import Instance
 
 MAX_GROUPS = 400_000
 
@@ -50,7 +51,7 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
                                            time_limit=time_limit)
     if x is None:
         raise ParameterError(f"the matching solver found no solution in {time_limit} s ({status})")
-    return _assign(inst, types, values, groups, np.rint(x).astype(np.int64)), optimal
+    return _assign(inst, types.size, groups, np.rint(x).astype(np.int64)), optimal
 
 
 def group_cost(codes: np.ndarray, group) -> int:
@@ -73,12 +74,9 @@ def _groups(n_entries, values, rows):
     return out
 
 
-def _assign(inst, types, values, groups, counts):
-    """Class of every row: entry by entry, rows go to the chosen groups in order."""
-    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
-    entry_key = types if values is None else types * inst.n_values + values
-    entry_of_row = np.searchsorted(entry_key, key)
-    slots = [[] for _ in range(types.size)]                  # per entry: the class of each of its rows
+def _assign(inst, n_entries, groups, counts):
+    """Class of every row: entry by entry, rows (in row order) go to the chosen groups in order."""
+    slots = [[] for _ in range(n_entries)]                   # per entry: the class of each of its rows
     next_class = 0
     for g, count in zip(groups, counts.tolist()):
         for _ in range(count):
@@ -86,9 +84,8 @@ def _assign(inst, types, values, groups, counts):
                 slots[e].append(next_class)
             next_class += 1
     row_class = np.empty(inst.n, dtype=np.int64)
-    for e in range(types.size):
-        members = np.flatnonzero(entry_of_row == e)
-        row_class[members] = slots[e]
+    row_class[np.argsort(inst.entry_of_row, kind="stable")] = np.concatenate([np.asarray(c, dtype=np.int64)
+                                                                              for c in slots])
     return first_appearance_ids(row_class)
 
 

@@ -35,9 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._codes import combined_key, first_appearance_ids
 from .._milp import solve_highs
 from ..errors import ParameterError
-from .instance import Instance, combined_key, first_appearance_ids
+from .instance import Instance, class_patterns
 
 MAX_COLUMNS = 12        # 2^m patterns per entry
 
@@ -138,7 +139,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     matrix = coo_matrix((program.vals(), (program.rows(), program.cols())), shape=(program.n_row, program.n_var))
     integrality = np.concatenate(program.integrality)
     warm = None
-    counts = None if start is None else _start_counts(inst, start, types, values, n_sets, kernel)
+    counts = None if start is None else _start_counts(inst, start, types, n_sets, kernel)
     if counts is not None:                          # a complete start: x, and every auxiliary at its value
         warm = np.zeros(program.n_var)
         warm[:n_x] = counts
@@ -160,7 +161,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     row_class = None
     if x_values is not None:
         counts = np.rint(x_values[:n_x]).astype(np.int64)
-        row_class = _assign_rows(inst, types, values, counts, pattern, n_sets)
+        row_class = _assign_rows(inst, types, counts, pattern, n_sets)
         objective = float(np.dot(stars, counts))
     return MilpResult(row_class=row_class, objective=objective, bound=objective if optimal else bound,
                       optimal=optimal, status=status, variables=program.n_var,
@@ -168,18 +169,13 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
                       kernel_rows=int(rows.sum()), seconds=time.perf_counter() - started)
 
 
-def _start_counts(inst, row_class, types, values, n_sets, kernel):
+def _start_counts(inst, row_class, types, n_sets, kernel):
     """x of a start solution from a grouping of the rows: each row at its
     class's pattern (the columns its class suppresses); the kernel's rows come
     out of the unstarred counts (None if the grouping suppresses them)."""
-    from .instance import class_patterns
-
     starred = (class_patterns(inst.codes, row_class) < 0)[row_class]
     S = (starred * (1 << np.arange(inst.m))[None, :]).sum(axis=1)
-    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
-    entry_key = types if values is None else types * inst.n_values + values
-    entry = np.searchsorted(entry_key, key)
-    counts = np.bincount(entry * n_sets + S, minlength=types.size * n_sets).reshape(-1, n_sets)
+    counts = np.bincount(inst.entry_of_row * n_sets + S, minlength=types.size * n_sets).reshape(-1, n_sets)
     if kernel is not None:
         removed = inst.type_size[types] - kernel[types]
         if (counts[:, 0] < removed).any():
@@ -254,13 +250,11 @@ class _PatternSums:
         return rows, cols, vals
 
 
-def _assign_rows(inst, types, values, counts, pattern, n_sets):
+def _assign_rows(inst, types, counts, pattern, n_sets):
     """Class of every row from the solution: entry e's rows go, in row order, to
     its patterns by the counts x[e, S]; rows the kernel kept aside stay in
     their type's own pattern (S empty)."""
-    key = inst.type_of_row if values is None else inst.type_of_row * inst.n_values + inst.sensitive
-    entry_key = types if values is None else types * inst.n_values + values
-    entry_of_row = np.searchsorted(entry_key, key)                   # entries are sorted by key
+    entry_of_row = inst.entry_of_row
     order = np.argsort(entry_of_row, kind="stable")
     per_entry = counts.reshape(-1, n_sets)
     total = np.bincount(entry_of_row, minlength=types.size)
