@@ -6,7 +6,8 @@ import numbers
 
 import numpy as np
 
-from .errors import DataError, InfeasibleError, ParameterError
+from ._text import plural
+from .errors import DataError, DuplicateColumnError, InfeasibleError, ParameterError
 
 
 def check_k(k) -> int:
@@ -20,6 +21,16 @@ def check_k(k) -> int:
     if k < 1:
         raise ParameterError(f"k must be an integer >= 1, got {k}")
     return int(k)
+
+
+def check_unique_columns(df) -> None:
+    """TypeError (a DataError) when ``df`` has two columns of one name: a job
+    could generalize one and publish the other raw."""
+    columns = df.columns
+    if columns.has_duplicates:
+        name = columns[columns.duplicated()][0]
+        raise DuplicateColumnError(f"the table has {plural(int((columns == name).sum()), 'column')} named "
+                                   f"{str(name)!r}; rename them apart")
 
 
 def check_choice(name: str, value, choices) -> str:

@@ -18,6 +18,10 @@ class DataError(GeoanonError, ValueError):
     column, empty or malformed file, ...)."""
 
 
+class DuplicateColumnError(DataError, TypeError):
+    """The table has two columns of one name (a copy could be published raw)."""
+
+
 class InfeasibleError(GeoanonError):
     """The requested privacy level cannot be reached on this data (k larger than
     the data, a piece that can never hold k records, ...)."""

@@ -30,6 +30,12 @@ class Release:
         Figures of the job (rows, classes, sizes, lower bound, audit, seconds).
     classes : GeoDataFrame or None
         One row per drawn class (for maps and class files).
+    notes : list of str
+        Lines for the map legend (e.g. about suppressed records).
+    warnings : list of str
+        What the job noticed and worked around (repaired polygons, an assumed
+        CRS, records at (0, 0), ...); the same list is ``report["warnings"]``
+        and the command line prints each on stderr.
     """
 
     table: pd.DataFrame
@@ -37,7 +43,11 @@ class Release:
     report: dict
     classes: object = None
     notes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
     row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+
+    def __post_init__(self):
+        self.report.setdefault("warnings", self.warnings)
 
     def geo_table(self):
         """The released table as a GeoDataFrame whose geometry is each row's class shape."""

@@ -1,0 +1,21 @@
+"""Wording of user-facing messages: counts with the right plural, values
+without numpy's reprs (``np.float64(91.0)`` reads as ``91.0``)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def plural(n, word: str, many: str | None = None) -> str:
+    """``"1 row"``, ``"2 rows"``; ``many`` for irregular plurals."""
+    n = int(n)
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def plain(value):
+    """A numpy scalar as the Python scalar it holds; anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def show(value) -> str:
+    """``repr`` of a value as a user typed it: ``91.0``, ``'abc'``, never ``np.float64(91.0)``."""
+    return repr(plain(value))
