@@ -33,6 +33,15 @@ def check_unique_columns(df) -> None:
                                    f"{str(name)!r}; rename them apart")
 
 
+def check_seed(seed):
+    """A seed for numpy's generators: None or an integer >= 0 (ParameterError otherwise)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
 def check_choice(name: str, value, choices) -> str:
     """Raise ParameterError unless value is one of choices."""
     if value not in choices:

@@ -10,13 +10,17 @@ form classes of their own and are never dropped. Everything is vectorized
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ._codes import combined_key
-from .errors import AuditError, DataError, ParameterError
+from ._codes import combined_key, factorize_exact
+from ._text import plain, plural, show
+from ._validation import check_unique_columns
+from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .models import Hierarchy, check_ground, measure_classes
 
 SUPPRESSED = "*"
@@ -44,7 +48,7 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
     missing = [c for c in qi if c not in df.columns]
     if missing:
         raise DataError(f"no column {missing[0]!r} in the table")
-    columns = [pd.factorize(df[col], use_na_sentinel=False)[0] for col in qi]
+    columns = [factorize_exact(df[col])[0] for col in qi]
     return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
 
 
@@ -122,11 +126,15 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         ``violations`` per requested level (classes, rows, examples) and ``ok``.
     """
     qi = list(qi)
+    check_unique_columns(df)
     requested = check_levels(k=k, l=l, l_distinct=l_distinct, t=t)
     if sensitive is None and set(requested) - {"k"}:
         raise ParameterError("l, l_distinct and t need a sensitive column")
+    check_roles(qi, sensitive)
     if sensitive is not None and sensitive not in df.columns:
         raise DataError(f"no column {sensitive!r} in the table")
+    if requested.get("k", 0) > len(df):
+        raise InfeasibleError(f"k={requested['k']} is larger than the table ({plural(len(df), 'row')})")
     codes = class_codes(df, qi)
     report = AuditReport(rows=int(len(df)), qi=qi, sensitive=sensitive, classes=0, k=0)
     if codes.size == 0:
@@ -156,18 +164,34 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     return report
 
 
+def check_roles(qi: Sequence[str], sensitive=None) -> None:
+    """ParameterError when a column is listed twice among the quasi-identifiers
+    or is both a quasi-identifier and the sensitive column."""
+    seen = pd.Index(qi)
+    if seen.has_duplicates:
+        raise ParameterError(f"the quasi-identifier {seen[seen.duplicated()][0]!r} is listed twice")
+    if sensitive is not None and sensitive in qi:
+        raise ParameterError(f"the sensitive column {sensitive!r} cannot also be a quasi-identifier")
+
+
 def check_levels(**levels) -> dict:
-    """The requested levels that were given, checked."""
+    """The requested levels that were given, checked: k and l_distinct integers
+    >= 1, l a finite number >= 1, t a number in [0, 1] (never NaN or infinite)."""
     out = {}
     for name, level in levels.items():
         if level is None:
             continue
+        number = isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
         if name == "t":
-            if not (isinstance(level, (int, float)) and 0 <= level <= 1) or isinstance(level, bool):
-                raise ParameterError(f"t must be a number in [0, 1], got {level!r}")
-        elif isinstance(level, bool) or not isinstance(level, (int, float, np.integer)) or level < 1:
-            raise ParameterError(f"{name} must be a number >= 1, got {level!r}")
-        out[name] = level
+            if not (number and 0 <= level <= 1):
+                raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
+        elif name in ("k", "l_distinct"):
+            if not (number and float(level).is_integer() and level >= 1):
+                raise ParameterError(f"{name} must be an integer >= 1, got {show(level)}")
+            level = int(level)
+        elif not (number and math.isfinite(level) and level >= 1):
+            raise ParameterError(f"{name} must be a finite number >= 1, got {show(level)}")
+        out[name] = plain(level)
     return out
 
 

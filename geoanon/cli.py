@@ -8,6 +8,10 @@ with code 2; nothing is written then.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import re
+import signal
 import sys
 from pathlib import Path
 
@@ -31,11 +35,15 @@ def _bounds(text: str):
         raise argparse.ArgumentTypeError(f"expected XMIN,YMIN,XMAX,YMAX, got {text!r}") from None
     if len(values) != 4:
         raise argparse.ArgumentTypeError(f"expected XMIN,YMIN,XMAX,YMAX, got {text!r}")
+    if not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected four finite numbers XMIN,YMIN,XMAX,YMAX, got {text!r}")
     return values
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="geoanon", description="Generalize location columns so that every class holds >= k records.")
+    parser = _Parser(prog="geoanon", description="Generalize location columns so that every class holds >= k records.",
+                     epilog="Safe to publish: the output table, the --map and the --report. For the data holder "
+                            "only: the --classes files (they list raw values).")
     parser.add_argument("--version", action="version", version=f"geoanon {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -79,8 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="polygon adjacency: shared boundary (rook, default) or any contact (queen)")
     zips.add_argument("--unknown", default="error", choices=("error", "suppress"),
                       help="records whose region is not in --regions: fail (default) or generalize to '*'")
-    zips.add_argument("--small", default="error", choices=("error", "suppress"),
-                      help="connected components lighter than k: fail (default) or generalize to '*'")
+    zips.add_argument("--small", default="error", choices=("error", "suppress", "nearest"),
+                      help="connected components with records but lighter than k: fail (default), generalize "
+                           "their records to '*', or join the group of the nearest region (by centroid)")
     zips.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
     zips.set_defaults(run=_run_zip)
 
@@ -98,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--seed", type=int, help="seed of --order random")
     labels.add_argument("--missing", default="label", choices=("label", "error"),
                         help="missing values and empty strings: a label like any other (default) or fail")
+    labels.add_argument("--class-counts", action="store_true",
+                        help="list each label's record count in --classes (off: a count of 1 names a record)")
     labels.set_defaults(run=_run_labels)
 
     supp = sub.add_parser("suppress", help="generalize other quasi-identifiers by suppression (cells -> '*') "
@@ -119,7 +130,25 @@ def build_parser() -> argparse.ArgumentParser:
     _table_model_arguments(aud)
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
     aud.set_defaults(run=_run_audit)
+    for job in (points, zips, labels, supp):
+        job.add_argument("--escape-formulas", action="store_true",
+                         help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
+                              "(generated cells always are)")
+    for name, command in sub.choices.items():
+        command.set_defaults(flags=_flags(command, API_NAMES.get(name, {})))
     return parser
+
+
+# The library's parameter names that the command line spells differently.
+API_NAMES = {"zip": {"on_small": "small", "column": "zip_col"}, "labels": {"column": "col"}}
+
+
+def _flags(command, renamed: dict) -> dict:
+    """API parameter name -> this command's flag, for error messages."""
+    flags = {a.dest: max(a.option_strings, key=len) for a in command._actions
+             if a.option_strings and a.dest not in ("help", "version")}
+    flags.update({api: flags[dest] for api, dest in renamed.items() if dest in flags})
+    return flags
 
 
 def _columns(text: str) -> list:
@@ -149,40 +178,44 @@ def _version() -> str:
     return __version__
 
 
-def _check_outputs(output, report=None, map_html=None, classes=None, classes_formats=None) -> None:
-    """Refuse bad output paths before any work is done."""
-    from .io import GEO_FORMATS, check_writable, table_format
+def _check_outputs(inputs: dict, output, report=None, map_html=None, classes=None, classes_formats=None) -> None:
+    """Refuse bad output paths before any work is done: unknown formats,
+    folders that cannot be written, an output naming an input or another output."""
+    from .io import GEO_FORMATS, check_paths, check_writable, table_format
 
-    table_format(output)
+    if output is not None:
+        table_format(output)
+    check_paths(inputs, {"-o": output, "--report": report, "--map": map_html, "--classes": classes})
     for path, suffix in ((output, None), (report, ".json"), (map_html, ".html"), (classes, None)):
         if path is None:
             continue
-        check_writable(path)
         if suffix and Path(path).suffix.lower() != suffix:
             raise ParameterError(f"{path}: expected a {suffix} file")
+        check_writable(path)
     allowed = GEO_FORMATS | {"parquet"} if classes_formats is None else classes_formats
     if classes is not None and table_format(classes) not in allowed:
         raise ParameterError(f"{classes}: the classes file must be {', '.join(sorted(allowed))}")
-    names = [Path(p).resolve() for p in (output, report, map_html, classes) if p is not None]
-    if len(set(names)) != len(names):
-        raise ParameterError("the output, report, map and classes must be different files")
 
 
 def _run_points(args) -> int:
     from .io import has_geometry, read_table
     from .pipeline import generalize_points, write_release
 
-    _check_outputs(args.output, args.report, args.map)
-    df = read_table(args.input)
+    _check_outputs({"IN": args.input}, args.output, args.report, args.map)
     if (args.lat is None) != (args.lon is None):
         raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
+    if args.lat is not None and args.lat == args.lon:
+        raise ParameterError(f"--lat and --lon both name the column {args.lat!r}")
+    df = read_table(args.input)
     if args.lat is None and not has_geometry(df):
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
                                 missing=args.missing, crs=args.crs, bounds=args.bounds)
     release.report.update(input=str(args.input), output=str(args.output))
+    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map,
-                            map_options={"tiles": args.tiles, "title": Path(args.input).name})
+                            map_options={"tiles": args.tiles, "title": Path(args.input).name},
+                            escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
 
@@ -191,15 +224,18 @@ def _run_zip(args) -> int:
     from .io import read_table
     from .pipeline import generalize_regions, write_release
 
-    _check_outputs(args.output, args.report, args.map, args.classes)
+    _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges},
+                   args.output, args.report, args.map, args.classes)
     df = read_table(args.input)
     regions = read_table(args.regions)
     release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
                                  unknown=args.unknown, on_small=args.small)
     release.report.update(input=str(args.input), regions=str(args.regions), output=str(args.output))
+    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
-                            map_options={"tiles": args.tiles, "title": Path(args.input).name})
+                            map_options={"tiles": args.tiles, "title": Path(args.input).name},
+                            escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
 
@@ -208,22 +244,34 @@ def _run_labels(args) -> int:
     from .io import read_table
     from .pipeline import generalize_labels, write_release
 
-    _check_outputs(args.output, args.report, classes=args.classes, classes_formats={"csv", "parquet"})
+    _check_outputs({"IN": args.input}, args.output, args.report, classes=args.classes,
+                   classes_formats={"csv", "parquet"})
     df = read_table(args.input)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
-                                order=args.order, seed=args.seed)
+                                order=args.order, seed=args.seed, class_counts=args.class_counts)
     release.report.update(input=str(args.input), output=str(args.output))
-    written = write_release(release, args.output, report=args.report, classes=args.classes)
+    _warn(args, release.warnings)
+    written = write_release(release, args.output, report=args.report, classes=args.classes,
+                            escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
 
 
 def _model_options(args) -> dict:
+    from .audit import check_levels, check_roles
     from .models import GROUNDS, Hierarchy
 
+    check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t)
+    check_roles(args.qi, args.sensitive)
     ground = args.ground if args.ground in GROUNDS else Hierarchy.read_csv(args.ground)
     return {"sensitive": args.sensitive, "l": args.l, "l_distinct": args.l_distinct, "t": args.t,
             "ground": ground, "order": args.order}
+
+
+def _ground_file(args):
+    from .models import GROUNDS
+
+    return None if args.ground in GROUNDS else args.ground
 
 
 def _run_suppress(args) -> int:
@@ -231,7 +279,8 @@ def _run_suppress(args) -> int:
     from .pipeline import write_release
     from .tables import suppress
 
-    _check_outputs(args.output, args.report, classes=args.classes, classes_formats={"csv", "parquet"})
+    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args.output, args.report,
+                   classes=args.classes, classes_formats={"csv", "parquet"})
     if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
         raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
     options = _model_options(args)
@@ -239,7 +288,9 @@ def _run_suppress(args) -> int:
     release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
                        time_limit=args.time_limit, **options)
     release.report.update(input=str(args.input), output=str(args.output))
-    written = write_release(release, args.output, report=args.report, classes=args.classes)
+    _warn(args, release.warnings)
+    written = write_release(release, args.output, report=args.report, classes=args.classes,
+                            escape_all=args.escape_formulas)
     r = release.report
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
     print(f"  {r['rows']} rows, {r['classes']} classes, {r['cost']} suppressed cells by {r['solver']} "
@@ -252,15 +303,11 @@ def _run_suppress(args) -> int:
 
 
 def _run_audit(args) -> int:
-    import json
-
     from .audit import audit
-    from .io import StagedOutputs, check_writable, read_table
+    from .io import StagedOutputs, read_table
+    from .pipeline.release import report_json
 
-    if args.report is not None:
-        check_writable(args.report)
-        if Path(args.report).suffix.lower() != ".json":
-            raise ParameterError(f"{args.report}: expected a .json file")
+    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, None, args.report)
     options = _model_options(args)
     df = read_table(args.input)
     report = audit(df, args.qi, k=args.k, **options)
@@ -273,7 +320,7 @@ def _run_audit(args) -> int:
                                           f"VIOLATED by {v['classes']} classes ({v['rows']} rows)"))
     if args.report is not None:
         with StagedOutputs() as out:
-            Path(out.stage(args.report)).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            Path(out.stage(args.report)).write_text(report_json(report), encoding="utf-8")
         print(f"  wrote {args.report}")
     return 0 if report["ok"] else 1
 
@@ -312,15 +359,63 @@ def _summary(release, written) -> None:
         print(f"  wrote {path}")
 
 
+def _warn(args, warnings) -> None:
+    for line in warnings:
+        print(f"geoanon {args.command}: warning: {_cli_words(line, args)}", file=sys.stderr)
+
+
+def _cli_words(message: str, args) -> str:
+    """A library message in the command line's terms: one line, and each
+    ``name='value'`` that names a parameter of this command as its flag."""
+    flags = getattr(args, "flags", {})
+
+    def flag(match):
+        name, value = match[1], match[2]
+        return f"{flags[name]} {value}" if name in flags else match[0]
+
+    return re.sub(r"\b([a-z_]+)='([^'\s]*)'", flag, " ".join(message.split()))
+
+
+@contextlib.contextmanager
+def _termination_interrupts():
+    """SIGTERM and SIGHUP end the command like Ctrl-C (a KeyboardInterrupt), so
+    staged outputs are removed on the way out; handlers restored afterwards."""
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            previous[number] = signal.signal(number, _interrupt)
+        except ValueError:       # not the main thread: leave the handlers alone
+            break
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main(argv=None) -> int:
+    from . import io
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    io.committed.clear()
     try:
-        return args.run(args)
+        with _termination_interrupts():
+            return args.run(args)
     except GeoanonError as exc:
-        message = " ".join(str(exc).split())
-        print(f"geoanon {args.command}: error: {message}", file=sys.stderr)
+        print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        done = "the outputs were already written" if io.committed else "nothing written"
+        print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

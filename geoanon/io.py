@@ -8,14 +8,20 @@ a failed job leaves nothing behind.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
+import signal
+import socket
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from .errors import DataError, ParameterError
+from ._text import plural
+from ._validation import check_unique_columns
+from .errors import DataError, DuplicateColumnError, ParameterError
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
 GEO_FORMATS = {"geojson", "gpkg", "shp"}
@@ -37,33 +43,104 @@ def table_format(path) -> str:
 
 
 def read_table(path) -> pd.DataFrame:
-    """Read a table; CSV cells come back as exact strings, geo formats as a GeoDataFrame."""
+    """Read a table; CSV cells come back as exact strings, geo formats as a GeoDataFrame.
+
+    Refused with a DataError: a missing, empty or unreadable file, a table
+    without rows, a CSV row with more or fewer fields than the header (naming
+    its line), text that is not UTF-8, and two columns of one name (a
+    :class:`~geoanon.errors.DuplicateColumnError`: pandas would rename the copy
+    and a job could publish it raw).
+    """
     fmt = table_format(path)
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
+            df = _read_csv(path)
         elif fmt == "parquet":
             df = _read_parquet(path)
         else:
-            import geopandas as gpd
-
-            df = gpd.read_file(path, engine="pyogrio")
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty") from None
-    except pd.errors.ParserError as exc:
-        raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
+            df = _read_geo(path)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except DataError:
+    except (DataError, KeyboardInterrupt):
         raise
-    except Exception as exc:  # pyarrow / GDAL raise their own types for unreadable files
+    except Exception as exc:  # pyarrow / GDAL / GEOS raise their own types for unreadable files
         raise DataError(f"{path}: cannot read {fmt}: {_first_line(exc)}") from None
     if len(df) == 0:
         raise DataError(f"{path}: the table has no rows")
+    check_unique_columns(df)
     return df
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """Every cell as its exact string; the header's names exactly as written."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    header = _csv_header(path)
+    if len(set(header)) != len(header):
+        seen = pd.Index(header)
+        name = seen[seen.duplicated()][0]
+        raise DuplicateColumnError(f"{path}: the header names column {name!r} {header.count(name)} times; "
+                                   "rename them apart")
+    invalid = []
+
+    def refuse(row):
+        invalid.append(row)
+        return "error"
+
+    try:
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=1),
+            parse_options=pcsv.ParseOptions(newlines_in_values=True, invalid_row_handler=refuse),
+            convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in header},
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except pa.ArrowInvalid as exc:
+        if invalid:
+            row = invalid[0]
+            where = f"line {row.number}" if row.number is not None else f"the row {row.text[:40]!r}"
+            raise DataError(f"{path}: malformed CSV: {where} has {plural(row.actual_columns, 'field')}, "
+                            f"the header {row.expected_columns}") from None
+        if "invalid UTF8" in str(exc):
+            raise DataError(f"{path}: not UTF-8 text ({_first_line(exc).split(': ', 1)[-1]})") from None
+        raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
+    return table.to_pandas()
+
+
+def _csv_header(path: Path) -> list:
+    """The names of the header row (the first record), or DataError when there is none."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+        try:
+            header = next(csv.reader(f), None)
+        except csv.Error as exc:
+            raise DataError(f"{path}: malformed CSV header: {exc}") from None
+    if not header:
+        raise DataError(f"{path}: the file is empty" if header is None else f"{path}: the first line is empty")
+    return header
+
+
+def _read_geo(path: Path):
+    """A GeoDataFrame; GDAL's warnings about broken geometry become one DataError line."""
+    import warnings
+
+    import geopandas as gpd
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return gpd.read_file(path, engine="pyogrio")
+        except Exception as exc:
+            gdal = [str(w.message).split(".")[0] for w in caught if issubclass(w.category, RuntimeWarning)]
+            detail = _first_line(exc).removeprefix("IllegalArgumentException: ")
+            raise DataError(f"{path}: cannot read {table_format(path)}: {detail}"
+                            + (f" ({gdal[0]})" if gdal else "")) from None
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -88,14 +165,87 @@ def has_geometry(df) -> bool:
 
 
 def check_writable(path) -> Path:
-    """Validate an output path before any work: known format, existing folder."""
+    """Validate an output path before any work: an existing folder this process
+    can create files in (tried, not assumed), and no folder, device or other
+    non-regular file in the way. Stale staging folders of dead jobs in that
+    folder are removed."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise DataError(f"{path}: the folder {folder} does not exist")
     if path.is_dir():
         raise DataError(f"{path}: is a folder")
+    if path.exists() and not path.is_file():
+        raise DataError(f"{path}: exists and is not a regular file")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".geoanon-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot write into the folder {folder} ({exc.strerror or exc})") from None
+    remove_stale_staging(folder)
     return path
+
+
+def check_paths(inputs: dict, outputs: dict) -> None:
+    """ParameterError when an output names an input or another output.
+
+    ``inputs`` and ``outputs`` map a name for messages (a CLI flag) to a path
+    or None. Paths are compared after resolving symbolic links and relative
+    parts, and as files (a hard link to an input is the input).
+    """
+    def same(a: Path, b: Path) -> bool:
+        if a.resolve() == b.resolve():
+            return True
+        try:
+            return os.path.samefile(a, b)
+        except OSError:
+            return False
+
+    given_in = [(n, Path(p)) for n, p in inputs.items() if p is not None]
+    given_out = [(n, Path(p)) for n, p in outputs.items() if p is not None]
+    for i, (name, out) in enumerate(given_out):
+        for source, path in given_in:
+            if same(out, path):
+                raise ParameterError(f"{name} {out} is the input {source} {path}: "
+                                     "an output never replaces an input")
+        for other, path in given_out[:i]:
+            if same(out, path):
+                raise ParameterError(f"{other} and {name} name the same file {out}")
+
+
+_STAGING = re.compile(r"\.geoanon\.(?P<host>\w+)\.(?P<pid>\d+)\.\w+$")
+
+
+def _host() -> str:
+    return re.sub(r"\W", "_", socket.gethostname()) or "host"
+
+
+def remove_stale_staging(folder) -> list:
+    """Remove the staging folders that jobs on this host left in ``folder`` when
+    they were killed (their process no longer runs); the removed paths."""
+    if os.name != "posix":   # os.kill(pid, 0) probes a process only on POSIX
+        return []
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        match = _STAGING.search(entry.name)
+        if not (match and entry.name.startswith(".") and match["host"] == _host() and entry.is_dir()):
+            continue
+        pid = int(match["pid"])
+        try:
+            os.kill(pid, 0)
+            continue                      # still running (or someone else's and alive)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(entry.path)
+    return removed
 
 
 def write_table(df: pd.DataFrame, path) -> None:
@@ -126,6 +276,9 @@ def write_table(df: pd.DataFrame, path) -> None:
             pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": previous})
 
 
+committed: list = []   # outputs renamed into place since the command line started (see cli.main)
+
+
 class StagedOutputs:
     """Outputs written to temporary files and moved into place together.
 
@@ -134,8 +287,12 @@ class StagedOutputs:
     ...     Path(out.stage("report.json")).write_text(text)
 
     On leaving the block without an error every staged file is renamed to its
-    destination; on an error every staged file is removed and no destination
-    is touched.
+    destination; on an error, Ctrl-C or SIGTERM (which the command line turns
+    into KeyboardInterrupt) every staged file is removed and no destination is
+    touched. The renames run with SIGINT and SIGTERM held back, so an interrupt
+    cannot leave half of a job's outputs in place. A job killed outright
+    (SIGKILL) leaves its staging folder, named ``.{name}.geoanon.{host}.{pid}.*``;
+    the next job writing into that folder removes it.
     """
 
     def __init__(self):
@@ -144,16 +301,19 @@ class StagedOutputs:
     def stage(self, destination) -> str:
         """A temporary path to write ``destination``'s content to."""
         destination = check_writable(destination)
-        folder = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=destination.parent))
+        prefix = f".{destination.name}.geoanon.{_host()}.{os.getpid()}."
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
         self._staged.append((folder, destination))
         return str(folder / destination.name)
 
     def commit(self) -> None:
-        for folder, destination in self._staged:
-            for part in sorted(folder.iterdir()):
-                os.replace(part, destination.parent / part.name)
-            folder.rmdir()
-        self._staged.clear()
+        with _signals_held():
+            for folder, destination in self._staged:
+                for part in sorted(folder.iterdir()):
+                    os.replace(part, destination.parent / part.name)
+                    committed.append(destination.parent / part.name)
+                folder.rmdir()
+            self._staged.clear()
 
     def discard(self) -> None:
         for folder, _ in self._staged:
@@ -165,7 +325,24 @@ class StagedOutputs:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self.commit()
+            try:
+                self.commit()
+            except BaseException:
+                self.discard()
+                raise
         else:
             self.discard()
 
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT and SIGTERM wait (POSIX) until the block is done."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

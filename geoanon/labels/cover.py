@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._codes import first_appearance_ids
-from .._validation import check_choice, check_k, check_total, check_weights
+from .._validation import check_choice, check_k, check_seed, check_total, check_weights
 from ..errors import DataError
 from ..partition import Partition
 from . import greedy
@@ -92,6 +92,7 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
     k = check_k(k)
     method = check_choice("method", method, METHODS)
     order = check_choice("order", order, ORDERS)
+    seed = check_seed(seed)
     items, x = _items(counts)
     check_total(int(x.sum()), k)
     positive = slice(None) if x.min() > 0 else np.flatnonzero(x > 0)

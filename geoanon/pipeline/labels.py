@@ -7,7 +7,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k
+from .._cells import escape_formulas
+from .._codes import factorize_exact
+from .._text import plural, show
+from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
@@ -15,7 +18,7 @@ from .release import Release, check_job_columns
 
 
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
-                      order: str = "given", seed=None) -> Release:
+                      order: str = "given", seed=None, class_counts: bool = False) -> Release:
     """Generalize a label column: each label is replaced by its class's label.
 
     Parameters
@@ -31,6 +34,10 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     missing : {"label", "error"}
         Missing values and empty strings are labels like any other
         (``"label"``), or a DataError (``"error"``).
+    class_counts : bool
+        Whether ``classes`` lists each label's number of records. Off by
+        default: a label with one record is that record's raw value, and the
+        classes table is for the data holder, not for publication.
 
     Returns
     -------
@@ -41,6 +48,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         (label, records, class_id, class_label), in class order.
     """
     started = time.perf_counter()
+    check_unique_columns(df)
     k = check_k(k)
     missing = check_choice("missing", missing, ("label", "error"))
     check_job_columns(df, column)
@@ -48,15 +56,16 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     if missing == "error":
         empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)
         if empty.any():
-            raise DataError(f"{int(empty.sum())} records have a missing or empty {column!r} (first at row "
-                            f"{df.index[int(np.argmax(empty.to_numpy()))]!r}); use missing='label' "
-                            "(--missing label) to treat them as a label")
-    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+            n = int(empty.sum())
+            raise DataError(f"{plural(n, 'record')} {'has' if n == 1 else 'have'} a missing or empty {column!r} "
+                            f"(first at row {show(df.index[int(np.argmax(empty.to_numpy()))])}); "
+                            "use missing='label' to treat them as a label")
+    codes, uniques = factorize_exact(values)
     counts = np.bincount(codes, minlength=len(uniques))
     part = cover_labels(counts, k, method=method, order=order, seed=seed)
     part.verify()
 
-    names = _class_names(uniques, counts, part)
+    names = escape_formulas(pd.Series(_class_names(uniques, counts, part), dtype=object)).to_numpy(dtype=object)
     class_id = part.labels[codes]
     table = df.copy()
     table[column] = names[class_id]
@@ -64,11 +73,12 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     audit = require(table, [column], k=k)
     by_class = np.lexsort((-counts, part.labels))
     classes = pd.DataFrame({
-        "label": uniques.take(by_class),
-        "records": counts[by_class],
+        "label": escape_formulas(pd.Series(uniques.take(by_class), dtype=object)),
         "class_id": part.labels[by_class],
         "class_label": names[part.labels[by_class]],
     })
+    if class_counts:
+        classes.insert(1, "records", counts[by_class])
     report = {
         "rows": int(len(df)),
         "k": k,

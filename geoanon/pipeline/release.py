@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from .._cells import escape_table
+from .._text import plain
 from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, write_table
 from ..partition import Partition
@@ -81,18 +84,22 @@ class Release:
 
 
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None,
-                  map_options=None) -> list[Path]:
+                  map_options=None, escape_all: bool = False) -> list[Path]:
     """Write a release's table and, if asked, its JSON report, map and class
     file (one row per class, geo format by extension), all or nothing.
 
     Everything is rendered in memory first and staged; files appear only once
-    all of them are complete.
+    all of them are complete. The columns a job generated never start a
+    spreadsheet formula; ``escape_all`` escapes the untouched text columns too
+    (:func:`geoanon._cells.escape_formulas`).
     """
     from ..maps import render_html
 
-    report_text = None if report is None else json.dumps(release.report, indent=2) + "\n"
+    report_text = None if report is None else report_json(release.report)
     html = None if map_html is None else render_html(release.preview(**(map_options or {})))
     table = release._table_for(output)
+    if escape_all:
+        table = escape_table(table)
     with StagedOutputs() as out:
         write_table(table, out.stage(output))
         if report is not None:
@@ -102,6 +109,22 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
         if classes is not None:
             write_table(release.classes, out.stage(classes))
     return [Path(p) for p in (output, report, map_html, classes) if p is not None]
+
+
+def report_json(report: dict) -> str:
+    """A report as strict JSON text: numpy scalars as numbers, NaN and
+    infinities (which JSON cannot hold) as null."""
+    def clean(v):
+        if isinstance(v, dict):
+            return {str(key): clean(x) for key, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        v = plain(v)
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        return v
+
+    return json.dumps(clean(report), indent=2, allow_nan=False, default=str) + "\n"
 
 
 def require_column(df: pd.DataFrame, column: str) -> None:
