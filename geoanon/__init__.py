@@ -2,24 +2,57 @@
 
 Generalize quasi-identifying location columns so that every equivalence class
 holds at least k records, audit the result, and preview the classes on a map.
+
+The public names are imported on first use (PEP 562), so the command line
+starts, and answers Ctrl-C, before numpy and pandas are loaded.
 """
-from .errors import AuditError, DataError, GeoanonError, InfeasibleError, ParameterError, VerificationError
-from .audit import AuditReport, audit
-from .labels import LabelPartition, cover_labels, three_partition_instance
-from .partition import Partition
-from .pipeline import Release, generalize_labels, generalize_points, generalize_regions
-from .models import Hierarchy, emd
-from .points import RectanglePartition, partition_points
-from .regions import (GraphPartition, graph_from_points, graph_from_polygons, graph_summary,
-                      low_degree_spanning_tree, partition_graph, read_edge_list)
-from .tables import suppress
+import sys
+import types
+from importlib import import_module
+
+from .errors import (AuditError, DataError, DuplicateColumnError, GeoanonError, InfeasibleError, ParameterError,
+                     VerificationError)
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AuditError", "DataError", "GeoanonError", "InfeasibleError", "ParameterError", "VerificationError",
-    "AuditReport", "GraphPartition", "Hierarchy", "LabelPartition", "Partition", "RectanglePartition", "Release",
-    "audit", "cover_labels", "emd", "generalize_labels", "generalize_points", "generalize_regions",
-    "graph_from_points", "graph_from_polygons", "graph_summary", "low_degree_spanning_tree", "partition_graph",
-    "partition_points", "read_edge_list", "suppress", "three_partition_instance",
-]
+_HOMES = {
+    "AuditReport": "audit", "audit": "audit",
+    "LabelPartition": "labels", "cover_labels": "labels", "three_partition_instance": "labels",
+    "Partition": "partition",
+    "Release": "pipeline", "generalize_labels": "pipeline", "generalize_points": "pipeline",
+    "generalize_regions": "pipeline",
+    "Hierarchy": "models", "emd": "models",
+    "RectanglePartition": "points", "partition_points": "points",
+    "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",
+    "graph_summary": "regions", "low_degree_spanning_tree": "regions", "partition_graph": "regions",
+    "read_edge_list": "regions",
+    "suppress": "tables",
+}
+
+__all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError", "ParameterError",
+           "VerificationError", *sorted(_HOMES)]
+
+
+def __getattr__(name):
+    if name in _HOMES:
+        value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'geoanon' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Importing the submodule ``geoanon.audit`` binds it as the package's
+    attribute ``audit``; the public name ``audit`` is the function."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _HOMES.get(name) == name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

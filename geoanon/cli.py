@@ -401,19 +401,20 @@ def _interrupt(signum, frame):
 
 
 def main(argv=None) -> int:
-    from . import io
-
     parser = build_parser()
     args = parser.parse_args(argv)
-    io.committed.clear()
     try:
         with _termination_interrupts():
+            from . import io
+
+            io.committed.clear()
             return args.run(args)
     except GeoanonError as exc:
         print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        done = "the outputs were already written" if io.committed else "nothing written"
+        io = sys.modules.get(f"{__package__}.io")
+        done = "the outputs were already written" if io is not None and io.committed else "nothing written"
         print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
         return 130
 

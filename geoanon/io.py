@@ -207,8 +207,8 @@ def check_paths(inputs: dict, outputs: dict) -> None:
     for i, (name, out) in enumerate(given_out):
         for source, path in given_in:
             if same(out, path):
-                raise ParameterError(f"{name} {out} is the input {source} {path}: "
-                                     "an output never replaces an input")
+                what = "the input file" if source == "IN" else f"the {source} file"
+                raise ParameterError(f"{name} {out} names {what}: an output never replaces an input")
         for other, path in given_out[:i]:
             if same(out, path):
                 raise ParameterError(f"{other} and {name} name the same file {out}")
