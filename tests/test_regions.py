@@ -233,11 +233,15 @@ def test_small_components_error_or_suppress():
     G = nx.Graph([("a", "b"), ("b", "c"), ("x", "y")])
     G.add_node("lonely")
     weights = {"a": 3, "b": 3, "c": 3, "x": 1, "y": 1, "lonely": 0}
-    with pytest.raises(ga.InfeasibleError, match="2 connected components weigh less than k=4 .*x, y"):
+    # "lonely" has no records: it needs no group and is no error
+    with pytest.raises(ga.InfeasibleError, match=r"^1 connected component with records weighs less than k=4 "
+                                                 r"\(2 records, regions x, y\); connect them, or use "
+                                                 r"on_small='suppress' or on_small='nearest'$"):
         ga.partition_graph(G, 4, weights)
     part = ga.partition_graph(G, 4, weights, on_small="suppress").verify()
     assert part.class_of()["x"] == -1 and part.class_of()["lonely"] == -1 and part.class_of()["a"] == 0
-    assert part.params["suppressed_components"] == 2
+    assert part.params["suppressed_components"] == 1 and part.params["empty_components"] == 1
+    assert part.empty.tolist() == [False, False, False, False, False, True]
     with pytest.raises(ga.InfeasibleError, match="no connected component weighs k=10"):
         ga.partition_graph(G, 10, weights, on_small="suppress")     # 11 records, none connected enough
     with pytest.raises(ga.InfeasibleError, match="k=100 is larger than the data"):

@@ -59,10 +59,15 @@ def test_centroids_with_and_without_an_edge_list():
     via_delaunay = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips")
     assert via_delaunay.report["graph"]["edges"] > 231          # Delaunay also links non-touching centroids
     assert (via_delaunay.classes.geom_type.isin(["Polygon", "LineString", "Point"])).all()
-    bad = edges.copy()
-    bad.iloc[0, 0] = "99999"
-    with pytest.raises(ga.DataError, match="edge list names 1 regions that are not in the regions"):
-        ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=bad)
+    # an edge list larger than the regions: its extra regions and their edges are left out
+    larger = pd.concat([edges, pd.DataFrame({"FIPS_a": ["99999", "99999", "99998"],
+                                             "FIPS_b": ["37001", "99998", "37003"]})], ignore_index=True)
+    rel = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=larger)
+    assert rel.report["dropped_edge_regions"] == 2 and rel.report["graph"]["edges"] == 231
+    assert rel.warnings == ["the edge list names 2 regions that are not in the regions (e.g. 99999, 99998); "
+                            "they and 3 edges were left out"]
+    assert rel.report["warnings"] is rel.warnings
+    assert rel.table.equals(via_edges.table)
 
 
 def test_unknown_regions_and_small_components():
@@ -83,7 +88,7 @@ def test_island_regions_suppressed_or_refused():
     centroids = pd.DataFrame({"id": ["a", "b", "c", "d"], "lat": ["0", "0", "0", "5"], "lon": ["0", "1", "2", "9"]})
     edges = pd.DataFrame({"x": ["a", "b"], "y": ["b", "c"]})          # d is an island
     df = pd.DataFrame({"r": ["a"] * 6 + ["b"] * 6 + ["c"] * 6 + ["d"] * 5})
-    with pytest.raises(ga.InfeasibleError, match="1 connected components weigh less than k=6 .*regions d"):
+    with pytest.raises(ga.InfeasibleError, match="1 connected component with records weighs less than k=6 .*regions d"):
         ga.generalize_regions(df, 6, column="r", regions=centroids, region_id="id", edges=edges)
     rel = ga.generalize_regions(df, 5, column="r", regions=centroids, region_id="id", edges=edges, on_small="suppress")
     assert rel.report["suppressed_regions"] == [] and rel.report["classes"] == 4
@@ -146,7 +151,8 @@ def test_demo_also_runs_the_region_job(tmp_path, cli):
 
 BAD = [
     ("missing column", ["--zip-col", "zipcode"], "no column 'zipcode'"),
-    ("unknown region", None, "records name regions that are not in the regions"),
+    ("unknown region", None, "1 record names a region that is not in the regions (e.g. '12345'); "
+                             "use --unknown suppress to generalize it fully"),
     ("k too large", ["-k", 10**7], "k=10000000 is larger than the data (total weight 500)"),
     ("bad region id column", ["--region-id", "GEOID"], "no column 'GEOID' in the regions"),
     ("classes not geo", ["--classes", "{d}/g.csv"], "the classes file must be geojson, gpkg, parquet, shp"),

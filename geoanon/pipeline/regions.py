@@ -3,20 +3,25 @@ connected groups of regions holding >= k records each."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k
+from .._cells import escape_formulas
+from .._text import plural, show
+from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
-from ..errors import DataError, InfeasibleError
+from ..errors import DataError, DuplicateColumnError, InfeasibleError
 from ..io import has_geometry
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
-from ..regions.graphs import region_ids
+from ..regions.graphs import region_ids, repair_polygons
+from ..regions.partition import ON_SMALL
 from .points import numeric_column
 from .release import MISSING_TOKENS, Release, check_job_columns, with_geometry
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
+EXAMPLES = 5                 # region ids named in a warning
 
 
 def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region_id: str, edges=None,
@@ -33,11 +38,17 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         The region column (values compared with region ids as strings).
     regions : DataFrame or GeoDataFrame
         One row per region: polygons (adjacency from shared boundaries), point
-        geometry, or ``lat``/``lon`` centroid columns (Delaunay adjacency).
+        geometry, or ``lat``/``lon`` centroid columns (Delaunay adjacency
+        without its long edges, see :func:`geoanon.graph_from_points`).
+        Invalid polygons are repaired (:func:`shapely.make_valid`); geometry
+        without a CRS is taken as EPSG:4326 when its coordinates fit
+        longitude/latitude; both are reported in ``warnings``.
     region_id : str
         Column of ``regions`` with the region ids.
     edges : DataFrame, path or None
         An edge list of two region id columns; when given it is the adjacency.
+        Regions it names that ``regions`` lacks are left out, with their edges
+        (counted in the report and warned about).
     contiguity : {"rook", "queen"}
         For polygons, see :func:`geoanon.graph_from_polygons`.
     method : {"balanced", "paper", "exact"}
@@ -45,57 +56,68 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     unknown : {"error", "suppress"}
         Records whose region is missing or not among the regions: DataError
         naming examples, or generalize them fully (``"*"``).
-    on_small : {"error", "suppress"}
-        Connected components lighter than k: error, or suppress their records.
+    on_small : {"error", "suppress", "nearest"}
+        Connected components with records but lighter than k: error, suppress
+        their records, or link each to the nearest region by centroid distance
+        (see :func:`geoanon.partition_graph`; the report lists the groups that
+        are not contiguous). Components without records need no group.
 
     Returns
     -------
     Release
         ``table`` with ``column`` replaced by each record's group label (the
         group's smallest region id, with ``+N`` for its N other regions; ``*``
-        for suppressed records) and ``class_id`` last; ``classes`` holds one row
-        per group (label, members, regions, weight, dissolved shape).
+        for suppressed records; a label that could start a spreadsheet formula
+        is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
+        row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
     """
     started = time.perf_counter()
+    check_unique_columns(df)
     k = check_k(k)
     unknown = check_choice("unknown", unknown, ("error", "suppress"))
+    on_small = check_choice("on_small", on_small, ON_SMALL)
     check_job_columns(df, column)
-    graph, shapes = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
+    found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
+    graph, shapes = found.graph, found.shapes
 
     values = _region_values(df[column])
     known = values.isin(pd.Index(list(graph.nodes)))
     outside = ~known
     if outside.any() and unknown == "error":
-        examples = pd.unique(values[outside].fillna("(missing)"))[:5]
-        raise DataError(f"{int(outside.sum())} records name regions that are not in the regions "
-                        f"(e.g. {', '.join(map(repr, examples))}); use unknown='suppress' (--unknown suppress) "
-                        "to generalize them fully")
+        examples = pd.unique(values[outside].fillna("(missing)"))[:EXAMPLES]
+        one = int(outside.sum()) == 1
+        raise DataError(f"{plural(int(outside.sum()), 'record')} {'names a region that is' if one else 'name regions that are'}"
+                        f" not in the regions (e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
+                        f"generalize {'it' if one else 'them'} fully")
     counts = values[known].value_counts().to_dict()
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
 
     members = part.members()
-    labels = [m[0] if len(m) == 1 else f"{min(m)}+{len(m) - 1}" for m in (sorted(x) for x in members)]
+    raw_labels = [m[0] if len(m) == 1 else f"{min(m)}+{len(m) - 1}" for m in (sorted(x) for x in members)]
+    labels = escape_formulas(pd.Series(raw_labels + [SUPPRESSED], dtype=object)).tolist()
     class_of = part.class_of()
     record_class = values.map(class_of).fillna(-1).astype(np.int64).to_numpy()
     suppressed = record_class < 0
     n_suppressed = int(suppressed.sum())
     if 0 < n_suppressed < k:
-        raise InfeasibleError(f"{n_suppressed} records would be suppressed (unknown regions or components lighter "
-                              f"than k), too few to form a class of k={k}")
+        raise InfeasibleError(f"{plural(n_suppressed, 'record')} would be suppressed (unknown regions or components "
+                              f"lighter than k), too few to form a class of k={k}")
     class_id = np.where(suppressed, part.n_classes, record_class)
-    text = np.asarray(labels + [SUPPRESSED], dtype=object)[class_id]
     table = df.copy()
-    table[column] = text
+    table[column] = np.asarray(labels, dtype=object)[class_id]
     table["class_id"] = class_id
 
-    classes = _class_shapes(shapes, members, labels, part.weights)
+    classes = _class_shapes(shapes, members, labels[:-1], part.weights)
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
     audit = require(table, [column], k=k)
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
     summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
+    nodes = part.nodes
+    lonely = part.suppressed & ~part.empty
+    noncontiguous = part.noncontiguous_groups()
     report = {
         "rows": int(len(df)),
         "k": k,
@@ -108,50 +130,174 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         "tree_degree": part.tree_degree,
         "suppressed_rows": n_suppressed,
         "unknown_rows": int(outside.sum()),
-        "suppressed_regions": [part.nodes[i] for i in np.flatnonzero(part.suppressed)],
+        "suppressed_regions": [nodes[i] for i in np.flatnonzero(lonely)],
+        "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
+        "empty_components": part.params["empty_components"],
+        "bridges": [[nodes[u], nodes[v]] for u, v in part.bridges.tolist()],
+        "noncontiguous_groups": [labels[c] for c in noncontiguous],
+        **found.counts,
         "column": column,
         "graph": summary,
         "audit": audit,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    notes = [f"{n_suppressed} records generalized to '*' (unknown regions or components lighter than k)"] \
+    notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
         if n_suppressed else []
+    if noncontiguous:
+        notes.append(f"{plural(len(noncontiguous), 'group')} joined to the nearest region across a gap "
+                     "(not contiguous)")
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
-                   row_shapes=lambda: _row_shapes(classes, class_id, table.index))
+                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index))
 
 
-def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook"):
-    """The adjacency graph of the regions, and each region's shape (a GeoSeries
-    of polygons or centroid points indexed by region id)."""
+@dataclass
+class RegionGraph:
+    """What :func:`region_graph` found: the adjacency graph (nodes carry their
+    ``centroid``), each region's shape (a GeoSeries of polygons or centroid
+    points indexed by region id), warnings about what was repaired or assumed,
+    and counts for the job's report."""
+
+    graph: object
+    shapes: object
+    warnings: list = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+
+
+def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook") -> RegionGraph:
+    """The adjacency graph of the regions, and their shapes (see :class:`RegionGraph`).
+
+    Polygons are repaired when invalid; geometry without a CRS is taken as
+    EPSG:4326 when it fits longitude/latitude (DataError otherwise);
+    longitude/latitude outside [-180, 180] x [-90, 90] is refused and
+    centroids at exactly (0, 0) are warned about. An edge list's regions
+    that are not among the regions are left out, with their edges.
+    """
     import geopandas as gpd
     import shapely
 
+    if regions.columns.has_duplicates:
+        name = regions.columns[regions.columns.duplicated()][0]
+        raise DuplicateColumnError(f"the regions have {plural(int((regions.columns == name).sum()), 'column')} "
+                                   f"named {str(name)!r}; rename them apart")
     ids = region_ids(regions, region_id)
+    found = RegionGraph(None, None, counts={"repaired_polygons": 0, "dropped_edge_regions": 0, "pruned_edges": 0})
     if has_geometry(regions):
         geoms = np.asarray(regions.geometry.values, dtype=object)
-        kinds = set(shapely.get_type_id(geoms[~shapely.is_missing(geoms)]).tolist())
+        if shapely.is_missing(geoms).any():
+            i = int(np.flatnonzero(shapely.is_missing(geoms))[0])
+            raise DataError(f"region {ids[i]!r} has no geometry")
+        kinds = set(shapely.get_type_id(geoms).tolist())
         polygonal = kinds <= {shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON}
-        pointlike = kinds <= {shapely.GeometryType.POINT}
-        if not (polygonal or pointlike) or shapely.is_missing(geoms).any():
-            raise DataError("region geometries must be all polygons or all points, none missing")
-        shapes = gpd.GeoSeries(geoms, index=ids, crs=regions.crs)
+        if not (polygonal or kinds <= {shapely.GeometryType.POINT}):
+            raise DataError("region geometries must be all polygons or all points")
+        crs = _crs(regions.crs, geoms, found.warnings)
+        geographic = bool(_is_geographic(crs))
+        if polygonal:
+            geoms = _repaired(geoms, ids, found)
+        if geographic:
+            _check_lonlat(ids, shapely.bounds(geoms))
+        shapes = gpd.GeoSeries(geoms, index=ids, crs=crs)
+        centroids = shapely.get_coordinates(shapely.centroid(geoms))
         if edges is None:
-            graph = (graph_from_polygons(regions.assign(**{region_id: ids}), region_id, contiguity=contiguity)
-                     if polygonal else graph_from_points(shapely.get_coordinates(geoms), ids))
-            return graph, shapes
+            graph = (graph_from_polygons(gpd.GeoDataFrame({region_id: ids}, geometry=geoms, crs=crs), region_id,
+                                         contiguity=contiguity)
+                     if polygonal else graph_from_points(centroids, ids, geographic=geographic))
     else:
         lon, lat = numeric_column(regions, "lon"), numeric_column(regions, "lat")
         if np.isnan(lon).any() or np.isnan(lat).any():
-            raise DataError("every region needs its centroid in numeric 'lat' and 'lon' columns")
+            i = int(np.flatnonzero(np.isnan(lon) | np.isnan(lat))[0])
+            raise DataError(f"region {ids[i]!r} has no centroid: every region needs numbers in its 'lat' and "
+                            "'lon' columns")
+        _check_lonlat(ids, np.column_stack([lon, lat, lon, lat]))
+        geographic = True
+        centroids = np.column_stack([lon, lat])
         shapes = gpd.GeoSeries(gpd.points_from_xy(lon, lat), index=ids, crs="EPSG:4326")
         if edges is None:
-            return graph_from_points(np.column_stack([lon, lat]), ids), shapes
+            graph = graph_from_points(centroids, ids, geographic=True)
+    if edges is not None:
+        graph = _edge_graph(edges, ids, found)
+        graph.add_nodes_from((i, {"centroid": (float(x), float(y))}) for i, (x, y) in zip(ids, centroids))
+        graph.graph["geographic"] = geographic
+    found.counts["pruned_edges"] = int(graph.graph.get("pruned", 0))
+    if geographic:
+        _warn_null_island(ids, centroids, found.warnings)
+    found.graph, found.shapes = graph, shapes
+    return found
+
+
+def _is_geographic(crs) -> bool:
+    """Whether a CRS (pyproj object or anything pyproj reads) is longitude/latitude."""
+    from pyproj import CRS
+
+    return CRS.from_user_input(crs).is_geographic
+
+
+def _crs(crs, geoms, warnings: list):
+    """The regions' CRS; EPSG:4326 (with a warning) when they have none and
+    their coordinates fit longitude/latitude, else DataError."""
+    import shapely
+
+    if crs is not None:
+        return crs
+    xmin, ymin, xmax, ymax = shapely.total_bounds(geoms)
+    if -180 <= xmin and xmax <= 180 and -90 <= ymin and ymax <= 90:
+        warnings.append("the regions have no CRS; their coordinates fit longitude/latitude, so EPSG:4326 "
+                        "is assumed")
+        return "EPSG:4326"
+    raise DataError("the regions have no CRS and their coordinates are not longitude/latitude; give them one "
+                    "(GeoDataFrame.set_crs, or a file that records its CRS)")
+
+
+def _repaired(geoms, ids, found: RegionGraph):
+    """Polygons made valid, counted and warned about."""
+    geoms, fixed = repair_polygons(geoms, ids)
+    if fixed.size:
+        examples = ", ".join(str(ids[i]) for i in fixed[:EXAMPLES].tolist())
+        found.counts["repaired_polygons"] = int(fixed.size)
+        found.warnings.append(f"{plural(fixed.size, 'region')} had an invalid polygon (e.g. {examples}), "
+                              "repaired with shapely.make_valid keeping its polygonal parts")
+    return geoms
+
+
+def _check_lonlat(ids, bounds: np.ndarray) -> None:
+    """DataError naming the first region whose (xmin, ymin, xmax, ymax) leave
+    longitude [-180, 180] or latitude [-90, 90]."""
+    lon_bad = (bounds[:, 0] < -180) | (bounds[:, 2] > 180)
+    lat_bad = (bounds[:, 1] < -90) | (bounds[:, 3] > 90)
+    bad = np.flatnonzero(lon_bad | lat_bad)
+    if bad.size:
+        i = int(bad[0])
+        what, lo, hi, limit = (("latitude", bounds[i, 1], bounds[i, 3], 90) if lat_bad[i]
+                               else ("longitude", bounds[i, 0], bounds[i, 2], 180))
+        value = lo if lo < -limit else hi
+        raise DataError(f"region {ids[i]!r} has {what} {show(float(value))}, outside [-{limit}, {limit}] "
+                        f"({plural(bad.size, 'region')} out of range)")
+
+
+def _warn_null_island(ids, centroids: np.ndarray, warnings: list) -> None:
+    """A warning when centroids sit exactly at (0, 0), usually a failed geocoding."""
+    zero = np.flatnonzero((centroids[:, 0] == 0) & (centroids[:, 1] == 0))
+    if zero.size:
+        examples = ", ".join(str(ids[i]) for i in zero[:EXAMPLES].tolist())
+        warnings.append(f"{plural(zero.size, 'region')} {'has its' if zero.size == 1 else 'have their'} centroid "
+                        f"at (0, 0), usually a failed geocoding (e.g. {examples}); check their coordinates")
+
+
+def _edge_graph(edges, ids, found: RegionGraph):
+    """The edge list's graph over ``ids``, without regions the regions lack."""
     graph = read_edge_list(edges, ids=ids)
-    strangers = [v for v in graph.nodes if v not in shapes.index]
+    known = set(ids)
+    strangers = [v for v in graph.nodes if v not in known]
     if strangers:
-        raise DataError(f"the edge list names {len(strangers)} regions that are not in the regions "
-                        f"(e.g. {', '.join(map(repr, strangers[:5]))})")
-    return graph, shapes
+        dropped = len(list(graph.edges(strangers)))
+        graph.remove_nodes_from(strangers)
+        found.counts["dropped_edge_regions"] = len(strangers)
+        examples = ", ".join(map(str, strangers[:EXAMPLES]))
+        one = len(strangers) == 1
+        found.warnings.append(f"the edge list names {plural(len(strangers), 'region')} that {'is' if one else 'are'} "
+                              f"not in the regions (e.g. {examples}); {'it' if one else 'they'} and "
+                              f"{plural(dropped, 'edge')} were left out")
+    return graph
 
 
 def _region_values(series: pd.Series) -> pd.Series:
@@ -176,7 +322,7 @@ def _class_shapes(shapes, members, labels, weights):
         "class_id": np.arange(len(members)),
         "label": labels,
         "regions": [len(m) for m in members],
-        "members": [",".join(sorted(m)) for m in members],
+        "members": escape_formulas(pd.Series([",".join(sorted(m)) for m in members], dtype=object)),
         "weight": np.asarray(weights, dtype=np.int64),
     }, geometry=geometry, crs=shapes.crs)
 

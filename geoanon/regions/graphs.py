@@ -2,6 +2,8 @@
 
 Region ids are strings, so zip codes and FIPS codes keep their leading zeros.
 Partitioners work on a compact array form (:class:`CompactGraph`) built once.
+Every node built here carries its ``centroid`` (x, y); ``G.graph["geographic"]``
+says whether those are longitude/latitude.
 """
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .._text import plural, show
 from ..errors import DataError, ParameterError
 
 CONTIGUITY = ("rook", "queen")
+PRUNE = 8.0   # graph_from_points drops Delaunay edges longer than this many local spacings
 
 
 def graph_from_polygons(gdf, id_col: str, *, contiguity: str = "rook") -> nx.Graph:
@@ -35,11 +39,14 @@ def graph_from_polygons(gdf, id_col: str, *, contiguity: str = "rook") -> nx.Gra
         planar graphs do not cover; rook keeps a map's adjacency planar.
 
     Region ids are node names; each node carries its ``centroid`` (x, y).
+    Invalid polygons (a self-intersecting ring, a bow-tie) are repaired with
+    :func:`shapely.make_valid`, keeping their polygonal parts; their ids are
+    listed in ``G.graph["repaired"]``.
     """
     import shapely
 
     if contiguity not in CONTIGUITY:
-        raise ParameterError(f"contiguity must be 'rook' or 'queen', got {contiguity!r}")
+        raise ParameterError(f"contiguity must be 'rook' or 'queen', got {show(contiguity)}")
     ids = region_ids(gdf, id_col)
     geoms = np.asarray(gdf.geometry.values, dtype=object)
     kinds = shapely.get_type_id(geoms)
@@ -48,6 +55,7 @@ def graph_from_polygons(gdf, id_col: str, *, contiguity: str = "rook") -> nx.Gra
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"region {ids[i]!r} has no polygon geometry; use graph_from_points for centroids")
+    geoms, repaired = repair_polygons(geoms, ids)
     tree = shapely.STRtree(geoms)
     a, b = tree.query(geoms, predicate="intersects")
     keep = a < b
@@ -57,11 +65,34 @@ def graph_from_polygons(gdf, id_col: str, *, contiguity: str = "rook") -> nx.Gra
         touching = shapely.length(shared) > 0
         a, b = a[touching], b[touching]
     centroids = shapely.get_coordinates(shapely.centroid(geoms))
-    return _graph(ids, centroids, a, b)
+    crs = getattr(gdf, "crs", None)
+    geographic = bool(crs.is_geographic) if crs is not None else is_lonlat(centroids)
+    G = _graph(ids, centroids, a, b, geographic)
+    G.graph["repaired"] = [ids[i] for i in repaired]
+    return G
 
 
-def graph_from_points(xy, ids=None) -> nx.Graph:
-    """Delaunay graph of region centroids.
+def repair_polygons(geoms: np.ndarray, ids) -> tuple[np.ndarray, np.ndarray]:
+    """Invalid (Multi)Polygons made valid (:func:`shapely.make_valid`, polygonal
+    parts kept); returns the geometries and the positions repaired. DataError
+    when a region has no area left."""
+    import shapely
+
+    fixed = np.asarray(geoms, dtype=object).copy()
+    bad = np.flatnonzero(~shapely.is_valid(fixed))
+    polygon_types = [shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON]
+    for i in bad.tolist():
+        parts = shapely.get_parts(shapely.make_valid(fixed[i]))
+        parts = parts[np.isin(shapely.get_type_id(parts), polygon_types)]
+        shape = shapely.union_all(parts) if parts.size else None
+        if shape is None or shape.is_empty or shape.area == 0:
+            raise DataError(f"region {ids[i]!r} has an invalid polygon with no area")
+        fixed[i] = shape
+    return fixed, bad
+
+
+def graph_from_points(xy, ids=None, *, prune: float | None = PRUNE, geographic: bool | None = None) -> nx.Graph:
+    """Delaunay graph of region centroids, without its long edges.
 
     Parameters
     ----------
@@ -69,6 +100,32 @@ def graph_from_points(xy, ids=None) -> nx.Graph:
         Centroids (x, y), e.g. longitude/latitude.
     ids : sequence, optional
         Region ids (default ``"0"``, ``"1"``, ...), turned into strings.
+    prune : float or None
+        C of the long-edge rule below (default 8); None keeps every Delaunay edge.
+    geographic : bool or None
+        Whether xy are longitude/latitude in degrees; None: when every point
+        fits [-180, 180] x [-90, 90]. Geographic centroids are triangulated
+        with longitudes scaled by the cosine of their mean latitude, and
+        lengths are great-circle chords (on the unit sphere, so edges across
+        the antimeridian measure what they are); others are planar.
+
+    The triangulation's outer edges join far-apart regions (on the US ZIP
+    centroids, Florida with Maine and Texas, Washington with Michigan). Rule:
+    a centroid's *spacing* is its second-shortest Delaunay edge (its shortest
+    if it has one; a twin centroid a few metres away does not count as the
+    spacing of a town), its *local spacing* the median spacing of itself and
+    its Delaunay neighbours (so an outlier, such as a centroid at (0, 0) or
+    an island territory, takes the spacing of the places it is joined to);
+    an edge longer than C times the local spacing at both its ends is dropped.
+    Pieces left apart are then joined again by the shortest dropped edges
+    between them (Kruskal's algorithm over the dropped edges by length), so
+    the graph stays connected. On the 41,917 US ZIP centroids off (0, 0)
+    (all states and territories), C = 8 drops 507 of 114,569 edges, none
+    shorter than 0.2 degrees (those cross Long Island Sound, Biscayne Bay,
+    Puget Sound), and the shortest links that join Alaska, Hawaii, Puerto
+    Rico and the Pacific territories back run to Washington, Florida and
+    their nearest neighbours. The number of dropped edges is
+    ``G.graph["pruned"]``.
 
     Regions sharing a centroid are triangulated once: the first of them (by id)
     takes part in the triangulation and the others hang off it by one edge.
@@ -81,10 +138,13 @@ def graph_from_points(xy, ids=None) -> nx.Graph:
         raise DataError(f"centroids must have shape (n, 2) with n >= 1, got {xy.shape}")
     if not np.isfinite(xy).all():
         raise DataError("centroids must be finite numbers")
+    if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune) and prune >= 1):
+        raise ParameterError(f"prune must be a number >= 1 or None, got {show(prune)}")
     ids = [str(i) for i in range(len(xy))] if ids is None else [str(i) for i in ids]
     if len(ids) != len(xy):
-        raise DataError(f"{len(ids)} ids for {len(xy)} centroids")
+        raise DataError(f"{plural(len(ids), 'id')} for {plural(len(xy), 'centroid')}")
     _check_unique(ids)
+    geographic = is_lonlat(xy) if geographic is None else bool(geographic)
     order = sorted(range(len(ids)), key=ids.__getitem__)
     _, first, inverse = np.unique(xy[order], axis=0, return_index=True, return_inverse=True)
     rep = np.asarray(order)[first]            # triangulated representative of each distinct point
@@ -92,20 +152,96 @@ def graph_from_points(xy, ids=None) -> nx.Graph:
     hang_b = np.asarray(order)
     hanging = hang_a != hang_b
     pts = xy[rep]
+    pruned = 0
     try:
         if len(pts) < 3:
             raise QhullError("too few points")
-        simplices = Delaunay(pts).simplices
-        a = rep[np.concatenate([simplices[:, 0], simplices[:, 1], simplices[:, 2]])]
-        b = rep[np.concatenate([simplices[:, 1], simplices[:, 2], simplices[:, 0]])]
+        plane = pts * [np.cos(np.radians(pts[:, 1].mean())), 1.0] if geographic else pts
+        triangulation = Delaunay(plane)
+        a, b = _unique_edges(triangulation.simplices, len(pts))
+        if triangulation.coplanar.size:       # points Qhull left out (too close to another)
+            a = np.r_[a, triangulation.coplanar[:, 0]]
+            b = np.r_[b, triangulation.coplanar[:, 2]]
+        if prune is not None:
+            a, b, pruned = _prune_long_edges(metric_coordinates(pts, geographic), a, b, prune)
+        a, b = rep[a], rep[b]
     except QhullError:
         line = rep[np.lexsort((pts[:, 1], pts[:, 0]))]
         a, b = line[:-1], line[1:]
     a = np.concatenate([a, hang_a[hanging]])
     b = np.concatenate([b, hang_b[hanging]])
-    return _graph(ids, xy, a, b)
+    G = _graph(ids, xy, a, b, geographic)
+    G.graph["pruned"] = pruned
+    return G
 
 
+def is_lonlat(xy) -> bool:
+    """Whether every point fits longitude [-180, 180] x latitude [-90, 90]."""
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    return bool((np.abs(xy[:, 0]) <= 180).all() and (np.abs(xy[:, 1]) <= 90).all())
+
+
+def metric_coordinates(xy, geographic: bool) -> np.ndarray:
+    """Coordinates whose Euclidean distances measure the regions' distances:
+    unit vectors on the sphere (chords) for longitude/latitude, else xy."""
+    xy = np.asarray(xy, dtype=np.float64)
+    if not geographic:
+        return xy
+    lon, lat = np.radians(xy[:, 0]), np.radians(xy[:, 1])
+    return np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+
+
+def _unique_edges(simplices: np.ndarray, n: int):
+    """The distinct undirected edges of triangles, as (smaller, larger) index arrays."""
+    a = np.concatenate([simplices[:, 0], simplices[:, 1], simplices[:, 2]]).astype(np.int64)
+    b = np.concatenate([simplices[:, 1], simplices[:, 2], simplices[:, 0]]).astype(np.int64)
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    return key // n, key % n
+
+
+def _prune_long_edges(points: np.ndarray, a: np.ndarray, b: np.ndarray, factor: float):
+    """The edges (a, b) without those longer than ``factor`` local spacings at
+    both ends, the pieces left rejoined by the shortest dropped edges; also the
+    number dropped (see :func:`graph_from_points`)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(points)
+    length = np.linalg.norm(points[a] - points[b], axis=1)
+    src, dst = np.concatenate([a, b]), np.concatenate([b, a])
+    spacing = _nth_smallest(np.concatenate([length, length]), src, n, 2)
+    local = _nth_smallest(np.concatenate([spacing[dst], spacing]), np.concatenate([src, np.arange(n)]), n, None)
+    long = length > factor * np.maximum(local[a], local[b])
+    if not long.any():
+        return a, b, 0
+    kept = ~long
+    _, piece = connected_components(csr_matrix((np.ones(int(kept.sum())), (a[kept], b[kept])), shape=(n, n)),
+                                    directed=False)
+    root = list(range(int(piece.max()) + 1))
+
+    def find(x):
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    dropped = np.flatnonzero(long)
+    for e in dropped[np.lexsort((b[dropped], a[dropped], length[dropped]))].tolist():
+        x, y = find(int(piece[a[e]])), find(int(piece[b[e]]))
+        if x != y:
+            root[x] = y
+            kept[e] = True
+    return a[kept], b[kept], int((~kept).sum())
+
+
+def _nth_smallest(values: np.ndarray, owner: np.ndarray, n: int, nth: int | None) -> np.ndarray:
+    """Per owner 0..n-1, its ``nth`` smallest value (its largest when it has
+    fewer), or its lower median when ``nth`` is None; every owner has a value."""
+    order = np.lexsort((values, owner))
+    start = np.searchsorted(owner[order], np.arange(n))
+    count = np.bincount(owner, minlength=n)
+    pick = (count - 1) // 2 if nth is None else np.minimum(nth, count) - 1
+    return values[order][start + pick]
 def read_edge_list(source, *, columns=None, ids=None) -> nx.Graph:
     """Graph from an edge list: a CSV path or a DataFrame with two id columns.
 
@@ -154,8 +290,8 @@ def _check_unique(ids) -> None:
         raise DataError(f"region id {seen[seen.duplicated()][0]!r} appears more than once")
 
 
-def _graph(ids, centroids, a, b) -> nx.Graph:
-    G = nx.Graph()
+def _graph(ids, centroids, a, b, geographic: bool) -> nx.Graph:
+    G = nx.Graph(geographic=geographic)
     G.add_nodes_from((i, {"centroid": (float(x), float(y))}) for i, (x, y) in zip(ids, centroids))
     G.add_edges_from(zip((ids[i] for i in a), (ids[j] for j in b)))
     return G

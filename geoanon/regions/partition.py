@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 import numpy as np
 
+from .._text import plural, show
 from .._validation import check_choice, check_k, check_total
-from ..errors import DataError, InfeasibleError, VerificationError
+from ..errors import DataError, InfeasibleError, ParameterError, VerificationError
 from ..partition import Partition
-from .graphs import CompactGraph
+from .graphs import CompactGraph, is_lonlat, metric_coordinates
 from .spanning import low_degree_spanning_tree
 
 METHODS = ("balanced", "paper", "exact")
+ON_SMALL = ("error", "suppress", "nearest")
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 START_TREES = 32     # random spanning trees tried besides the low-degree one, at most ...
 START_BUDGET = 600   # ... and at most this many regions' worth of them
@@ -37,40 +40,68 @@ WORK_CAP = 900_000         # ... and at most this many in all (large graphs)
 class GraphPartition(Partition):
     """A :class:`~geoanon.partition.Partition` of graph nodes into connected groups.
 
-    ``labels`` follow ``nodes`` (the graph's node order); -1 marks the regions of
-    components too light for k when they were suppressed. ``tree_degree`` is the
-    largest degree d of the spanning trees used (Theorem 1's bound is
-    heaviest node + d (k - 1)).
+    ``labels`` follow ``nodes`` (the graph's node order); -1 marks regions in
+    no group: those of components without records (``empty``) and, with
+    ``on_small="suppress"``, of components too light for k. ``tree_degree`` is
+    the largest degree d of the spanning trees used (Theorem 1's bound is
+    heaviest node + d (k - 1)). ``bridges`` holds the links (pairs of node
+    positions) that ``on_small="nearest"`` added from light components to
+    their nearest regions: groups are connected in the graph plus bridges.
     """
 
     nodes: list = field(default=None)
     graph: CompactGraph = field(default=None)
     tree_degree: int | None = None
+    bridges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    empty: np.ndarray = field(default=None)
 
     def members(self) -> list[list]:
         """The region ids of each group, in class order."""
         return [[self.nodes[i] for i in group] for group in self.groups()]
 
     def class_of(self) -> dict:
-        """Region id -> class id (-1 for suppressed regions)."""
+        """Region id -> class id (-1 for regions in no group)."""
         return dict(zip(self.nodes, self.labels.tolist()))
 
+    @cached_property
+    def linked_graph(self) -> CompactGraph:
+        """The graph with the bridges as edges."""
+        return with_links(self.graph, self.bridges)
+
+    def noncontiguous_groups(self) -> list[int]:
+        """Class ids of the groups that are connected only through bridges."""
+        inside = self.labels[self.bridges[:, 0]]
+        inside = np.unique(inside[inside == self.labels[self.bridges[:, 1]]])
+        groups = self.groups()
+        return [int(c) for c in inside.tolist() if c >= 0 and not _connected_in(self.graph, self.labels, c, groups[c])]
+
     def _verify_kind(self) -> None:
-        """Every group induces a connected subgraph."""
-        g = self.graph
-        labels = self.labels
+        """Every group induces a connected subgraph (bridges count as edges)."""
         for c, group in enumerate(self.groups()):
-            seen = {int(group[0])}
-            queue = deque(seen)
-            while queue:
-                x = queue.popleft()
-                for y in g.neighbors(x).tolist():
-                    if labels[y] == c and y not in seen:
-                        seen.add(y)
-                        queue.append(y)
-            if len(seen) != group.size:
-                raise VerificationError(f"group {c} is not connected ({group.size} regions, "
-                                        f"{len(seen)} reachable from {self.nodes[int(group[0])]!r})")
+            if not _connected_in(self.linked_graph, self.labels, c, group):
+                raise VerificationError(f"group {c} is not connected ({plural(group.size, 'region')}, "
+                                        f"from {show(self.nodes[int(group[0])])})")
+
+
+def _connected_in(g: CompactGraph, labels: np.ndarray, c: int, group: np.ndarray) -> bool:
+    """Whether the nodes labelled c (``group``) induce a connected subgraph of g."""
+    seen = {int(group[0])}
+    queue = deque(seen)
+    while queue:
+        x = queue.popleft()
+        for y in g.neighbors(x).tolist():
+            if labels[y] == c and y not in seen:
+                seen.add(y)
+                queue.append(y)
+    return len(seen) == group.size
+
+
+def with_links(graph: CompactGraph, links: np.ndarray) -> CompactGraph:
+    """``graph`` with extra edges (pairs of node positions)."""
+    if not len(links):
+        return graph
+    src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    return CompactGraph.from_edges(graph.ids, np.r_[src, links[:, 0]], np.r_[graph.indices, links[:, 1]])
 
 
 def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") -> GraphPartition:
@@ -85,7 +116,9 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         Records per region: a node attribute name, a mapping region -> count
         (missing regions weigh 0), an array in ``list(G.nodes)`` order, or None
         for one record per region. Zero-weight regions stay in the graph and
-        join groups, keeping them connected.
+        join groups, keeping them connected; a connected component without
+        records needs no group (label -1, counted in
+        ``params["empty_components"]``).
     method : {"balanced", "paper", "exact"}
         ``"paper"``: Theorem 1. On a spanning tree of maximum degree d (from
         :func:`low_degree_spanning_tree`), merge greedily in post-order: a node's
@@ -103,43 +136,68 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         ``"exact"``: the optimum by mixed integer programming (flow-based
         connectivity, scipy.optimize.milp with HiGHS); components of up to
         ``EXACT_MAX_NODES`` regions.
-    on_small : {"error", "suppress"}
-        A connected component weighing less than k can never form a group:
-        raise InfeasibleError naming its regions, or suppress it (label -1).
+    on_small : {"error", "suppress", "nearest"}
+        A connected component with records but lighter than k can never form
+        a group alone: raise InfeasibleError naming its regions, suppress it
+        (label -1), or link it to the nearest region (by centroid) of another
+        component with records, round after round until every linked piece
+        weighs >= k (:func:`nearest_bridges`; needs each node's ``centroid``
+        attribute, which :func:`graph_from_polygons` and
+        :func:`graph_from_points` set). The links are the partition's
+        ``bridges``; the pieces they join are solved as connected graphs.
 
     Returns
     -------
     GraphPartition
-        With ``lower_bound``: per component, the largest of k, its heaviest
-        region, ceil(W / floor(W / k)) and, for each region lighter than k, its
-        weight plus its lightest neighbour's (its group must hold both).
+        With ``lower_bound``: per component (bridges included), the largest of
+        k, its heaviest region, ceil(W / floor(W / k)) and, for each region
+        lighter than k, its weight plus its lightest neighbour's (its group
+        must hold both).
     """
     from .exact import EXACT_MAX_NODES, exact_partition
 
     k = check_k(k)
     method = check_choice("method", method, METHODS)
-    on_small = check_choice("on_small", on_small, ("error", "suppress"))
+    on_small = check_choice("on_small", on_small, ON_SMALL)
     graph = CompactGraph.from_networkx(G)
     w = node_weights(G, graph, weights)
     if graph.n == 0:
         raise DataError("the graph has no regions")
     check_total(int(w.sum()), k)
+    points = node_points(G, graph) if on_small == "nearest" else None
     comp = graph.components()
+    comp_weight = np.bincount(comp, weights=w).astype(np.int64)
+    empty = comp_weight[comp] == 0
+    light = np.flatnonzero((comp_weight > 0) & (comp_weight < k))
+    if light.size and on_small == "error":
+        in_light = np.isin(comp, light)
+        names = [graph.ids[i] for c in light[:6].tolist() for i in np.flatnonzero(comp == c)[:3].tolist()][:6]
+        more = ", ..." if int(in_light.sum()) > len(names) else ""
+        raise InfeasibleError(f"{plural(light.size, 'connected component')} with records "
+                              f"{'weighs' if light.size == 1 else 'weigh'} less than k={k} "
+                              f"({plural(int(comp_weight[light].sum()), 'record')}, regions "
+                              f"{', '.join(map(str, names))}{more}); connect them, or use on_small='suppress' "
+                              "or on_small='nearest'")
+    bridges = np.zeros((0, 2), dtype=np.int64)
+    linked = graph
+    if light.size and on_small == "nearest":
+        bridges = nearest_bridges(points, comp, comp_weight, k)
+        linked = with_links(graph, bridges)
+        comp = linked.components()
     order = np.argsort(comp, kind="stable")
     starts = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1]])
-    pieces = np.split(order, starts[1:])
     labels = np.full(graph.n, -1, dtype=np.int64)
-    small, bounds, degrees, next_id = [], [], [], 0
-    for nodes in pieces:
+    bounds, degrees, next_id, suppressed = [], [], 0, 0
+    for nodes in np.split(order, starts[1:]):
         total = int(w[nodes].sum())
         if total < k:
-            small.append(nodes)
+            suppressed += total > 0
             continue
-        sub = graph.subgraph(nodes)
+        sub = linked.subgraph(nodes)
         if method == "exact":
             if nodes.size > EXACT_MAX_NODES:
                 raise DataError(f"method='exact' solves components of up to {EXACT_MAX_NODES} regions, "
-                                f"this one has {nodes.size}")
+                                f"this one has {plural(nodes.size, 'region')}")
             local, d = exact_partition(sub, w[nodes], k), None
         else:
             local, d = _heuristic(sub, w[nodes], k, method)
@@ -147,18 +205,102 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         next_id += int(local.max()) + 1
         bounds.append(component_lower_bound(sub, w[nodes], k))
         degrees.append(d)
-    if small and on_small == "error":
-        names = [graph.ids[i] for nodes in small for i in nodes[:3]][:6]
-        weight = sum(int(w[nodes].sum()) for nodes in small)
-        raise InfeasibleError(f"{len(small)} connected components weigh less than k={k} ({weight} records, "
-                              f"regions {', '.join(map(str, names))}{', ...' if len(names) >= 6 else ''}); "
-                              "connect them or use on_small='suppress'")
     if not bounds:
         raise InfeasibleError(f"no connected component weighs k={k} or more")
     known = [d for d in degrees if d is not None]
+    params = {"on_small": on_small, "suppressed_components": suppressed,
+              "empty_components": int(np.count_nonzero(comp_weight == 0)), "bridges": len(bridges)}
     return GraphPartition(labels=labels, element_weights=w, k=k, lower_bound=max(bounds), method=method,
-                          params={"on_small": on_small, "suppressed_components": len(small)},
-                          nodes=graph.ids, graph=graph, tree_degree=max(known) if known else None)
+                          params=params, nodes=graph.ids, graph=graph, tree_degree=max(known) if known else None,
+                          bridges=bridges, empty=empty)
+
+
+def node_points(G, graph: CompactGraph) -> np.ndarray:
+    """Each node's ``centroid`` as metric coordinates (unit vectors on the
+    sphere when the graph is geographic), for nearest-region links."""
+    values = [G.nodes[v].get("centroid") for v in graph.ids]
+    missing = next((v for v, x in zip(graph.ids, values) if x is None), None)
+    if missing is not None:
+        raise ParameterError(f"on_small='nearest' needs every region's centroid, and region {show(missing)} has "
+                             "no 'centroid' attribute (graph_from_polygons and graph_from_points set it)")
+    try:
+        xy = np.asarray(values, dtype=np.float64).reshape(graph.n, 2)
+    except (TypeError, ValueError):
+        raise DataError("each region's 'centroid' must be a pair of numbers (x, y)") from None
+    if not np.isfinite(xy).all():
+        raise DataError("each region's 'centroid' must be a pair of finite numbers (x, y)")
+    geographic = G.graph.get("geographic")
+    return metric_coordinates(xy, is_lonlat(xy) if geographic is None else bool(geographic))
+
+
+def nearest_bridges(points: np.ndarray, comp: np.ndarray, comp_weight: np.ndarray, k: int) -> np.ndarray:
+    """Links (pairs of node positions) joining light components to others.
+
+    Every round, each piece with records that weighs less than k is linked
+    from one of its regions to the nearest region (Euclidean distance between
+    ``points``, one k-d tree) of another piece with records, and linked
+    pieces merge; rounds go on until every piece weighs >= k. Each round
+    merges every light piece, so there are fewer pieces after each; the links
+    form a forest over the components. Needs a total weight of at least k.
+    """
+    from scipy.spatial import cKDTree
+
+    targets = np.flatnonzero(comp_weight[comp] > 0)
+    tree = cKDTree(points[targets])
+    root = list(range(comp_weight.size))
+
+    def find(x):
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    links = []
+    while True:
+        piece_of = np.asarray([find(c) for c in range(comp_weight.size)], dtype=np.int64)
+        piece = piece_of[comp[targets]]
+        piece_weight = np.bincount(piece_of, weights=comp_weight, minlength=comp_weight.size)
+        light = np.flatnonzero(piece_weight[piece] < k)
+        if not light.size:
+            return np.asarray(links, dtype=np.int64).reshape(-1, 2)
+        for u, v in zip(*_nearest_outside(tree, piece, light)):
+            x, y = find(int(comp[targets[u]])), find(int(comp[targets[v]]))
+            if x != y:
+                root[x] = y
+                links.append((int(targets[u]), int(targets[v])))
+
+
+def _nearest_outside(tree, piece: np.ndarray, light: np.ndarray):
+    """For each piece among the nodes ``light`` (positions in the tree's
+    data): the pair (u, v) of one of its nodes and the nearest node of
+    another piece. Queries grow 8, 32, ... neighbours deep, only for nodes
+    whose neighbours so far are all their own piece's and nearer than their
+    piece's best pair yet."""
+    m = tree.n
+    best_d = np.full(light.size, np.inf)
+    best_v = np.full(light.size, -1, dtype=np.int64)
+    own = piece[light]
+    todo = np.arange(light.size)
+    depth = min(8, m)
+    while todo.size:
+        dist, near = tree.query(tree.data[light[todo]], k=depth)
+        dist, near = dist.reshape(todo.size, -1), near.reshape(todo.size, -1)
+        outside = piece[near] != own[todo][:, None]
+        found = outside.any(axis=1)
+        first = outside.argmax(axis=1)
+        rows = np.flatnonzero(found)
+        best_d[todo[rows]] = dist[rows, first[rows]]
+        best_v[todo[rows]] = near[rows, first[rows]]
+        if depth == m:
+            break
+        piece_best = np.full(int(piece.max()) + 1, np.inf)
+        np.minimum.at(piece_best, own, best_d)
+        rest = np.flatnonzero(~found)
+        todo = todo[rest[dist[rest, -1] < piece_best[own[todo[rest]]]]]
+        depth = min(depth * 4, m)
+    order = np.lexsort((best_v, light, best_d, own))
+    first = order[np.r_[True, own[order][1:] != own[order][:-1]]]
+    return light[first].tolist(), best_v[first].tolist()
 
 
 def node_weights(G, graph: CompactGraph, weights) -> np.ndarray:
@@ -171,7 +313,7 @@ def node_weights(G, graph: CompactGraph, weights) -> np.ndarray:
         values = [G.nodes[v].get(weights) for v in graph.ids]
         missing = [v for v, x in zip(graph.ids, values) if x is None]
         if missing:
-            raise DataError(f"region {missing[0]!r} has no {weights!r} attribute")
+            raise DataError(f"region {show(missing[0])} has no {show(weights)} attribute")
         return check_weights(np.asarray(values), graph.n)
     if isinstance(weights, Mapping):
         return check_weights(np.asarray([weights.get(v, 0) for v in graph.ids]), graph.n)

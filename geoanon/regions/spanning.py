@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._text import show
+from ..errors import ParameterError
 from .graphs import CompactGraph
 
 
@@ -91,7 +93,7 @@ def low_degree_spanning_tree(G, *, start: str = "dfs") -> SpanningTree:
     """
     graph = G if isinstance(G, CompactGraph) else CompactGraph.from_networkx(G)
     if start not in ("dfs", "bfs"):
-        raise ValueError(f"start must be 'dfs' or 'bfs', got {start!r}")
+        raise ParameterError(f"start must be 'dfs' or 'bfs', got {show(start)}")
     return _Improver(graph, start).run()
 
 
