@@ -263,6 +263,8 @@ def _model_options(args) -> dict:
 
     check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t)
     check_roles(args.qi, args.sensitive)
+    if args.ground not in GROUNDS and not Path(args.ground).is_file():
+        raise ParameterError(f"--ground {args.ground!r} is neither {', '.join(GROUNDS)} nor a hierarchy file")
     ground = args.ground if args.ground in GROUNDS else Hierarchy.read_csv(args.ground)
     return {"sensitive": args.sensitive, "l": args.l, "l_distinct": args.l_distinct, "t": args.t,
             "ground": ground, "order": args.order}

@@ -53,6 +53,8 @@ def read_table(path) -> pd.DataFrame:
     """
     fmt = table_format(path)
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path}: is a folder, not a table")
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     try:

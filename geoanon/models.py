@@ -49,8 +49,13 @@ class Hierarchy:
     def read_csv(cls, path, sep=";") -> "Hierarchy":
         """Read an ARX hierarchy file (no header, ``sep``-separated)."""
         try:
-            frame = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False)
-        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            frame = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False, encoding="utf-8")
+        except OSError as exc:
+            raise DataError(f"cannot read the hierarchy {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"cannot read the hierarchy {path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                            ) from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise DataError(f"cannot read the hierarchy {path}: {str(exc).splitlines()[0]}") from None
         return cls.from_frame(frame)
 

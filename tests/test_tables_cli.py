@@ -60,7 +60,7 @@ def test_audit_with_a_hierarchy_ground(adult_csv, cli):
     (["-l", 20, "--sensitive", "occupation"], "no grouping reaches l=20"),
     (["--qi", "sex,nope", "-k", 2], "no column 'nope'"),
     (["-t", 0.2], "need a sensitive column"),
-    (["-k", 2, "--sensitive", "occupation", "-t", 0.2, "--ground", "nofile.csv"], "cannot read the hierarchy"),
+    (["-k", 2, "--sensitive", "occupation", "-t", 0.2, "--ground", "nofile.csv"], "is neither equal, ordered nor a hierarchy file"),
     (["-k", 2, "--time-limit", 0], "time_limit must be a positive"),
     (["-k", 3, "--method", "matching"], "2-anonymity or 2-diversity"),
     ([], "give at least one of"),
