@@ -1,0 +1,107 @@
+"""Interrupted and killed jobs: Ctrl-C and SIGTERM leave nothing, SIGKILL's
+leftovers are removed by the next job in the same folder.
+
+The job is large enough (500,000 records) to be caught mid-work and
+mid-write; the tests wait for a state (the job running, a staging folder
+appearing), never for a duration, and assert outcomes, not timings.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
+ROWS = 500_000
+PATIENCE = 120      # seconds a state may take to appear before the test gives up
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory):
+    rng = np.random.default_rng(3)
+    path = tmp_path_factory.mktemp("big") / "big.csv"
+    pd.DataFrame({"lat": np.round(35 + rng.normal(size=ROWS) * 3, 5), "lon": np.round(-90 + rng.normal(size=ROWS) * 5, 5),
+                  "payload": rng.integers(0, 10**9, ROWS)}).to_csv(path, index=False)
+    return path
+
+
+def _start(folder, source, out="out.csv"):
+    return subprocess.Popen([sys.executable, "-m", "geoanon.cli", "points", str(source), "-k", "10", "--lat", "lat",
+                             "--lon", "lon", "-o", str(folder / out), "--report", str(folder / "r.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(condition, child):
+    deadline = time.monotonic() + PATIENCE
+    while not condition():
+        assert child.poll() is None, "the job ended before the state the test waits for"
+        assert time.monotonic() < deadline, "the state never came"
+        time.sleep(0.005)
+
+
+def _staging(folder):
+    return [p for p in os.listdir(folder) if ".geoanon." in p]
+
+
+def _working(child):
+    """True once the child is past its imports and reading (its CPU time grows)."""
+    with open(f"/proc/{child.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 1.5
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_while_computing_writes_nothing(big_csv, tmp_path, sig):
+    child = _start(tmp_path, big_csv)
+    _wait_for(lambda: _working(child), child)
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=PATIENCE)
+    assert child.returncode == 130, err
+    assert err.strip() == "geoanon points: interrupted; nothing written"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_while_writing_leaves_nothing(big_csv, tmp_path, sig):
+    (tmp_path / "out.csv").write_text("an earlier output\n")
+    child = _start(tmp_path, big_csv)
+    _wait_for(lambda: _staging(tmp_path), child)
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=PATIENCE)
+    assert child.returncode == 130, err
+    assert err.strip() == "geoanon points: interrupted; nothing written"
+    assert sorted(os.listdir(tmp_path)) == ["out.csv"]
+    assert (tmp_path / "out.csv").read_text() == "an earlier output\n"
+
+
+def test_killed_job_is_cleaned_up_by_the_next(big_csv, tmp_path):
+    child = _start(tmp_path, big_csv)
+    _wait_for(lambda: _staging(tmp_path), child)
+    child.send_signal(signal.SIGKILL)
+    child.communicate(timeout=PATIENCE)
+    left = _staging(tmp_path)
+    assert left and not (tmp_path / "out.csv").exists()      # what SIGKILL leaves: a staging folder
+    small = tmp_path / "small.csv"
+    pd.read_csv(big_csv, nrows=200).to_csv(small, index=False)
+    done = subprocess.run([sys.executable, "-m", "geoanon.cli", "points", str(small), "-k", "5", "--lat", "lat",
+                           "--lon", "lon", "-o", str(tmp_path / "small_out.csv")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _staging(tmp_path) == []
+    assert sorted(os.listdir(tmp_path)) == ["small.csv", "small_out.csv"]
+
+
+def test_a_live_jobs_staging_is_left_alone(tmp_path):
+    from geoanon.io import StagedOutputs, remove_stale_staging
+
+    with StagedOutputs() as out:
+        staged = out.stage(tmp_path / "a.csv")
+        with open(staged, "w") as f:
+            f.write("x\n")
+        assert remove_stale_staging(tmp_path) == []           # our own process is alive
+        assert os.path.exists(staged)
+    assert (tmp_path / "a.csv").read_text() == "x\n" and _staging(tmp_path) == []
