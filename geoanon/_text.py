@@ -1,8 +1,7 @@
 """Wording of user-facing messages: counts with the right plural, values
-without numpy's reprs (``np.float64(91.0)`` reads as ``91.0``)."""
+without numpy's reprs (``np.float64(91.0)`` reads as ``91.0``). Imports no
+numpy, so the command line can use it before loading anything heavy."""
 from __future__ import annotations
-
-import numpy as np
 
 
 def plural(n, word: str, many: str | None = None) -> str:
@@ -13,7 +12,8 @@ def plural(n, word: str, many: str | None = None) -> str:
 
 def plain(value):
     """A numpy scalar as the Python scalar it holds; anything else unchanged."""
-    return value.item() if isinstance(value, np.generic) else value
+    numpy_scalar = type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0
+    return value.item() if numpy_scalar else value
 
 
 def show(value) -> str:

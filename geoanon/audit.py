@@ -81,7 +81,7 @@ def sensitive_codes(values: pd.Series, ground="equal", order=None):
     if (codes < 0).any():
         bad = text[codes < 0].iloc[0]
         where = "hierarchy's leaves" if isinstance(ground, Hierarchy) else "given order"
-        raise DataError(f"sensitive value {bad!r} is not in the {where} ({(codes < 0).sum()} rows)")
+        raise DataError(f"sensitive value {show(bad)} is not in the {where} ({plural((codes < 0).sum(), 'row')})")
     return codes.astype(np.int64), len(listed), check_ground(ground, len(listed)), listed
 
 
@@ -220,6 +220,7 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k, sensitive=None, l=None, l
     report = audit(df, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t)
     if report["rows"] and not report["ok"]:
         name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
-        raise AuditError(f"refusing to release: {v['rows']} rows in {v['classes']} classes violate {name}="
+        raise AuditError(f"refusing to release: {plural(v['rows'], 'row')} in {plural(v['classes'], 'class', 'classes')} "
+                         f"violate{'s' if v['rows'] == 1 else ''} {name}="
                          f"{v['level']} over columns {', '.join(qi)}")
     return report

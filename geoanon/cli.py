@@ -15,6 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
+from ._text import plural
 from .errors import GeoanonError, ParameterError
 
 DEMO_K = 10
@@ -295,7 +296,8 @@ def _run_suppress(args) -> int:
                             escape_all=args.escape_formulas)
     r = release.report
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
-    print(f"  {r['rows']} rows, {r['classes']} classes, {r['cost']} suppressed cells by {r['solver']} "
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
+          f"{plural(r['cost'], 'suppressed cell')} by {r['solver']} "
           f"({quality}), audited k = {r['audit']['k']}"
           + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
              if r["sensitive"] else ""))
@@ -314,12 +316,13 @@ def _run_audit(args) -> int:
     df = read_table(args.input)
     report = audit(df, args.qi, k=args.k, **options)
     report["input"] = str(args.input)
-    print(f"  {report['rows']} rows, {report['classes']} classes, k = {report['k']}"
+    print(f"  {plural(report['rows'], 'row')}, {plural(report['classes'], 'class', 'classes')}, k = {report['k']}"
           + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
-             if args.sensitive else "") + f", {report['suppressed_cells']} suppressed cells")
+             if args.sensitive else "") + f", {plural(report['suppressed_cells'], 'suppressed cell')}")
     for name, v in report["violations"].items():
         print(f"  {name}={v['level']}: " + ("met" if not v["classes"] else
-                                          f"VIOLATED by {v['classes']} classes ({v['rows']} rows)"))
+                                          f"VIOLATED by {plural(v['classes'], 'class', 'classes')} "
+                                          f"({plural(v['rows'], 'row')})"))
     if args.report is not None:
         with StagedOutputs() as out:
             Path(out.stage(args.report)).write_text(report_json(report), encoding="utf-8")
@@ -355,7 +358,7 @@ def _run_demo(args) -> int:
 
 def _summary(release, written) -> None:
     r = release.report
-    print(f"  {r['rows']} rows, {r['classes']} classes, largest {r['max_class']} "
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, largest {r['max_class']} "
           f"(lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
     for path in written:
         print(f"  wrote {path}")

@@ -102,3 +102,65 @@ def test_output_is_byte_identical_across_runs(tmp_path, cli):
 def test_k_above_the_records():
     with pytest.raises(InfeasibleError):
         generalize_labels(table(), 13, column="name")
+
+
+def test_true_one_and_one_point_zero_stay_three_labels():
+    df = pd.DataFrame({"v": pd.Series([True] * 3 + [1] * 3 + [1.0] * 3, dtype=object)})
+    release = generalize_labels(df, 3, column="v")
+    assert release.report["labels"] == 3 and release.table["class_id"].nunique() == 3
+    assert release.table["v"].tolist() == ["True"] * 3 + ["1"] * 3 + ["1.0"] * 3
+
+
+def test_the_classes_table_leaves_out_counts_unless_asked(tmp_path, cli):
+    src = tmp_path / "in.csv"
+    table().to_csv(src, index=False)
+    assert "records" not in generalize_labels(table(), 3, column="name").classes.columns
+    assert "records" in generalize_labels(table(), 3, column="name", class_counts=True).classes.columns
+    for flag, expected in (((), False), (("--class-counts",), True)):
+        classes = tmp_path / "c.csv"
+        code, _, err = cli("labels", src, "-k", 3, "--col", "name", "-o", tmp_path / "o.csv", "--classes", classes,
+                           *flag)
+        assert code == 0, err
+        assert ("records" in pd.read_csv(classes).columns) is expected
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULAS = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+
+
+def test_published_labels_never_start_a_formula(tmp_path, cli):
+    names = FORMULAS * 3 + ["-5", "+7", "plain"] * 3
+    df = pd.DataFrame({"name": names, "note": ["=1+1"] * len(names)})
+    release = generalize_labels(df, 3, column="name")
+    published = release.table["name"].tolist() + release.classes["label"].tolist() + \
+        release.classes["class_label"].tolist()
+    risky = [v for v in published if v.startswith(FORMULA_START) and v not in ("-5", "+7")]
+    assert not risky, risky
+    assert "'=HYPERLINK(\"http://x\")" in release.classes["label"].tolist()
+    assert release.table["note"].tolist() == df["note"].tolist()          # untouched columns stay as they are
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    for flag, note in (((), "=1+1"), (("--escape-formulas",), "'=1+1")):
+        out = tmp_path / "out.csv"
+        assert cli("labels", src, "-k", 3, "--col", "name", "-o", out, *flag)[0] == 0
+        back = pd.read_csv(out, dtype=str, keep_default_na=False)
+        assert set(back["note"]) == {note}
+        assert not any(v.startswith(FORMULA_START) and v not in ("-5", "+7") for v in back["name"])
+
+
+def test_duplicate_columns_are_a_type_error():
+    from geoanon import DuplicateColumnError
+
+    df = pd.DataFrame([["a", "b"]] * 4, columns=["name", "name"])
+    with pytest.raises(TypeError, match="2 columns named 'name'"):
+        generalize_labels(df, 2, column="name")
+    with pytest.raises(DuplicateColumnError):
+        generalize_labels(df, 2, column="name")
+
+
+def test_seed_must_be_a_non_negative_integer():
+    from geoanon import ParameterError, cover_labels
+
+    for seed in (-1, 1.5, True, "7"):
+        with pytest.raises(ParameterError, match="seed must be an integer >= 0"):
+            cover_labels([3, 4, 5], 3, order="random", seed=seed)

@@ -209,3 +209,44 @@ def test_errors():
         ga.emd([1, 0], [0, 1, 0])
     with pytest.raises(ParameterError):
         ga.emd([1, 0], [0, 1], ground=[[0, 1], [2, 0]])
+
+
+@pytest.mark.parametrize("levels", [{"l": float("nan")}, {"l": float("inf")}, {"l": 0.5}, {"t": float("nan")},
+                                    {"t": float("inf")}, {"t": -0.1}, {"k": 2.5}, {"k": True}, {"l_distinct": 1.5},
+                                    {"l_distinct": 0}, {"l": "2"}])
+def test_levels_must_be_finite_numbers_in_range(levels):
+    df = pd.DataFrame({"a": [1, 1, 2, 2], "s": ["x", "y", "x", "y"]})
+    with pytest.raises(ParameterError):
+        ga.audit(df, ["a"], "s", **levels)
+
+
+def test_audit_refuses_what_it_cannot_measure():
+    from geoanon import DuplicateColumnError, InfeasibleError
+
+    df = pd.DataFrame({"a": [1, 1, 2, 2], "s": ["x", "y", "x", "y"]})
+    with pytest.raises(InfeasibleError, match=r"k=5 is larger than the table \(4 rows\)"):
+        ga.audit(df, ["a"], k=5)
+    with pytest.raises(ParameterError, match="listed twice"):
+        ga.audit(df, ["a", "a"])
+    with pytest.raises(ParameterError, match="cannot also be a quasi-identifier"):
+        ga.audit(df, ["a", "s"], "s")
+    twins = pd.DataFrame([[1, 2, "x"]] * 4, columns=["a", "a", "s"])
+    with pytest.raises(DuplicateColumnError):
+        ga.audit(twins, ["a"])
+    with pytest.raises(TypeError):
+        ga.audit(twins, ["s"])
+
+
+def test_the_audit_keeps_values_of_different_kinds_apart():
+    # True, 1 and 1.0 are published as three different cells: three classes, not one of three rows
+    df = pd.DataFrame({"v": pd.Series([True, 1, 1.0], dtype=object)})
+    assert ga.audit(df, ["v"]).classes == 3
+    assert ga.audit(pd.DataFrame({"v": [None, np.nan, None]}), ["v"]).classes == 1
+
+
+def test_reports_are_strict_json():
+    from geoanon.pipeline.release import report_json
+
+    text = report_json({"a": float("nan"), "b": [np.float64("inf"), np.int64(3)], "c": {"d": np.bool_(True)}})
+    assert json.loads(text) == {"a": None, "b": [None, 3], "c": {"d": True}}
+    assert "NaN" not in text and "Infinity" not in text
