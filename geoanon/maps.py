@@ -4,9 +4,12 @@ A preview draws the generalized classes, never the records: one shape per
 class, filled by how full the class is relative to k, with its size in a
 tooltip. Leaflet's JavaScript and CSS come from the ``django-js-lib-leaflet``
 distribution and are inlined, so the HTML file opens on a machine with no
-network; base tiles are off unless asked for. Every string placed in the page
-is HTML-escaped, and element ids are numbered deterministically, so the same
-classes give the same file.
+network; base tiles are off unless asked for (:func:`check_tiles` vets them
+before any work). Every string placed in the page is HTML-escaped, and element
+ids are numbered deterministically, so the same classes give the same file.
+Classes across the antimeridian are drawn whole: when the shapes' largest
+longitude gap is not the one across ±180°, everything east of the
+antimeridian is drawn 360° further east (Leaflet takes longitudes beyond 180).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import numpy as np
 from branca.element import MacroElement
 from jinja2 import Template
 
+from ._text import show
 from .errors import ParameterError
 
 MAX_MAP_CLASSES = 100_000
@@ -58,9 +62,45 @@ def leaflet_assets() -> tuple[str, str]:
     return js.replace("</script", "<\\/script"), css.replace("</style", "<\\/style")
 
 
-def offline_map(bounds, *, tiles=None, attribution=None):
+def check_tiles(tiles, attribution=None) -> None:
+    """ParameterError unless ``tiles`` can be drawn: None or "" (no tiles), a tile provider name
+    known to xyzservices (``"OpenStreetMap"``, ``"OpenTopoMap"``, ...) that
+    needs no API key, or an http(s) URL template with ``{z}``, ``{x}`` and ``{y}``
+    together with its ``attribution`` (the credit line its provider asks for)."""
+    import xyzservices
+
+    if tiles is None or tiles == "":
+        return
+    if attribution is not None and not isinstance(attribution, str):
+        raise ParameterError(f"the tiles' attribution must be text, got {show(attribution)}")
+    if isinstance(tiles, str) and "{" not in tiles and "://" not in tiles:
+        try:
+            tiles = xyzservices.providers.query_name("OpenStreetMap Mapnik" if tiles.lower() == "openstreetmap"
+                                                     else tiles)
+        except ValueError:
+            raise ParameterError(f"unknown tiles {show(tiles)}: give a name such as 'OpenStreetMap' or "
+                                 "'OpenTopoMap', or a URL such as https://tile.example.org/{z}/{x}/{y}.png"
+                                 ) from None
+    if isinstance(tiles, xyzservices.TileProvider):
+        if tiles.requires_token():
+            raise ParameterError(f"tiles {show(tiles.name)} need an API key: give their URL with the key in it, "
+                                 "and their attribution")
+        return
+    if not isinstance(tiles, str):
+        raise ParameterError(f"tiles must be a name or a URL, got {show(tiles)}")
+    if not tiles.startswith(("https://", "http://")):
+        raise ParameterError(f"tiles URL {show(tiles)} must start with https:// or http://")
+    if "{z}" not in tiles or "{x}" not in tiles or ("{y}" not in tiles and "{-y}" not in tiles):
+        raise ParameterError(f"tiles URL {show(tiles)} must hold the placeholders {{z}}, {{x}} and {{y}}")
+    if not (attribution or "").strip():
+        raise ParameterError(f"tiles URL {show(tiles)} needs an attribution: the credit line its provider "
+                             "asks for")
+
+
+def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None):
     """An empty folium map fitted to ``bounds`` = (xmin, ymin, xmax, ymax), with
-    Leaflet inlined and, by default, no base tiles."""
+    Leaflet inlined and, by default, no base tiles; ``tiles_attribution``
+    (escaped) credits the tiles (required for a URL, see :func:`check_tiles`)."""
     import folium
 
     m = folium.Map(tiles=None, control_scale=True, prefer_canvas=False)
@@ -71,7 +111,8 @@ def offline_map(bounds, *, tiles=None, attribution=None):
     header.add_child(folium.Element(f"<style>{css}</style>"), name="leaflet_css")
     header.add_child(folium.Element(f"<script>{js}</script>"), name="leaflet_js")
     if tiles:
-        folium.TileLayer(tiles).add_to(m)
+        check_tiles(tiles, tiles_attribution)
+        folium.TileLayer(tiles, attr=None if tiles_attribution is None else html.escape(tiles_attribution)).add_to(m)
     if attribution:
         _Attribution(attribution).add_to(m)
     xmin, ymin, xmax, ymax = (float(v) for v in bounds)
@@ -79,7 +120,7 @@ def offline_map(bounds, *, tiles=None, attribution=None):
     return m
 
 
-def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, notes=()):
+def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=()):
     """A folium map of equivalence classes.
 
     Parameters
@@ -93,9 +134,12 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     title : str, optional
         Shown above the legend (escaped).
     tiles : str, optional
-        A folium tile layer name or URL (needs network when viewed).
+        A tile provider name or URL template (needs network when viewed; see
+        :func:`check_tiles`).
     attribution : str, optional
         Data attribution shown on the map (escaped).
+    tiles_attribution : str, optional
+        The tiles' credit line (escaped); required for a URL.
     notes : sequence of str
         Extra legend lines (escaped), e.g. about suppressed records.
     """
@@ -108,6 +152,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     gdf = classes[["class_id", "weight", *extra, classes.geometry.name]].copy()
     if gdf.crs is not None and not gdf.crs.equals("EPSG:4326"):
         gdf = gdf.to_crs("EPSG:4326")
+    gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
     ratio = gdf["weight"].to_numpy() / k
     gdf["class_id"] = gdf["class_id"].astype(int)
     gdf["records"] = gdf["weight"].astype(int)
@@ -117,7 +162,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     fields = ["class_id", *extra, "records"]
     gdf = gdf[[*fields, "fill", gdf.geometry.name]]
 
-    m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution)
+    m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution)
     folium.GeoJson(
         gdf,
         name="classes",
@@ -128,6 +173,40 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, note
     ).add_to(m)
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes)))
     return m
+
+
+def unwrap_antimeridian(geoms: np.ndarray) -> np.ndarray:
+    """Shapes in longitude/latitude, redrawn contiguous across the antimeridian.
+
+    When the largest longitude gap between the shapes' parts is not the one
+    across ±180°, every part west of that gap (east of the antimeridian) moves
+    360° east, and a shape with parts on both sides becomes their union; else
+    the shapes are returned as they are.
+    """
+    import shapely
+
+    parts, owner = shapely.get_parts(geoms, return_index=True)
+    if parts.size < 2:
+        return geoms
+    box = shapely.bounds(parts)
+    lo, hi = box[:, 0], box[:, 2]
+    order = np.argsort(lo, kind="stable")
+    gaps = lo[order][1:] - np.maximum.accumulate(hi[order])[:-1]
+    i = int(np.argmax(gaps))
+    if gaps[i] <= lo.min() + 360 - hi.max():
+        return geoms
+    moved = lo < lo[order][i + 1]
+    east = np.array([360.0, 0.0])
+    parts = parts.copy()
+    parts[moved] = shapely.transform(parts[moved], lambda c: c + east)
+    n_moved = np.bincount(owner[moved], minlength=len(geoms))
+    n_parts = np.bincount(owner, minlength=len(geoms))
+    out = geoms.copy()
+    whole = (n_moved > 0) & (n_moved == n_parts)
+    out[whole] = shapely.transform(geoms[whole], lambda c: c + east)
+    for g in np.flatnonzero((n_moved > 0) & (n_moved < n_parts)):
+        out[g] = shapely.union_all(parts[owner == g])
+    return out
 
 
 def _legend(k: int, n_classes: int, title, notes) -> str:

@@ -6,13 +6,17 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k
+from .._text import plural, show
+from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
 from ..points import partition_points
+from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
 from .release import MISSING_TOKENS, Release, require_column, with_geometry
+
+NULL_ISLAND_EXAMPLES = 3   # rows named in the warning about records at (0, 0)
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -22,13 +26,19 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     s = df[col]
     if pd.api.types.is_bool_dtype(s):
         raise DataError(f"column {col!r} holds booleans, not coordinates")
+    if pd.api.types.is_complex_dtype(s):
+        raise DataError(f"column {col!r} holds complex numbers, not coordinates")
     if pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=np.float64, na_value=np.nan)
+    odd = np.flatnonzero([isinstance(v, (bool, np.bool_, complex, np.complexfloating)) for v in s])
+    if odd.size:
+        i = int(odd[0])
+        raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(s.iloc[i])} is not a coordinate")
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     for i in np.flatnonzero(np.isnan(values)):   # only the cells that did not parse
         v = s.iloc[i]
         if not (pd.isna(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TOKENS)):
-            raise DataError(f"column {col!r}, row {df.index[i]!r}: {v!r} is not a number")
+            raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(v)} is not a number")
     return values
 
 
@@ -44,7 +54,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     lat, lon : str or None
         Coordinate columns (latitude = y, longitude = x). With both ``None``,
         ``df`` must be a GeoDataFrame of points and its geometry (in its CRS)
-        is used.
+        is used; a geometry without a CRS is read as EPSG:4326 when every
+        coordinate fits it (with a warning), and refused otherwise.
     method : {"balanced", "paper"}
         See :func:`geoanon.partition_points`.
     missing : {"error", "suppress"}
@@ -52,7 +63,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         generalized class (empty bounds), which must itself reach k.
     crs : CRS of the coordinate columns (ignored when the geometry is used).
     bounds : (xmin, ymin, xmax, ymax), optional
-        Region the rectangles tile (default: the data's bounding box).
+        Region the rectangles tile, exactly as given (``xmin > xmax``: across
+        the antimeridian). Default: the data's bounding box padded outward to
+        round numbers, so no published coordinate is a record's (see
+        :func:`geoanon.partition_points`).
 
     Returns
     -------
@@ -60,20 +74,27 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         ``table`` has ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where
         ``lat`` was (``lon`` removed), and ``class_id`` last. A GeoDataFrame's
         geometry becomes the class rectangle. Rectangles are half-open:
-        ``min <= value < max``, closed at the outer edge of ``bounds``.
+        ``min <= value < max``, closed at the outer edge of ``bounds``; a class
+        with ``lon_min > lon_max`` crosses the antimeridian (RFC 7946, 3.1.9)
+        and its geometry is a MultiPolygon cut there. ``warnings`` name what
+        was assumed or looks wrong (a CRS assumed, records at (0, 0)).
     """
     started = time.perf_counter()
+    check_unique_columns(df)
     k = check_k(k)
     method = check_choice("method", method, ("balanced", "paper"))
     missing = check_choice("missing", missing, ("error", "suppress"))
     geometry = has_geometry(df)
+    warnings = []
     if (lat is None) != (lon is None):
         raise ParameterError("give both lat and lon columns, or neither to use the geometry")
+    if lat is not None and lat == lon:
+        raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
     if lat is None:
         if not geometry:
             raise ParameterError("lat and lon are None but the table has no geometry")
-        x, y, crs = _geometry_coordinates(df)
-        lat_name, lon_name = ("lat", "lon") if crs is None or _geographic(crs) else ("y", "x")
+        x, y, crs = _geometry_coordinates(df, warnings)
+        lat_name, lon_name = ("lat", "lon") if _geographic(crs) else ("y", "x")
     else:
         x, y = numeric_column(df, lon), numeric_column(df, lat)
         lat_name, lon_name = lat, lon
@@ -86,15 +107,19 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     n_absent = int(absent.sum())
     if n_absent and missing == "error":
         i = int(np.flatnonzero(absent)[0])
-        raise DataError(f"{n_absent} rows have no coordinates (first: row {df.index[i]!r}); "
-                        "use missing='suppress' (--missing suppress) to put them in one fully generalized class")
+        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
+                        f"(first: row {show(df.index[i])}); use missing='suppress' to put rows without "
+                        "coordinates in one fully generalized class")
     if n_absent == len(df):
         raise DataError("no row has coordinates")
     if n_absent and n_absent < k:
-        raise InfeasibleError(f"{n_absent} rows without coordinates cannot form a suppressed class of k={k}")
+        raise InfeasibleError(f"{plural(n_absent, 'row')} without coordinates cannot form a suppressed class "
+                              f"of k={k}")
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
     part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
+    if crs is not None and _geographic(crs):
+        warnings += _null_island(xy, df.index[present])
 
     rect = np.full((len(df), 4), np.nan)
     rect[present] = part.rectangles[part.labels]
@@ -104,10 +129,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
 
     def row_shapes():
         import geopandas as gpd
-        import shapely
 
         boxes = np.full(len(df), None, dtype=object)
-        boxes[present] = shapely.box(*rect[present].T)
+        boxes[present] = rectangle_shapes(rect[present])
         return gpd.GeoSeries(boxes, index=df.index, crs=crs)
 
     if geometry:
@@ -132,9 +156,26 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         "audit": audit,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    notes = [f"{n_absent} records without coordinates form one suppressed class"] if n_absent else []
+    notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
+    across = int((part.rectangles[:, 0] > part.rectangles[:, 2]).sum())
+    if across:
+        notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
+                     f"({lon_name}_min > {lon_name}_max, RFC 7946)")
     return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes,
-                   row_shapes=row_shapes)
+                   warnings=warnings, row_shapes=row_shapes)
+
+
+def _null_island(xy: np.ndarray, names) -> list:
+    """A warning about records at exactly (0, 0), a common placeholder for a
+    missing location, naming a few of their rows."""
+    at = np.flatnonzero((xy[:, 0] == 0) & (xy[:, 1] == 0))
+    if at.size == 0:
+        return []
+    rows = ", ".join(show(v) for v in names[at[:NULL_ISLAND_EXAMPLES]])
+    more = ", ..." if at.size > NULL_ISLAND_EXAMPLES else ""
+    return [f"{plural(at.size, 'record')} at exactly (0, 0) (\"Null Island\", a common placeholder for a "
+            f"missing location): rows {rows}{more}; if their location is unknown, blank it and use "
+            "missing='suppress'"]
 
 
 def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
@@ -149,7 +190,10 @@ def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
     return out
 
 
-def _geometry_coordinates(gdf):
+def _geometry_coordinates(gdf, warnings: list):
+    """x, y (NaN where empty) and CRS of a GeoDataFrame of points. Without a
+    CRS, EPSG:4326 is assumed (and a warning added) when every coordinate fits
+    longitude/latitude; otherwise DataError."""
     import shapely
 
     geom = gdf.geometry.to_numpy()
@@ -158,14 +202,24 @@ def _geometry_coordinates(gdf):
     bad = ~empty & (kinds != shapely.GeometryType.POINT)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"row {gdf.index[i]!r}: geometry is a {shapely.get_type_id(geom[i])!r}, not a point")
+        raise DataError(f"row {show(gdf.index[i])}: geometry is a {geom[i].geom_type}, not a point")
     x = np.full(len(geom), np.nan)
     y = np.full(len(geom), np.nan)
     x[~empty], y[~empty] = shapely.get_x(geom[~empty]), shapely.get_y(geom[~empty])
-    return x, y, gdf.crs
+    if gdf.crs is not None:
+        return x, y, gdf.crs
+    fits = ~((np.abs(x) > WORLD[2]) | (np.abs(y) > WORLD[3]))   # NaN (empty) fits
+    if not fits.all():
+        i = int(np.flatnonzero(~fits)[0])
+        raise DataError(f"the input geometry has no CRS and row {show(gdf.index[i])} at ({show(x[i])}, "
+                        f"{show(y[i])}) is not a longitude/latitude; give the file its CRS "
+                        "(GeoDataFrame.set_crs, ogr2ogr -a_srs)")
+    warnings.append("the input geometry has no CRS; assumed EPSG:4326 (longitude/latitude), "
+                    "since every coordinate fits it")
+    return x, y, "EPSG:4326"
 
 
 def _geographic(crs) -> bool:
     from pyproj import CRS
 
-    return CRS.from_user_input(crs).is_geographic
+    return crs is not None and CRS.from_user_input(crs).is_geographic

@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from .._text import plural, show
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
+from .frame import (check_bounds, check_contains, default_bounds, rectangle_shapes, shortest_decimal_between,
+                    unwrapped, wraps)
 from .kdtree import POLICIES, kd_partition
 from .repair import repair
 
@@ -26,7 +29,9 @@ class RectanglePartition(Partition):
     Class ``c`` is the rectangle ``rectangles[c] = (xmin, ymin, xmax, ymax)``,
     half-open: it holds the points with ``xmin <= x < xmax`` and
     ``ymin <= y < ymax``, closed on the sides that lie on the outer boundary
-    ``bounds``. The rectangles are disjoint and tile ``bounds``.
+    ``bounds``. The rectangles are disjoint and tile ``bounds``. A region or
+    class with ``xmin > xmax`` crosses the antimeridian (RFC 7946, 3.1.9): it
+    holds ``x >= xmin`` and ``x < xmax``.
     """
 
     xy: np.ndarray = field(default=None)          # (n, 2) coordinates of the elements
@@ -40,7 +45,10 @@ class RectanglePartition(Partition):
         inside = np.ones(len(xy), dtype=bool)
         for axis in (0, 1):
             lo, hi, v = r[:, axis], r[:, axis + 2], xy[:, axis]
-            inside &= (lo <= v) & ((v < hi) | ((v == hi) & (hi == self.bounds[axis + 2])))
+            within = (lo <= v) & (v < hi)
+            if axis == 0 and wraps(self.bounds):
+                within = np.where(lo > hi, (v >= lo) | (v < hi), within)
+            inside &= within | ((v == hi) & (hi == self.bounds[axis + 2]))
         return inside
 
     def _verify_kind(self) -> None:
@@ -50,8 +58,9 @@ class RectanglePartition(Partition):
         outside = np.flatnonzero(~self.contains(self.xy, self.labels))
         if outside.size:
             i = int(outside[0])
-            raise VerificationError(f"point {i} {tuple(self.xy[i])} lies outside its rectangle {int(self.labels[i])}")
-        r = self.rectangles
+            raise VerificationError(f"point {i} ({show(self.xy[i, 0])}, {show(self.xy[i, 1])}) lies outside "
+                                    f"its rectangle {int(self.labels[i])}")
+        r, bounds = unwrapped(self.rectangles, self.bounds)
         if (r[:, 2] < r[:, 0]).any() or (r[:, 3] < r[:, 1]).any():
             raise VerificationError("a rectangle has negative extent")
         tree = shapely.STRtree(shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]))
@@ -61,26 +70,25 @@ class RectanglePartition(Partition):
         for axis in (0, 1):
             lo = np.maximum(r[a, axis], r[b, axis])
             hi = np.minimum(r[a, axis + 2], r[b, axis + 2])
-            closed = (r[a, axis + 2] == self.bounds[axis + 2]) & (r[b, axis + 2] == self.bounds[axis + 2])
+            closed = (r[a, axis + 2] == bounds[axis + 2]) & (r[b, axis + 2] == bounds[axis + 2])
             overlap &= (lo < hi) | (closed & (lo <= hi))
         if overlap.any():
             i = int(np.flatnonzero(overlap)[0])
             raise VerificationError(f"rectangles {int(a[i])} and {int(b[i])} overlap")
-        width = self.bounds[2] - self.bounds[0]
-        height = self.bounds[3] - self.bounds[1]
+        width = bounds[2] - bounds[0]
+        height = bounds[3] - bounds[1]
         areas = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
         if width > 0 and height > 0 and not np.isclose(areas.sum(), width * height, rtol=1e-9, atol=0):
             raise VerificationError("the rectangles do not tile the bounds")
 
     def to_geodataframe(self):
-        """The classes as a GeoDataFrame: ``class_id``, ``weight``, rectangle geometry."""
+        """The classes as a GeoDataFrame: ``class_id``, ``weight``, rectangle geometry
+        (a MultiPolygon cut at the antimeridian for a class that crosses it)."""
         import geopandas as gpd
-        import shapely
 
-        r = self.rectangles
         return gpd.GeoDataFrame(
             {"class_id": np.arange(self.n_classes), "weight": self.weights},
-            geometry=shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]),
+            geometry=rectangle_shapes(self.rectangles),
             crs=self.crs,
         )
 
@@ -92,7 +100,8 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     ----------
     xy : array_like, shape (n, 2)
         Coordinates, one row per record or per weighted point: longitude/latitude
-        (x, y order) by default, or projected x/y.
+        (x, y order) by default, or projected x/y. Real numbers only (no
+        booleans, no complex numbers).
     k : int
         Every class (rectangle) holds at least ``k`` records.
     weights : array_like of int, shape (n,), optional
@@ -114,8 +123,10 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         y = latitude). Geographic coordinates must lie in [-180, 180] x [-90, 90].
         ``None`` means plain planar coordinates.
     bounds : (xmin, ymin, xmax, ymax), optional
-        The region the rectangles tile (default: the points' bounding box). A
-        wider region keeps the extreme records' coordinates out of the output.
+        The region the rectangles tile, used exactly as given: finite, containing
+        every point, within the world in a geographic CRS; ``xmin > xmax`` (geographic
+        only) is a region across the antimeridian. Default: the records' bounding
+        box padded outward to round numbers (see Notes).
 
     Returns
     -------
@@ -134,52 +145,68 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     only by one whose largest class is lighter, so the bound holds for both
     methods.
 
-    Cuts run between consecutive distinct coordinates at the decimal with the
-    fewest digits strictly between them, so boundaries are short round numbers
-    and never a record's coordinate. The result is deterministic.
+    No published coordinate is a record's. Cuts run between consecutive
+    distinct coordinates at the decimal with the fewest digits strictly between
+    them (coordinates one float apart are never cut between). The default outer
+    edges pad the records' extent per axis: the scale is the span (the
+    coordinates' magnitude when all are equal), each side moves out by 5% of it
+    and then out to a multiple of the round step, the largest of 1, 2 or 5 times
+    a power of ten that is at most a tenth of the scale; geographic edges are
+    clipped to the world, so only a record at a pole or on the antimeridian can
+    share an edge. Padding moves outer edges only: classes are the same as
+    without it.
+
+    In a geographic CRS, longitudes are cut in the frame that starts after the
+    records' largest longitude gap: data that straddles ±180° (Fiji, the
+    Aleutians, Guam with Hawaii) gets classes that wrap, published normalized
+    with ``xmin > xmax`` (RFC 7946, 3.1.9), not classes that span the globe.
+    The result is deterministic.
     """
     k = check_k(k)
     method = check_choice("method", method, METHODS)
     xy = check_coordinates(xy, crs)
     w = check_weights(weights, len(xy))
     check_total(int(w.sum()), k)
+    geographic = crs is not None and _is_geographic(crs)
+    if bounds is not None:
+        bounds = check_bounds(bounds, geographic)
 
-    # Distinct points, sorted by (x, y): one sort of the coordinate pairs viewed
-    # as complex numbers, which numpy orders lexicographically.
-    pairs = xy.view(np.complex128).ravel()
-    order = np.argsort(pairs)
-    sorted_pairs = pairs[order]
-    new = np.empty(len(order), dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_pairs[1:], sorted_pairs[:-1], out=new[1:])
-    point_of_sorted = np.cumsum(new) - 1
-    row_point = np.empty(len(xy), dtype=np.int64)
-    row_point[order] = point_of_sorted
-    pxy = sorted_pairs[new].view(np.float64).reshape(-1, 2)
-    total = int(w.sum())
-    weight_t = np.int32 if total < 2**31 - 1 else np.int64
-    pw = np.bincount(point_of_sorted, weights=None if weights is None else w[order]).astype(weight_t)
-
-    ux, rx = _dense_ranks(pxy[:, 0])
-    y_order = np.argsort(pxy[:, 1])
-    uy, ry = _dense_ranks(pxy[:, 1], y_order)
-    box = _check_bounds(bounds, (ux[0], uy[0], ux[-1], uy[-1]))
-    lower_bound = count_lower_bound(total, k, int(pw.max()))
-    if method == "balanced":
-        leaf_of_point, boxes = _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order)
+    pxy, pw, row_point = _distinct(xy, None if weights is None else w)
+    if bounds is None:
+        box = default_bounds(pxy[:, 0], float(pxy[:, 1].min()), float(pxy[:, 1].max()), geographic)
     else:
-        tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
+        check_contains(bounds, pxy[:, 0], pxy[:, 1])
+        box = bounds
+    seam = None
+    if wraps(box):
+        pxy, pw, row_point, seam = _rotate(xy, None if weights is None else w, pxy, pw, row_point, box[0])
+    x = pxy[:, 0] if seam is None else np.r_[pxy[:seam, 0], pxy[seam:, 0] + 360.0]   # for spreads only
+
+    xl, xh, rx, x_merged = _axis_ranks(pxy[:, 0], seam=seam)
+    y_order = np.argsort(pxy[:, 1])
+    yl, yh, ry, y_merged = _axis_ranks(pxy[:, 1], y_order)
+    seam_rank = None if seam is None or rx[seam] == rx[seam - 1] else int(rx[seam])
+    heaviest = int(pw.max())
+    if x_merged or y_merged:   # a cell of equal ranks is one point
+        cells = np.unique(rx * (int(ry.max()) + 1) + ry, return_inverse=True)[1]
+        heaviest = int(np.bincount(cells, weights=pw).max())
+    total = int(w.sum())
+    lower_bound = count_lower_bound(total, k, heaviest)
+    if method == "balanced":
+        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, lower_bound, y_order)
+    else:
+        tree = kd_partition(rx, ry, x, pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
         leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
 
     edges = np.column_stack([
-        _boundary_values(ux, boxes[:, 0], box[0], box[2]),
-        _boundary_values(uy, boxes[:, 2], box[1], box[3]),
-        _boundary_values(ux, boxes[:, 1], box[0], box[2]),
-        _boundary_values(uy, boxes[:, 3], box[1], box[3]),
+        _boundary_values(xl, xh, boxes[:, 0], box[0], box[2], seam_rank),
+        _boundary_values(yl, yh, boxes[:, 2], box[1], box[3]),
+        _boundary_values(xl, xh, boxes[:, 1], box[0], box[2], seam_rank, upper=True),
+        _boundary_values(yl, yh, boxes[:, 3], box[1], box[3]),
     ])
-    # Number classes deterministically by their lower-left corner.
+    # Number classes deterministically by their lower-left corner (in the frame).
     rank = np.empty(len(edges), dtype=np.int64)
-    rank[np.lexsort((edges[:, 0], edges[:, 1]))] = np.arange(len(edges))
+    rank[np.lexsort((boxes[:, 0], boxes[:, 2]))] = np.arange(len(edges))
     return RectanglePartition(
         labels=rank[leaf_of_point[row_point]],
         element_weights=w,
@@ -189,16 +216,17 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         params={"crs": None if crs is None else str(crs)},
         xy=xy,
         rectangles=edges[np.argsort(rank)],
-        bounds=box,
+        bounds=tuple(float(v) for v in box),
         crs=crs,
     )
 
 
 def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
-    """(n, 2) finite float64 coordinates, geographic ones within range, or DataError.
+    """(n, 2) finite real float64 coordinates, geographic ones within range, or DataError.
 
     ``row_names`` (default: positions) name the rows in error messages.
     """
+    _reject_bool_and_complex(xy, row_names)
     try:
         a = np.asarray(xy, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -209,21 +237,37 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
         raise DataError("no points given")
 
     def name(i):
-        return f"row {i}" if row_names is None else f"row {row_names[i]!r}"
+        return f"row {i}" if row_names is None else f"row {show(row_names[i])}"
 
     bad = ~np.isfinite(a).all(axis=1)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"{int(bad.sum())} points have NaN or infinite coordinates "
-                        f"(first: {name(i)}, x={a[i, 0]!r}, y={a[i, 1]!r})")
+        i, n = int(np.flatnonzero(bad)[0]), int(bad.sum())
+        raise DataError(f"{plural(n, 'point')} {'has' if n == 1 else 'have'} NaN or infinite coordinates "
+                        f"(first: {name(i)}, x={show(a[i, 0])}, y={show(a[i, 1])})")
     if crs is not None and _is_geographic(crs):
         out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
         if out.any():
-            i = int(np.flatnonzero(out)[0])
+            i, n = int(np.flatnonzero(out)[0]), int(out.sum())
             raise DataError(
-                f"{int(out.sum())} points lie outside longitude [-180, 180] / latitude [-90, 90] "
-                f"(first: {name(i)}, lon={a[i, 0]!r}, lat={a[i, 1]!r})")
+                f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside longitude [-180, 180] / latitude "
+                f"[-90, 90] (first: {name(i)}, lon={show(a[i, 0])}, lat={show(a[i, 1])})")
     return np.ascontiguousarray(a + 0.0)  # -0.0 becomes 0.0: equal coordinates are one point
+
+
+def _reject_bool_and_complex(xy, row_names=None) -> None:
+    """DataError when coordinates are booleans or complex numbers (numpy would
+    read True as 1 and drop an imaginary part)."""
+    a = np.asarray(xy)
+    if a.dtype.kind == "O" or (isinstance(xy, (list, tuple)) and a.dtype.kind in "iuf"):
+        cells = np.asarray(xy, dtype=object)
+        flags = np.frompyfunc(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating)), 1, 1)
+        bad = flags(cells).astype(bool)
+        if bad.any():
+            at = np.argwhere(bad)[0]
+            where = f"row {at[0]}" if row_names is None else f"row {show(row_names[at[0]])}"
+            raise DataError(f"coordinates must be real numbers, got {show(cells[tuple(at)])} at {where}")
+    elif a.dtype.kind in "bc":
+        raise DataError(f"coordinates must be real numbers, got {'booleans' if a.dtype.kind == 'b' else 'complex numbers'}")
 
 
 def _is_geographic(crs) -> bool:
@@ -233,25 +277,10 @@ def _is_geographic(crs) -> bool:
     try:
         return CRS.from_user_input(crs).is_geographic
     except CRSError as exc:
-        raise DataError(f"unknown crs {crs!r}: {exc}") from None
+        raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
-def _check_bounds(bounds, extent) -> tuple:
-    """The tiled region: ``bounds`` if it contains the data's ``extent``, else an error."""
-    lo, hi = extent[:2], extent[2:]
-    if bounds is None:
-        return tuple(float(v) for v in extent)
-    try:
-        b = tuple(float(v) for v in bounds)
-    except (TypeError, ValueError):
-        raise DataError(f"bounds must be (xmin, ymin, xmax, ymax), got {bounds!r}") from None
-    if len(b) != 4 or not (b[0] <= lo[0] and b[1] <= lo[1] and b[2] >= hi[0] and b[3] >= hi[1]):
-        raise DataError(f"bounds {bounds!r} must contain every point (data spans "
-                        f"{lo[0]!r}, {lo[1]!r}, {hi[0]!r}, {hi[1]!r})")
-    return b
-
-
-def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
+def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for a T the data can meet.
 
@@ -267,7 +296,7 @@ def _balanced_leaves(rx, ry, pxy, pw, k, lower_bound, y_order):
     (two on larger instances), and the best pass is kept.
     """
     def run(target):
-        tree = kd_partition(rx, ry, pxy[:, 0], pxy[:, 1], pw, k, target, "balanced",
+        tree = kd_partition(rx, ry, x, y, pw, k, target, "balanced",
                             y_order=y_order, exact=lower_bound)
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int(weights.max()), label, boxes
@@ -312,52 +341,80 @@ def _record_quantile(weights: np.ndarray, q: float) -> int:
     return int(ordered[np.searchsorted(np.cumsum(ordered), q * weights.sum())])
 
 
-def _dense_ranks(values: np.ndarray, order: np.ndarray | None = None):
-    """Distinct values (sorted) and the dense rank of each value, given its sort
-    order (``None``: already sorted)."""
+def _distinct(xy: np.ndarray, weights):
+    """Distinct points sorted by (x, y), their weights (records) and the point
+    of each row: one sort of the coordinate pairs viewed as complex numbers,
+    which numpy orders lexicographically."""
+    pairs = xy.view(np.complex128).ravel()
+    order = np.argsort(pairs)
+    sorted_pairs = pairs[order]
+    new = np.empty(len(order), dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_pairs[1:], sorted_pairs[:-1], out=new[1:])
+    point_of_sorted = np.cumsum(new) - 1
+    row_point = np.empty(len(xy), dtype=np.int64)
+    row_point[order] = point_of_sorted
+    total = len(xy) if weights is None else int(weights.sum())
+    weight_t = np.int32 if total < 2**31 - 1 else np.int64
+    pw = np.bincount(point_of_sorted, weights=None if weights is None else weights[order]).astype(weight_t)
+    return sorted_pairs[new].view(np.float64).reshape(-1, 2), pw, row_point
+
+
+def _rotate(xy, weights, pxy, pw, row_point, west: float):
+    """The distinct points in the order of a frame that starts at longitude
+    ``west`` and crosses the antimeridian: first those at x >= west, then
+    those east of ±180 (each part sorted by (x, y)); -180 is read as 180, one
+    meridian. Also returns ``seam``, the position of the first point east of
+    the antimeridian (None when there is none)."""
+    if (pxy[:, 0] == -180).any():
+        xy = xy.copy()
+        xy[xy[:, 0] == -180, 0] = 180.0
+        pxy, pw, row_point = _distinct(xy, weights)
+    n = len(pxy)
+    first = int(np.searchsorted(pxy[:, 0], west, side="left"))
+    if first == 0:
+        return pxy, pw, row_point, None
+    order = np.r_[first:n, 0:first]
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    return pxy[order], pw[order], position[row_point], n - first
+
+
+def _axis_ranks(values: np.ndarray, order: np.ndarray | None = None, seam: int | None = None):
+    """Dense ranks of coordinates along one axis, given their sort order
+    (``order``; None: already sorted, or for longitudes in a frame across the
+    antimeridian, sorted on each side of position ``seam``). Values one float
+    apart share a rank: no boundary fits between them. Returns the lowest and
+    the highest value of each rank, the rank of each value, and whether two
+    distinct values share a rank."""
     v = values if order is None else values[order]
     step = np.empty(len(v), dtype=bool)
     step[0] = False
-    np.not_equal(v[1:], v[:-1], out=step[1:])
+    np.greater(v[1:], np.nextafter(v[:-1], np.inf), out=step[1:])
+    if seam is not None:   # 180 (-180) and the next float east of it share a rank
+        step[seam] = not (v[seam - 1] == 180 and v[seam] == np.nextafter(-180.0, 0.0))
     ranks = np.cumsum(step, dtype=np.int64)
+    merged = int(ranks[-1]) < int(np.count_nonzero(v[1:] != v[:-1]))
     if order is not None:
         ranks[order] = ranks.copy()
-    step[0] = True
-    return v[step], ranks
+    first = step.copy()
+    first[0] = True
+    last = np.append(first[1:], True)
+    return v[first], v[last], ranks, merged
 
 
-def _boundary_values(values: np.ndarray, boundary: np.ndarray, lo: float, hi: float) -> np.ndarray:
+def _boundary_values(lows, highs, boundary, lo: float, hi: float, seam=None, upper=False) -> np.ndarray:
     """Coordinates of rank boundaries: ``lo`` / ``hi`` at the ends, else the
-    shortest decimal strictly between the two distinct values it separates."""
+    shortest decimal strictly between the two ranks it separates. The
+    boundary before rank ``seam`` crosses the antimeridian: it lies at ±180
+    (180 as an upper edge, -180 as a lower one) unless a record is there."""
     distinct, where = np.unique(boundary, return_inverse=True)
     out = np.where(distinct == 0, lo, hi).astype(np.float64)
-    inner = (distinct > 0) & (distinct < len(values))
+    inner = np.flatnonzero((distinct > 0) & (distinct < len(lows)))
     b = distinct[inner]
-    out[inner] = shortest_decimal_between(values[b - 1], values[b])
+    out[inner] = shortest_decimal_between(highs[b - 1], lows[b])
+    at = inner[b == seam]
+    if at.size:
+        out[at] = ((180.0 if upper else -180.0) if highs[seam - 1] < 180
+                   else shortest_decimal_between(np.array([-180.0]), lows[seam:seam + 1])[0])
     return out[where]
-
-
-def shortest_decimal_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """For a < b elementwise, the number with the fewest significant decimal digits
-    in the open interval (a, b), nearest the midpoint among those; ``b`` itself
-    when no float lies strictly between."""
-    out = b.astype(np.float64).copy()
-    if a.size == 0:
-        return out
-    # Grid steps from one decade above the largest magnitude (where only 0 can
-    # fall inside an interval) down to 1e-17 (finer than float64 resolves here).
-    magnitude = max(float(np.abs(a).max()), float(np.abs(b).max()), 1e-300)
-    todo = np.ones(a.shape, dtype=bool)
-    for d in range(-int(np.ceil(np.log10(magnitude))) - 1, 18):
-        idx = np.flatnonzero(todo)
-        if idx.size == 0:
-            break
-        aa, bb = a[idx], b[idx]
-        scale = 10.0 ** abs(d)
-        up, down = (lambda v: v * scale, lambda v: v / scale) if d >= 0 else (lambda v: v / scale, lambda v: v * scale)
-        lo, hi = np.floor(up(aa)) + 1, np.ceil(up(bb)) - 1
-        c = down(np.clip(np.round(up((aa + bb) / 2)), lo, hi))
-        ok = (lo <= hi) & (aa < c) & (c < bb)
-        out[idx[ok]] = c[ok]
-        todo[idx[ok]] = False
-    return out
