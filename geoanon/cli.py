@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ._text import plural
-from .errors import GeoanonError, ParameterError
+from .errors import DataError, GeoanonError, ParameterError
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -335,8 +335,16 @@ def _run_demo(args) -> int:
                            nc_counties)
     from .pipeline import generalize_points, generalize_regions, write_release
 
+    from .io import check_writable
+
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
+    for name in ("points.csv", "points_report.json", "points_map.html", "regions.csv", "regions_report.json",
+                 "regions_map.html", "regions_classes.geojson"):
+        check_writable(out / name)
     points = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
     points.report.update(input=str(data_path("demo_patients.csv")), output=str(out / "points.csv"))
     regions = generalize_regions(demo_nc_births(), DEMO_REGION_K, column="county_fips", regions=nc_counties(),
