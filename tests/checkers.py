@@ -246,3 +246,102 @@ def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None):
         else:
             best = cost if best is None else min(best, cost)
     return best
+
+
+def great_circle(p, q):
+    """Great-circle distance in degrees between two (lon, lat) points (haversine)."""
+    import math
+
+    lon1, lat1, lon2, lat2 = map(math.radians, (p[0], p[1], q[0], q[1]))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return math.degrees(2 * math.asin(min(1.0, math.sqrt(h))))
+
+
+def check_bridged_partition(G, weights, k, class_of, bridges, centroids, distance):
+    """Assert the rules of a connected partition whose light components were
+    linked to their nearest regions (``on_small="nearest"``); return the group
+    weights.
+
+    - every bridge (u, v) joins two different components of G, both with records;
+    - every component of G with records but lighter than k has a bridge that
+      is as short as its nearest pair (``distance`` between ``centroids``) with
+      a region of another component with records (the first round of links);
+    - with the bridges as edges, the rules of check_connected_partition hold.
+    """
+    import math
+
+    import networkx as nx
+
+    component = {}
+    for i, comp in enumerate(nx.connected_components(G)):
+        for v in comp:
+            component[v] = i
+    comp_weight = defaultdict(int)
+    for v in G.nodes:
+        comp_weight[component[v]] += int(weights.get(v, 0))
+    lengths = defaultdict(list)
+    for u, v in bridges:
+        assert component[u] != component[v], f"bridge {u}-{v} lies inside one component"
+        assert comp_weight[component[u]] > 0 and comp_weight[component[v]] > 0, "bridges join components with records"
+        d = distance(centroids[u], centroids[v])
+        lengths[component[u]].append(d)
+        lengths[component[v]].append(d)
+    targets = [v for v in G.nodes if comp_weight[component[v]] > 0]
+    for c, total in comp_weight.items():
+        if 0 < total < k:
+            inside = [u for u in targets if component[u] == c]
+            nearest = min(distance(centroids[u], centroids[v]) for u in inside for v in targets if component[v] != c)
+            assert any(math.isclose(d, nearest, rel_tol=1e-9, abs_tol=1e-12) for d in lengths[c]), \
+                f"component {c} is not linked to its nearest region ({nearest})"
+    H = nx.Graph(G)
+    H.add_edges_from(bridges)
+    return check_connected_partition(H, weights, k, class_of)
+
+
+def check_wrapped_rectangle_partition(xy, weights, k, labels, rectangles, bounds):
+    """Assert the rules of a rectangle partition of longitudes/latitudes whose
+    region may cross the antimeridian; return the class weights.
+
+    A region or rectangle with xmin > xmax wraps (RFC 7946, 3.1.9): longitudes
+    below the region's xmin are read 360 degrees further east (an upper edge
+    at xmin too), exactly, with fractions; then the rules of
+    check_rectangle_partition hold, with -180 and 180 one meridian.
+    """
+    from fractions import Fraction
+
+    west, wrapped = float(bounds[0]), float(bounds[0]) > float(bounds[2])
+
+    def lon(v, upper=False):
+        v = Fraction(float(v))
+        return v + 360 if wrapped and (v < west or (upper and v == west)) else v
+
+    def unwrap(r):
+        return lon(r[0]), Fraction(float(r[1])), lon(r[2], upper=True), Fraction(float(r[3]))
+
+    pts = [(lon(p[0]), Fraction(float(p[1]))) for p in xy]   # -180 becomes 180 when wrapped
+    rects = [unwrap(r) for r in rectangles]
+    xmin, ymin, xmax, ymax = unwrap(bounds)
+    C = len(rects)
+    assert set(int(c) for c in labels) == set(range(C)), "class ids must be 0..C-1, each used"
+    weight = defaultdict(int)
+    for c, w in zip(labels, weights):
+        weight[int(c)] += int(w)
+    assert all(weight[c] >= k for c in range(C)), f"a class is below k={k}"
+    at = {}
+    for i, ((x, y), c) in enumerate(zip(pts, labels)):
+        r0, r1, r2, r3 = rects[int(c)]
+        assert in_interval(x, r0, r2, xmax) and in_interval(y, r1, r3, ymax), \
+            f"row {i} at {tuple(xy[i])} is outside its rectangle {tuple(rectangles[int(c)])}"
+        assert at.setdefault((x, y), int(c)) == int(c), f"identical points {tuple(xy[i])} are in two classes"
+    area = Fraction(0)
+    for a in range(C):
+        a0, a1, a2, a3 = rects[a]
+        assert xmin <= a0 <= a2 <= xmax and ymin <= a1 <= a3 <= ymax, f"rectangle {a} leaves the bounds"
+        assert a2 - a0 <= 360, f"rectangle {a} is wider than the globe"
+        area += (a2 - a0) * (a3 - a1)
+        for b in range(a + 1, C):
+            b0, b1, b2, b3 = rects[b]
+            assert not (intervals_meet(a0, a2, b0, b2, xmax) and intervals_meet(a1, a3, b1, b3, ymax)), \
+                f"rectangles {a} and {b} overlap"
+    assert area == (xmax - xmin) * (ymax - ymin), "rectangles do not tile the bounds"
+    return [weight[c] for c in range(C)]

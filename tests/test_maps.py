@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
-from geoanon.maps import leaflet_assets, render_html
+from geoanon.maps import check_tiles, class_map, leaflet_assets, render_html
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -45,6 +45,43 @@ def test_user_strings_are_escaped():
     assert "<b>x</b>&" not in html and "&lt;b&gt;x&lt;/b&gt;&amp;" in html
     assert '<img src=x onerror="alert(2)">' not in html
     assert "</script><script>alert(3)" not in html
+
+
+@pytest.mark.parametrize("tiles, attribution, match", [
+    (None, None, None),
+    ("", None, None),
+    ("OpenStreetMap", None, None),
+    ("OpenTopoMap", "own credit", None),
+    ("https://tiles.example.org/{z}/{x}/{y}.png", "© Example", None),
+    ("https://tiles.example.org/{z}/{x}/{-y}.png", "© Example", None),
+    ("https://tiles.example.org/{z}/{x}/{y}.png", None, "needs an attribution"),
+    ("https://tiles.example.org/{z}/{x}/{y}.png", "  ", "needs an attribution"),
+    ("https://tiles.example.org/{z}/{x}/{y}.png", 5, "attribution must be text, got 5"),
+    ("tiles.example.org/{z}/{x}/{y}.png", "a", "must start with https:// or http://"),
+    ("javascript:alert(1)//{z}{x}{y}", "a", "must start with https://"),
+    ("https://tiles.example.org/map.png", "a", r"placeholders \{z\}, \{x\} and \{y\}"),
+    ("Nowhere Maps", None, "unknown tiles 'Nowhere Maps'"),
+    ("Thunderforest.OpenCycleMap", None, "need an API key"),
+    (3, None, "tiles must be a name or a URL, got 3"),
+])
+def test_check_tiles_before_any_drawing(tiles, attribution, match):
+    if match is None:
+        check_tiles(tiles, attribution)
+        return
+    with pytest.raises(ga.ParameterError, match=match) as err:
+        check_tiles(tiles, attribution)
+    assert "\n" not in str(err.value)
+
+
+def test_tile_url_with_an_escaped_attribution():
+    rel = _release()
+    url = "https://tiles.example.org/{z}/{x}/{y}.png"
+    html = render_html(class_map(rel.classes, 10, tiles=url, tiles_attribution='<img src=x onerror="alert(4)">&'))
+    assert url in html and '<img src=x onerror="alert(4)">' not in html
+    # escaped for HTML (Leaflet shows attributions as HTML), then JSON-encoded into the script
+    assert '"attribution": "\\u0026lt;img src=x onerror=\\u0026quot;alert(4)\\u0026quot;\\u0026gt;\\u0026amp;"' in html
+    with pytest.raises(ga.ParameterError, match="needs an attribution"):
+        class_map(rel.classes, 10, tiles=url)
 
 
 def _chromium():
@@ -102,3 +139,24 @@ def test_browser_draws_every_region_group_offline(tmp_path):
     shot.unlink(missing_ok=True)
     done = _headless(chromium, tmp_path / "profile2", "--window-size=1200,800", f"--screenshot={shot}", page.as_uri())
     assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
+    chromium = _chromium()
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"lon": np.r_[rng.uniform(176, 180, 150), rng.uniform(-180, -176, 150)],
+                       "lat": rng.uniform(-19, -15, 300)})
+    rel = ga.generalize_points(df, 10)
+    assert rel.partition.bounds[0] > rel.partition.bounds[2]   # the region crosses the antimeridian
+    page = tmp_path / "fiji.html"
+    page.write_text(render_html(rel.preview()), encoding="utf-8")
+    done = _headless(chromium, tmp_path / "profile", "--window-size=1000,800", "--dump-dom", page.as_uri())
+    assert done.returncode == 0, done.stderr[-2000:]
+    paths = re.findall(r'<path[^>]*class="leaflet-interactive"[^>]*d="([^"]+)"', done.stdout)
+    assert len(paths) == rel.partition.n_classes
+    spans = sorted((min(xs), max(xs)) for xs in
+                   ([float(v) for v in re.findall(r"[ML](-?[\d.]+) ", d)] for d in paths))
+    reach = np.maximum.accumulate([hi for _, hi in spans])
+    # the classes tile one contiguous strip on screen: no gap as wide as the world between them
+    assert max(lo - r for (lo, _), r in zip(spans[1:], reach[:-1])) <= 1
+    assert spans[-1][1] - spans[0][0] > 500   # and the view is fitted to them

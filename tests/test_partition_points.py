@@ -186,6 +186,7 @@ def test_to_geodataframe():
     ([[np.nan, 0]], 1, None, ga.DataError, "NaN or infinite"),
     ([[np.inf, 0]], 1, None, ga.DataError, "NaN or infinite"),
     ([["a", 0]], 1, None, ga.DataError, "numeric"),
+    ([[1, 2], [3]], 1, None, ga.DataError, "numeric"),
     ([[0, 0, 0]], 1, None, ga.DataError, "shape"),
     ([[181, 0]], 1, None, ga.DataError, "outside longitude"),
     ([[0, -90.5]], 1, None, ga.DataError, "outside longitude"),

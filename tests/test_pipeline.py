@@ -27,8 +27,10 @@ def test_columns_rows_and_order_are_kept():
     assert len(t) == len(df) and t.index.equals(df.index)
     for col in ("id", "note", "age"):
         assert t[col].equals(df[col])
-    # raw coordinates never appear, each row lies in its released rectangle
+    # raw coordinates never appear, not even as an outer edge; each row lies in its released rectangle
     assert not {"lat", "lon"} & set(t.columns)
+    assert not np.isin(t[["lat_min", "lat_max"]], df.lat).any() and not np.isin(t[["lon_min", "lon_max"]], df.lon).any()
+    assert not np.isin(rel.report["bounds"], np.r_[df.lat, df.lon]).any()
     assert ((t.lat_min <= df.lat) & (df.lat <= t.lat_max) & (t.lon_min <= df.lon) & (df.lon <= t.lon_max)).all()
     # the released columns are k-anonymous on their own
     assert audit(t, ["lat_min", "lat_max", "lon_min", "lon_max"])["k"] >= 7

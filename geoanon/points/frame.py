@@ -2,8 +2,8 @@
 
 **Outer bounds.** By default the rectangles tile the records' bounding box
 padded outward, so that no outer edge is a record's coordinate. Per axis, the
-*scale* is the records' span (the coordinates' magnitude when the span is 0,
-and never below 1e-9 of the magnitude or 1e-12); each side moves out by
+*scale* is the records' span (when it is 0, the coordinates' magnitude, or 1
+at the origin), never below 1e-9 of the magnitude nor 1e-12; each side moves out by
 ``PAD_FRACTION`` of the scale and then out to a multiple of the *step*, the
 largest of 1, 2 or 5 times a power of ten that is at most a tenth of the
 scale. The edges are round numbers that depend on the data's scale, not on
@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from .._text import show
+from .._text import plural, show
 from ..errors import DataError, ParameterError
 
 PAD_FRACTION = 0.05     # the bounds lie at least this fraction of the scale beyond the records
@@ -73,7 +73,7 @@ def _antimeridian_frame(x: np.ndarray):
 def _padded(lo: float, hi: float, span: float) -> tuple:
     """``lo`` and ``hi`` moved outward by the margin and out to the round step."""
     magnitude = max(abs(lo), abs(hi))
-    scale = max(span if span > 0 else magnitude, RELATIVE_SCALE * magnitude, ABSOLUTE_SCALE)
+    scale = max(span if span > 0 else magnitude or 1.0, RELATIVE_SCALE * magnitude, ABSOLUTE_SCALE)
     mantissa, exponent = _round_step(scale / 10)
     step = mantissa * 10.0 ** exponent
     margin = PAD_FRACTION * scale
@@ -138,8 +138,10 @@ def check_contains(bounds: tuple, x: np.ndarray, y: np.ndarray) -> None:
     outside = np.flatnonzero(~(inside_x & (y >= ymin) & (y <= ymax)))
     if outside.size:
         i = outside[0]
+        n = outside.size
         raise DataError(f"bounds ({', '.join(show(v) for v in bounds)}) must contain every point; "
-                        f"{outside.size} lie outside, e.g. ({show(x[i])}, {show(y[i])})")
+                        f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside, "
+                        f"e.g. ({show(x[i])}, {show(y[i])})")
 
 
 def unwrapped(rectangles: np.ndarray, bounds: tuple) -> tuple:

@@ -257,7 +257,10 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
 def _reject_bool_and_complex(xy, row_names=None) -> None:
     """DataError when coordinates are booleans or complex numbers (numpy would
     read True as 1 and drop an imaginary part)."""
-    a = np.asarray(xy)
+    try:
+        a = np.asarray(xy)
+    except (TypeError, ValueError):   # ragged: the conversion to floats names the problem
+        return
     if a.dtype.kind == "O" or (isinstance(xy, (list, tuple)) and a.dtype.kind in "iuf"):
         cells = np.asarray(xy, dtype=object)
         flags = np.frompyfunc(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating)), 1, 1)
@@ -267,7 +270,8 @@ def _reject_bool_and_complex(xy, row_names=None) -> None:
             where = f"row {at[0]}" if row_names is None else f"row {show(row_names[at[0]])}"
             raise DataError(f"coordinates must be real numbers, got {show(cells[tuple(at)])} at {where}")
     elif a.dtype.kind in "bc":
-        raise DataError(f"coordinates must be real numbers, got {'booleans' if a.dtype.kind == 'b' else 'complex numbers'}")
+        kind = "booleans" if a.dtype.kind == "b" else "complex numbers"
+        raise DataError(f"coordinates must be real numbers, got {kind}")
 
 
 def _is_geographic(crs) -> bool:
