@@ -240,6 +240,9 @@ def test_explicit_bounds_are_used_as_given():
     part = ga.partition_points(xy, 10, bounds=(170, -25, -165, -10)).verify()
     assert part.bounds == (170, -25, -165, -10)
     check_wrapped_rectangle_partition(xy, np.ones(len(xy)), 10, part.labels, part.rectangles, part.bounds)
+    for side in (xy[:, 0] > 0, xy[:, 0] < 0):   # records on one side of a wrapped region
+        one = ga.partition_points(xy[side], 10, bounds=(170, -25, -165, -10)).verify()
+        check_wrapped_rectangle_partition(xy[side], np.ones(side.sum()), 10, one.labels, one.rectangles, one.bounds)
     world = ga.partition_points(xy, 10, bounds=(-180, -90, 180, 90)).verify()   # no wrap when told so
     assert not (world.rectangles[:, 0] > world.rectangles[:, 2]).any()
     assert world.rectangles[:, [0, 2]].min() == -180 and world.rectangles[:, [0, 2]].max() == 180

@@ -3,9 +3,9 @@
 **Outer bounds.** By default the rectangles tile the records' bounding box
 padded outward, so that no outer edge is a record's coordinate. Per axis, the
 *scale* is the records' span (when it is 0, the coordinates' magnitude, or 1
-at the origin), never below 1e-9 of the magnitude nor 1e-12; each side moves out by
-``PAD_FRACTION`` of the scale and then out to a multiple of the *step*, the
-largest of 1, 2 or 5 times a power of ten that is at most a tenth of the
+at the origin), never below 1e-9 of the magnitude nor 1e-12. Each side moves
+out by ``PAD_FRACTION`` of the scale and then out to a multiple of the *step*,
+the largest of 1, 2 or 5 times a power of ten that is at most a tenth of the
 scale. The edges are round numbers that depend on the data's scale, not on
 one record. In a geographic CRS they are clipped to [-180, 180] x [-90, 90].
 
@@ -74,19 +74,18 @@ def _padded(lo: float, hi: float, span: float) -> tuple:
     """``lo`` and ``hi`` moved outward by the margin and out to the round step."""
     magnitude = max(abs(lo), abs(hi))
     scale = max(span if span > 0 else magnitude or 1.0, RELATIVE_SCALE * magnitude, ABSOLUTE_SCALE)
-    mantissa, exponent = _round_step(scale / 10)
-    step = mantissa * 10.0 ** exponent
     margin = PAD_FRACTION * scale
     try:
-        low, high = math.floor((lo - margin) / step), math.ceil((hi + margin) / step)
+        mantissa, exponent = _round_step(scale / 10)
+        step = mantissa * 10.0 ** exponent
+
+        def multiple(n):
+            # exact integers, one correctly rounded division: the value prints short
+            return float(n * mantissa * 10 ** exponent) if exponent >= 0 else n * mantissa / 10 ** -exponent
+
+        return multiple(math.floor((lo - margin) / step)), multiple(math.ceil((hi + margin) / step))
     except OverflowError:
-        raise DataError(f"coordinates up to {show(magnitude)} are too large to pad") from None
-
-    def multiple(n):
-        # exact integers, one correctly rounded division: the value prints short
-        return float(n * mantissa * 10 ** exponent) if exponent >= 0 else n * mantissa / 10 ** -exponent
-
-    return multiple(low), multiple(high)
+        raise DataError(f"coordinates as large as {show(magnitude)} leave no room to pad the bounds") from None
 
 
 def _round_step(x: float) -> tuple:

@@ -369,14 +369,14 @@ def _rotate(xy, weights, pxy, pw, row_point, west: float):
     ``west`` and crosses the antimeridian: first those at x >= west, then
     those east of ±180 (each part sorted by (x, y)); -180 is read as 180, one
     meridian. Also returns ``seam``, the position of the first point east of
-    the antimeridian (None when there is none)."""
+    the antimeridian (None when all points lie on one side)."""
     if (pxy[:, 0] == -180).any():
         xy = xy.copy()
         xy[xy[:, 0] == -180, 0] = 180.0
         pxy, pw, row_point = _distinct(xy, weights)
     n = len(pxy)
     first = int(np.searchsorted(pxy[:, 0], west, side="left"))
-    if first == 0:
+    if first in (0, n):   # all on one side: already in frame order
         return pxy, pw, row_point, None
     order = np.r_[first:n, 0:first]
     position = np.empty(n, dtype=np.int64)
@@ -417,7 +417,7 @@ def _boundary_values(lows, highs, boundary, lo: float, hi: float, seam=None, upp
     inner = np.flatnonzero((distinct > 0) & (distinct < len(lows)))
     b = distinct[inner]
     out[inner] = shortest_decimal_between(highs[b - 1], lows[b])
-    at = inner[b == seam]
+    at = inner[b == seam] if seam is not None else inner[:0]
     if at.size:
         out[at] = ((180.0 if upper else -180.0) if highs[seam - 1] < 180
                    else shortest_decimal_between(np.array([-180.0]), lows[seam:seam + 1])[0])
