@@ -20,6 +20,7 @@ import re
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
@@ -156,8 +157,9 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     ratio = gdf["weight"].to_numpy() / k
     gdf["class_id"] = gdf["class_id"].astype(int)
     gdf["records"] = gdf["weight"].astype(int)
-    if "label" in extra:   # the tooltip shows values as HTML
-        gdf["label"] = [html.escape(str(v)) for v in gdf["label"]]
+    for c in extra:   # the tooltip shows values as HTML
+        if not pd.api.types.is_numeric_dtype(gdf[c]):
+            gdf[c] = [html.escape(str(v)) for v in gdf[c]]
     gdf["fill"] = np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")]
     fields = ["class_id", *extra, "records"]
     gdf = gdf[[*fields, "fill", gdf.geometry.name]]

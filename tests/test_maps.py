@@ -38,6 +38,14 @@ def test_tiles_are_optional():
     assert "tile.openstreetmap.org" in html
 
 
+def test_tooltip_values_are_escaped():
+    classes = _release().classes.assign(label="<b>a</b>", regions="<i>r</i>")
+    html = render_html(class_map(classes, 10))
+    assert "<b>a</b>" not in html and "<i>r</i>" not in html
+    # escaped for the tooltip's HTML, then JSON-encoded into the script
+    assert '"label": "\\u0026lt;b\\u0026gt;a' in html and '"regions": "\\u0026lt;i\\u0026gt;r' in html
+
+
 def test_user_strings_are_escaped():
     rel = _release()
     rel.notes.append('<img src=x onerror="alert(2)">')
