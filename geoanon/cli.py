@@ -67,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     points.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX",
                         help="region the rectangles tile (default: the data's bounding box); "
                              "write --bounds=-125,24,-66,50 when it starts with a minus sign")
-    points.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
+    points.add_argument("--tiles", help="base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) "
+                             "or a URL template with {z}, {x}, {y} (needs --attribution); the map then needs "
+                             "network to show them")
+    points.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
     points.set_defaults(run=_run_points)
 
     zips = sub.add_parser("zip", help="generalize a region column (zip codes, counties) into connected groups "
@@ -91,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     zips.add_argument("--small", default="error", choices=("error", "suppress", "nearest"),
                       help="connected components with records but lighter than k: fail (default), generalize "
                            "their records to '*', or join the group of the nearest region (by centroid)")
-    zips.add_argument("--tiles", help="base map tiles for --map (a folium name or URL; needs network to view)")
+    zips.add_argument("--tiles", help="base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) "
+                             "or a URL template with {z}, {x}, {y} (needs --attribution); the map then needs "
+                             "network to show them")
+    zips.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
     zips.set_defaults(run=_run_zip)
 
     labels = sub.add_parser("labels", help="generalize an unordered label column (names, diagnoses) into "
@@ -203,6 +209,7 @@ def _run_points(args) -> int:
     from .pipeline import generalize_points, write_release
 
     _check_outputs({"IN": args.input}, args.output, args.report, args.map)
+    _check_tiles(args)
     if (args.lat is None) != (args.lon is None):
         raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
     if args.lat is not None and args.lat == args.lon:
@@ -215,7 +222,7 @@ def _run_points(args) -> int:
     release.report.update(input=str(args.input), output=str(args.output))
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map,
-                            map_options={"tiles": args.tiles, "title": Path(args.input).name},
+                            map_options=_map_options(args),
                             escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
@@ -227,6 +234,7 @@ def _run_zip(args) -> int:
 
     _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges},
                    args.output, args.report, args.map, args.classes)
+    _check_tiles(args)
     df = read_table(args.input)
     regions = read_table(args.regions)
     release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
@@ -235,7 +243,7 @@ def _run_zip(args) -> int:
     release.report.update(input=str(args.input), regions=str(args.regions), output=str(args.output))
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
-                            map_options={"tiles": args.tiles, "title": Path(args.input).name},
+                            map_options=_map_options(args),
                             escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
@@ -256,6 +264,18 @@ def _run_labels(args) -> int:
                             escape_all=args.escape_formulas)
     _summary(release, written)
     return 0
+
+
+def _check_tiles(args) -> None:
+    from .maps import check_tiles
+
+    if args.attribution is not None and not args.tiles:
+        raise ParameterError("--attribution is the credit line of --tiles: give --tiles too")
+    check_tiles(args.tiles, args.attribution)
+
+
+def _map_options(args) -> dict:
+    return {"tiles": args.tiles, "tiles_attribution": args.attribution, "title": Path(args.input).name}
 
 
 def _model_options(args) -> dict:

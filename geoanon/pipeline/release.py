@@ -61,15 +61,15 @@ class Release:
         shapes = self.row_shapes()
         return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
 
-    def preview(self, *, tiles=None, title=None, attribution=None):
+    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
 
         if self.partition is None:
             raise ParameterError("this release has no map: its classes have no geometry")
 
-        return class_map(self.classes, self.partition.k, title=title, tiles=tiles,
-                         attribution=attribution, notes=self.notes)
+        return class_map(self.classes, self.partition.k, title=title, tiles=tiles, attribution=attribution,
+                         tiles_attribution=tiles_attribution, notes=self.notes)
 
     def to_file(self, path) -> None:
         """Write the released table atomically (format from the extension; geo
