@@ -12,7 +12,8 @@ from geoanon.datasets import data_path, nc_counties
 from geoanon.regions import CompactGraph
 from geoanon.regions.spanning import _Improver, degree_lower_bound
 
-from checkers import brute_force_connected_partition, check_connected_partition
+from checkers import (brute_force_connected_partition, check_bridged_partition, check_connected_partition,
+                      great_circle)
 
 
 # -- graphs ---------------------------------------------------------------------
@@ -51,6 +52,100 @@ def test_graph_from_points_collapses_duplicates_and_handles_degenerate_sets():
     assert ga.graph_from_points([[5, 5]]).number_of_nodes() == 1
     with pytest.raises(ga.DataError, match="appears more than once"):
         ga.graph_from_points([[0, 0], [1, 1]], ids=["x", "x"])
+
+
+def _us_zip_nodes():
+    """The shipped ZIP centroids (48 states and DC) with their states."""
+    nodes = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str)
+    return nodes.assign(lat=nodes.lat.astype(float), lon=nodes.lon.astype(float))
+
+
+def _arcs(G, nodes):
+    """Great-circle length in degrees of every edge (haversine)."""
+    where = pd.Series(np.arange(len(nodes)), index=nodes.zip)
+    lon, lat = np.radians(nodes.lon.to_numpy()), np.radians(nodes.lat.to_numpy())
+    u, v = (where[list(side)].to_numpy() for side in zip(*G.edges))
+    h = np.sin((lat[v] - lat[u]) / 2) ** 2 + np.cos(lat[u]) * np.cos(lat[v]) * np.sin((lon[v] - lon[u]) / 2) ** 2
+    return np.degrees(2 * np.arcsin(np.sqrt(np.minimum(h, 1))))
+
+
+def _state_pairs(G, state):
+    return {frozenset((state[u], state[v])) for u, v in G.edges}
+
+
+def test_long_delaunay_edges_are_pruned_on_us_zip_centroids():
+    nodes = _us_zip_nodes()
+    state = dict(zip(nodes.zip, nodes.state))
+    at_zero = (nodes.lat == 0) & (nodes.lon == 0)
+    assert nodes.zip[at_zero].tolist() == ["77352"]
+    real = nodes[~at_zero]
+    xy = real[["lon", "lat"]].to_numpy()
+    full = ga.graph_from_points(xy, real.zip, prune=None)
+    G = ga.graph_from_points(xy, real.zip)
+    far = [frozenset(p) for p in (("FL", "ME"), ("FL", "TX"), ("WA", "MI"))]
+    assert {frozenset(("FL", "ME")), frozenset(("FL", "TX"))} <= _state_pairs(full, state)
+    assert not set(far) & _state_pairs(G, state)
+    assert set(map(frozenset, G.edges)) <= set(map(frozenset, full.edges))
+    assert nx.number_connected_components(G) == nx.number_connected_components(full) == 1
+    # the figures of graph_from_points' docstring
+    assert (full.number_of_edges(), G.graph["pruned"], G.number_of_edges()) == (88295, 307, 87988)
+    assert np.count_nonzero(_arcs(full, real) > 3) == 93 and 2.5 < _arcs(G, real).max() < 3
+    # the centroid at (0, 0) is joined back by its shortest link, to Maine
+    with_zero = ga.graph_from_points(nodes[["lon", "lat"]].to_numpy(), nodes.zip)
+    assert [state[v] for v in with_zero.neighbors("77352")] == ["ME"]
+    assert not set(far) & _state_pairs(with_zero, state) and nx.is_connected(with_zero)
+
+
+@st.composite
+def clustered_points(draw):
+    """Distinct points in 1-4 clusters of very different spreads."""
+    rng = np.random.default_rng(draw(st.integers(0, 10**6)))
+    parts = [rng.integers(-500, 500, 2) + draw(st.sampled_from([0.1, 1.0, 10.0, 100.0])) *
+             rng.random((draw(st.integers(1, 15)), 2)) for _ in range(draw(st.integers(1, 4)))]
+    return np.unique(np.concatenate(parts), axis=0)
+
+
+def _check_pruning(full, pruned, xy, factor):
+    """Assert graph_from_points' rule, computed independently: every edge of
+    ``pruned`` is a Delaunay edge of ``full``; every edge at most ``factor``
+    local spacings long at one end is kept; the longer edges kept are as
+    few as reconnecting the pieces takes and each as short as it can be
+    (no dropped edge is shorter than a kept long edge it could replace)."""
+    length = {frozenset((u, v)): float(np.sqrt(((xy[int(u)] - xy[int(v)]) ** 2).sum())) for u, v in full.edges}
+    edges, kept = set(length), set(map(frozenset, pruned.edges))
+    assert kept <= edges and pruned.graph["pruned"] == len(edges - kept)
+
+    def incident(v):
+        return sorted(length[frozenset((u, v))] for u in full.neighbors(v))
+
+    spacing = {v: incident(v)[min(2, full.degree(v)) - 1] for v in full.nodes}
+    local = {v: sorted([spacing[v]] + [spacing[u] for u in full.neighbors(v)])[full.degree(v) // 2]
+             for v in full.nodes}
+    long = {e for e in edges if length[e] > factor * max(local[v] for v in e)}
+    assert edges - long <= kept
+    short = nx.Graph(list(map(tuple, edges - long)))
+    short.add_nodes_from(full.nodes)
+    assert len(kept & long) == nx.number_connected_components(short) - nx.number_connected_components(full)
+    assert nx.number_connected_components(pruned) == nx.number_connected_components(full)
+    for e in long - kept:
+        H = nx.Graph(short)
+        H.add_edges_from(tuple(f) for f in kept & long if length[f] <= length[e])
+        assert nx.has_path(H, *e), f"dropped edge {set(e)} is shorter than a kept link it could replace"
+
+
+@given(xy=clustered_points(), factor=st.sampled_from([1, 1.5, 3, 8]))
+def test_pruning_keeps_components_and_only_removes_delaunay_edges(xy, factor):
+    full = ga.graph_from_points(xy, prune=None, geographic=False)
+    pruned = ga.graph_from_points(xy, prune=factor, geographic=False)
+    if len(xy) < 3 or np.linalg.matrix_rank(xy - xy[0]) < 2:      # no triangulation: points joined in order
+        assert set(map(frozenset, pruned.edges)) == set(map(frozenset, full.edges)) and nx.is_connected(pruned)
+    else:
+        _check_pruning(full, pruned, xy, factor)
+
+
+def test_pruning_parameter_errors():
+    with pytest.raises(ga.ParameterError, match=r"^prune must be a number >= 1 or None, got 0\.5$"):
+        ga.graph_from_points([[0, 0], [1, 0], [0, 1]], prune=np.float64(0.5))
 
 
 def test_edge_list_reading():
@@ -234,8 +329,8 @@ def test_small_components_error_or_suppress():
     G.add_node("lonely")
     weights = {"a": 3, "b": 3, "c": 3, "x": 1, "y": 1, "lonely": 0}
     # "lonely" has no records: it needs no group and is no error
-    with pytest.raises(ga.InfeasibleError, match=r"^1 connected component with records weighs less than k=4 "
-                                                 r"\(2 records, regions x, y\); connect them, or use "
+    with pytest.raises(ga.InfeasibleError, match=r"^1 connected component weighs less than k=4 "
+                                                 r"\(2 records in regions x, y\); connect it, or use "
                                                  r"on_small='suppress' or on_small='nearest'$"):
         ga.partition_graph(G, 4, weights)
     part = ga.partition_graph(G, 4, weights, on_small="suppress").verify()
@@ -246,6 +341,57 @@ def test_small_components_error_or_suppress():
         ga.partition_graph(G, 10, weights, on_small="suppress")     # 11 records, none connected enough
     with pytest.raises(ga.InfeasibleError, match="k=100 is larger than the data"):
         ga.partition_graph(G, 100, weights, on_small="suppress")
+    G.add_node("z")
+    with pytest.raises(ga.InfeasibleError, match=r"^2 connected components weigh less than k=4 \(3 records in "
+                                                 r"regions x, y, z\); connect them, or use on_small='suppress'"):
+        ga.partition_graph(G, 4, {**weights, "z": 1})
+    with pytest.raises(ga.InfeasibleError, match=r"^1 connected component weighs less than k=4 \(1 record in "
+                                                 r"region z\); connect it"):
+        ga.partition_graph(G, 4, {**weights, "x": 0, "y": 0, "z": 1})
+
+
+@st.composite
+def split_region_graphs(draw):
+    """Delaunay graphs of lon/lat centroids cut into several components by
+    dropping random edges, with records on some regions."""
+    rng = np.random.default_rng(draw(st.integers(0, 10**6)))
+    n = draw(st.integers(2, 40))
+    xy = np.column_stack([rng.uniform(-80, -70, n), rng.uniform(30, 40, n)])
+    G = ga.graph_from_points(xy, ids=[f"r{i:02d}" for i in range(n)])
+    cut = draw(st.sampled_from([0.3, 0.6, 0.9]))
+    G.remove_edges_from([e for e in list(G.edges) if rng.random() < cut])
+    w = rng.integers(0, 5, n)
+    w[rng.random(n) < draw(st.sampled_from([0.0, 0.5]))] = 0
+    assume(w.sum() >= 1)
+    k = draw(st.integers(1, int(w.sum())))
+    return G, dict(zip(G.nodes, w.tolist())), k
+
+
+@given(case=split_region_graphs())
+def test_nearest_links_light_components_to_their_nearest_regions(case):
+    G, weights, k = case
+    part = ga.partition_graph(G, k, weights, on_small="nearest").verify()
+    bridges = [(part.nodes[u], part.nodes[v]) for u, v in part.bridges.tolist()]
+    centroids = dict(G.nodes(data="centroid"))
+    sizes = check_bridged_partition(G, weights, k, part.class_of(), bridges, centroids, great_circle)
+    assert max(sizes) == part.max_weight and part.lower_bound <= part.max_weight
+    assert part.params["bridges"] == len(bridges) and part.params["suppressed_components"] == 0
+    # a group is flagged as not contiguous exactly when G alone does not connect it
+    flagged = set(part.noncontiguous_groups())
+    for c, members in enumerate(part.members()):
+        assert (c in flagged) == (not nx.is_connected(G.subgraph(members)))
+
+
+def test_nearest_needs_centroids():
+    G = nx.Graph([("a", "b")])
+    G.add_node("c")
+    with pytest.raises(ga.ParameterError, match=r"^on_small='nearest' needs every region's centroid, and region 'a' "
+                                                r"has no 'centroid' attribute \(graph_from_polygons and "
+                                                r"graph_from_points set it\)$"):
+        ga.partition_graph(G, 2, {"a": 1, "b": 1, "c": 1}, on_small="nearest")
+    nx.set_node_attributes(G, {"a": (0.0, 0.0), "b": (1.0, 0.0), "c": (5.0, 0.0)}, "centroid")
+    part = ga.partition_graph(G, 2, {"a": 1, "b": 1, "c": 1}, on_small="nearest").verify()
+    assert part.bridges.tolist() == [[2, 1]] and part.n_classes == 1 and part.noncontiguous_groups() == [0]
 
 
 def test_weights_forms_and_errors():

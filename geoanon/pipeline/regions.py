@@ -12,10 +12,10 @@ from .._cells import escape_formulas
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
-from ..errors import DataError, DuplicateColumnError, InfeasibleError
+from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
-from ..regions.graphs import region_ids, repair_polygons
+from ..regions.graphs import check_unique_names, region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column
 from .release import MISSING_TOKENS, Release, check_job_columns, with_geometry
@@ -87,8 +87,9 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     if outside.any() and unknown == "error":
         examples = pd.unique(values[outside].fillna("(missing)"))[:EXAMPLES]
         one = int(outside.sum()) == 1
-        raise DataError(f"{plural(int(outside.sum()), 'record')} {'names a region that is' if one else 'name regions that are'}"
-                        f" not in the regions (e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
+        raise DataError(f"{plural(int(outside.sum()), 'record')} "
+                        f"{'names a region that is' if one else 'name regions that are'} not in the regions "
+                        f"(e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
                         f"generalize {'it' if one else 'them'} fully")
     counts = values[known].value_counts().to_dict()
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
@@ -175,12 +176,10 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
     import geopandas as gpd
     import shapely
 
-    if regions.columns.has_duplicates:
-        name = regions.columns[regions.columns.duplicated()][0]
-        raise DuplicateColumnError(f"the regions have {plural(int((regions.columns == name).sum()), 'column')} "
-                                   f"named {str(name)!r}; rename them apart")
+    check_unique_names(regions, "the regions have")
     ids = region_ids(regions, region_id)
-    found = RegionGraph(None, None, counts={"repaired_polygons": 0, "dropped_edge_regions": 0, "pruned_edges": 0})
+    found = RegionGraph(None, None, counts={"repaired_polygons": 0, "dropped_edge_regions": 0, "dropped_edges": 0,
+                                            "pruned_edges": 0})
     if has_geometry(regions):
         geoms = np.asarray(regions.geometry.values, dtype=object)
         if shapely.is_missing(geoms).any():
@@ -195,7 +194,7 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
         if polygonal:
             geoms = _repaired(geoms, ids, found)
         if geographic:
-            _check_lonlat(ids, shapely.bounds(geoms))
+            _check_lonlat(ids, shapely.bounds(geoms), crs)
         shapes = gpd.GeoSeries(geoms, index=ids, crs=crs)
         centroids = shapely.get_coordinates(shapely.centroid(geoms))
         if edges is None:
@@ -208,7 +207,7 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
             i = int(np.flatnonzero(np.isnan(lon) | np.isnan(lat))[0])
             raise DataError(f"region {ids[i]!r} has no centroid: every region needs numbers in its 'lat' and "
                             "'lon' columns")
-        _check_lonlat(ids, np.column_stack([lon, lat, lon, lat]))
+        _check_lonlat(ids, np.column_stack([lon, lat, lon, lat]), None)
         geographic = True
         centroids = np.column_stack([lon, lat])
         shapes = gpd.GeoSeries(gpd.points_from_xy(lon, lat), index=ids, crs="EPSG:4326")
@@ -244,24 +243,24 @@ def _crs(crs, geoms, warnings: list):
         warnings.append("the regions have no CRS; their coordinates fit longitude/latitude, so EPSG:4326 "
                         "is assumed")
         return "EPSG:4326"
-    raise DataError("the regions have no CRS and their coordinates are not longitude/latitude; give them one "
-                    "(GeoDataFrame.set_crs, or a file that records its CRS)")
+    raise DataError("the regions have no CRS and their coordinates are not longitude/latitude; give the file "
+                    "a CRS (GeoDataFrame.set_crs, ogr2ogr -a_srs)")
 
 
 def _repaired(geoms, ids, found: RegionGraph):
     """Polygons made valid, counted and warned about."""
     geoms, fixed = repair_polygons(geoms, ids)
     if fixed.size:
-        examples = ", ".join(str(ids[i]) for i in fixed[:EXAMPLES].tolist())
         found.counts["repaired_polygons"] = int(fixed.size)
-        found.warnings.append(f"{plural(fixed.size, 'region')} had an invalid polygon (e.g. {examples}), "
-                              "repaired with shapely.make_valid keeping its polygonal parts")
+        found.warnings.append(f"{plural(fixed.size, 'region')} had an invalid polygon ({_named(ids, fixed)}), "
+                              "repaired with shapely.make_valid keeping the polygonal parts")
     return geoms
 
 
-def _check_lonlat(ids, bounds: np.ndarray) -> None:
+def _check_lonlat(ids, bounds: np.ndarray, crs) -> None:
     """DataError naming the first region whose (xmin, ymin, xmax, ymax) leave
-    longitude [-180, 180] or latitude [-90, 90]."""
+    longitude [-180, 180] or latitude [-90, 90]; for geometry, the message
+    names its ``crs`` (a GeoJSON file without one is read as longitude/latitude)."""
     lon_bad = (bounds[:, 0] < -180) | (bounds[:, 2] > 180)
     lat_bad = (bounds[:, 1] < -90) | (bounds[:, 3] > 90)
     bad = np.flatnonzero(lon_bad | lat_bad)
@@ -270,17 +269,36 @@ def _check_lonlat(ids, bounds: np.ndarray) -> None:
         what, lo, hi, limit = (("latitude", bounds[i, 1], bounds[i, 3], 90) if lat_bad[i]
                                else ("longitude", bounds[i, 0], bounds[i, 2], 180))
         value = lo if lo < -limit else hi
+        hint = "" if crs is None else (f"; if the coordinates are not longitude/latitude, the regions' CRS "
+                                       f"({_crs_name(crs)}) is wrong: give the file its CRS (GeoDataFrame.set_crs, "
+                                       "ogr2ogr -a_srs)")
         raise DataError(f"region {ids[i]!r} has {what} {show(float(value))}, outside [-{limit}, {limit}] "
-                        f"({plural(bad.size, 'region')} out of range)")
+                        f"({plural(bad.size, 'region')} out of range){hint}")
+
+
+def _crs_name(crs) -> str:
+    """A CRS as its authority code (``EPSG:4326``), else its name."""
+    from pyproj import CRS
+
+    crs = CRS.from_user_input(crs)
+    authority = crs.to_authority()
+    return ":".join(authority) if authority else crs.name
+
+
+def _named(ids, positions) -> str:
+    """The ids at ``positions``, or ``e.g.`` and the first few of them."""
+    names = ", ".join(str(ids[i]) for i in positions[:EXAMPLES].tolist())
+    return names if len(positions) <= EXAMPLES else f"e.g. {names}"
 
 
 def _warn_null_island(ids, centroids: np.ndarray, warnings: list) -> None:
     """A warning when centroids sit exactly at (0, 0), usually a failed geocoding."""
     zero = np.flatnonzero((centroids[:, 0] == 0) & (centroids[:, 1] == 0))
     if zero.size:
-        examples = ", ".join(str(ids[i]) for i in zero[:EXAMPLES].tolist())
-        warnings.append(f"{plural(zero.size, 'region')} {'has its' if zero.size == 1 else 'have their'} centroid "
-                        f"at (0, 0), usually a failed geocoding (e.g. {examples}); check their coordinates")
+        one = zero.size == 1
+        warnings.append(f"{plural(zero.size, 'region')} {'has its' if one else 'have their'} centroid at (0, 0), "
+                        f"usually a failed geocoding ({_named(ids, zero)}); check {'its' if one else 'their'} "
+                        "coordinates")
 
 
 def _edge_graph(edges, ids, found: RegionGraph):
@@ -292,11 +310,11 @@ def _edge_graph(edges, ids, found: RegionGraph):
         dropped = len(list(graph.edges(strangers)))
         graph.remove_nodes_from(strangers)
         found.counts["dropped_edge_regions"] = len(strangers)
-        examples = ", ".join(map(str, strangers[:EXAMPLES]))
+        found.counts["dropped_edges"] = dropped
         one = len(strangers) == 1
         found.warnings.append(f"the edge list names {plural(len(strangers), 'region')} that {'is' if one else 'are'} "
-                              f"not in the regions (e.g. {examples}); {'it' if one else 'they'} and "
-                              f"{plural(dropped, 'edge')} were left out")
+                              f"not in the regions ({_named(strangers, np.arange(len(strangers)))}); "
+                              f"{'it' if one else 'they'} and {plural(dropped, 'edge')} were left out")
     return graph
 
 

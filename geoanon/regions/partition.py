@@ -173,11 +173,12 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         in_light = np.isin(comp, light)
         names = [graph.ids[i] for c in light[:6].tolist() for i in np.flatnonzero(comp == c)[:3].tolist()][:6]
         more = ", ..." if int(in_light.sum()) > len(names) else ""
-        raise InfeasibleError(f"{plural(light.size, 'connected component')} with records "
-                              f"{'weighs' if light.size == 1 else 'weigh'} less than k={k} "
-                              f"({plural(int(comp_weight[light].sum()), 'record')}, regions "
-                              f"{', '.join(map(str, names))}{more}); connect them, or use on_small='suppress' "
-                              "or on_small='nearest'")
+        one = light.size == 1
+        raise InfeasibleError(f"{plural(light.size, 'connected component')} {'weighs' if one else 'weigh'} less "
+                              f"than k={k} ({plural(int(comp_weight[light].sum()), 'record')} in "
+                              f"{'region' if len(names) == 1 and not more else 'regions'} "
+                              f"{', '.join(map(str, names))}{more}); connect {'it' if one else 'them'}, or use "
+                              "on_small='suppress' or on_small='nearest'")
     bridges = np.zeros((0, 2), dtype=np.int64)
     linked = graph
     if light.size and on_small == "nearest":
