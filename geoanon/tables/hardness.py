@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .._text import plural
 from .._validation import check_k
 from ..errors import ParameterError
 from .instance import Instance, Levels
@@ -63,7 +64,7 @@ def t_closeness_from_k_anonymity(table: pd.DataFrame, qi, k, *, optimum=None, se
     if sensitive in qi:
         raise ParameterError(f"the sensitive column {sensitive!r} is a quasi-identifier")
     if k > n:
-        raise ParameterError(f"k={k} is larger than the table ({n} rows)")
+        raise ParameterError(f"k={k} is larger than the table ({plural(n, 'row')})")
     out = table[qi].reset_index(drop=True)
     out[sensitive] = [str(i) for i in range(n)]
     return HardInstance(out, qi, sensitive, t=1 - k / n, optimum=optimum,

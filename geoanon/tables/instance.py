@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._codes import combined_key
+from .._text import plural, show
 from ..audit import sensitive_codes
 from ..errors import DataError, InfeasibleError
 from ..models import measure_classes
@@ -41,9 +42,9 @@ class Instance:
     and the sensitive values, with the model checks the solvers share."""
 
     def __init__(self, df: pd.DataFrame, qi, levels: Levels, sensitive=None, ground="equal", order=None):
-        missing = [c for c in [*qi, *([sensitive] if sensitive else [])] if c not in df.columns]
+        missing = [c for c in [*qi, *([] if sensitive is None else [sensitive])] if c not in df.columns]
         if missing:
-            raise DataError(f"no column {missing[0]!r} in the table")
+            raise DataError(f"no column {show(missing[0])} in the table")
         if not qi:
             raise DataError("no quasi-identifier columns given")
         if len(df) == 0:
@@ -114,18 +115,18 @@ class Instance:
         """InfeasibleError when even one class of the whole table misses the model."""
         lv = self.levels
         if self.n < lv.k:
-            raise InfeasibleError(f"k={lv.k} is larger than the table ({self.n} rows)")
+            raise InfeasibleError(f"k={lv.k} is larger than the table ({plural(self.n, 'row')})")
         if self.sensitive is None:
             return
         counts = np.bincount(self.sensitive, minlength=self.n_values)
         if lv.l is not None and self.n / counts.max() < lv.l - 1e-12:
             top = self.values[int(np.argmax(counts))]
-            raise InfeasibleError(f"no grouping reaches l={lv.l}: the sensitive value {top!r} fills "
+            raise InfeasibleError(f"no grouping reaches l={lv.l}: the sensitive value {show(top)} fills "
                                   f"{counts.max() / self.n:.1%} of the table, more than 1/l")
         distinct = int((counts > 0).sum())
         if lv.l_distinct is not None and distinct < lv.l_distinct:
             raise InfeasibleError(f"no grouping reaches l_distinct={lv.l_distinct}: the table has only "
-                                  f"{distinct} distinct sensitive values")
+                                  f"{plural(distinct, 'distinct sensitive value')}")
 
     def lower_bound(self) -> int:
         """Stars every solution pays: Theorem 10's bound for k (Liang-Yuan), and

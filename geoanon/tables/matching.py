@@ -37,7 +37,7 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     n = types.size
     if n * (n + 1) * (n + 2) // 6 > MAX_GROUPS:            # triples with repetition, before listing any
         raise ParameterError(f"{n} distinct rows give too many candidate pairs and triples for the matching "
-                             f"solver (at most {MAX_GROUPS:,}); use method='milp' or 'lattice'")
+                             f"solver (at most {MAX_GROUPS:,}); use method='milp' or method='lattice'")
     codes = inst.type_codes[types]
     groups = _groups(n, values if diversity else None, rows)
     cost = np.array([group_cost(codes, g) for g in groups], dtype=float)
@@ -50,7 +50,7 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
                                            np.full(len(groups), float(rows.max())), np.ones(len(groups)),
                                            time_limit=time_limit)
     if x is None:
-        raise ParameterError(f"the matching solver found no solution in {time_limit} s ({status})")
+        raise ParameterError(f"the matching solver found no solution within the time limit ({status})")
     return _assign(inst, types.size, groups, np.rint(x).astype(np.int64)), optimal
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -40,7 +41,11 @@ from .._milp import solve_highs
 from ..errors import ParameterError
 from .instance import Instance, class_patterns
 
-MAX_COLUMNS = 12        # 2^m patterns per entry
+MAX_COLUMNS = 12                   # 2^m patterns per entry
+PROGRAM_BYTES = 2 * 2**30          # memory budget of a program (built, and HiGHS' copy): larger ones are skipped
+BYTES_PER_NONZERO = 160            # measured: about 80 to build it and 80 in HiGHS after a few seconds
+BYTES_PER_ROW_OR_COLUMN = 500      # measured on the 10^6-row k = 10 program (search tree growth not included)
+BUILT_NONZEROS_PER_SECOND = 5e6    # half the rate measured (8.8 million nonzeros in 0.9 s)
 
 
 @dataclass
@@ -55,6 +60,8 @@ class MilpResult:
     constraints: int
     kernel_rows: int               # rows left to the program after kernelization
     seconds: float
+    nonzeros: int
+    skipped: str | None            # why the program was not solved (too large, or out of time), else None
 
 
 def kernelize(inst: Instance) -> np.ndarray:
@@ -69,74 +76,104 @@ def kernelize(inst: Instance) -> np.ndarray:
 
 def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None) -> MilpResult:
     """Solve Theorem 9's program for the instance's model (see the module),
-    from ``start`` (a class per row, e.g. a heuristic's) when given."""
+    from ``start`` (a class per row, e.g. a heuristic's) when given, within
+    ``time_limit`` seconds from the call, building included. The program is
+    skipped (``skipped`` says why) when its estimated memory exceeds
+    ``PROGRAM_BYTES`` or building it would take more than half the time; it
+    is cut when the time runs out while it is built."""
     from scipy.sparse import coo_matrix
 
     started = time.perf_counter()
+    deadline = started + time_limit
     lv, m = inst.levels, inst.m
     if m > MAX_COLUMNS:
-        raise ParameterError(f"Theorem 9's program has 2^m patterns per type: {m} columns is too many")
+        raise ParameterError(f"Theorem 9's program has 2^m patterns per type: {m} columns are too many "
+                             f"(at most {MAX_COLUMNS}); use method='lattice'")
     if lv.t is not None and not isinstance(inst.ground, str):
         raise ParameterError("the program handles t-closeness on the equal and ordered grounds; "
-                             "use method='exact' (small tables) or 'lattice' for a hierarchy or a matrix")
+                             "use method='exact' (small tables) or method='lattice' for a hierarchy or a matrix")
     types, values, rows = inst.entries
     kernel = None
     if not lv.needs_sensitive:
         kernel = kernelize(inst)
         rows = kernel[types]
     n_sets = 2 ** m
-    starred = (np.arange(n_sets)[:, None] >> np.arange(m)[None, :]) & 1          # sets x columns
-    # variable x[e, S] is number e * n_sets + S; its pattern: the entry's codes with S starred
-    codes = np.where(starred[None, :, :] == 1, -1, inst.type_codes[types][:, None, :]).reshape(-1, m)
-    pattern = combined_key(codes + 1)
-    n_x, n_patterns = pattern.size, int(pattern.max()) + 1
-    stars = np.tile(starred.sum(axis=1), types.size).astype(float)
-    program = _Program(n_x, np.repeat(rows, n_sets))
-    x = np.arange(n_x)
-    program.add(np.repeat(np.arange(types.size), n_sets), x, 1.0, rows, rows)     # every row published once
-    size = _PatternSums(pattern)                                                    # N of each pattern
-    y = z = u = w = None
-    if lv.k > 1 or lv.l_distinct is not None:
-        y = program.new(n_patterns, integer=True, high=1)
-        ids = np.arange(n_patterns)
-        program.add(*size.terms(ids, 1.0), 0, np.inf, extra=(ids, y, -float(lv.k)))           # N - k y >= 0
-        program.add(*size.terms(ids, 1.0), -np.inf, 0, extra=(ids, y, -float(rows.sum())))    # N - n y <= 0
-    if lv.needs_sensitive:
-        V = inst.n_values
-        value = np.repeat(values, n_sets)
-        pairs, pair_of = np.unique(pattern * V + value, return_inverse=True)
-        pair_of = pair_of.ravel()
-        pair_pattern, pair_value = pairs // V, pairs % V
-        ids = np.arange(pairs.size)
-        if lv.l is not None:                                                        # l X_i - N <= 0
-            program.add(*size.terms(pair_pattern, -1.0), -np.inf, 0, extra=(pair_of, x, float(lv.l)))
-        if lv.l_distinct is not None:
-            z = program.new(pairs.size, integer=True, high=1)
-            program.add(pair_of, x, 1.0, 0, np.inf, extra=(ids, z, -1.0))           # X_i - z_i >= 0
-            program.add(pair_pattern, z, 1.0, 0, np.inf,
-                        extra=(np.arange(n_patterns), y, -float(lv.l_distinct)))    # sum z - l y >= 0
-        if lv.t is not None and inst.ground == "equal":
-            u = program.new(pairs.size, integer=False, high=np.inf)                 # u_i - X_i + q_i N >= 0
-            r, c, v = size.terms(pair_pattern, inst.q[pair_value])
-            program.add(np.r_[r, pair_of, ids], np.r_[c, x, u], np.r_[v, -np.ones(n_x), np.ones(pairs.size)],
-                        0, np.inf)
-            program.add(*size.terms(np.arange(n_patterns), -float(lv.t)), -np.inf, 0,
-                        extra=(pair_pattern, u, 1.0))                               # sum u - t N <= 0
-        elif lv.t is not None and V > 1:
-            cumulative = np.cumsum(inst.q)[:-1]                                     # Q_j, j = 0..V-2
-            j = np.arange(V - 1)
-            w = program.new(n_patterns * (V - 1), integer=False, high=np.inf)
-            r = (pattern[:, None] * (V - 1) + j[None, :]).ravel()                   # row (pattern, j)
-            coef = ((value[:, None] <= j[None, :]) - cumulative[None, :]).ravel()   # cum = sum coef x
-            cols = np.repeat(x, V - 1)
-            for sign in (1.0, -1.0):                                                # w -/+ cum >= 0
-                program.add(np.r_[r, np.arange(w.size)], np.r_[cols, w], np.r_[-sign * coef, np.ones(w.size)],
+    n_x = types.size * n_sets
+    result = partial(MilpResult, row_class=None, objective=None, bound=-np.inf, optimal=False,
+                     kernel_rows=int(rows.sum()))
+
+    def skip(reason, status="skipped"):
+        return result(status=status, skipped=reason, seconds=time.perf_counter() - started, **estimate.figures())
+
+    estimate = _Size(variables=n_x, constraints=types.size, nonzeros=n_x)     # x alone, before the patterns
+    too_big = _too_big(estimate, deadline)
+    if too_big:
+        return skip(too_big)
+    try:
+        program = _Program(n_x, np.repeat(rows, n_sets), deadline)
+        starred = (np.arange(n_sets)[:, None] >> np.arange(m)[None, :]) & 1          # sets x columns
+        # variable x[e, S] is number e * n_sets + S; its pattern: the entry's codes with S starred
+        codes = np.where(starred[None, :, :] == 1, -1, inst.type_codes[types][:, None, :]).reshape(-1, m)
+        pattern = combined_key(codes + 1)
+        del codes
+        program.check_time()
+        n_patterns = int(pattern.max()) + 1
+        size = _PatternSums(pattern)                                                # N of each pattern
+        if lv.needs_sensitive:
+            V = inst.n_values
+            value = np.repeat(values, n_sets)
+            pairs, pair_of = np.unique(pattern * V + value, return_inverse=True)
+            pair_of = pair_of.ravel()
+            pair_pattern, pair_value = pairs // V, pairs % V
+            program.check_time()
+        estimate = _estimate(inst, types.size, n_patterns, None if not lv.needs_sensitive else
+                             (pairs.size, int(size.sizes[pair_pattern].sum())))
+        too_big = _too_big(estimate, deadline)
+        if too_big:
+            return skip(too_big)
+        stars = np.tile(starred.sum(axis=1), types.size).astype(float)
+        x = np.arange(n_x)
+        program.add(np.repeat(np.arange(types.size), n_sets), x, 1.0, rows, rows)     # every row published once
+        y = z = u = w = None
+        if lv.k > 1 or lv.l_distinct is not None:
+            y = program.new(n_patterns, integer=True, high=1)
+            ids = np.arange(n_patterns)
+            program.add(*size.terms(ids, 1.0), 0, np.inf, extra=(ids, y, -float(lv.k)))           # N - k y >= 0
+            program.add(*size.terms(ids, 1.0), -np.inf, 0, extra=(ids, y, -float(rows.sum())))    # N - n y <= 0
+        if lv.needs_sensitive:
+            ids = np.arange(pairs.size)
+            if lv.l is not None:                                                    # l X_i - N <= 0
+                program.add(*size.terms(pair_pattern, -1.0), -np.inf, 0, extra=(pair_of, x, float(lv.l)))
+            if lv.l_distinct is not None:
+                z = program.new(pairs.size, integer=True, high=1)
+                program.add(pair_of, x, 1.0, 0, np.inf, extra=(ids, z, -1.0))       # X_i - z_i >= 0
+                program.add(pair_pattern, z, 1.0, 0, np.inf,
+                            extra=(np.arange(n_patterns), y, -float(lv.l_distinct)))  # sum z - l y >= 0
+            if lv.t is not None and inst.ground == "equal":
+                u = program.new(pairs.size, integer=False, high=np.inf)             # u_i - X_i + q_i N >= 0
+                r, c, v = size.terms(pair_pattern, inst.q[pair_value])
+                program.add(np.r_[r, pair_of, ids], np.r_[c, x, u], np.r_[v, -np.ones(n_x), np.ones(pairs.size)],
                             0, np.inf)
-            program.add(*size.terms(np.arange(n_patterns), -(V - 1) * float(lv.t)), -np.inf, 0,
-                        extra=(np.repeat(np.arange(n_patterns), V - 1), w, 1.0))    # sum w - (V-1) t N <= 0
-    c = np.zeros(program.n_var)
-    c[:n_x] = stars
-    matrix = coo_matrix((program.vals(), (program.rows(), program.cols())), shape=(program.n_row, program.n_var))
+                program.add(*size.terms(np.arange(n_patterns), -float(lv.t)), -np.inf, 0,
+                            extra=(pair_pattern, u, 1.0))                           # sum u - t N <= 0
+            elif lv.t is not None and V > 1:
+                cumulative = np.cumsum(inst.q)[:-1]                                 # Q_j, j = 0..V-2
+                j = np.arange(V - 1)
+                w = program.new(n_patterns * (V - 1), integer=False, high=np.inf)
+                r = (pattern[:, None] * (V - 1) + j[None, :]).ravel()               # row (pattern, j)
+                coef = ((value[:, None] <= j[None, :]) - cumulative[None, :]).ravel()   # cum = sum coef x
+                cols = np.repeat(x, V - 1)
+                for sign in (1.0, -1.0):                                            # w -/+ cum >= 0
+                    program.add(np.r_[r, np.arange(w.size)], np.r_[cols, w], np.r_[-sign * coef, np.ones(w.size)],
+                                0, np.inf)
+                program.add(*size.terms(np.arange(n_patterns), -(V - 1) * float(lv.t)), -np.inf, 0,
+                            extra=(np.repeat(np.arange(n_patterns), V - 1), w, 1.0))  # sum w - (V-1) t N <= 0
+        c = np.zeros(program.n_var)
+        c[:n_x] = stars
+        matrix = coo_matrix((program.vals(), (program.rows(), program.cols())), shape=(program.n_row, program.n_var))
+        program.check_time()
+    except _OutOfTime:
+        return skip("the time limit ran out while it was built", status="Time limit reached")
     integrality = np.concatenate(program.integrality)
     warm = None
     counts = None if start is None else _start_counts(inst, start, types, n_sets, kernel)
@@ -157,16 +194,81 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
         warm = (np.arange(program.n_var), warm)
     x_values, objective, bound, optimal, status = solve_highs(
         c, matrix, program.lows(), program.highs(), np.concatenate(program.upper), integrality,
-        time_limit=time_limit, start=warm)
+        time_limit=deadline - time.perf_counter(), start=warm)
     row_class = None
     if x_values is not None:
         counts = np.rint(x_values[:n_x]).astype(np.int64)
         row_class = _assign_rows(inst, types, counts, pattern, n_sets)
         objective = float(np.dot(stars, counts))
-    return MilpResult(row_class=row_class, objective=objective, bound=objective if optimal else bound,
-                      optimal=optimal, status=status, variables=program.n_var,
-                      integer_variables=int(integrality.sum()), constraints=program.n_row,
-                      kernel_rows=int(rows.sum()), seconds=time.perf_counter() - started)
+    return result(row_class=row_class, objective=objective, bound=objective if optimal else bound,
+                  optimal=optimal, status=status, skipped=None, variables=program.n_var,
+                  integer_variables=int(integrality.sum()), constraints=program.n_row, nonzeros=matrix.nnz,
+                  seconds=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class _Size:
+    """A program's size, and what building it costs (estimates)."""
+    variables: int
+    constraints: int
+    nonzeros: int
+    integer_variables: int = 0
+
+    @property
+    def bytes(self) -> int:
+        return BYTES_PER_NONZERO * self.nonzeros + BYTES_PER_ROW_OR_COLUMN * (self.variables + self.constraints)
+
+    @property
+    def build_seconds(self) -> float:
+        return self.nonzeros / BUILT_NONZEROS_PER_SECOND
+
+    def figures(self) -> dict:
+        return {"variables": self.variables, "integer_variables": self.integer_variables,
+                "constraints": self.constraints, "nonzeros": self.nonzeros}
+
+
+def _estimate(inst, types, n_patterns, pairs) -> _Size:
+    """The program's size, counted as :func:`optimal_suppression` builds it
+    (nonzeros before duplicates add up), from ``types`` entries, the patterns
+    and ``pairs`` = (number of (pattern, value) pairs, sum of their patterns' x counts)."""
+    lv = inst.levels
+    n_x = types << inst.m
+    variables, integers, constraints, nonzeros = n_x, n_x, types, n_x
+    if lv.k > 1 or lv.l_distinct is not None:
+        variables, integers = variables + n_patterns, integers + n_patterns
+        constraints, nonzeros = constraints + 2 * n_patterns, nonzeros + 2 * (n_x + n_patterns)
+    if pairs is not None:
+        n_pairs, pair_terms = pairs
+        if lv.l is not None:
+            constraints, nonzeros = constraints + n_pairs, nonzeros + pair_terms + n_x
+        if lv.l_distinct is not None:
+            variables, integers = variables + n_pairs, integers + n_pairs
+            constraints, nonzeros = constraints + n_pairs + n_patterns, nonzeros + n_x + 2 * n_pairs + n_patterns
+        if lv.t is not None and inst.ground == "equal":
+            variables += n_pairs
+            constraints, nonzeros = constraints + n_pairs + n_patterns, nonzeros + pair_terms + 2 * n_x + 2 * n_pairs
+        elif lv.t is not None and inst.n_values > 1:
+            w = n_patterns * (inst.n_values - 1)
+            variables += w
+            constraints, nonzeros = constraints + 2 * w + n_patterns, nonzeros + 2 * (n_x * (inst.n_values - 1) + w) + n_x + w
+    return _Size(variables=variables, constraints=constraints, nonzeros=nonzeros, integer_variables=integers)
+
+
+def _too_big(size: _Size, deadline: float) -> str | None:
+    """Why a program of this size is not worth building now, or None."""
+    left = deadline - time.perf_counter()
+    if size.bytes > PROGRAM_BYTES:
+        return (f"its {size.nonzeros:,} nonzeros would need about {size.bytes / 2**30:.1f} GiB, "
+                f"over the {PROGRAM_BYTES / 2**30:.0f} GiB budget")
+    if left <= 0:
+        return "no time was left for it"
+    if size.build_seconds > left / 2:
+        return f"building its {size.nonzeros:,} nonzeros would take more than half of the {left:.1f} s left"
+    return None
+
+
+class _OutOfTime(Exception):
+    """The deadline passed while the program was being built."""
 
 
 def _start_counts(inst, row_class, types, n_sets, kernel):
@@ -185,14 +287,20 @@ def _start_counts(inst, row_class, types, n_sets, kernel):
 
 
 class _Program:
-    """Variables and sparse constraint rows of a MILP, added in vectorized blocks."""
+    """Variables and sparse constraint rows of a MILP, added in vectorized
+    blocks; each block first checks the deadline."""
 
-    def __init__(self, n_x, x_high):
-        self.n_var, self.n_row = n_x, 0
+    def __init__(self, n_x, x_high, deadline):
+        self.n_var, self.n_row, self.deadline = n_x, 0, deadline
         self.integrality, self.upper = [np.ones(n_x)], [np.asarray(x_high, dtype=float)]
         self._r, self._c, self._v, self._low, self._high = [], [], [], [], []
 
+    def check_time(self):
+        if time.perf_counter() >= self.deadline:
+            raise _OutOfTime
+
     def new(self, count, *, integer, high):
+        self.check_time()
         first = self.n_var
         self.n_var += count
         self.integrality.append(np.full(count, 1.0 if integer else 0.0))
@@ -202,6 +310,7 @@ class _Program:
     def add(self, rows, cols, vals, low, high, extra=None):
         """Rows low <= sum vals * x[cols] <= high (row ids 0..R-1 in ``rows``;
         duplicates add up); ``extra`` = (rows, cols, vals) more terms."""
+        self.check_time()
         rows, cols = np.asarray(rows), np.asarray(cols)
         vals = np.broadcast_to(np.asarray(vals, dtype=float), rows.shape)
         if extra is not None:

@@ -1,12 +1,15 @@
 """The suppression model for the other quasi-identifiers: one entry point."""
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k
+from .._cells import escape_formulas
+from .._text import show
+from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, check_levels, require
 from ..errors import DataError, ParameterError, VerificationError
 from ..pipeline.release import Release
@@ -64,9 +67,18 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         For k-anonymity alone the cheaper of the result and Theorem 10 is kept,
         so the factor m always holds.
     time_limit : float
-        Seconds for the program (``"milp"`` and ``"auto"``). A proven optimum,
-        and every other method, is the same on every run; an answer the time
-        limit cut short depends on how far the solver got.
+        Seconds for the whole call when it runs a program (``"milp"``,
+        ``"matching"``, and ``"auto"`` when it picks one of them): counted
+        from the start, so the heuristic run next to the program and building
+        the program count too. HiGHS gets the time left and is stopped at the
+        deadline, keeping its best answer so far. A program whose estimated
+        memory exceeds 2 GiB, or that would take more than half the time left
+        to build, is skipped, and one the deadline cuts while it is built is
+        dropped; the heuristic's answer is then released, with a line in
+        ``warnings`` and ``report["program"]["skipped"]`` saying why. A proven
+        optimum, and every method without a program, is the same on every
+        run; an answer the time limit cut short (or a program skipped for
+        time) depends on the machine's speed.
 
     Returns
     -------
@@ -74,34 +86,37 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         ``table``: every row and column, ``qi`` suppressed, ``class_id`` last;
         ``classes``: one row per class (its published values, size, stars);
         ``report``: rows, classes, cost, lower_bound, gap, optimal, method
-        (the one used), the audit of the released table, seconds. Nothing is
-        returned unless the audit of the released table (quasi-identifiers and
-        class_id) passes.
+        (the one used), the audit of the released table, seconds, warnings.
+        Published text cells that could start a spreadsheet formula get a
+        leading ``'`` (quasi-identifier columns of ``table`` and ``classes``;
+        the others are untouched). Nothing is returned unless the audit of
+        the released table (quasi-identifiers and class_id) passes.
     """
     started = time.perf_counter()
+    check_unique_columns(df)
     k = check_k(k)
     method = check_choice("method", method, METHODS)
     check_levels(l=l, l_distinct=l_distinct, t=t)
-    qi = list(qi)
-    if len(set(qi)) != len(qi):
-        raise ParameterError("a quasi-identifier column is listed twice")
+    deadline = started + _check_time_limit(time_limit)
+    qi = [qi] if isinstance(qi, str) else list(qi)
+    twice = [c for j, c in enumerate(qi) if c in qi[:j]]
+    if twice:
+        raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
     if sensitive is not None and sensitive in qi:
-        raise ParameterError(f"the sensitive column {sensitive!r} cannot also be a quasi-identifier")
+        raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
-        raise ParameterError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     levels = Levels(k=k, l=l, l_distinct=l_distinct, t=t)
     if method == "approx" and levels.needs_sensitive:
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
     inst = Instance(df, qi, levels, sensitive=sensitive, ground=ground, order=order)
     inst.check_feasible()
-    solution = _solve(inst, _choose(inst, method), time_limit)
+    solution = _solve(inst, _choose(inst, method), deadline)
     row_class, cost, patterns = solution["row_class"], solution["cost"], solution["patterns"]
     table = df.copy()
     for j, col in enumerate(qi):
         starred = patterns[row_class, j] < 0
-        table[col] = df[col].astype(object).where(~starred, SUPPRESSED)
+        table[col] = escape_formulas(df[col].astype(object).where(~starred, SUPPRESSED))
     table["class_id"] = row_class
     audit = require(table, [*qi, "class_id"], k=k, sensitive=sensitive, l=l, l_distinct=l_distinct, t=t,
                     ground=ground, order=order)
@@ -132,7 +147,15 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         "audit": audit,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    return Release(table=table, partition=None, report=report, classes=classes)
+    return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"])
+
+
+def _check_time_limit(time_limit) -> float:
+    """time_limit as a float, or ParameterError unless it is a positive finite number."""
+    if (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real)
+            or not np.isfinite(float(time_limit)) or not time_limit > 0):
+        raise ParameterError(f"time_limit must be a positive number of seconds, got {show(time_limit)}")
+    return float(time_limit)
 
 
 def _choose(inst: Instance, method: str) -> str:
@@ -153,9 +176,10 @@ def _choose(inst: Instance, method: str) -> str:
     return "lattice"
 
 
-def _solve(inst: Instance, method: str, time_limit: float) -> dict:
-    """Run ``method``; for k alone also Theorem 10 and keep the cheaper. Returns
-    the row classes, cost, patterns, method used, optimality and lower bound."""
+def _solve(inst: Instance, method: str, deadline: float) -> dict:
+    """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
+    program gets the time left before ``deadline``. Returns the row classes,
+    cost, patterns, method used, optimality, lower bound and warnings."""
     own_bound = inst.lower_bound()
     bound, optimal, extra = own_bound, False, {}
     candidates = {}
@@ -164,19 +188,21 @@ def _solve(inst: Instance, method: str, time_limit: float) -> dict:
     if method == "exact":
         candidates["exact"], optimal = exact_small(inst), True
     elif method == "matching":
-        candidates["matching"], optimal = simplex_matching(inst, time_limit=time_limit)
+        candidates["matching"], optimal = simplex_matching(inst, time_limit=deadline - time.perf_counter())
     elif method in ("milp", "lattice"):
         candidates["lattice"] = lattice(inst)
     if method == "milp":
-        result = optimal_suppression(inst, time_limit=time_limit)
+        result = optimal_suppression(inst, time_limit=deadline - time.perf_counter())
         if result.row_class is not None:
             candidates["milp"] = result.row_class
         optimal = result.optimal
         if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
             bound = max(bound, int(np.ceil(result.bound - 1e-6)))
-        extra["program"] = {"variables": result.variables, "integer_variables": result.integer_variables,
-                            "constraints": result.constraints, "rows_after_kernel": result.kernel_rows,
-                            "status": result.status, "seconds": round(result.seconds, 3)}
+        extra["program"] = ({"skipped": result.skipped} if result.skipped else
+                            {"variables": result.variables, "integer_variables": result.integer_variables,
+                             "constraints": result.constraints, "nonzeros": result.nonzeros,
+                             "rows_after_kernel": result.kernel_rows, "status": result.status,
+                             "seconds": round(result.seconds, 3)})
     costs = {name: inst.cost(rows) for name, rows in candidates.items()}
     if "approx" in costs and costs["approx"][0] > inst.m * own_bound:
         raise VerificationError(f"Theorem 10's bound fails: cost {costs['approx'][0]} > m * {own_bound}")
@@ -185,6 +211,13 @@ def _solve(inst: Instance, method: str, time_limit: float) -> dict:
     if optimal and cost < costs[method][0]:
         raise VerificationError("a heuristic beat a proven optimum")
     optimal = optimal or cost == bound
+    bound = cost if optimal else bound
+    warnings = []
+    if method == "milp" and not optimal:
+        why = (f"was skipped: {result.skipped}" if result.skipped else
+               "stopped at the time limit" if result.status == "Time limit reached" else f"ended: {result.status}")
+        warnings.append(f"Theorem 9's program {why}; released the {used} answer, not proven optimal "
+                        f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
     return {"row_class": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
-            "optimal": optimal, "bound": cost if optimal else bound,
-            "tried": {name: value[0] for name, value in costs.items()}, **extra}
+            "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
+            "warnings": warnings, **extra}
