@@ -23,13 +23,14 @@ def check_k(k) -> int:
     return int(k)
 
 
-def check_unique_columns(df) -> None:
-    """TypeError (a DataError) when ``df`` has two columns of one name: a job
-    could generalize one and publish the other raw."""
+def check_unique_columns(df, owner: str = "the table has") -> None:
+    """DuplicateColumnError (a DataError and a TypeError) when ``df`` has two
+    columns of one name: a job could generalize one and publish the other raw.
+    ``owner`` starts the message (``"the regions have"``)."""
     columns = df.columns
     if columns.has_duplicates:
         name = columns[columns.duplicated()][0]
-        raise DuplicateColumnError(f"the table has {plural(int((columns == name).sum()), 'column')} named "
+        raise DuplicateColumnError(f"{owner} {plural(int((columns == name).sum()), 'column')} named "
                                    f"{str(name)!r}; rename them apart")
 
 

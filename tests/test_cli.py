@@ -104,7 +104,7 @@ BAD = [
     ("k not a number", None, ["-k", "ten"], "invalid int value"),
     ("k too large", None, ["-k", 201], "k=201 is larger than the data"),
     ("NaN coordinate", _bad_csv("id,lat,lon\n1,40.1,-100\n2,,-100\n3,40.3,-100\n"), ["-k", 1],
-     "1 rows have no coordinates (first: row 1)"),
+     "1 row has no coordinates (first: row 1)"),
     ("infinite", _bad_csv("id,lat,lon\n1,40.1,-100\n2,inf,-100\n"), ["-k", 1], "NaN or infinite"),
     ("non-numeric", _bad_csv("id,lat,lon\n1,40.1,-100\n2,forty,-100\n"), ["-k", 1],
      "column 'lat', row 1: 'forty' is not a number"),
@@ -123,7 +123,7 @@ BAD = [
     ("bad bounds", None, ["-k", 2, "--bounds", "1,2,3"], "XMIN,YMIN,XMAX,YMAX"),
     ("bounds too small", None, ["-k", 2, "--bounds=-100,40,-99.5,40.5"], "must contain every point"),
     ("few suppressed", _bad_csv("id,lat,lon\n1,40.1,-100\n2,,\n3,40.2,-101\n"), ["-k", 2, "--missing", "suppress"],
-     "1 rows without coordinates cannot form a suppressed class of k=2"),
+     "1 row without coordinates cannot form a suppressed class of k=2"),
 ]
 
 

@@ -15,7 +15,7 @@ from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
-from ..regions.graphs import check_unique_names, region_ids, repair_polygons
+from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column
 from .release import MISSING_TOKENS, Release, check_job_columns, with_geometry
@@ -176,7 +176,7 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
     import geopandas as gpd
     import shapely
 
-    check_unique_names(regions, "the regions have")
+    check_unique_columns(regions, "the regions have")
     ids = region_ids(regions, region_id)
     found = RegionGraph(None, None, counts={"repaired_polygons": 0, "dropped_edge_regions": 0, "dropped_edges": 0,
                                             "pruned_edges": 0})

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .._text import plural, show
-from ..errors import DataError, DuplicateColumnError, ParameterError
+from .._validation import check_unique_columns
+from ..errors import DataError, ParameterError
 
 CONTIGUITY = ("rook", "queen")
 PRUNE = 8.0   # graph_from_points drops Delaunay edges longer than this many local spacings
@@ -262,7 +263,7 @@ def read_edge_list(source, *, columns=None, ids=None) -> nx.Graph:
     frame = pd.DataFrame(source)
     if frame.shape[1] < 2:
         raise DataError("an edge list needs two id columns")
-    check_unique_names(frame, "the edge list has")
+    check_unique_columns(frame, "the edge list has")
     cols = list(frame.columns[:2]) if columns is None else list(columns)
     missing = [c for c in cols if c not in frame.columns]
     if missing:
@@ -277,16 +278,6 @@ def read_edge_list(source, *, columns=None, ids=None) -> nx.Graph:
         G.add_nodes_from(str(i) for i in ids)
     G.add_edges_from((u, v) for u, v in zip(left, right) if u != v)
     return G
-
-
-def check_unique_names(frame, owner: str) -> None:
-    """DuplicateColumnError (a TypeError) when ``frame`` has two columns of one
-    name; ``owner`` starts the message (``"the regions have"``)."""
-    columns = frame.columns
-    if columns.has_duplicates:
-        name = columns[columns.duplicated()][0]
-        raise DuplicateColumnError(f"{owner} {plural(int((columns == name).sum()), 'column')} named {str(name)!r}; "
-                                   "rename them apart")
 
 
 def region_ids(frame, id_col: str) -> list[str]:
