@@ -16,6 +16,8 @@ section of bench/RESULTS.md, with the machine and the date.
 """
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from importlib.metadata import version
@@ -79,6 +81,7 @@ def measure(method: str, dataset: str, n, k) -> dict:
         result = _run(method, xy, k, Mondrian if method == "anonypy" else None)
         times.append(time.perf_counter() - start)
     row = {"dataset": dataset, "n": n, "k": k, "method": method, "seconds": min(times),
+           "load": os.getloadavg()[0],
            "peak_mb": _status("VmHWM") / 2**20, "input_mb": base / 2**20, "lower_bound": lower_bound}
     if result is None:
         return row
@@ -205,12 +208,25 @@ def _targets(rows) -> list[str]:
     return lines
 
 
+def _code_state() -> str:
+    """The commit measured, and whether the partitioner's files differ from it."""
+    def git(*args):
+        result = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    dirty = git("status", "--porcelain", "--", "geoanon/points", "geoanon/partition.py")
+    return commit + (" with uncommitted changes to geoanon/points" if dirty else "")
+
+
 def write_results(rows, path: Path) -> None:
     rows = [r for r in rows if "failed" not in r]
     replace_section(path, "points", [
         "## GPS points: rectangle partitions (`python bench/bench_points.py`)",
         "",
-        f"Run on {today()}, {machine()}, anonypy {version('anonypy')}.",
+        f"Run on {today()}, {machine()}, anonypy {version('anonypy')}; geoanon at commit {_code_state()}; "
+        f"1-minute load average up to {max(r.get('load', 0) for r in rows):.1f} during the measurements "
+        "(other jobs shared the machine when it exceeds the cores).",
         "",
         _table(rows),
         "",
