@@ -71,3 +71,14 @@ def test_bad_requests_exit_2_and_write_nothing(adult_csv, tmp_path, cli, args, m
     code, _, err = cli("suppress", adult_csv, *qi, *args, "-o", out, "--report", tmp_path / "r.json")
     assert code == 2 and message in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv"]
+
+
+def test_a_program_the_time_limit_leaves_no_room_for_is_a_warning(adult_csv, tmp_path, cli):
+    out, report = tmp_path / "out.csv", tmp_path / "r.json"
+    code, _, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-l", 2, "--method", "milp",
+                       "--time-limit", 0.001, "-o", out, "--report", report)
+    assert code == 0, err
+    r = json.loads(report.read_text())
+    assert r["program"] == {"skipped": "no time was left for it"} and r["method"] == "lattice"
+    assert err.splitlines() == [f"geoanon suppress: warning: {line}" for line in r["warnings"]]
+    assert err.startswith("geoanon suppress: warning: Theorem 9's program was skipped: no time was left for it; ")
