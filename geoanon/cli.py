@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rows without coordinates: fail (default) or put them in one suppressed class")
     points.add_argument("--crs", default="EPSG:4326", help="CRS of the coordinate columns (default EPSG:4326)")
     points.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX",
-                        help="region the rectangles tile (default: the data's bounding box); "
-                             "write --bounds=-125,24,-66,50 when it starts with a minus sign")
+                        help="region the rectangles tile (default: the data's bounding box padded out to round "
+                             "numbers; XMIN > XMAX crosses the antimeridian); write --bounds=-125,24,-66,50 when it "
+                             "starts with a minus sign")
     points.add_argument("--tiles", help="base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) "
                              "or a URL template with {z}, {x}, {y} (needs --attribution); the map then needs "
                              "network to show them")
