@@ -50,6 +50,7 @@ replaces the tables section of bench/RESULTS.md.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -330,7 +331,7 @@ def measure_limit(table: str, run: str) -> dict:
             "child_memory": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / mib,
             "cost": r["cost"], "lower_bound": r["lower_bound"], "optimal": r["optimal"], "solver": r["solver"],
             "method": r["method"], "program": r.get("program"), "warnings": r["warnings"],
-            "costs_tried": r["costs_tried"]}
+            "costs_tried": r["costs_tried"], "load": os.getloadavg()[0]}
 
 
 def run_limit(resume: bool = False) -> list:
@@ -364,7 +365,8 @@ def write_limit(rows, path: Path) -> None:
         f"Run on {today()}, {machine()}; code measured: {_commit()}. `geoanon.suppress(df, qi, k=10)` on the "
         "synthetic 1,000,000-row table (4 quasi-identifiers), table in memory, each run in a fresh process. "
         "Memory: peak resident set of the measuring process (the table and its generation take the first "
-        f"{lattice['memory_before']:,.0f} MiB) and of the HiGHS child process." if lattice else "",
+        f"{lattice['memory_before']:,.0f} MiB) and of the HiGHS child process. The machine was shared: 1-minute "
+        f"load average up to {max(r.get('load', 0) for r in ok):.1f} at the end of a run." if lattice else "",
         "",
         "| method | time_limit | wall time | peak memory (process) | peak memory (HiGHS child) | stars | "
         "lower bound | kept | program |",

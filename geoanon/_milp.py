@@ -77,18 +77,18 @@ def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_lim
     array, value array; HiGHS completes a partial one). Returns (x or None,
     objective or None, dual bound, proven optimal, status text). Interruptible
     at any point (see the module)."""
+    if not time_limit > 0:
+        return None, None, -np.inf, False, "Time limit reached"
+    deadline = time.monotonic() + time_limit
+    stop_at = time.time() + time_limit - min(STOP_MARGIN, 0.1 * time_limit)     # HiGHS' own limit, wall clock
     matrix = matrix.tocsr()
     program = {
         "cost": np.asarray(c, dtype=float), "shape": matrix.shape,
         "start": matrix.indptr.astype(np.int32), "index": matrix.indices.astype(np.int32),
         "value": matrix.data.astype(float), "row_low": np.asarray(row_low, dtype=float),
         "row_high": np.asarray(row_high, dtype=float), "col_high": np.asarray(col_high, dtype=float),
-        "integer": np.asarray(integrality) != 0, "solution": start,
+        "integer": np.asarray(integrality) != 0, "solution": start, "stop_at": stop_at,
     }
-    if not time_limit > 0:
-        return None, None, -np.inf, False, "Time limit reached"
-    deadline = time.monotonic() + time_limit
-    program["stop_at"] = time.time() + time_limit - min(STOP_MARGIN, 0.1 * time_limit)   # HiGHS' limit, wall clock
     if matrix.nnz <= INLINE_NONZEROS or not sys.executable:
         answer = _solve_in_thread(program, deadline)
     else:
@@ -101,8 +101,9 @@ def _highs(program: dict):
     import highspy
 
     h = highspy.Highs()
-    for name, value in (("output_flag", False), ("time_limit", max(program["stop_at"] - time.time(), 1e-3)), ("threads", 1),
-                        ("random_seed", 0), ("mip_rel_gap", 0.0)):
+    options = {"output_flag": False, "time_limit": max(program["stop_at"] - time.time(), 1e-3), "threads": 1,
+               "random_seed": 0, "mip_rel_gap": 0.0}
+    for name, value in options.items():
         h.setOptionValue(name, value)
     lp = highspy.HighsLp()                      # infinite bounds are numpy's inf, which is kHighsInf
     lp.num_row_, lp.num_col_ = program["shape"]
@@ -211,13 +212,11 @@ def _child_main() -> None:
     program = pickle.load(source)
     threading.Thread(target=_exit_at_eof, daemon=True).start()
     h = _highs(program)
-    lock = threading.Lock()
     sent = {"bound": -np.inf, "at": time.monotonic()}
 
     def send(message):
-        with lock:
-            pickle.dump(message, sink, protocol=pickle.HIGHEST_PROTOCOL)
-            sink.flush()
+        pickle.dump(message, sink, protocol=pickle.HIGHEST_PROTOCOL)
+        sink.flush()
 
     def improving(event):
         out = event.data_out
