@@ -20,8 +20,11 @@ Per pattern, with X_i its rows of sensitive value i and q the table's shares:
 These are Theorem 9's transport constraints in closed form for the two
 grounds; they hold for empty patterns too. A class whose rows agree on a
 starred column is published with the value, so the released cost can only be
-lower than the program's. Solved with HiGHS (highspy) under a time limit: the
-result says whether the optimum was proven, else the solver's bound. A start
+lower than the program's. Solved with HiGHS (highspy) under a time limit
+that building counts against (:mod:`geoanon._milp`: Ctrl-C stops it at once):
+the result says whether the optimum was proven, else the solver's bound. The
+program's size is counted exactly before it is built, and a program too large
+for ``PROGRAM_BYTES`` or too slow to build in the time is skipped. A start
 solution (a grouping of the rows, completed to every auxiliary variable) can
 be given; measured on Adult with l = 3, starting from the lattice heuristic's
 grouping kept HiGHS at the start for 40 s where it proves the optimum in
