@@ -17,19 +17,23 @@ _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 
 def escape_formulas(values: pd.Series) -> pd.Series:
     """``values`` with every text cell that could start a formula prefixed by
-    ``'``; other cells (numbers, missing values, safe text) unchanged."""
+    ``'``; other cells (numbers, missing values, safe text) unchanged. Each
+    distinct value is looked at once."""
     if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
         return values
-    is_text = values.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-    if not is_text.any():
-        return values
-    text = values[is_text].astype(str)
-    risky = text.str.startswith(FORMULA_START) & ~text.str.fullmatch(_NUMBER)
+    codes, uniques = pd.factorize(values)
+    text = pd.Series(uniques, dtype=object)
+    is_text = text.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    risky = np.zeros(len(text), dtype=bool)
+    if is_text.any():
+        words = text[is_text].astype(str)
+        risky[is_text] = (words.str.startswith(FORMULA_START) & ~words.str.fullmatch(_NUMBER)).to_numpy()
     if not risky.any():
         return values
+    hit = np.isin(codes, np.flatnonzero(risky))
     out = values.astype(object).copy()
-    where = np.flatnonzero(is_text)[risky.to_numpy()]
-    out.iloc[where] = "'" + text[risky].to_numpy(dtype=object)
+    out.iloc[np.flatnonzero(hit)] = ("'" + text[risky]).to_numpy(dtype=object)[
+        np.searchsorted(np.flatnonzero(risky), codes[hit])]
     return out
 
 

@@ -25,20 +25,30 @@ def factorize_exact(values) -> tuple[np.ndarray, pd.Index | np.ndarray]:
     pandas hashes ``True``, ``1`` and ``1.0`` alike, so one factorization would
     make them one value, although a table publishes them as three different
     cells ("True", "1", "1.0"). Here values are equal only when they are equal
-    and of one kind (bool, integer, float, complex, text, other); all missing
-    values (None, NaN, NA) are one value. Codes follow first appearance;
-    ``uniques`` holds each value as it first appeared.
+    and of one kind (bool, integer, float, complex, other); all missing values
+    (None, NaN, NA) are one value. Codes follow first appearance; ``uniques``
+    holds each value as it first appeared. Only the cells of values that can
+    merge (numbers and booleans in an object column) are looked at one by one.
     """
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
     codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    codes = codes.astype(np.int64)
     if values.dtype != object or len(values) == 0:
-        return codes.astype(np.int64), uniques
-    kinds = pd.factorize(values.map(_kind, na_action="ignore").fillna("missing").to_numpy())[0]
-    if kinds.max(initial=0) == 0:
-        return codes.astype(np.int64), uniques
+        return codes, uniques
+    numeric = np.flatnonzero([_kind(u) in _MERGING for u in uniques])
+    if numeric.size == 0:
+        return codes, uniques
+    cells = np.flatnonzero(np.isin(codes, numeric))
+    kinds = np.zeros(codes.size, dtype=np.int64)
+    kinds[cells] = [_MERGING.index(_kind(v)) for v in values.iloc[cells].tolist()]
+    if np.unique(kinds[cells]).size < 2:
+        return codes, uniques
     key = combined_key(np.column_stack([codes, kinds]))
     first = np.unique(key, return_index=True)[1]
     return key, pd.Index(values.iloc[first].to_numpy(dtype=object), dtype=object)
+
+
+_MERGING = ("bool", "int", "float", "complex")
 
 
 def _kind(v) -> str:
@@ -47,9 +57,7 @@ def _kind(v) -> str:
     if isinstance(v, (int, np.integer)):
         return "int"
     if isinstance(v, (float, np.floating)):
-        return "float"
+        return "float" if not pd.isna(v) else "missing"
     if isinstance(v, (complex, np.complexfloating)):
         return "complex"
-    if isinstance(v, str):
-        return "str"
-    return type(v).__name__
+    return "other"

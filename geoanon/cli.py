@@ -317,9 +317,9 @@ def _run_suppress(args) -> int:
                             escape_all=args.escape_formulas)
     r = release.report
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
+    method = r["method"] if r["solver"] == r["method"] else f"{r['method']} ({r['solver']} asked)"
     print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
-          f"{plural(r['cost'], 'suppressed cell')} by {r['solver']} "
-          f"({quality}), audited k = {r['audit']['k']}"
+          f"{plural(r['cost'], 'suppressed cell')} by {method} ({quality}), audited k = {r['audit']['k']}"
           + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
              if r["sensitive"] else ""))
     for path in written:

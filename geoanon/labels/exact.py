@@ -9,7 +9,7 @@ with distinct sizes s_t of multiplicity m_t and at most G bins,
   only if used; levels non-increasing (symmetry breaking);
 - minimize z, the largest bin.
 
-Solved with scipy.optimize.milp (HiGHS). Meant for tests, adversarial
+Solved by HiGHS (:mod:`geoanon._milp`, interruptible). Meant for tests, adversarial
 instances and the paper's exhaustive search on few bins.
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ directions of every edge), with G = floor(W / k) possible groups:
 
 Any group with positive net inflow at every non-root member is connected to
 its root, so feasible solutions are exactly the connected partitions. Solved
-with scipy.optimize.milp (HiGHS); meant for tests and small instances.
+by HiGHS (:mod:`geoanon._milp`, interruptible); meant for tests and small instances.
 """
 from __future__ import annotations
 

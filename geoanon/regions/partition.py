@@ -134,7 +134,7 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         and re-splits it with a neighbouring group, keeping both connected and
         >= k. Never worse than ``"paper"`` on the same tree.
         ``"exact"``: the optimum by mixed integer programming (flow-based
-        connectivity, scipy.optimize.milp with HiGHS); components of up to
+        connectivity, solved by HiGHS); components of up to
         ``EXACT_MAX_NODES`` regions.
     on_small : {"error", "suppress", "nearest"}
         A connected component with records but lighter than k can never form
