@@ -105,3 +105,40 @@ def test_a_live_jobs_staging_is_left_alone(tmp_path):
         assert remove_stale_staging(tmp_path) == []           # our own process is alive
         assert os.path.exists(staged)
     assert (tmp_path / "a.csv").read_text() == "x\n" and _staging(tmp_path) == []
+
+
+def _children(pid):
+    """Process ids whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
+    from geoanon.datasets import adult
+
+    source = tmp_path / "adult.csv"
+    adult().to_csv(source, index=False)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    child = subprocess.Popen([sys.executable, "-m", "geoanon.cli", "suppress", str(source),
+                              "--qi", "sex,race,marital-status,workclass", "--sensitive", "occupation", "-k", "5", "-t", "0.2",
+                              "--method", "milp", "--time-limit", "600", "-o", str(folder / "out.csv"),
+                              "--report", str(folder / "r.json")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: _children(child.pid), child)          # the HiGHS process is running
+    solver = _children(child.pid)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=PATIENCE)
+    assert child.returncode == 130, err
+    assert err.strip() == "geoanon suppress: interrupted; nothing written"
+    assert os.listdir(folder) == []
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in solver)
