@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import pandas as pd
 import pytest
 
 from geoanon import maps
+from geoanon.datasets import data_path
 
 CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     f"{i:04d},{i % 7:05d},{40 + (i * 37 % 101) / 100:.4f},{-100 + (i * 53 % 97) / 100:.4f},d{i % 3}\n"
@@ -171,6 +173,15 @@ def test_demo_runs_and_says_where(tmp_path, cli):
         assert str(tmp_path / "demo" / name) in out
     report = json.loads((tmp_path / "demo" / "points_report.json").read_text())
     assert report["rows"] == 20000 and report["audit"]["k"] >= 10 and report["ratio"] <= 1.1
+    # nothing published is a record's coordinate: not the table, the report, or the map
+    raw = pd.read_csv(data_path("demo_patients.csv"))
+    coordinates = set(raw["lat"]) | set(raw["lon"])
+    published = pd.read_csv(tmp_path / "demo" / "points.csv")
+    edges = set(np.ravel(published[["lat_min", "lat_max", "lon_min", "lon_max"]].to_numpy()))
+    assert not edges & coordinates and not set(report["bounds"]) & coordinates
+    html = (tmp_path / "demo" / "points_map.html").read_text()
+    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", html)}
+    assert not numbers & coordinates
 
 
 def test_console_script_entry_point(workdir):
