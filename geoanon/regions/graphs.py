@@ -222,19 +222,10 @@ def _prune_long_edges(points: np.ndarray, a: np.ndarray, b: np.ndarray, factor: 
     kept = ~long
     _, piece = connected_components(csr_matrix((np.ones(int(kept.sum())), (a[kept], b[kept])), shape=(n, n)),
                                     directed=False)
-    root = list(range(int(piece.max()) + 1))
-
-    def find(x):
-        while root[x] != x:
-            root[x] = root[root[x]]
-            x = root[x]
-        return x
-
+    pieces = UnionFind(int(piece.max()) + 1)
     dropped = np.flatnonzero(long)
     for e in dropped[np.lexsort((b[dropped], a[dropped], length[dropped]))].tolist():
-        x, y = find(int(piece[a[e]])), find(int(piece[b[e]]))
-        if x != y:
-            root[x] = y
+        if pieces.union(int(piece[a[e]]), int(piece[b[e]])):
             kept[e] = True
     return a[kept], b[kept], int((~kept).sum())
 
@@ -325,6 +316,31 @@ def graph_summary(G: nx.Graph, *, planarity: bool = True) -> dict:
         "max_degree": int(degree.max()) if graph.n else 0,
         "planar": bool(nx.check_planarity(G)[0]) if planarity else None,
     }
+
+
+class UnionFind:
+    """Disjoint sets of 0..n-1 with path halving; ``union(x, y)`` hangs x's
+    root under y's, so callers decide which root stays."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, x: int, y: int) -> bool:
+        """Merge the sets of x and y; False if they were one already."""
+        rx, ry = self.find(x), self.find(y)
+        if rx == ry:
+            return False
+        self.parent[rx] = ry
+        return True
 
 
 @dataclass

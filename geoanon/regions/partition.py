@@ -14,7 +14,7 @@ from .._text import plural, show
 from .._validation import check_choice, check_k, check_total
 from ..errors import DataError, InfeasibleError, ParameterError, VerificationError
 from ..partition import Partition
-from .graphs import CompactGraph, is_lonlat, metric_coordinates
+from .graphs import CompactGraph, UnionFind, is_lonlat, metric_coordinates
 from .spanning import low_degree_spanning_tree
 
 METHODS = ("balanced", "paper", "exact")
@@ -248,26 +248,17 @@ def nearest_bridges(points: np.ndarray, comp: np.ndarray, comp_weight: np.ndarra
 
     targets = np.flatnonzero(comp_weight[comp] > 0)
     tree = cKDTree(points[targets])
-    root = list(range(comp_weight.size))
-
-    def find(x):
-        while root[x] != x:
-            root[x] = root[root[x]]
-            x = root[x]
-        return x
-
+    pieces = UnionFind(comp_weight.size)
     links = []
     while True:
-        piece_of = np.asarray([find(c) for c in range(comp_weight.size)], dtype=np.int64)
+        piece_of = np.asarray([pieces.find(c) for c in range(comp_weight.size)], dtype=np.int64)
         piece = piece_of[comp[targets]]
         piece_weight = np.bincount(piece_of, weights=comp_weight, minlength=comp_weight.size)
         light = np.flatnonzero(piece_weight[piece] < k)
         if not light.size:
             return np.asarray(links, dtype=np.int64).reshape(-1, 2)
         for u, v in zip(*_nearest_outside(tree, piece, light)):
-            x, y = find(int(comp[targets[u]])), find(int(comp[targets[v]]))
-            if x != y:
-                root[x] = y
+            if pieces.union(int(comp[targets[u]]), int(comp[targets[v]])):
                 links.append((int(targets[u]), int(targets[v])))
 
 
@@ -386,20 +377,11 @@ def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
         tree = tree + tree.T
         _, parent = breadth_first_order(tree, root, directed=False, return_predecessors=True)
         return np.where(parent < 0, -1, parent).astype(np.int64)
-    uf = list(range(graph.n))
-
-    def find(x):
-        while uf[x] != x:
-            uf[x] = uf[uf[x]]
-            x = uf[x]
-        return x
-
+    forest = UnionFind(graph.n)
     adj = [[] for _ in range(graph.n)]
     for e in rng.permutation(a.size).tolist():
         x, y = int(a[e]), int(b[e])
-        rx, ry = find(x), find(y)
-        if rx != ry:
-            uf[rx] = ry
+        if forest.union(x, y):
             adj[x].append(y)
             adj[y].append(x)
     parent = [-2] * graph.n

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._text import show
 from ..errors import ParameterError
-from .graphs import CompactGraph
+from .graphs import CompactGraph, UnionFind
 
 
 @dataclass
@@ -266,19 +266,13 @@ class _Improver:
         n = self.n
         deg = self.deg
         blocked = (deg >= k - 1).tolist()
-        uf = list(range(n))
-
-        def find(x):
-            while uf[x] != x:
-                uf[x] = uf[uf[x]]
-                x = uf[x]
-            return x
-
+        components = UnionFind(n)
+        find = components.find
         par, dep = parent.tolist(), depth.tolist()
         for c in range(n):
             p = par[c]
             if p >= 0 and not blocked[c] and not blocked[p]:
-                uf[find(c)] = find(p)
+                components.union(c, p)
         top = {}
         for v in sorted(range(n), key=dep.__getitem__):
             if not blocked[v]:
@@ -331,10 +325,8 @@ class _Improver:
                     if dep[x] < dep[best]:
                         best = x
                 root = find(comps[0])
-                for r in comps[1:]:
-                    uf[find(r)] = root
-                for x in stops:
-                    uf[x] = root
+                for x in comps[1:] + stops:
+                    components.union(x, root)
                 top[find(root)] = best
                 changed = True
         return False
