@@ -30,7 +30,8 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
         raise DataError(f"column {col!r} holds complex numbers, not coordinates")
     if pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=np.float64, na_value=np.nan)
-    odd = np.flatnonzero([isinstance(v, (bool, np.bool_, complex, np.complexfloating)) for v in s])
+    odd = np.flatnonzero([isinstance(v, (bool, np.bool_, complex, np.complexfloating)) for v in s]) \
+        if s.dtype == object else np.zeros(0, dtype=np.int64)     # text columns hold no booleans
     if odd.size:
         i = int(odd[0])
         raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(s.iloc[i])} is not a coordinate")
