@@ -83,7 +83,7 @@ def test_us_zip_regions_without_records_need_no_group():
     assert len(components) == 51 and len(empty) == 46
     r = rel.report
     assert r["empty_components"] == len(empty) and r["empty_regions"] == len(nodes) - len(counts)
-    assert r["suppressed_rows"] == 0 and r["suppressed_regions"] == [] and r["audit"]["k"] >= 20
+    assert r["suppressed_rows"] == 0 and r["suppressed_regions"] == 0 and r["audit"]["k"] >= 20
     check_connected_partition(G, counts, 20, rel.partition.class_of())
     grouped = {v for members in rel.classes["members"] for v in members.split(",")}
     assert grouped == set().union(*(c for c in components if c not in empty))
@@ -141,9 +141,12 @@ def test_isolated_light_county_joins_the_group_of_its_nearest_region():
     centroid = dict(zip(nc.FIPS, map(tuple, shapely.get_coordinates(shapely.centroid(nc.geometry.values)))))
     G = ga.read_edge_list(edges, ids=nc.FIPS)
     class_of = rel.partition.class_of()
-    check_bridged_partition(G, counts.to_dict(), 150, class_of, rel.report["bridges"], centroid, great_circle)
+    bridges = [[rel.partition.nodes[u], rel.partition.nodes[v]] for u, v in rel.partition.bridges.tolist()]
+    check_bridged_partition(G, counts.to_dict(), 150, class_of, bridges, centroid, great_circle)
     nearest = min((v for v in centroid if v != lonely), key=lambda v: great_circle(centroid[lonely], centroid[v]))
-    assert rel.report["bridges"] == [[lonely, nearest]] and class_of[lonely] == class_of[nearest]
+    assert bridges == [[lonely, nearest]] and class_of[lonely] == class_of[nearest]
+    # the published report counts the links; which regions they join (one holds records below k) it keeps back
+    assert rel.report["bridges"] == 1 and lonely not in json.dumps(rel.report)
     group = rel.classes.set_index("class_id").loc[class_of[lonely]]
     assert rel.report["noncontiguous_groups"] == [group["label"]] and lonely in group["members"].split(",")
     assert rel.notes == ["1 group joined to the nearest region across a gap (not contiguous)"]
@@ -167,7 +170,7 @@ def test_cli_small_nearest_with_a_larger_edge_list(tmp_path, cli):
     assert err.splitlines() == ["geoanon zip: warning: the edge list names 1 region that is not in the regions "
                                 "(99999); it and 1 edge were left out"]
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["bridges"][0][0] == lonely and len(report["noncontiguous_groups"]) == 1
+    assert report["bridges"] == 1 and len(report["noncontiguous_groups"]) == 1
     assert report["dropped_edge_regions"] == 1 and report["dropped_edges"] == 1
     assert "not contiguous" in (tmp_path / "m.html").read_text()
 
@@ -324,3 +327,17 @@ def test_duplicate_columns_are_a_type_error():
     edges.columns = ["a", "a"]
     with pytest.raises(ga.DuplicateColumnError, match=r"^the edge list has 2 columns named 'a'"):
         ga.generalize_regions(df, 150, column="fips", regions=table, region_id="fips", edges=edges)
+
+
+def test_the_report_counts_suppressed_regions_without_naming_them():
+    """Regions suppressed for being too light hold records the release hides:
+    the published report counts them, never names them."""
+    centroids = pd.DataFrame({"id": ["r1", "r2", "r3", "islet-a", "islet-b"], "lat": ["35", "35.1", "35.2", "34", "33"],
+                              "lon": ["-80", "-80.1", "-80.2", "-76", "-75"]})
+    edges = pd.DataFrame({"x": ["r1", "r2"], "y": ["r2", "r3"]})
+    df = pd.DataFrame({"r": ["r1"] * 6 + ["r2"] * 6 + ["r3"] * 6 + ["islet-a"] * 3 + ["islet-b"] * 3})
+    rel = ga.generalize_regions(df, 6, column="r", regions=centroids, region_id="id", edges=edges,
+                                on_small="suppress")
+    assert rel.report["suppressed_regions"] == 2 and rel.report["suppressed_rows"] == 6
+    assert "islet" not in json.dumps(rel.report)
+    assert (rel.table["r"] == "*").sum() == 6
