@@ -366,10 +366,9 @@ def test_null_island_is_reported():
     rel = ga.generalize_points(df, 2)
     assert rel.warnings == rel.report["warnings"]
     (line,) = rel.warnings
-    assert line.startswith("4 records at exactly (0, 0) (\"Null Island\"") and "rows 'r0', 'r2', 'r4', ..." in line
+    assert line.startswith("4 records at exactly (0, 0) (\"Null Island\"") and "r0" not in line
     assert "missing='suppress'" in line and "\n" not in line
-    assert ga.generalize_points(df.iloc[1:3], 2).warnings == [line.replace("4 records", "1 record")
-                                                             .replace("'r0', 'r2', 'r4', ...", "'r2'")]
+    assert ga.generalize_points(df.iloc[1:3], 2).warnings == [line.replace("4 records", "1 record")]
     assert ga.generalize_points(df, 2, crs="EPSG:5070").warnings == []   # projected: (0, 0) is a place
 
 

@@ -16,8 +16,6 @@ from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
 from .release import MISSING_TOKENS, Release, require_column, with_geometry
 
-NULL_ISLAND_EXAMPLES = 3   # rows named in the warning about records at (0, 0)
-
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     """Column ``col`` as float64, NaN where missing; DataError naming the first
@@ -120,7 +118,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
     part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
     if crs is not None and _geographic(crs):
-        warnings += _null_island(xy, df.index[present])
+        warnings += _null_island(xy)
 
     rect = np.full((len(df), 4), np.nan)
     rect[present] = part.rectangles[part.labels]
@@ -166,17 +164,16 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
                    warnings=warnings, row_shapes=row_shapes)
 
 
-def _null_island(xy: np.ndarray, names) -> list:
+def _null_island(xy: np.ndarray) -> list:
     """A warning about records at exactly (0, 0), a common placeholder for a
-    missing location, naming a few of their rows."""
-    at = np.flatnonzero((xy[:, 0] == 0) & (xy[:, 1] == 0))
-    if at.size == 0:
+    missing location. It counts them and names no row: the report holding it
+    is published, and a row named there would be a row whose coordinate it
+    states."""
+    n = int(np.count_nonzero((xy[:, 0] == 0) & (xy[:, 1] == 0)))
+    if n == 0:
         return []
-    rows = ", ".join(show(v) for v in names[at[:NULL_ISLAND_EXAMPLES]])
-    more = ", ..." if at.size > NULL_ISLAND_EXAMPLES else ""
-    return [f"{plural(at.size, 'record')} at exactly (0, 0) (\"Null Island\", a common placeholder for a "
-            f"missing location): rows {rows}{more}; if their location is unknown, blank it and use "
-            "missing='suppress'"]
+    return [f"{plural(n, 'record')} at exactly (0, 0) (\"Null Island\", a common placeholder for a missing "
+            "location); if their location is unknown, blank it and use missing='suppress'"]
 
 
 def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
