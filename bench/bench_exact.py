@@ -59,7 +59,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from bench_tables import ADULT_QI, _seconds, anonypy_closeness, group_labels, parse_model, publish  # noqa: E402
-from common import machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
 
 SENSITIVE = "occupation"
 TIME_LIMIT = 60.0            # time_limit of each suppress call (method="milp", "auto", "matching")
@@ -202,22 +202,11 @@ def measure_pytest() -> dict:
             "tail": lines[-15:] if result.returncode else []}
 
 
-def code_state() -> str:
-    """The commit measured, and whether geoanon/ or tests/ differ from it (others edit them meanwhile)."""
-    def git(*args):
-        result = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else ""
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
-    dirty = git("status", "--porcelain", "--", "geoanon", "tests")
-    return commit + (" with uncommitted changes to geoanon/ or tests/" if dirty else "")
-
-
 def measure(tool: str, table: str, model: str) -> dict:
     """One measurement, in this process."""
-    state = code_state()
+    state = code_state("geoanon", "tests")
     row = measure_pytest() if tool == "pytest" else measure_solve(tool, table, model)
-    after = code_state()
+    after = code_state("geoanon", "tests")
     row["code"] = state if state == after else f"{state}, then {after}"
     return row
 

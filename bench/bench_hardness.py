@@ -23,7 +23,7 @@ import networkx as nx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine, replace_section, today  # noqa: E402
+from common import code_state, machine, replace_section, today  # noqa: E402
 
 
 def instances(quick: bool):
@@ -89,7 +89,7 @@ def main() -> None:
     if not args.quick:
         replace_section(Path(args.results), "hardness", [
             "## Hardness reductions as instances (`python bench/bench_hardness.py`)", "",
-            f"Run on {today()}, {machine()}.", "", *lines])
+            f"Run on {today()}, {machine()}, geoanon at commit {code_state()}.", "", *lines])
 
 
 if __name__ == "__main__":

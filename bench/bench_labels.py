@@ -26,7 +26,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine, replace_section, today  # noqa: E402
+from common import code_state, machine, replace_section, today  # noqa: E402
 
 LISTS = ("female", "male", "last")
 RUNS = ("random fold", "random spread", "sorted fold", "sorted spread", "default")
@@ -224,7 +224,7 @@ def main() -> None:
     replace_section(Path(args.results), "labels", [
         "## Unordered labels: Section 5 reproduced (`python bench/bench_labels.py`)",
         "",
-        f"Run on {today()}, {machine()}.",
+        f"Run on {today()}, {machine()}, geoanon at commit {code_state()}.",
         "",
         *summary,
         "",

@@ -17,7 +17,6 @@ section of bench/RESULTS.md, with the machine and the date.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from importlib.metadata import version
@@ -28,7 +27,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
 
 PLAN = [  # (dataset, n, k, methods)
     ("clustered", 30_000, 10, ["lexsort", "numpy_mondrian", "anonypy", "paper", "balanced"]),
@@ -208,23 +207,12 @@ def _targets(rows) -> list[str]:
     return lines
 
 
-def _code_state() -> str:
-    """The commit measured, and whether the partitioner's files differ from it."""
-    def git(*args):
-        result = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else ""
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
-    dirty = git("status", "--porcelain", "--", "geoanon/points", "geoanon/partition.py")
-    return commit + (" with uncommitted changes to geoanon/points" if dirty else "")
-
-
 def write_results(rows, path: Path) -> None:
     rows = [r for r in rows if "failed" not in r]
     replace_section(path, "points", [
         "## GPS points: rectangle partitions (`python bench/bench_points.py`)",
         "",
-        f"Run on {today()}, {machine()}, anonypy {version('anonypy')}; geoanon at commit {_code_state()}; "
+        f"Run on {today()}, {machine()}, anonypy {version('anonypy')}; geoanon at commit {code_state('geoanon/points', 'geoanon/partition.py')}; "
         f"1-minute load average up to {max(r.get('load', 0) for r in rows):.1f} during the measurements "
         "(other jobs shared the machine when it exceeds the cores).",
         "",

@@ -33,7 +33,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
 
 PEERS = ["spopt_maxp", "spopt_skater", "pygeoda_maxp_greedy", "pygeoda_maxp_sa", "pygeoda_skater",
          "pygeoda_redcap"]
@@ -268,7 +268,7 @@ def write_results(rows, path: Path) -> None:
     replace_section(path, "regions", [
         "## Regions: connected partitions of planar graphs (`python bench/bench_regions.py`)",
         "",
-        f"Run on {today()}, {machine()}, spopt {version('spopt')}, pygeoda {version('pygeoda')}.",
+        f"Run on {today()}, {machine()}, geoanon at commit {code_state()}, spopt {version('spopt')}, pygeoda {version('pygeoda')}.",
         "",
         _table(rows),
         "",

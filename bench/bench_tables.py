@@ -62,7 +62,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
 
 ADULT_QI = ["sex", "race", "marital-status", "workclass"]
 ADULT_SENSITIVE = {"occupation": "equal", "age": "ordered"}
@@ -364,7 +364,7 @@ def write_limit(rows, path: Path) -> None:
     lines = [
         "## Tables: the time limit (`python bench/bench_tables.py --time-limit`)",
         "",
-        f"Run on {today()}, {machine()}; code measured: {_commit()}. `geoanon.suppress(df, qi, k=10)` on the "
+        f"Run on {today()}, {machine()}; code measured: {code_state()}. `geoanon.suppress(df, qi, k=10)` on the "
         "synthetic 1,000,000-row table (4 quasi-identifiers), table in memory, each run in a fresh process. "
         "Memory: peak resident set of the measuring process (the table and its generation take the first "
         f"{lattice['memory_before']:,.0f} MiB) and of the HiGHS child process. The machine was shared: 1-minute "
@@ -414,11 +414,6 @@ LIMIT_NOTES = [
     "  row or column: 0.2 GiB here), not the search. The measuring process peaks in the audit, after the child",
     "  has ended.",
 ]
-
-
-def _commit() -> str:
-    result = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return result.stdout.strip() or "unknown"
 
 
 # ---------------------------------------------------------------- running and reporting
@@ -645,7 +640,8 @@ def write_results(rows, path: Path) -> None:
     replace_section(path, "tables", [
         "## Tables: audit and suppression (`python bench/bench_tables.py`)",
         "",
-        f"Run on {today()}, {machine()}, pandas {version('pandas')}, anonypy {version('anonypy')}; "
+        f"Run on {today()}, {machine()}, pandas {version('pandas')}, anonypy {version('anonypy')}, geoanon at "
+        f"commit {code_state()}; "
         f"{pycanon_versions()} in its own virtual environment. Adult is `geoanon.datasets.adult()`.",
         "",
         f"Audit: `geoanon.audit` against pycanon (time limit {PYCANON_LIMIT} s per table). Each figure is "

@@ -94,3 +94,16 @@ def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write) -> None
 
 def today() -> str:
     return date.today().isoformat()
+
+
+def code_state(*paths: str) -> str:
+    """The commit measured, and whether the given paths (default geoanon/)
+    differ from it in the working tree."""
+    def git(*args):
+        result = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    paths = paths or ("geoanon",)
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    dirty = git("status", "--porcelain", "--", *paths)
+    return commit + (f" with uncommitted changes to {', '.join(paths)}" if dirty else "")

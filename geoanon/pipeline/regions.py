@@ -116,7 +116,6 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     audit = require(table, [column], k=k)
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
     summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
-    nodes = part.nodes
     lonely = part.suppressed & ~part.empty
     noncontiguous = part.noncontiguous_groups()
     report = {
