@@ -10,8 +10,6 @@ form classes of their own and are never dropped. Everything is vectorized
 """
 from __future__ import annotations
 
-import math
-import numbers
 from typing import Sequence
 
 import numpy as np
@@ -21,7 +19,7 @@ from ._codes import combined_key, factorize_exact
 from ._text import plain, plural, show
 from ._validation import check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
-from .models import Hierarchy, check_ground, measure_classes
+from .models import Hierarchy, check_ground, check_levels, measure_classes
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
@@ -172,27 +170,6 @@ def check_roles(qi: Sequence[str], sensitive=None) -> None:
         raise ParameterError(f"the quasi-identifier {seen[seen.duplicated()][0]!r} is listed twice")
     if sensitive is not None and sensitive in qi:
         raise ParameterError(f"the sensitive column {sensitive!r} cannot also be a quasi-identifier")
-
-
-def check_levels(**levels) -> dict:
-    """The requested levels that were given, checked: k and l_distinct integers
-    >= 1, l a finite number >= 1, t a number in [0, 1] (never NaN or infinite)."""
-    out = {}
-    for name, level in levels.items():
-        if level is None:
-            continue
-        number = isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
-        if name == "t":
-            if not (number and 0 <= level <= 1):
-                raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
-        elif name in ("k", "l_distinct"):
-            if not (number and float(level).is_integer() and level >= 1):
-                raise ParameterError(f"{name} must be an integer >= 1, got {show(level)}")
-            level = int(level)
-        elif not (number and math.isfinite(level) and level >= 1):
-            raise ParameterError(f"{name} must be a finite number >= 1, got {show(level)}")
-        out[name] = plain(level)
-    return out
 
 
 def _violations(per_class: pd.DataFrame, name: str, level, qi) -> dict:

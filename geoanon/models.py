@@ -23,13 +23,17 @@ Grounds of the EMD (:func:`emd`):
 """
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, ParameterError
+from ._text import plain, show
+from .errors import DataError, InfeasibleError, ParameterError
 
 GROUNDS = ("equal", "ordered")
 
@@ -237,3 +241,124 @@ def _ordered_emd_entries(cls, val, share, starts, q) -> np.ndarray:
                + (prefix[end] - prefix[split]) - level * (end - split))
     before_first = prefix[val[starts]]                                        # share 0 before the first value
     return (np.add.reduceat(stretch, starts) + before_first) / (m - 1)
+
+
+def check_levels(**levels) -> dict:
+    """The requested levels that were given, checked: k and l_distinct integers
+    >= 1, l a finite number >= 1, t a number in [0, 1] (never NaN or infinite)."""
+    out = {}
+    for name, level in levels.items():
+        if level is None:
+            continue
+        number = isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
+        if name == "t":
+            if not (number and 0 <= level <= 1):
+                raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
+        elif name in ("k", "l_distinct"):
+            if not (number and float(level).is_integer() and level >= 1):
+                raise ParameterError(f"{name} must be an integer >= 1, got {show(level)}")
+            level = int(level)
+        elif not (number and math.isfinite(level) and level >= 1):
+            raise ParameterError(f"{name} must be a finite number >= 1, got {show(level)}")
+        out[name] = plain(level)
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """A privacy requirement: what every equivalence class of a release meets.
+
+    ``k``: every class holds >= k rows; ``l`` (Liang-Yuan): no sensitive value
+    fills more than 1/l of a class; ``l_distinct``: a class holds >= l_distinct
+    sensitive values; ``t``: a class's sensitive distribution lies within EMD
+    t of the table's under ``ground`` (``order`` orders the values for an
+    ordered or matrix ground, see :func:`geoanon.audit`). All four survive the
+    union of classes, which is what lets a top-down search cut only where both
+    sides still meet the model (Du et al., Theorem 2's rule). Validated on
+    construction.
+    """
+
+    k: int = 1
+    l: float | None = None
+    l_distinct: int | None = None
+    t: float | None = None
+    sensitive: str | None = None
+    ground: Any = "equal"
+    order: Any = None
+
+    def __post_init__(self):
+        levels = check_levels(k=self.k, l=self.l, l_distinct=self.l_distinct, t=self.t)
+        for name in ("k", "l", "l_distinct", "t"):
+            object.__setattr__(self, name, levels.get(name))
+        if self.needs_sensitive and self.sensitive is None:
+            raise ParameterError("l, l_distinct and t need a sensitive column")
+        check_ground(self.ground)
+
+    @property
+    def needs_sensitive(self) -> bool:
+        return self.l is not None or self.l_distinct is not None or self.t is not None
+
+    def levels(self) -> dict:
+        """The requested levels, k always, the others when given."""
+        return {name: getattr(self, name) for name in ("k", "l", "l_distinct", "t")
+                if getattr(self, name) is not None}
+
+    def as_dict(self) -> dict:
+        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t, "sensitive": self.sensitive}
+
+    def compile(self, df: pd.DataFrame) -> "ModelCheck":
+        """The model bound to a table's sensitive column: checks classes given
+        their sensitive counts. InfeasibleError when the whole table misses it."""
+        from .audit import sensitive_codes
+
+        n = len(df)
+        if self.k > n:
+            raise InfeasibleError(f"k={self.k} is larger than the table ({n} rows)")
+        if not self.needs_sensitive:
+            return ModelCheck(self, np.zeros(n, dtype=np.int64), 1, "equal", np.ones(1), ["*"])
+        if self.sensitive not in df.columns:
+            raise DataError(f"no column {self.sensitive!r} in the table")
+        codes, m, ground, values = sensitive_codes(df[self.sensitive], self.ground, self.order)
+        q = np.bincount(codes, minlength=m) / max(n, 1)
+        check = ModelCheck(self, codes, m, ground, q, values)
+        whole = np.bincount(codes, minlength=m)[None, :]
+        if not check.holds(whole)[0]:
+            raise InfeasibleError(f"no grouping meets {check.describe()}: the whole table misses it")
+        return check
+
+
+@dataclass(eq=False)
+class ModelCheck:
+    """A :class:`Model` bound to a table: each row's sensitive value code, the
+    ground and the table's distribution ``q``."""
+
+    model: Model
+    codes: np.ndarray
+    n_values: int
+    ground: Any
+    q: np.ndarray
+    values: list
+
+    def histogram(self, rows: np.ndarray) -> np.ndarray:
+        """Sensitive counts of a group of rows (length ``n_values``)."""
+        return np.bincount(self.codes[rows], minlength=self.n_values)
+
+    def holds(self, hist: np.ndarray) -> np.ndarray:
+        """Whether each group, given by its sensitive counts (groups x values), meets the model."""
+        hist = np.asarray(hist)
+        size = hist.sum(axis=1)
+        m = self.model
+        ok = size >= m.k
+        if m.l is not None:
+            ok &= size >= m.l * hist.max(axis=1) - 1e-9
+        if m.l_distinct is not None:
+            ok &= (hist > 0).sum(axis=1) >= m.l_distinct
+        if m.t is not None:
+            check = np.flatnonzero(ok)
+            if check.size:
+                share = hist[check] / size[check, None]
+                ok[check] = emd_rows(share, self.q, self.ground) <= m.t + 1e-12
+        return ok
+
+    def describe(self) -> str:
+        return ", ".join(f"{name}={value}" for name, value in self.model.levels().items())

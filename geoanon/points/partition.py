@@ -171,23 +171,11 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
 
-    pxy, pw, row_point = _distinct(xy, None if weights is None else w)
-    if bounds is None:
-        box = default_bounds(pxy[:, 0], float(pxy[:, 1].min()), float(pxy[:, 1].max()), geographic)
-    else:
-        check_contains(bounds, pxy[:, 0], pxy[:, 1])
-        box = bounds
-    seam = None
-    if wraps(box):
-        pxy, pw, row_point, seam = _rotate(xy, None if weights is None else w, pxy, pw, row_point, box[0])
-    x = pxy[:, 0] if seam is None else np.r_[pxy[:seam, 0], pxy[seam:, 0] + 360.0]   # for spreads only
-
-    xl, xh, rx, x_merged = _axis_ranks(pxy[:, 0], seam=seam)
-    y_order = np.argsort(pxy[:, 1])
-    yl, yh, ry, y_merged = _axis_ranks(pxy[:, 1], y_order)
-    seam_rank = None if seam is None or rx[seam] == rx[seam - 1] else int(rx[seam])
+    frame = rank_frame(xy, None if weights is None else w, geographic, bounds)
+    pxy, pw, row_point, rx, ry, x, y_order = (frame.pxy, frame.pw, frame.row_point, frame.rx, frame.ry, frame.x,
+                                              frame.y_order)
     heaviest = int(pw.max())
-    if x_merged or y_merged:   # a cell of equal ranks is one point
+    if frame.merged:   # a cell of equal ranks is one point
         cells = np.unique(rx * (int(ry.max()) + 1) + ry, return_inverse=True)[1]
         heaviest = int(np.bincount(cells, weights=pw).max())
     total = int(w.sum())
@@ -198,12 +186,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         tree = kd_partition(rx, ry, x, pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
         leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
 
-    edges = np.column_stack([
-        _boundary_values(xl, xh, boxes[:, 0], box[0], box[2], seam_rank),
-        _boundary_values(yl, yh, boxes[:, 2], box[1], box[3]),
-        _boundary_values(xl, xh, boxes[:, 1], box[0], box[2], seam_rank, upper=True),
-        _boundary_values(yl, yh, boxes[:, 3], box[1], box[3]),
-    ])
+    edges = frame.rectangles(boxes)
     # Number classes deterministically by their lower-left corner (in the frame).
     rank = np.empty(len(edges), dtype=np.int64)
     rank[np.lexsort((boxes[:, 0], boxes[:, 2]))] = np.arange(len(edges))
@@ -216,7 +199,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         params={"crs": None if crs is None else str(crs)},
         xy=xy,
         rectangles=edges[np.argsort(rank)],
-        bounds=tuple(float(v) for v in box),
+        bounds=frame.box,
         crs=crs,
     )
 
@@ -343,6 +326,63 @@ def _record_quantile(weights: np.ndarray, q: float) -> int:
         return int(np.searchsorted(records, q * records[-1]))
     ordered = np.sort(weights)
     return int(ordered[np.searchsorted(np.cumsum(ordered), q * weights.sum())])
+
+
+@dataclass(eq=False)
+class RankFrame:
+    """Distinct points in the frame they are cut in, with dense ranks per axis.
+
+    ``pxy``: the distinct points (frame order), ``pw`` their weights and
+    ``row_point`` the point of every input row; ``rx``, ``ry``: each point's
+    rank along x and y; ``x``: longitudes unwrapped across the antimeridian
+    (for spreads); ``box``: the outer bounds tiled. :meth:`rectangles` turns
+    boxes of rank boundaries into published coordinates.
+    """
+
+    pxy: np.ndarray
+    pw: np.ndarray
+    row_point: np.ndarray
+    rx: np.ndarray
+    ry: np.ndarray
+    x: np.ndarray
+    y_order: np.ndarray
+    box: tuple
+    merged: bool
+    x_ends: tuple       # lowest and highest coordinate of every x rank
+    y_ends: tuple
+    seam_rank: int | None
+
+    def rectangles(self, boxes: np.ndarray) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax) of boxes of rank boundaries (x_lo, x_hi, y_lo, y_hi)."""
+        (xl, xh), (yl, yh), box = self.x_ends, self.y_ends, self.box
+        return np.column_stack([
+            _boundary_values(xl, xh, boxes[:, 0], box[0], box[2], self.seam_rank),
+            _boundary_values(yl, yh, boxes[:, 2], box[1], box[3]),
+            _boundary_values(xl, xh, boxes[:, 1], box[0], box[2], self.seam_rank, upper=True),
+            _boundary_values(yl, yh, boxes[:, 3], box[1], box[3]),
+        ])
+
+
+def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None) -> RankFrame:
+    """The :class:`RankFrame` of checked coordinates: default (padded) or
+    given ``bounds``, rotated across the antimeridian where the records are."""
+    pxy, pw, row_point = _distinct(xy, weights)
+    if bounds is None:
+        box = default_bounds(pxy[:, 0], float(pxy[:, 1].min()), float(pxy[:, 1].max()), geographic)
+    else:
+        check_contains(bounds, pxy[:, 0], pxy[:, 1])
+        box = bounds
+    seam = None
+    if wraps(box):
+        pxy, pw, row_point, seam = _rotate(xy, weights, pxy, pw, row_point, box[0])
+    x = pxy[:, 0] if seam is None else np.r_[pxy[:seam, 0], pxy[seam:, 0] + 360.0]
+    xl, xh, rx, x_merged = _axis_ranks(pxy[:, 0], seam=seam)
+    y_order = np.argsort(pxy[:, 1])
+    yl, yh, ry, y_merged = _axis_ranks(pxy[:, 1], y_order)
+    seam_rank = None if seam is None or rx[seam] == rx[seam - 1] else int(rx[seam])
+    return RankFrame(pxy=pxy, pw=pw, row_point=row_point, rx=rx, ry=ry, x=x, y_order=y_order,
+                     box=tuple(float(v) for v in box), merged=x_merged or y_merged, x_ends=(xl, xh),
+                     y_ends=(yl, yh), seam_rank=seam_rank)
 
 
 def _distinct(xy: np.ndarray, weights):
