@@ -25,7 +25,7 @@ _HOMES = {
     "RectanglePartition": "points", "partition_points": "points",
     "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",
     "graph_summary": "regions", "low_degree_spanning_tree": "regions", "partition_graph": "regions",
-    "read_edge_list": "regions",
+    "read_edge_list": "io",
     "suppress": "tables",
 }
 

@@ -13,8 +13,8 @@ from .._text import plural, show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
-from ..io import has_geometry
-from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph, read_edge_list
+from ..io import has_geometry, read_edge_list
+from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column

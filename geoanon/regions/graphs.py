@@ -1,22 +1,23 @@
-"""Adjacency graphs of regions (zip codes, counties, tracts) as networkx graphs.
+"""Adjacency graphs of regions (zip codes, counties, tracts) as networkx graphs:
+the graphs of Du, Eppstein, Goodrich and Lueker's Section 2, whose groups must
+be connected.
 
 Region ids are strings, so zip codes and FIPS codes keep their leading zeros.
 Partitioners work on a compact array form (:class:`CompactGraph`) built once.
-Every node built here carries its ``centroid`` (x, y); ``G.graph["geographic"]``
-says whether those are longitude/latitude.
+Every node built from polygons or centroids carries its ``centroid`` (x, y);
+``G.graph["geographic"]`` says whether those are longitude/latitude. Edge
+list files are read by :func:`geoanon.io.read_edge_list`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
 from .._text import plural, show
-from .._validation import check_unique_columns
 from ..errors import DataError, ParameterError
 
 CONTIGUITY = ("rook", "queen")
@@ -240,34 +241,14 @@ def _nth_smallest(values: np.ndarray, owner: np.ndarray, n: int, nth: int | None
     return values[order][start + pick]
 
 
-def read_edge_list(source, *, columns=None, ids=None) -> nx.Graph:
-    """Graph from an edge list: a CSV path or a DataFrame with two id columns.
-
-    ``columns`` names the two id columns (default: the first two). Ids are read
-    as strings; self-loops and repeated edges are dropped. ``ids`` adds regions
-    that have no edge (isolated nodes).
-    """
-    if isinstance(source, (str, Path)):
-        from ..io import read_table
-
-        source = read_table(source)
-    frame = pd.DataFrame(source)
-    if frame.shape[1] < 2:
-        raise DataError("an edge list needs two id columns")
-    check_unique_columns(frame, "the edge list has")
-    cols = list(frame.columns[:2]) if columns is None else list(columns)
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise DataError(f"no column {show(missing[0])} in the edge list")
-    left = frame[cols[0]].astype(str).str.strip()
-    right = frame[cols[1]].astype(str).str.strip()
-    blank = (left == "") | (right == "") | frame[cols[0]].isna() | frame[cols[1]].isna()
-    if blank.any():
-        raise DataError(f"edge list row {show(frame.index[int(np.flatnonzero(blank.to_numpy())[0])])} has an empty id")
+def graph_from_edges(a, b, ids=None) -> nx.Graph:
+    """Graph of the edges (a[i], b[i]) between region ids (strings, e.g. from
+    :func:`geoanon.io.read_edge_list`); self-loops and repeated edges are
+    dropped. ``ids`` adds regions that have no edge (isolated nodes)."""
     G = nx.Graph()
     if ids is not None:
         G.add_nodes_from(str(i) for i in ids)
-    G.add_edges_from((u, v) for u, v in zip(left, right) if u != v)
+    G.add_edges_from((u, v) for u, v in zip(a, b) if u != v)
     return G
 
 

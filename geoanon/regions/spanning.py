@@ -1,4 +1,5 @@
-"""Spanning trees of low maximum degree (Fürer and Raghavachari's local improvement).
+"""Spanning trees of low maximum degree (Fürer and Raghavachari's local improvement),
+and random spanning trees.
 
 Theorem 1 of Du, Eppstein, Goodrich and Lueker bounds the greedy zip-code
 partition by the maximum degree d of the spanning tree it runs on, so the tree
@@ -28,6 +29,10 @@ two steps per degree level k:
 No phase is needed once d <= L + 1 for a proven lower bound L on d*: 2 for
 three or more vertices, and a vertex with p pendant neighbours (and other
 neighbours) needs degree p (+1) in every spanning tree.
+
+Also random spanning trees (:func:`random_spanning_tree`, Kruskal's algorithm
+on the edges in random order): the further trees that method="balanced" runs
+Theorem 1's tree pass on.
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ import numpy as np
 from .._text import show
 from ..errors import ParameterError
 from .graphs import CompactGraph, UnionFind
+
+SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
 
 
 @dataclass
@@ -109,6 +116,41 @@ def degree_lower_bound(graph: CompactGraph) -> int:
         need = pendant + (degree > pendant)
         bound = max(bound, int(need.max()))
     return bound
+
+
+def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
+    """Parent array of a random spanning tree of a connected graph: Kruskal's
+    algorithm on the edges in random order, rooted at a random node."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+    src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    upper = src < graph.indices
+    a, b = src[upper], graph.indices[upper]
+    root = int(rng.integers(graph.n))
+    if graph.n > SMALL_GRAPH:
+        weights = rng.random(a.size) + 1e-9
+        tree = minimum_spanning_tree(csr_matrix((weights, (a, b)), shape=(graph.n, graph.n)))
+        tree = tree + tree.T
+        _, parent = breadth_first_order(tree, root, directed=False, return_predecessors=True)
+        return np.where(parent < 0, -1, parent).astype(np.int64)
+    forest = UnionFind(graph.n)
+    adj = [[] for _ in range(graph.n)]
+    for e in rng.permutation(a.size).tolist():
+        x, y = int(a[e]), int(b[e])
+        if forest.union(x, y):
+            adj[x].append(y)
+            adj[y].append(x)
+    parent = [-2] * graph.n
+    parent[root] = -1
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        for y in adj[x]:
+            if parent[y] == -2:
+                parent[y] = x
+                stack.append(y)
+    return np.asarray(parent, dtype=np.int64)
 
 
 class _Improver:
