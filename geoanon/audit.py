@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._codes import combined_key, factorize_exact
-from ._text import plain, plural, show
+from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .models import Hierarchy, check_ground, check_levels, measure_classes

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
+from .joint import DESIGNS
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -133,12 +134,45 @@ def build_parser() -> argparse.ArgumentParser:
                       help="time for the optimal program (milp, auto); the report gives the gap if it stops first")
     supp.set_defaults(run=_run_suppress)
 
+    anon = sub.add_parser("anonymize", help="generalize the location and the other quasi-identifiers together: "
+                                            "one release that meets the model over all of them")
+    _table_model_arguments(anon, qi_required=False)
+    where = anon.add_argument_group("location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, "
+                                    "or none)")
+    where.add_argument("--lat", help="latitude column (points, published as non-overlapping rectangles)")
+    where.add_argument("--lon", help="longitude column")
+    where.add_argument("--zip-col", metavar="COL", help="region column (published as connected groups)")
+    where.add_argument("--regions", metavar="FILE", help="regions for --zip-col: polygons or a CSV of centroids")
+    where.add_argument("--region-id", metavar="COL", help="region id column of --regions")
+    where.add_argument("--edges", metavar="FILE", help="adjacency of --regions as an edge list CSV")
+    where.add_argument("--label-col", metavar="COL", help="a label column as the location (published as groups)")
+    anon.add_argument("--interval", type=_columns, metavar="A,...", help="QIs published as {col}_min, {col}_max "
+                      "(default for numeric columns)")
+    anon.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
+                      help="a QI published as the node of an ARX hierarchy CSV (leaf;...;root); repeatable")
+    anon.add_argument("--suppress", type=_columns, metavar="A,...", help="QIs published as the shared value or '*' "
+                      "(default for other columns)")
+    anon.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
+    anon.add_argument("--report", metavar="JSON", help="write the job's figures, NCP and audit as JSON")
+    anon.add_argument("--map", metavar="HTML", help="write an offline map of the location classes")
+    anon.add_argument("--classes", metavar="FILE", help="write one row per location class")
+    anon.add_argument("--method", default="frontier", choices=DESIGNS,
+                      help="where the location cuts stop: frontier (default: least NCP over the location tree), "
+                           "location-first (one class size for all), greedy")
+    anon.add_argument("--missing", default="error", choices=("error", "suppress"),
+                      help="rows without coordinates: fail (default) or give them a location class of their own")
+    anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
+    anon.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX", help="region the rectangles tile")
+    anon.add_argument("--tiles", help="base map tiles for --map (see geoanon points --help)")
+    anon.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
+    anon.set_defaults(run=_run_anonymize)
+
     aud = sub.add_parser("audit", help="measure a released table: k, l, l_distinct, t, classes, suppressed cells; "
                                        "exit 1 if it misses a requested level")
     _table_model_arguments(aud)
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
     aud.set_defaults(run=_run_audit)
-    for job in (points, zips, labels, supp):
+    for job in (points, zips, labels, supp, anon):
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
@@ -166,9 +200,10 @@ def _columns(text: str) -> list:
     return names
 
 
-def _table_model_arguments(p) -> None:
+def _table_model_arguments(p, qi_required=True) -> None:
     p.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
-    p.add_argument("--qi", required=True, type=_columns, metavar="A,B,C", help="the quasi-identifier columns")
+    p.add_argument("--qi", required=qi_required, type=_columns, default=[], metavar="A,B,C",
+                   help="the quasi-identifier columns" + ("" if qi_required else " (besides the location)"))
     p.add_argument("--sensitive", metavar="S", help="the sensitive column (for -l, --l-distinct, -t)")
     p.add_argument("-k", type=int, help="every class holds at least K rows")
     p.add_argument("-l", type=float, help="no sensitive value fills more than 1/L of a class (Liang-Yuan)")
@@ -325,6 +360,67 @@ def _run_suppress(args) -> int:
     for path in written:
         print(f"  wrote {path}")
     return 0
+
+
+def _run_anonymize(args) -> int:
+    from .io import read_table
+    from .models import Hierarchy
+    from .pipeline import anonymize, write_release
+
+    location = _location_option(args)
+    hierarchy_files = {}
+    for item in args.hierarchy:
+        col, sep, path = item.partition("=")
+        if not sep or not col or not path:
+            raise ParameterError(f"--hierarchy expects COL=FILE, got {item!r}")
+        hierarchy_files[col] = path
+    inputs = {"IN": args.input, "--regions": args.regions, "--edges": args.edges, "--ground": _ground_file(args),
+              **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}
+    _check_outputs(inputs, args.output, args.report, args.map, args.classes)
+    _check_tiles(args)
+    if args.map and location is None:
+        raise ParameterError("--map needs a location (--lat/--lon or --zip-col)")
+    options = _model_options(args)
+    hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
+    df = read_table(args.input)
+    if location is not None and "regions" in location:
+        location["regions"] = read_table(location["regions"])
+    release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
+                        interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, method=args.method,
+                        missing=args.missing, crs=args.crs, bounds=args.bounds, **options)
+    release.report.update(input=str(args.input), output=str(args.output))
+    _warn(args, release.warnings)
+    written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
+                            map_options=_map_options(args), escape_all=args.escape_formulas)
+    r = release.report
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
+          f"{plural(r['location_classes'], 'location class', 'location classes')}, smallest {r['min_class']}, "
+          f"NCP {r['ncp']['overall']:.4f}, audited k = {r['audit']['k']}"
+          + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
+             if r["sensitive"] else ""))
+    for path in written:
+        print(f"  wrote {path}")
+    return 0
+
+
+def _location_option(args):
+    """The location of ``geoanon anonymize`` from its flags, or None."""
+    points = args.lat is not None or args.lon is not None
+    zips = any(v is not None for v in (args.zip_col, args.regions, args.region_id, args.edges))
+    label = args.label_col is not None
+    if points + zips + label > 1:
+        raise ParameterError("give one location: --lat/--lon, --zip-col/--regions/--region-id, or --label-col")
+    if points:
+        if args.lat is None or args.lon is None:
+            raise ParameterError("give both --lat and --lon")
+        return {"lat": args.lat, "lon": args.lon}
+    if zips:
+        missing = [f for f, v in (("--zip-col", args.zip_col), ("--regions", args.regions),
+                                  ("--region-id", args.region_id)) if v is None]
+        if missing:
+            raise ParameterError(f"a region location needs {', '.join(missing)}")
+        return {"zip": args.zip_col, "regions": args.regions, "region_id": args.region_id, "edges": args.edges}
+    return {"label": args.label_col} if label else None
 
 
 def _run_audit(args) -> int:

@@ -5,9 +5,10 @@ domain to a partitioner, writes the generalized values back in place of the
 raw ones, and audits the released columns independently before anyone can
 write them. Every other column and every row is kept, in order.
 """
+from .anonymize import anonymize
 from .labels import generalize_labels
 from .points import generalize_points, numeric_column
 from .regions import generalize_regions, region_graph
 from .release import Release, write_release
 
-__all__ = ["Release", "generalize_labels", "generalize_points", "generalize_regions", "numeric_column", "region_graph", "write_release"]
+__all__ = ["Release", "anonymize", "generalize_labels", "generalize_points", "generalize_regions", "numeric_column", "region_graph", "write_release"]

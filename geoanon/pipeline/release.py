@@ -65,10 +65,10 @@ class Release:
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
 
-        if self.partition is None:
+        if self.classes is None or not hasattr(self.classes, "geometry"):
             raise ParameterError("this release has no map: its classes have no geometry")
 
-        return class_map(self.classes, self.partition.k, title=title, tiles=tiles, attribution=attribution,
+        return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
                          tiles_attribution=tiles_attribution, notes=self.notes)
 
     def to_file(self, path) -> None:

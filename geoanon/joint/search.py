@@ -1,0 +1,228 @@
+"""Joint top-down partitions of a table over all its quasi-identifiers.
+
+Location classes must not overlap (rectangles tile the plane, ZIP groups
+partition the regions), so every location cut lies above every other cut:
+the location is cut first, and the other quasi-identifiers inside each
+location class. The designs differ in where the location cuts stop:
+
+``"frontier"`` (default)
+    Cut the location down to its finest classes (the location tree), then
+    choose, by dynamic programming over that tree, the set of location nodes
+    (a frontier) that minimizes the total NCP when the other quasi-identifiers
+    are cut inside each of them. A node's own cost is computed only when its
+    location cost alone is below what its children reach, so the large nodes
+    near the root, whose rectangles already cost more, are never partitioned.
+``"location-first"``
+    One location class size for the whole table: the frontier of the nodes
+    holding fewer than 2 K' records, for K' in k, 2k, 4k, ..., keeping the K'
+    of least total NCP.
+``"greedy"``
+    One top-down pass over all dimensions: at every node the cut that removes
+    the most NCP, where a location cut is admissible only while no other cut
+    lies above the node.
+
+Every cut keeps both sides within the model (Du et al., Theorem 2's rule), so
+every class of every design meets it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cuts import best_cut
+from .dims import Dims
+
+
+
+@dataclass
+class JointPartition:
+    """Classes of rows from a joint search.
+
+    ``row_class``: class of every row (0..C-1, numbered by first row);
+    ``states``: the published state of every class (one entry per dimension);
+    ``location_class``: the location class each class lies in; ``cost``: the
+    summed NCP of all cells (per dimension); ``design`` and ``evaluated``
+    (location nodes whose inner partition was computed).
+    """
+
+    row_class: np.ndarray
+    states: list
+    location_class: np.ndarray
+    cost: np.ndarray
+    design: str
+    evaluated: int = 0
+    location_classes: int = 0
+    location_states: list = field(default_factory=list)
+
+
+def joint_partition(dims: Dims, check, design: str = "frontier") -> JointPartition:
+    """Partition all rows under the model ``check`` (see the module)."""
+    n = check.codes.size
+    rows = np.arange(n, dtype=np.int64)
+    location = [j for j, d in enumerate(dims.items) if d.location]
+    other = [j for j, d in enumerate(dims.items) if not d.location]
+    root = dims.root(rows)
+    if design == "greedy":
+        leaves, owner = _greedy(dims, check, rows, root, location, other)
+        loc_states = [st for st in _unique_states(leaves, owner)]
+        return _result(dims, leaves, owner, design, 0, loc_states, n)
+    tree = _location_tree(dims, check, rows, root, location)
+    if design == "frontier":
+        chosen, evaluated, inner = _frontier(dims, check, tree, other)
+    else:
+        chosen, evaluated, inner = _uniform(dims, check, tree, other)
+    leaves, owner = [], []
+    for i, node in enumerate(chosen):
+        for leaf in inner[node]:
+            leaves.append(leaf)
+            owner.append(i)
+    return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated,
+                   [tree.state[node] for node in chosen], n)
+
+
+def _unique_states(leaves, owner):
+    seen = {}
+    for (_, state), o in zip(leaves, owner):
+        seen.setdefault(int(o), state)
+    return [seen[o] for o in sorted(seen)]
+
+
+def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointPartition:
+    row_class = np.empty(n, dtype=np.int64)
+    firsts = np.array([int(r.min()) for r, _ in leaves])
+    order = np.argsort(firsts, kind="stable")
+    states, location_class = [], np.empty(len(leaves), dtype=np.int64)
+    cost = np.zeros(len(dims.items))
+    for c, i in enumerate(order.tolist()):
+        r, st = leaves[i]
+        row_class[r] = c
+        states.append(st)
+        location_class[c] = owner[i]
+        cost += r.size * dims.cell_costs(st)
+    return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
+                          design=design, evaluated=evaluated, location_classes=len(loc_states),
+                          location_states=loc_states)
+
+
+def _split_down(dims, check, rows, state, allowed) -> list:
+    """Cut while an admissible cut removes NCP; the leaves (rows, state) in order."""
+    leaves, stack = [], [(rows, state)]
+    while stack:
+        r, st = stack.pop()
+        cut = best_cut(dims, r, st, check, allowed) if allowed else None
+        if cut is None:
+            leaves.append((r, st))
+        else:
+            stack.extend(reversed(cut.parts))
+    return leaves
+
+
+def _greedy(dims, check, rows, root, location, other):
+    """One pass over all dimensions; a node below a non-location cut keeps its location."""
+    leaves, owner, stack = [], [], [(rows, root, False)]
+    loc_ids: dict = {}
+    while stack:
+        r, st, frozen = stack.pop()
+        cut = best_cut(dims, r, st, check, other if frozen else location + other)
+        if cut is None:
+            leaves.append((r, st))
+            key = tuple(st[j] for j in location)
+            owner.append(loc_ids.setdefault(key, len(loc_ids)))
+            continue
+        below = frozen or cut.dim in other
+        stack.extend((p, s, below) for p, s in reversed(cut.parts))
+    return leaves, np.array(owner, dtype=np.int64)
+
+
+@dataclass
+class _Tree:
+    parent: list
+    children: list
+    rows: list
+    state: list
+
+
+def _location_tree(dims, check, rows, root, location) -> _Tree:
+    """Location cuts only, down to the finest admissible classes."""
+    tree = _Tree([-1], [[]], [rows], [root])
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        cut = best_cut(dims, tree.rows[node], tree.state[node], check, location) if location else None
+        if cut is None:
+            continue
+        for part_rows, part_state in cut.parts:
+            tree.parent.append(node)
+            tree.children.append([])
+            tree.rows.append(part_rows)
+            tree.state.append(part_state)
+            tree.children[node].append(len(tree.parent) - 1)
+        stack.extend(reversed(tree.children[node]))
+    return tree
+
+
+def _inner(dims, check, tree, node, other):
+    """The other quasi-identifiers cut inside a location node: its leaves and their NCP."""
+    rows = tree.rows[node]
+    leaves = _split_down(dims, check, rows, tree.state[node], other)
+    return leaves, sum(r.size * dims.cost(st) for r, st in leaves)
+
+
+def _frontier(dims, check, tree, other):
+    """The frontier of least total NCP (dynamic programming, children first)."""
+    n_nodes = len(tree.parent)
+    best = np.zeros(n_nodes)
+    stop = np.zeros(n_nodes, dtype=bool)
+    inner, evaluated = {}, 0
+    for node in reversed(range(n_nodes)):          # children have larger ids than their parent
+        kids = tree.children[node]
+        below = float(best[kids].sum()) if kids else np.inf
+        floor = tree.rows[node].size * dims.location_cost(tree.state[node])
+        if floor >= below:
+            best[node] = below
+            continue
+        leaves, cost = _inner(dims, check, tree, node, other)
+        evaluated += 1
+        if cost <= below:
+            best[node], stop[node] = cost, True
+            inner[node] = leaves
+        else:
+            best[node] = below
+    chosen, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        if stop[node]:
+            chosen.append(node)
+        else:
+            stack.extend(reversed(tree.children[node]))
+    return chosen, evaluated, inner
+
+
+def _uniform(dims, check, tree, other):
+    """One location class size K' for all: the least total NCP over K' = k 2^j."""
+    k = check.model.k
+    sizes = np.array([r.size for r in tree.rows])
+    inner, evaluated = {}, 0
+    best = None
+    size = k
+    while True:
+        chosen, stack = [], [0]
+        while stack:
+            node = stack.pop()
+            if sizes[node] < 2 * size or not tree.children[node]:
+                chosen.append(node)
+            else:
+                stack.extend(reversed(tree.children[node]))
+        total = 0.0
+        for node in chosen:
+            if node not in inner:
+                inner[node] = _inner(dims, check, tree, node, other)
+                evaluated += 1
+            total += inner[node][1]
+        if best is None or total < best[0]:
+            best = (total, chosen)
+        if chosen == [0]:
+            break
+        size *= 2
+    return best[1], evaluated, {node: inner[node][0] for node in best[1]}

@@ -1,0 +1,302 @@
+"""The joint release: a table's location and its other quasi-identifiers
+generalized together, so that the release meets the model over all of them."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._cells import escape_formulas
+from .._codes import factorize_exact
+from .._text import plural, show
+from .._validation import check_choice, check_unique_columns
+from ..audit import require
+from ..errors import DataError, ParameterError
+from ..joint.dims import Dims, RankDim, tree_from_paths
+from ..joint import DESIGNS
+from ..joint.search import joint_partition
+from ..models import Hierarchy, Model
+from ..ncp import SUPPRESSED, information_loss
+from .points import numeric_column
+from .release import MISSING_TOKENS, Release, require_column
+
+TREATMENTS = ("interval", "hierarchy", "suppress")
+LOCATION_KINDS = ("points", "zip", "label")
+
+
+def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
+              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, method="frontier",
+              missing="error", crs="EPSG:4326", bounds=None) -> Release:
+    """Generalize a table's location and other quasi-identifiers together:
+    every class of the release meets the model (k, and l, l_distinct, t where
+    asked) over all published quasi-identifier columns at once.
+
+    Parameters
+    ----------
+    df : DataFrame
+    location : optional
+        ``(lat, lon)`` or ``{"lat": LAT, "lon": LON}``: points, published as
+        non-overlapping rectangles ``{lat}_min, {lat}_max, {lon}_min,
+        {lon}_max`` (padded outer bounds, cuts between records, as
+        :func:`geoanon.generalize_points`); ``{"zip": COL, "regions": GDF or
+        path, "region_id": C, "edges": optional}``: regions, published as the
+        label of a connected group; ``{"label": COL}``: a label column,
+        published as a group of labels. None: no location.
+    qi : list of str
+        The other quasi-identifiers.
+    sensitive, k, l, l_distinct, t, ground, order
+        The model (:class:`geoanon.Model`).
+    interval, hierarchies, suppress
+        How each quasi-identifier is published: ``interval`` columns as
+        ``{col}_min, {col}_max`` (closed integer intervals for columns of
+        whole numbers, else half-open, the outer edges the input's range);
+        ``hierarchies`` ({col: :class:`~geoanon.models.Hierarchy`}) as the node
+        above the class's values; ``suppress`` as the value the class shares
+        or ``*``. Default: numeric columns as intervals, the others suppressed.
+    method : {"frontier", "location-first", "greedy"}
+        Where the location cuts stop (:mod:`geoanon.joint.search`).
+    missing : {"error", "suppress"}
+        Rows without coordinates: DataError, or a location class of their own
+        with empty rectangle columns.
+    crs, bounds
+        As in :func:`geoanon.generalize_points`.
+
+    Returns
+    -------
+    Release
+        ``table``: every row and non-QI column in order, the quasi-identifiers
+        in their published form, ``class_id`` last; ``report``: rows,
+        classes, location classes, the model, ``ncp`` (overall and per input
+        column, from the published table), the audit over all published
+        quasi-identifier columns and ``class_id``, seconds; ``classes``: one
+        row per location class (its shape, records, and the published values
+        of the classes inside it). Nothing is returned unless the audit
+        passes.
+    """
+    started = time.perf_counter()
+    check_unique_columns(df)
+    method = check_choice("method", method, DESIGNS)
+    missing = check_choice("missing", missing, ("error", "suppress"))
+    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    qi = [qi] if isinstance(qi, str) else list(qi)
+    kind, loc = _location(location)
+    treatments = _treatments(df, qi, interval, hierarchies, suppress)
+    _check_roles(df, kind, loc, qi, sensitive)
+    if len(df) == 0:
+        raise DataError("the table has no rows")
+    check = model.compile(df)
+    warnings: list = []
+    dims, publish_location = _location_dims(df, kind, loc, model, check, missing, crs, bounds, warnings)
+    for col in qi:
+        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col)))
+    part = joint_partition(dims, check, method)
+    table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
+    audit = require(table, [*published, "class_id"], k=model.k, sensitive=sensitive, l=model.l,
+                    l_distinct=model.l_distinct, t=model.t, ground=ground, order=order)
+    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
+    sizes = np.bincount(part.row_class)
+    report = {
+        "rows": int(len(df)),
+        **model.as_dict(),
+        "location": None if kind is None else {"kind": kind, **{key: v for key, v in loc.items()
+                                                                   if isinstance(v, str)}},
+        "qi": {col: treatments[col] for col in qi},
+        "method": method,
+        "classes": int(sizes.size),
+        "min_class": int(sizes.min()),
+        "max_class": int(sizes.max()),
+        "location_classes": int(part.location_classes),
+        "ncp": ncp,
+        "audit": audit,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    classes, row_shapes = publish_location.classes(table, part, published)
+    return Release(table=table, partition=None, report=report, classes=classes, warnings=warnings,
+                   row_shapes=row_shapes)
+
+
+def _location(location):
+    """(kind, spec) of the ``location`` argument."""
+    if location is None:
+        return None, {}
+    if isinstance(location, (tuple, list)):
+        if len(location) != 2:
+            raise ParameterError(f"location as a pair must be (lat, lon), got {show(location)}")
+        return "points", {"lat": location[0], "lon": location[1]}
+    if not isinstance(location, dict):
+        raise ParameterError("location must be (lat, lon) or a dict with lat and lon, zip, or label")
+    keys = set(location)
+    shapes = {"points": ({"lat", "lon"}, set()), "zip": ({"zip", "regions", "region_id"}, {"edges"}),
+              "label": ({"label"}, set())}
+    for kind, (needed, optional) in shapes.items():
+        if needed <= keys:
+            extra = keys - needed - optional
+            if extra:
+                raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {kind} location")
+            return kind, dict(location)
+    raise ParameterError(f"location needs lat and lon, or zip, regions and region_id, or label; "
+                         f"got keys {', '.join(sorted(map(str, keys)))}")
+
+
+def _treatments(df, qi, interval, hierarchies, suppress) -> dict:
+    interval, suppress = list(interval or []), list(suppress or [])
+    hierarchies = dict(hierarchies or {})
+    for name, cols in (("interval", interval), ("suppress", suppress), ("hierarchies", list(hierarchies))):
+        for col in cols:
+            if col not in qi:
+                raise ParameterError(f"{name} names {show(col)}, which is not among the quasi-identifiers")
+    for col, h in hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise ParameterError(f"hierarchies[{show(col)}] must be a Hierarchy, got {type(h).__name__}")
+    out = {}
+    for col in qi:
+        require_column(df, col)
+        given = [name for name, cols in (("interval", interval), ("suppress", suppress),
+                                         ("hierarchy", list(hierarchies))) if col in cols]
+        if len(given) > 1:
+            raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
+        out[col] = given[0] if given else ("interval" if _numeric(df[col]) else "suppress")
+    return out
+
+
+def _numeric(s: pd.Series) -> bool:
+    """Whether every present cell is a number (text such as "42" counts)."""
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
+        return True
+    present = s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+    return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())
+
+
+def _check_roles(df, kind, loc, qi, sensitive) -> None:
+    roles: dict = {}
+    names = [(v, f"location {key}") for key, v in loc.items() if key in ("lat", "lon", "zip", "label")]
+    names += [(c, "quasi-identifier") for c in qi]
+    if sensitive is not None:
+        names.append((sensitive, "sensitive"))
+    for col, role in names:
+        if not isinstance(col, str):
+            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
+        if col in roles:
+            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role}")
+        roles[col] = role
+        require_column(df, col)
+    if "class_id" in df.columns:
+        raise DataError("the output column 'class_id' already exists in the input")
+
+
+def _qi_dim(df, col, treatment, hierarchy):
+    if treatment == "interval":
+        return interval_dim(col, numeric_column(df, col))
+    values = df[col]
+    if treatment == "hierarchy":
+        paths = hierarchy.paths
+        index = {str(v): i for i, v in enumerate(paths[:, 0])}
+        text = values.astype(object).where(values.notna(), None)
+        leaf = np.array([index.get(str(v), -1) if v is not None else -1 for v in text.tolist()], dtype=np.int64)
+        if (leaf < 0).any():
+            i = int(np.flatnonzero(leaf < 0)[0])
+            raise DataError(f"column {show(col)}, row {show(df.index[i])}: {show(values.iloc[i])} is not a "
+                            f"leaf of its hierarchy ({plural(int((leaf < 0).sum()), 'row')})")
+        present = np.zeros(paths.shape[0], dtype=bool)
+        present[leaf] = True
+        return tree_from_paths(col, leaf, [list(p) for p in paths], present)
+    codes, uniques = factorize_exact(values)
+    paths = [[v, SUPPRESSED] for v in uniques]
+    return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
+
+
+def interval_dim(name: str, values: np.ndarray, location: bool = False) -> RankDim:
+    """A :class:`RankDim` of a numeric column (NaN: missing)."""
+    present = ~np.isnan(values)
+    uniq = np.unique(values[present])
+    if uniq.size == 0:
+        raise DataError(f"column {show(name)} has no values")
+    d = uniq.size
+    rank = np.full(values.size, d, dtype=np.int64)
+    rank[present] = np.searchsorted(uniq, values[present])
+    whole = bool(np.all(uniq == np.round(uniq)) and np.abs(uniq).max() < 2.0 ** 52)
+    edges = np.empty(d + 1)
+    edges[0] = uniq[0]
+    if whole:
+        edges[1:d] = integer_cuts(uniq[:-1], uniq[1:])
+        edges[d] = uniq[-1] + 1
+    else:
+        from ..points.frame import shortest_decimal_between
+
+        edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
+        edges[d] = uniq[-1]
+    return RankDim(name=name, rank=rank, edges=edges, span=float(uniq[-1] - uniq[0]), unit=int(whole),
+                   location=location, missing=bool((~present).any()))
+
+
+def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For integers a < b: the integer c with a < c <= b ending in the most
+    zeros, nearest the midpoint (the lower one on a tie)."""
+    out = np.full(a.size, np.nan)
+    mid = (a + b) / 2
+    for e in range(15, -1, -1):
+        step = 10.0 ** e
+        first = (np.floor(a / step) + 1) * step
+        last = np.floor(b / step) * step
+        todo = np.isnan(out) & (first <= b)
+        if todo.any():
+            near = np.floor((mid[todo] - first[todo]) / step + 0.5) * step + first[todo]
+            out[todo] = np.clip(near, first[todo], last[todo])
+    return out
+
+
+def _location_dims(df, kind, loc, model, check, missing, crs, bounds, warnings):
+    from .location import NoLocation, group_location, points_location
+
+    if kind is None:
+        return Dims([]), NoLocation()
+    if kind == "points":
+        return points_location(df, loc, missing, crs, bounds, warnings)
+    return group_location(df, kind, loc, model, check, warnings)
+
+
+def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
+    """The released table, its published quasi-identifier columns, and the
+    NCP treatments of the input columns."""
+    states = part.states
+    cls = part.row_class
+    n_loc = len(dims.items) - len(qi)
+    new_columns, ncp_columns = {}, {}
+    for offset, col in enumerate(qi):
+        j = n_loc + offset
+        d = dims.items[j]
+        if treatments[col] == "interval":
+            lo, hi = np.array([_interval(d, st[j]) for st in states]).T
+            kind = "Int64" if d.unit else "float64"
+            new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
+            ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
+        else:
+            labels = np.array([d.labels[st[j][0]][st[j][1]] for st in states], dtype=object)
+            new_columns[col] = {col: escape_formulas(pd.Series(labels[cls], index=df.index, dtype=object))}
+            ncp_columns[col] = (treatments[col], col)
+    loc_columns, loc_ncp = publish_location.columns(df, part, dims)
+    ncp_columns = {**loc_ncp, **ncp_columns}
+    table = df.copy()
+    order = list(df.columns)
+    replaced = {**loc_columns, **new_columns}
+    out = {}
+    for name in order:
+        if name in replaced:
+            for new, values in replaced[name].items():
+                out[new] = values
+        elif name not in publish_location.dropped:
+            out[name] = table[name]
+    table = pd.DataFrame(out, index=df.index)
+    table["class_id"] = cls
+    published = [c for group in replaced.values() for c in group]
+    return table, published, ncp_columns
+
+
+def _interval(d: RankDim, tile: tuple) -> tuple:
+    lo, hi = tile
+    if lo >= d.size or hi > d.size:
+        return (np.nan, np.nan)
+    return (float(d.edges[lo]), float(d.edges[hi] - d.unit))

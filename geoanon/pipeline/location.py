@@ -1,0 +1,312 @@
+"""The location of a joint release as dimensions of the search, and how its
+classes are published: rectangles for points, connected groups for regions,
+groups of labels for a label column."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._cells import escape_formulas
+from .._text import plural, show
+from ..errors import DataError, InfeasibleError, ParameterError
+from ..joint.dims import Dims, RankDim, tree_from_paths
+
+TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
+
+
+class NoLocation:
+    """No location column: nothing to publish, no map."""
+
+    dropped: frozenset = frozenset()
+
+    def columns(self, df, part, dims):
+        return {}, {}
+
+    def classes(self, table, part, published):
+        return None, None
+
+
+def points_location(df, loc, missing, crs, bounds, warnings):
+    """Longitude and latitude as two ordered location dimensions, cut in the
+    frame of :func:`geoanon.partition_points` (padded bounds, antimeridian)."""
+    from ..points.frame import check_bounds
+    from ..points.partition import _is_geographic, check_coordinates, rank_frame
+    from .points import _null_island, numeric_column
+
+    lat, lon = loc["lat"], loc["lon"]
+    if lat == lon:
+        raise ParameterError(f"lat and lon name the same column {show(lat)}")
+    x, y = numeric_column(df, lon), numeric_column(df, lat)
+    absent = np.isnan(x) | np.isnan(y)
+    n_absent = int(absent.sum())
+    if n_absent and missing == "error":
+        i = int(np.flatnonzero(absent)[0])
+        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
+                        f"(first: row {show(df.index[i])}); use missing='suppress' to give rows without "
+                        "coordinates a location class of their own")
+    if n_absent == len(df):
+        raise DataError("no row has coordinates")
+    present = np.flatnonzero(~absent)
+    xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
+    geographic = crs is not None and _is_geographic(crs)
+    if bounds is not None:
+        bounds = check_bounds(bounds, geographic)
+    frame = rank_frame(xy, None, geographic, bounds)
+    if geographic:
+        warnings += _null_island(xy)
+    dims = []
+    for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
+        lows, highs = frame.x_ends if axis == 0 else frame.y_ends
+        if axis == 0:      # unwrapped across the antimeridian, for widths
+            first = np.unique(ranks, return_index=True)[1]
+            last = np.r_[first[1:] - 1, ranks.size - 1]
+            lows, highs = frame.x[first], frame.x[last]
+        box_lo, box_hi = frame.box[axis], frame.box[axis + 2]
+        if axis == 0 and box_hi < box_lo:
+            box_hi += 360.0
+        edges = np.r_[box_lo, (highs[:-1] + lows[1:]) / 2, box_hi]
+        rank = np.full(len(df), lows.size, dtype=np.int64)
+        rank[present] = ranks[frame.row_point]
+        dims.append(RankDim(name=name, rank=rank, edges=edges, span=float(highs[-1] - lows[0]),
+                            location=True, missing=bool(n_absent)))
+    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs)
+
+
+class PointsPublisher:
+    """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``."""
+
+    def __init__(self, lat, lon, frame, columns, crs):
+        self.lat, self.lon, self.frame, self.crs = lat, lon, frame, crs
+        first, second = sorted((lat, lon), key=columns.index)
+        self.first, self.dropped = first, frozenset({second})
+        self.rects = None
+
+    def rectangles(self, dims, states) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax) per state; NaN where the location is missing."""
+        dx, dy = dims.items[0], dims.items[1]
+        out = np.full((len(states), 4), np.nan)
+        boxes = np.array([[*st[0], *st[1]] for st in states], dtype=np.int64).reshape(-1, 4)
+        known = (boxes[:, 1] <= dx.size) & (boxes[:, 3] <= dy.size) & (boxes[:, 0] < dx.size)
+        if known.any():
+            out[known] = self.frame.rectangles(boxes[known])
+        return out
+
+    def columns(self, df, part, dims):
+        self.rects = self.rectangles(dims, part.states)
+        r = self.rects[part.row_class]
+        lat, lon = self.lat, self.lon
+        cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
+        ncp = {lat: ("interval", (f"{lat}_min", f"{lat}_max")), lon: ("interval", (f"{lon}_min", f"{lon}_max"))}
+        return {self.first: cols}, ncp
+
+    def classes(self, table, part, published):
+        import geopandas as gpd
+
+        from ..points.frame import rectangle_shapes
+
+        loc_rects = np.full((part.location_classes, 4), np.nan)
+        loc_rects[part.location_class] = self.rects
+        shapes = np.full(len(loc_rects), None, dtype=object)
+        known = ~np.isnan(loc_rects).any(axis=1)
+        shapes[known] = rectangle_shapes(loc_rects[known])
+        classes = _location_classes(table, part, published)
+        classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.crs)
+
+        def row_shapes():
+            rows = np.full(len(table), None, dtype=object)
+            inside = known[part.location_class[part.row_class]]
+            rows[inside] = rectangle_shapes(self.rects[part.row_class][inside])
+            return gpd.GeoSeries(rows, index=table.index, crs=self.crs)
+
+        return classes[classes.geometry.notna()].reset_index(drop=True), row_shapes
+
+
+def _location_classes(table, part, published) -> pd.DataFrame:
+    """One row per location class: records, classes inside and their
+    published values (the tooltip; never a record's own values)."""
+    loc_of_row = part.location_class[part.row_class]
+    weight = np.bincount(loc_of_row, minlength=part.location_classes)
+    inner = np.bincount(part.location_class, minlength=part.location_classes)
+    shown = list(published)
+    first = np.unique(part.row_class, return_index=True)[1]
+    values = table.iloc[first][shown].reset_index(drop=True)
+    sizes = np.bincount(part.row_class)
+    lines = [[] for _ in range(part.location_classes)]
+    for c in range(len(first)):
+        owner = int(part.location_class[c])
+        if len(lines[owner]) < TOOLTIP_CLASSES:
+            lines[owner].append(", ".join(f"{col} {_cell(values.at[c, col])}" for col in shown
+                                          if not col.endswith(("lat_min", "lat_max", "lon_min", "lon_max")))
+                                + f" ({plural(int(sizes[c]), 'record')})")
+    label = ["; ".join(x) + (f"; and {n - len(x)} more" if n > len(x) else "") for x, n in zip(lines, inner)]
+    return pd.DataFrame({"class_id": np.arange(part.location_classes), "weight": weight, "classes": inner,
+                         "label": label})
+
+
+def _cell(v) -> str:
+    if isinstance(v, float):
+        return "empty" if np.isnan(v) else f"{v:g}"
+    return str(v)
+
+
+def group_location(df, kind, loc, model, check, warnings):
+    """A ZIP or label column as one location dimension: a hierarchy of
+    nested groups (connected groups of regions for ZIP codes, bins of labels
+    otherwise) whose finest groups meet the model; a group splits only into
+    all of its parts, so location groups never overlap."""
+    column = loc["zip"] if kind == "zip" else loc["label"]
+    values = df[column]
+    if kind == "zip":
+        from .regions import _region_values, region_graph
+
+        found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"))
+        warnings += found.warnings
+        graph, shapes = found.graph, found.shapes
+        values = _region_values(values)
+        unknown = ~values.isin(pd.Index(list(graph.nodes)))
+        if unknown.any():
+            examples = ", ".join(map(show, pd.unique(values[unknown].fillna("(missing)"))[:5]))
+            raise DataError(f"{plural(int(unknown.sum()), 'record')} name regions that are not in the regions "
+                            f"(e.g. {examples})")
+    else:
+        graph, shapes = None, None
+        values = values.astype(object).where(values.notna(), None).map(lambda v: "(missing)" if v is None else str(v))
+    leaf_codes, leaf_names = pd.factorize(values)
+    leaf_names = list(leaf_names)
+    paths = _nested_groups(leaf_codes, leaf_names, graph, check)
+    dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, np.ones(len(leaf_names), dtype=bool),
+                          location=True, strict=True)
+    return Dims([dim]), GroupPublisher(column, kind, shapes)
+
+
+def _nested_groups(leaf_codes, names, graph, check) -> list:
+    """Each leaf's path up the nested groups: level 1 meets the model, each
+    level above joins whole groups of the level below into groups of twice
+    the weight, connected in ``graph`` (any groups without a graph)."""
+    import networkx as nx
+
+    from ..regions import partition_graph
+
+    n_leaves = len(names)
+    counts = np.bincount(leaf_codes, minlength=n_leaves)
+    m = check.n_values
+    leaf_hist = np.bincount(leaf_codes * m + check.codes, minlength=n_leaves * m).reshape(n_leaves, m)
+    if graph is None:
+        graph = nx.complete_graph(n_leaves)
+        node_of_leaf = list(range(n_leaves))
+    else:
+        graph = graph.subgraph(names).copy()
+        node_of_leaf = names
+    index = {v: i for i, v in enumerate(node_of_leaf)}
+    group = np.arange(n_leaves)            # the current group of every leaf
+    levels = [group.copy()]
+    k = check.model.k
+    while True:
+        weight = np.bincount(group, weights=counts)
+        g = nx.Graph()
+        g.add_nodes_from((int(v), {"w": int(weight[v])}) for v in np.unique(group))
+        for a, b in graph.edges:
+            ga, gb = group[index[a]], group[index[b]]
+            if ga != gb:
+                g.add_edge(int(ga), int(gb))
+        if g.number_of_edges() == 0:
+            break
+        target = k if len(levels) == 1 else 2 * int(weight[np.unique(group)].min())
+        part = partition_graph(g, target, "w", on_small="suppress")
+        new_of_old = dict(zip(list(g.nodes), part.labels.tolist()))
+        lonely = max(new_of_old.values()) + 1
+        relabel = {}
+        for old, new in new_of_old.items():
+            if new < 0:
+                relabel[old] = lonely
+                lonely += 1
+            else:
+                relabel[old] = new
+        group = np.array([relabel[int(v)] for v in group])
+        if len(levels) == 1:
+            group = _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check)
+        if np.unique(group).size == np.unique(levels[-1]).size:
+            break
+        levels.append(group.copy())
+    if np.unique(levels[-1]).size > 1:
+        levels.append(np.zeros(n_leaves, dtype=np.int64))
+    labels = [_group_labels(level, names) for level in levels[1:]]
+    return [[names[i], *[lab[i] for lab in labels]] for i in range(n_leaves)]
+
+
+def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.ndarray:
+    """Join every finest group that misses the model with its lightest
+    neighbouring group until all meet it (InfeasibleError when a connected
+    piece of the map cannot)."""
+    import networkx as nx
+
+    group = group.copy()
+    adjacency = nx.Graph()
+    for a, b in g.edges:
+        ra, rb = relabel[a], relabel[b]
+        if ra != rb:
+            adjacency.add_edge(ra, rb)
+    adjacency.add_nodes_from(np.unique(group).tolist())
+    while True:
+        ids = np.unique(group)
+        hist = np.stack([leaf_hist[group == i].sum(axis=0) for i in ids])
+        ok = check.holds(hist)
+        if ok.all():
+            return group
+        bad = int(ids[np.flatnonzero(~ok)[0]])
+        neighbours = sorted(adjacency.neighbors(bad), key=lambda v: (hist[np.searchsorted(ids, v)].sum(), v))
+        if not neighbours:
+            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[ids == bad].sum()), 'record')}) "
+                                  f"cannot meet {check.describe()} on its own")
+        into = neighbours[0]
+        group[group == bad] = into
+        adjacency = nx.contracted_nodes(adjacency, into, bad, self_loops=False)
+
+
+def _group_labels(group, names) -> list:
+    """A group's label: its smallest member, with ``+N`` for N others."""
+    out = [None] * len(group)
+    for g in np.unique(group):
+        members = sorted(names[i] for i in np.flatnonzero(group == g))
+        label = members[0] if len(members) == 1 else f"{members[0]}+{len(members) - 1}"
+        for i in np.flatnonzero(group == g):
+            out[i] = label
+    return out
+
+
+class GroupPublisher:
+    """The group label in place of the ZIP or label column."""
+
+    def __init__(self, column, kind, shapes):
+        self.column, self.kind, self.shapes = column, kind, shapes
+        self.dropped = frozenset()
+        self.labels = None
+
+    def columns(self, df, part, dims):
+        d = dims.items[0]
+        labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
+        self.dim = d
+        out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
+        return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
+
+    def classes(self, table, part, published):
+        classes = _location_classes(table, part, published)
+        if self.shapes is None:
+            return classes, None
+        import geopandas as gpd
+
+        d = self.dim
+        shapes = []
+        for st in part.location_states:
+            level, node = st[0]
+            leaves = np.flatnonzero(d.ancestors[level] == node)
+            names = [d.labels[0][i] for i in leaves]
+            shapes.append(self.shapes.loc[names].union_all())
+        classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
+
+        def row_shapes():
+            loc = part.location_class[part.row_class]
+            return gpd.GeoSeries(np.asarray(shapes, dtype=object)[loc], index=table.index, crs=self.shapes.crs)
+
+        return classes, row_shapes
+
