@@ -345,3 +345,108 @@ def check_wrapped_rectangle_partition(xy, weights, k, labels, rectangles, bounds
                 f"rectangles {a} and {b} overlap"
     assert area == (xmax - xmin) * (ymax - ymin), "rectangles do not tile the bounds"
     return [weight[c] for c in range(C)]
+
+
+def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), suppressed=(), hierarchies=None,
+                        sensitive=None, l=None, l_distinct=None):
+    """Assert the rules of a joint release; return its NCP, computed here.
+
+    - the same rows in order; every column that is not a quasi-identifier unchanged;
+    - one published tuple per class (``class_id``), every class >= k rows, and
+      the requested l (no sensitive value above 1/l of a class) and l_distinct;
+    - a row's coordinates lie in its rectangle (half-open, closed at the outer
+      edge), no coordinate of a record is published, and two distinct
+      rectangles never overlap;
+    - an interval holds the row's value (NaN only for a missing value or a
+      class mixing missing and present ones); a suppressed cell is the raw
+      value or ``*``, ``*`` exactly where the class's values differ; a
+      hierarchy cell is an ancestor of the raw value (or the value itself).
+    """
+    hierarchies = hierarchies or {}
+    assert len(released) == len(raw)
+    qi_columns = set(intervals) | set(suppressed) | set(hierarchies) | ({lat, lon} - {None})
+    for col in raw.columns:
+        if col not in qi_columns:
+            assert released[col].tolist() == raw[col].tolist(), col
+    published = [c for c in released.columns if c not in raw.columns or c in qi_columns]
+    published = [c for c in published if c != "class_id"]
+    classes = defaultdict(list)
+    for i, c in enumerate(released["class_id"].tolist()):
+        classes[c].append(i)
+    cells = defaultdict(float)
+    n = len(raw)
+    for c, rows in classes.items():
+        assert len(rows) >= k, f"class {c} has {len(rows)} rows"
+        shown = {repr([released[col].iloc[i] for col in published]) for i in rows}
+        assert len(shown) == 1, f"class {c} publishes {len(shown)} different tuples"
+        if sensitive is not None:
+            counts = defaultdict(int)
+            for i in rows:
+                counts[raw[sensitive].iloc[i]] += 1
+            if l is not None:
+                assert max(counts.values()) * l <= len(rows) + 1e-9
+            if l_distinct is not None:
+                assert len(counts) >= l_distinct
+    if lat is not None:
+        ys = [float(v) for v in raw[lat]]
+        xs = [float(v) for v in raw[lon]]
+        rect = {}
+        for i in range(n):
+            r = tuple(float(released[f"{name}_{side}"].iloc[i]) for name, side in
+                      ((lon, "min"), (lat, "min"), (lon, "max"), (lat, "max")))
+            rect[released["class_id"].iloc[i]] = r
+            assert not ({r[0], r[2]} & set(xs) or {r[1], r[3]} & set(ys)), "a record's coordinate is published"
+        outer = (min(r[0] for r in rect.values()), min(r[1] for r in rect.values()),
+                 max(r[2] for r in rect.values()), max(r[3] for r in rect.values()))
+        for i in range(n):
+            r = rect[released["class_id"].iloc[i]]
+            assert in_interval(xs[i], r[0], r[2], outer[2]) and in_interval(ys[i], r[1], r[3], outer[3])
+        distinct = sorted(set(rect.values()))
+        for a in range(len(distinct)):
+            for b in range(a + 1, len(distinct)):
+                p, q = distinct[a], distinct[b]
+                assert not (intervals_meet(p[0], p[2], q[0], q[2], outer[2])
+                            and intervals_meet(p[1], p[3], q[1], q[3], outer[3])), f"rectangles {p} and {q} overlap"
+        for name, values, lo_i, hi_i in ((lat, ys, 1, 3), (lon, xs, 0, 2)):
+            span = max(values) - min(values)
+            cells[name] = sum((rect[released["class_id"].iloc[i]][hi_i] - rect[released["class_id"].iloc[i]][lo_i])
+                              / span if span else 0.0 for i in range(n)) / n
+    for col in intervals:
+        raw_values = [None if _missing(v) else float(v) for v in raw[col]]
+        present = [v for v in raw_values if v is not None]
+        span = max(present) - min(present)
+        total = 0.0
+        members = defaultdict(list)
+        for i, c in enumerate(released["class_id"].tolist()):
+            members[c].append(raw_values[i])
+        for i, v in enumerate(raw_values):
+            lo, hi = released[f"{col}_min"].iloc[i], released[f"{col}_max"].iloc[i]
+            if _missing(lo) or _missing(hi):
+                assert _missing(lo) and _missing(hi)
+                mixed = any(u is None for u in members[released["class_id"].iloc[i]])
+                assert v is None or mixed, f"{col}: a present value published empty in a class without missing"
+                total += 0.0 if v is None else 1.0
+            else:
+                assert v is not None and float(lo) <= v <= float(hi), f"{col}: {v} not in [{lo}, {hi}]"
+                total += (float(hi) - float(lo)) / span if span else 0.0
+        cells[col] = total / n
+    for col in suppressed:
+        total = 0
+        for rows in classes.values():
+            raw_values = [raw[col].iloc[i] for i in rows]
+            shown = [str(released[col].iloc[i]).lstrip("'") for i in rows]
+            if len({repr(v) for v in raw_values}) > 1:
+                assert all(s == "*" for s in shown), col
+                total += len(rows)
+            else:
+                assert all(s == str(r) for s, r in zip(shown, raw_values)), col
+        cells[col] = total / n
+    for col, paths in hierarchies.items():
+        above = {row[0]: list(row) for row in paths}
+        for i in range(n):
+            assert str(released[col].iloc[i]) in above[str(raw[col].iloc[i])], col
+    return cells
+
+
+def _missing(v):
+    return v is None or (isinstance(v, float) and v != v) or str(v) in ("", "nan", "<NA>", "None")

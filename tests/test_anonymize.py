@@ -1,0 +1,184 @@
+"""The joint release (geoanon.anonymize): checked independently, against
+exhaustive search on small tables, and against chaining the column jobs."""
+import subprocess
+import sys
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import geoanon as ga
+from checkers import brute_force_suppression, check_joint_release
+
+MARITAL = [["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
+           ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]]
+
+
+def _table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "id": [f"r{i}" for i in range(n)],
+        "lat": np.round(35 + rng.normal(0, 1.5, n), 4),
+        "lon": np.round(-80 + rng.normal(0, 2.0, n), 4),
+        "age": rng.integers(18, 90, n),
+        "sex": rng.choice(["F", "M"], n),
+        "marital": rng.choice([p[0] for p in MARITAL], n, p=[0.5, 0.2, 0.25, 0.05]),
+        "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd", "cancer"], n),
+    })
+
+
+@pytest.mark.parametrize("method", ["frontier", "location-first", "greedy"])
+def test_release_is_valid_over_all_published_columns(method):
+    df = _table()
+    r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=8, method=method,
+                     sensitive="diagnosis", l=2)
+    cells = check_joint_release(df, r.table, 8, lat="lat", lon="lon", intervals=["age"],
+                                suppressed=["sex", "marital"], sensitive="diagnosis", l=2)
+    ncp = r.report["ncp"]["columns"]
+    for col in ("age", "sex", "marital"):
+        assert ncp[col] == pytest.approx(cells[col], abs=1e-9)
+    assert r.report["audit"]["ok"] and r.report["audit"]["k"] >= 8 and r.report["audit"]["l"] >= 2
+    assert list(r.table.columns)[-1] == "class_id"
+
+
+def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
+    df = _table()
+    h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
+    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10)
+    node = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10, hierarchies={"marital": h})
+    check_joint_release(df, node.table, 10, lat="lat", lon="lon", intervals=["age"], hierarchies={"marital": MARITAL})
+    assert set(node.table["marital"]) <= {p[j] for p in MARITAL for j in range(3)}
+    assert node.report["ncp"]["overall"] <= star.report["ncp"]["overall"] + 1e-12
+
+
+def test_points_then_suppress_by_hand_is_unsafe_or_worse():
+    df = _table(800, seed=3)
+    qi = ["age", "sex", "marital"]
+    by_hand = ga.generalize_points(df.drop(columns=qi), 10, lat="lat", lon="lon").table
+    chained = by_hand.drop(columns="class_id").join(df[qi])
+    rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
+    assert ga.audit(chained, rect + qi)["k"] < 10                     # the points job alone leaves the table unsafe
+    fixed = ga.suppress(chained, rect + qi, k=10, method="lattice").table
+    assert ga.audit(fixed, rect + qi)["k"] >= 10
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=10)
+    assert joint.report["audit"]["k"] >= 10
+    chained_loss = ga.information_loss(df, fixed, {"lat": ("interval", ("lat_min", "lat_max")),
+                                                   "lon": ("interval", ("lon_min", "lon_max")),
+                                                   "age": ("suppress", "age"), "sex": ("suppress", "sex"),
+                                                   "marital": ("suppress", "marital")})
+    assert joint.report["ncp"]["overall"] < chained_loss["overall"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(6, 40), st.integers(1, 4), st.booleans(), st.booleans(), st.integers(0, 10_000))
+def test_mixed_tables(n, k, with_location, with_missing, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "x": rng.integers(0, 5, n).astype(float),
+        "c": rng.choice(["a", "b", "c"], n).astype(object),
+        "s": rng.choice(["u", "v", "w"], n),
+    })
+    if with_location:
+        df["lat"] = np.round(rng.uniform(-10, 10, n), 2)
+        df["lon"] = np.round(rng.uniform(-10, 10, n), 2)
+    if with_missing:
+        df.loc[df.index[:2], "x"] = np.nan
+        df.loc[df.index[2:4], "c"] = None
+    df = pd.concat([df, df.iloc[:3]], ignore_index=True)                     # duplicates
+    location = ("lat", "lon") if with_location else None
+    r = ga.anonymize(df, location=location, qi=["x", "c"], k=k, sensitive="s")
+    check_joint_release(df, r.table, k, lat="lat" if with_location else None, lon="lon" if with_location else None,
+                        intervals=["x"], suppressed=["c"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 8), st.integers(1, 3), st.integers(0, 10_000))
+def test_never_better_than_exhaustive_search(n, k, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.choice(["p", "q"], n), "b": rng.choice(["x", "y", "z"], n)})
+    r = ga.anonymize(df, qi=["a", "b"], k=k)
+    best = brute_force_suppression(list(zip(df["a"], df["b"])), k)
+    stars = r.report["ncp"]["overall"] * n * 2
+    assert stars >= best - 1e-9
+    combos = df.groupby(["a", "b"]).size()
+    if combos.min() >= k:                     # every combination can be its own class: nothing to hide
+        assert stars == 0
+
+
+def test_zip_location_groups_are_connected():
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    births = demo_nc_births()
+    counties = nc_counties()
+    r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
+                     qi=["sex", "birth_weight_g"], k=200)
+    assert r.report["audit"]["k"] >= 200
+    G = ga.graph_from_polygons(counties, "FIPS")
+    for label, rows in r.table.groupby("county_fips").groups.items():
+        members = set(births.loc[rows, "county_fips"].astype(str))
+        assert nx.is_connected(G.subgraph(members)), label
+    groups = [set(births.loc[rows, "county_fips"]) for rows in r.table.groupby("county_fips").groups.values()]
+    assert sum(len(g) for g in groups) == len(set().union(*groups))       # groups never share a county
+
+
+def test_same_input_same_bytes(tmp_path):
+    df = _table(300)
+    a = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    b = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    a.to_file(tmp_path / "a.csv")
+    b.to_file(tmp_path / "b.csv")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_map_shows_classes_never_records():
+    df = _table(300)
+    r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    from geoanon.maps import render_html
+
+    html = render_html(r.preview())
+    for v in df["lat"].head(30).tolist() + df["lon"].head(30).tolist():
+        assert f"{v}" not in html
+    assert "age_min" in html or "age" in html
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"qi": ["age", "age"]}, ga.ParameterError),
+    ({"qi": ["lat"], "location": ("lat", "lon")}, ga.ParameterError),
+    ({"qi": ["age"], "sensitive": "age"}, ga.ParameterError),
+    ({"qi": ["age"], "interval": ["sex"]}, ga.ParameterError),
+    ({"qi": ["sex"], "interval": ["sex"]}, ga.DataError),
+    ({"qi": ["age"], "k": 0}, ga.ParameterError),
+    ({"qi": ["age"], "k": 10_000}, ga.InfeasibleError),
+    ({"qi": ["age"], "l": 2}, ga.ParameterError),
+    ({"qi": ["age"], "location": {"lat": "lat"}}, ga.ParameterError),
+    ({"qi": ["nope"]}, ga.DataError),
+    ({"qi": ["age"], "method": "best"}, ga.ParameterError),
+])
+def test_bad_arguments_raise_typed_errors(kwargs, error):
+    with pytest.raises(error):
+        ga.anonymize(_table(100), **{"k": 5, **kwargs})
+
+
+def test_cli_end_to_end_and_refusals(tmp_path):
+    df = _table(400)
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    run = [sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
+           "--qi", "age,sex,marital", "--sensitive", "diagnosis", "-l", "2", "-k", "6", "-o", str(out),
+           "--report", str(tmp_path / "r.json"), "--map", str(tmp_path / "m.html")]
+    done = subprocess.run(run, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    released = pd.read_csv(out, keep_default_na=False)
+    check_joint_release(df.astype({"age": int}), released, 6, lat="lat", lon="lon", intervals=["age"],
+                        suppressed=["sex", "marital"], sensitive="diagnosis", l=2)
+    bad = subprocess.run(run[:-6] + ["--lat", "lat", "--lon", "lat", "-o", str(tmp_path / "x.csv")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not (tmp_path / "x.csv").exists()
+    nomap = subprocess.run([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--qi", "age", "-k", "5",
+                            "-o", str(tmp_path / "y.csv"), "--map", str(tmp_path / "y.html")],
+                           capture_output=True, text=True)
+    assert nomap.returncode == 2 and not (tmp_path / "y.csv").exists()
