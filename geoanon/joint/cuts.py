@@ -112,10 +112,13 @@ def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     if level == 0:
         return None
     child = d.ancestors[level - 1][d.leaf[rows]]
-    groups, inverse = np.unique(child, return_inverse=True)
+    present = np.bincount(child)
+    groups = np.flatnonzero(present)
     if groups.size < 2:
         return None
-    inverse = inverse.ravel()
+    dense = np.zeros(present.size, dtype=np.int64)
+    dense[groups] = np.arange(groups.size)
+    inverse = dense[child]
     m = check.n_values
     hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
     ok = check.holds(hist)
@@ -150,6 +153,8 @@ def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
 def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed) -> Cut | None:
     """The admissible cut, over the dimensions ``allowed``, that removes the
     most NCP (ties: the first dimension)."""
+    if rows.size < 2 * check.model.k:       # no cut leaves k on both sides
+        return None
     best = None
     for j in allowed:
         op = rank_cut if isinstance(dims.items[j], RankDim) else tree_cut

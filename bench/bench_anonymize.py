@@ -1,0 +1,212 @@
+"""Benchmark the joint release side by side with anonypy's Mondrian and with
+chaining the column jobs by hand.
+
+    pip install ".[bench]"
+    python bench/bench_anonymize.py            # about 15 minutes; --quick for a smoke run
+
+The table: UCI Adult's 30,162 rows placed at real US ZIP centroids (shipped
+``us_zip_delaunay_nodes.csv.gz``, one drawn per row, seed 0) with Gaussian
+jitter of 0.01 degrees; quasi-identifiers lat, lon, age, sex, race,
+marital-status; sensitive occupation. Also 10^6 synthetic rows (lat, lon and
+four QIs). Every measurement runs in a fresh process.
+
+- ``anonypy``: anonypy 0.2.1's Mondrian (categorical columns as pandas
+  categories) on all six QIs; its NCP from its partitions as it publishes them:
+  the members' range per numeric column (the members' bounding box for the
+  location), the set of the members' values per categorical column;
+- ``chained``: ``geoanon points`` at k, then ``suppress`` (lattice) over the
+  published rectangle and the other QIs (age suppressed like the others);
+- ``geoanon_<design>``: :func:`geoanon.anonymize` with each design
+  (frontier, location-first, greedy); age as an interval, sex, race and
+  marital-status suppressed (the defaults).
+
+Reported: NCP overall and per column (lat and lon count as two columns),
+classes, largest class, time of the call (the data in memory), and the
+process's peak memory. Results replace the anonymize section of
+bench/RESULTS.md.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
+
+QI = ["lat", "lon", "age", "sex", "race", "marital-status"]
+CATEGORICAL = ["sex", "race", "marital-status"]
+DESIGNS = ["geoanon_frontier", "geoanon_location-first", "geoanon_greedy"]
+PLAN = ([("adult", k, "none", m) for k in (5, 10, 50) for m in ["anonypy", "chained", *DESIGNS]]
+        + [("adult", 10, "2", m) for m in ["anonypy", "chained", *DESIGNS]]
+        + [("synthetic", 10, "none", m) for m in ["geoanon_frontier"]])
+QUICK = [("adult", 50, "none", m) for m in ["chained", "geoanon_frontier"]]
+TIME_LIMIT = 1800
+
+
+def adult_table() -> pd.DataFrame:
+    from geoanon.datasets import adult, data_path
+
+    a = adult()
+    z = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype={"zip": str})
+    rng = np.random.default_rng(0)
+    pick = rng.integers(0, len(z), len(a))
+    a["lat"] = np.round(z["lat"].to_numpy()[pick] + rng.normal(0, 0.01, len(a)), 5)
+    a["lon"] = np.round(z["lon"].to_numpy()[pick] + rng.normal(0, 0.01, len(a)), 5)
+    a["age"] = a["age"].astype(int)
+    return a
+
+
+def synthetic_table(n=1_000_000) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    return pd.DataFrame({
+        "lat": np.round(rng.normal(40, 4, n), 5), "lon": np.round(rng.normal(-90, 10, n), 5),
+        "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n),
+        "race": rng.choice(["A", "B", "C", "D", "E"], n, p=[0.7, 0.15, 0.08, 0.05, 0.02]),
+        "marital-status": rng.choice(["m", "n", "d", "w", "s"], n, p=[0.45, 0.3, 0.15, 0.06, 0.04]),
+        "occupation": rng.choice([f"o{i}" for i in range(12)], n),
+    })
+
+
+def _peak_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def measure(method: str, data: str, k, l) -> dict:
+    import geoanon as ga
+
+    k = int(k)
+    l = None if l == "none" else float(l)
+    df = adult_table() if data == "adult" else synthetic_table()
+    sensitive = "occupation" if l is not None else None
+    started = time.perf_counter()
+    if method == "anonypy":
+        from anonypy.mondrian import Mondrian
+
+        frame = df[QI].copy()
+        for c in CATEGORICAL:
+            frame[c] = frame[c].astype("category")
+        if sensitive:
+            frame[sensitive] = df[sensitive]
+        parts = Mondrian(frame, QI, sensitive).partition(k=k, l=int(l or 0))
+        seconds = time.perf_counter() - started
+        columns, sizes = _mondrian_ncp(df, parts), [len(p) for p in parts]
+    elif method == "chained":
+        points = ga.generalize_points(df, k, lat="lat", lon="lon").table.drop(columns="class_id")
+        rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
+        release = ga.suppress(points, rect + ["age", *CATEGORICAL], k=k, l=l, sensitive=sensitive, method="lattice")
+        seconds = time.perf_counter() - started
+        treat = {"lat": ("interval", ("lat_min", "lat_max")), "lon": ("interval", ("lon_min", "lon_max")),
+                 **{c: ("suppress", c) for c in ["age", *CATEGORICAL]}}
+        # a starred rectangle column publishes no location: its cell costs 1
+        table = release.table.copy()
+        for a, b in (("lat_min", "lat_max"), ("lon_min", "lon_max")):
+            starred = (table[a].astype(str) == "*") | (table[b].astype(str) == "*")
+            table[a] = pd.to_numeric(table[a].where(~starred), errors="coerce")
+            table[b] = pd.to_numeric(table[b].where(~starred), errors="coerce")
+        columns = ga.information_loss(df, table, treat)["columns"]
+        sizes = np.bincount(release.table["class_id"].to_numpy())
+    else:
+        design = method.split("_", 1)[1]
+        release = ga.anonymize(df, location=("lat", "lon"), qi=["age", *CATEGORICAL], k=k, l=l,
+                               sensitive=sensitive, method=design)
+        seconds = time.perf_counter() - started
+        columns = release.report["ncp"]["columns"]
+        sizes = np.bincount(release.table["class_id"].to_numpy())
+    return {"method": method, "data": data, "n": len(df), "k": k, "l": l, "seconds": seconds,
+            "peak_mb": _peak_mb(), "classes": int(len(sizes)), "max_class": int(max(sizes)),
+            "ncp": float(np.mean(list(columns.values()))), "columns": columns}
+
+
+def _mondrian_ncp(df, parts) -> dict:
+    n = len(df)
+    out = {}
+    for c in QI:
+        values = df[c].to_numpy()
+        if c in CATEGORICAL:
+            codes, uniques = pd.factorize(df[c])
+            d = len(uniques)
+            out[c] = sum(len(p) * (np.unique(codes[p]).size - 1) / (d - 1) for p in parts) / n
+        else:
+            span = values.max() - values.min()
+            out[c] = sum(len(p) * (values[p].max() - values[p].min()) / span for p in parts) / n
+    return out
+
+
+def run_plan(plan, resume: bool = False) -> list[dict]:
+    return run_measurements(__file__, plan, rows_file=HERE / "out" / "anonymize_rows.jsonl", resume=resume,
+                            time_limit=TIME_LIMIT, describe=_line)
+
+
+def _line(r) -> str:
+    if "failed" in r:
+        data, k, l, method = r["job"]
+        return f"{data:>9} k={k:<3} l={l:<4} {method:>24}  FAILED: {r['failed'][:100]}"
+    return (f"{r['data']:>9} k={r['k']:<3} l={str(r['l']):<4} {r['method']:>24} {r['seconds']:8.2f} s "
+            f"{r['peak_mb']:7.0f} MB  NCP {r['ncp']:.4f}  classes {r['classes']:6}  max {r['max_class']}")
+
+
+def _table(rows) -> str:
+    cols = QI
+    out = ["| data | k | l | method | NCP | " + " | ".join(cols) + " | classes | largest | time | peak memory |",
+           "|---|---:|---|---|---:|" + "---:|" * len(cols) + "---:|---:|---:|---:|"]
+    for r in rows:
+        if "failed" in r:
+            data, k, l, method = r["job"]
+            out.append(f"| {data} | {k} | {l} | {method} | {r['failed']} |" + " |" * (len(cols) + 4))
+            continue
+        per = " | ".join(f"{r['columns'][c]:.4f}" for c in cols)
+        out.append(f"| {r['data']} ({r['n']:,}) | {r['k']} | {r['l'] or ''} | {r['method']} | {r['ncp']:.4f} | {per} | "
+                   f"{r['classes']:,} | {r['max_class']:,} | {r['seconds']:.2f} s | {r['peak_mb']:,.0f} MB |")
+    return "\n".join(out)
+
+
+def _targets(rows) -> list[str]:
+    ok = [r for r in rows if "failed" not in r]
+    lines = []
+    for k in (5, 10, 50):
+        mond = next((r for r in ok if r["method"] == "anonypy" and r["k"] == k and r["l"] is None), None)
+        ours = next((r for r in ok if r["method"] == "geoanon_frontier" and r["k"] == k and r["l"] is None), None)
+        if mond and ours:
+            lines.append(f"- k={k}: NCP geoanon {ours['ncp']:.4f} vs anonypy's Mondrian {mond['ncp']:.4f}; target "
+                         f"below Mondrian: {'met' if ours['ncp'] < mond['ncp'] else 'MISSED'}")
+        if mond and ours and k == 10:
+            x = mond["seconds"] / ours["seconds"]
+            lines.append(f"- k=10: anonypy's partition call {mond['seconds']:.1f} s / geoanon anonymize "
+                         f"{ours['seconds']:.1f} s = {x:.1f}x; target >= 10x: {'met' if x >= 10 else 'MISSED'}")
+    big = next((r for r in ok if r["data"] == "synthetic"), None)
+    if big:
+        lines.append(f"- 10^6 rows, k=10: {big['seconds']:.1f} s, peak {big['peak_mb']:,.0f} MB; target < 90 s "
+                     f"and < 4 GB: {'met' if big['seconds'] < 90 and big['peak_mb'] < 4096 else 'MISSED'}")
+    return lines
+
+
+def write_results(rows, path: Path) -> None:
+    replace_section(path, "anonymize", [
+        "## Joint release over all quasi-identifiers (`python bench/bench_anonymize.py`)",
+        "",
+        f"Run on {today()}, {machine()}, geoanon at commit {code_state()}, anonypy {version('anonypy')}. "
+        "NCP: Xu et al. 2006, averaged over the six QI columns (see `geoanon.information_loss`); Mondrian's "
+        "from its members' ranges and value sets, geoanon's from its published tiles and `*`.",
+        "",
+        _table(rows),
+        "",
+        "Targets (issue 11):",
+        "",
+        *_targets(rows),
+    ])
+
+
+if __name__ == "__main__":
+    main(__doc__, one_args=("DATA", "K", "L", "METHOD"), measure=lambda data, k, l, method: measure(method, data, k, l),
+         plan=PLAN, quick=QUICK, run=run_plan, write=write_results)
