@@ -354,12 +354,17 @@ def _run_suppress(args) -> int:
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
     method = r["method"] if r["solver"] == r["method"] else f"{r['method']} ({r['solver']} asked)"
     print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
-          f"{plural(r['cost'], 'suppressed cell')} by {method} ({quality}), audited k = {r['audit']['k']}"
-          + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
-             if r["sensitive"] else ""))
+          f"{plural(r['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r)}")
     for path in written:
         print(f"  wrote {path}")
     return 0
+
+
+def _audited(r) -> str:
+    """The audit's figures for a summary line: k, and l, l_distinct, t with a sensitive column."""
+    a = r["audit"]
+    return f"audited k = {a['k']}" + (f", l = {a['l']:.3f}, l_distinct = {a['l_distinct']}, t = {a['t']:.4f}"
+                                      if r["sensitive"] else "")
 
 
 def _run_anonymize(args) -> int:
@@ -395,9 +400,7 @@ def _run_anonymize(args) -> int:
     r = release.report
     print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
           f"{plural(r['location_classes'], 'location class', 'location classes')}, smallest {r['min_class']}, "
-          f"NCP {r['ncp']['overall']:.4f}, audited k = {r['audit']['k']}"
-          + (f", l = {r['audit']['l']:.3f}, l_distinct = {r['audit']['l_distinct']}, t = {r['audit']['t']:.4f}"
-             if r["sensitive"] else ""))
+          f"NCP {r['ncp']['overall']:.4f}, {_audited(r)}")
     for path in written:
         print(f"  wrote {path}")
     return 0

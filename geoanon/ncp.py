@@ -79,7 +79,7 @@ def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hi
 
 def _text(s: pd.Series) -> pd.Series:
     return s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).lstrip("'")
-                                                       if str(v).startswith("'") else str(v)).reset_index(drop=True)
+                                                       ).reset_index(drop=True)
 
 
 def _numbers(s: pd.Series, what: str) -> np.ndarray:
@@ -98,7 +98,7 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     width = b - a
     if wraps:
         width = np.where(a > b, width + 360.0, width)
-    cells = np.where(span > 0, width / span if span > 0 else 0.0, 0.0)
+    cells = width / span if span > 0 else np.zeros_like(width)
     empty = np.isnan(a) | np.isnan(b)
     return np.where(empty, present.astype(float), cells)
 

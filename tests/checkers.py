@@ -194,17 +194,23 @@ def check_suppression(raw, released, qi, k, sensitive=None, l=None, l_distinct=N
             else:
                 assert all(repr(s) == repr(r) for s, r in zip(shown, raw_values)), col
         if sensitive is not None:
-            counts = defaultdict(int)
-            for i in rows:
-                counts[raw[sensitive].iloc[i]] += 1
-            if l is not None:
-                assert max(counts.values()) * l <= len(rows) + 1e-9
-            if l_distinct is not None:
-                assert len(counts) >= l_distinct
+            counts = _check_diversity(raw[sensitive], rows, l, l_distinct)
             if t is not None:
                 values = list(table_counts)
                 assert emd([counts.get(v, 0) for v in values], [table_counts[v] for v in values]) <= t + 1e-9
     return stars
+
+
+def _check_diversity(values, rows, l, l_distinct):
+    """Assert a class's l (no value above 1/l of it) and l_distinct; return its value counts."""
+    counts = defaultdict(int)
+    for i in rows:
+        counts[values.iloc[i]] += 1
+    if l is not None:
+        assert max(counts.values()) * l <= len(rows) + 1e-9
+    if l_distinct is not None:
+        assert len(counts) >= l_distinct
+    return counts
 
 
 def set_partitions(items):
@@ -380,13 +386,7 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         shown = {repr([released[col].iloc[i] for col in published]) for i in rows}
         assert len(shown) == 1, f"class {c} publishes {len(shown)} different tuples"
         if sensitive is not None:
-            counts = defaultdict(int)
-            for i in rows:
-                counts[raw[sensitive].iloc[i]] += 1
-            if l is not None:
-                assert max(counts.values()) * l <= len(rows) + 1e-9
-            if l_distinct is not None:
-                assert len(counts) >= l_distinct
+            _check_diversity(raw[sensitive], rows, l, l_distinct)
     if lat is not None:
         ys = [float(v) for v in raw[lat]]
         xs = [float(v) for v in raw[lon]]

@@ -65,8 +65,7 @@ def joint_partition(dims: Dims, check, design: str = "frontier") -> JointPartiti
     root = dims.root(rows)
     if design == "greedy":
         leaves, owner = _greedy(dims, check, rows, root, location, other)
-        loc_states = [st for st in _unique_states(leaves, owner)]
-        return _result(dims, leaves, owner, design, 0, loc_states, n)
+        return _result(dims, leaves, owner, design, 0, _unique_states(leaves, owner), n)
     tree = _location_tree(dims, check, rows, root, location)
     if design == "frontier":
         chosen, evaluated, inner = _frontier(dims, check, tree, other)

@@ -87,7 +87,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         raise DataError("the table has no rows")
     check = model.compile(df)
     warnings: list = []
-    dims, publish_location = _location_dims(df, kind, loc, model, check, missing, crs, bounds, warnings)
+    dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col)))
     part = joint_partition(dims, check, method)
@@ -248,14 +248,14 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, model, check, missing, crs, bounds, warnings):
+def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings):
     from .location import NoLocation, group_location, points_location
 
     if kind is None:
         return Dims([]), NoLocation()
     if kind == "points":
         return points_location(df, loc, missing, crs, bounds, warnings)
-    return group_location(df, kind, loc, model, check, warnings)
+    return group_location(df, kind, loc, check, warnings)
 
 
 def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):

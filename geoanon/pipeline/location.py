@@ -31,21 +31,15 @@ def points_location(df, loc, missing, crs, bounds, warnings):
     frame of :func:`geoanon.partition_points` (padded bounds, antimeridian)."""
     from ..points.frame import check_bounds
     from ..points.partition import _is_geographic, check_coordinates, rank_frame
-    from .points import _null_island, numeric_column
+    from .points import _null_island, numeric_column, rows_without_coordinates
 
     lat, lon = loc["lat"], loc["lon"]
     if lat == lon:
         raise ParameterError(f"lat and lon name the same column {show(lat)}")
     x, y = numeric_column(df, lon), numeric_column(df, lat)
-    absent = np.isnan(x) | np.isnan(y)
+    absent = rows_without_coordinates(df, x, y, missing, "give rows without coordinates a location class of "
+                                      "their own")
     n_absent = int(absent.sum())
-    if n_absent and missing == "error":
-        i = int(np.flatnonzero(absent)[0])
-        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
-                        f"(first: row {show(df.index[i])}); use missing='suppress' to give rows without "
-                        "coordinates a location class of their own")
-    if n_absent == len(df):
-        raise DataError("no row has coordinates")
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
     geographic = crs is not None and _is_geographic(crs)
@@ -149,7 +143,7 @@ def _cell(v) -> str:
     return str(v)
 
 
-def group_location(df, kind, loc, model, check, warnings):
+def group_location(df, kind, loc, check, warnings):
     """A ZIP or label column as one location dimension: a hierarchy of
     nested groups (connected groups of regions for ZIP codes, bins of labels
     otherwise) whose finest groups meet the model; a group splits only into

@@ -102,15 +102,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     if clash:
         raise DataError(f"the output column {clash[0]!r} already exists in the input")
 
-    absent = np.isnan(x) | np.isnan(y)
+    absent = rows_without_coordinates(df, x, y, missing, "put rows without coordinates in one fully "
+                                      "generalized class")
     n_absent = int(absent.sum())
-    if n_absent and missing == "error":
-        i = int(np.flatnonzero(absent)[0])
-        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
-                        f"(first: row {show(df.index[i])}); use missing='suppress' to put rows without "
-                        "coordinates in one fully generalized class")
-    if n_absent == len(df):
-        raise DataError("no row has coordinates")
     if n_absent and n_absent < k:
         raise InfeasibleError(f"{plural(n_absent, 'row')} without coordinates cannot form a suppressed class "
                               f"of k={k}")
@@ -162,6 +156,21 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
                      f"({lon_name}_min > {lon_name}_max, RFC 7946)")
     return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes,
                    warnings=warnings, row_shapes=row_shapes)
+
+
+def rows_without_coordinates(df, x, y, missing: str, remedy: str) -> np.ndarray:
+    """Which rows lack a coordinate; DataError when some do and ``missing`` is
+    "error" (the message ends with what missing='suppress' would do, ``remedy``),
+    or when no row has coordinates."""
+    absent = np.isnan(x) | np.isnan(y)
+    n_absent = int(absent.sum())
+    if n_absent and missing == "error":
+        i = int(np.flatnonzero(absent)[0])
+        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
+                        f"(first: row {show(df.index[i])}); use missing='suppress' to {remedy}")
+    if n_absent == len(df):
+        raise DataError("no row has coordinates")
+    return absent
 
 
 def _null_island(xy: np.ndarray) -> list:
