@@ -110,6 +110,18 @@ def _headless(chromium, profile, *args):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
+def _screenshot(chromium, tmp_path, page, shot, attempts=3):
+    """A 1200 x 800 screenshot of ``page``. Headless Chromium sometimes
+    captures the page before Leaflet paints (a blank PNG of about 9 KB; the
+    DOM holds every shape all the same), so a blank capture is taken again."""
+    for attempt in range(attempts):
+        done = _headless(chromium, tmp_path / f"profile-shot-{attempt}", "--window-size=1200,800",
+                         f"--screenshot={shot}", page.as_uri())
+        if done.returncode != 0 or (shot.exists() and shot.stat().st_size > 10_000):
+            break
+    return done
+
+
 def test_browser_draws_every_class_offline(tmp_path):
     chromium = _chromium()
     rel = _release()
@@ -125,7 +137,7 @@ def test_browser_draws_every_class_offline(tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "points_map.png"
     shot.unlink(missing_ok=True)
-    done = _headless(chromium, tmp_path / "profile2", "--window-size=1200,800", f"--screenshot={shot}", page.as_uri())
+    done = _screenshot(chromium, tmp_path, page, shot)
     assert done.returncode == 0, done.stderr[-2000:]
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
@@ -145,7 +157,7 @@ def test_browser_draws_every_region_group_offline(tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "regions_map.png"
     shot.unlink(missing_ok=True)
-    done = _headless(chromium, tmp_path / "profile2", "--window-size=1200,800", f"--screenshot={shot}", page.as_uri())
+    done = _screenshot(chromium, tmp_path, page, shot)
     assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
