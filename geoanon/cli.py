@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
-from .joint import DESIGNS
+from .joint import DESIGNS, EXTENTS
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -159,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--method", default="frontier", choices=DESIGNS,
                       help="where the location cuts stop: frontier (default: least NCP over the location tree), "
                            "location-first (one class size for all), greedy")
+    anon.add_argument("--extent", default="box", choices=EXTENTS,
+                      help="box (default): a location class publishes its records' box rounded outward to "
+                           "--resolution, an interval its class's range; tile: both publish the class's tile "
+                           "(a cover of the bounds, higher NCP)")
+    anon.add_argument("--resolution", type=float, metavar="STEP",
+                      help="grid of box edges in coordinate units (default: a power of ten near 1/1000 of the span)")
     anon.add_argument("--missing", default="error", choices=("error", "suppress"),
                       help="rows without coordinates: fail (default) or give them a location class of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
@@ -392,7 +398,7 @@ def _run_anonymize(args) -> int:
         location["regions"] = read_table(location["regions"])
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, method=args.method,
-                        missing=args.missing, crs=args.crs, bounds=args.bounds, **options)
+                        extent=args.extent, resolution=args.resolution, missing=args.missing, crs=args.crs, bounds=args.bounds, **options)
     release.report.update(input=str(args.input), output=str(args.output))
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,

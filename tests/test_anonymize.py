@@ -44,6 +44,45 @@ def test_release_is_valid_over_all_published_columns(method):
     assert list(r.table.columns)[-1] == "class_id"
 
 
+@pytest.mark.parametrize("resolution", [None, 0.1, 0.0001])
+def test_boxes_are_the_records_box_rounded_outward_inside_their_tile(resolution):
+    df = _table(700, seed=5)
+    box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution)
+    check_joint_release(df, box.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
+    t = box.table
+    for name in ("lat", "lon"):
+        span = df[name].max() - df[name].min()
+        step = resolution or 10 ** np.floor(np.log10(span / 1000))    # default: a thousandth, down to a power of ten
+        lo, hi = t[f"{name}_min"], t[f"{name}_max"]
+        cls_lo = df[name].groupby(t["class_id"]).transform("min")
+        cls_hi = df[name].groupby(t["class_id"]).transform("max")
+        assert (lo < cls_lo).all() and (hi > cls_hi).all()
+        # the location class's records' box, each side moved outward by at most two steps of the grid
+        loc = t.groupby([f"{name}_min", f"{name}_max"])[name + "_min"].transform("size")
+        assert loc.min() >= 7
+        box_lo = df[name].groupby([lo, hi]).transform("min")
+        box_hi = df[name].groupby([lo, hi]).transform("max")
+        assert ((box_lo - lo) <= 2 * step + 1e-9).all() and ((hi - box_hi) <= 2 * step + 1e-9).all()
+    # intervals publish the class's own range
+    assert (t["age_min"] == df["age"].groupby(t["class_id"]).transform("min")).all()
+    assert (t["age_max"] == df["age"].groupby(t["class_id"]).transform("max")).all()
+
+
+def test_tiles_cover_the_bounds_and_the_range():
+    df = _table(500, seed=6)
+    bounds = (-95.0, 25.0, -65.0, 45.0)
+    tile = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, extent="tile", bounds=bounds)
+    box = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, bounds=bounds)
+    check_joint_release(df, tile.table, 6, lat="lat", lon="lon", intervals=["age"])
+    t = tile.table
+    rects = t[["lon_min", "lat_min", "lon_max", "lat_max"]].drop_duplicates().to_numpy()
+    area = ((rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])).sum()
+    assert area == pytest.approx((bounds[2] - bounds[0]) * (bounds[3] - bounds[1]))
+    ages = t[["age_min", "age_max"]].drop_duplicates().sort_values("age_min").to_numpy()
+    assert ages[:, 0].min() == df["age"].min() and ages[:, 1].max() == df["age"].max()
+    assert box.report["ncp"]["overall"] < tile.report["ncp"]["overall"]
+
+
 def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
     df = _table()
     h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
@@ -156,6 +195,10 @@ def test_map_shows_classes_never_records():
     ({"qi": ["age"], "location": {"lat": "lat"}}, ga.ParameterError),
     ({"qi": ["nope"]}, ga.DataError),
     ({"qi": ["age"], "method": "best"}, ga.ParameterError),
+    ({"qi": ["age"], "extent": "hull"}, ga.ParameterError),
+    ({"qi": ["age"], "resolution": 0}, ga.ParameterError),
+    ({"qi": ["age"], "resolution": float("nan")}, ga.ParameterError),
+    ({"qi": ["age"], "resolution": True}, ga.ParameterError),
 ])
 def test_bad_arguments_raise_typed_errors(kwargs, error):
     with pytest.raises(error):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dims import RankDim, TreeDim
+from .dims import RankDim
 
 
 @dataclass
@@ -25,36 +25,34 @@ class Cut:
 
 def child_state(dims, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
     """The state of a part of a node cut along dimension ``j`` (new tile or
-    node ``value``): other hierarchies move down to the lowest node above the
-    part's rows, and tiles drop the missing rank when no part row is missing."""
+    node ``value``): every dimension narrows to what the part's rows hold
+    (hierarchies to the lowest node above them, tiles to the ranks they
+    hold), except that only a location cut narrows the location, which the
+    classes inside one location class share."""
     out = list(state)
     out[j] = value
+    narrow_location = dims.items[j].location
     for i, d in enumerate(dims.items):
-        if i == j:
+        if d.location and not narrow_location:
             continue
-        if isinstance(d, TreeDim):
-            if state[i][0] > 0:
-                out[i] = d.node_of(rows)
-        elif d.missing and state[i][1] > d.size:
-            out[i] = _tile_rows(d, state[i], rows)
-    if isinstance(dims.items[j], RankDim) and dims.items[j].missing:
-        out[j] = _tile_rows(dims.items[j], out[j], rows)
+        if isinstance(d, RankDim):
+            out[i] = _narrowed(d, out[i], rows)
+        elif i != j and state[i][0] > 0:
+            out[i] = d.node_of(rows)
     return tuple(out)
 
 
-def _tile_rows(d: RankDim, tile: tuple, rows: np.ndarray) -> tuple:
-    """A tile reaching the missing rank, narrowed to what ``rows`` hold:
-    without missing rows it ends at the values; with only missing rows it is
-    the missing rank alone."""
-    lo, hi = tile
-    if hi <= d.size:
-        return tile
-    r = d.rank[rows]
-    if not (r == d.size).any():
-        return (lo, d.size)
-    if not (r < d.size).any():
-        return (d.size, hi)
-    return tile
+def _narrowed(d: RankDim, state: tuple, rows: np.ndarray) -> tuple:
+    """A rank state with the ranks ``rows`` hold; a tile reaching the
+    missing rank ends at the values when no row is missing, and is the
+    missing rank alone when only missing rows remain."""
+    lo, hi = state[0], state[1]
+    first, end = d.held(rows)
+    if hi > d.size and end <= d.size:
+        hi = d.size
+    if first >= d.size:
+        lo = d.size
+    return (lo, hi, first, end)
 
 
 def _cost(dims, state, rows_count: int) -> float:
@@ -68,7 +66,7 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     that classes land near k (the balanced rule of ``points``). The boundary
     gives any rank gap between the two sides to the smaller part."""
     d = dims.items[j]
-    lo, hi = state[j]
+    lo, hi = state[j][:2]
     if hi - lo < 2:
         return None
     r = d.rank[rows]
@@ -92,6 +90,8 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     q = s // k
     target = s * (q // 2) / q if q >= 2 else s / 2
     i = int(pos[np.argmin(np.abs(pos - target))])
+    if d.location and d.extent == "grid" and not d.missing:
+        i = _compact_position(dims, j, rows[order], sr, pos, i)
     a, b = int(sr[i - 1]) + 1, int(sr[i])
     boundary = b if (i < s - i or b == d.size) else a
     left_rows, right_rows = rows[order[:i]], rows[order[i:]]
@@ -99,6 +99,33 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
              (right_rows, child_state(dims, state, j, (boundary, hi), right_rows))]
     gain = _cost(dims, state, s) - sum(_cost(dims, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
+
+
+WINDOW = 0.1      # cuts keep at least this share of the rows on each side
+
+
+def _compact_position(dims, j, rows, sr, pos, balanced) -> int:
+    """Among admissible positions keeping at least ``WINDOW`` of the rows on each side,
+    the one whose two records' boxes are smallest (summed widths over both
+    location axes, weighted by rows): cuts fall in gaps between clusters."""
+    s = rows.size
+    window = pos[(pos >= WINDOW * s) & (pos <= (1 - WINDOW) * s)]
+    if window.size == 0:
+        return balanced
+    d = dims.items[j]
+    cost = np.zeros(window.size)
+    left, right = window - 1, window
+    cost += window * (d.high[sr[left]] - d.low[sr[0]]) / d.span
+    cost += (s - window) * (d.high[sr[-1]] - d.low[sr[right]]) / d.span
+    for e in dims.items:
+        if e is d or not e.location or e.span <= 0:
+            continue
+        r = e.rank[rows]
+        lo, hi = e.low[r], e.high[r]
+        cost += window * (np.maximum.accumulate(hi)[left] - np.minimum.accumulate(lo)[left]) / e.span
+        cost += (s - window) * (np.maximum.accumulate(hi[::-1])[::-1][right]
+                                - np.minimum.accumulate(lo[::-1])[::-1][right]) / e.span
+    return int(window[np.argmin(cost)])
 
 
 def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:

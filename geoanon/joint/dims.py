@@ -30,40 +30,99 @@ class RankDim:
 
     ``rank`` is each row's rank (0..D-1 for values, D for a missing value when
     ``missing`` rows exist); ``edges`` (length D + 1) the position of every
-    boundary, ``edges[0]`` and ``edges[D]`` the outer ones; ``unit`` is 1 for
-    a column of integers published as closed intervals ``[lo, hi - 1]``, else
-    0 (half-open ``[lo, hi)``, closed at the outer edge); ``span`` the
-    column's range in the input (NCP's denominator).
+    boundary, ``edges[0]`` and ``edges[D]`` the outer ones; ``low`` and
+    ``high`` (length D) the least and greatest value of every rank; ``unit``
+    is 1 for a column of integers published as closed intervals, else 0;
+    ``span`` the column's range in the input (NCP's denominator).
+
+    A class's state is ``(lo, hi, first, end)``: its tile (ranks ``lo <= r <
+    hi``) and the ranks its rows hold (``first <= r < end``). ``extent``
+    says what is published: ``"tile"`` the tile, ``"members"`` the rows' own
+    range, ``"grid"`` the rows' range rounded outward to multiples of
+    ``resolution`` (never onto a row's value) and kept inside the tile.
     """
 
     name: str
     rank: np.ndarray
     edges: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
     span: float
     unit: int = 0
     location: bool = False
     missing: bool = False
+    extent: str = "tile"
+    resolution: float = 0.0
+    grid_low: np.ndarray = field(init=False, repr=False)
+    grid_high: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        if self.extent == "grid":
+            self.grid_low = self._off_values(grid_below(self.low, self.resolution), grid_below)
+            self.grid_high = self._off_values(grid_above(self.high, self.resolution), grid_above)
+
+    def _off_values(self, grid: np.ndarray, step) -> np.ndarray:
+        """Grid edges moved one more step outward while they equal any row's value."""
+        values = np.union1d(self.low, self.high)
+        hit = np.isin(grid, values)
+        while hit.any():
+            grid[hit] = step(grid[hit], self.resolution)
+            hit[hit] = np.isin(grid[hit], values)
+        return grid
 
     @property
     def size(self) -> int:
         """Ranks of values (the missing rank, if any, is ``size``)."""
         return self.edges.size - 1
 
-    def root(self) -> tuple:
-        return (0, self.size + (1 if self.missing else 0))
+    def root(self, rows: np.ndarray) -> tuple:
+        return (0, self.size + (1 if self.missing else 0), *self.held(rows))
 
-    def cost(self, tile: tuple) -> float:
-        """NCP of one cell published for ``tile``: 0 for only missing values,
-        1 for values mixed with missing ones, else width / span."""
-        lo, hi = tile
+    def held(self, rows: np.ndarray) -> tuple:
+        """The ranks ``rows`` hold: (first, end)."""
+        r = self.rank[rows]
+        return (int(r.min()), int(r.max()) + 1)
+
+    def interval(self, state: tuple) -> tuple:
+        """The published (low, high) of a class; NaN for missing values (alone
+        or mixed with values)."""
+        lo, hi, first, end = state
         d = self.size
-        if lo >= d:
+        if first >= d or end > d:
+            return (np.nan, np.nan)
+        if self.extent == "tile":
+            return (float(self.edges[lo]), float(self.edges[hi] - self.unit))
+        if self.extent == "grid":
+            return (max(float(self.edges[lo]), float(self.grid_low[first])),
+                    min(float(self.edges[hi]), float(self.grid_high[end - 1])))
+        return (float(self.low[first]), float(self.high[end - 1]))
+
+    def cost(self, state: tuple) -> float:
+        """NCP of one cell: 0 for only missing values, 1 for values mixed
+        with missing ones, else the published width over the span."""
+        first, end = state[2], state[3]
+        d = self.size
+        if first >= d:
             return 0.0
-        if hi > d:
+        if end > d:
             return 1.0
         if self.span <= 0:
             return 0.0
-        return (self.edges[hi] - self.edges[lo] - self.unit) / self.span
+        a, b = self.interval(state)
+        return (b - a) / self.span
+
+
+def grid_below(v: np.ndarray, step: float) -> np.ndarray:
+    """The greatest multiple of ``step`` strictly below each ``v`` (rounded
+    to the step's decimals)."""
+    places = max(0, -int(np.floor(np.log10(step))))
+    g = np.round(np.floor(v / step) * step, places)
+    return np.where(g < v, g, np.round(g - step, places))
+
+
+def grid_above(v: np.ndarray, step: float) -> np.ndarray:
+    """The least multiple of ``step`` strictly above each ``v``."""
+    return -grid_below(-np.asarray(v), step)
 
 
 @dataclass(eq=False)
@@ -142,7 +201,7 @@ class Dims:
     items: list = field(default_factory=list)
 
     def root(self, rows: np.ndarray) -> tuple:
-        return tuple(d.root() if isinstance(d, RankDim) else d.node_of(rows) for d in self.items)
+        return tuple(d.root(rows) if isinstance(d, RankDim) else d.node_of(rows) for d in self.items)
 
     def cell_costs(self, state: tuple) -> np.ndarray:
         return np.array([d.cost(s) for d, s in zip(self.items, state)])

@@ -13,8 +13,8 @@ from .._text import plural, show
 from .._validation import check_choice, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
+from ..joint import DESIGNS, EXTENTS
 from ..joint.dims import Dims, RankDim, tree_from_paths
-from ..joint import DESIGNS
 from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
 from ..ncp import SUPPRESSED, information_loss
@@ -27,7 +27,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, method="frontier",
-              missing="error", crs="EPSG:4326", bounds=None) -> Release:
+              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -38,8 +38,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     location : optional
         ``(lat, lon)`` or ``{"lat": LAT, "lon": LON}``: points, published as
         non-overlapping rectangles ``{lat}_min, {lat}_max, {lon}_min,
-        {lon}_max`` (padded outer bounds, cuts between records, as
-        :func:`geoanon.generalize_points`); ``{"zip": COL, "regions": GDF or
+        {lon}_max`` (see ``extent``); ``{"zip": COL, "regions": GDF or
         path, "region_id": C, "edges": optional}``: regions, published as the
         label of a connected group; ``{"label": COL}``: a label column,
         published as a group of labels. None: no location.
@@ -49,13 +48,27 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         The model (:class:`geoanon.Model`).
     interval, hierarchies, suppress
         How each quasi-identifier is published: ``interval`` columns as
-        ``{col}_min, {col}_max`` (closed integer intervals for columns of
-        whole numbers, else half-open, the outer edges the input's range);
+        ``{col}_min, {col}_max`` (see ``extent``);
         ``hierarchies`` ({col: :class:`~geoanon.models.Hierarchy`}) as the node
         above the class's values; ``suppress`` as the value the class shares
         or ``*``. Default: numeric columns as intervals, the others suppressed.
     method : {"frontier", "location-first", "greedy"}
         Where the location cuts stop (:mod:`geoanon.joint.search`).
+    extent : {"box", "tile"}
+        ``"box"`` (default): a location class publishes its records' bounding
+        box rounded outward to multiples of ``resolution`` and never onto a
+        record's coordinate, kept inside the class's tile, so boxes never
+        overlap; an interval publishes its class's least and greatest value
+        (Mondrian's local recoding). ``"tile"``: both publish the class's
+        tile, so that rectangles cover the padded bounds (as
+        :func:`geoanon.generalize_points`) and intervals the input's range
+        (closed integer intervals for whole numbers, else half-open), with
+        edges between records; nothing about a class's extreme records is
+        shown, at a higher NCP.
+    resolution : float, optional
+        The grid of ``"box"`` edges in the coordinates' units; default per
+        axis the power of ten below a thousandth of the records' span (0.01
+        degrees for a country).
     missing : {"error", "suppress"}
         Rows without coordinates: DataError, or a location class of their own
         with empty rectangle columns.
@@ -77,6 +90,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     started = time.perf_counter()
     check_unique_columns(df)
     method = check_choice("method", method, DESIGNS)
+    extent = check_choice("extent", extent, EXTENTS)
+    resolution = _check_resolution(resolution)
     missing = check_choice("missing", missing, ("error", "suppress"))
     model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
@@ -87,9 +102,10 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         raise DataError("the table has no rows")
     check = model.compile(df)
     warnings: list = []
-    dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings)
+    dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
+                                            resolution)
     for col in qi:
-        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col)))
+        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
     part = joint_partition(dims, check, method)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
     audit = require(table, [*published, "class_id"], k=model.k, sensitive=sensitive, l=model.l,
@@ -114,6 +130,15 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     classes, row_shapes = publish_location.classes(table, part, published)
     return Release(table=table, partition=None, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes)
+
+
+def _check_resolution(resolution):
+    if resolution is None:
+        return None
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not np.isfinite(resolution) \
+            or resolution <= 0:
+        raise ParameterError(f"resolution must be a positive number, got {show(resolution)}")
+    return float(resolution)
 
 
 def _location(location):
@@ -187,9 +212,9 @@ def _check_roles(df, kind, loc, qi, sensitive) -> None:
         raise DataError("the output column 'class_id' already exists in the input")
 
 
-def _qi_dim(df, col, treatment, hierarchy):
+def _qi_dim(df, col, treatment, hierarchy, extent):
     if treatment == "interval":
-        return interval_dim(col, numeric_column(df, col))
+        return interval_dim(col, numeric_column(df, col), "tile" if extent == "tile" else "members")
     values = df[col]
     if treatment == "hierarchy":
         paths = hierarchy.paths
@@ -208,7 +233,7 @@ def _qi_dim(df, col, treatment, hierarchy):
     return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
 
 
-def interval_dim(name: str, values: np.ndarray, location: bool = False) -> RankDim:
+def interval_dim(name: str, values: np.ndarray, extent: str) -> RankDim:
     """A :class:`RankDim` of a numeric column (NaN: missing)."""
     present = ~np.isnan(values)
     uniq = np.unique(values[present])
@@ -228,8 +253,8 @@ def interval_dim(name: str, values: np.ndarray, location: bool = False) -> RankD
 
         edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
         edges[d] = uniq[-1]
-    return RankDim(name=name, rank=rank, edges=edges, span=float(uniq[-1] - uniq[0]), unit=int(whole),
-                   location=location, missing=bool((~present).any()))
+    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]),
+                   unit=int(whole), missing=bool((~present).any()), extent=extent)
 
 
 def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -248,13 +273,13 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings):
+def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution):
     from .location import NoLocation, group_location, points_location
 
     if kind is None:
         return Dims([]), NoLocation()
     if kind == "points":
-        return points_location(df, loc, missing, crs, bounds, warnings)
+        return points_location(df, loc, missing, crs, bounds, warnings, extent, resolution)
     return group_location(df, kind, loc, check, warnings)
 
 
@@ -269,7 +294,7 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
         j = n_loc + offset
         d = dims.items[j]
         if treatments[col] == "interval":
-            lo, hi = np.array([_interval(d, st[j]) for st in states]).T
+            lo, hi = np.array([d.interval(st[j]) for st in states]).T
             kind = "Int64" if d.unit else "float64"
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
@@ -293,10 +318,3 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
     table["class_id"] = cls
     published = [c for group in replaced.values() for c in group]
     return table, published, ncp_columns
-
-
-def _interval(d: RankDim, tile: tuple) -> tuple:
-    lo, hi = tile
-    if lo >= d.size or hi > d.size:
-        return (np.nan, np.nan)
-    return (float(d.edges[lo]), float(d.edges[hi] - d.unit))

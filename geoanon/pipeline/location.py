@@ -26,9 +26,12 @@ class NoLocation:
         return None, None
 
 
-def points_location(df, loc, missing, crs, bounds, warnings):
+def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None):
     """Longitude and latitude as two ordered location dimensions, cut in the
-    frame of :func:`geoanon.partition_points` (padded bounds, antimeridian)."""
+    frame of :func:`geoanon.partition_points` (padded bounds, antimeridian).
+    ``extent="tile"`` publishes each location class's tile; ``"box"`` its
+    records' bounding box rounded outward to multiples of ``resolution``
+    (default :func:`default_resolution` per axis), inside the tile."""
     from ..points.frame import check_bounds
     from ..points.partition import _is_geographic, check_coordinates, rank_frame
     from .points import _null_island, numeric_column, rows_without_coordinates
@@ -61,9 +64,17 @@ def points_location(df, loc, missing, crs, bounds, warnings):
         edges = np.r_[box_lo, (highs[:-1] + lows[1:]) / 2, box_hi]
         rank = np.full(len(df), lows.size, dtype=np.int64)
         rank[present] = ranks[frame.row_point]
-        dims.append(RankDim(name=name, rank=rank, edges=edges, span=float(highs[-1] - lows[0]),
-                            location=True, missing=bool(n_absent)))
+        span = float(highs[-1] - lows[0])
+        dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
+                            missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
+                            resolution=resolution or default_resolution(span)))
     return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs)
+
+
+def default_resolution(span: float) -> float:
+    """The power of ten nearest below a thousandth of ``span`` (0.01 degrees
+    for a country-wide table): the grid of published box edges."""
+    return 10.0 ** np.floor(np.log10(span / 1000)) if span > 0 else 1.0
 
 
 class PointsPublisher:
@@ -79,10 +90,21 @@ class PointsPublisher:
         """(xmin, ymin, xmax, ymax) per state; NaN where the location is missing."""
         dx, dy = dims.items[0], dims.items[1]
         out = np.full((len(states), 4), np.nan)
-        boxes = np.array([[*st[0], *st[1]] for st in states], dtype=np.int64).reshape(-1, 4)
+        boxes = np.array([[*st[0][:2], *st[1][:2]] for st in states], dtype=np.int64).reshape(-1, 4)
         known = (boxes[:, 1] <= dx.size) & (boxes[:, 3] <= dy.size) & (boxes[:, 0] < dx.size)
-        if known.any():
-            out[known] = self.frame.rectangles(boxes[known])
+        if not known.any():
+            return out
+        tiles = self.frame.rectangles(boxes[known])
+        if dx.extent == "grid":
+            (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok]) for i, d in
+                                  enumerate((dx, dy)))
+            vx, sx = _wrapped(vx), _wrapped(sx)
+            tiles[:, 1] = np.maximum(tiles[:, 1], sy[:, 0])
+            tiles[:, 3] = np.minimum(tiles[:, 3], sy[:, 1])
+            # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
+            tiles[:, 0] = np.where((vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360, tiles[:, 0], sx[:, 0])
+            tiles[:, 2] = np.where((tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360, tiles[:, 2], sx[:, 1])
+        out[known] = tiles
         return out
 
     def columns(self, df, part, dims):
@@ -113,6 +135,22 @@ class PointsPublisher:
             return gpd.GeoSeries(rows, index=table.index, crs=self.crs)
 
         return classes[classes.geometry.notna()].reset_index(drop=True), row_shapes
+
+
+def _held_box(d: RankDim, states: list) -> tuple:
+    """The least and greatest value the classes' records hold, and the same
+    rounded outward on the grid: two (n, 2) arrays."""
+    first = np.array([st[2] for st in states], dtype=np.int64)
+    last = np.array([st[3] - 1 for st in states], dtype=np.int64)
+    return (np.column_stack([d.low[first], d.high[last]]),
+            np.column_stack([d.grid_low[first], d.grid_high[last]]))
+
+
+def _wrapped(x: np.ndarray) -> np.ndarray:
+    """Longitudes unwrapped past 180 (across the antimeridian) back into
+    [-180, 180]; an upper edge keeps 180."""
+    lo, hi = x[:, 0], x[:, 1]
+    return np.column_stack([np.where(lo >= 180, lo - 360, lo), np.where(hi > 180, hi - 360, hi)])
 
 
 def _location_classes(table, part, published) -> pd.DataFrame:
