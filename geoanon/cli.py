@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a QI published as the node of an ARX hierarchy CSV (leaf;...;root); repeatable")
     anon.add_argument("--suppress", type=_columns, metavar="A,...", help="QIs published as the shared value or '*' "
                       "(default for other columns)")
+    anon.add_argument("--sets", type=_columns, metavar="A,...", help="QIs published as the values their class holds, "
+                      "joined by '|' (cheaper than '*', but every value present is shown)")
     anon.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     anon.add_argument("--report", metavar="JSON", help="write the job's figures, NCP and audit as JSON")
     anon.add_argument("--map", metavar="HTML", help="write an offline map of the location classes")
@@ -397,8 +399,9 @@ def _run_anonymize(args) -> int:
     if location is not None and "regions" in location:
         location["regions"] = read_table(location["regions"])
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
-                        interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, method=args.method,
-                        extent=args.extent, resolution=args.resolution, missing=args.missing, crs=args.crs, bounds=args.bounds, **options)
+                        interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
+                        method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
+                        crs=args.crs, bounds=args.bounds, **options)
     release.report.update(input=str(args.input), output=str(args.output))
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,

@@ -3,6 +3,7 @@
 Written from the definitions only, in plain Python loops, sharing no code with
 geoanon: what a partition must satisfy, checked the slow and obvious way.
 """
+import re
 from collections import defaultdict
 
 
@@ -254,6 +255,21 @@ def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None):
     return best
 
 
+def brute_force_set_ncp(rows, k):
+    """Least NCP over every partition of ``rows`` into blocks of >= k rows,
+    each column published as the set of the block's values."""
+    n, m = len(rows), len(rows[0])
+    distinct = [len({r[j] for r in rows}) for j in range(m)]
+    best = None
+    for part in set_partitions(list(range(n))):
+        if any(len(block) < k for block in part):
+            continue
+        cost = sum(len(block) * (len({rows[i][j] for i in block}) - 1) / max(distinct[j] - 1, 1)
+                   for block in part for j in range(m))
+        best = cost if best is None else min(best, cost)
+    return best / (n * m)
+
+
 def great_circle(p, q):
     """Great-circle distance in degrees between two (lon, lat) points (haversine)."""
     import math
@@ -354,7 +370,7 @@ def check_wrapped_rectangle_partition(xy, weights, k, labels, rectangles, bounds
 
 
 def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), suppressed=(), hierarchies=None,
-                        sensitive=None, l=None, l_distinct=None):
+                        sets=(), sensitive=None, l=None, l_distinct=None):
     """Assert the rules of a joint release; return its NCP, computed here.
 
     - the same rows in order; every column that is not a quasi-identifier unchanged;
@@ -366,11 +382,12 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
     - an interval holds the row's value (NaN only for a missing value or a
       class mixing missing and present ones); a suppressed cell is the raw
       value or ``*``, ``*`` exactly where the class's values differ; a
-      hierarchy cell is an ancestor of the raw value (or the value itself).
+      hierarchy cell is an ancestor of the raw value (or the value itself); a
+      set cell names exactly the class's values (``*`` for all of them).
     """
     hierarchies = hierarchies or {}
     assert len(released) == len(raw)
-    qi_columns = set(intervals) | set(suppressed) | set(hierarchies) | ({lat, lon} - {None})
+    qi_columns = set(intervals) | set(suppressed) | set(hierarchies) | set(sets) | ({lat, lon} - {None})
     for col in raw.columns:
         if col not in qi_columns:
             assert released[col].tolist() == raw[col].tolist(), col
@@ -441,11 +458,33 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
             else:
                 assert all(s == str(r) for s, r in zip(shown, raw_values)), col
         cells[col] = total / n
+    for col in sets:
+        distinct = {repr(v) for v in raw[col]}
+        total = 0.0
+        for rows in classes.values():
+            held = {_text(raw[col].iloc[i]) for i in rows}
+            shown = {_text(released[col].iloc[i]).lstrip("'") for i in rows}
+            assert len(shown) == 1, col
+            label = shown.pop()
+            if len(held) == 1:
+                assert label == held.pop(), col
+            elif len(held) == len(distinct):
+                assert label == "*", col
+            else:
+                parts = [p.replace("\\|", "|").replace("\\\\", "\\")
+                         for p in re.split(r"(?<!\\)\|", label)]
+                assert sorted(parts) == sorted(held), (col, label, held)
+            total += len(rows) * (len({repr(raw[col].iloc[i]) for i in rows}) - 1) / max(len(distinct) - 1, 1)
+        cells[col] = total / n
     for col, paths in hierarchies.items():
         above = {row[0]: list(row) for row in paths}
         for i in range(n):
             assert str(released[col].iloc[i]) in above[str(raw[col].iloc[i])], col
     return cells
+
+
+def _text(v):
+    return "" if _missing(v) else str(v)
 
 
 def _missing(v):

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
-from checkers import brute_force_suppression, check_joint_release
+from checkers import brute_force_set_ncp, brute_force_suppression, check_joint_release
 
 MARITAL = [["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
            ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]]
@@ -83,6 +83,21 @@ def test_tiles_cover_the_bounds_and_the_range():
     assert box.report["ncp"]["overall"] < tile.report["ncp"]["overall"]
 
 
+def test_sets_publish_the_values_of_the_class_and_cost_less_than_stars():
+    df = _table(600, seed=7)
+    df.loc[::7, "marital"] = "a|b\\c"          # a value holding the separator and the escape
+    df.loc[::11, "marital"] = None
+    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2)
+    sets = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2,
+                        sets=["sex", "marital"])
+    cells = check_joint_release(df, sets.table, 9, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+                                sensitive="diagnosis", l=2)
+    for col in ("sex", "marital"):
+        assert sets.report["ncp"]["columns"][col] == pytest.approx(cells[col], abs=1e-9)
+    assert sets.report["qi"]["marital"] == "set"
+    assert sets.report["ncp"]["overall"] < star.report["ncp"]["overall"]
+
+
 def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
     df = _table()
     h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
@@ -112,12 +127,14 @@ def test_points_then_suppress_by_hand_is_unsafe_or_worse():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(6, 40), st.integers(1, 4), st.booleans(), st.booleans(), st.integers(0, 10_000))
-def test_mixed_tables(n, k, with_location, with_missing, seed):
+@given(st.integers(6, 40), st.integers(1, 4), st.booleans(), st.booleans(), st.sampled_from(["box", "tile"]),
+       st.integers(0, 10_000))
+def test_mixed_tables(n, k, with_location, with_missing, extent, seed):
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({
         "x": rng.integers(0, 5, n).astype(float),
         "c": rng.choice(["a", "b", "c"], n).astype(object),
+        "d": rng.choice(["p", "q", "r", "s"], n).astype(object),
         "s": rng.choice(["u", "v", "w"], n),
     })
     if with_location:
@@ -126,11 +143,12 @@ def test_mixed_tables(n, k, with_location, with_missing, seed):
     if with_missing:
         df.loc[df.index[:2], "x"] = np.nan
         df.loc[df.index[2:4], "c"] = None
+        df.loc[df.index[3:5], "d"] = None
     df = pd.concat([df, df.iloc[:3]], ignore_index=True)                     # duplicates
     location = ("lat", "lon") if with_location else None
-    r = ga.anonymize(df, location=location, qi=["x", "c"], k=k, sensitive="s")
+    r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], extent=extent)
     check_joint_release(df, r.table, k, lat="lat" if with_location else None, lon="lon" if with_location else None,
-                        intervals=["x"], suppressed=["c"])
+                        intervals=["x"], suppressed=["c"], sets=["d"])
 
 
 @settings(max_examples=25, deadline=None)
@@ -145,6 +163,18 @@ def test_never_better_than_exhaustive_search(n, k, seed):
     combos = df.groupby(["a", "b"]).size()
     if combos.min() >= k:                     # every combination can be its own class: nothing to hide
         assert stars == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 8), st.integers(1, 3), st.integers(0, 10_000))
+def test_sets_never_better_than_exhaustive_search(n, k, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["x", "y", "z", "w"], n)})
+    r = ga.anonymize(df, qi=["a", "b"], k=k, sets=["a", "b"])
+    best = brute_force_set_ncp(df[["a", "b"]].values.tolist(), k)
+    assert r.report["ncp"]["overall"] >= best - 1e-9
+    if df.groupby(["a", "b"]).size().min() >= k:
+        assert r.report["ncp"]["overall"] == 0
 
 
 def test_zip_location_groups_are_connected():
@@ -196,6 +226,8 @@ def test_map_shows_classes_never_records():
     ({"qi": ["nope"]}, ga.DataError),
     ({"qi": ["age"], "method": "best"}, ga.ParameterError),
     ({"qi": ["age"], "extent": "hull"}, ga.ParameterError),
+    ({"qi": ["sex"], "sets": ["sex"], "suppress": ["sex"]}, ga.ParameterError),
+    ({"qi": ["age"], "sets": ["sex"]}, ga.ParameterError),
     ({"qi": ["age"], "resolution": 0}, ga.ParameterError),
     ({"qi": ["age"], "resolution": float("nan")}, ga.ParameterError),
     ({"qi": ["age"], "resolution": True}, ga.ParameterError),
@@ -225,3 +257,11 @@ def test_cli_end_to_end_and_refusals(tmp_path):
                             "-o", str(tmp_path / "y.csv"), "--map", str(tmp_path / "y.html")],
                            capture_output=True, text=True)
     assert nomap.returncode == 2 and not (tmp_path / "y.csv").exists()
+    tiles = subprocess.run([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
+                            "--qi", "age,sex,marital", "--sets", "marital", "--extent", "tile", "-k", "6",
+                            "-o", str(tmp_path / "t.csv")], capture_output=True, text=True)
+    assert tiles.returncode == 0, tiles.stderr
+    check_joint_release(df.astype({"age": int}), pd.read_csv(tmp_path / "t.csv", keep_default_na=False), 6,
+                        lat="lat", lon="lon", intervals=["age"], suppressed=["sex"], sets=["marital"])
+    bad_step = subprocess.run(run[:-4] + ["--resolution", "-1"], capture_output=True, text=True)
+    assert bad_step.returncode == 2 and "resolution" in bad_step.stderr

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dims import RankDim
+from .dims import RankDim, SetDim, TreeDim
 
 
 @dataclass
@@ -37,8 +37,12 @@ def child_state(dims, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
             continue
         if isinstance(d, RankDim):
             out[i] = _narrowed(d, out[i], rows)
-        elif i != j and state[i][0] > 0:
+        elif i == j:
+            continue
+        elif isinstance(d, TreeDim) and state[i][0] > 0:
             out[i] = d.node_of(rows)
+        elif isinstance(d, SetDim) and state[i].bit_count() > 1:
+            out[i] = d.held(rows)
     return tuple(out)
 
 
@@ -129,16 +133,30 @@ def _compact_position(dims, j, rows, sr, pos, balanced) -> int:
 
 
 def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
-    """Split a hierarchy node along its children. Children whose rows meet
-    the model become parts of their own; the rest stay together under the
-    node (a suppressed column publishes ``*`` for them), taking back the
-    smallest separated children while they alone would miss the model. A
+    """Split a hierarchy node along its children (see :func:`_group_cut`). A
     strict dimension (a location) splits only into all of its children."""
     d = dims.items[j]
     level, _ = state[j]
     if level == 0:
         return None
-    child = d.ancestors[level - 1][d.leaf[rows]]
+    return _group_cut(dims, j, rows, state, check, d.ancestors[level - 1][d.leaf[rows]], d.strict, d.node_of)
+
+
+def set_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+    """Split a set of values into values of their own and the rest (see
+    :func:`_group_cut`)."""
+    d = dims.items[j]
+    if state[j].bit_count() < 2:
+        return None
+    return _group_cut(dims, j, rows, state, check, d.leaf[rows], False, d.held)
+
+
+def _group_cut(dims, j, rows, state, check, child, strict, state_of) -> Cut | None:
+    """Split rows by ``child`` (their child node or value): children whose
+    rows meet the model become parts of their own; the rest stay together
+    (published as their parent, ``*`` or their set), taking back the
+    smallest separated children while they alone would miss the model.
+    ``strict``: all children meet the model, or no cut."""
     present = np.bincount(child)
     groups = np.flatnonzero(present)
     if groups.size < 2:
@@ -149,7 +167,7 @@ def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     m = check.n_values
     hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
     ok = check.holds(hist)
-    if d.strict:
+    if strict:
         if not ok.all():
             return None
         part_of_group = np.arange(groups.size)
@@ -172,20 +190,32 @@ def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     splits = np.cumsum(np.bincount(part, minlength=n_parts))[:-1]
     parts = []
     for p_rows in np.split(rows[order], splits):
-        parts.append((p_rows, child_state(dims, state, j, d.node_of(p_rows), p_rows)))
+        parts.append((p_rows, child_state(dims, state, j, state_of(p_rows), p_rows)))
     gain = _cost(dims, state, rows.size) - sum(_cost(dims, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
 
 
-def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed) -> Cut | None:
+def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) -> Cut | None:
     """The admissible cut, over the dimensions ``allowed``, that removes the
-    most NCP (ties: the first dimension)."""
+    most NCP together with the best cuts of its parts ``lookahead`` levels
+    further down (ties: the first dimension). One level of lookahead lets a
+    rare value be separated before other cuts scatter its rows."""
     if rows.size < 2 * check.model.k:       # no cut leaves k on both sides
         return None
-    best = None
+    best, best_score = None, 0.0
     for j in allowed:
-        op = rank_cut if isinstance(dims.items[j], RankDim) else tree_cut
+        op = _OPERATORS[type(dims.items[j])]
         cut = op(dims, j, rows, state, check)
-        if cut is not None and cut.gain > 1e-12 and (best is None or cut.gain > best.gain + 1e-12):
-            best = cut
+        if cut is None or cut.gain <= 1e-12:
+            continue
+        score = cut.gain
+        if lookahead:
+            for p, st in cut.parts:
+                nxt = best_cut(dims, p, st, check, allowed, lookahead - 1)
+                score += nxt.gain if nxt is not None else 0.0
+        if best is None or score > best_score + 1e-12:
+            best, best_score = cut, score
     return best
+
+
+_OPERATORS = {RankDim: rank_cut, TreeDim: tree_cut, SetDim: set_cut}

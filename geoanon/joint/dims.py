@@ -161,6 +161,50 @@ class TreeDim:
         return float(self.node_cost[node[0]][node[1]])
 
 
+@dataclass(eq=False)
+class SetDim:
+    """A categorical dimension published as the set of values a class holds
+    (Mondrian's categorical recoding). ``leaf`` is each row's value id among
+    ``names``; a state is the bit mask of the values present."""
+
+    name: str
+    leaf: np.ndarray
+    names: list
+    location: bool = False
+    bits: np.ndarray | None = field(init=False, repr=False)
+
+    def __post_init__(self):      # each row's value as one bit, while the values fit in an int64
+        self.bits = np.left_shift(1, self.leaf).astype(np.int64) if len(self.names) <= 62 else None
+
+    def root(self, rows: np.ndarray) -> int:
+        return self.held(rows)
+
+    def held(self, rows: np.ndarray) -> int:
+        if self.bits is not None:
+            return int(np.bitwise_or.reduce(self.bits[rows]))
+        present = np.flatnonzero(np.bincount(self.leaf[rows], minlength=len(self.names)))
+        return sum(1 << int(v) for v in present)
+
+    def cost(self, mask: int) -> float:
+        return (mask.bit_count() - 1) / max(len(self.names) - 1, 1)
+
+    def label(self, mask: int) -> str:
+        """The published text: the value itself, ``*`` for every value, else
+        the values joined by ``|`` (in the input's order; ``|`` and ``\\``
+        inside values escaped)."""
+        members = [i for i in range(len(self.names)) if mask >> i & 1]
+        if len(members) == 1:
+            return self.names[members[0]]
+        if len(members) == len(self.names):
+            return "*"
+        return "|".join(_text(self.names[i]).replace("\\", "\\\\").replace("|", "\\|") for i in members)
+
+
+def _text(v) -> str:
+    """A value as text in a set's label; missing values as the empty text."""
+    return "" if v is None or (isinstance(v, float) and v != v) else str(v)
+
+
 def tree_from_paths(name: str, leaf: np.ndarray, paths: list, present: np.ndarray, *, location=False,
                     strict=False) -> TreeDim:
     """A :class:`TreeDim` from each leaf's path to the root (lists of equal
@@ -194,14 +238,18 @@ def _factorize(keys: list) -> tuple[np.ndarray, list]:
     return ids, first
 
 
+COST_MEMORY = 200_000       # states whose cost Dims remembers (a few tens of MB)
+
+
 @dataclass(eq=False)
 class Dims:
     """All dimensions of a release, location ones first."""
 
     items: list = field(default_factory=list)
+    _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:
-        return tuple(d.root(rows) if isinstance(d, RankDim) else d.node_of(rows) for d in self.items)
+        return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
     def cell_costs(self, state: tuple) -> np.ndarray:
         return np.array([d.cost(s) for d, s in zip(self.items, state)])
@@ -210,4 +258,11 @@ class Dims:
         return float(sum(d.cost(s) for d, s in zip(self.items, state) if d.location))
 
     def cost(self, state: tuple) -> float:
-        return float(sum(d.cost(s) for d, s in zip(self.items, state)))
+        """The summed NCP of a class's cells (remembered: states recur while
+        the search compares cuts)."""
+        cost = self._costs.get(state)
+        if cost is None:
+            if len(self._costs) >= COST_MEMORY:
+                self._costs.clear()
+            cost = self._costs[state] = float(sum(d.cost(s) for d, s in zip(self.items, state)))
+        return cost

@@ -14,19 +14,19 @@ from .._validation import check_choice, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..joint import DESIGNS, EXTENTS
-from ..joint.dims import Dims, RankDim, tree_from_paths
+from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
 from ..ncp import SUPPRESSED, information_loss
 from .points import numeric_column
 from .release import MISSING_TOKENS, Release, require_column
 
-TREATMENTS = ("interval", "hierarchy", "suppress")
+TREATMENTS = ("interval", "hierarchy", "suppress", "set")
 LOCATION_KINDS = ("points", "zip", "label")
 
 
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
-              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, method="frontier",
+              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
@@ -46,12 +46,15 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         The other quasi-identifiers.
     sensitive, k, l, l_distinct, t, ground, order
         The model (:class:`geoanon.Model`).
-    interval, hierarchies, suppress
+    interval, hierarchies, suppress, sets
         How each quasi-identifier is published: ``interval`` columns as
         ``{col}_min, {col}_max`` (see ``extent``);
         ``hierarchies`` ({col: :class:`~geoanon.models.Hierarchy`}) as the node
         above the class's values; ``suppress`` as the value the class shares
-        or ``*``. Default: numeric columns as intervals, the others suppressed.
+        or ``*``; ``sets`` as the values the class holds, joined by ``|``
+        (Mondrian's categorical recoding: cheaper than ``*``, but shows every
+        value present, rare ones included). Default: numeric columns as
+        intervals, the others suppressed.
     method : {"frontier", "location-first", "greedy"}
         Where the location cuts stop (:mod:`geoanon.joint.search`).
     extent : {"box", "tile"}
@@ -96,7 +99,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
     kind, loc = _location(location)
-    treatments = _treatments(df, qi, interval, hierarchies, suppress)
+    treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
     _check_roles(df, kind, loc, qi, sensitive)
     if len(df) == 0:
         raise DataError("the table has no rows")
@@ -164,10 +167,11 @@ def _location(location):
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 
 
-def _treatments(df, qi, interval, hierarchies, suppress) -> dict:
-    interval, suppress = list(interval or []), list(suppress or [])
+def _treatments(df, qi, interval, hierarchies, suppress, sets) -> dict:
+    interval, suppress, sets = list(interval or []), list(suppress or []), list(sets or [])
     hierarchies = dict(hierarchies or {})
-    for name, cols in (("interval", interval), ("suppress", suppress), ("hierarchies", list(hierarchies))):
+    for name, cols in (("interval", interval), ("suppress", suppress), ("sets", sets),
+                       ("hierarchies", list(hierarchies))):
         for col in cols:
             if col not in qi:
                 raise ParameterError(f"{name} names {show(col)}, which is not among the quasi-identifiers")
@@ -177,7 +181,7 @@ def _treatments(df, qi, interval, hierarchies, suppress) -> dict:
     out = {}
     for col in qi:
         require_column(df, col)
-        given = [name for name, cols in (("interval", interval), ("suppress", suppress),
+        given = [name for name, cols in (("interval", interval), ("suppress", suppress), ("set", sets),
                                          ("hierarchy", list(hierarchies))) if col in cols]
         if len(given) > 1:
             raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
@@ -229,6 +233,8 @@ def _qi_dim(df, col, treatment, hierarchy, extent):
         present[leaf] = True
         return tree_from_paths(col, leaf, [list(p) for p in paths], present)
     codes, uniques = factorize_exact(values)
+    if treatment == "set":
+        return SetDim(col, codes, list(uniques))
     paths = [[v, SUPPRESSED] for v in uniques]
     return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
 
@@ -299,7 +305,10 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
         else:
-            labels = np.array([d.labels[st[j][0]][st[j][1]] for st in states], dtype=object)
+            if treatments[col] == "set":
+                labels = np.array([d.label(st[j]) for st in states], dtype=object)
+            else:
+                labels = np.array([d.labels[st[j][0]][st[j][1]] for st in states], dtype=object)
             new_columns[col] = {col: escape_formulas(pd.Series(labels[cls], index=df.index, dtype=object))}
             ncp_columns[col] = (treatments[col], col)
     loc_columns, loc_ncp = publish_location.columns(df, part, dims)
