@@ -96,7 +96,7 @@ def _sorted_values(values: pd.Series) -> list:
 
 
 def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
-          k=None, l=None, l_distinct=None, t=None) -> AuditReport:
+          k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None) -> AuditReport:
     """Measure ``df`` over the quasi-identifiers ``qi`` (and ``sensitive``).
 
     Parameters
@@ -112,6 +112,13 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         The order of the sensitive values for "ordered" or a matrix.
     k, l, l_distinct, t : optional
         Requested levels: the report lists the classes that violate them.
+    original : DataFrame, optional
+        The input the release was made from (same rows, same order): adds
+        ``ncp``, the information loss of every input column published among
+        ``qi`` (as itself, or as ``{col}_min`` and ``{col}_max``), with
+        :func:`geoanon.information_loss` and the treatments it infers.
+    hierarchies : dict, optional
+        {column: Hierarchy} of columns published as hierarchy nodes, for ``ncp``.
 
     Returns
     -------
@@ -121,7 +128,8 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         |M| / most frequent count: no value fills more than 1/l of any class),
         ``l_distinct`` (fewest distinct values in a class), ``t`` (largest EMD
         to the table's distribution); ``suppressed_cells`` ("*" in ``qi``);
-        ``violations`` per requested level (classes, rows, examples) and ``ok``.
+        ``violations`` per requested level (classes, rows, examples) and ``ok``;
+        ``ncp`` with ``original``.
     """
     qi = list(qi)
     check_unique_columns(df)
@@ -159,7 +167,23 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     report.per_class = per_class
     report["violations"] = {name: _violations(per_class, name, level, qi) for name, level in requested.items()}
     report["ok"] = not any(v["classes"] for v in report["violations"].values())
+    if original is not None:
+        report["ncp"] = release_ncp(original, df, qi, hierarchies)
     return report
+
+
+def release_ncp(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None) -> dict:
+    """NCP of the input columns published among ``qi``."""
+    from .ncp import infer_treatments, information_loss
+
+    if len(original) != len(released):
+        raise DataError(f"the original has {plural(len(original), 'row')}, the release {len(released)}")
+    published = set(qi)
+    columns = [c for c in original.columns if c in published or {f"{c}_min", f"{c}_max"} <= published]
+    if not columns:
+        raise DataError("no input column of the original is published among the quasi-identifiers")
+    return information_loss(original, released, infer_treatments(original, released, columns, hierarchies),
+                            hierarchies=hierarchies)
 
 
 def check_roles(qi: Sequence[str], sensitive=None) -> None:

@@ -178,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
     aud = sub.add_parser("audit", help="measure a released table: k, l, l_distinct, t, classes, suppressed cells; "
                                        "exit 1 if it misses a requested level")
     _table_model_arguments(aud)
+    aud.add_argument("--original", metavar="FILE", help="the input the release was made from (same rows and order): "
+                     "adds the information loss (NCP) of its columns published among --qi")
+    aud.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
+                     help="with --original: a column published as nodes of this ARX hierarchy; repeatable")
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
     aud.set_defaults(run=_run_audit)
     for job in (points, zips, labels, supp, anon):
@@ -381,12 +385,7 @@ def _run_anonymize(args) -> int:
     from .pipeline import anonymize, write_release
 
     location = _location_option(args)
-    hierarchy_files = {}
-    for item in args.hierarchy:
-        col, sep, path = item.partition("=")
-        if not sep or not col or not path:
-            raise ParameterError(f"--hierarchy expects COL=FILE, got {item!r}")
-        hierarchy_files[col] = path
+    hierarchy_files = _hierarchy_files(args)
     inputs = {"IN": args.input, "--regions": args.regions, "--edges": args.edges, "--ground": _ground_file(args),
               **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}
     _check_outputs(inputs, args.output, args.report, args.map, args.classes)
@@ -435,19 +434,41 @@ def _location_option(args):
     return {"label": args.label_col} if label else None
 
 
+def _hierarchy_files(args) -> dict:
+    """{column: path} of the repeatable ``--hierarchy COL=FILE``."""
+    out = {}
+    for item in args.hierarchy:
+        col, sep, path = item.partition("=")
+        if not sep or not col or not path:
+            raise ParameterError(f"--hierarchy expects COL=FILE, got {item!r}")
+        out[col] = path
+    return out
+
+
 def _run_audit(args) -> int:
     from .audit import audit
     from .io import StagedOutputs, read_table
     from .pipeline.release import report_json
 
-    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, None, args.report)
+    from .models import Hierarchy
+
+    hierarchy_files = _hierarchy_files(args)
+    if hierarchy_files and args.original is None:
+        raise ParameterError("--hierarchy needs --original (it only serves the information loss)")
+    _check_outputs({"IN": args.input, "--ground": _ground_file(args), "--original": args.original,
+                    **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}, None, args.report)
     options = _model_options(args)
     df = read_table(args.input)
-    report = audit(df, args.qi, k=args.k, **options)
+    original = read_table(args.original) if args.original is not None else None
+    hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
+    report = audit(df, args.qi, k=args.k, original=original, hierarchies=hierarchies, **options)
     report["input"] = str(args.input)
     print(f"  {plural(report['rows'], 'row')}, {plural(report['classes'], 'class', 'classes')}, k = {report['k']}"
           + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
              if args.sensitive else "") + f", {plural(report['suppressed_cells'], 'suppressed cell')}")
+    if "ncp" in report:
+        print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
+                                                        report["ncp"]["columns"].items()) + ")")
     for name, v in report["violations"].items():
         print(f"  {name}={v['level']}: " + ("met" if not v["classes"] else
                                           f"VIOLATED by {plural(v['classes'], 'class', 'classes')} "

@@ -265,3 +265,28 @@ def test_cli_end_to_end_and_refusals(tmp_path):
                         lat="lat", lon="lon", intervals=["age"], suppressed=["sex"], sets=["marital"])
     bad_step = subprocess.run(run[:-4] + ["--resolution", "-1"], capture_output=True, text=True)
     assert bad_step.returncode == 2 and "resolution" in bad_step.stderr
+
+
+def test_audit_measures_the_information_loss_of_a_release(tmp_path):
+    df = _table(500, seed=8)
+    h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
+    r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital", "diagnosis"], k=8,
+                     hierarchies={"marital": h}, sets=["diagnosis"])
+    qi = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex", "marital", "diagnosis", "class_id"]
+    measured = ga.audit(r.table, qi, k=8, original=df, hierarchies={"marital": h})
+    assert measured["ok"] and measured["ncp"]["columns"] == pytest.approx(r.report["ncp"]["columns"])
+    assert measured["ncp"]["overall"] == pytest.approx(r.report["ncp"]["overall"])
+    with pytest.raises(ga.DataError):
+        ga.audit(r.table, qi, original=df.iloc[:10])
+    src, released = tmp_path / "in.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    r.table.to_csv(released, index=False)
+    (tmp_path / "m.csv").write_text("\n".join(";".join(p) for p in MARITAL) + "\n")
+    done = subprocess.run([sys.executable, "-m", "geoanon.cli", "audit", str(released), "--qi", ",".join(qi),
+                           "-k", "8", "--original", str(src), "--hierarchy", f"marital={tmp_path / 'm.csv'}"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"NCP {r.report['ncp']['overall']:.4f}" in done.stdout
+    alone = subprocess.run([sys.executable, "-m", "geoanon.cli", "audit", str(released), "--qi", "sex",
+                            "--hierarchy", f"marital={tmp_path / 'm.csv'}"], capture_output=True, text=True)
+    assert alone.returncode == 2 and alone.stderr.count("\n") == 1
