@@ -167,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "(a cover of the bounds, higher NCP)")
     anon.add_argument("--resolution", type=float, metavar="STEP",
                       help="grid of box edges in coordinate units (default: a power of ten near 1/1000 of the span)")
+    anon.add_argument("--jobs", type=int, default=1, metavar="N",
+                      help="processes solving the location's shards (-1: every core; the release is the same)")
     anon.add_argument("--missing", default="error", choices=("error", "suppress"),
                       help="rows without coordinates: fail (default) or give them a location class of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
@@ -400,7 +402,7 @@ def _run_anonymize(args) -> int:
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
-                        crs=args.crs, bounds=args.bounds, **options)
+                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, **options)
     release.report.update(input=str(args.input), output=str(args.output))
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,

@@ -226,6 +226,8 @@ def test_map_shows_classes_never_records():
     ({"qi": ["nope"]}, ga.DataError),
     ({"qi": ["age"], "method": "best"}, ga.ParameterError),
     ({"qi": ["age"], "extent": "hull"}, ga.ParameterError),
+    ({"qi": ["age"], "n_jobs": 0}, ga.ParameterError),
+    ({"qi": ["age"], "n_jobs": 1.5}, ga.ParameterError),
     ({"qi": ["sex"], "sets": ["sex"], "suppress": ["sex"]}, ga.ParameterError),
     ({"qi": ["age"], "sets": ["sex"]}, ga.ParameterError),
     ({"qi": ["age"], "resolution": 0}, ga.ParameterError),
@@ -290,3 +292,18 @@ def test_audit_measures_the_information_loss_of_a_release(tmp_path):
     alone = subprocess.run([sys.executable, "-m", "geoanon.cli", "audit", str(released), "--qi", "sex",
                             "--hierarchy", f"marital={tmp_path / 'm.csv'}"], capture_output=True, text=True)
     assert alone.returncode == 2 and alone.stderr.count("\n") == 1
+
+
+def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(monkeypatch):
+    from geoanon.joint import search
+
+    monkeypatch.setattr(search, "SHARD_ROWS", 150)
+    df = _table(900, seed=9)
+    kwargs = dict(location=("lat", "lon"), qi=["age", "sex", "marital"], k=7, sensitive="diagnosis", l=2,
+                  sets=["marital"])
+    one = ga.anonymize(df, **kwargs)
+    two = ga.anonymize(df, **kwargs, n_jobs=2)
+    check_joint_release(df, two.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
+                        sets=["marital"], sensitive="diagnosis", l=2)
+    assert one.table.equals(two.table) and one.report["ncp"] == two.report["ncp"]
+    assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150

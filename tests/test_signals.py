@@ -132,3 +132,42 @@ def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
     assert err.strip() == "geoanon suppress: interrupted; nothing written"
     assert os.listdir(folder) == []
     assert not any(os.path.exists(f"/proc/{pid}") for pid in solver)
+
+
+def _children(pid):
+    """Process ids whose parent is ``pid``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except OSError:
+                continue
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_anonymize_stops_its_worker_processes(tmp_path, sig):
+    rng = np.random.default_rng(4)
+    n = 200_000
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"lat": np.round(35 + rng.normal(size=n) * 3, 5), "lon": np.round(-90 + rng.normal(size=n) * 5, 5),
+                  "age": rng.integers(18, 90, n)}).to_csv(src, index=False)
+    child = subprocess.Popen([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
+                              "--qi", "age", "-k", "5", "--jobs", "2", "-o", str(tmp_path / "out.csv")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: len(_children(child.pid)) >= 2, child)
+    workers = _children(child.pid)
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=PATIENCE)
+    assert child.returncode == 130, err
+    assert err.strip().endswith("interrupted; nothing written")
+    assert not (tmp_path / "out.csv").exists() and not _staging(tmp_path)
+    deadline = time.monotonic() + PATIENCE
+    while any(os.path.exists(f"/proc/{w}") and open(f"/proc/{w}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+              for w in workers):
+        assert time.monotonic() < deadline, "a worker process outlived the interrupted job"
+        time.sleep(0.05)

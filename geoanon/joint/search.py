@@ -56,8 +56,17 @@ class JointPartition:
     location_states: list = field(default_factory=list)
 
 
-def joint_partition(dims: Dims, check, design: str = "frontier") -> JointPartition:
-    """Partition all rows under the model ``check`` (see the module)."""
+SHARD_ROWS = 1 << 16     # location nodes above this are cut first; each shard below is solved on its own
+
+
+def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1) -> JointPartition:
+    """Partition all rows under the model ``check`` (see the module).
+
+    The location is first cut down to shards of at most ``SHARD_ROWS`` rows;
+    the location tree, the frontier and the inner partitions of each shard
+    are computed on their own, in ``n_jobs`` processes (results do not
+    depend on ``n_jobs``). A location class therefore holds at most
+    ``SHARD_ROWS`` rows, unless the location cannot be cut further."""
     n = check.codes.size
     rows = np.arange(n, dtype=np.int64)
     location = [j for j, d in enumerate(dims.items) if d.location]
@@ -66,18 +75,65 @@ def joint_partition(dims: Dims, check, design: str = "frontier") -> JointPartiti
     if design == "greedy":
         leaves, owner = _greedy(dims, check, rows, root, location, other)
         return _result(dims, leaves, owner, design, 0, _unique_states(leaves, owner), n)
-    tree = _location_tree(dims, check, rows, root, location)
-    if design == "frontier":
-        chosen, evaluated, inner = _frontier(dims, check, tree, other)
-    else:
-        chosen, evaluated, inner = _uniform(dims, check, tree, other)
-    leaves, owner = [], []
-    for i, node in enumerate(chosen):
-        for leaf in inner[node]:
-            leaves.append(leaf)
-            owner.append(i)
-    return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated,
-                   [tree.state[node] for node in chosen], n)
+    shards = _shards(dims, check, rows, root, location)
+    solved = _map_shards((dims, check, design, location, other), shards, n_jobs)
+    leaves, owner, loc_states, evaluated = [], [], [], 0
+    for states, inners, count in solved:
+        for state, inner in zip(states, inners):
+            leaves.extend(inner)
+            owner.extend([len(loc_states)] * len(inner))
+            loc_states.append(state)
+        evaluated += count
+    return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated, loc_states, n)
+
+
+def _shards(dims, check, rows, root, location) -> list:
+    """Location nodes of at most ``SHARD_ROWS`` rows (or that cannot be cut), in order."""
+    out, stack = [], [(rows, root)]
+    while stack:
+        r, st = stack.pop()
+        cut = best_cut(dims, r, st, check, location) if location and r.size > SHARD_ROWS else None
+        if cut is None:
+            out.append((r, st))
+        else:
+            stack.extend(reversed(cut.parts))
+    return out
+
+
+_PROBLEM = None     # (dims, check, design, location, other) of the shards being solved, inherited by forked workers
+
+
+def _map_shards(problem, shards, n_jobs) -> list:
+    """Solve every shard, in order; with ``n_jobs`` > 1 in forked worker
+    processes that ignore Ctrl-C (the caller's interrupt terminates them)."""
+    global _PROBLEM
+    import multiprocessing as mp
+
+    _PROBLEM = problem
+    try:
+        if n_jobs == 1 or len(shards) == 1 or "fork" not in mp.get_all_start_methods():
+            return [_solve_shard(shard) for shard in shards]
+        with mp.get_context("fork").Pool(min(n_jobs, len(shards)), initializer=_ignore_interrupts) as pool:
+            return pool.map(_solve_shard, shards, chunksize=1)
+    finally:
+        _PROBLEM = None
+
+
+def _ignore_interrupts():
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _solve_shard(shard) -> tuple:
+    """A shard's location classes: their states, inner leaves, and the
+    number of location nodes whose inner partition was computed."""
+    dims, check, design, location, other = _PROBLEM
+    rows, state = shard
+    tree = _location_tree(dims, check, rows, state, location)
+    chosen, evaluated, inner = (_frontier if design == "frontier" else _uniform)(dims, check, tree, other)
+    return [tree.state[node] for node in chosen], [inner[node] for node in chosen], evaluated
 
 
 def _unique_states(leaves, owner):

@@ -10,7 +10,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import factorize_exact
 from .._text import plural, show
-from .._validation import check_choice, check_unique_columns
+from .._validation import check_choice, check_jobs, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..joint import DESIGNS, EXTENTS
@@ -27,7 +27,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
-              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None) -> Release:
+              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -77,6 +77,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         with empty rectangle columns.
     crs, bounds
         As in :func:`geoanon.generalize_points`.
+    n_jobs : int
+        Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
+        -1 for every core. The release does not depend on it.
 
     Returns
     -------
@@ -95,6 +98,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     method = check_choice("method", method, DESIGNS)
     extent = check_choice("extent", extent, EXTENTS)
     resolution = _check_resolution(resolution)
+    n_jobs = check_jobs(n_jobs)
     missing = check_choice("missing", missing, ("error", "suppress"))
     model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
@@ -109,7 +113,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
                                             resolution)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
-    part = joint_partition(dims, check, method)
+    part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
     audit = require(table, [*published, "class_id"], k=model.k, sensitive=sensitive, l=model.l,
                     l_distinct=model.l_distinct, t=model.t, ground=ground, order=order)
