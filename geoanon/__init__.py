@@ -27,7 +27,7 @@ _HOMES = {
     "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",
     "graph_summary": "regions", "low_degree_spanning_tree": "regions", "partition_graph": "regions",
     "read_edge_list": "io",
-    "suppress": "tables",
+    "suppress": "pipeline",
 }
 
 __all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError", "ParameterError",

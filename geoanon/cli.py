@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
-from .joint import DESIGNS, EXTENTS
+from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
+                      POINT_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN, SUPPRESS_METHODS)
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -61,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     points.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     points.add_argument("--map", metavar="HTML", help="write an offline map preview of the classes")
     points.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    points.add_argument("--method", default="balanced", choices=("balanced", "paper"))
-    points.add_argument("--missing", default="error", choices=("error", "suppress"),
+    points.add_argument("--method", default="balanced", choices=POINT_METHODS)
+    points.add_argument("--missing", default="error", choices=COORDINATES_MISSING,
                         help="rows without coordinates: fail (default) or put them in one suppressed class")
     points.add_argument("--crs", default="EPSG:4326", help="CRS of the coordinate columns (default EPSG:4326)")
     points.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX",
@@ -88,12 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     zips.add_argument("--classes", metavar="FILE", help="write the groups (dissolved shapes, members, weight)")
     zips.add_argument("--map", metavar="HTML", help="write an offline choropleth of the groups")
     zips.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    zips.add_argument("--method", default="balanced", choices=("balanced", "paper", "exact"))
-    zips.add_argument("--contiguity", default="rook", choices=("rook", "queen"),
+    zips.add_argument("--method", default="balanced", choices=REGION_METHODS)
+    zips.add_argument("--contiguity", default="rook", choices=CONTIGUITY,
                       help="polygon adjacency: shared boundary (rook, default) or any contact (queen)")
-    zips.add_argument("--unknown", default="error", choices=("error", "suppress"),
+    zips.add_argument("--unknown", default="error", choices=REGIONS_UNKNOWN,
                       help="records whose region is not in --regions: fail (default) or generalize to '*'")
-    zips.add_argument("--small", default="error", choices=("error", "suppress", "nearest"),
+    zips.add_argument("--small", default="error", choices=REGION_SMALL,
                       help="connected components with records but lighter than k: fail (default), generalize "
                            "their records to '*', or join the group of the nearest region (by centroid)")
     zips.add_argument("--tiles", help="base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) "
@@ -110,11 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     labels.add_argument("--classes", metavar="FILE", help="write the label -> class table (.csv or .parquet)")
     labels.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    labels.add_argument("--method", default="balanced", choices=("balanced", "fold", "spread", "paper-5/2", "exact"))
-    labels.add_argument("--order", default="given", choices=("given", "decreasing", "random"),
+    labels.add_argument("--method", default="balanced", choices=LABEL_METHODS)
+    labels.add_argument("--order", default="given", choices=LABEL_ORDERS,
                         help="order in which fold and spread take the labels")
     labels.add_argument("--seed", type=int, help="seed of --order random")
-    labels.add_argument("--missing", default="label", choices=("label", "error"),
+    labels.add_argument("--missing", default="label", choices=LABEL_MISSING,
                         help="missing values and empty strings: a label like any other (default) or fail")
     labels.add_argument("--class-counts", action="store_true",
                         help="list each label's record count in --classes (off: a count of 1 names a record)")
@@ -126,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     supp.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     supp.add_argument("--classes", metavar="FILE", help="write one row per class (.csv or .parquet)")
     supp.add_argument("--report", metavar="JSON", help="write the job's figures and its audit as JSON")
-    supp.add_argument("--method", default="auto", choices=("auto", "exact", "milp", "matching", "lattice", "approx"),
+    supp.add_argument("--method", default="auto", choices=SUPPRESS_METHODS,
                       help="auto (default: exact, matching or the optimal program where the instance allows, "
                            "else lattice), exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching (2-anonymity, "
                            "2-diversity), lattice (any size), approx (Theorem 10, k only)")
@@ -169,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="grid of box edges in coordinate units (default: a power of ten near 1/1000 of the span)")
     anon.add_argument("--jobs", type=int, default=1, metavar="N",
                       help="processes solving the location's shards (-1: every core; the release is the same)")
-    anon.add_argument("--missing", default="error", choices=("error", "suppress"),
+    anon.add_argument("--missing", default="error", choices=COORDINATES_MISSING,
                       help="rows without coordinates: fail (default) or give them a location class of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
     anon.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX", help="region the rectangles tile")
@@ -350,7 +351,7 @@ def _ground_file(args):
 def _run_suppress(args) -> int:
     from .io import read_table
     from .pipeline import write_release
-    from .tables import suppress
+    from .pipeline import suppress
 
     _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args.output, args.report,
                    classes=args.classes, classes_formats={"csv", "parquet"})

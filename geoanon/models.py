@@ -35,7 +35,7 @@ import pandas as pd
 from ._text import plain, show
 from .errors import DataError, InfeasibleError, ParameterError
 
-GROUNDS = ("equal", "ordered")
+from .choices import GROUNDS
 
 
 @dataclass(frozen=True)

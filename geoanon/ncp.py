@@ -27,7 +27,6 @@ from ._text import show
 from .errors import DataError
 
 SUPPRESSED = "*"
-TREATMENTS = ("interval", "suppress", "hierarchy", "set")
 
 
 def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *,

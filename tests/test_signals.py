@@ -63,6 +63,12 @@ def test_interrupt_writes_nothing_and_keeps_the_earlier_output(big_csv, tmp_path
     _wait_for((lambda: _working(child)) if phase == "computing" else (lambda: _staging(tmp_path)), child)
     child.send_signal(sig)
     out, err = child.communicate(timeout=PATIENCE)
+    if phase == "writing" and child.returncode == 0:
+        # the signal raced the end of the job: it landed once the outputs were renamed into place,
+        # where nothing is left to undo; what must hold is that both outputs are whole
+        assert sorted(os.listdir(tmp_path)) == ["out.csv", "r.json"]
+        assert pd.read_csv(tmp_path / "out.csv").shape[0] == ROWS
+        return
     assert child.returncode == 130, err
     assert err.strip() == "geoanon points: interrupted; nothing written"
     assert sorted(os.listdir(tmp_path)) == ["out.csv"]

@@ -56,7 +56,7 @@ class JointPartition:
     location_states: list = field(default_factory=list)
 
 
-SHARD_ROWS = 1 << 16     # location nodes above this are cut first; each shard below is solved on its own
+SHARD_ROWS = 1 << 14     # location nodes above this are cut first; each shard below is solved on its own
 
 
 def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1) -> JointPartition:

@@ -17,8 +17,8 @@ from . import greedy
 from .balanced import balanced, bins_upper_bound
 from .exact import exact_cover
 
-METHODS = ("balanced", "fold", "spread", "paper-5/2", "exact")
-ORDERS = ("given", "decreasing", "random")
+from ..choices import LABEL_METHODS as METHODS
+from ..choices import LABEL_ORDERS as ORDERS
 
 
 @dataclass(frozen=True, eq=False, repr=False)

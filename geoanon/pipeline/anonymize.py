@@ -13,7 +13,7 @@ from .._text import plural, show
 from .._validation import check_choice, check_jobs, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
-from ..joint import DESIGNS, EXTENTS
+from ..choices import COORDINATES_MISSING, DESIGNS, EXTENTS
 from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
@@ -21,7 +21,6 @@ from ..ncp import SUPPRESSED, information_loss
 from .points import numeric_column
 from .release import MISSING_TOKENS, Release, require_column
 
-TREATMENTS = ("interval", "hierarchy", "suppress", "set")
 LOCATION_KINDS = ("points", "zip", "label")
 
 
@@ -99,7 +98,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     extent = check_choice("extent", extent, EXTENTS)
     resolution = _check_resolution(resolution)
     n_jobs = check_jobs(n_jobs)
-    missing = check_choice("missing", missing, ("error", "suppress"))
+    missing = check_choice("missing", missing, COORDINATES_MISSING)
     model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
     kind, loc = _location(location)

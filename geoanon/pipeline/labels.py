@@ -9,6 +9,7 @@ import pandas as pd
 
 from .._cells import escape_formulas
 from .._codes import factorize_exact
+from ..choices import LABEL_MISSING
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
@@ -50,7 +51,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     started = time.perf_counter()
     check_unique_columns(df)
     k = check_k(k)
-    missing = check_choice("missing", missing, ("label", "error"))
+    missing = check_choice("missing", missing, LABEL_MISSING)
     check_job_columns(df, column)
     values = df[column]
     if missing == "error":

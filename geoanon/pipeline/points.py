@@ -6,6 +6,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..choices import COORDINATES_MISSING
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
@@ -82,7 +83,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     check_unique_columns(df)
     k = check_k(k)
     method = check_choice("method", method, ("balanced", "paper"))
-    missing = check_choice("missing", missing, ("error", "suppress"))
+    missing = check_choice("missing", missing, COORDINATES_MISSING)
     geometry = has_geometry(df)
     warnings = []
     if (lat is None) != (lon is None):

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
+from ..choices import REGIONS_UNKNOWN
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
@@ -75,7 +76,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     started = time.perf_counter()
     check_unique_columns(df)
     k = check_k(k)
-    unknown = check_choice("unknown", unknown, ("error", "suppress"))
+    unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
     on_small = check_choice("on_small", on_small, ON_SMALL)
     check_job_columns(df, column)
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)

@@ -13,10 +13,10 @@ from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
 from .frame import (check_bounds, check_contains, default_bounds, rectangle_shapes, shortest_decimal_between,
                     unwrapped, wraps)
-from .kdtree import POLICIES, kd_partition
+from ..choices import POINT_METHODS as METHODS
+from .kdtree import kd_partition
 from .repair import repair
 
-METHODS = POLICIES
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
 MAX_PASSES = 5                  # passes of the search for a reachable target

@@ -20,7 +20,7 @@ import pandas as pd
 from .._text import plural, show
 from ..errors import DataError, ParameterError
 
-CONTIGUITY = ("rook", "queen")
+from ..choices import CONTIGUITY
 PRUNE = 8.0   # graph_from_points drops Delaunay edges longer than this many local spacings
 
 

@@ -26,8 +26,8 @@ from .local_search import LocalSearch
 from .spanning import low_degree_spanning_tree, random_spanning_tree
 from .tree_pass import TreeShape, best_tree_partition, greedy_tree_partition
 
-METHODS = ("balanced", "paper", "exact")
-ON_SMALL = ("error", "suppress", "nearest")
+from ..choices import REGION_METHODS as METHODS
+from ..choices import REGION_SMALL as ON_SMALL
 START_TREES = 32     # random spanning trees tried besides the low-degree one, at most ...
 START_BUDGET = 600   # ... and at most this many regions' worth of them
 

@@ -1,7 +1,8 @@
 """The suppression model for the quasi-identifiers that are neither locations
 nor labels (Liang and Yuan; Blocki and Williams): classes publish a column's
 value where their rows agree and ``*`` where they differ; the cost is the
-number of ``*``."""
+number of ``*``. Solvers only: the job (:func:`geoanon.suppress`) lives in
+:mod:`geoanon.pipeline`."""
 from .approx import k_lower_bound, m_approximation
 from .exact import exact_small
 from .hardness import (HardInstance, binary_3_anonymity_from_graph, half_anonymity_from_bisection,
@@ -11,11 +12,11 @@ from .instance import Instance, Levels, class_patterns
 from .lattice import lattice
 from .matching import simplex_matching
 from .milp import kernelize, optimal_suppression
-from .suppress import suppress
+from .solve import choose, solve
 
 __all__ = [
     "HardInstance", "Instance", "Levels", "binary_3_anonymity_from_graph", "class_patterns", "exact_small",
     "half_anonymity_from_bisection", "k_lower_bound", "kernelize", "lattice", "m_approximation",
-    "optimal_suppression", "simplex_matching", "suppress", "t_closeness_from_3dm", "t_closeness_from_k_anonymity",
+    "optimal_suppression", "simplex_matching", "choose", "solve", "t_closeness_from_3dm", "t_closeness_from_k_anonymity",
     "three_dm_yes_instance", "triangles_and_stars_graph",
 ]

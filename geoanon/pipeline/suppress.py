@@ -1,4 +1,6 @@
-"""The suppression model for the other quasi-identifiers: one entry point."""
+"""The suppression job: a table's quasi-identifiers published as their value
+or ``*`` (Liang and Yuan's model), every class within the requested model,
+the number of ``*`` provably minimal where the instance allows."""
 from __future__ import annotations
 
 import numbers
@@ -10,18 +12,12 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._text import show
 from .._validation import check_choice, check_k, check_unique_columns
+from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, check_levels, require
-from ..errors import DataError, ParameterError, VerificationError
-from ..pipeline.release import Release
-from .approx import m_approximation
-from .exact import EXACT_ROWS, exact_small
-from .instance import Instance, Levels
-from .lattice import lattice
-from .matching import MAX_GROUPS, simplex_matching
-from .milp import MAX_COLUMNS, optimal_suppression
-
-METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")
-MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
+from ..errors import DataError, ParameterError
+from ..tables.instance import Instance, Levels
+from ..tables.solve import choose, solve
+from .release import Release
 
 
 def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
@@ -95,7 +91,7 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     started = time.perf_counter()
     check_unique_columns(df)
     k = check_k(k)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, SUPPRESS_METHODS)
     check_levels(l=l, l_distinct=l_distinct, t=t)
     deadline = started + _check_time_limit(time_limit)
     qi = [qi] if isinstance(qi, str) else list(qi)
@@ -111,7 +107,7 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
     inst = Instance(df, qi, levels, sensitive=sensitive, ground=ground, order=order)
     inst.check_feasible()
-    solution = _solve(inst, _choose(inst, method), deadline)
+    solution = solve(inst, choose(inst, method), deadline)
     row_class, cost, patterns = solution["row_class"], solution["cost"], solution["patterns"]
     table = df.copy()
     for j, col in enumerate(qi):
@@ -156,72 +152,3 @@ def _check_time_limit(time_limit) -> float:
             or not np.isfinite(float(time_limit)) or not time_limit > 0):
         raise ParameterError(f"time_limit must be a positive number of seconds, got {show(time_limit)}")
     return float(time_limit)
-
-
-def _choose(inst: Instance, method: str) -> str:
-    """The solver ``"auto"`` stands for on this instance (see :func:`suppress`)."""
-    if method != "auto":
-        return method
-    lv = inst.levels
-    if inst.n <= EXACT_ROWS:
-        return "exact"
-    entries = inst.entries[0].size
-    two_anonymity = lv.k == 2 and not lv.needs_sensitive
-    two_diversity = lv.l == 2 and lv.k <= 2 and lv.l_distinct is None and lv.t is None
-    if (two_anonymity or two_diversity) and entries * (entries + 1) * (entries + 2) // 6 <= MAX_GROUPS:
-        return "matching"
-    grounds_ok = lv.t is None or isinstance(inst.ground, str)
-    if inst.m <= MAX_COLUMNS and entries * 2 ** inst.m <= MILP_MAX_VARIABLES and grounds_ok:
-        return "milp"
-    return "lattice"
-
-
-def _solve(inst: Instance, method: str, deadline: float) -> dict:
-    """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
-    program gets the time left before ``deadline``. Returns the row classes,
-    cost, patterns, method used, optimality, lower bound and warnings."""
-    own_bound = inst.lower_bound()
-    bound, optimal, extra = own_bound, False, {}
-    candidates = {}
-    if method == "approx" or not inst.levels.needs_sensitive:
-        candidates["approx"] = m_approximation(inst.type_of_row, inst.type_size, inst.levels.k)
-    if method == "exact":
-        candidates["exact"], optimal = exact_small(inst), True
-    elif method == "matching":
-        candidates["matching"], optimal = simplex_matching(inst, time_limit=deadline - time.perf_counter())
-    elif method in ("milp", "lattice"):
-        candidates["lattice"] = lattice(inst)
-    costing = time.perf_counter()
-    costs = {name: inst.cost(rows) for name, rows in candidates.items()}
-    if method == "milp":
-        # stop the program early enough to place and cost its answer (about twice a heuristic's costing)
-        reserve = 2 * (time.perf_counter() - costing) / len(candidates)
-        result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
-        if result.row_class is not None:
-            candidates["milp"] = result.row_class
-            costs["milp"] = inst.cost(result.row_class)
-        optimal = result.optimal
-        if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
-            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
-        extra["program"] = ({"skipped": result.skipped} if result.skipped else
-                            {"variables": result.variables, "integer_variables": result.integer_variables,
-                             "constraints": result.constraints, "nonzeros": result.nonzeros,
-                             "rows_after_kernel": result.kernel_rows, "status": result.status,
-                             "seconds": round(result.seconds, 3)})
-    if "approx" in costs and costs["approx"][0] > inst.m * own_bound:
-        raise VerificationError(f"Theorem 10's bound fails: cost {costs['approx'][0]} > m * {own_bound}")
-    used = min(costs, key=lambda name: (costs[name][0], name != method))
-    cost, patterns = costs[used]
-    if optimal and cost < costs[method][0]:
-        raise VerificationError("a heuristic beat a proven optimum")
-    optimal = optimal or cost == bound
-    bound = cost if optimal else bound
-    warnings = []
-    if method == "milp" and not optimal:
-        why = (f"was skipped: {result.skipped}" if result.skipped else
-               "stopped at the time limit" if result.status == "Time limit reached" else f"ended: {result.status}")
-        warnings.append(f"Theorem 9's program {why}; released the {used} answer, not proven optimal "
-                        f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
-    return {"row_class": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
-            "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
-            "warnings": warnings, **extra}

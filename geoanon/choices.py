@@ -1,0 +1,17 @@
+"""The options of every job, in one place and without numpy, so that the
+command line builds its parser from the library's own lists."""
+
+POINT_METHODS = ("balanced", "paper")                  # geoanon.partition_points / generalize_points
+REGION_METHODS = ("balanced", "paper", "exact")        # geoanon.partition_graph / generalize_regions
+REGION_SMALL = ("error", "suppress", "nearest")        # pieces of the map too light for k
+CONTIGUITY = ("rook", "queen")                         # adjacency of polygons
+LABEL_METHODS = ("balanced", "fold", "spread", "paper-5/2", "exact")   # geoanon.cover_labels
+LABEL_ORDERS = ("given", "decreasing", "random")
+LABEL_MISSING = ("label", "error")
+SUPPRESS_METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")   # geoanon.suppress
+DESIGNS = ("frontier", "location-first", "greedy")     # geoanon.anonymize: where the location cuts stop
+EXTENTS = ("box", "tile")                              # geoanon.anonymize: what a class publishes
+TREATMENTS = ("interval", "hierarchy", "suppress", "set")   # how a quasi-identifier is published
+COORDINATES_MISSING = ("error", "suppress")            # rows without coordinates
+REGIONS_UNKNOWN = ("error", "suppress")                # records naming regions the map lacks
+GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name

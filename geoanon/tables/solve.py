@@ -1,0 +1,86 @@
+"""Which suppression solver runs on an instance, and the answer kept: the
+dispatch behind :func:`geoanon.suppress` (no tables, no I/O: an
+:class:`~geoanon.tables.Instance` in, row classes and their proof out)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import VerificationError
+from .approx import m_approximation
+from .exact import EXACT_ROWS, exact_small
+from .instance import Instance
+from .lattice import lattice
+from .matching import MAX_GROUPS, simplex_matching
+from .milp import MAX_COLUMNS, optimal_suppression
+MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
+
+
+def choose(inst: Instance, method: str) -> str:
+    """The solver ``"auto"`` stands for on this instance (see :func:`suppress`)."""
+    if method != "auto":
+        return method
+    lv = inst.levels
+    if inst.n <= EXACT_ROWS:
+        return "exact"
+    entries = inst.entries[0].size
+    two_anonymity = lv.k == 2 and not lv.needs_sensitive
+    two_diversity = lv.l == 2 and lv.k <= 2 and lv.l_distinct is None and lv.t is None
+    if (two_anonymity or two_diversity) and entries * (entries + 1) * (entries + 2) // 6 <= MAX_GROUPS:
+        return "matching"
+    grounds_ok = lv.t is None or isinstance(inst.ground, str)
+    if inst.m <= MAX_COLUMNS and entries * 2 ** inst.m <= MILP_MAX_VARIABLES and grounds_ok:
+        return "milp"
+    return "lattice"
+
+
+def solve(inst: Instance, method: str, deadline: float) -> dict:
+    """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
+    program gets the time left before ``deadline``. Returns the row classes,
+    cost, patterns, method used, optimality, lower bound and warnings."""
+    own_bound = inst.lower_bound()
+    bound, optimal, extra = own_bound, False, {}
+    candidates = {}
+    if method == "approx" or not inst.levels.needs_sensitive:
+        candidates["approx"] = m_approximation(inst.type_of_row, inst.type_size, inst.levels.k)
+    if method == "exact":
+        candidates["exact"], optimal = exact_small(inst), True
+    elif method == "matching":
+        candidates["matching"], optimal = simplex_matching(inst, time_limit=deadline - time.perf_counter())
+    elif method in ("milp", "lattice"):
+        candidates["lattice"] = lattice(inst)
+    costing = time.perf_counter()
+    costs = {name: inst.cost(rows) for name, rows in candidates.items()}
+    if method == "milp":
+        # stop the program early enough to place and cost its answer (about twice a heuristic's costing)
+        reserve = 2 * (time.perf_counter() - costing) / len(candidates)
+        result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
+        if result.row_class is not None:
+            candidates["milp"] = result.row_class
+            costs["milp"] = inst.cost(result.row_class)
+        optimal = result.optimal
+        if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
+            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
+        extra["program"] = ({"skipped": result.skipped} if result.skipped else
+                            {"variables": result.variables, "integer_variables": result.integer_variables,
+                             "constraints": result.constraints, "nonzeros": result.nonzeros,
+                             "rows_after_kernel": result.kernel_rows, "status": result.status,
+                             "seconds": round(result.seconds, 3)})
+    if "approx" in costs and costs["approx"][0] > inst.m * own_bound:
+        raise VerificationError(f"Theorem 10's bound fails: cost {costs['approx'][0]} > m * {own_bound}")
+    used = min(costs, key=lambda name: (costs[name][0], name != method))
+    cost, patterns = costs[used]
+    if optimal and cost < costs[method][0]:
+        raise VerificationError("a heuristic beat a proven optimum")
+    optimal = optimal or cost == bound
+    bound = cost if optimal else bound
+    warnings = []
+    if method == "milp" and not optimal:
+        why = (f"was skipped: {result.skipped}" if result.skipped else
+               "stopped at the time limit" if result.status == "Time limit reached" else f"ended: {result.status}")
+        warnings.append(f"Theorem 9's program {why}; released the {used} answer, not proven optimal "
+                        f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
+    return {"row_class": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
+            "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
+            "warnings": warnings, **extra}
