@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .batch import split_all, vectorizable
 from .cuts import best_cut
 from .dims import Dims
 
@@ -220,6 +221,16 @@ def _location_tree(dims, check, rows, root, location) -> _Tree:
     return tree
 
 
+def _inner_many(dims, check, tree, nodes, other) -> dict:
+    """{node: (leaves, NCP)} of the other quasi-identifiers cut inside each
+    location node, without lookahead: all nodes at once with
+    :func:`geoanon.joint.batch.split_all` where it applies."""
+    if vectorizable(dims, other):
+        leaves, total = split_all(dims, check, [(tree.rows[n], tree.state[n]) for n in nodes], other)
+        return {n: (leaves[i], float(total[i])) for i, n in enumerate(nodes)}
+    return {n: _inner(dims, check, tree, n, other) for n in nodes}
+
+
 def _inner(dims, check, tree, node, other, lookahead=0):
     """The other quasi-identifiers cut inside a location node: its leaves and their NCP."""
     rows = tree.rows[node]
@@ -239,25 +250,32 @@ def _refined(dims, check, tree, chosen, inner, other) -> dict:
 
 
 def _frontier(dims, check, tree, other):
-    """The frontier of least total NCP (dynamic programming, children first)."""
+    """The frontier of least total NCP (dynamic programming, children first,
+    the nodes of one depth evaluated together)."""
     n_nodes = len(tree.parent)
     best = np.zeros(n_nodes)
     stop = np.zeros(n_nodes, dtype=bool)
+    depth = np.zeros(n_nodes, dtype=np.int64)
+    for node in range(1, n_nodes):                 # parents have smaller ids than their children
+        depth[node] = depth[tree.parent[node]] + 1
     inner, evaluated = {}, 0
-    for node in reversed(range(n_nodes)):          # children have larger ids than their parent
-        kids = tree.children[node]
-        below = float(best[kids].sum()) if kids else np.inf
-        floor = tree.rows[node].size * dims.location_cost(tree.state[node])
-        if floor >= below:
-            best[node] = below
-            continue
-        leaves, cost = _inner(dims, check, tree, node, other)
-        evaluated += 1
-        if cost <= below:
-            best[node], stop[node] = cost, True
-            inner[node] = (leaves, cost)
-        else:
-            best[node] = below
+    for d in range(int(depth.max()), -1, -1):
+        below, todo = {}, []
+        for node in np.flatnonzero(depth == d).tolist():
+            kids = tree.children[node]
+            below[node] = float(best[kids].sum()) if kids else np.inf
+            floor = tree.rows[node].size * dims.location_cost(tree.state[node])
+            if floor >= below[node]:
+                best[node] = below[node]
+            else:
+                todo.append(node)
+        for node, (leaves, cost) in _inner_many(dims, check, tree, todo, other).items():
+            evaluated += 1
+            if cost <= below[node]:
+                best[node], stop[node] = cost, True
+                inner[node] = (leaves, cost)
+            else:
+                best[node] = below[node]
     chosen, stack = [], [0]
     while stack:
         node = stack.pop()
@@ -283,11 +301,11 @@ def _uniform(dims, check, tree, other):
                 chosen.append(node)
             else:
                 stack.extend(reversed(tree.children[node]))
+        new = [node for node in chosen if node not in inner]
+        inner.update(_inner_many(dims, check, tree, new, other))
+        evaluated += len(new)
         total = 0.0
         for node in chosen:
-            if node not in inner:
-                inner[node] = _inner(dims, check, tree, node, other)
-                evaluated += 1
             total += inner[node][1]
         if best is None or total < best[0]:
             best = (total, chosen)

@@ -1,0 +1,412 @@
+"""The inner search of :mod:`geoanon.joint.search` for many location classes
+at once: every node of a round is cut with array operations, with the rules
+of :mod:`geoanon.joint.cuts` (the balanced rank cut, the peel of hierarchy
+nodes and value sets, the cut removing the most NCP, Theorem 2's rule with
+the model in place of k) and the same classes as cutting node by node
+without lookahead (:func:`geoanon.joint.search._split_down`).
+
+Location dimensions are not cut here: they keep each class's location state.
+Set dimensions of more than 62 values, which do not fit a bit mask, are left
+to the node-by-node search (:func:`vectorizable`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dims import RankDim, SetDim, TreeDim
+
+EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
+
+
+def vectorizable(dims, allowed) -> bool:
+    return all(not isinstance(dims.items[j], SetDim) or dims.items[j].bits is not None for j in allowed)
+
+
+def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarray]:
+    """For each location class ``(rows, state)`` of ``groups``: its leaves
+    ``[(rows, state)]`` after cutting the dimensions ``allowed`` while a cut
+    removes NCP, and its total NCP (summed over rows and dimensions). The
+    classes are those of the node-by-node search."""
+    search = _Search(dims, check, groups, allowed)
+    return search.run(), search.total
+
+
+class _Search:
+    def __init__(self, dims, check, groups, allowed):
+        self.dims, self.check, self.allowed = dims, check, list(allowed)
+        self.k = check.model.k
+        self.groups = groups
+        sizes = np.array([r.size for r, _ in groups], dtype=np.int64)
+        self.perm = np.concatenate([r for r, _ in groups]) if groups else np.zeros(0, dtype=np.int64)
+        self.start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+        self.size = sizes
+        self.origin = np.arange(len(groups), dtype=np.int64)
+        self.state = {j: self._initial(j) for j in self.allowed}
+        self.fixed = np.array([_fixed_cost(dims, st, self.allowed) for _, st in groups])
+        self.total = np.zeros(len(groups))
+        self.done = []          # (origin, rows, state arrays) of finished nodes, a batch per round
+
+    def _initial(self, j):
+        d = self.dims.items[j]
+        states = [st[j] for _, st in self.groups]
+        if isinstance(d, RankDim):
+            return np.array(states, dtype=np.int64).reshape(-1, 4)
+        if isinstance(d, TreeDim):
+            return np.array(states, dtype=np.int64).reshape(-1, 2)
+        return np.array(states, dtype=np.int64)
+
+    # ---- costs -------------------------------------------------------------------------------------------------
+
+    def costs(self, states: dict, origin: np.ndarray) -> np.ndarray:
+        """NCP of one row of each class, summed over the dimensions in their order (as :meth:`Dims.cost`)."""
+        total = self.fixed[origin].copy()
+        for j in self.allowed:
+            total += _dim_cost(self.dims.items[j], states[j])
+        return total
+
+    # ---- the rounds --------------------------------------------------------------------------------------------
+
+    def run(self) -> list:
+        while self.size.size:
+            self._round()
+        return [_Leaves(self, g) for g in range(len(self.groups))]
+
+    def _round(self):
+        k = self.k
+        active = self.size >= 2 * k
+        self._finish(~active)
+        if not active.any():
+            self._keep(active)
+            return
+        self._keep(active)
+        parent = self.costs(self.state, self.origin) * self.size
+        best_gain = np.full(self.size.size, -np.inf)
+        best_dim = np.full(self.size.size, -1, dtype=np.int64)
+        plans = {}
+        for j in self.allowed:
+            d = self.dims.items[j]
+            plan = self._rank_plan(j) if isinstance(d, RankDim) else self._group_plan(j)
+            if plan is None:
+                continue
+            nodes, gain = plan["nodes"], parent[plan["nodes"]] - plan["part_cost"]
+            better = (gain > EPS) & ((best_dim[nodes] < 0) | (gain > best_gain[nodes] + EPS))
+            best_gain[nodes[better]] = gain[better]
+            best_dim[nodes[better]] = j
+            plans[j] = plan
+        self._finish(best_dim < 0)
+        self._apply(plans, best_dim)
+
+    def _finish(self, done: np.ndarray):
+        """Record the nodes ``done`` as leaves."""
+        if not done.any():
+            return
+        states = {j: s[done] for j, s in self.state.items()}
+        np.add.at(self.total, self.origin[done], self.costs(states, self.origin[done]) * self.size[done])
+        rows = [self.perm[self.start[n]:self.start[n] + self.size[n]] for n in np.flatnonzero(done).tolist()]
+        self.done.append((self.origin[done], rows, states))
+
+    def _keep(self, keep: np.ndarray):
+        """Drop every node but ``keep`` (the others are leaves already)."""
+        if keep.all():
+            return
+        idx = np.flatnonzero(keep)
+        segments = [self.perm[self.start[n]:self.start[n] + self.size[n]] for n in idx.tolist()]
+        self.perm = np.concatenate(segments) if segments else np.zeros(0, dtype=np.int64)
+        self.size = self.size[idx]
+        self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
+        self.origin = self.origin[idx]
+        self.state = {j: s[idx] for j, s in self.state.items()}
+
+    def leaves_of(self, g: int) -> list:
+        """The leaves (rows, state) of group ``g``."""
+        out = []
+        base = self.groups[g][1]
+        for origin, rows, states in self.done:
+            for i in np.flatnonzero(origin == g).tolist():
+                state = list(base)
+                for j in self.allowed:
+                    s = states[j][i]
+                    state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
+                out.append((rows[i], tuple(state)))
+        return out
+
+    # ---- candidate cuts ----------------------------------------------------------------------------------------
+
+    def _node_of_row(self) -> np.ndarray:
+        return np.repeat(np.arange(self.size.size), self.size)
+
+    def _rank_plan(self, j):
+        """The balanced rank cut of every node along ``j`` (:func:`geoanon.joint.cuts.rank_cut`)."""
+        d, k, check = self.dims.items[j], self.k, self.check
+        st = self.state[j]
+        node = self._node_of_row()
+        r = d.rank[self.perm]
+        order = np.lexsort((r, node))
+        sr, rows = r[order], self.perm[order]
+        n_rows = sr.size
+        local = np.arange(n_rows) - self.start[node]
+        s = self.size[node]
+        change = np.zeros(n_rows, dtype=bool)
+        change[1:] = (sr[1:] != sr[:-1]) & (node[1:] == node[:-1])
+        ok = change & (local >= k) & (s - local >= k) & ((st[node, 1] - st[node, 0]) >= 2)
+        if check.model.needs_sensitive:
+            cand = np.flatnonzero(ok)
+            if cand.size:
+                onehot = np.zeros((n_rows + 1, check.n_values), dtype=np.int64)
+                np.add.at(onehot, (np.arange(1, n_rows + 1), check.codes[rows]), 1)
+                prefix = np.cumsum(onehot, axis=0)
+                left = prefix[cand] - prefix[self.start[node[cand]]]
+                total = prefix[self.start[node[cand]] + self.size[node[cand]]] - prefix[self.start[node[cand]]]
+                ok[cand] = check.holds(left) & check.holds(total - left)
+        cand = np.flatnonzero(ok)
+        if cand.size == 0:
+            return None
+        cn = node[cand]
+        sz = self.size[cn]
+        q = sz // k
+        target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
+        dist = np.abs(local[cand] - target)
+        pick = np.lexsort((local[cand], dist, cn))
+        first = np.r_[True, cn[pick][1:] != cn[pick][:-1]]
+        at = cand[pick[first]]                 # the cut's first row (sorted order) of each node that has one
+        nodes = node[at]
+        i = local[at]
+        a, b = sr[at - 1] + 1, sr[at]
+        boundary = np.where((i < self.size[nodes] - i) | (b == d.size), b, a)
+        # parts: left [start, at), right [at, end) in the sorted order; 0 = left, 1 = right
+        part_of_row = np.full(n_rows, -1, dtype=np.int64)
+        has = np.zeros(self.size.size, dtype=bool)
+        has[nodes] = True
+        cut_at = np.zeros(self.size.size, dtype=np.int64)
+        cut_at[nodes] = at
+        in_cut = has[node]
+        part_of_row[in_cut] = (np.arange(n_rows)[in_cut] >= cut_at[node[in_cut]]).astype(np.int64)
+        tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
+                         axis=1)                                           # (nodes, 2 parts, lo/hi)
+        return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], 2, {"tiles": tiles})
+
+    def _group_plan(self, j):
+        """The peel of every node along a hierarchy or a value set (:func:`geoanon.joint.cuts._group_cut`)."""
+        d, check = self.dims.items[j], self.check
+        st = self.state[j]
+        if isinstance(d, TreeDim):
+            level = st[:, 0]
+            eligible = level > 0
+            up = np.stack(d.ancestors)                                     # (levels, leaves)
+            node = self._node_of_row()
+            child = up[np.maximum(level[node] - 1, 0), d.leaf[self.perm]]
+        else:
+            eligible = _popcount(st) >= 2
+            node = self._node_of_row()
+            child = d.leaf[self.perm]
+        keep_rows = eligible[node]
+        if not keep_rows.any():
+            return None
+        rows, node, child = self.perm[keep_rows], node[keep_rows], child[keep_rows]
+        n_child = int(child.max()) + 1
+        key = node * n_child + child
+        groups, inverse = np.unique(key, return_inverse=True)
+        g_node, g_child = groups // n_child, groups % n_child
+        m = check.n_values
+        hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
+        g_size = hist.sum(axis=1)
+        ok = check.holds(hist)
+        n_nodes = self.size.size
+        rest = np.zeros((n_nodes, m), dtype=np.int64)
+        np.add.at(rest, g_node[~ok], hist[~ok])
+        # kept groups of each node, smallest first; the rest takes back the first p of them while it misses the model
+        kept = np.flatnonzero(ok)
+        kept = kept[np.lexsort((g_child[kept], g_size[kept], g_node[kept]))]
+        kn = g_node[kept]
+        kstart = np.searchsorted(kn, np.arange(n_nodes))
+        kcount = np.bincount(kn, minlength=n_nodes)
+        cum = np.cumsum(hist[kept], axis=0)
+        before = np.zeros_like(cum)
+        before[1:] = cum[:-1]
+        base = np.zeros((n_nodes, m), dtype=np.int64)
+        has_kept = kcount > 0
+        base[has_kept] = before[kstart[has_kept]]
+        # candidate p = 0..kcount[n]: rest + (hist of the first p kept groups)
+        cand_node = np.repeat(np.arange(n_nodes), kcount + 1)
+        cand_p = np.arange(cand_node.size) - np.repeat(np.r_[0, np.cumsum(kcount + 1)[:-1]], kcount + 1)
+        taken = np.zeros((cand_node.size, m), dtype=np.int64)
+        with_p = cand_p > 0
+        taken[with_p] = cum[kstart[cand_node[with_p]] + cand_p[with_p] - 1] - base[cand_node[with_p]]
+        total_rest = rest[cand_node] + taken
+        stops = (total_rest.sum(axis=1) == 0) | check.holds(total_rest) | (cand_p == kcount[cand_node])
+        stops &= eligible[cand_node]
+        first_stop = np.full(n_nodes, -1, dtype=np.int64)
+        at = np.flatnonzero(stops)
+        first = np.r_[True, cand_node[at][1:] != cand_node[at][:-1]]
+        first_stop[cand_node[at[first]]] = cand_p[at[first]]
+        p = first_stop
+        final_rest = np.zeros((n_nodes, m), dtype=np.int64)
+        valid = p >= 0
+        final_rest[valid] = rest[valid]
+        took = valid & (p > 0)
+        final_rest[took] += cum[kstart[took] + p[took] - 1] - base[took]
+        rest_rows = final_rest.sum(axis=1)
+        feasible = valid & ((rest_rows == 0) | check.holds(final_rest))
+        n_parts = np.where(feasible, kcount - np.maximum(p, 0) + (rest_rows > 0), 0)
+        cut_nodes = feasible & (n_parts >= 2)
+        if not cut_nodes.any():
+            return None
+        # the part of every group: kept groups after the first p in order, then the rest
+        part_of_group = np.full(groups.size, -1, dtype=np.int64)
+        rank_in_node = np.arange(kept.size) - kstart[kn]
+        separated = rank_in_node >= np.maximum(p[kn], 0)
+        part_of_group[kept[separated]] = rank_in_node[separated] - p[kn[separated]]
+        rest_part = kcount - np.maximum(p, 0)
+        unset = part_of_group < 0
+        part_of_group[unset] = rest_part[g_node[unset]]
+        row_part = part_of_group[inverse]
+        in_cut = cut_nodes[node]
+        nodes = np.flatnonzero(cut_nodes)
+        return self._plan(j, nodes, rows[in_cut], node[in_cut], row_part[in_cut], None, {})
+
+    def _plan(self, j, nodes, rows, node, part, fixed_parts, extra) -> dict:
+        """Group the rows of the cut nodes by (node, part); every part's state in every dimension and the
+        summed cost of the parts of each node."""
+        order = np.lexsort((part, node))
+        rows, node, part = rows[order], node[order], part[order]
+        edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
+        starts = np.flatnonzero(edge)
+        p_node, p_part = node[starts], part[starts]
+        p_size = np.diff(np.r_[starts, rows.size])
+        states = {}
+        for e in self.allowed:
+            de = self.dims.items[e]
+            parent = self.state[e][p_node]
+            if isinstance(de, RankDim):
+                r = de.rank[rows]
+                lo_hi = parent[:, :2].copy()
+                if e == j:
+                    where = np.searchsorted(nodes, p_node)
+                    lo_hi = extra["tiles"][where, p_part]
+                first = np.minimum.reduceat(r, starts)
+                end = np.maximum.reduceat(r, starts) + 1
+                lo_hi[:, 1] = np.where((lo_hi[:, 1] > de.size) & (end <= de.size), de.size, lo_hi[:, 1])
+                lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
+                states[e] = np.column_stack([lo_hi, first, end])
+            elif isinstance(de, TreeDim):
+                states[e] = _lowest_common(de, rows, starts, parent, narrow=True)
+            else:
+                held = np.bitwise_or.reduceat(de.bits[rows], starts)
+                states[e] = np.where((_popcount(parent) > 1) | (e == j), held, parent)
+        origin = self.origin[p_node]
+        cost = self.costs(states, origin) * p_size
+        part_cost = np.zeros(self.size.size)
+        first_part = np.r_[0, np.flatnonzero(p_node[1:] != p_node[:-1]) + 1]
+        rank = np.arange(p_node.size) - np.repeat(first_part, np.diff(np.r_[first_part, p_node.size]))
+        for r in range(int(rank.max()) + 1):   # first parts first, as the node-by-node search sums them
+            here = rank == r
+            part_cost[p_node[here]] += cost[here]
+        return {"nodes": nodes, "part_cost": part_cost[nodes], "rows": rows, "p_node": p_node, "starts": starts,
+                "p_size": p_size, "states": states}
+
+    def _apply(self, plans: dict, choice: np.ndarray):
+        """Replace every node by the parts of its chosen cut."""
+        perm, size, origin, state = [], [], [], {e: [] for e in self.allowed}
+        for j, plan in plans.items():
+            mine = choice[plan["p_node"]] == j
+            if not mine.any():
+                continue
+            idx = np.flatnonzero(mine)
+            for s, z in zip(plan["starts"][idx].tolist(), plan["p_size"][idx].tolist()):
+                perm.append(plan["rows"][s:s + z])
+            size.append(plan["p_size"][idx])
+            origin.append(self.origin[plan["p_node"][idx]])
+            for e in self.allowed:
+                state[e].append(plan["states"][e][idx])
+        if not size:
+            self.size = np.zeros(0, dtype=np.int64)
+            return
+        self.perm = np.concatenate(perm)
+        self.size = np.concatenate(size)
+        self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
+        self.origin = np.concatenate(origin)
+        self.state = {e: np.concatenate(v) for e, v in state.items()}
+
+
+class _Leaves:
+    """The leaves of one group, made into (rows, state) tuples when first read
+    (the search keeps few of the groups it evaluates)."""
+
+    def __init__(self, search, g):
+        self.search, self.g, self.items = search, g, None
+
+    def _made(self) -> list:
+        if self.items is None:
+            self.items = self.search.leaves_of(self.g)
+            self.search = None
+        return self.items
+
+    def __iter__(self):
+        return iter(self._made())
+
+    def __len__(self):
+        return len(self._made())
+
+    def __getitem__(self, i):
+        return self._made()[i]
+
+
+def _fixed_cost(dims, state, allowed) -> float:
+    """The summed cost of the dimensions not cut here (the location), in order, before the others."""
+    total = 0
+    for j, d in enumerate(dims.items):
+        if j not in allowed:
+            total += d.cost(state[j])
+    return float(total)
+
+
+def _dim_cost(d, st: np.ndarray) -> np.ndarray:
+    """:meth:`cost` of one dimension for an array of states."""
+    if isinstance(d, RankDim):
+        lo, hi, first, end = st[:, 0], st[:, 1], st[:, 2], st[:, 3]
+        size = d.size
+        known = (first < size) & (end <= size)
+        f, e = np.minimum(first, size - 1), np.clip(end - 1, 0, size - 1)
+        if d.extent == "tile":
+            a, b = d.edges[lo], d.edges[np.minimum(hi, size)] - d.unit
+        elif d.extent == "grid":
+            a = np.maximum(d.edges[lo], d.grid_low[f])
+            b = np.minimum(d.edges[np.minimum(hi, size)], d.grid_high[e])
+        else:
+            a, b = d.low[f], d.high[e]
+        width = (b - a) / d.span if d.span > 0 else np.zeros(st.shape[0])
+        return np.where(first >= size, 0.0, np.where(end > size, 1.0, np.where(known, width, 0.0)))
+    if isinstance(d, TreeDim):
+        out = np.empty(st.shape[0])
+        for level in np.unique(st[:, 0]).tolist():
+            here = st[:, 0] == level
+            out[here] = d.node_cost[level][st[here, 1]]
+        return out
+    return (_popcount(st) - 1) / max(len(d.names) - 1, 1)
+
+
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each int64 (by byte lookup)."""
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    return _BYTE_BITS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)
+
+
+def _lowest_common(d: TreeDim, rows, starts, parent, narrow) -> np.ndarray:
+    """(level, node) of the lowest node above each part's leaves; parts whose
+    parent is already a leaf keep it."""
+    leaves = d.leaf[rows]
+    out = parent.copy()
+    todo = parent[:, 0] > 0
+    for level, up in enumerate(d.ancestors):
+        if not todo.any():
+            break
+        a = up[leaves]
+        lo, hi = np.minimum.reduceat(a, starts), np.maximum.reduceat(a, starts)
+        hit = todo & (lo == hi)
+        out[hit, 0] = level
+        out[hit, 1] = lo[hit]
+        todo &= ~hit
+    return out

@@ -1,0 +1,62 @@
+"""The vectorized inner search gives the classes, states and NCP of the
+node-by-node search it replaces, on mixed tables and every model."""
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geoanon.joint import batch, search
+from geoanon.models import Model
+
+anonymize_module = importlib.import_module("geoanon.pipeline.anonymize")
+
+
+def _table(n, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "lat": np.round(35 + rng.normal(0, 1.5, n), 3), "lon": np.round(-80 + rng.normal(0, 2, n), 3),
+        "age": rng.integers(18, 90, n).astype(float), "sex": rng.choice(["F", "M"], n),
+        "race": rng.choice(list("abcde"), n, p=[0.7, 0.15, 0.08, 0.05, 0.02]),
+        "marital": rng.choice(["Married", "Divorced", "Never-married", "Widowed"], n),
+        "dx": rng.choice(list("uvwxyz"), n),
+    })
+    df.loc[:: 2 + seed % 40, "age"] = np.nan
+    return df
+
+
+MARITAL = pd.DataFrame([["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
+                        ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "l_distinct", "t"]),
+       st.sampled_from(["box", "tile"]), st.booleans())
+def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
+    import geoanon as ga
+
+    df = _table(n, seed)
+    k = 2 + seed % 6
+    kwargs = {"k": {"k": k}, "l": {"k": k, "l": 2, "sensitive": "dx"},
+              "l_distinct": {"k": k, "l_distinct": 2, "sensitive": "dx"},
+              "t": {"k": k, "t": 0.45, "sensitive": "dx"}}[model]
+    check = Model(**kwargs).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    qi = ["age", "sex", "race", "marital"]
+    hierarchies = {"marital": ga.Hierarchy.from_frame(MARITAL)} if hierarchy else {}
+    treatments = anonymize_module._treatments(df, qi, None, hierarchies, None, ["race"] if seed % 2 else None)
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent))
+    rows = np.arange(n)
+    tree = search._location_tree(dims, check, rows, dims.root(rows), [0, 1])
+    groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
+    other = [2, 3, 4, 5]
+    fast, total = batch.split_all(dims, check, groups, other)
+    for g, (rows_g, state_g) in enumerate(groups):
+        slow = search._split_down(dims, check, rows_g, state_g, other)
+        assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
+            sorted((tuple(sorted(r.tolist())), s) for r, s in fast[g])
+        assert total[g] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
