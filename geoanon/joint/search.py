@@ -164,12 +164,12 @@ def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointParti
 FINAL_LOOKAHEAD = 1    # Adult at ZIP centroids, k = 5/10/50: NCP 6-10% lower than none
 
 
-def _split_down(dims, check, rows, state, allowed, lookahead=0) -> list:
+def _split_down(dims, check, rows, state, allowed) -> list:
     """Cut while an admissible cut removes NCP; the leaves (rows, state) in order."""
     leaves, stack = [], [(rows, state)]
     while stack:
         r, st = stack.pop()
-        cut = best_cut(dims, r, st, check, allowed, lookahead) if allowed else None
+        cut = best_cut(dims, r, st, check, allowed) if allowed else None
         if cut is None:
             leaves.append((r, st))
         else:
@@ -231,21 +231,43 @@ def _inner_many(dims, check, tree, nodes, other) -> dict:
     return {n: _inner(dims, check, tree, n, other) for n in nodes}
 
 
-def _inner(dims, check, tree, node, other, lookahead=0):
+def _inner(dims, check, tree, node, other):
     """The other quasi-identifiers cut inside a location node: its leaves and their NCP."""
     rows = tree.rows[node]
-    leaves = _split_down(dims, check, rows, tree.state[node], other, lookahead)
+    leaves = _split_down(dims, check, rows, tree.state[node], other)
     return leaves, sum(r.size * dims.cost(st) for r, st in leaves)
 
 
+LOOKAHEAD_CLASSES = 8   # lookahead while a node could hold this many classes (NCP +0.2-0.5% on Adult, faster)
+
+
 def _refined(dims, check, tree, chosen, inner, other) -> dict:
-    """The chosen location classes cut again with ``FINAL_LOOKAHEAD``,
-    keeping whichever inner partition costs less (the search above
-    estimates each node's cost without lookahead, for speed)."""
+    """The chosen location classes cut again with ``FINAL_LOOKAHEAD`` while
+    a node holds at least ``LOOKAHEAD_CLASSES`` times k rows (smaller ones are
+    finished together without it), keeping whichever inner partition costs less (the
+    search above estimates each node's cost without lookahead, for speed)."""
+    tops, below = {}, []
+    threshold = LOOKAHEAD_CLASSES * check.model.k
+    for node in chosen:
+        tops[node] = []
+        stack = [(tree.rows[node], tree.state[node])]
+        while stack:
+            r, st = stack.pop()
+            small = r.size < threshold and vectorizable(dims, other)
+            cut = None if small else best_cut(dims, r, st, check, other, FINAL_LOOKAHEAD)
+            if small:
+                below.append((node, r, st))
+            elif cut is None:
+                tops[node].append((r, st))
+            else:
+                stack.extend(reversed(cut.parts))
+    finished, _ = split_all(dims, check, [(r, st) for _, r, st in below], other) if below else ([], None)
+    for (node, _, _), leaves in zip(below, finished):
+        tops[node].extend(leaves)
     out = {}
     for node in chosen:
-        leaves, cost = _inner(dims, check, tree, node, other, FINAL_LOOKAHEAD)
-        out[node] = leaves if cost < inner[node][1] else inner[node][0]
+        cost = sum(r.size * dims.cost(st) for r, st in tops[node])
+        out[node] = tops[node] if cost < inner[node][1] else inner[node][0]
     return out
 
 
