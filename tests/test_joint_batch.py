@@ -60,3 +60,40 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
         assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
             sorted((tuple(sorted(r.tolist())), s) for r, s in fast[g])
         assert total[g] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 600), st.integers(0, 10_000), st.sampled_from(["k", "l"]), st.sampled_from(["box", "tile"]))
+def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
+    df = _table(n, seed)
+    k = 2 + seed % 6
+    check = Model(**({"k": k} if model == "k" else {"k": k, "l": 2, "sensitive": "dx"})).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    qi = ["age", "sex", "race", "marital"]
+    treatments = anonymize_module._treatments(df, qi, None, None, None, ["race"] if seed % 2 else None)
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
+    rows = np.arange(n)
+    root = dims.root(rows)
+    slow = search._Tree([-1], [[]], [rows], [root])      # node by node, as search._location_tree did
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        cut = search.best_cut(dims, slow.rows[node], slow.state[node], check, [0, 1])
+        if cut is None:
+            continue
+        for part_rows, part_state in cut.parts:
+            slow.parent.append(node)
+            slow.children.append([])
+            slow.rows.append(part_rows)
+            slow.state.append(part_state)
+            slow.children[node].append(len(slow.parent) - 1)
+        stack.extend(reversed(slow.children[node]))
+    fast = search._Tree(*batch.location_tree(dims, check, rows, root, [0, 1]))
+
+    def nodes(tree):
+        return sorted((tuple(sorted(tree.rows[i].tolist())), tree.state[i]) for i in range(len(tree.parent)))
+
+    assert nodes(slow) == nodes(fast)
+    assert all(fast.parent[c] == p for p, kids in enumerate(fast.children) for c in kids)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cuts import WINDOW
 from .dims import RankDim, SetDim, TreeDim
 
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
@@ -31,9 +32,25 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
     return search.run(), search.total
 
 
+def location_tree(dims, check, rows, state, location) -> tuple:
+    """The location tree below ``(rows, state)``: location cuts only (the
+    rank cut; boxes at the compact position), every dimension narrowed to
+    each part, down to the finest admissible classes, as
+    :func:`geoanon.joint.search._location_tree` builds it node by node.
+    Returns (parent, children, rows, state) lists, parents before children."""
+    search = _Search(dims, check, [(rows, state)], location, carried=range(len(dims.items)), tree=True)
+    search.run()
+    return search.tree
+
+
 class _Search:
-    def __init__(self, dims, check, groups, allowed):
-        self.dims, self.check, self.allowed = dims, check, list(allowed)
+    """``cut``: the dimensions cut; ``carried``: the dimensions whose state
+    follows each part (default ``cut``; the others keep each group's).
+    ``tree``: record every node (parent, children, rows, state)."""
+
+    def __init__(self, dims, check, groups, cut, carried=None, tree=False):
+        self.dims, self.check, self.cut = dims, check, list(cut)
+        self.allowed = list(self.cut if carried is None else carried)
         self.k = check.model.k
         self.groups = groups
         sizes = np.array([r.size for r, _ in groups], dtype=np.int64)
@@ -45,7 +62,9 @@ class _Search:
         self.fixed = np.array([_fixed_cost(dims, st, self.allowed) for _, st in groups])
         self.total = np.zeros(len(groups))
         self.done = []          # (origin, rows, state arrays) of finished nodes, a batch per round
-
+        self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups]) \
+            if tree else None
+        self.node_id = np.arange(len(groups), dtype=np.int64)
     def _initial(self, j):
         d = self.dims.items[j]
         states = [st[j] for _, st in self.groups]
@@ -83,7 +102,7 @@ class _Search:
         best_gain = np.full(self.size.size, -np.inf)
         best_dim = np.full(self.size.size, -1, dtype=np.int64)
         plans = {}
-        for j in self.allowed:
+        for j in self.cut:
             d = self.dims.items[j]
             plan = self._rank_plan(j) if isinstance(d, RankDim) else self._group_plan(j)
             if plan is None:
@@ -98,11 +117,14 @@ class _Search:
 
     def _finish(self, done: np.ndarray):
         """Record the nodes ``done`` as leaves."""
-        if not done.any():
+        if not done.any() or self.tree is not None:
             return
         states = {j: s[done] for j, s in self.state.items()}
         np.add.at(self.total, self.origin[done], self.costs(states, self.origin[done]) * self.size[done])
-        rows = [self.perm[self.start[n]:self.start[n] + self.size[n]] for n in np.flatnonzero(done).tolist()]
+        idx = np.flatnonzero(done)
+        # copied out: views would keep every round's permutation alive
+        kept = np.concatenate([self.perm[self.start[n]:self.start[n] + self.size[n]] for n in idx.tolist()])
+        rows = np.split(kept, np.cumsum(self.size[idx])[:-1])
         self.done.append((self.origin[done], rows, states))
 
     def _keep(self, keep: np.ndarray):
@@ -115,6 +137,8 @@ class _Search:
         self.size = self.size[idx]
         self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
         self.origin = self.origin[idx]
+        if self.tree is not None:
+            self.node_id = self.node_id[idx]
         self.state = {j: s[idx] for j, s in self.state.items()}
 
     def leaves_of(self, g: int) -> list:
@@ -161,14 +185,9 @@ class _Search:
         cand = np.flatnonzero(ok)
         if cand.size == 0:
             return None
-        cn = node[cand]
-        sz = self.size[cn]
-        q = sz // k
-        target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
-        dist = np.abs(local[cand] - target)
-        pick = np.lexsort((local[cand], dist, cn))
-        first = np.r_[True, cn[pick][1:] != cn[pick][:-1]]
-        at = cand[pick[first]]                 # the cut's first row (sorted order) of each node that has one
+        at = _nearest(cand, node, local, self.size, k)   # the cut's first row (sorted order) per node
+        if d.location and d.extent == "grid" and not d.missing:
+            at = self._compact(j, at, cand, node, local, sr, rows)
         nodes = node[at]
         i = local[at]
         a, b = sr[at - 1] + 1, sr[at]
@@ -184,6 +203,43 @@ class _Search:
         tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                          axis=1)                                           # (nodes, 2 parts, lo/hi)
         return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], 2, {"tiles": tiles})
+
+    def _compact(self, j, at, cand, node, local, sr, rows):
+        """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the one whose two
+        boxes are smallest (:func:`geoanon.joint.cuts._compact_position`), else the balanced one."""
+        d = self.dims.items[j]
+        s = self.size[node[cand]]
+        inside = (local[cand] >= WINDOW * s) & (local[cand] <= (1 - WINDOW) * s)
+        win = cand[inside]
+        if win.size == 0:
+            return at
+        wn, i = node[win], local[win]
+        size = self.size[wn]
+        start = self.start[wn]
+        last = start + size - 1
+        cost = np.zeros(win.size)
+        cost += i * (d.high[sr[win - 1]] - d.low[sr[start]]) / d.span
+        cost += (size - i) * (d.high[sr[last]] - d.low[sr[win]]) / d.span
+        n_nodes = self.size.size
+        row_node = node
+        for e in self.dims.items:
+            if e is d or not e.location or e.span <= 0:
+                continue
+            r = e.rank[rows]
+            span = e.size + 1
+            up = np.maximum.accumulate(row_node * span + r) - row_node * span                 # prefix max rank
+            down = span - 1 - (np.maximum.accumulate(row_node * span + (span - 1 - r)) - row_node * span)
+            back = (n_nodes - 1 - row_node)[::-1]
+            up_r = (np.maximum.accumulate(back * span + r[::-1]) - back * span)[::-1]        # suffix max rank
+            down_r = span - 1 - (np.maximum.accumulate(back * span + (span - 1 - r[::-1])) - back * span)[::-1]
+            cost += i * (e.high[up[win - 1]] - e.low[down[win - 1]]) / e.span
+            cost += (size - i) * (e.high[up_r[win]] - e.low[down_r[win]]) / e.span
+        pick = np.lexsort((i, cost, wn))
+        first = np.r_[True, wn[pick][1:] != wn[pick][:-1]]
+        chosen = win[pick[first]]
+        out = at.copy()
+        out[np.searchsorted(node[at], node[chosen])] = chosen
+        return out
 
     def _group_plan(self, j):
         """The peel of every node along a hierarchy or a value set (:func:`geoanon.joint.cuts._group_cut`)."""
@@ -306,7 +362,7 @@ class _Search:
 
     def _apply(self, plans: dict, choice: np.ndarray):
         """Replace every node by the parts of its chosen cut."""
-        perm, size, origin, state = [], [], [], {e: [] for e in self.allowed}
+        perm, size, origin, state, ids = [], [], [], {e: [] for e in self.allowed}, []
         for j, plan in plans.items():
             mine = choice[plan["p_node"]] == j
             if not mine.any():
@@ -318,6 +374,8 @@ class _Search:
             origin.append(self.origin[plan["p_node"][idx]])
             for e in self.allowed:
                 state[e].append(plan["states"][e][idx])
+            if self.tree is not None:
+                ids.append(self._record(plan, idx, perm[-idx.size:]))
         if not size:
             self.size = np.zeros(0, dtype=np.int64)
             return
@@ -326,6 +384,26 @@ class _Search:
         self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
         self.origin = np.concatenate(origin)
         self.state = {e: np.concatenate(v) for e, v in state.items()}
+        if self.tree is not None:
+            self.node_id = np.concatenate(ids)
+
+    def _record(self, plan, idx, rows) -> np.ndarray:
+        """Add the parts ``idx`` of ``plan`` to the tree; their node ids."""
+        parent, children, tree_rows, tree_state = self.tree
+        ids = np.arange(len(parent), len(parent) + idx.size, dtype=np.int64)
+        for n, p, r in zip(ids.tolist(), self.node_id[plan["p_node"][idx]].tolist(), rows):
+            parent.append(p)
+            children.append([])
+            children[p].append(n)
+            tree_rows.append(r.copy())
+        base = self.groups[0][1]
+        for i in idx.tolist():
+            st = list(base)
+            for e in self.allowed:
+                v = plan["states"][e][i]
+                st[e] = int(v) if v.ndim == 0 else tuple(int(x) for x in v)
+            tree_state.append(tuple(st))
+        return ids
 
 
 class _Leaves:
@@ -349,6 +427,19 @@ class _Leaves:
 
     def __getitem__(self, i):
         return self._made()[i]
+
+
+def _nearest(cand, node, local, sizes, k) -> np.ndarray:
+    """Per node with candidates: the candidate nearest the balanced target
+    (floor(q/2) of the q = floor(s/k) classes to the left), the first on a tie."""
+    cn = node[cand]
+    sz = sizes[cn]
+    q = sz // k
+    target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
+    dist = np.abs(local[cand] - target)
+    pick = np.lexsort((local[cand], dist, cn))
+    first = np.r_[True, cn[pick][1:] != cn[pick][:-1]]
+    return cand[pick[first]]
 
 
 def _fixed_cost(dims, state, allowed) -> float:

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .batch import split_all, vectorizable
+from .batch import location_tree, split_all, vectorizable
 from .cuts import best_cut
-from .dims import Dims
+from .dims import Dims, RankDim
 
 
 
@@ -203,7 +203,12 @@ class _Tree:
 
 
 def _location_tree(dims, check, rows, root, location) -> _Tree:
-    """Location cuts only, down to the finest admissible classes."""
+    """Location cuts only, down to the finest admissible classes (all nodes
+    of a depth at once with :func:`geoanon.joint.batch.location_tree` for
+    coordinates)."""
+    if location and all(isinstance(dims.items[j], RankDim) for j in location) \
+            and vectorizable(dims, range(len(dims.items))):
+        return _Tree(*location_tree(dims, check, rows, root, location))
     tree = _Tree([-1], [[]], [rows], [root])
     stack = [0]
     while stack:
