@@ -272,7 +272,7 @@ def _refined(dims, check, tree, chosen, inner, other) -> dict:
     out = {}
     for node in chosen:
         cost = sum(r.size * dims.cost(st) for r, st in tops[node])
-        out[node] = tops[node] if cost < inner[node][1] else inner[node][0]
+        out[node] = tops[node] if cost < inner[node][1] else list(inner[node][0])
     return out
 
 
