@@ -330,8 +330,8 @@ def _map_options(args) -> dict:
 
 
 def _model_options(args) -> dict:
-    from .audit import check_levels, check_roles
-    from .models import GROUNDS, Hierarchy
+    from .audit import check_roles
+    from .models import GROUNDS, Hierarchy, check_levels
 
     check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t)
     check_roles(args.qi, args.sensitive)

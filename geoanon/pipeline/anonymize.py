@@ -114,8 +114,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
-    audit = require(table, [*published, "class_id"], k=model.k, sensitive=sensitive, l=model.l,
-                    l_distinct=model.l_distinct, t=model.t, ground=ground, order=order)
+    audit = require(table, [*published, "class_id"], model=model)
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
     sizes = np.bincount(part.row_class)
     report = {
