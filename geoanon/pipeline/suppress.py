@@ -18,7 +18,7 @@ from ..errors import DataError, ParameterError
 from ..models import Model, check_levels
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
-from .release import Release
+from .release import JobReport, Release
 
 
 def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
@@ -125,27 +125,23 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     classes.insert(0, "class_id", np.arange(sizes.size))
     classes["size"] = sizes
     classes["stars"] = (patterns < 0).sum(axis=1)
-    report = {
-        "rows": inst.n,
-        "qi": qi,
-        "sensitive": sensitive,
-        **{name: getattr(model, name) for name in ("k", "l", "l_distinct", "t")},
-        "method": solution["method"],
-        "requested_method": method,
-        "solver": solution["solver"],
-        "classes": int(sizes.size),
-        "min_class": int(sizes.min()),
-        "max_class": int(sizes.max()),
-        "cost": cost,
-        "lower_bound": solution["bound"],
-        "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
-        "optimal": solution["optimal"],
-        "costs_tried": solution["tried"],
-        **({"program": solution["program"]} if "program" in solution else {}),
-        "types": int(inst.type_size.size),
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={
+            "qi": qi,
+            "method": solution["method"],
+            "requested_method": method,
+            "solver": solution["solver"],
+            "cost": cost,
+            "lower_bound": solution["bound"],
+            "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
+            "optimal": solution["optimal"],
+            "costs_tried": solution["tried"],
+            **({"program": solution["program"]} if "program" in solution else {}),
+            "types": int(inst.type_size.size),
+        },
+        lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"])
 
 
