@@ -136,7 +136,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     """
     qi = list(qi)
     check_unique_columns(df)
-    model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     requested, sensitive = model.levels(), model.sensitive
     check_roles(qi, sensitive)
     if sensitive is not None and sensitive not in df.columns:
@@ -221,7 +221,7 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=No
             ground="equal", order=None, model=None) -> AuditReport:
     """Audit ``df`` and refuse (AuditError) if any class violates a requested
     level: the keywords as in :func:`audit`, or ``model``."""
-    model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     report = audit(df, qi, model=model)
     if report["rows"] and not report["ok"]:
         name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
@@ -231,7 +231,7 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=No
     return report
 
 
-def one_model(model, *, ground, **keywords) -> Model:
+def _one_model(model, *, ground, **keywords) -> Model:
     """``model``, or the :class:`~geoanon.models.Model` the keywords describe
     (None: not requested); ParameterError when both are given."""
     if model is None:
