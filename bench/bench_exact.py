@@ -123,13 +123,14 @@ def load(table: str):
 def measure_solve(tool: str, table: str, model: str) -> dict:
     import geoanon as ga
     from geoanon.errors import ParameterError
-    from geoanon.tables import Instance, Levels
+    from geoanon.models import Model
+    from geoanon.tables import Instance
     from geoanon.tables.milp import kernelize
 
     df, qi, s = load(table)
     levels = parse_model(model)
     sensitive = s if set(levels) - {"k"} else None
-    inst = Instance(df, qi, Levels(**levels), sensitive=sensitive, ground="equal")
+    inst = Instance(df, qi, Model(**levels, sensitive=sensitive, ground="equal"))
     row = {"tool": tool, "table": table, "model": model, "rows": len(df), "m": len(qi),
            "types": int(inst.type_size.size), "entries": int(inst.entries[0].size), "seconds": None}
     given_stars = int((df[qi] == "*").to_numpy().sum())
@@ -166,9 +167,9 @@ def measure_solve(tool: str, table: str, model: str) -> dict:
             row["program"] = report["program"]
         audit = ga.audit(release.table, qi + ["class_id"], sensitive, ground="equal", **levels)
         row["stars_in_table"] = int(audit["suppressed_cells"]) - given_stars
-    if tool == "milp" and not inst.levels.needs_sensitive:
+    if tool == "milp" and not inst.model.needs_sensitive:
         kept = kernelize(inst)
-        row["kernel"] = {"threshold": 2 * inst.levels.k ** 2 * 2 ** inst.m, "rows_after": int(kept.sum()),
+        row["kernel"] = {"threshold": 2 * inst.model.k ** 2 * 2 ** inst.m, "rows_after": int(kept.sum()),
                          "types_cut": int((kept < inst.type_size).sum())}
     row.update({name: audit[name] for name in ("classes", "k", "ok") if name in audit})
     for name in ("l", "t"):

@@ -19,7 +19,7 @@ from ._codes import combined_key, factorize_exact
 from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
-from .models import Hierarchy, check_ground, check_levels, measure_classes
+from .models import Hierarchy, Model, check_ground, measure_classes
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
@@ -96,7 +96,7 @@ def _sorted_values(values: pd.Series) -> list:
 
 
 def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
-          k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None) -> AuditReport:
+          k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None, model=None) -> AuditReport:
     """Measure ``df`` over the quasi-identifiers ``qi`` (and ``sensitive``).
 
     Parameters
@@ -119,6 +119,9 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         :func:`geoanon.information_loss` and the treatments it infers.
     hierarchies : dict, optional
         {column: Hierarchy} of columns published as hierarchy nodes, for ``ncp``.
+    model : Model, optional
+        ``sensitive``, ``ground``, ``order`` and the requested levels as one
+        :class:`~geoanon.models.Model`, instead of those keywords.
 
     Returns
     -------
@@ -133,9 +136,8 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     """
     qi = list(qi)
     check_unique_columns(df)
-    requested = check_levels(k=k, l=l, l_distinct=l_distinct, t=t)
-    if sensitive is None and set(requested) - {"k"}:
-        raise ParameterError("l, l_distinct and t need a sensitive column")
+    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    requested, sensitive = model.levels(), model.sensitive
     check_roles(qi, sensitive)
     if sensitive is not None and sensitive not in df.columns:
         raise DataError(f"no column {sensitive!r} in the table")
@@ -149,7 +151,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     if sensitive is None:
         measures = measure_classes(codes, None)
     else:
-        s, n_values, ground, _ = sensitive_codes(df[sensitive], ground, order)
+        s, n_values, ground, _ = sensitive_codes(df[sensitive], model.ground, model.order)
         measures = measure_classes(codes, s, n_values, ground)
         report["ground"] = ground if isinstance(ground, str) else type(ground).__name__.lower()
     sizes = measures["size"]
@@ -215,13 +217,27 @@ def _plain(v):
     return None if pd.isna(v) else v if isinstance(v, (int, str)) else str(v)
 
 
-def require(df: pd.DataFrame, qi: Sequence[str], *, k, sensitive=None, l=None, l_distinct=None, t=None,
-            ground="equal", order=None) -> AuditReport:
-    """Audit ``df`` and refuse (AuditError) if any class violates a requested level."""
-    report = audit(df, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t)
+def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=None, l_distinct=None, t=None,
+            ground="equal", order=None, model=None) -> AuditReport:
+    """Audit ``df`` and refuse (AuditError) if any class violates a requested
+    level: the keywords as in :func:`audit`, or ``model``."""
+    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    report = audit(df, qi, model=model)
     if report["rows"] and not report["ok"]:
         name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
         raise AuditError(f"refusing to release: {plural(v['rows'], 'row')} in {plural(v['classes'], 'class', 'classes')} "
                          f"violate{'s' if v['rows'] == 1 else ''} {name}="
                          f"{v['level']} over columns {', '.join(qi)}")
     return report
+
+
+def _one_model(model, *, ground, **keywords) -> Model:
+    """``model``, or the :class:`~geoanon.models.Model` the keywords describe
+    (None: not requested); ParameterError when both are given."""
+    if model is None:
+        return Model(ground=ground, **keywords)
+    if not isinstance(model, Model):
+        raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
+    if any(v is not None for v in keywords.values()) or not (isinstance(ground, str) and ground == "equal"):
+        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
+    return model

@@ -270,7 +270,7 @@ def _run_points(args) -> int:
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
                                 missing=args.missing, crs=args.crs, bounds=args.bounds)
-    release.report.update(input=str(args.input), output=str(args.output))
+    release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map,
                             map_options=_map_options(args),
@@ -291,7 +291,7 @@ def _run_zip(args) -> int:
     release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
                                  unknown=args.unknown, on_small=args.small)
-    release.report.update(input=str(args.input), regions=str(args.regions), output=str(args.output))
+    release.report.files = {"input": str(args.input), "regions": str(args.regions), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             map_options=_map_options(args),
@@ -309,7 +309,7 @@ def _run_labels(args) -> int:
     df = read_table(args.input)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
                                 order=args.order, seed=args.seed, class_counts=args.class_counts)
-    release.report.update(input=str(args.input), output=str(args.output))
+    release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             escape_all=args.escape_formulas)
@@ -330,8 +330,8 @@ def _map_options(args) -> dict:
 
 
 def _model_options(args) -> dict:
-    from .audit import check_levels, check_roles
-    from .models import GROUNDS, Hierarchy
+    from .audit import check_roles
+    from .models import GROUNDS, Hierarchy, check_levels
 
     check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t)
     check_roles(args.qi, args.sensitive)
@@ -361,25 +361,25 @@ def _run_suppress(args) -> int:
     df = read_table(args.input)
     release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
                        time_limit=args.time_limit, **options)
-    release.report.update(input=str(args.input), output=str(args.output))
+    release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             escape_all=args.escape_formulas)
     r = release.report
-    quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
-    method = r["method"] if r["solver"] == r["method"] else f"{r['method']} ({r['solver']} asked)"
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
-          f"{plural(r['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r)}")
+    d = r.details
+    quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
+    method = d["method"] if d["solver"] == d["method"] else f"{d['method']} ({d['solver']} asked)"
+    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
+          f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}")
     for path in written:
         print(f"  wrote {path}")
     return 0
 
 
-def _audited(r) -> str:
-    """The audit's figures for a summary line: k, and l, l_distinct, t with a sensitive column."""
-    a = r["audit"]
-    return f"audited k = {a['k']}" + (f", l = {a['l']:.3f}, l_distinct = {a['l_distinct']}, t = {a['t']:.4f}"
-                                      if r["sensitive"] else "")
+def _audited(a) -> str:
+    """An audit's figures for a summary line: k, and l, l_distinct, t with a sensitive column."""
+    return f"audited k = {a.k}" + (f", l = {a.l:.3f}, l_distinct = {a.l_distinct}, t = {a.t:.4f}"
+                                   if a.sensitive else "")
 
 
 def _run_anonymize(args) -> int:
@@ -404,14 +404,14 @@ def _run_anonymize(args) -> int:
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, **options)
-    release.report.update(input=str(args.input), output=str(args.output))
+    release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             map_options=_map_options(args), escape_all=args.escape_formulas)
     r = release.report
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
-          f"{plural(r['location_classes'], 'location class', 'location classes')}, smallest {r['min_class']}, "
-          f"NCP {r['ncp']['overall']:.4f}, {_audited(r)}")
+    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
+          f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
+          f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
     for path in written:
         print(f"  wrote {path}")
     return 0
@@ -499,17 +499,17 @@ def _run_demo(args) -> int:
                  "regions_map.html", "regions_classes.geojson"):
         check_writable(out / name)
     points = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
-    points.report.update(input=str(data_path("demo_patients.csv")), output=str(out / "points.csv"))
+    points.report.files = {"input": str(data_path("demo_patients.csv")), "output": str(out / "points.csv")}
     regions = generalize_regions(demo_nc_births(), DEMO_REGION_K, column="county_fips", regions=nc_counties(),
                                  region_id="FIPS")
-    regions.report.update(input=str(data_path("demo_nc_births.csv")), output=str(out / "regions.csv"))
+    regions.report.files = {"input": str(data_path("demo_nc_births.csv")), "output": str(out / "regions.csv")}
     print(f"geoanon demo: writing into {out.resolve()}")
-    print(f"GPS points: {points.report['rows']} synthetic records at US ZIP centroids, k={DEMO_K}")
+    print(f"GPS points: {points.report.rows} synthetic records at US ZIP centroids, k={DEMO_K}")
     _summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
                                    map_html=out / "points_map.html",
                                    map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
                                                 "attribution": DEMO_ATTRIBUTION}))
-    print(f"Regions: {regions.report['rows']} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
+    print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
     _summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
                                     map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
                                     map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
@@ -519,8 +519,8 @@ def _run_demo(args) -> int:
 
 def _summary(release, written) -> None:
     r = release.report
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, largest {r['max_class']} "
-          f"(lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
+    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, largest {r.max_class} "
+          f"(lower bound {r.details['lower_bound']}, ratio {r.details['ratio']:.3f}), audited k = {r.audit.k}")
     for path in written:
         print(f"  wrote {path}")
 

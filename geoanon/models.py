@@ -275,10 +275,10 @@ class Model:
     ordered or matrix ground, see :func:`geoanon.audit`). All four survive the
     union of classes, which is what lets a top-down search cut only where both
     sides still meet the model (Du et al., Theorem 2's rule). Validated on
-    construction.
+    construction. ``k=None`` requests no k (an audit that only measures it).
     """
 
-    k: int = 1
+    k: int | None = 1
     l: float | None = None
     l_distinct: int | None = None
     t: float | None = None
@@ -299,7 +299,7 @@ class Model:
         return self.l is not None or self.l_distinct is not None or self.t is not None
 
     def levels(self) -> dict:
-        """The requested levels, k always, the others when given."""
+        """The requested levels: those that are not None."""
         return {name: getattr(self, name) for name in ("k", "l", "l_distinct", "t")
                 if getattr(self, name) is not None}
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import geoanon as ga
 from geoanon.datasets import adult
 from geoanon.errors import ParameterError
-from geoanon.tables import Instance, Levels
+from geoanon.models import Model
+from geoanon.tables import Instance
 from geoanon.tables.exact import exact_small
 from geoanon.tables.matching import simplex_condition_holds, simplex_matching
 from geoanon.tables.milp import kernelize, optimal_suppression
@@ -36,7 +37,7 @@ def instance(df, model):
     model = dict(model)
     ground = model.pop("ground", "equal")
     sensitive = "s" if set(model) - {"k"} else None
-    inst = Instance(df, [c for c in df.columns if c != "s"], Levels(**model), sensitive=sensitive, ground=ground)
+    inst = Instance(df, [c for c in df.columns if c != "s"], Model(**model, sensitive=sensitive, ground=ground))
     return inst, model, sensitive, ground
 
 
@@ -93,7 +94,7 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
     rng = np.random.default_rng(4)
     df = pd.DataFrame(rng.integers(0, 3, (200, 8)).astype(str)).drop_duplicates().head(60)
     df.columns = [f"a{j}" for j in range(8)]
-    inst = Instance(df, list(df.columns), Levels(k=2))
+    inst = Instance(df, list(df.columns), Model(k=2))
     row_class, optimal = simplex_matching(inst)
     program = optimal_suppression(inst, time_limit=60)
     assert optimal and program.optimal and inst.cost(row_class)[0] == program.objective
@@ -102,7 +103,7 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
 def test_kernel_keeps_the_optimum():
     # one heavy type (T = 2 k^2 2^m = 16 for k = 2, m = 1) and light ones
     df = pd.DataFrame({"a": ["x"] * 40 + ["y", "z", "w"]})
-    inst = Instance(df, ["a"], Levels(k=2))
+    inst = Instance(df, ["a"], Model(k=2))
     kept = kernelize(inst)
     assert kept.max() <= 16 and ((inst.type_size - kept) % 2 == 0).all()
     program = optimal_suppression(inst, time_limit=30)
@@ -134,7 +135,7 @@ def test_explicit_methods_refuse_what_they_cannot_do():
 
 def test_a_start_solution_is_taken_and_never_worsened():
     df = adult().head(3000)
-    inst = Instance(df, ["sex", "race", "marital-status", "workclass"], Levels(k=5))
+    inst = Instance(df, ["sex", "race", "marital-status", "workclass"], Model(k=5))
     start = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], k=5, method="lattice").table["class_id"]
     program = optimal_suppression(inst, time_limit=30, start=start.to_numpy())
     assert program.optimal and program.objective <= inst.cost(start.to_numpy())[0]

@@ -93,9 +93,10 @@ def grouped(groups):
 
 
 def release_of(df, row_class):
-    from geoanon.tables import Instance, Levels
+    from geoanon.models import Model
+    from geoanon.tables import Instance
 
-    inst = Instance(df, DIGITS, Levels(k=1))
+    inst = Instance(df, DIGITS, Model())
     cost, patterns = inst.cost(row_class)
     out = df.copy()
     for j, col in enumerate(DIGITS):
@@ -191,6 +192,24 @@ def test_audit_report_serializes_and_lists_violations():
                                       "examples": [{"zip": "3", "size": 1, "k": 1}]}
     assert report.violations["l"]["classes"] == 2     # zip 2 (a a b: 3/2 < 2) and zip 3
     json.dumps(report)
+
+
+def test_audit_and_require_take_one_model_or_the_keywords():
+    from geoanon.audit import require
+    from geoanon.errors import AuditError
+
+    df = pd.DataFrame({"zip": ["1", "1", "2", "2", "2", "3"], "d": ["a", "b", "a", "a", "b", "a"]})
+    model = ga.Model(k=2, l=2, sensitive="d", ground="ordered")
+    assert ga.audit(df, ["zip"], model=model) == ga.audit(df, ["zip"], "d", k=2, l=2, ground="ordered")
+    with pytest.raises(ParameterError, match="not both"):
+        ga.audit(df, ["zip"], "d", model=model)
+    with pytest.raises(ParameterError, match="not both"):
+        require(df, ["zip"], k=2, model=model)
+    with pytest.raises(ParameterError, match="must be a geoanon.Model"):
+        ga.audit(df, ["zip"], model={"k": 2})
+    with pytest.raises(AuditError, match="violates k=2"):
+        require(df, ["zip"], model=model)
+    assert require(df, ["zip"], model=ga.Model(k=1))["ok"]
 
 
 def test_errors():

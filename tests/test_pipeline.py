@@ -50,6 +50,26 @@ def test_report_contract():
     assert r["audit"]["k"] >= 5
 
 
+def test_job_reports_are_typed_and_read_as_their_flat_dict():
+    from geoanon.joint.search import JointPartition
+
+    df = _records()
+    points = ga.generalize_points(df, 5)
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=["age"], sensitive="note", l=2, k=5)
+    suppressed = ga.suppress(df, ["note"], k=5, sensitive="age", l_distinct=2)
+    for rel in (points, joint, suppressed):
+        r = rel.report
+        assert isinstance(r, ga.JobReport) and dict(r) == r.to_dict() and list(r) == list(r.keys())
+        assert (r.rows, r.classes, r.min_class, r.max_class) == (r["rows"], r["classes"], r["min_class"],
+                                                                  r["max_class"])
+        assert r.warnings is rel.warnings and r.get("nope") is None and r.audit is r["audit"]
+    assert list(joint.report)[:10] == ["rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method",
+                                       "classes"]
+    assert list(suppressed.report)[:4] == ["rows", "qi", "sensitive", "k"]
+    assert list(points.report)[-3:] == ["audit", "seconds", "warnings"]
+    assert isinstance(joint.partition, JointPartition) and suppressed.partition is None
+
+
 def test_string_columns_are_parsed_and_missing_rows_suppressed():
     df = _records(60).astype(str)
     df.loc[[3, 10, 11, 20, 30], "lat"] = ["", "NA", "null", "nan", " "]

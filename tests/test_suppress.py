@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 import geoanon as ga
 from geoanon.datasets import adult
 from geoanon.errors import DataError, InfeasibleError, ParameterError
-from geoanon.tables import Instance, Levels, k_lower_bound, m_approximation
+from geoanon.models import Model
+from geoanon.tables import Instance, k_lower_bound, m_approximation
 
 from checkers import brute_force_suppression, check_suppression
 
@@ -36,7 +37,7 @@ def test_k_anonymity_against_brute_force(df, k):
     qi = qi_of(df)
     k = min(k, len(df))
     optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), k)
-    inst = Instance(df, qi, Levels(k=k))
+    inst = Instance(df, qi, Model(k=k))
     bound = inst.lower_bound()
     assert bound <= optimum
     approx_cost, _ = inst.cost(m_approximation(inst.type_of_row, inst.type_size, k))
@@ -163,7 +164,7 @@ def test_a_suppression_release_has_no_map():
 def test_lower_bound_counts_rows_outside_the_largest_diverse_part_of_each_type():
     # one type, diagnoses a a a a a b c: at most 4 rows (a a b c) can be a 2-diverse class
     df = pd.DataFrame({"q": ["x"] * 7, "s": list("aaaaabc")})
-    inst = Instance(df, ["q"], Levels(l=2), sensitive="s")
+    inst = Instance(df, ["q"], Model(l=2, sensitive="s"))
     assert inst.lower_bound() == 3
-    assert Instance(df, ["q"], Levels(k=5, l=2), sensitive="s").lower_bound() == 7   # 4 rows < k: none free
-    assert Instance(df, ["q"], Levels(l_distinct=3), sensitive="s").lower_bound() == 0
+    assert Instance(df, ["q"], Model(k=5, l=2, sensitive="s")).lower_bound() == 7   # 4 rows < k: none free
+    assert Instance(df, ["q"], Model(l_distinct=3, sensitive="s")).lower_bound() == 0

@@ -18,7 +18,8 @@ import geoanon.tables.milp as milp
 from geoanon._milp import solve_highs
 from geoanon.datasets import adult
 from geoanon.errors import DuplicateColumnError, InfeasibleError, ParameterError
-from geoanon.tables import Instance, Levels
+from geoanon.models import Model
+from geoanon.tables import Instance
 
 from checkers import check_suppression
 
@@ -39,7 +40,7 @@ def adult_instance(rows=2000, **model):
     df = adult().head(rows).astype({"age": "int64"})
     sensitive = model.pop("sensitive", None)
     ground = model.pop("ground", "equal")
-    return Instance(df, QI, Levels(**model), sensitive=sensitive, ground=ground)
+    return Instance(df, QI, Model(**model, sensitive=sensitive, ground=ground))
 
 
 @pytest.mark.parametrize("model", [dict(k=3), dict(l=2, sensitive="occupation"),
@@ -120,7 +121,7 @@ def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatc
         return calls[-1][1]
 
     monkeypatch.setattr(milp, "solve_highs", keep)
-    result = milp.optimal_suppression(Instance(adult(), QI, Levels(k=10)), time_limit=4)
+    result = milp.optimal_suppression(Instance(adult(), QI, Model(k=10)), time_limit=4)
     (c, matrix, low, high, upper, integrality), (x, objective, bound, optimal, status) = calls[0]
     assert status == result.status == "Time limit reached" and not optimal
     assert -np.inf < bound <= 563 and result.bound == bound                 # 563: the optimum (bench/RESULTS.md)
@@ -200,7 +201,7 @@ def test_a_keyboard_interrupt_in_the_caller_kills_the_child_process(monkeypatch)
 
     monkeypatch.setattr(m.subprocess, "Popen", Traced)
     monkeypatch.setattr(m.pickle, "dump", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
-    inst = Instance(adult(), QI, Levels(k=10))
+    inst = Instance(adult(), QI, Model(k=10))
     with pytest.raises(KeyboardInterrupt):
         milp.optimal_suppression(inst, time_limit=600)
     assert len(workers) == 1 and workers[0].returncode is not None

@@ -10,8 +10,8 @@ from .anonymize import anonymize
 from .labels import generalize_labels
 from .points import generalize_points, numeric_column
 from .regions import generalize_regions, region_graph
-from .release import Release, write_release
+from .release import JobReport, Release, write_release
 from .suppress import suppress
 
-__all__ = ["Release", "anonymize", "generalize_labels", "generalize_points", "generalize_regions", "numeric_column",
-           "region_graph", "suppress", "write_release"]
+__all__ = ["JobReport", "Release", "anonymize", "generalize_labels", "generalize_points", "generalize_regions",
+           "numeric_column", "region_graph", "suppress", "write_release"]

@@ -19,7 +19,7 @@ from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
 from ..ncp import SUPPRESSED, information_loss
 from .points import numeric_column
-from .release import MISSING_TOKENS, Release, require_column
+from .release import MISSING_TOKENS, JobReport, Release, require_column
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -89,8 +89,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         column, from the published table), the audit over all published
         quasi-identifier columns and ``class_id``, seconds; ``classes``: one
         row per location class (its shape, records, and the published values
-        of the classes inside it). Nothing is returned unless the audit
-        passes.
+        of the classes inside it); ``partition``: the joint search's
+        :class:`~geoanon.joint.search.JointPartition`. Nothing is returned
+        unless the audit passes.
     """
     started = time.perf_counter()
     check_unique_columns(df)
@@ -114,27 +115,24 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
-    audit = require(table, [*published, "class_id"], k=model.k, sensitive=sensitive, l=model.l,
-                    l_distinct=model.l_distinct, t=model.t, ground=ground, order=order)
+    audit = require(table, [*published, "class_id"], model=model)
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
     sizes = np.bincount(part.row_class)
-    report = {
-        "rows": int(len(df)),
-        **model.as_dict(),
-        "location": None if kind is None else {"kind": kind, **{key: v for key, v in loc.items()
-                                                                   if isinstance(v, str)}},
-        "qi": {col: treatments[col] for col in qi},
-        "method": method,
-        "classes": int(sizes.size),
-        "min_class": int(sizes.min()),
-        "max_class": int(sizes.max()),
-        "location_classes": int(part.location_classes),
-        "ncp": ncp,
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="anonymize", rows=int(len(df)), model=model.as_dict(), classes=int(sizes.size),
+        min_class=int(sizes.min()), max_class=int(sizes.max()), audit=audit,
+        seconds=round(time.perf_counter() - started, 3),
+        details={
+            "location": None if kind is None else {"kind": kind, **{key: v for key, v in loc.items()
+                                                                       if isinstance(v, str)}},
+            "qi": {col: treatments[col] for col in qi},
+            "method": method,
+            "location_classes": int(part.location_classes),
+            "ncp": ncp,
+        },
+        lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
     classes, row_shapes = publish_location.classes(table, part, published)
-    return Release(table=table, partition=None, report=report, classes=classes, warnings=warnings,
+    return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes)
 
 

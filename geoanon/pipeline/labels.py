@@ -15,7 +15,7 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
-from .release import Release, check_job_columns
+from .release import JobReport, Release, check_job_columns
 
 
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
@@ -80,21 +80,18 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     })
     if class_counts:
         classes.insert(1, "records", counts[by_class])
-    report = {
-        "rows": int(len(df)),
-        "k": k,
-        "labels": int(len(uniques)),
-        "classes": part.n_classes,
-        "min_class": part.min_weight,
-        "max_class": part.max_weight,
-        "lower_bound": part.lower_bound,
-        "ratio": round(part.ratio, 6),
-        "proven_optimal": part.proven_optimal,
-        "method": method,
-        "column": column,
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="labels", rows=int(len(df)), model={"k": k}, classes=part.n_classes, min_class=part.min_weight,
+        max_class=part.max_weight, audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={
+            "labels": int(len(uniques)),
+            "lower_bound": part.lower_bound,
+            "ratio": round(part.ratio, 6),
+            "proven_optimal": part.proven_optimal,
+            "method": method,
+            "column": column,
+        },
+        lead=("rows", "k", "labels"))
     return Release(table=table, partition=part, report=report, classes=classes)
 
 

@@ -15,7 +15,7 @@ from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
-from .release import MISSING_TOKENS, Release, require_column, with_geometry
+from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -134,22 +134,19 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     part.verify()
     audit = require(table, out_cols, k=k)
     weights = np.r_[part.weights, [n_absent] if n_absent else []].astype(np.int64)
-    report = {
-        "rows": int(len(df)),
-        "k": k,
-        "classes": int(weights.size),
-        "min_class": int(weights.min()),
-        "max_class": int(weights.max()),
-        "lower_bound": part.lower_bound,
-        "ratio": round(part.ratio, 6),
-        "method": method,
-        "suppressed_rows": n_absent,
-        "columns": {"lat": lat_name, "lon": lon_name},
-        "crs": None if crs is None else str(crs),
-        "bounds": list(part.bounds),
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
+        min_class=int(weights.min()), max_class=int(weights.max()), audit=audit,
+        seconds=round(time.perf_counter() - started, 3),
+        details={
+            "lower_bound": part.lower_bound,
+            "ratio": round(part.ratio, 6),
+            "method": method,
+            "suppressed_rows": n_absent,
+            "columns": {"lat": lat_name, "lon": lon_name},
+            "crs": None if crs is None else str(crs),
+            "bounds": list(part.bounds),
+        })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     across = int((part.rectangles[:, 0] > part.rectangles[:, 2]).sum())
     if across:

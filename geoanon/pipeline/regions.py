@@ -19,7 +19,7 @@ from ..regions import graph_from_points, graph_from_polygons, graph_summary, par
 from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column
-from .release import MISSING_TOKENS, Release, check_job_columns, with_geometry
+from .release import MISSING_TOKENS, JobReport, Release, check_job_columns, with_geometry
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -119,29 +119,25 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
     lonely = part.suppressed & ~part.empty
     noncontiguous = part.noncontiguous_groups()
-    report = {
-        "rows": int(len(df)),
-        "k": k,
-        "classes": int(sizes.size),
-        "min_class": int(sizes.min()),
-        "max_class": int(sizes.max()),
-        "lower_bound": part.lower_bound,
-        "ratio": round(part.ratio, 6),
-        "method": method,
-        "tree_degree": part.tree_degree,
-        "suppressed_rows": n_suppressed,
-        "unknown_rows": int(outside.sum()),
-        "suppressed_regions": int(np.count_nonzero(lonely)),
-        "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
-        "empty_components": part.params["empty_components"],
-        "bridges": int(len(part.bridges)),
-        "noncontiguous_groups": [labels[c] for c in noncontiguous],
-        **found.counts,
-        "column": column,
-        "graph": summary,
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="regions", rows=int(len(df)), model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={
+            "lower_bound": part.lower_bound,
+            "ratio": round(part.ratio, 6),
+            "method": method,
+            "tree_degree": part.tree_degree,
+            "suppressed_rows": n_suppressed,
+            "unknown_rows": int(outside.sum()),
+            "suppressed_regions": int(np.count_nonzero(lonely)),
+            "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
+            "empty_components": part.params["empty_components"],
+            "bridges": int(len(part.bridges)),
+            "noncontiguous_groups": [labels[c] for c in noncontiguous],
+            **found.counts,
+            "column": column,
+            "graph": summary,
+        })
     notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
         if n_suppressed else []
     if noncontiguous:

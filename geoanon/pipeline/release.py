@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -14,7 +16,71 @@ from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, write_table
 from ..partition import Partition
 
+if TYPE_CHECKING:
+    from ..audit import AuditReport
+    from ..joint.search import JointPartition
+
 MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
+
+
+@dataclass(eq=False)
+class JobReport(Mapping):
+    """What a job reports: the figures every job has, typed, and its own in
+    ``details``. It reads as the flat dict :meth:`to_dict` gives (``report["k"]``,
+    ``report.get("ncp")``), which is what :func:`write_release` writes.
+
+    Attributes
+    ----------
+    job : str
+        The job: "points", "regions", "labels", "suppress" or "anonymize"
+        (not in the dict).
+    rows, classes, min_class, max_class : int
+        Rows of the table, classes of the release, smallest and largest class.
+    model : dict
+        The requested model: ``{"k": k}``, or :meth:`Model.as_dict <geoanon.models.Model.as_dict>`.
+    audit : AuditReport
+        The audit of the released table.
+    seconds : float
+    details : dict
+        The job's own figures, in the dict after the class sizes.
+    lead : tuple of str
+        Keys that open the dict, in this order (where a job's layout differs).
+    warnings : list of str or None
+        The release's warnings (:class:`Release` sets them).
+    files : dict
+        Paths the command line read and wrote (``input``, ``output``, ...), last.
+    """
+
+    job: str
+    rows: int
+    model: dict
+    classes: int
+    min_class: int
+    max_class: int
+    audit: AuditReport
+    seconds: float
+    details: dict = field(default_factory=dict)
+    lead: tuple = ()
+    warnings: list | None = None
+    files: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The report as one flat dict, in the order it is written."""
+        out = {"rows": self.rows, **self.model, "classes": self.classes, "min_class": self.min_class,
+               "max_class": self.max_class, **self.details, "audit": self.audit, "seconds": self.seconds}
+        if self.warnings is not None:
+            out["warnings"] = self.warnings
+        out.update(self.files)
+        return {**{key: out[key] for key in self.lead}, **out}
+
+    def __getitem__(self, key):
+        return self.to_dict()[key]
+
+    def __iter__(self):
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
 
 
 @dataclass
@@ -26,31 +92,35 @@ class Release:
     table : DataFrame or GeoDataFrame
         The released rows: every input row and non-QI column, QI columns
         generalized, plus ``class_id``.
-    partition : Partition or None
-        The partition of the non-suppressed rows' domain (None under the
-        suppression model, whose classes are groups of rows, not of a domain).
-    report : dict
-        Figures of the job (rows, classes, sizes, lower bound, audit, seconds).
+    partition : Partition, JointPartition or None
+        What the job partitioned: the points' plane (a RectanglePartition),
+        the region graph (a GraphPartition) or the labels (a LabelPartition),
+        each covering the rows not suppressed; the joint search's classes of
+        rows (anonymize); None under the suppression model, whose classes are
+        groups of rows, not of a domain.
+    report : JobReport
+        Figures of the job (rows, classes, sizes, model, its own details,
+        audit, seconds).
     classes : GeoDataFrame or None
         One row per drawn class (for maps and class files).
     notes : list of str
         Lines for the map legend (e.g. about suppressed records).
     warnings : list of str
         What the job noticed and worked around (repaired polygons, an assumed
-        CRS, records at (0, 0), ...); the same list is ``report["warnings"]``
+        CRS, records at (0, 0), ...); the same list is ``report.warnings``
         and the command line prints each on stderr.
     """
 
     table: pd.DataFrame
-    partition: Partition
-    report: dict
+    partition: Partition | JointPartition | None
+    report: JobReport
     classes: object = None
     notes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
 
     def __post_init__(self):
-        self.report.setdefault("warnings", self.warnings)
+        self.report.warnings = self.warnings
 
     def geo_table(self):
         """The released table as a GeoDataFrame whose geometry is each row's class shape."""
@@ -111,11 +181,11 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     return [Path(p) for p in (output, report, map_html, classes) if p is not None]
 
 
-def report_json(report: dict) -> str:
+def report_json(report: Mapping) -> str:
     """A report as strict JSON text: numpy scalars as numbers, NaN and
     infinities (which JSON cannot hold) as null."""
     def clean(v):
-        if isinstance(v, dict):
+        if isinstance(v, Mapping):
             return {str(key): clean(x) for key, x in v.items()}
         if isinstance(v, (list, tuple)):
             return [clean(x) for x in v]

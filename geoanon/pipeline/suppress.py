@@ -13,11 +13,12 @@ from .._cells import escape_formulas
 from .._text import show
 from .._validation import check_choice, check_k, check_unique_columns
 from ..choices import SUPPRESS_METHODS
-from ..audit import SUPPRESSED, check_levels, require
+from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
-from ..tables.instance import Instance, Levels
+from ..models import Model, check_levels
+from ..tables.instance import Instance
 from ..tables.solve import choose, solve
-from .release import Release
+from .release import JobReport, Release
 
 
 def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
@@ -102,10 +103,13 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
-    levels = Levels(k=k, l=l, l_distinct=l_distinct, t=t)
-    if method == "approx" and levels.needs_sensitive:
+    needs_sensitive = any(level is not None for level in (l, l_distinct, t))
+    if method == "approx" and needs_sensitive:
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
-    inst = Instance(df, qi, levels, sensitive=sensitive, ground=ground, order=order)
+    if needs_sensitive and sensitive is None:
+        raise DataError("l-diversity and t-closeness need a sensitive column")
+    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    inst = Instance(df, qi, model)
     inst.check_feasible()
     solution = solve(inst, choose(inst, method), deadline)
     row_class, cost, patterns = solution["row_class"], solution["cost"], solution["patterns"]
@@ -114,35 +118,30 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         starred = patterns[row_class, j] < 0
         table[col] = escape_formulas(df[col].astype(object).where(~starred, SUPPRESSED))
     table["class_id"] = row_class
-    audit = require(table, [*qi, "class_id"], k=k, sensitive=sensitive, l=l, l_distinct=l_distinct, t=t,
-                    ground=ground, order=order)
+    audit = require(table, [*qi, "class_id"], model=model)
     sizes = np.bincount(row_class)
     first = np.unique(row_class, return_index=True)[1]
     classes = table.iloc[first][qi].reset_index(drop=True)
     classes.insert(0, "class_id", np.arange(sizes.size))
     classes["size"] = sizes
     classes["stars"] = (patterns < 0).sum(axis=1)
-    report = {
-        "rows": inst.n,
-        "qi": qi,
-        "sensitive": sensitive,
-        **levels.as_dict(),
-        "method": solution["method"],
-        "requested_method": method,
-        "solver": solution["solver"],
-        "classes": int(sizes.size),
-        "min_class": int(sizes.min()),
-        "max_class": int(sizes.max()),
-        "cost": cost,
-        "lower_bound": solution["bound"],
-        "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
-        "optimal": solution["optimal"],
-        "costs_tried": solution["tried"],
-        **({"program": solution["program"]} if "program" in solution else {}),
-        "types": int(inst.type_size.size),
-        "audit": audit,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    report = JobReport(
+        job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={
+            "qi": qi,
+            "method": solution["method"],
+            "requested_method": method,
+            "solver": solution["solver"],
+            "cost": cost,
+            "lower_bound": solution["bound"],
+            "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
+            "optimal": solution["optimal"],
+            "costs_tried": solution["tried"],
+            **({"program": solution["program"]} if "program" in solution else {}),
+            "types": int(inst.type_size.size),
+        },
+        lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"])
 
 

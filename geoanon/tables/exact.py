@@ -74,6 +74,6 @@ def _single_classes(inst: Instance):
         distinct, back = np.unique(counts[1:] / size[1:, None], axis=0, return_inverse=True)
         measures["t"] = np.r_[np.inf, emd_rows(distinct, inst.q, inst.ground)[back.ravel()]]   # mask 0: no class
     valid = inst.meets(measures) & (size > 0)
-    if not inst.levels.needs_sensitive:
-        valid &= size <= 2 * inst.levels.k - 1
+    if not inst.model.needs_sensitive:
+        valid &= size <= 2 * inst.model.k - 1
     return cost, valid

@@ -22,7 +22,8 @@ import pandas as pd
 from .._text import plural
 from .._validation import check_k
 from ..errors import ParameterError
-from .instance import Instance, Levels
+from ..models import Model
+from .instance import Instance
 
 STAR_GROUND = np.array([[0.0, 1.0, 1.0, 0.5],     # Theorem 7: values 1, 2, 3 at distance 1,
                         [1.0, 0.0, 1.0, 0.5],     # the new rows' value 4 at 1/2 from each
@@ -48,8 +49,8 @@ class HardInstance:
 
     def instance(self) -> Instance:
         """The table as the solvers take it."""
-        return Instance(self.table, self.qi, Levels(k=self.k, l=self.l, t=self.t), sensitive=self.sensitive,
-                        ground=self.ground, order=self.order)
+        return Instance(self.table, self.qi, Model(k=self.k, l=self.l, t=self.t, sensitive=self.sensitive,
+                                                   ground=self.ground, order=self.order))
 
 
 def t_closeness_from_k_anonymity(table: pd.DataFrame, qi, k, *, optimum=None, sensitive="s") -> HardInstance:

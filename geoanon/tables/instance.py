@@ -7,7 +7,6 @@ differ; its cost is its size times its number of ``*`` (Liang-Yuan Section 2).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -17,31 +16,15 @@ from .._codes import combined_key
 from .._text import plural, show
 from ..audit import sensitive_codes
 from ..errors import DataError, InfeasibleError
-from ..models import measure_classes
-
-
-@dataclass(frozen=True)
-class Levels:
-    """The privacy model requested: k, and optionally l (Liang-Yuan), l_distinct and t."""
-
-    k: int = 1
-    l: float | None = None
-    l_distinct: int | None = None
-    t: float | None = None
-
-    @property
-    def needs_sensitive(self) -> bool:
-        return self.l is not None or self.l_distinct is not None or self.t is not None
-
-    def as_dict(self) -> dict:
-        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t}
+from ..models import Model, measure_classes
 
 
 class Instance:
     """Quasi-identifier codes (rows x m; missing values are values), row types,
-    and the sensitive values, with the model checks the solvers share."""
+    and the sensitive values, with the checks of ``model`` the solvers share."""
 
-    def __init__(self, df: pd.DataFrame, qi, levels: Levels, sensitive=None, ground="equal", order=None):
+    def __init__(self, df: pd.DataFrame, qi, model: Model):
+        sensitive = model.sensitive
         missing = [c for c in [*qi, *([] if sensitive is None else [sensitive])] if c not in df.columns]
         if missing:
             raise DataError(f"no column {show(missing[0])} in the table")
@@ -49,20 +32,18 @@ class Instance:
             raise DataError("no quasi-identifier columns given")
         if len(df) == 0:
             raise DataError("the table has no rows")
-        if levels.needs_sensitive and sensitive is None:
-            raise DataError("l-diversity and t-closeness need a sensitive column")
-        self.qi, self.levels = list(qi), levels
+        self.qi, self.model = list(qi), model
         self.codes = np.column_stack([pd.factorize(df[c], use_na_sentinel=False)[0] for c in self.qi]).astype(np.int64)
         self.n, self.m = self.codes.shape
         self.type_of_row, first = _types(self.codes)
         self.type_codes = self.codes[first]
         self.type_size = np.bincount(self.type_of_row)
-        if levels.needs_sensitive:
-            s, self.n_values, self.ground, self.values = sensitive_codes(df[sensitive], ground, order)
+        if model.needs_sensitive:
+            s, self.n_values, self.ground, self.values = sensitive_codes(df[sensitive], model.ground, model.order)
             self.sensitive = s
             self.q = np.bincount(s, minlength=self.n_values) / self.n
         else:
-            self.sensitive, self.n_values, self.ground, self.q = None, 0, ground, None
+            self.sensitive, self.n_values, self.ground, self.q = None, 0, model.ground, None
 
     @cached_property
     def entries(self):
@@ -101,7 +82,7 @@ class Instance:
         size = measures["size"].astype(float)
         pad = 0 if n_groups is None else n_groups - size.size
         get = (lambda name, fill: np.r_[measures[name], np.full(pad, fill)])
-        lv = self.levels
+        lv = self.model
         out = 1.0 - get("size", 0.0) / lv.k
         if lv.l is not None:
             out = np.maximum(out, 1.0 - get("l", 0.0) / lv.l - 1e-12)
@@ -113,7 +94,7 @@ class Instance:
 
     def check_feasible(self) -> None:
         """InfeasibleError when even one class of the whole table misses the model."""
-        lv = self.levels
+        lv = self.model
         if self.n < lv.k:
             raise InfeasibleError(f"k={lv.k} is larger than the table ({plural(self.n, 'row')})")
         if self.sensitive is None:
@@ -137,8 +118,8 @@ class Instance:
         are capped at c with l c <= its size (the largest such c)."""
         from .approx import k_lower_bound
 
-        bound = k_lower_bound(self.type_size, self.levels.k)
-        lv = self.levels
+        bound = k_lower_bound(self.type_size, self.model.k)
+        lv = self.model
         if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
             types, values, rows = self.entries
             alone = self.meets(self.measure(types, values, rows))    # whole types that are classes already
@@ -160,7 +141,7 @@ class Instance:
         return int((np.bincount(row_class) * stars).sum()), patterns
 
 
-def _largest_free_part(counts: np.ndarray, lv: Levels) -> int:
+def _largest_free_part(counts: np.ndarray, lv: Model) -> int:
     """Most rows of one type (its sensitive counts, decreasing) that can form a
     class meeting k, l and l_distinct: counts capped at c keep the most rows,
     and l c <= sum min(counts, c) holds for every c up to the largest that works."""

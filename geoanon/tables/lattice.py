@@ -38,7 +38,7 @@ def lattice(inst: Instance, *, borrow: bool = True) -> np.ndarray:
     alone = inst.passes(np.arange(n_types), n_types)
     class_of_type[alone] = np.arange(int(alone.sum()))
     count = int(alone.sum())
-    lender = _Lenders(inst, alone) if borrow and inst.levels.t is None else None
+    lender = _Lenders(inst, alone) if borrow and inst.model.t is None else None
     best_sets = [()]
     for size in range(1, inst.m + 1):
         sets = _column_sets(inst.m, size, best_sets)
@@ -83,7 +83,7 @@ class _Lenders:
     one level up."""
 
     def __init__(self, inst, alone):
-        self.inst, self.lv = inst, inst.levels
+        self.inst, self.lv = inst, inst.model
         types, values, rows = inst.entries
         self.V = max(inst.n_values, 1)
         self.counts = np.zeros((inst.type_size.size, self.V), dtype=np.int64)   # rows each type can still lend

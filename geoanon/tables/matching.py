@@ -28,7 +28,7 @@ MAX_GROUPS = 400_000
 def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     """Optimal 2-anonymity (k = 2 alone) or 2-diversity (l = 2 alone, Liang-Yuan's
     definition); returns (class per row, proven optimal)."""
-    lv = inst.levels
+    lv = inst.model
     diversity = lv.l is not None
     if not (lv.k == 2 and not lv.needs_sensitive) and not (diversity and lv.l == 2 and lv.k <= 2
                                                            and lv.l_distinct is None and lv.t is None):

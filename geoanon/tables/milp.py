@@ -71,7 +71,7 @@ def kernelize(inst: Instance) -> np.ndarray:
     """Blocki-Williams Algorithm 1 (Lemma 2), for k-anonymity: a type with more
     than T = 2k^2 2^m rows keeps groups of k of its own until at most T are
     left; those groups cost nothing. Returns the rows per type left."""
-    k, m = inst.levels.k, inst.m
+    k, m = inst.model.k, inst.m
     threshold = 2 * k * k * 2 ** m
     over = np.maximum(inst.type_size - threshold, 0)
     return inst.type_size - k * (-(-over // k))
@@ -88,7 +88,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
 
     started = time.perf_counter()
     deadline = started + time_limit
-    lv, m = inst.levels, inst.m
+    lv, m = inst.model, inst.m
     if m > MAX_COLUMNS:
         raise ParameterError(f"Theorem 9's program has 2^m patterns per type: {m} columns are too many "
                              f"(at most {MAX_COLUMNS}); use method='lattice'")
@@ -234,7 +234,7 @@ def _estimate(inst, types, n_patterns, pairs) -> _Size:
     """The program's size, counted as :func:`optimal_suppression` builds it
     (nonzeros before duplicates add up), from ``types`` entries, the patterns
     and ``pairs`` = (number of (pattern, value) pairs, sum of their patterns' x counts)."""
-    lv = inst.levels
+    lv = inst.model
     n_x = types << inst.m
     variables, integers, constraints, nonzeros = n_x, n_x, types, n_x
     if lv.k > 1 or lv.l_distinct is not None:

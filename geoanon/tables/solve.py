@@ -21,7 +21,7 @@ def choose(inst: Instance, method: str) -> str:
     """The solver ``"auto"`` stands for on this instance (see :func:`suppress`)."""
     if method != "auto":
         return method
-    lv = inst.levels
+    lv = inst.model
     if inst.n <= EXACT_ROWS:
         return "exact"
     entries = inst.entries[0].size
@@ -42,8 +42,8 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     own_bound = inst.lower_bound()
     bound, optimal, extra = own_bound, False, {}
     candidates = {}
-    if method == "approx" or not inst.levels.needs_sensitive:
-        candidates["approx"] = m_approximation(inst.type_of_row, inst.type_size, inst.levels.k)
+    if method == "approx" or not inst.model.needs_sensitive:
+        candidates["approx"] = m_approximation(inst.type_of_row, inst.type_size, inst.model.k)
     if method == "exact":
         candidates["exact"], optimal = exact_small(inst), True
     elif method == "matching":
