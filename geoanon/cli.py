@@ -318,11 +318,12 @@ def _run_labels(args) -> int:
 
 
 def _check_tiles(args) -> None:
-    from .maps import check_tiles
-
     if args.attribution is not None and not args.tiles:
         raise ParameterError("--attribution is the credit line of --tiles: give --tiles too")
-    check_tiles(args.tiles, args.attribution)
+    if args.tiles:                      # the maps module (folium, xyzservices) loads only when there is something to check
+        from .maps import check_tiles
+
+        check_tiles(args.tiles, args.attribution)
 
 
 def _map_options(args) -> dict:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from geoanon.joint import batch, search
 from geoanon.models import Model
 
-anonymize_module = importlib.import_module("geoanon.pipeline.anonymize")
+anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
 
 
 def _table(n, seed):
@@ -51,7 +51,7 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
     for col in qi:
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent))
     rows = np.arange(n)
-    tree = search._location_tree(dims, check, rows, dims.root(rows), [0, 1])
+    tree = search._location_forest(dims, check, [(rows, dims.root(rows))], [0, 1])
     groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
     other = [2, 3, 4, 5]
     fast, total = batch.split_all(dims, check, groups, other)
@@ -76,7 +76,7 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
     rows = np.arange(n)
     root = dims.root(rows)
-    slow = search._Tree([-1], [[]], [rows], [root])      # node by node, as search._location_tree did
+    slow = search._Tree([-1], [[]], [rows], [root])      # node by node
     stack = [0]
     while stack:
         node = stack.pop()
@@ -90,7 +90,7 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
             slow.state.append(part_state)
             slow.children[node].append(len(slow.parent) - 1)
         stack.extend(reversed(slow.children[node]))
-    fast = search._Tree(*batch.location_tree(dims, check, rows, root, [0, 1]))
+    fast = search._Tree(*batch.location_forest(dims, check, [(rows, root)], [0, 1]))
 
     def nodes(tree):
         return sorted((tuple(sorted(tree.rows[i].tolist())), tree.state[i]) for i in range(len(tree.parent)))

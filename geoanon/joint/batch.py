@@ -32,13 +32,14 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
     return search.run(), search.total
 
 
-def location_tree(dims, check, rows, state, location) -> tuple:
-    """The location tree below ``(rows, state)``: location cuts only (the
-    rank cut; boxes at the compact position), every dimension narrowed to
-    each part, down to the finest admissible classes, as
-    :func:`geoanon.joint.search._location_tree` builds it node by node.
-    Returns (parent, children, rows, state) lists, parents before children."""
-    search = _Search(dims, check, [(rows, state)], location, carried=range(len(dims.items)), tree=True)
+def location_forest(dims, check, groups, location) -> tuple:
+    """The location tree below each ``(rows, state)`` of ``groups``: location
+    cuts only (the rank cut; boxes at the compact position), every dimension
+    narrowed to each part, down to the finest admissible classes, as
+    :func:`geoanon.joint.search._location_forest` builds them node by node.
+    Returns (parent, children, rows, state) lists: the roots first (parent
+    -1, in order), parents before children."""
+    search = _Search(dims, check, groups, location, carried=range(len(dims.items)), tree=True)
     search.run()
     return search.tree
 
@@ -396,9 +397,8 @@ class _Search:
             children.append([])
             children[p].append(n)
             tree_rows.append(r.copy())
-        base = self.groups[0][1]
         for i in idx.tolist():
-            st = list(base)
+            st = list(self.groups[self.origin[plan["p_node"][i]]][1])
             for e in self.allowed:
                 v = plan["states"][e][i]
                 st[e] = int(v) if v.ndim == 0 else tuple(int(x) for x in v)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .batch import location_tree, split_all, vectorizable
+from .batch import location_forest, split_all, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
@@ -77,7 +77,7 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
         leaves, owner = _greedy(dims, check, rows, root, location, other)
         return _result(dims, leaves, owner, design, 0, _unique_states(leaves, owner), n)
     shards = _shards(dims, check, rows, root, location)
-    solved = _map_shards((dims, check, design, location, other), shards, n_jobs)
+    solved = _map_shards((dims, check, design, location, other), shards, n_jobs)     # runs of shards
     leaves, owner, loc_states, evaluated = [], [], [], 0
     for states, inners, count in solved:
         for state, inner in zip(states, inners):
@@ -102,20 +102,25 @@ def _shards(dims, check, rows, root, location) -> list:
 
 
 _PROBLEM = None     # (dims, check, design, location, other) of the shards being solved, inherited by forked workers
+CHUNKS_PER_JOB = 4  # shards go to the workers in this many runs per worker, for balance
 
 
 def _map_shards(problem, shards, n_jobs) -> list:
-    """Solve every shard, in order; with ``n_jobs`` > 1 in forked worker
-    processes that ignore Ctrl-C (the caller's interrupt terminates them)."""
+    """Solve every shard, in order: all together in this process, or in runs
+    of consecutive shards in ``n_jobs`` forked worker processes that ignore
+    Ctrl-C (the caller's interrupt terminates them). Shards are solved
+    independently, so the runs do not change the result."""
     global _PROBLEM
     import multiprocessing as mp
 
     _PROBLEM = problem
     try:
         if n_jobs == 1 or len(shards) == 1 or "fork" not in mp.get_all_start_methods():
-            return [_solve_shard(shard) for shard in shards]
-        with mp.get_context("fork").Pool(min(n_jobs, len(shards)), initializer=_ignore_interrupts) as pool:
-            return pool.map(_solve_shard, shards, chunksize=1)
+            return [_solve_shards(shards)]
+        bounds = np.linspace(0, len(shards), min(len(shards), CHUNKS_PER_JOB * n_jobs) + 1).round().astype(int)
+        runs = [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        with mp.get_context("fork").Pool(min(n_jobs, len(runs)), initializer=_ignore_interrupts) as pool:
+            return pool.map(_solve_shards, runs, chunksize=1)
     finally:
         _PROBLEM = None
 
@@ -127,12 +132,12 @@ def _ignore_interrupts():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _solve_shard(shard) -> tuple:
-    """A shard's location classes: their states, inner leaves, and the
-    number of location nodes whose inner partition was computed."""
+def _solve_shards(shards) -> tuple:
+    """The location classes of consecutive shards (one location tree each,
+    solved together): their states, inner leaves, and the number of location
+    nodes whose inner partition was computed."""
     dims, check, design, location, other = _PROBLEM
-    rows, state = shard
-    tree = _location_tree(dims, check, rows, state, location)
+    tree = _location_forest(dims, check, shards, location)
     chosen, evaluated, inner = (_frontier if design == "frontier" else _uniform)(dims, check, tree, other)
     return [tree.state[node] for node in chosen], [inner[node] for node in chosen], evaluated
 
@@ -202,27 +207,29 @@ class _Tree:
     state: list
 
 
-def _location_tree(dims, check, rows, root, location) -> _Tree:
-    """Location cuts only, down to the finest admissible classes (all nodes
-    of a depth at once with :func:`geoanon.joint.batch.location_tree` for
+def _location_forest(dims, check, groups, location) -> _Tree:
+    """The location tree of each group (rows, state), one forest, roots first:
+    location cuts only, down to the finest admissible classes (all nodes of a
+    depth at once with :func:`geoanon.joint.batch.location_forest` for
     coordinates)."""
     if location and all(isinstance(dims.items[j], RankDim) for j in location) \
             and vectorizable(dims, range(len(dims.items))):
-        return _Tree(*location_tree(dims, check, rows, root, location))
-    tree = _Tree([-1], [[]], [rows], [root])
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        cut = best_cut(dims, tree.rows[node], tree.state[node], check, location) if location else None
-        if cut is None:
-            continue
-        for part_rows, part_state in cut.parts:
-            tree.parent.append(node)
-            tree.children.append([])
-            tree.rows.append(part_rows)
-            tree.state.append(part_state)
-            tree.children[node].append(len(tree.parent) - 1)
-        stack.extend(reversed(tree.children[node]))
+        return _Tree(*location_forest(dims, check, groups, location))
+    tree = _Tree([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups])
+    for root in range(len(groups)):
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            cut = best_cut(dims, tree.rows[node], tree.state[node], check, location) if location else None
+            if cut is None:
+                continue
+            for part_rows, part_state in cut.parts:
+                tree.parent.append(node)
+                tree.children.append([])
+                tree.rows.append(part_rows)
+                tree.state.append(part_state)
+                tree.children[node].append(len(tree.parent) - 1)
+            stack.extend(reversed(tree.children[node]))
     return tree
 
 
@@ -283,8 +290,10 @@ def _frontier(dims, check, tree, other):
     best = np.zeros(n_nodes)
     stop = np.zeros(n_nodes, dtype=bool)
     depth = np.zeros(n_nodes, dtype=np.int64)
-    for node in range(1, n_nodes):                 # parents have smaller ids than their children
-        depth[node] = depth[tree.parent[node]] + 1
+    roots = [node for node in range(n_nodes) if tree.parent[node] < 0]
+    for node in range(n_nodes):                    # parents have smaller ids than their children
+        if tree.parent[node] >= 0:
+            depth[node] = depth[tree.parent[node]] + 1
     inner, evaluated = {}, 0
     for d in range(int(depth.max()), -1, -1):
         below, todo = {}, []
@@ -303,7 +312,7 @@ def _frontier(dims, check, tree, other):
                 inner[node] = (leaves, cost)
             else:
                 best[node] = below[node]
-    chosen, stack = [], [0]
+    chosen, stack = [], list(reversed(roots))
     while stack:
         node = stack.pop()
         if stop[node]:
@@ -314,29 +323,37 @@ def _frontier(dims, check, tree, other):
 
 
 def _uniform(dims, check, tree, other):
-    """One location class size K' for all: the least total NCP over K' = k 2^j."""
+    """One location class size K' for each tree of the forest: the least
+    total NCP over K' = k 2^j (the nodes of every tree evaluated together)."""
     k = check.model.k
     sizes = np.array([r.size for r in tree.rows])
-    inner, evaluated = {}, 0
-    best = None
+    roots = [node for node in range(len(tree.parent)) if tree.parent[node] < 0]
+    inner, evaluated, best, done = {}, 0, {}, set()
     size = k
-    while True:
-        chosen, stack = [], [0]
-        while stack:
-            node = stack.pop()
-            if sizes[node] < 2 * size or not tree.children[node]:
-                chosen.append(node)
-            else:
-                stack.extend(reversed(tree.children[node]))
-        new = [node for node in chosen if node not in inner]
+    while len(done) < len(roots):
+        frontier = {}
+        for root in roots:
+            if root in done:
+                continue
+            chosen, stack = [], [root]
+            while stack:
+                node = stack.pop()
+                if sizes[node] < 2 * size or not tree.children[node]:
+                    chosen.append(node)
+                else:
+                    stack.extend(reversed(tree.children[node]))
+            frontier[root] = chosen
+        new = [node for chosen in frontier.values() for node in chosen if node not in inner]
         inner.update(_inner_many(dims, check, tree, new, other))
         evaluated += len(new)
-        total = 0.0
-        for node in chosen:
-            total += inner[node][1]
-        if best is None or total < best[0]:
-            best = (total, chosen)
-        if chosen == [0]:
-            break
+        for root, chosen in frontier.items():
+            total = 0.0
+            for node in chosen:
+                total += inner[node][1]
+            if root not in best or total < best[root][0]:
+                best[root] = (total, chosen)
+            if chosen == [root]:
+                done.add(root)
         size *= 2
-    return best[1], evaluated, _refined(dims, check, tree, best[1], inner, other)
+    chosen = [node for root in roots for node in best[root][1]]
+    return chosen, evaluated, _refined(dims, check, tree, chosen, inner, other)

@@ -6,12 +6,20 @@ domain to a partitioner, writes the generalized values back in place of the
 raw ones, and audits the released columns independently before anyone can
 write them. Every other column and every row is kept, in order.
 """
-from .anonymize import anonymize
-from .labels import generalize_labels
-from .points import generalize_points, numeric_column
-from .regions import generalize_regions, region_graph
-from .release import JobReport, Release, write_release
-from .suppress import suppress
+from importlib import import_module
 
-__all__ = ["JobReport", "Release", "anonymize", "generalize_labels", "generalize_points", "generalize_regions",
-           "numeric_column", "region_graph", "suppress", "write_release"]
+_HOMES = {"anonymize": "joint_release", "generalize_labels": "labels", "generalize_points": "points",
+          "numeric_column": "points", "generalize_regions": "regions", "region_graph": "regions",
+          "JobReport": "release", "Release": "release", "write_release": "release", "suppress": "suppression"}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name):
+    """Each job's module loads when it is first used (the command line runs one job). No module is
+    named like the function it holds, so an imported module never hides its function."""
+    if name in _HOMES:
+        value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
