@@ -83,7 +83,9 @@ def _text(s: pd.Series) -> pd.Series:
 
 def _numbers(s: pd.Series, what: str) -> np.ndarray:
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = np.isnan(values) & s.notna().to_numpy() & (s.astype(str).str.strip() != "").to_numpy()
+    bad = np.isnan(values) & s.notna().to_numpy()
+    if bad.any():                   # blank text is missing, not bad
+        bad[bad] = (s[bad].astype(str).str.strip() != "").to_numpy()
     if bad.any():
         raise DataError(f"{what}: {show(s.iloc[int(np.flatnonzero(bad)[0])])} is not a number")
     return values

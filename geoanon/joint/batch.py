@@ -203,7 +203,7 @@ class _Search:
         part_of_row[in_cut] = (np.arange(n_rows)[in_cut] >= cut_at[node[in_cut]]).astype(np.int64)
         tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                          axis=1)                                           # (nodes, 2 parts, lo/hi)
-        return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], 2, {"tiles": tiles})
+        return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], {"tiles": tiles})
 
     def _compact(self, j, at, cand, node, local, sr, rows):
         """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the one whose two
@@ -319,9 +319,9 @@ class _Search:
         row_part = part_of_group[inverse]
         in_cut = cut_nodes[node]
         nodes = np.flatnonzero(cut_nodes)
-        return self._plan(j, nodes, rows[in_cut], node[in_cut], row_part[in_cut], None, {})
+        return self._plan(j, nodes, rows[in_cut], node[in_cut], row_part[in_cut], {})
 
-    def _plan(self, j, nodes, rows, node, part, fixed_parts, extra) -> dict:
+    def _plan(self, j, nodes, rows, node, part, extra) -> dict:
         """Group the rows of the cut nodes by (node, part); every part's state in every dimension and the
         summed cost of the parts of each node."""
         order = np.lexsort((part, node))
@@ -346,7 +346,7 @@ class _Search:
                 lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
                 states[e] = np.column_stack([lo_hi, first, end])
             elif isinstance(de, TreeDim):
-                states[e] = _lowest_common(de, rows, starts, parent, narrow=True)
+                states[e] = _lowest_common(de, rows, starts, parent)
             else:
                 held = np.bitwise_or.reduceat(de.bits[rows], starts)
                 states[e] = np.where((_popcount(parent) > 1) | (e == j), held, parent)
@@ -485,7 +485,7 @@ def _popcount(x: np.ndarray) -> np.ndarray:
     return _BYTE_BITS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)
 
 
-def _lowest_common(d: TreeDim, rows, starts, parent, narrow) -> np.ndarray:
+def _lowest_common(d: TreeDim, rows, starts, parent) -> np.ndarray:
     """(level, node) of the lowest node above each part's leaves; parts whose
     parent is already a leaf keep it."""
     leaves = d.leaf[rows]

@@ -163,10 +163,12 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
     (:func:`geoanon._cells.escape_formulas`).
     """
-    from ..maps import render_html
-
     report_text = None if report is None else report_json(release.report)
-    html = None if map_html is None else render_html(release.preview(**(map_options or {})))
+    html = None
+    if map_html is not None:
+        from ..maps import render_html
+
+        html = render_html(release.preview(**(map_options or {})))
     table = release._table_for(output)
     if escape_all:
         table = escape_table(table)
