@@ -88,6 +88,26 @@ class Partition:
         """``max_weight / lower_bound``: how far from optimal, at most."""
         return self.max_weight / self.lower_bound
 
+    @property
+    def proven_optimal(self) -> bool:
+        """Whether the largest class is certified optimal: it equals the proven lower bound."""
+        return self.max_weight == self.lower_bound
+
+    def element_names(self) -> list | None:
+        """The elements' names, for :meth:`members` and :meth:`class_of`; None
+        (the default): their positions."""
+        return None
+
+    def members(self) -> list[list]:
+        """The elements (names, or positions) of each class, in class order."""
+        names = self.element_names()
+        return [group.tolist() if names is None else [names[i] for i in group] for group in self.groups()]
+
+    def class_of(self) -> dict:
+        """Element (name, or position) -> class id (-1 for a suppressed element)."""
+        names = self.element_names()
+        return dict(zip(range(self.labels.size) if names is None else names, self.labels.tolist()))
+
     def groups(self) -> list[np.ndarray]:
         """The element indices of each class, in class order."""
         kept = np.flatnonzero(self.labels >= 0)

@@ -43,6 +43,11 @@ def test_partition_rules_and_theorem_2_bound(case, method):
     assert part.max_weight <= 4 * (k - 1) + heaviest
     assert part.max_weight <= 5 * part.lower_bound
     assert part.lower_bound == max(k, heaviest, -(-int(w.sum()) // (int(w.sum()) // k)))
+    # one public face for every partition: members, class of each element, and the certificate
+    members = part.members()
+    assert sorted(i for m in members for i in m) == list(range(len(part.labels)))
+    assert all(part.class_of()[i] == c for c, m in enumerate(members) for i in m)
+    assert part.proven_optimal == (part.max_weight == part.lower_bound)
 
 
 @pytest.mark.parametrize("k", [2, 3, 10, 57])

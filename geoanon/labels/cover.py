@@ -26,23 +26,15 @@ class LabelPartition(Partition):
     """A :class:`~geoanon.partition.Partition` of labels into classes (sets of labels).
 
     ``labels`` follow ``items`` (the input's labels, in input order; None
-    when the input was an array, whose labels are its positions);
-    ``proven_optimal`` is True when the largest class equals the lower bound
-    or came from ``method="exact"``.
+    when the input was an array, whose labels are its positions). With
+    ``method="exact"`` the lower bound is the optimum itself (HiGHS with a
+    zero gap), so ``proven_optimal`` holds.
     """
 
     items: list = field(default=None)
-    proven_optimal: bool = False
 
-    def members(self) -> list[list]:
-        """The labels of each class, in class order."""
-        if self.items is None:
-            return [group.tolist() for group in self.groups()]
-        return [[self.items[i] for i in group] for group in self.groups()]
-
-    def class_of(self) -> dict:
-        """Label -> class id."""
-        return dict(zip(range(self.labels.size) if self.items is None else self.items, self.labels.tolist()))
+    def element_names(self) -> list | None:
+        return self.items
 
 
 def cover_lower_bound(x: np.ndarray, k: int) -> int:
@@ -115,9 +107,10 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
         weights = np.bincount(labels[positive], weights=xp)
         labels[x == 0] = int(np.argmin(weights))
     params = {"order": order, "seed": seed} if method in ("fold", "spread", "balanced") else {}
-    largest = int(np.bincount(labels, weights=x).max())
+    if method == "exact":                  # the program's optimum is its own certificate
+        bound = max(bound, int(np.bincount(labels, weights=x).max()))
     return LabelPartition(labels=labels, element_weights=x, k=k, lower_bound=bound, method=method,
-                          params=params, items=items, proven_optimal=method == "exact" or largest == bound)
+                          params=params, items=items)
 
 
 def _best_of(x, k, sequence, bound):

@@ -51,13 +51,9 @@ class GraphPartition(Partition):
     bridges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     empty: np.ndarray = field(default=None)
 
-    def members(self) -> list[list]:
-        """The region ids of each group, in class order."""
-        return [[self.nodes[i] for i in group] for group in self.groups()]
-
-    def class_of(self) -> dict:
-        """Region id -> class id (-1 for regions in no group)."""
-        return dict(zip(self.nodes, self.labels.tolist()))
+    def element_names(self) -> list | None:
+        """The region ids (:meth:`members`, :meth:`class_of`: -1 for regions in no group)."""
+        return self.nodes
 
     @cached_property
     def linked_graph(self) -> CompactGraph:
