@@ -24,7 +24,8 @@ four QIs). Every measurement runs in a fresh process.
   tiles covering the bounds.
 
 Reported: NCP overall and per column (lat and lon count as two columns),
-classes, largest class, time of the call (the data in memory; for
+classes, largest class, time (at k=10 without l, anonypy and the command:
+the best of three runs, the two sides of the speed target) of the call (the data in memory; for
 ``geoanon_cli`` the whole command, reading a CSV and writing the release), and
 the peak memory (with ``+jobs2``, two worker processes: the parent's peak
 plus twice the workers' largest, an upper bound). Results replace the anonymize section of
@@ -50,6 +51,7 @@ CATEGORICAL = ["sex", "race", "marital-status"]
 OURS = "geoanon_frontier+sets"        # the configuration compared with Mondrian (both publish value sets)
 DESIGNS = ["geoanon_frontier", OURS, "geoanon_location-first+sets", "geoanon_greedy+sets", "geoanon_frontier+sets+tile"]
 CLI = "geoanon_cli+sets"              # the whole `geoanon anonymize` command on the table as CSV
+SPEED_REPEATS = 3                     # anonypy and the command at k=10 (the speed target): best of this many runs
 PLAN = ([("adult", k, "none", m) for k in (5, 10, 50) for m in ["anonypy", "chained", *DESIGNS]]
         + [("adult", 10, "none", CLI)]
         + [("adult", 10, "2", m) for m in ["anonypy", "chained", "geoanon_frontier", OURS]]
@@ -105,17 +107,10 @@ def measure(method: str, data: str, k, l) -> dict:
     l = None if l == "none" else float(l)
     df = adult_table() if data == "adult" else synthetic_table()
     sensitive = "occupation" if l is not None else None
+    repeats = SPEED_REPEATS if (data, k, l) == ("adult", 10, None) else 1   # the speed target's two sides
     started = time.perf_counter()
     if method == "anonypy":
-        from anonypy.mondrian import Mondrian
-
-        frame = df[QI].copy()
-        for c in CATEGORICAL:
-            frame[c] = frame[c].astype("category")
-        if sensitive:
-            frame[sensitive] = df[sensitive]
-        parts = Mondrian(frame, QI, sensitive).partition(k=k, l=int(l or 0))
-        seconds = time.perf_counter() - started
+        seconds, parts = min((_mondrian(df, k, l, sensitive) for _ in range(repeats)), key=lambda r: r[0])
         columns, sizes = _mondrian_ncp(df, parts), [len(p) for p in parts]
     elif method == "chained":
         points = ga.generalize_points(df, k, lat="lat", lon="lon").table.drop(columns="class_id")
@@ -133,7 +128,7 @@ def measure(method: str, data: str, k, l) -> dict:
         columns = ga.information_loss(df, table, treat)["columns"]
         sizes = np.bincount(release.table["class_id"].to_numpy())
     elif method == CLI:
-        return _measure_cli(df, data, k)
+        return min((_measure_cli(df, data, k) for _ in range(repeats)), key=lambda r: r["seconds"])
     else:
         design, *options = method.split("_", 1)[1].split("+")
         release = ga.anonymize(df, location=("lat", "lon"), qi=["age", *CATEGORICAL], k=k, l=l,
@@ -146,6 +141,20 @@ def measure(method: str, data: str, k, l) -> dict:
             "peak_mb": _peak_mb() + (2 * _children_peak_mb() if method.endswith("jobs2") else 0),
             "classes": int(len(sizes)), "max_class": int(max(sizes)),
             "ncp": float(np.mean(list(columns.values()))), "columns": columns}
+
+
+def _mondrian(df, k, l, sensitive) -> tuple:
+    """(seconds, partitions) of anonypy's partition call."""
+    from anonypy.mondrian import Mondrian
+
+    frame = df[QI].copy()
+    for c in CATEGORICAL:
+        frame[c] = frame[c].astype("category")
+    if sensitive:
+        frame[sensitive] = df[sensitive]
+    started = time.perf_counter()
+    parts = Mondrian(frame, QI, sensitive).partition(k=k, l=int(l or 0))
+    return time.perf_counter() - started, parts
 
 
 def _measure_cli(df, data, k) -> dict:
@@ -228,7 +237,8 @@ def _targets(rows) -> list[str]:
         if mond and cli and k == 10:
             x = mond["seconds"] / cli["seconds"]
             lines.append(f"- k=10: anonypy's partition call {mond['seconds']:.1f} s / the whole `geoanon anonymize` "
-                         f"command {cli['seconds']:.1f} s = {x:.1f}x (the call alone: {ours['seconds']:.1f} s); "
+                         f"command {cli['seconds']:.1f} s (both best of {SPEED_REPEATS}) = {x:.1f}x (the call alone: "
+                         f"{ours['seconds']:.1f} s); "
                          f"target >= 10x: {'met' if x >= 10 else 'MISSED'}")
     for big in (r for r in ok if r["data"] == "synthetic"):
         how = "2 processes" if big["method"].endswith("jobs2") else "1 process"
