@@ -76,20 +76,7 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
     rows = np.arange(n)
     root = dims.root(rows)
-    slow = search._Tree([-1], [[]], [rows], [root])      # node by node
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        cut = search.best_cut(dims, slow.rows[node], slow.state[node], check, [0, 1])
-        if cut is None:
-            continue
-        for part_rows, part_state in cut.parts:
-            slow.parent.append(node)
-            slow.children.append([])
-            slow.rows.append(part_rows)
-            slow.state.append(part_state)
-            slow.children[node].append(len(slow.parent) - 1)
-        stack.extend(reversed(slow.children[node]))
+    slow = search._location_forest_by_node(dims, check, [(rows, root)], [0, 1])
     fast = search._Tree(*batch.location_forest(dims, check, [(rows, root)], [0, 1]))
 
     def nodes(tree):

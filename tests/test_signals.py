@@ -140,20 +140,6 @@ def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
     assert not any(os.path.exists(f"/proc/{pid}") for pid in solver)
 
 
-def _children(pid):
-    """Process ids whose parent is ``pid``."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except OSError:
-                continue
-    return out
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_anonymize_stops_its_worker_processes(tmp_path, sig):

@@ -4,18 +4,21 @@ Every quasi-identifier becomes one dimension the top-down search can cut:
 
 - :class:`RankDim`: an ordered column (a coordinate axis, an interval
   quasi-identifier). Rows carry dense ranks of their values; a class holds a
-  *tile*, the ranks ``lo <= r < hi``, published as the interval between the
-  tile's edges. Tiles of sibling classes never overlap, and their edges are
-  cut positions placed between the values on both sides, never a record's
-  value by construction. Missing values take one extra rank after all values.
+  *tile*, the ranks ``lo <= r < hi`` (edges between values, never a record's
+  value), and publishes its ``extent``: the tile, its rows' own range, or
+  that range rounded outward on a grid inside the tile. Missing values take
+  one extra rank after all values.
 - :class:`TreeDim`: a categorical column with a hierarchy of its values (a
   suppressed column is the two-level hierarchy value -> ``*``; a ZIP code's
   nested connected groups are one too). A class publishes the lowest node
   above all its rows' values.
+- :class:`SetDim`: a categorical column published as the set of values a
+  class holds.
 
 The cost of a published cell is its Normalized Certainty Penalty (Xu et al.,
-2006): the tile's width over the column's range, or (leaves under the node
-present in the data - 1) / (distinct values - 1).
+2006): the published width over the column's range, (leaves under the node
+present in the data - 1) / (distinct values - 1), or (values in the set - 1)
+/ (distinct values - 1).
 """
 from __future__ import annotations
 

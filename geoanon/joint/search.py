@@ -215,6 +215,11 @@ def _location_forest(dims, check, groups, location) -> _Tree:
     if location and all(isinstance(dims.items[j], RankDim) for j in location) \
             and vectorizable(dims, range(len(dims.items))):
         return _Tree(*location_forest(dims, check, groups, location))
+    return _location_forest_by_node(dims, check, groups, location)
+
+
+def _location_forest_by_node(dims, check, groups, location) -> _Tree:
+    """:func:`_location_forest` one node at a time with :func:`best_cut` (the reference of the batch search)."""
     tree = _Tree([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups])
     for root in range(len(groups)):
         stack = [root]
