@@ -160,8 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--map", metavar="HTML", help="write an offline map of the location classes")
     anon.add_argument("--classes", metavar="FILE", help="write one row per location class")
     anon.add_argument("--method", default="frontier", choices=DESIGNS,
-                      help="where the location cuts stop: frontier (default: least NCP over the location tree), "
-                           "location-first (one class size for all), greedy")
+                      help="where the location cuts go: frontier (default: least NCP over the location tree), "
+                           "location-first (one class size for all), greedy, joint (anywhere, as Mondrian: "
+                           "least NCP, but the classes' rectangles may overlap)")
     anon.add_argument("--extent", default="box", choices=EXTENTS,
                       help="box (default): a location class publishes its records' box rounded outward to "
                            "--resolution, an interval its class's range; tile: both publish the class's tile "

@@ -30,13 +30,14 @@ def _table(n=600, seed=0):
     })
 
 
-@pytest.mark.parametrize("method", ["frontier", "location-first", "greedy"])
+@pytest.mark.parametrize("method", ["frontier", "location-first", "greedy", "joint"])
 def test_release_is_valid_over_all_published_columns(method):
     df = _table()
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=8, method=method,
                      sensitive="diagnosis", l=2)
     cells = check_joint_release(df, r.table, 8, lat="lat", lon="lon", intervals=["age"],
-                                suppressed=["sex", "marital"], sensitive="diagnosis", l=2)
+                                suppressed=["sex", "marital"], sensitive="diagnosis", l=2,
+                                overlap=method == "joint")
     ncp = r.report["ncp"]["columns"]
     for col in ("age", "sex", "marital"):
         assert ncp[col] == pytest.approx(cells[col], abs=1e-9)
@@ -128,8 +129,8 @@ def test_points_then_suppress_by_hand_is_unsafe_or_worse():
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(6, 40), st.integers(1, 4), st.booleans(), st.booleans(), st.sampled_from(["box", "tile"]),
-       st.integers(0, 10_000))
-def test_mixed_tables(n, k, with_location, with_missing, extent, seed):
+       st.sampled_from(["frontier", "joint"]), st.integers(0, 10_000))
+def test_mixed_tables(n, k, with_location, with_missing, extent, method, seed):
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({
         "x": rng.integers(0, 5, n).astype(float),
@@ -146,9 +147,10 @@ def test_mixed_tables(n, k, with_location, with_missing, extent, seed):
         df.loc[df.index[3:5], "d"] = None
     df = pd.concat([df, df.iloc[:3]], ignore_index=True)                     # duplicates
     location = ("lat", "lon") if with_location else None
-    r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], extent=extent)
+    r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], extent=extent,
+                     method=method)
     check_joint_release(df, r.table, k, lat="lat" if with_location else None, lon="lon" if with_location else None,
-                        intervals=["x"], suppressed=["c"], sets=["d"])
+                        intervals=["x"], suppressed=["c"], sets=["d"], overlap=method == "joint")
 
 
 @settings(max_examples=25, deadline=None)
@@ -191,6 +193,27 @@ def test_zip_location_groups_are_connected():
         assert nx.is_connected(G.subgraph(members)), label
     groups = [set(births.loc[rows, "county_fips"]) for rows in r.table.groupby("county_fips").groups.values()]
     assert sum(len(g) for g in groups) == len(set().union(*groups))       # groups never share a county
+
+
+def test_zip_location_joint_design_groups_nest():
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    births = demo_nc_births()
+    counties = nc_counties()
+    r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
+                     qi=["sex", "birth_weight_g"], k=200, method="joint")
+    assert r.report["audit"]["k"] >= 200
+    shapes = r.classes.geometry.to_list()
+    area = [s.area for s in shapes]
+    for a in range(len(shapes)):                   # groups of one nested tree: disjoint, or one inside the other
+        for b in range(a + 1, len(shapes)):
+            common = shapes[a].intersection(shapes[b]).area
+            assert common < 1e-9 or common == pytest.approx(min(area[a], area[b]), rel=1e-6)
+    points = counties.set_index("FIPS").geometry.representative_point()
+    by_class = r.classes.set_index("class_id").geometry
+    for c, rows in r.table.groupby("class_id").groups.items():
+        for fips in set(births.loc[rows, "county_fips"].astype(str)):
+            assert by_class[c].contains(points[fips]), (c, fips)
 
 
 def test_same_input_same_bytes(tmp_path):
@@ -307,3 +330,20 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
                         sets=["marital"], sensitive="diagnosis", l=2)
     assert one.table.equals(two.table) and one.report["ncp"] == two.report["ncp"]
     assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150
+
+
+def test_joint_design_cuts_the_location_below_other_cuts():
+    df = _table(900, seed=11)
+    frontier = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"])
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
+                         method="joint")
+    check_joint_release(df, joint.table, 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+                        overlap=True)
+    rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
+    boxes = joint.table.groupby("class_id")[rect].first().to_numpy()
+    overlaps = sum(bool((boxes[a, 0] < boxes[b, 1]) & (boxes[b, 0] < boxes[a, 1])
+                        & (boxes[a, 2] < boxes[b, 3]) & (boxes[b, 2] < boxes[a, 3]))
+                   for a in range(len(boxes)) for b in range(a + 1, len(boxes)))
+    assert overlaps > 0                                  # classes of different ages share ground
+    assert joint.report["location_classes"] == joint.report["classes"]
+    assert joint.report["ncp"]["overall"] < frontier.report["ncp"]["overall"]

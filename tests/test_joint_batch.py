@@ -84,3 +84,29 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
 
     assert nodes(slow) == nodes(fast)
     assert all(fast.parent[c] == p for p, kids in enumerate(fast.children) for c in kids)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]))
+def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
+    """The joint design: every dimension cut, the location narrowed by every cut."""
+    from dataclasses import replace
+
+    df = _table(n, seed)
+    k = 2 + seed % 6
+    kwargs = {"k": {"k": k}, "l": {"k": k, "l": 2, "sensitive": "dx"}, "t": {"k": k, "t": 0.45, "sensitive": "dx"}}
+    check = Model(**kwargs[model]).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    qi = ["age", "sex", "race", "marital"]
+    treatments = anonymize_module._treatments(df, qi, None, None, None, ["race"] if seed % 2 else None)
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
+    dims = replace(dims, shared_location=False, _costs={})
+    rows = np.arange(n)
+    every = list(range(6))
+    slow = search._split_down(dims, check, rows, dims.root(rows), every)
+    (fast,), total = batch.split_all(dims, check, [(rows, dims.root(rows))], every)
+    assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
+        sorted((tuple(sorted(r.tolist())), s) for r, s in fast)
+    assert total[0] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)

@@ -27,11 +27,11 @@ def child_state(dims, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
     """The state of a part of a node cut along dimension ``j`` (new tile or
     node ``value``): every dimension narrows to what the part's rows hold
     (hierarchies to the lowest node above them, tiles to the ranks they
-    hold), except that only a location cut narrows the location, which the
-    classes inside one location class share."""
+    hold), except that, where ``dims.shared_location``, only a location cut
+    narrows the location, which the classes inside one location class share."""
     out = list(state)
     out[j] = value
-    narrow_location = dims.items[j].location
+    narrow_location = dims.items[j].location or not dims.shared_location
     for i, d in enumerate(dims.items):
         if d.location and not narrow_location:
             continue

@@ -246,9 +246,13 @@ COST_MEMORY = 200_000       # states whose cost Dims remembers (a few tens of MB
 
 @dataclass(eq=False)
 class Dims:
-    """All dimensions of a release, location ones first."""
+    """All dimensions of a release, location ones first. ``shared_location``:
+    the classes below a non-location cut share their node's location (the
+    location classes never overlap); otherwise every cut narrows the
+    location too, as any other dimension."""
 
     items: list = field(default_factory=list)
+    shared_location: bool = True
     _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:

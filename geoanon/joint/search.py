@@ -20,13 +20,20 @@ location class. The designs differ in where the location cuts stop:
     One top-down pass over all dimensions: at every node the cut that removes
     the most NCP, where a location cut is admissible only while no other cut
     lies above the node.
+``"joint"``
+    One top-down pass over all dimensions with location cuts anywhere, as
+    Mondrian cuts (LeFevre et al., 2006): every class is its own location
+    class and publishes its own records' box, so the rectangles (or ZIP
+    groups) of different classes may overlap; the classes are disjoint only
+    in the space of all quasi-identifiers together. The least NCP, at the
+    price of the location tiling.
 
 Every cut keeps both sides within the model (Du et al., Theorem 2's rule), so
 every class of every design meets it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -69,6 +76,8 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
     depend on ``n_jobs``). A location class therefore holds at most
     ``SHARD_ROWS`` rows, unless the location cannot be cut further."""
     n = check.codes.size
+    if design == "joint":
+        dims = replace(dims, shared_location=False, _costs={})
     rows = np.arange(n, dtype=np.int64)
     location = [j for j, d in enumerate(dims.items) if d.location]
     other = [j for j, d in enumerate(dims.items) if not d.location]
@@ -85,6 +94,8 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
             owner.extend([len(loc_states)] * len(inner))
             loc_states.append(state)
         evaluated += count
+    if design == "joint":
+        return _result(dims, leaves, None, design, evaluated, None, n)
     return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated, loc_states, n)
 
 
@@ -137,6 +148,9 @@ def _solve_shards(shards) -> tuple:
     solved together): their states, inner leaves, and the number of location
     nodes whose inner partition was computed."""
     dims, check, design, location, other = _PROBLEM
+    if design == "joint":
+        leaves = [leaf for shard in _cut_down(dims, check, shards, location + other) for leaf in shard]
+        return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
     tree = _location_forest(dims, check, shards, location)
     chosen, evaluated, inner = (_frontier if design == "frontier" else _uniform)(dims, check, tree, other)
     return [tree.state[node] for node in chosen], [inner[node] for node in chosen], evaluated
@@ -150,6 +164,7 @@ def _unique_states(leaves, owner):
 
 
 def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointPartition:
+    """Classes numbered by first row; ``owner`` None: each class its own location class."""
     row_class = np.empty(n, dtype=np.int64)
     firsts = np.array([int(r.min()) for r, _ in leaves])
     order = np.argsort(firsts, kind="stable")
@@ -159,8 +174,10 @@ def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointParti
         r, st = leaves[i]
         row_class[r] = c
         states.append(st)
-        location_class[c] = owner[i]
+        location_class[c] = c if owner is None else owner[i]
         cost += r.size * dims.cell_costs(st)
+    if owner is None:
+        loc_states = states
     return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
                           design=design, evaluated=evaluated, location_classes=len(loc_states),
                           location_states=loc_states)
@@ -258,33 +275,39 @@ def _inner(dims, check, tree, node, other):
 LOOKAHEAD_CLASSES = 8   # lookahead while a node could hold this many classes (NCP +0.2-0.5% on Adult, faster)
 
 
-def _refined(dims, check, tree, chosen, inner, other) -> dict:
-    """The chosen location classes cut again with ``FINAL_LOOKAHEAD`` while
-    a node holds at least ``LOOKAHEAD_CLASSES`` times k rows (smaller ones are
-    finished together without it), keeping whichever inner partition costs less (the
-    search above estimates each node's cost without lookahead, for speed)."""
-    tops, below = {}, []
+def _cut_down(dims, check, groups, allowed) -> list:
+    """The leaves of every group ``(rows, state)`` cut along ``allowed`` with
+    ``FINAL_LOOKAHEAD`` while a node holds at least ``LOOKAHEAD_CLASSES``
+    times k rows; smaller nodes are finished together without it."""
+    tops, below = [[] for _ in groups], []
     threshold = LOOKAHEAD_CLASSES * check.model.k
-    for node in chosen:
-        tops[node] = []
-        stack = [(tree.rows[node], tree.state[node])]
+    for g, group in enumerate(groups):
+        stack = [group]
         while stack:
             r, st = stack.pop()
-            small = r.size < threshold and vectorizable(dims, other)
-            cut = None if small else best_cut(dims, r, st, check, other, FINAL_LOOKAHEAD)
+            small = r.size < threshold and vectorizable(dims, allowed)
+            cut = None if small else best_cut(dims, r, st, check, allowed, FINAL_LOOKAHEAD)
             if small:
-                below.append((node, r, st))
+                below.append((g, r, st))
             elif cut is None:
-                tops[node].append((r, st))
+                tops[g].append((r, st))
             else:
                 stack.extend(reversed(cut.parts))
-    finished, _ = split_all(dims, check, [(r, st) for _, r, st in below], other) if below else ([], None)
-    for (node, _, _), leaves in zip(below, finished):
-        tops[node].extend(leaves)
+    finished, _ = split_all(dims, check, [(r, st) for _, r, st in below], allowed) if below else ([], None)
+    for (g, _, _), leaves in zip(below, finished):
+        tops[g].extend(leaves)
+    return tops
+
+
+def _refined(dims, check, tree, chosen, inner, other) -> dict:
+    """The chosen location classes cut again by :func:`_cut_down`, keeping
+    whichever inner partition costs less (the search above estimates each
+    node's cost without lookahead, for speed)."""
+    tops = _cut_down(dims, check, [(tree.rows[node], tree.state[node]) for node in chosen], other)
     out = {}
-    for node in chosen:
-        cost = sum(r.size * dims.cost(st) for r, st in tops[node])
-        out[node] = tops[node] if cost < inner[node][1] else list(inner[node][0])
+    for node, leaves in zip(chosen, tops):
+        cost = sum(r.size * dims.cost(st) for r, st in leaves)
+        out[node] = leaves if cost < inner[node][1] else list(inner[node][0])
     return out
 
 

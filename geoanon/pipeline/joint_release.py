@@ -54,14 +54,19 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         (Mondrian's categorical recoding: cheaper than ``*``, but shows every
         value present, rare ones included). Default: numeric columns as
         intervals, the others suppressed.
-    method : {"frontier", "location-first", "greedy"}
-        Where the location cuts stop (:mod:`geoanon.joint.search`).
+    method : {"frontier", "location-first", "greedy", "joint"}
+        Where the location cuts go (:mod:`geoanon.joint.search`). The first
+        three keep them above every other cut, so location classes never
+        overlap; ``"joint"`` cuts the location anywhere, as Mondrian does:
+        each class publishes its own records' box (or ZIP group), which may
+        overlap other classes' (they are disjoint only over all
+        quasi-identifiers together), for the least NCP.
     extent : {"box", "tile"}
         ``"box"`` (default): a location class publishes its records' bounding
         box rounded outward to multiples of ``resolution`` and never onto a
-        record's coordinate, kept inside the class's tile, so boxes never
-        overlap; an interval publishes its class's least and greatest value
-        (Mondrian's local recoding). ``"tile"``: both publish the class's
+        record's coordinate, kept inside the class's tile, so boxes of
+        different location classes never overlap; an interval publishes its
+        class's least and greatest value (Mondrian's local recoding). ``"tile"``: both publish the class's
         tile, so that rectangles cover the padded bounds (as
         :func:`geoanon.generalize_points`) and intervals the input's range
         (closed integer intervals for whole numbers, else half-open), with

@@ -159,17 +159,14 @@ def _location_classes(table, part, published) -> pd.DataFrame:
     loc_of_row = part.location_class[part.row_class]
     weight = np.bincount(loc_of_row, minlength=part.location_classes)
     inner = np.bincount(part.location_class, minlength=part.location_classes)
-    shown = list(published)
     first = np.unique(part.row_class, return_index=True)[1]
-    values = table.iloc[first][shown].reset_index(drop=True)
+    shown = [col for col in published if not col.endswith(("lat_min", "lat_max", "lon_min", "lon_max"))]
+    cells = [[f"{col} {_cell(v)}" for v in table[col].iloc[first].tolist()] for col in shown]
     sizes = np.bincount(part.row_class)
     lines = [[] for _ in range(part.location_classes)]
-    for c in range(len(first)):
-        owner = int(part.location_class[c])
+    for c, owner in enumerate(part.location_class.tolist()):
         if len(lines[owner]) < TOOLTIP_CLASSES:
-            lines[owner].append(", ".join(f"{col} {_cell(values.at[c, col])}" for col in shown
-                                          if not col.endswith(("lat_min", "lat_max", "lon_min", "lon_max")))
-                                + f" ({plural(int(sizes[c]), 'record')})")
+            lines[owner].append(", ".join(column[c] for column in cells) + f" ({plural(int(sizes[c]), 'record')})")
     label = ["; ".join(x) + (f"; and {n - len(x)} more" if n > len(x) else "") for x, n in zip(lines, inner)]
     return pd.DataFrame({"class_id": np.arange(part.location_classes), "weight": weight, "classes": inner,
                          "label": label})
