@@ -226,9 +226,49 @@ def set_partitions(items):
         yield [[first]] + part
 
 
-def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None):
+def _distribution(counts):
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
+def emd_equal(p, q):
+    """Earth Mover's Distance with every two values at distance 1 (Li et al.
+    2007): half the L1 distance of the two distributions (counts normalized)."""
+    return sum(abs(a - b) for a, b in zip(_distribution(p), _distribution(q))) / 2
+
+
+def emd_ordered(p, q):
+    """EMD with values i, j of m ordered ones at distance |i - j| / (m - 1) (Li
+    et al. 2007): the summed absolute running difference, over m - 1."""
+    if len(p) < 2:
+        return 0.0
+    running, total = 0.0, 0.0
+    for a, b in zip(_distribution(p), _distribution(q)):
+        running += a - b
+        total += abs(running)
+    return total / (len(p) - 1)
+
+
+def emd_matrix(p, q, distance):
+    """EMD under any ground distance matrix: the transport problem itself, as a
+    linear program (scipy's linprog, not geoanon's code)."""
+    from scipy.optimize import linprog
+
+    a, b = _distribution(p), _distribution(q)
+    m = len(a)
+    cost = [distance[i][j] for i in range(m) for j in range(m)]
+    equal_rows = [[1.0 if f // m == i else 0.0 for f in range(m * m)] for i in range(m)]
+    equal_cols = [[1.0 if f % m == j else 0.0 for f in range(m * m)] for j in range(m)]
+    result = linprog(cost, A_eq=equal_rows + equal_cols, b_eq=a + b, bounds=(0, None), method="highs")
+    assert result.status == 0
+    return result.fun
+
+
+def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None, l_distinct=None, order=None):
     """Minimum stars over every partition of ``rows`` (tuples of QI values)
-    whose blocks all have >= k rows (and l, t on ``sensitive`` values)."""
+    whose blocks all have >= k rows (and l, l_distinct, t on ``sensitive``
+    values; ``emd`` takes count vectors over ``order``, default the values in
+    order of appearance)."""
     n, m = len(rows), len(rows[0])
     table_counts = defaultdict(int)
     for v in sensitive or []:
@@ -245,7 +285,9 @@ def brute_force_suppression(rows, k, sensitive=None, l=None, t=None, emd=None):
                     counts[sensitive[i]] += 1
                 if l is not None and max(counts.values()) * l > len(block) + 1e-9:
                     break
-                values = list(table_counts)
+                if l_distinct is not None and len(counts) < l_distinct:
+                    break
+                values = list(order or table_counts)
                 if t is not None and emd([counts.get(v, 0) for v in values],
                                          [table_counts[v] for v in values]) > t + 1e-9:
                     break

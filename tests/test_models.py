@@ -13,6 +13,8 @@ from geoanon.datasets import adult_hierarchy
 from geoanon.errors import DataError, ParameterError
 from geoanon.models import emd_rows, measure_classes
 
+from checkers import emd_equal, emd_matrix, emd_ordered
+
 
 
 def table(classes, column, values):
@@ -269,3 +271,18 @@ def test_reports_are_strict_json():
     text = report_json({"a": float("nan"), "b": [np.float64("inf"), np.int64(3)], "c": {"d": np.bool_(True)}})
     assert json.loads(text) == {"a": None, "b": [None, 3], "c": {"d": True}}
     assert "NaN" not in text and "Infinity" not in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=2, max_size=7),
+       st.integers(0, 10_000))
+def test_emd_agrees_with_the_checkers_own(pairs, seed):
+    p, q = [a for a, _ in pairs], [b for _, b in pairs]
+    p[0] += 1
+    q[-1] += 1
+    assert ga.emd(p, q) == pytest.approx(emd_equal(p, q), abs=1e-9)
+    assert ga.emd(p, q, ground="ordered") == pytest.approx(emd_ordered(p, q), abs=1e-9)
+    rng = np.random.default_rng(seed)
+    points = rng.uniform(0, 1, (len(p), 2))          # a metric: distances between points
+    d = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))
+    assert ga.emd(p, q, ground=d) == pytest.approx(emd_matrix(p, q, d.tolist()), abs=1e-7)

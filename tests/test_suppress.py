@@ -11,7 +11,7 @@ from geoanon.errors import DataError, InfeasibleError, ParameterError
 from geoanon.models import Model
 from geoanon.tables import Instance, k_lower_bound, m_approximation
 
-from checkers import brute_force_suppression, check_suppression
+from checkers import brute_force_suppression, check_suppression, emd_equal
 
 
 
@@ -58,21 +58,16 @@ def test_l_and_t_against_brute_force(df, model):
     name, level = model
     kwargs = {name: level}
     s = df["s"].tolist()
-    l_for_brute = level if name == "l" else None
-    if name == "l_distinct":
-        l_for_brute = None
     try:
         release = ga.suppress(df, qi, sensitive="s", **kwargs)
     except InfeasibleError:
         whole = ga.audit(df.assign(one=0), ["one"], "s")
         assert (name == "l" and whole.l < level) or (name == "l_distinct" and whole.l_distinct < level)
         return
-    cost = check_suppression(df, release.table, qi, 1, sensitive="s", emd=ga.emd, **kwargs)
+    cost = check_suppression(df, release.table, qi, 1, sensitive="s", emd=emd_equal, **kwargs)
     assert cost == release.report["cost"] >= release.report["lower_bound"]
-    if name != "l_distinct":
-        optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), 1, s, l=l_for_brute,
-                                          t=level if name == "t" else None, emd=ga.emd)
-        assert optimum is not None and release.report["lower_bound"] <= optimum <= cost
+    optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), 1, s, emd=emd_equal, **kwargs)
+    assert optimum is not None and release.report["lower_bound"] <= optimum <= cost
 
 
 def test_theorem_10_cases_and_bounds():
@@ -106,7 +101,7 @@ def test_adult_releases_meet_the_model(kwargs):
     assert report["audit"]["ok"] and report["audit"]["k"] >= kwargs.get("k", 1)
     assert report["lower_bound"] <= report["cost"] < len(df) * len(QI)
     assert report["audit"]["suppressed_cells"] == report["cost"]
-    check_suppression(df, release.table, QI, kwargs.get("k", 1), sensitive=sensitive, emd=ga.emd,
+    check_suppression(df, release.table, QI, kwargs.get("k", 1), sensitive=sensitive, emd=emd_equal,
                       **{n: v for n, v in kwargs.items() if n != "k"})
 
 
@@ -168,3 +163,52 @@ def test_lower_bound_counts_rows_outside_the_largest_diverse_part_of_each_type()
     assert inst.lower_bound() == 3
     assert Instance(df, ["q"], Model(k=5, l=2, sensitive="s")).lower_bound() == 7   # 4 rows < k: none free
     assert Instance(df, ["q"], Model(l_distinct=3, sensitive="s")).lower_bound() == 0
+
+
+def _largest_diverse_part(counts, k, l):
+    """Brute force: the most rows of a count vector whose part has >= k rows and no value above 1/l of it."""
+    import itertools
+
+    best = 0
+    for part in itertools.product(*[range(c + 1) for c in counts]):
+        size = sum(part)
+        if size >= k and size and max(part) * l <= size + 1e-9:
+            best = max(best, size)
+    return best
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 4), st.sampled_from([1.5, 2, 3]), st.integers(0, 10_000))
+def test_free_parts_are_the_largest_parts_that_meet_the_model(n, k, l, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"q0": rng.choice(list("ab"), n), "q1": rng.choice(list("xyz"), n),
+                       "s": rng.choice(list("uvw"), n, p=[0.6, 0.3, 0.1])})
+    inst = Instance(df, ["q0", "q1"], Model(k=k, l=l, sensitive="s"))
+    split = inst.with_free_parts()
+    assert split.n == inst.n and (split.codes == inst.codes).all()
+    original = {}
+    for t in range(split.type_size.size):
+        rows = np.flatnonzero(split.type_of_row == t)
+        assert len(set(inst.type_of_row[rows].tolist())) == 1          # a new type lies inside one old type
+        original.setdefault(int(inst.type_of_row[rows[0]]), []).append(rows)
+    for old, parts in original.items():
+        rows = np.flatnonzero(inst.type_of_row == old)
+        counts = [int((df["s"].iloc[rows] == v).sum()) for v in "uvw"]
+        best = _largest_diverse_part(counts, k, l)
+        kept = [p for p in parts if len(p) >= k and df["s"].iloc[p].value_counts().max() * l <= len(p) + 1e-9]
+        assert max((len(p) for p in kept), default=0) == best, (counts, [len(p) for p in parts])
+        assert len(parts) <= 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_tables(), st.sampled_from([1.5, 2]), st.integers(1, 2))
+def test_lattice_with_l_against_brute_force(df, l, k):
+    qi = qi_of(df)
+    try:
+        release = ga.suppress(df, qi, k=min(k, len(df)), l=l, sensitive="s", method="lattice")
+    except InfeasibleError:
+        return
+    cost = check_suppression(df, release.table, qi, min(k, len(df)), sensitive="s", l=l)
+    optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), min(k, len(df)),
+                                      df["s"].tolist(), l=l)
+    assert release.report["lower_bound"] <= optimum <= cost == release.report["cost"]

@@ -20,7 +20,7 @@ from geoanon.tables.hardness import (STAR_GROUND, binary_3_anonymity_from_graph,
                                      triangles_and_stars_graph)
 from geoanon.tables.milp import optimal_suppression
 
-from checkers import brute_force_suppression
+from checkers import brute_force_suppression, emd_equal, emd_matrix, emd_ordered
 
 
 def brute_force(hi):
@@ -31,7 +31,10 @@ def brute_force(hi):
     values = hi.table[hi.sensitive].tolist()
     seen = list(dict.fromkeys(values))                 # the checker's order of the values
     at = [seen.index(v) for v in hi.order or seen]     # a matrix ground's rows are the order's values
-    emd = cache(lambda p, q: ga.emd(p, q, ground=hi.ground))
+    if isinstance(hi.ground, str):
+        emd = cache(emd_equal if hi.ground == "equal" else emd_ordered)
+    else:
+        emd = cache(lambda p, q: emd_matrix(p, q, hi.ground.tolist()))
     return brute_force_suppression(rows, hi.k, values, t=hi.t,
                                    emd=lambda p, q: emd(tuple(p[i] for i in at), tuple(q[i] for i in at)))
 
@@ -187,7 +190,7 @@ def optimum_with_a_pool(hi, pool):
     def group(mask, j):
         members = [others[b] for b in range(len(others)) if mask >> b & 1] + pool[:j]
         counts = [sum(values[i] == v for i in members) for v in hi.order]
-        if ga.emd(counts, table_counts, ground=hi.ground) > hi.t + 1e-9:
+        if emd_matrix(counts, table_counts, np.asarray(hi.ground).tolist()) > hi.t + 1e-9:
             return None
         return len(members) * sum(len({rows[i][c] for i in members}) > 1 for c in range(len(hi.qi)))
 

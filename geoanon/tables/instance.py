@@ -7,6 +7,7 @@ differ; its cost is its size times its number of ``*`` (Liang-Yuan Section 2).
 """
 from __future__ import annotations
 
+import copy
 from functools import cached_property
 
 import numpy as np
@@ -134,6 +135,40 @@ class Instance:
             bound = max(bound, int((self.type_size - free).sum()))
         return bound
 
+    def with_free_parts(self) -> Instance:
+        """The same rows, each type that misses the model on its own split into
+        two types of the same codes: its largest part that meets the model
+        alone (the free part of :meth:`lower_bound`: at most c rows of each
+        sensitive value, the type's first ones) and the rest, which must join
+        other rows and pay stars."""
+        if self.sensitive is None:
+            return self
+        types, values, rows = self.entries
+        alone = self.meets(self.measure(types, values, rows))
+        cap = np.zeros(self.type_size.size, dtype=np.int64)
+        order = np.lexsort((-rows, types))
+        counts, owner = rows[order], types[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
+        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            if not alone[owner[a]]:
+                cap[owner[a]] = _free_cap(counts[a:b], self.model)
+        split = ~alone & (cap > 0)
+        if not split.any():
+            return self
+        key = self.type_of_row * self.n_values + self.sensitive
+        by_key = np.argsort(key, kind="stable")
+        first = np.r_[0, np.flatnonzero(np.diff(key[by_key])) + 1]
+        rank = np.empty(self.n, dtype=np.int64)           # a row's place among its type's rows of its value
+        rank[by_key] = np.arange(self.n) - np.repeat(first, np.diff(np.r_[first, self.n]))
+        rest = split[self.type_of_row] & (rank >= cap[self.type_of_row])
+        out = copy.copy(self)
+        for name in ("entries", "entry_of_row"):
+            out.__dict__.pop(name, None)
+        out.type_of_row, heads = _types(np.column_stack([self.type_of_row, rest]))
+        out.type_codes = self.codes[heads]
+        out.type_size = np.bincount(out.type_of_row)
+        return out
+
     def cost(self, row_class: np.ndarray) -> tuple[int, np.ndarray]:
         """Stars of a row grouping, and each class's column pattern (-1: ``*``)."""
         patterns = class_patterns(self.codes, row_class)
@@ -143,17 +178,25 @@ class Instance:
 
 def _largest_free_part(counts: np.ndarray, lv: Model) -> int:
     """Most rows of one type (its sensitive counts, decreasing) that can form a
-    class meeting k, l and l_distinct: counts capped at c keep the most rows,
-    and l c <= sum min(counts, c) holds for every c up to the largest that works."""
+    class meeting k, l and l_distinct (see :func:`_free_cap`)."""
+    cap = _free_cap(counts, lv)
+    return int(np.minimum(counts, cap).sum()) if cap else 0
+
+
+def _free_cap(counts: np.ndarray, lv: Model) -> int:
+    """The rows per sensitive value of a type's largest part that meets k, l and
+    l_distinct on its own (0: none; ``counts`` decreasing): counts capped at c
+    keep the most rows, and l c <= sum min(counts, c) holds for every c up to
+    the largest that works."""
     if lv.l_distinct is not None and counts.size < lv.l_distinct:
         return 0
-    size = int(counts.sum())
+    cap = int(counts[0])
     if lv.l is not None:
         caps = np.arange(1, int(counts[0]) + 1)
         kept = np.minimum(counts[None, :], caps[:, None]).sum(axis=1)
         ok = lv.l * caps <= kept + 1e-9
-        size = int(kept[np.flatnonzero(ok)[-1]]) if ok.any() else 0
-    return size if size >= lv.k else 0
+        cap = int(caps[np.flatnonzero(ok)[-1]]) if ok.any() else 0
+    return cap if cap and np.minimum(counts, cap).sum() >= lv.k else 0
 
 
 def class_patterns(codes: np.ndarray, row_class: np.ndarray) -> np.ndarray:
