@@ -232,28 +232,35 @@ def _merge_leftover(inst, class_of_type, count, frozen=frozenset()) -> bool:
     alive = np.ones(count, dtype=bool)
     alive[[int(class_of_type[t]) for t in frozen]] = False      # classes that lent rows stay as they are
     types, values, rows = inst.entries
+    value = np.zeros(types.size, dtype=np.int64) if values is None else values
+    width = max(inst.n_values, 1)
     while True:
         entry_class = class_of_type[types]
         mine = entry_class == left
-        if inst.meets(inst.measure(np.zeros(int(mine.sum()), dtype=np.int64),
-                                   None if values is None else values[mine], rows[mine]))[0]:
+        # a class's figures depend only on its rows per sensitive value: one entry per value
+        own = np.bincount(value[mine], weights=rows[mine], minlength=width).astype(np.int64)
+        own_values = np.flatnonzero(own)
+        if inst.meets(inst.measure(np.zeros(own_values.size, dtype=np.int64),
+                                   None if values is None else own_values, own[own_values]))[0]:
             return True
         if not alive.any():
             return False
-        others, own = patterns[:count], patterns[left]
-        kept = (others == own) & (own >= 0)
-        added = sizes[:count] * ((others >= 0) & ~kept).sum(axis=1) + sizes[left] * ((own >= 0) & ~kept).sum(axis=1)
+        others, own_pattern = patterns[:count], patterns[left]
+        kept = (others == own_pattern) & (own_pattern >= 0)
+        added = sizes[:count] * ((others >= 0) & ~kept).sum(axis=1) \
+            + sizes[left] * ((own_pattern >= 0) & ~kept).sum(axis=1)
         added = np.where(alive, added, np.iinfo(np.int64).max)
         candidates = np.argsort(added, kind="stable")[:min(CANDIDATES, int(alive.sum()))]
         slot = np.full(count + 1, -1, dtype=np.int64)
         slot[candidates] = np.arange(candidates.size)
         theirs = np.flatnonzero(slot[entry_class] >= 0)
-        ours = np.flatnonzero(mine)
-        groups = np.r_[slot[entry_class[theirs]], np.repeat(np.arange(candidates.size), ours.size)]
-        picked = np.r_[theirs, np.tile(ours, candidates.size)]
-        short = inst.shortfall(inst.measure(groups, None if values is None else values[picked], rows[picked]))
+        hist = np.bincount(slot[entry_class[theirs]] * width + value[theirs], weights=rows[theirs],
+                           minlength=candidates.size * width).reshape(candidates.size, width).astype(np.int64)
+        hist += own[None, :]
+        groups, at = np.nonzero(hist)
+        short = inst.shortfall(inst.measure(groups, None if values is None else at, hist[groups, at]))
         chosen = int(candidates[np.lexsort((added[candidates], np.maximum(short, 0)))[0]])
         class_of_type[class_of_type == chosen] = left
-        patterns[left] = np.where(patterns[chosen] == own, own, -1)
+        patterns[left] = np.where(patterns[chosen] == own_pattern, own_pattern, -1)
         sizes[left] += sizes[chosen]
         alive[chosen] = False
