@@ -212,3 +212,27 @@ def test_lattice_with_l_against_brute_force(df, l, k):
     optimum = brute_force_suppression(list(df[qi].itertuples(index=False)), min(k, len(df)),
                                       df["s"].tolist(), l=l)
     assert release.report["lower_bound"] <= optimum <= cost == release.report["cost"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(10, 300), st.integers(1, 6), st.sampled_from([1.5, 2, 3]), st.booleans(), st.integers(0, 10_000))
+def test_free_part_repair_releases_meet_the_model(n, k, l, distinct, seed):
+    from geoanon.tables.repair import free_part_repair
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"q0": rng.choice(list("ab"), n), "q1": rng.choice(list("xyzw"), n, p=[0.5, 0.3, 0.15, 0.05]),
+                       "q2": rng.choice(list("pq"), n), "s": rng.choice(list("uvwxy"), n, p=[0.4, 0.3, 0.15, 0.1, 0.05])})
+    model = Model(k=min(k, n), l=l, l_distinct=2 if distinct else None, sensitive="s")
+    inst = Instance(df, ["q0", "q1", "q2"], model)
+    try:
+        inst.check_feasible()
+    except InfeasibleError:
+        return
+    row_class = free_part_repair(inst)
+    released = df.copy()
+    cost, patterns = inst.cost(row_class)
+    for j, col in enumerate(["q0", "q1", "q2"]):
+        released[col] = np.where(patterns[row_class, j] < 0, "*", df[col])
+    released["class_id"] = row_class
+    assert check_suppression(df, released, ["q0", "q1", "q2"], min(k, n), sensitive="s", l=l,
+                             l_distinct=2 if distinct else None) == cost >= inst.lower_bound()
