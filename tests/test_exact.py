@@ -61,6 +61,7 @@ def test_exact_solvers_agree_with_brute_force(df, model):
     exact = inst.cost(exact_small(inst))[0]
     program = optimal_suppression(inst, time_limit=30)
     assert program.optimal and inst.cost(program.row_class)[0] == exact == program.objective
+    assert np.ceil(program.bound - 1e-6) >= program.objective        # the certificate: HiGHS' own dual bound
     assert exact == brute(df, levels, sensitive, ground)
     assert inst.lower_bound() <= exact
     if ground == "ordered":     # ga.suppress below would need the order too

@@ -203,8 +203,9 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
         counts = np.rint(x_values[:n_x]).astype(np.int64)
         row_class = _assign_rows(inst, types, counts, pattern, n_sets)
         objective = float(np.dot(stars, counts))
-    return result(row_class=row_class, objective=objective, bound=objective if optimal else bound,
-                  optimal=optimal, status=status, skipped=None, variables=program.n_var,
+    # a certificate, not a status: HiGHS' dual bound (costs are whole stars) must meet the rows' cost
+    optimal = row_class is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective
+    return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status, skipped=None, variables=program.n_var,
                   integer_variables=int(integrality.sum()), constraints=program.n_row, nonzeros=matrix.nnz,
                   seconds=time.perf_counter() - started)
 
