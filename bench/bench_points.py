@@ -6,7 +6,9 @@
 Every measurement runs in a fresh process on the same seeded points and k:
 geoanon ("balanced", the default, and "paper", Theorem 2's rule), anonypy 0.2.1's
 Mondrian, a plain numpy Mondrian with median cuts, and one ``np.lexsort`` of the
-coordinates as the practical floor. Reported: best wall time, peak memory of
+coordinates as the practical floor (for geoanon's rows the ratio's lexsort is
+timed in the same process just before, best of the same number of runs).
+Reported: best wall time, peak memory of
 the process (its interpreter and the input included), classes, largest class / k,
 largest class / lower bound
 max(k, heaviest point, ceil(W / floor(W / k))), and the normalized certainty
@@ -72,6 +74,9 @@ def measure(method: str, dataset: str, n, k) -> dict:
     if method == "anonypy":
         from anonypy.mondrian import Mondrian
     _run(method, xy[:200], min(k, 20), Mondrian if method == "anonypy" else None)   # warm-up: imports, caches
+    sort_seconds = None
+    if method in ("balanced", "paper"):                 # the floor, timed the same way in this process, just before
+        sort_seconds = min(_timed(lambda: _run("lexsort", xy, k)) for _ in range(repeats))
     Path("/proc/self/clear_refs").write_text("5")   # reset the peak-RSS counter
     base = xy.nbytes
     times = []
@@ -81,7 +86,8 @@ def measure(method: str, dataset: str, n, k) -> dict:
         times.append(time.perf_counter() - start)
     row = {"dataset": dataset, "n": n, "k": k, "method": method, "seconds": min(times),
            "load": os.getloadavg()[0],
-           "peak_mb": _status("VmHWM") / 2**20, "input_mb": base / 2**20, "lower_bound": lower_bound}
+           "peak_mb": _status("VmHWM") / 2**20, "input_mb": base / 2**20, "lower_bound": lower_bound,
+           "lexsort_seconds": sort_seconds}
     if result is None:
         return row
     if isinstance(result, ga.Partition):
@@ -95,6 +101,12 @@ def measure(method: str, dataset: str, n, k) -> dict:
     row.update(classes=int(sizes.size), min_class=int(sizes.min()), max_class=int(sizes.max()),
                max_over_k=sizes.max() / k, max_over_lb=sizes.max() / lower_bound, ncp=ncp)
     return row
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 def _run(method, xy, k, Mondrian=None):
@@ -141,6 +153,9 @@ def run_plan(plan, resume: bool = False) -> list[dict]:
 
 
 def _floor(row, rows):
+    """One np.lexsort of the same points: timed in the row's own process where it was, else its own row."""
+    if row.get("lexsort_seconds"):
+        return row["lexsort_seconds"]
     for r in rows:
         if r["method"] == "lexsort" and (r["dataset"], r["n"]) == (row["dataset"], row["n"]):
             return r["seconds"]
@@ -184,11 +199,13 @@ def _targets(rows) -> list[str]:
         return None
 
     lines = []
-    big, floor = get("balanced", "clustered", 2_000_000), get("lexsort", "clustered", 2_000_000)
-    if big and floor:
-        x = big["seconds"] / floor["seconds"]
+    big = get("balanced", "clustered", 2_000_000)
+    if big and big.get("lexsort_seconds"):
+        x = big["seconds"] / big["lexsort_seconds"]
         lines.append(f"- 2e6 clustered points, k=10: {big['seconds']:.2f} s = {x:.2f}x one np.lexsort "
-                     f"({floor['seconds']:.2f} s); target <= 4x: {'met' if x <= 4 else 'MISSED'}")
+                     f"({big['lexsort_seconds']:.2f} s, best of the same number of runs, same process, just before); "
+                     f"target <= 4x: {'met' if x <= 4 else 'MISSED'}; issue 12's <= 3x: "
+                     f"{'met' if x <= 3 else 'MISSED'}")
     ours, peer = get("balanced", "clustered", 30_000), get("anonypy", "clustered", 30_000)
     if ours and peer:
         x = peer["seconds"] / ours["seconds"]
