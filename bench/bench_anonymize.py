@@ -45,7 +45,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, peak_mb, replace_section, run_measurements, today  # noqa: E402
 
 QI = ["lat", "lon", "age", "sex", "race", "marital-status"]
 CATEGORICAL = ["sex", "race", "marital-status"]
@@ -85,14 +85,6 @@ def synthetic_table(n=1_000_000) -> pd.DataFrame:
         "marital-status": rng.choice(["m", "n", "d", "w", "s"], n, p=[0.45, 0.3, 0.15, 0.06, 0.04]),
         "occupation": rng.choice([f"o{i}" for i in range(12)], n),
     })
-
-
-def _peak_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _children_peak_mb() -> float:
@@ -141,7 +133,7 @@ def measure(method: str, data: str, k, l) -> dict:
         columns = release.report["ncp"]["columns"]
         sizes = np.bincount(release.table["class_id"].to_numpy())
     return {"method": method, "data": data, "n": len(df), "k": k, "l": l, "seconds": seconds,
-            "peak_mb": _peak_mb() + (2 * _children_peak_mb() if method.endswith("jobs2") else 0),
+            "peak_mb": peak_mb() + (2 * _children_peak_mb() if method.endswith("jobs2") else 0),
             "classes": int(len(sizes)), "max_class": int(max(sizes)),
             "ncp": float(np.mean(list(columns.values()))), "columns": columns}
 

@@ -62,7 +62,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
+from common import code_state, machine, main, peak_mb, replace_section, run_measurements, today  # noqa: E402
 
 ADULT_QI = ["sex", "race", "marital-status", "workclass"]
 ADULT_SENSITIVE = {"occupation": "equal", "age": "ordered"}
@@ -289,20 +289,12 @@ def measure_suppress(tool: str, table: str, model: str) -> dict:
     else:                                               # all_stars: one class, every cell suppressed
         labels = np.zeros(len(df), dtype=np.int64)
         levels = {}
-    row["peak_mb"] = _peak_mb()                         # the table, its generation and the call
+    row["peak_mb"] = peak_mb()                         # the table, its generation and the call
     row["cost"], published = publish(df, qi, s, labels)
     report = ga.audit(published, qi + ["class_id"], s, ground="equal", **levels)
     row.update({name: report[name] for name in ("classes", "k", "l", "l_distinct", "t", "ok")})
     row["violations"] = {name: v["classes"] for name, v in report["violations"].items() if v["classes"]}
     return row
-
-
-def _peak_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def measure(tool: str, table: str, model: str) -> dict:

@@ -92,6 +92,15 @@ def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write) -> None
         print(f"wrote {args.results}")
 
 
+def peak_mb() -> float:
+    """This process's peak resident memory (VmHWM), in MB."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def today() -> str:
     return date.today().isoformat()
 

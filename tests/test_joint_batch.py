@@ -27,6 +27,23 @@ def _table(n, seed):
     return df
 
 
+MODELS = {"k": {}, "l": {"l": 2, "sensitive": "dx"}, "l_distinct": {"l_distinct": 2, "sensitive": "dx"},
+          "t": {"t": 0.45, "sensitive": "dx"}}
+
+
+def _problem(df, seed, model, extent, hierarchies=None):
+    """The dimensions (location, then age, sex, race, marital) and the model's check of a test table."""
+    check = Model(k=2 + seed % 6, **MODELS[model]).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    qi = ["age", "sex", "race", "marital"]
+    hierarchies = hierarchies or {}
+    treatments = anonymize_module._treatments(df, qi, None, hierarchies, None, ["race"] if seed % 2 else None)
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent))
+    return dims, check
+
+
 MARITAL = pd.DataFrame([["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
                         ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]])
 
@@ -38,18 +55,8 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
     import geoanon as ga
 
     df = _table(n, seed)
-    k = 2 + seed % 6
-    kwargs = {"k": {"k": k}, "l": {"k": k, "l": 2, "sensitive": "dx"},
-              "l_distinct": {"k": k, "l_distinct": 2, "sensitive": "dx"},
-              "t": {"k": k, "t": 0.45, "sensitive": "dx"}}[model]
-    check = Model(**kwargs).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], extent, None)
-    qi = ["age", "sex", "race", "marital"]
     hierarchies = {"marital": ga.Hierarchy.from_frame(MARITAL)} if hierarchy else {}
-    treatments = anonymize_module._treatments(df, qi, None, hierarchies, None, ["race"] if seed % 2 else None)
-    for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent))
+    dims, check = _problem(df, seed, model, extent, hierarchies)
     rows = np.arange(n)
     tree = search._location_forest(dims, check, [(rows, dims.root(rows))], [0, 1])
     groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
@@ -66,14 +73,7 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
 @given(st.integers(60, 600), st.integers(0, 10_000), st.sampled_from(["k", "l"]), st.sampled_from(["box", "tile"]))
 def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
     df = _table(n, seed)
-    k = 2 + seed % 6
-    check = Model(**({"k": k} if model == "k" else {"k": k, "l": 2, "sensitive": "dx"})).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], extent, None)
-    qi = ["age", "sex", "race", "marital"]
-    treatments = anonymize_module._treatments(df, qi, None, None, None, ["race"] if seed % 2 else None)
-    for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
+    dims, check = _problem(df, seed, model, extent)
     rows = np.arange(n)
     root = dims.root(rows)
     slow = search._location_forest_by_node(dims, check, [(rows, root)], [0, 1])
@@ -92,16 +92,7 @@ def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
     """The joint design: every dimension cut, the location narrowed by every cut."""
     from dataclasses import replace
 
-    df = _table(n, seed)
-    k = 2 + seed % 6
-    kwargs = {"k": {"k": k}, "l": {"k": k, "l": 2, "sensitive": "dx"}, "t": {"k": k, "t": 0.45, "sensitive": "dx"}}
-    check = Model(**kwargs[model]).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], extent, None)
-    qi = ["age", "sex", "race", "marital"]
-    treatments = anonymize_module._treatments(df, qi, None, None, None, ["race"] if seed % 2 else None)
-    for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, extent))
+    dims, check = _problem(_table(n, seed), seed, model, extent)
     dims = replace(dims, shared_location=False, _costs={})
     rows = np.arange(n)
     every = list(range(6))

@@ -124,16 +124,22 @@ class Instance:
         if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
             types, values, rows = self.entries
             alone = self.meets(self.measure(types, values, rows))    # whole types that are classes already
-            free = np.where(alone, self.type_size, 0)
-            order = np.lexsort((-rows, types))                     # per type, counts decreasing
-            counts, owner = rows[order], types[order]
-            starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
-            for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-                t = owner[a]
-                if not alone[t] and self.type_size[t] >= lv.k and b - a >= max(lv.l or 1, lv.l_distinct or 1):
-                    free[t] = _largest_free_part(counts[a:b], lv)
+            capped = np.bincount(types, weights=np.minimum(rows, self.free_caps()[types]), minlength=alone.size)
+            free = np.where(alone, self.type_size, capped.astype(np.int64))
             bound = max(bound, int((self.type_size - free).sum()))
         return bound
+
+    def free_caps(self) -> np.ndarray:
+        """Per type, the rows per sensitive value of its largest part that meets
+        k, l and l_distinct alone (:func:`_free_cap`; 0: no such part)."""
+        types, _, rows = self.entries
+        cap = np.zeros(self.type_size.size, dtype=np.int64)
+        order = np.lexsort((-rows, types))                     # per type, counts decreasing
+        counts, owner = rows[order], types[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
+        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            cap[owner[a]] = _free_cap(counts[a:b], self.model)
+        return cap
 
     def with_free_parts(self) -> Instance:
         """The same rows, each type that misses the model on its own split into
@@ -145,21 +151,11 @@ class Instance:
             return self
         types, values, rows = self.entries
         alone = self.meets(self.measure(types, values, rows))
-        cap = np.zeros(self.type_size.size, dtype=np.int64)
-        order = np.lexsort((-rows, types))
-        counts, owner = rows[order], types[order]
-        starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
-        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-            if not alone[owner[a]]:
-                cap[owner[a]] = _free_cap(counts[a:b], self.model)
+        cap = self.free_caps()
         split = ~alone & (cap > 0)
         if not split.any():
             return self
-        key = self.type_of_row * self.n_values + self.sensitive
-        by_key = np.argsort(key, kind="stable")
-        first = np.r_[0, np.flatnonzero(np.diff(key[by_key])) + 1]
-        rank = np.empty(self.n, dtype=np.int64)           # a row's place among its type's rows of its value
-        rank[by_key] = np.arange(self.n) - np.repeat(first, np.diff(np.r_[first, self.n]))
+        rank = rank_within(self.type_of_row * self.n_values + self.sensitive)
         rest = split[self.type_of_row] & (rank >= cap[self.type_of_row])
         out = copy.copy(self)
         for name in ("entries", "entry_of_row"):
@@ -176,13 +172,6 @@ class Instance:
         return int((np.bincount(row_class) * stars).sum()), patterns
 
 
-def _largest_free_part(counts: np.ndarray, lv: Model) -> int:
-    """Most rows of one type (its sensitive counts, decreasing) that can form a
-    class meeting k, l and l_distinct (see :func:`_free_cap`)."""
-    cap = _free_cap(counts, lv)
-    return int(np.minimum(counts, cap).sum()) if cap else 0
-
-
 def _free_cap(counts: np.ndarray, lv: Model) -> int:
     """The rows per sensitive value of a type's largest part that meets k, l and
     l_distinct on its own (0: none; ``counts`` decreasing): counts capped at c
@@ -197,6 +186,15 @@ def _free_cap(counts: np.ndarray, lv: Model) -> int:
         ok = lv.l * caps <= kept + 1e-9
         cap = int(caps[np.flatnonzero(ok)[-1]]) if ok.any() else 0
     return cap if cap and np.minimum(counts, cap).sum() >= lv.k else 0
+
+
+def rank_within(key: np.ndarray) -> np.ndarray:
+    """Each element's place among the elements of its key before it."""
+    order = np.argsort(key, kind="stable")
+    first = np.r_[0, np.flatnonzero(np.diff(key[order])) + 1]
+    rank = np.empty(key.size, dtype=np.int64)
+    rank[order] = np.arange(key.size) - np.repeat(first, np.diff(np.r_[first, key.size]))
+    return rank
 
 
 def class_patterns(codes: np.ndarray, row_class: np.ndarray) -> np.ndarray:

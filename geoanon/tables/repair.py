@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._codes import combined_key, first_appearance_ids
-from .instance import Instance, _free_cap
+from .instance import Instance, rank_within
 
 PULL_WEIGHT = 0.75     # a row pulled out of a free part counts against a group as this many repaired rows
 
@@ -69,7 +69,7 @@ class _Repair:
         self.V = inst.n_values
         self.H = np.zeros((inst.type_size.size, self.V), dtype=np.int64)
         np.add.at(self.H, (types, values), rows)
-        self.cap = np.array([_free_cap(np.sort(h[h > 0])[::-1], self.lv) for h in self.H], dtype=np.int64)
+        self.cap = inst.free_caps()
         self.pending = (self.H > self.cap[:, None]).any(axis=1)
         self.events = []          # (type, lowest rank, end rank, class): rows of those ranks of every value go there
         self.classes = 0
@@ -193,11 +193,7 @@ class _Repair:
         where the events sent them."""
         inst = self.inst
         t_row = inst.type_of_row
-        key = t_row * self.V + inst.sensitive
-        by_key = np.argsort(key, kind="stable")
-        first = np.r_[0, np.flatnonzero(np.diff(key[by_key])) + 1]
-        rank = np.empty(inst.n, dtype=np.int64)
-        rank[by_key] = np.arange(inst.n) - np.repeat(first, np.diff(np.r_[first, inst.n]))
+        rank = rank_within(t_row * self.V + inst.sensitive)
         span = int(inst.type_size.max()) + 1
         out = np.empty(inst.n, dtype=np.int64)
         free = rank < self.cap[t_row]
