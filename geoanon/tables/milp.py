@@ -43,6 +43,7 @@ from .._codes import combined_key, first_appearance_ids
 from .._milp import solve_highs
 from ..errors import ParameterError
 from .instance import Instance, class_patterns
+from .rounding import TIGHTEN, release_from_relaxation
 
 MAX_COLUMNS = 12                   # 2^m patterns per entry
 PROGRAM_BYTES = 2 * 2**30          # memory budget of a program (built, and HiGHS' copy): larger ones are skipped
@@ -80,12 +81,12 @@ def kernelize(inst: Instance) -> np.ndarray:
 def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None) -> MilpResult:
     """Solve Theorem 9's program for the instance's model (see the module),
     from ``start`` (a class per row, e.g. a heuristic's) when given, within
-    ``time_limit`` seconds from the call, building included. The program is
-    skipped (``skipped`` says why) when its estimated memory exceeds
+    ``time_limit`` seconds from the call, building included. For t-closeness
+    without a start, the start is the rounded relaxation
+    (:mod:`~geoanon.tables.rounding`), given a third of the time. The program
+    is skipped (``skipped`` says why) when its estimated memory exceeds
     ``PROGRAM_BYTES`` or building it would take more than half the time; it
     is cut when the time runs out while it is built."""
-    from scipy.sparse import coo_matrix
-
     started = time.perf_counter()
     deadline = started + time_limit
     lv, m = inst.model, inst.m
@@ -95,119 +96,50 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     if lv.t is not None and not isinstance(inst.ground, str):
         raise ParameterError("the program handles t-closeness on the equal and ordered grounds; "
                              "use method='exact' (small tables) or method='lattice' for a hierarchy or a matrix")
-    types, values, rows = inst.entries
-    kernel = None
-    if not lv.needs_sensitive:
-        kernel = kernelize(inst)
-        rows = kernel[types]
-    n_sets = 2 ** m
-    n_x = types.size * n_sets
+    types = inst.entries[0]
+    kernel = None if lv.needs_sensitive else kernelize(inst)
     result = partial(MilpResult, row_class=None, objective=None, bound=-np.inf, optimal=False,
-                     kernel_rows=int(rows.sum()))
-
-    def skip(reason, status="skipped"):
-        return result(status=status, skipped=reason, seconds=time.perf_counter() - started, **estimate.figures())
-
-    estimate = _Size(variables=n_x, constraints=types.size, nonzeros=n_x)     # x alone, before the patterns
-    too_big = _too_big(estimate, deadline)
-    if too_big:
-        return skip(too_big)
+                     kernel_rows=int((inst.entries[2] if kernel is None else kernel[types]).sum()))
     try:
-        program = _Program(n_x, np.repeat(rows, n_sets), deadline)
-        starred = (np.arange(n_sets)[:, None] >> np.arange(m)[None, :]) & 1          # sets x columns
-        # variable x[e, S] is number e * n_sets + S; its pattern: the entry's codes with S starred
-        codes = np.where(starred[None, :, :] == 1, -1, inst.type_codes[types][:, None, :]).reshape(-1, m)
-        pattern = combined_key(codes + 1)
-        del codes
-        program.check_time()
-        n_patterns = int(pattern.max()) + 1
-        size = _PatternSums(pattern)                                                # N of each pattern
-        if lv.needs_sensitive:
-            V = inst.n_values
-            value = np.repeat(values, n_sets)
-            pairs, pair_of = np.unique(pattern * V + value, return_inverse=True)
-            pair_of = pair_of.ravel()
-            pair_pattern, pair_value = pairs // V, pairs % V
-            program.check_time()
-        estimate = _estimate(inst, types.size, n_patterns, None if not lv.needs_sensitive else
-                             (pairs.size, int(size.sizes[pair_pattern].sum())))
-        too_big = _too_big(estimate, deadline)
-        if too_big:
-            return skip(too_big)
-        stars = np.tile(starred.sum(axis=1), types.size).astype(float)
-        x = np.arange(n_x)
-        program.add(np.repeat(np.arange(types.size), n_sets), x, 1.0, rows, rows)     # every row published once
-        y = z = u = w = None
-        if lv.k > 1 or lv.l_distinct is not None:
-            y = program.new(n_patterns, integer=True, high=1)
-            ids = np.arange(n_patterns)
-            program.add(*size.terms(ids, 1.0), 0, np.inf, extra=(ids, y, -float(lv.k)))           # N - k y >= 0
-            program.add(*size.terms(ids, 1.0), -np.inf, 0, extra=(ids, y, -float(rows.sum())))    # N - n y <= 0
-        if lv.needs_sensitive:
-            ids = np.arange(pairs.size)
-            if lv.l is not None:                                                    # l X_i - N <= 0
-                program.add(*size.terms(pair_pattern, -1.0), -np.inf, 0, extra=(pair_of, x, float(lv.l)))
-            if lv.l_distinct is not None:
-                z = program.new(pairs.size, integer=True, high=1)
-                program.add(pair_of, x, 1.0, 0, np.inf, extra=(ids, z, -1.0))       # X_i - z_i >= 0
-                program.add(pair_pattern, z, 1.0, 0, np.inf,
-                            extra=(np.arange(n_patterns), y, -float(lv.l_distinct)))  # sum z - l y >= 0
-            if lv.t is not None and inst.ground == "equal":
-                u = program.new(pairs.size, integer=False, high=np.inf)             # u_i - X_i + q_i N >= 0
-                r, c, v = size.terms(pair_pattern, inst.q[pair_value])
-                program.add(np.r_[r, pair_of, ids], np.r_[c, x, u], np.r_[v, -np.ones(n_x), np.ones(pairs.size)],
-                            0, np.inf)
-                program.add(*size.terms(np.arange(n_patterns), -float(lv.t)), -np.inf, 0,
-                            extra=(pair_pattern, u, 1.0))                           # sum u - t N <= 0
-            elif lv.t is not None and V > 1:
-                cumulative = np.cumsum(inst.q)[:-1]                                 # Q_j, j = 0..V-2
-                j = np.arange(V - 1)
-                w = program.new(n_patterns * (V - 1), integer=False, high=np.inf)
-                r = (pattern[:, None] * (V - 1) + j[None, :]).ravel()               # row (pattern, j)
-                coef = ((value[:, None] <= j[None, :]) - cumulative[None, :]).ravel()   # cum = sum coef x
-                cols = np.repeat(x, V - 1)
-                for sign in (1.0, -1.0):                                            # w -/+ cum >= 0
-                    program.add(np.r_[r, np.arange(w.size)], np.r_[cols, w], np.r_[-sign * coef, np.ones(w.size)],
-                                0, np.inf)
-                program.add(*size.terms(np.arange(n_patterns), -(V - 1) * float(lv.t)), -np.inf, 0,
-                            extra=(np.repeat(np.arange(n_patterns), V - 1), w, 1.0))  # sum w - (V-1) t N <= 0
-        c = np.zeros(program.n_var)
-        c[:n_x] = stars
-        matrix = coo_matrix((program.vals(), (program.rows(), program.cols())), shape=(program.n_row, program.n_var))
-        program.check_time()
-    except _OutOfTime:
-        return skip("the time limit ran out while it was built", status="Time limit reached")
-    integrality = np.concatenate(program.integrality)
-    warm = None
-    counts = None if start is None else _start_counts(inst, start, types, n_sets, kernel)
-    if counts is not None:                          # a complete start: x, and every auxiliary at its value
-        warm = np.zeros(program.n_var)
-        warm[:n_x] = counts
-        N = np.bincount(pattern, weights=counts, minlength=n_patterns)
-        if y is not None:
-            warm[y] = N > 0
-        if lv.needs_sensitive:
-            X = np.bincount(pair_of, weights=counts, minlength=pairs.size)
-            if z is not None:
-                warm[z] = X > 0
-            if u is not None:
-                warm[u] = np.maximum(X - inst.q[pair_value] * N[pair_pattern], 0)
-            if w is not None:
-                warm[w] = np.abs(np.bincount(r, weights=coef * np.repeat(counts, V - 1), minlength=w.size))
-        warm = (np.arange(program.n_var), warm)
+        program = _Program.build(inst, kernel, lv.t, deadline)
+    except _Skip as skip:
+        return result(status=skip.status, skipped=skip.reason, seconds=time.perf_counter() - started,
+                      **skip.size.figures())
+    counts = None if start is None else _start_counts(inst, start, types, program.n_sets, kernel)
+    if counts is None and lv.t is not None:
+        counts = _rounded_relaxation(inst, deadline - (deadline - time.perf_counter()) * 2 / 3)
+    warm = None if counts is None else (np.arange(program.n_var), program.complete(counts))
     x_values, objective, bound, optimal, status = solve_highs(
-        c, matrix, program.lows(), program.highs(), np.concatenate(program.upper), integrality,
-        time_limit=deadline - time.perf_counter(), start=warm)
+        program.cost, program.matrix, program.lows(), program.highs(), np.concatenate(program.upper),
+        program.integer, time_limit=deadline - time.perf_counter(), start=warm)
     row_class = None
     if x_values is not None:
-        counts = np.rint(x_values[:n_x]).astype(np.int64)
-        row_class = _assign_rows(inst, types, counts, pattern, n_sets)
-        objective = float(np.dot(stars, counts))
+        counts = np.rint(x_values[:program.n_x]).astype(np.int64)
+        row_class = _assign_rows(inst, types, counts, program.pattern, program.n_sets)
+        objective = float(np.dot(program.cost[:program.n_x], counts))
     # a certificate, not a status: HiGHS' dual bound (costs are whole stars) must meet the rows' cost
     optimal = row_class is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective
-    return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status, skipped=None, variables=program.n_var,
-                  integer_variables=int(integrality.sum()), constraints=program.n_row, nonzeros=matrix.nnz,
-                  seconds=time.perf_counter() - started)
+    return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status,
+                  skipped=None, variables=program.n_var, integer_variables=int(program.integer.sum()),
+                  constraints=program.n_row, nonzeros=program.matrix.nnz, seconds=time.perf_counter() - started)
+
+
+def _rounded_relaxation(inst: Instance, deadline: float) -> np.ndarray | None:
+    """x of a release from the relaxation with t tightened by ``TIGHTEN``,
+    solved by ``deadline`` and rounded (:func:`~.rounding.release_from_relaxation`);
+    None when it does not fit, runs out of time or cannot be repaired."""
+    try:
+        relaxed = _Program.build(inst, None, inst.model.t * (1 - TIGHTEN), deadline)
+    except _Skip:
+        return None
+    x, *_ = solve_highs(relaxed.cost, relaxed.matrix, relaxed.lows(), relaxed.highs(),
+                        np.concatenate(relaxed.upper), np.zeros(relaxed.n_var, dtype=bool),
+                        time_limit=deadline - time.perf_counter())
+    if x is None:
+        return None
+    sets = relaxed.n_sets
+    counts = release_from_relaxation(inst, relaxed.pattern.reshape(-1, sets), x[:relaxed.n_x].reshape(-1, sets))
+    return None if counts is None else counts.ravel().astype(float)
 
 
 @dataclass(frozen=True)
@@ -258,21 +190,29 @@ def _estimate(inst, types, n_patterns, pairs) -> _Size:
     return _Size(variables=variables, constraints=constraints, nonzeros=nonzeros, integer_variables=integers)
 
 
-def _too_big(size: _Size, deadline: float) -> str | None:
-    """Why a program of this size is not worth building now, or None."""
+def _check_size(size: _Size, deadline: float) -> None:
+    """Raise :class:`_Skip` when a program of this size is not worth building now."""
     left = deadline - time.perf_counter()
     if size.bytes > PROGRAM_BYTES:
-        return (f"its {size.nonzeros:,} nonzeros would need about {size.bytes / 2**30:.1f} GiB, "
-                f"over the {PROGRAM_BYTES / 2**30:.0f} GiB budget")
+        raise _Skip(f"its {size.nonzeros:,} nonzeros would need about {size.bytes / 2**30:.1f} GiB, "
+                    f"over the {PROGRAM_BYTES / 2**30:.0f} GiB budget", size)
     if left <= 0:
-        return "no time was left for it"
+        raise _Skip("no time was left for it", size)
     if size.build_seconds > left / 2:
-        return f"building its {size.nonzeros:,} nonzeros would take more than half of the {left:.1f} s left"
-    return None
+        raise _Skip(f"building its {size.nonzeros:,} nonzeros would take more than half of the {left:.1f} s left",
+                    size)
 
 
 class _OutOfTime(Exception):
     """The deadline passed while the program was being built."""
+
+
+class _Skip(Exception):
+    """The program is not worth building now: why, its estimated size, and the status to report."""
+
+    def __init__(self, reason: str, size: _Size, status: str = "skipped"):
+        super().__init__(reason)
+        self.reason, self.size, self.status = reason, size, status
 
 
 def _start_counts(inst, row_class, types, n_sets, kernel):
@@ -294,8 +234,84 @@ class _Program:
     """Variables and sparse constraint rows of a MILP, added in vectorized
     blocks; each block first checks the deadline."""
 
+    @classmethod
+    def build(cls, inst: Instance, kernel, t, deadline) -> _Program:
+        """The program of the instance's model with t-closeness level ``t``,
+        over the rows ``kernel`` leaves (every row when None). Raises
+        :class:`_Skip` when it is too large or the time runs out."""
+        lv, m = inst.model, inst.m
+        types, values, rows = inst.entries
+        if kernel is not None:
+            rows = kernel[types]
+        n_sets = 2 ** m
+        n_x = types.size * n_sets
+        size = _Size(variables=n_x, constraints=types.size, nonzeros=n_x)     # x alone, before the patterns
+        _check_size(size, deadline)
+        try:
+            program = cls(n_x, np.repeat(rows, n_sets), deadline)
+            program.n_sets = n_sets
+            starred = (np.arange(n_sets)[:, None] >> np.arange(m)[None, :]) & 1          # sets x columns
+            # variable x[e, S] is number e * n_sets + S; its pattern: the entry's codes with S starred
+            codes = np.where(starred[None, :, :] == 1, -1, inst.type_codes[types][:, None, :]).reshape(-1, m)
+            pattern = program.pattern = combined_key(codes + 1)
+            del codes
+            program.check_time()
+            n_patterns = int(pattern.max()) + 1
+            sums = _PatternSums(pattern)                                                # N of each pattern
+            if lv.needs_sensitive:
+                V = inst.n_values
+                value = np.repeat(values, n_sets)
+                pairs, pair_of = np.unique(pattern * V + value, return_inverse=True)
+                pair_of = program.pair_of = pair_of.ravel()
+                pair_pattern = program.pair_pattern = pairs // V
+                pair_value = program.pair_value = pairs % V
+                program.check_time()
+            _check_size(_estimate(inst, types.size, n_patterns, None if not lv.needs_sensitive else
+                                  (pairs.size, int(sums.sizes[pair_pattern].sum()))), deadline)
+            x = np.arange(n_x)
+            program.add(np.repeat(np.arange(types.size), n_sets), x, 1.0, rows, rows)     # every row published once
+            if lv.k > 1 or lv.l_distinct is not None:
+                program.y = program.new(n_patterns, integer=True, high=1)
+                ids = np.arange(n_patterns)
+                program.add(*sums.terms(ids, 1.0), 0, np.inf, extra=(ids, program.y, -float(lv.k)))   # N - k y >= 0
+                program.add(*sums.terms(ids, 1.0), -np.inf, 0,
+                            extra=(ids, program.y, -float(rows.sum())))                        # N - n y <= 0
+            if lv.needs_sensitive:
+                ids = np.arange(pairs.size)
+                if lv.l is not None:                                                    # l X_i - N <= 0
+                    program.add(*sums.terms(pair_pattern, -1.0), -np.inf, 0, extra=(pair_of, x, float(lv.l)))
+                if lv.l_distinct is not None:
+                    program.z = program.new(pairs.size, integer=True, high=1)
+                    program.add(pair_of, x, 1.0, 0, np.inf, extra=(ids, program.z, -1.0))       # X_i - z_i >= 0
+                    program.add(pair_pattern, program.z, 1.0, 0, np.inf,
+                                extra=(np.arange(n_patterns), program.y, -float(lv.l_distinct)))  # sum z - l y >= 0
+                if t is not None and inst.ground == "equal":
+                    u = program.u = program.new(pairs.size, integer=False, high=np.inf)  # u_i - X_i + q_i N >= 0
+                    r, c, v = sums.terms(pair_pattern, inst.q[pair_value])
+                    program.add(np.r_[r, pair_of, ids], np.r_[c, x, u],
+                                np.r_[v, -np.ones(n_x), np.ones(pairs.size)], 0, np.inf)
+                    program.add(*sums.terms(np.arange(n_patterns), -float(t)), -np.inf, 0,
+                                extra=(pair_pattern, u, 1.0))                           # sum u - t N <= 0
+                elif t is not None and V > 1:
+                    cumulative = np.cumsum(inst.q)[:-1]                                 # Q_j, j = 0..V-2
+                    j = np.arange(V - 1)
+                    w = program.w = program.new(n_patterns * (V - 1), integer=False, high=np.inf)
+                    r = program.w_row = (pattern[:, None] * (V - 1) + j[None, :]).ravel()   # row (pattern, j)
+                    coef = program.w_coef = ((value[:, None] <= j[None, :]) - cumulative[None, :]).ravel()
+                    cols = np.repeat(x, V - 1)                                          # cum = sum coef x
+                    for sign in (1.0, -1.0):                                            # w -/+ cum >= 0
+                        program.add(np.r_[r, np.arange(w.size)], np.r_[cols, w],
+                                    np.r_[-sign * coef, np.ones(w.size)], 0, np.inf)
+                    program.add(*sums.terms(np.arange(n_patterns), -(V - 1) * float(t)), -np.inf, 0,
+                                extra=(np.repeat(np.arange(n_patterns), V - 1), w, 1.0))  # sum w - (V-1) t N <= 0
+            program.finish(inst, n_patterns, starred.sum(axis=1))
+        except _OutOfTime:
+            raise _Skip("the time limit ran out while it was built", size, "Time limit reached") from None
+        return program
+
     def __init__(self, n_x, x_high, deadline):
-        self.n_var, self.n_row, self.deadline = n_x, 0, deadline
+        self.n_x, self.n_var, self.n_row, self.deadline = n_x, n_x, 0, deadline
+        self.y = self.z = self.u = self.w = None
         self.integrality, self.upper = [np.ones(n_x)], [np.asarray(x_high, dtype=float)]
         self._r, self._c, self._v, self._low, self._high = [], [], [], [], []
 
@@ -328,6 +344,37 @@ class _Program:
         self._low.append(np.broadcast_to(np.asarray(low, dtype=float), (count,)))
         self._high.append(np.broadcast_to(np.asarray(high, dtype=float), (count,)))
         self.n_row += count
+
+    def finish(self, inst, n_patterns, stars_per_set):
+        """The objective (stars of every x), the matrix and the integrality."""
+        from scipy.sparse import coo_matrix
+
+        self.inst, self.n_patterns = inst, n_patterns
+        self.cost = np.zeros(self.n_var)
+        self.cost[:self.n_x] = np.tile(stars_per_set, self.n_x // stars_per_set.size)
+        self.matrix = coo_matrix((self.vals(), (self.rows(), self.cols())), shape=(self.n_row, self.n_var))
+        self.integer = np.concatenate(self.integrality) != 0
+        self.check_time()
+
+    def complete(self, counts: np.ndarray) -> np.ndarray:
+        """Every variable's value for the x ``counts``: a start HiGHS can use as it is."""
+        inst = self.inst
+        out = np.zeros(self.n_var)
+        out[:self.n_x] = counts
+        N = np.bincount(self.pattern, weights=counts, minlength=self.n_patterns)
+        if self.y is not None:
+            out[self.y] = N > 0
+        if inst.model.needs_sensitive:
+            X = np.bincount(self.pair_of, weights=counts, minlength=self.pair_value.size)
+            if self.z is not None:
+                out[self.z] = X > 0
+            if self.u is not None:
+                out[self.u] = np.maximum(X - inst.q[self.pair_value] * N[self.pair_pattern], 0)
+            if self.w is not None:
+                V = inst.n_values
+                out[self.w] = np.abs(np.bincount(self.w_row, weights=self.w_coef * np.repeat(counts, V - 1),
+                                                 minlength=self.w.size))
+        return out
 
     def rows(self):
         return np.concatenate(self._r)
