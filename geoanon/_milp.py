@@ -71,12 +71,14 @@ class ConstraintRows:
         return x
 
 
-def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_limit: float, start=None):
+def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_limit: float, start=None,
+                in_thread: bool = False):
     """min c x, row_low <= matrix x <= row_high, 0 <= x <= col_high, with HiGHS
     for at most ``time_limit`` seconds from now, from an optional start (index
     array, value array; HiGHS completes a partial one). Returns (x or None,
     objective or None, dual bound, proven optimal, status text). Interruptible
-    at any point (see the module)."""
+    at any point (see the module); ``in_thread`` keeps a large program in this
+    process (for short time limits, which HiGHS' steps then keep)."""
     if not time_limit > 0:
         return None, None, -np.inf, False, "Time limit reached"
     deadline = time.monotonic() + time_limit
@@ -89,7 +91,7 @@ def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_lim
         "row_high": np.asarray(row_high, dtype=float), "col_high": np.asarray(col_high, dtype=float),
         "integer": np.asarray(integrality) != 0, "solution": start, "stop_at": stop_at,
     }
-    if matrix.nnz <= INLINE_NONZEROS or not sys.executable:
+    if in_thread or matrix.nnz <= INLINE_NONZEROS or not sys.executable:
         answer = _solve_in_thread(program, deadline)
     else:
         answer = _solve_in_child(program, deadline)

@@ -47,6 +47,8 @@ class LocalSearch:
             self.weight[g] += self.w[v]
         self.adj = graph.adjacency
         self.cuts: dict = {}                 # group -> its cut vertices, while unchanged
+        self.changes = 0                     # assignments made so far
+        self.stuck = None                    # (group, changes) when moves and re-splits last failed
         self.work = 0                        # regions touched by the search
         self.allowance = min(WORK_PER_REGION * graph.n + WORK_BASE, WORK_CAP)
 
@@ -73,8 +75,10 @@ class LocalSearch:
             g = max(range(len(self.weight)), key=lambda i: (self.weight[i], -i))
             if self.weight[g] <= lower_bound:
                 return
-            if not (self._move_out(g) or self._resplit(g) or (resolve and any(
-                    self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1)))):
+            if self.stuck != (g, self.changes) and (self._move_out(g) or self._resplit(g)):
+                continue
+            self.stuck = (g, self.changes)             # not tried again until something changes
+            if not (resolve and any(self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1))):
                 return
 
     def _around(self, g: int, hops: int) -> set:
@@ -113,6 +117,7 @@ class LocalSearch:
             ids.append(len(self.weight))
             self.members.append(set())
             self.weight.append(0)
+        self.changes += 1
         for h in sorted(around):
             self.members[h] = set()
             self.weight[h] = 0
@@ -221,6 +226,7 @@ class LocalSearch:
         return False
 
     def _assign(self, nodes, src: int, dst: int) -> None:
+        self.changes += 1
         self.cuts.pop(src, None)
         self.cuts.pop(dst, None)
         self.work += len(nodes)

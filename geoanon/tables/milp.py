@@ -43,6 +43,7 @@ from .._codes import combined_key, first_appearance_ids
 from .._milp import solve_highs
 from ..errors import ParameterError
 from .instance import Instance, class_patterns
+from .neighborhoods import improve
 from .rounding import TIGHTEN, release_from_relaxation
 
 MAX_COLUMNS = 12                   # 2^m patterns per entry
@@ -83,7 +84,8 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     from ``start`` (a class per row, e.g. a heuristic's) when given, within
     ``time_limit`` seconds from the call, building included. For t-closeness
     without a start, the start is the rounded relaxation
-    (:mod:`~geoanon.tables.rounding`), given a third of the time. The program
+    (:mod:`~geoanon.tables.rounding`), given a third of the time, improved by
+    :func:`~geoanon.tables.neighborhoods.improve` for half of the rest. The program
     is skipped (``skipped`` says why) when its estimated memory exceeds
     ``PROGRAM_BYTES`` or building it would take more than half the time; it
     is cut when the time runs out while it is built."""
@@ -107,7 +109,9 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
                       **skip.size.figures())
     counts = None if start is None else _start_counts(inst, start, types, program.n_sets, kernel)
     if counts is None and lv.t is not None:
-        counts = _rounded_relaxation(inst, deadline - (deadline - time.perf_counter()) * 2 / 3)
+        counts = _rounded_relaxation(inst, _share(deadline, 1 / 3))
+        if counts is not None:
+            counts = improve(program, counts, _share(deadline, 1 / 2))
     warm = None if counts is None else (np.arange(program.n_var), program.complete(counts))
     x_values, objective, bound, optimal, status = solve_highs(
         program.cost, program.matrix, program.lows(), program.highs(), np.concatenate(program.upper),
@@ -122,6 +126,12 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status,
                   skipped=None, variables=program.n_var, integer_variables=int(program.integer.sum()),
                   constraints=program.n_row, nonzeros=program.matrix.nnz, seconds=time.perf_counter() - started)
+
+
+def _share(deadline: float, fraction: float) -> float:
+    """The time ``fraction`` of the way from now to ``deadline``."""
+    now = time.perf_counter()
+    return now + (deadline - now) * fraction
 
 
 def _rounded_relaxation(inst: Instance, deadline: float) -> np.ndarray | None:
@@ -375,6 +385,11 @@ class _Program:
                 out[self.w] = np.abs(np.bincount(self.w_row, weights=self.w_coef * np.repeat(counts, V - 1),
                                                  minlength=self.w.size))
         return out
+
+    def holds(self, values: np.ndarray) -> bool:
+        """Whether every constraint holds for these variable values (tolerance 1e-6)."""
+        product = self.matrix @ values
+        return bool((product >= self.lows() - 1e-6).all() and (product <= self.highs() + 1e-6).all())
 
     def rows(self):
         return np.concatenate(self._r)

@@ -12,7 +12,9 @@ most classes within t, is rounded per entry (largest remainders), classes
 that miss the model send rows one suppression level up (:func:`repair`), the
 all-``*`` class takes the rows it lacks from others (:func:`fill_top`), and
 single rows go back down wherever both classes stay within the model
-(:func:`descend`).
+(:func:`descend`). Measured on Adult (stars after :func:`descend`, t = 0.2 /
+0.3): tightening by 0 gives 14,328 / 6,445; by 0.025, 14,050 / 6,002; by
+0.06, 13,966 / 5,926; by 0.1, 14,274 / 6,081.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import numpy as np
 from ..models import emd_rows
 from .instance import Instance
 
-TIGHTEN = 0.025       # the relaxation is solved with t (1 - TIGHTEN): measured in bench_exact
+TIGHTEN = 0.06        # the relaxation is solved with t (1 - TIGHTEN); see the module
 
 
 class PatternCounts:
