@@ -22,11 +22,13 @@ from .._milp import solve_highs
 
 NEIGHBOURS = 30         # entries freed at a time
 STEP_SECONDS = 0.3      # HiGHS' time on one neighbourhood
+STALL = 100             # neighbourhoods in a row without a cheaper release end the search
 
 
 def improve(program, counts: np.ndarray, deadline: float, *, seed: int = 0) -> np.ndarray:
     """A release at most as costly as ``counts`` (x of ``program``, a
-    :class:`~geoanon.tables.milp._Program`), searched until ``deadline``."""
+    :class:`~geoanon.tables.milp._Program`), searched until ``deadline`` or
+    until ``STALL`` neighbourhoods in a row found nothing cheaper."""
     inst, n_sets = program.inst, program.n_sets
     codes = inst.type_codes[inst.entries[0]]
     stars = program.cost[:n_sets]
@@ -35,7 +37,9 @@ def improve(program, counts: np.ndarray, deadline: float, *, seed: int = 0) -> n
     best = program.complete(counts)
     cost = float(program.cost @ best)
     rng = np.random.default_rng(seed)
-    while deadline - time.perf_counter() > STEP_SECONDS:
+    idle = 0
+    while deadline - time.perf_counter() > STEP_SECONDS and idle < STALL:
+        idle += 1
         x = best[:program.n_x].reshape(-1, n_sets)
         hot = np.flatnonzero((x[:, stars >= 2] > 0).any(axis=1))
         centre = rng.choice(hot if hot.size else np.arange(x.shape[0]))
@@ -59,7 +63,7 @@ def improve(program, counts: np.ndarray, deadline: float, *, seed: int = 0) -> n
         candidate[free] = answer
         candidate = program.complete(np.rint(candidate[:program.n_x]))
         if program.cost @ candidate < cost - 0.5 and program.holds(candidate):
-            best, cost = candidate, float(program.cost @ candidate)
+            best, cost, idle = candidate, float(program.cost @ candidate), 0
     return best[:program.n_x]
 
 

@@ -83,7 +83,8 @@ class PatternCounts:
 
 def round_largest_remainder(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Whole counts per entry (rows of ``x``) summing to ``rows``: the floors,
-    plus one for the largest fractional parts."""
+    plus one for the largest fractional parts (and any rows still missing on
+    the largest count)."""
     counts = np.floor(x + 1e-9).astype(np.int64)
     counts = np.minimum(counts, rows[:, None])
     fraction = np.where(counts < rows[:, None], x - counts, -np.inf)
@@ -95,6 +96,8 @@ def round_largest_remainder(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
         missing[e] += 1
     take = np.arange(x.shape[1])[None, :] < missing[:, None]
     np.add.at(counts, (np.repeat(np.arange(x.shape[0]), x.shape[1])[take.ravel()], order[take]), 1)
+    left = rows - counts.sum(axis=1)                            # x short of the rows by more than one per set
+    counts[np.arange(x.shape[0]), np.argmax(x, axis=1)] += left
     return counts
 
 
