@@ -98,6 +98,15 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
     assert optimal and program.optimal and inst.cost(row_class)[0] == program.objective
 
 
+def test_a_proven_optimum_reports_plain_json():
+    # the certificate is computed with numpy; the report must still serialize (it did not: numpy.bool_)
+    import json
+
+    release = ga.suppress(adult().head(2000), ["sex", "race", "marital-status", "workclass"], k=5, method="milp")
+    assert release.report["optimal"] is True
+    assert json.loads(json.dumps(release.report))["optimal"] is True
+
+
 def test_kernel_keeps_the_optimum():
     # one heavy type (T = 2 k^2 2^m = 16 for k = 2, m = 1) and light ones
     df = pd.DataFrame({"a": ["x"] * 40 + ["y", "z", "w"]})

@@ -122,7 +122,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
         row_class = _assign_rows(inst, types, counts, program.pattern, program.n_sets)
         objective = float(np.dot(program.cost[:program.n_x], counts))
     # a certificate, not a status: HiGHS' dual bound (costs are whole stars) must meet the rows' cost
-    optimal = row_class is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective
+    optimal = bool(row_class is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective)
     return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status,
                   skipped=None, variables=program.n_var, integer_variables=int(program.integer.sum()),
                   constraints=program.n_row, nonzeros=program.matrix.nnz, seconds=time.perf_counter() - started)
