@@ -104,7 +104,7 @@ def test_a_proven_optimum_reports_plain_json():
 
     release = ga.suppress(adult().head(2000), ["sex", "race", "marital-status", "workclass"], k=5, method="milp")
     assert release.report["optimal"] is True
-    assert json.loads(json.dumps(release.report))["optimal"] is True
+    assert json.loads(json.dumps(release.report.to_dict()))["optimal"] is True
 
 
 def test_kernel_keeps_the_optimum():
