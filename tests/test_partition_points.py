@@ -226,19 +226,26 @@ def test_verify_catches_a_broken_partition():
 def test_ranking_shortcuts_equal_the_full_formulas(k):
     """The balanced keys skip work on cuts they can decide cheaply; the values
     must equal the plain definitions."""
-    from geoanon.points.kdtree import ROBUST_ENOUGH, _lower_bound, _ranking, _robustness
+    import math
+
+    from geoanon.points.kdtree import _cut_keys, _Rule
+
+    def lb(w):
+        return math.ceil(w / (w // k))
+
+    def robustness(w, target):
+        return max(min(w - m * k, m * target - w) for m in range(1, w // k + 2))
 
     rng = np.random.default_rng(k)
+    table = np.zeros(2, dtype=np.int64)
     for target in range(k, 3 * k + 3):
-        score, _, margin, inexact, _ = _ranking("balanced", k, target, exact=max(k, target - 1))
-        lo = rng.integers(k, 40 * k + 50, 4000)
-        up = rng.integers(k, 40 * k + 50, 4000)
-        s = np.zeros(lo.size, dtype=np.int64)
-        bound = np.maximum(_lower_bound(lo, k), _lower_bound(up, k))
-        assert np.array_equal(score(lo, up, s, None), np.maximum(bound, target))
-        full = np.minimum(np.minimum(_robustness(lo, k, target), _robustness(up, k, target)), int(ROBUST_ENOUGH * k))
-        got = margin(lo, up, s, None)
-        assert np.array_equal(-full if got is None else got, -full)   # None: all at the cap
-        assert got is not None or (full == int(ROBUST_ENOUGH * k)).all()
-        flags = inexact(lo, up, s, None)
-        assert flags is None or np.array_equal(flags, bound > max(k, target - 1))
+        exact = max(k, target - 1)
+        balanced, _, _, _, cap, roomy, _ = _Rule(True, k, target, exact).args()
+        for lo, up in rng.integers(k, 40 * k + 50, (300, 2)).tolist():
+            score, risk, margin, inexact, imbalance = _cut_keys(lo, up, True, k, target, exact, cap, roomy,
+                                                                 table, table, False)
+            bound = max(lb(lo), lb(up))
+            assert score == max(bound, target)
+            assert margin == -min(robustness(lo, target), robustness(up, target), cap)
+            assert inexact == int(bound > exact and exact < target)
+            assert (risk, imbalance) == (0, abs(lo - up))
