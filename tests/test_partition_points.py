@@ -3,7 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
@@ -249,3 +249,22 @@ def test_ranking_shortcuts_equal_the_full_formulas(k):
             assert margin == -min(robustness(lo, target), robustness(up, target), cap)
             assert inexact == int(bound > exact and exact < target)
             assert (risk, imbalance) == (0, abs(lo - up))
+
+
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 6)), min_size=2, max_size=40),
+       st.integers(1, 6), st.integers(0, 4))
+@settings(max_examples=200, deadline=None)
+def test_lookahead_tables_count_the_cuts_by_brute_force(points, k, extra):
+    """``_tables`` counts, per near-part weight v in [k, T], the cuts of a segment
+    (between distinct ranks) whose lower or upper part weighs v."""
+    from geoanon.points.kdtree import _tables
+
+    target = k + extra
+    w = np.array([p[0] for p in points], dtype=np.int64)
+    rank = np.sort(np.array([p[1] for p in points], dtype=np.int64))
+    pre, suf = np.zeros(target - k + 2, np.int64), np.zeros(target - k + 2, np.int64)
+    _tables(w, rank, 0, w.size, int(w.sum()), k, target, pre, suf)
+    cuts = [p for p in range(w.size - 1) if rank[p] != rank[p + 1]]
+    for v in range(k, target + 1):
+        assert pre[v - k + 1] == len({int(w[:p + 1].sum()) for p in cuts} & set(range(k, v + 1)))
+        assert suf[v - k + 1] == len({int(w[p + 1:].sum()) for p in cuts} & set(range(k, v + 1)))
