@@ -236,3 +236,23 @@ def test_free_part_repair_releases_meet_the_model(n, k, l, distinct, seed):
     released["class_id"] = row_class
     assert check_suppression(df, released, ["q0", "q1", "q2"], min(k, n), sensitive="s", l=l,
                              l_distinct=2 if distinct else None) == cost >= inst.lower_bound()
+
+
+def test_the_lattice_skips_the_free_part_repair_when_no_type_has_a_free_part(monkeypatch):
+    """Types of one row each have no part that meets l alone: the repair would
+    only climb again (and on many types slowly), so the lattice keeps its climb."""
+    import importlib
+
+    lattice_module = importlib.import_module("geoanon.tables.lattice")
+
+    def forbidden(inst):
+        raise AssertionError("free_part_repair ran although no type has a free part")
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"q0": np.arange(60), "q1": rng.choice(list("abc"), 60), "s": rng.choice(list("uvw"), 60)})
+    monkeypatch.setattr(lattice_module, "free_part_repair", forbidden)
+    release = ga.suppress(df, ["q0", "q1"], k=3, l=2, sensitive="s", method="lattice")
+    assert check_suppression(df, release.table, ["q0", "q1"], 3, sensitive="s", l=2) == release.report["cost"]
+    df["q0"] = 0          # now types are large and have free parts: the repair runs (and is forbidden)
+    with pytest.raises(AssertionError, match="free_part_repair ran"):
+        ga.suppress(df, ["q0", "q1"], k=3, l=2, sensitive="s", method="lattice")

@@ -42,11 +42,14 @@ CANDIDATES = 32        # classes tried for the final merges, per step
 def lattice(inst: Instance) -> np.ndarray:
     """Class of every row (ids in order of first appearance); see the module.
     For l without t, also :func:`~geoanon.tables.repair.free_part_repair`,
-    keeping the cheaper (the lattice on a tie)."""
+    keeping the cheaper (the lattice on a tie). The repair is skipped when no
+    type has a free part: it would only climb again, without borrowing (on
+    Adult placed at ZIP centroids and chained after ``points``, 29,416 types
+    of about one row each, it took 303 s for 62 more stars than the climb's 5 s)."""
     if inst.model.l is None:
         return _climb(inst)
     climbed = _climb(inst.with_free_parts())
-    if inst.model.t is not None:
+    if inst.model.t is not None or not (inst.free_caps() > 0).any():
         return climbed
     return min((climbed, free_part_repair(inst)), key=lambda row_class: inst.cost(row_class)[0])
 
