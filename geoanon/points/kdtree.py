@@ -46,7 +46,6 @@ import numpy as np
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
-POLICIES = ("paper", "balanced")
 
 _jit = numba.njit(cache=True, nogil=True)
 

@@ -124,14 +124,16 @@ class Instance:
         if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
             types, values, rows = self.entries
             alone = self.meets(self.measure(types, values, rows))    # whole types that are classes already
-            capped = np.bincount(types, weights=np.minimum(rows, self.free_caps()[types]), minlength=alone.size)
+            capped = np.bincount(types, weights=np.minimum(rows, self.free_caps[types]), minlength=alone.size)
             free = np.where(alone, self.type_size, capped.astype(np.int64))
             bound = max(bound, int((self.type_size - free).sum()))
         return bound
 
+    @cached_property
     def free_caps(self) -> np.ndarray:
         """Per type, the rows per sensitive value of its largest part that meets
-        k, l and l_distinct alone (:func:`_free_cap`; 0: no such part)."""
+        k, l and l_distinct alone (:func:`_free_cap`; 0: no such part). Read-only:
+        copy it to change it."""
         types, _, rows = self.entries
         cap = np.zeros(self.type_size.size, dtype=np.int64)
         order = np.lexsort((-rows, types))                     # per type, counts decreasing
@@ -139,6 +141,7 @@ class Instance:
         starts = np.r_[0, np.flatnonzero(np.diff(owner)) + 1, owner.size]
         for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
             cap[owner[a]] = _free_cap(counts[a:b], self.model)
+        cap.flags.writeable = False
         return cap
 
     def with_free_parts(self) -> Instance:
@@ -151,14 +154,14 @@ class Instance:
             return self
         types, values, rows = self.entries
         alone = self.meets(self.measure(types, values, rows))
-        cap = self.free_caps()
+        cap = self.free_caps
         split = ~alone & (cap > 0)
         if not split.any():
             return self
         rank = rank_within(self.type_of_row * self.n_values + self.sensitive)
         rest = split[self.type_of_row] & (rank >= cap[self.type_of_row])
         out = copy.copy(self)
-        for name in ("entries", "entry_of_row"):
+        for name in ("entries", "entry_of_row", "free_caps"):
             out.__dict__.pop(name, None)
         out.type_of_row, heads = _types(np.column_stack([self.type_of_row, rest]))
         out.type_codes = self.codes[heads]

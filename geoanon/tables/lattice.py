@@ -49,7 +49,7 @@ def lattice(inst: Instance) -> np.ndarray:
     if inst.model.l is None:
         return _climb(inst)
     climbed = _climb(inst.with_free_parts())
-    if inst.model.t is not None or not (inst.free_caps() > 0).any():
+    if inst.model.t is not None or not (inst.free_caps > 0).any():
         return climbed
     return min((climbed, free_part_repair(inst)), key=lambda row_class: inst.cost(row_class)[0])
 

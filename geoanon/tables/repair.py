@@ -69,7 +69,7 @@ class _Repair:
         self.V = inst.n_values
         self.H = np.zeros((inst.type_size.size, self.V), dtype=np.int64)
         np.add.at(self.H, (types, values), rows)
-        self.cap = inst.free_caps()
+        self.cap = inst.free_caps.copy()
         self.pending = (self.H > self.cap[:, None]).any(axis=1)
         self.events = []          # (type, lowest rank, end rank, class): rows of those ranks of every value go there
         self.classes = 0
