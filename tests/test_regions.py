@@ -281,6 +281,54 @@ def test_partitions_are_connected_and_theorem_1_holds(case):
     assert results["balanced"].max_weight <= results["paper"].max_weight
 
 
+@settings(max_examples=60)
+@given(n=st.integers(1, 30), p=st.floats(0.15, 0.6), seed=st.integers(0, 10**6), k=st.integers(1, 20))
+def test_local_search_kernels_match_plain_definitions(n, p, seed, k):
+    """The compiled kernels of the local search against networkx and enumeration:
+    articulation points of an induced subgraph, and the best split along the
+    edges of breadth- and depth-first trees (every tree edge's two sides)."""
+    from geoanon.regions.local_search import _best_tree_cut, _cut_vertices
+
+    rng = np.random.default_rng(seed)
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    graph = CompactGraph.from_networkx(G)
+    nodes = np.flatnonzero(rng.random(n) < 0.8)
+    assume(nodes.size)
+    position = np.full(n, -1, dtype=np.int64)
+    found = _cut_vertices(graph.indptr, graph.indices, nodes, position)
+    assert sorted(found.tolist()) == sorted(nx.articulation_points(G.subgraph(nodes.tolist())))
+    assert (position == -1).all()
+
+    H = G.subgraph(nodes.tolist())
+    assume(nx.is_connected(H))
+    w = rng.integers(0, 9, n).astype(np.int64)
+    roots = nodes[:3]
+    top = int(w[nodes].sum()) + 1
+    heavier, side, reached = _best_tree_cut(graph.indptr, graph.indices, w, nodes, roots, top, k, position)
+    assert (position == -1).all()
+    best, count = -1, 0
+    for root in roots.tolist():
+        for last_in_first_out in (False, True):
+            parent, queue = {root: None}, [root]    # a node's parent is the node that first reached it
+            while queue:
+                x = queue.pop() if last_in_first_out else queue.pop(0)
+                for y in sorted(H[x]):
+                    if y not in parent:
+                        parent[y], queue = x, queue + [y]
+            count += len(parent)
+            tree = nx.DiGraph([(p, c) for c, p in parent.items() if p is not None])
+            for a, b in tree.edges:
+                below = sum(int(w[v]) for v in nx.descendants(tree, b) | {b})
+                rest = int(w[nodes].sum()) - below
+                if below >= k and rest >= k and (best < 0 or max(below, rest) < best):
+                    best = max(below, rest)
+    assert heavier == best and reached == count
+    if best >= 0:
+        chosen = set(nodes[side].tolist())
+        assert nx.is_connected(H.subgraph(chosen)) and nx.is_connected(H.subgraph(set(nodes.tolist()) - chosen))
+        assert max(int(w[list(chosen)].sum()), int(w[nodes].sum()) - int(w[list(chosen)].sum())) == best
+
+
 @settings(max_examples=40)
 @given(n=st.integers(2, 7), seed=st.integers(0, 10**6), k=st.integers(1, 12))
 def test_exact_matches_brute_force_and_balanced_stays_close(n, seed, k):

@@ -10,8 +10,7 @@ Every group stays connected and >= k; the work is bounded per region.
 """
 from __future__ import annotations
 
-from collections import deque
-
+import numba
 import numpy as np
 
 from .graphs import CompactGraph
@@ -31,6 +30,8 @@ WORK_PER_REGION = 100       # local search stops after touching this many region
 WORK_BASE = 1_000          # ... plus this many ...
 WORK_CAP = 900_000         # ... and at most this many in all (large graphs)
 
+_jit = numba.njit(cache=True, nogil=True)
+
 
 class LocalSearch:
     """A partition under local search: labels, member sets and weights."""
@@ -46,6 +47,8 @@ class LocalSearch:
             self.members[g].add(v)
             self.weight[g] += self.w[v]
         self.adj = graph.adjacency
+        self.weights = np.asarray(w, dtype=np.int64)
+        self.position = np.full(graph.n, -1, dtype=np.int64)     # scratch for the compiled kernels
         self.cuts: dict = {}                 # group -> its cut vertices, while unchanged
         self.changes = 0                     # assignments made so far
         self.stuck = None                    # (group, changes) when moves and re-splits last failed
@@ -138,41 +141,9 @@ class LocalSearch:
         return len(self.members[g]) > 1 and u not in self.cuts[g]
 
     def _cut_vertices(self, nodes: set) -> set:
-        """Articulation points of the subgraph induced by ``nodes`` (iterative
-        depth-first search with low points)."""
-        adj = self.adj
-        order, low, cut = {}, {}, set()
-        for root in nodes:
-            if root in order:
-                continue
-            order[root] = low[root] = len(order)
-            children = 0
-            stack = [(root, -1, iter(adj[root]))]
-            while stack:
-                x, parent, it = stack[-1]
-                advanced = False
-                for y in it:
-                    if y not in nodes:
-                        continue
-                    if y not in order:
-                        order[y] = low[y] = len(order)
-                        stack.append((y, x, iter(adj[y])))
-                        advanced = True
-                        if x == root:
-                            children += 1
-                        break
-                    if y != parent:
-                        low[x] = min(low[x], order[y])
-                if advanced:
-                    continue
-                stack.pop()
-                if parent >= 0:
-                    low[parent] = min(low[parent], low[x])
-                    if parent != root and low[x] >= order[parent]:
-                        cut.add(parent)
-            if children > 1:
-                cut.add(root)
-        return cut
+        """Articulation points of the subgraph induced by ``nodes``."""
+        found = _cut_vertices(self.graph.indptr, self.graph.indices, _array(nodes), self.position)
+        return set(found.tolist())
 
     def _move_out(self, g: int) -> bool:
         """Move one boundary region of g to a neighbouring group, first making
@@ -269,14 +240,12 @@ class LocalSearch:
         depth-first spanning trees rooted at up to ``RESPLIT_ROOTS`` regions."""
         if len(nodes) <= EXHAUSTIVE_SPLIT:
             return self._best_split_exhaustive(nodes, top)
-        roots = sorted(nodes, key=lambda u: (-self.w[u], u))[:RESPLIT_ROOTS]
-        best = None
-        for root in roots:
-            for depth_first in (False, True):
-                found = self._best_cut_from(nodes, root, top if best is None else best[0], depth_first)
-                if found is not None:
-                    best = found
-        return best
+        items = _array(nodes)
+        roots = items[np.lexsort((items, -self.weights[items]))[:RESPLIT_ROOTS]]
+        heavier, side, reached = _best_tree_cut(self.graph.indptr, self.graph.indices, self.weights, items, roots,
+                                                top, self.k, self.position)
+        self.work += reached
+        return None if heavier < 0 else (int(heavier), set(items[side].tolist()))
 
     def _best_split_exhaustive(self, nodes: set, top: int):
         """Every bipartition of ``nodes`` (weights summed for all subsets at once);
@@ -309,35 +278,120 @@ class LocalSearch:
                     stack.append(y)
         return len(seen) == len(nodes)
 
-    def _best_cut_from(self, nodes: set, root: int, top: int, depth_first: bool):
-        parent, order = {root: -1}, []
-        frontier = deque([root])
-        while frontier:
-            x = frontier.pop() if depth_first else frontier.popleft()
-            order.append(x)
-            for y in self.adj[x]:
-                if y in nodes and y not in parent:
-                    parent[y] = x
-                    frontier.append(y)
-        self.work += len(order)
-        total = sum(self.w[u] for u in nodes)
-        below = {u: self.w[u] for u in nodes}
-        for u in reversed(order[1:]):
-            below[parent[u]] += below[u]
-        best = None
-        for u in order[1:]:
-            a = below[u]
-            b = total - a
-            if a >= self.k and b >= self.k and max(a, b) < top and (best is None or max(a, b) < best[0]):
-                best = (max(a, b), u)
-        if best is None:
-            return None
-        side, stack = set(), [best[1]]          # the subtree under the cut edge
-        children = {}
-        for u in order[1:]:
-            children.setdefault(parent[u], []).append(u)
-        while stack:
-            x = stack.pop()
-            side.add(x)
-            stack.extend(children.get(x, []))
-        return best[0], side
+
+def _array(nodes: set) -> np.ndarray:
+    return np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+
+
+@_jit
+def _cut_vertices(indptr, indices, nodes, position):
+    """Articulation points of the subgraph induced by ``nodes`` (iterative
+    depth-first search with low points). ``position`` is -1 everywhere, and
+    again on return."""
+    m = nodes.size
+    for i in range(m):
+        position[nodes[i]] = i
+    order = np.full(m, -1, dtype=np.int64)
+    low = np.zeros(m, dtype=np.int64)
+    cut = np.zeros(m, dtype=np.bool_)
+    at = np.empty(m, dtype=np.int64)         # the stack: node, its parent, its next edge
+    up = np.empty(m, dtype=np.int64)
+    edge = np.empty(m, dtype=np.int64)
+    seen = 0
+    for root in range(m):
+        if order[root] >= 0:
+            continue
+        order[root] = low[root] = seen
+        seen += 1
+        children, top = 0, 1
+        at[0], up[0], edge[0] = root, -1, indptr[nodes[root]]
+        while top:
+            x, parent = at[top - 1], up[top - 1]
+            advanced = False
+            while edge[top - 1] < indptr[nodes[x] + 1]:
+                y = position[indices[edge[top - 1]]]
+                edge[top - 1] += 1
+                if y < 0:
+                    continue
+                if order[y] < 0:
+                    order[y] = low[y] = seen
+                    seen += 1
+                    at[top], up[top], edge[top] = y, x, indptr[nodes[y]]
+                    top += 1
+                    advanced = True
+                    children += x == root
+                    break
+                if y != parent:
+                    low[x] = min(low[x], order[y])
+            if advanced:
+                continue
+            top -= 1
+            if parent >= 0:
+                low[parent] = min(low[parent], low[x])
+                if parent != root and low[x] >= order[parent]:
+                    cut[parent] = True
+        if children > 1:
+            cut[root] = True
+    position[nodes] = -1
+    return nodes[cut]
+
+
+@_jit
+def _best_tree_cut(indptr, indices, w, nodes, roots, top, k, position):
+    """The edge of a breadth- or depth-first spanning tree of ``nodes`` (from
+    each of ``roots``) whose removal leaves two sides >= k with the lightest
+    heavier side, if lighter than ``top``: (that weight or -1, the side below
+    the edge as a mask over ``nodes``, regions reached by the traversals)."""
+    m = nodes.size
+    for i in range(m):
+        position[nodes[i]] = i
+    total = 0
+    for x in nodes:
+        total += w[x]
+    parent = np.empty(m, dtype=np.int64)
+    order = np.empty(m, dtype=np.int64)
+    below = np.empty(m, dtype=np.int64)
+    queue = np.empty(m, dtype=np.int64)
+    side = np.zeros(m, dtype=np.bool_)
+    best, reached = -1, 0
+    for root in roots:
+        for depth_first in (False, True):
+            parent[:] = -2
+            start = position[root]
+            parent[start] = -1
+            queue[0], head, tail, count = start, 0, 1, 0
+            while head < tail:
+                if depth_first:
+                    tail -= 1
+                    x = queue[tail]
+                else:
+                    x = queue[head]
+                    head += 1
+                order[count] = x
+                count += 1
+                for e in range(indptr[nodes[x]], indptr[nodes[x] + 1]):
+                    y = position[indices[e]]
+                    if y >= 0 and parent[y] == -2:
+                        parent[y] = x
+                        queue[tail] = y
+                        tail += 1
+            reached += count
+            for j in range(count):
+                below[order[j]] = w[nodes[order[j]]]
+            for j in range(count - 1, 0, -1):
+                below[parent[order[j]]] += below[order[j]]
+            limit, cut = top if best < 0 else best, -1
+            for j in range(1, count):
+                a = below[order[j]]
+                heavier = max(a, total - a)
+                if a >= k and total - a >= k and heavier < limit:
+                    limit, cut = heavier, j
+            if cut < 0:
+                continue
+            best = limit
+            side[:] = False
+            side[order[cut]] = True
+            for j in range(cut + 1, count):
+                side[order[j]] = side[parent[order[j]]]
+    position[nodes] = -1
+    return best, side, reached
