@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import networkx as nx
+import numba
 import numpy as np
 import pandas as pd
 
@@ -379,12 +380,8 @@ class CompactGraph:
                           shape=(self.n, self.n))
 
     def components(self) -> np.ndarray:
-        """Connected component label of every node."""
-        from scipy.sparse.csgraph import connected_components
-
-        if self.n == 0:
-            return np.zeros(0, dtype=np.int64)
-        return connected_components(self.matrix(), directed=False)[1].astype(np.int64)
+        """Connected component label of every node, numbered in order of their first node."""
+        return _components(self.indptr, self.indices)
 
     def subgraph(self, nodes: np.ndarray) -> "CompactGraph":
         """The induced subgraph on ``nodes`` (indices), renumbered in that order."""
@@ -396,3 +393,26 @@ class CompactGraph:
         dst = position[self.indices[slots]]
         keep = dst >= 0
         return CompactGraph.from_edges([self.ids[i] for i in nodes], src[keep], dst[keep])
+
+
+@numba.njit(cache=True, nogil=True)
+def _components(indptr, indices):
+    n = indptr.size - 1
+    comp = np.full(n, -1, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    count = 0
+    for start in range(n):
+        if comp[start] >= 0:
+            continue
+        comp[start], stack[0], top = count, start, 1
+        while top:
+            top -= 1
+            x = stack[top]
+            for e in range(indptr[x], indptr[x + 1]):
+                y = indices[e]
+                if comp[y] < 0:
+                    comp[y] = count
+                    stack[top] = y
+                    top += 1
+        count += 1
+    return comp

@@ -38,13 +38,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from .._text import show
 from ..errors import ParameterError
 from .graphs import CompactGraph, UnionFind
 
-SMALL_GRAPH = 2000   # random spanning trees of graphs up to this size are drawn in plain Python
 
 
 @dataclass
@@ -121,36 +121,56 @@ def degree_lower_bound(graph: CompactGraph) -> int:
 def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
     """Parent array of a random spanning tree of a connected graph: Kruskal's
     algorithm on the edges in random order, rooted at a random node."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
-
     src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
     upper = src < graph.indices
     a, b = src[upper], graph.indices[upper]
     root = int(rng.integers(graph.n))
-    if graph.n > SMALL_GRAPH:
-        weights = rng.random(a.size) + 1e-9
-        tree = minimum_spanning_tree(csr_matrix((weights, (a, b)), shape=(graph.n, graph.n)))
-        tree = tree + tree.T
-        _, parent = breadth_first_order(tree, root, directed=False, return_predecessors=True)
-        return np.where(parent < 0, -1, parent).astype(np.int64)
-    forest = UnionFind(graph.n)
-    adj = [[] for _ in range(graph.n)]
-    for e in rng.permutation(a.size).tolist():
-        x, y = int(a[e]), int(b[e])
-        if forest.union(x, y):
-            adj[x].append(y)
-            adj[y].append(x)
-    parent = [-2] * graph.n
+    order = rng.permutation(a.size)
+    return _kruskal(graph.n, a[order], b[order], root)
+
+
+@numba.njit(cache=True, nogil=True)
+def _kruskal(n, a, b, root):
+    """The spanning forest Kruskal's algorithm keeps from edges (a, b) in this
+    order, as parent pointers from ``root`` (-1 there and for unreached nodes)."""
+    find = np.arange(n)
+    degree = np.zeros(n + 1, dtype=np.int64)
+    kept = np.zeros(a.size, dtype=np.bool_)
+    for e in range(a.size):
+        x, y = a[e], b[e]
+        while find[x] != x:
+            find[x] = find[find[x]]
+            x = find[x]
+        while find[y] != y:
+            find[y] = find[find[y]]
+            y = find[y]
+        if x != y:
+            find[x] = y
+            kept[e] = True
+            degree[a[e] + 1] += 1
+            degree[b[e] + 1] += 1
+    start = np.cumsum(degree)
+    fill = start[:-1].copy()
+    neighbour = np.empty(start[-1], dtype=np.int64)
+    for e in np.flatnonzero(kept):
+        neighbour[fill[a[e]]] = b[e]
+        fill[a[e]] += 1
+        neighbour[fill[b[e]]] = a[e]
+        fill[b[e]] += 1
+    parent = np.full(n, -2, dtype=np.int64)
     parent[root] = -1
-    stack = [root]
-    while stack:
-        x = stack.pop()
-        for y in adj[x]:
+    stack = np.empty(n, dtype=np.int64)
+    stack[0], top = root, 1
+    while top:
+        top -= 1
+        x = stack[top]
+        for i in range(start[x], start[x + 1]):
+            y = neighbour[i]
             if parent[y] == -2:
                 parent[y] = x
-                stack.append(y)
-    return np.asarray(parent, dtype=np.int64)
+                stack[top] = y
+                top += 1
+    return np.maximum(parent, -1)
 
 
 class _Improver:
