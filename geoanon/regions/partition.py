@@ -184,7 +184,7 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         if total < k:
             suppressed += total > 0
             continue
-        sub = linked.subgraph(nodes)
+        sub = linked if nodes.size == linked.n else linked.subgraph(nodes)    # one component: nodes in order
         if method == "exact":
             if nodes.size > EXACT_MAX_NODES:
                 raise DataError(f"method='exact' solves components of up to {EXACT_MAX_NODES} regions, "

@@ -7,7 +7,7 @@ should have d as small as possible. Finding the minimum is NP-hard (d = 2 is a
 Hamiltonian path); Fürer and Raghavachari (J. Algorithms 17, 1994) give a local
 improvement that stops at d <= d* + 1, where d* is the optimum.
 
-The implementation starts from a depth-first tree (scipy) and improves it in
+The implementation starts from a depth-first tree and improves it in
 two steps per degree level k:
 
 1. *Direct swaps*, in vectorized batches: for every vertex w of degree k find
@@ -173,31 +173,75 @@ def _kruskal(n, a, b, root):
     return np.maximum(parent, -1)
 
 
+@numba.njit(cache=True, nogil=True)
+def _search(indptr, indices, roots, depth_first):
+    """Depth-first (a node's first unvisited neighbour next, as scipy's
+    ``depth_first_order``) or breadth-first search from each root in turn:
+    the preorder, parents (-1 at roots and unreached nodes) and depths."""
+    n = indptr.size - 1
+    order = np.empty(n, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)       # the path (depth-first) or the queue (breadth-first)
+    edge = np.empty(n, dtype=np.int64)        # each path node's next edge to look at
+    count = 0
+    for root in roots:
+        if seen[root]:
+            continue
+        seen[root] = True
+        order[count] = root
+        count += 1
+        if depth_first:
+            stack[0], edge[0], top = root, indptr[root], 1
+            while top:
+                x, e = stack[top - 1], edge[top - 1]
+                while e < indptr[x + 1] and seen[indices[e]]:
+                    e += 1
+                edge[top - 1] = e + 1
+                if e == indptr[x + 1]:
+                    top -= 1
+                    continue
+                y = indices[e]
+                seen[y], parent[y], depth[y] = True, x, depth[x] + 1
+                order[count] = y
+                count += 1
+                stack[top], edge[top] = y, indptr[y]
+                top += 1
+        else:
+            head = count - 1
+            while head < count:
+                x = order[head]
+                head += 1
+                for e in range(indptr[x], indptr[x + 1]):
+                    y = indices[e]
+                    if not seen[y]:
+                        seen[y], parent[y], depth[y] = True, x, depth[x] + 1
+                        order[count] = y
+                        count += 1
+    return order[:count], parent, depth
+
+
 class _Improver:
     """State of the local improvement: the tree as adjacency sets plus degrees."""
 
     def __init__(self, graph: CompactGraph, start: str = "dfs"):
-        from scipy.sparse.csgraph import breadth_first_order, depth_first_order
-
         self.graph = graph
         n = graph.n
         self.n = n
         degree_g = np.diff(graph.indptr)
         self.adj = [set() for _ in range(n)]
         comp = graph.components()
-        matrix = graph.matrix()
         # one tree per component: depth-first from its lowest-degree node, or
         # breadth-first from its highest-degree node
         key = degree_g if start == "dfs" else -degree_g
         order = np.lexsort((np.arange(n), key, comp))
         first = order[np.r_[True, comp[order][1:] != comp[order][:-1]]] if n else order
-        search = depth_first_order if start == "dfs" else breadth_first_order
-        for root in first:
-            _, pred = search(matrix, int(root), directed=False, return_predecessors=True)
-            child = np.flatnonzero(pred >= 0)
-            for c, p in zip(child.tolist(), pred[child].tolist()):
-                self.adj[c].add(p)
-                self.adj[p].add(c)
+        pred = _search(graph.indptr, graph.indices, first, start == "dfs")[1]
+        child = np.flatnonzero(pred >= 0)
+        for c, p in zip(child.tolist(), pred[child].tolist()):
+            self.adj[c].add(p)
+            self.adj[p].add(c)
         self.deg = np.array([len(a) for a in self.adj], dtype=np.int64)
         self.roots = first
         self.swaps = self.phases = 0
@@ -227,34 +271,12 @@ class _Improver:
                             lower_bound=bound, certified=certified, swaps=self.swaps, phases=self.phases)
 
     # -- rooting -----------------------------------------------------------------
-    def _tree_matrix(self):
-        from scipy.sparse import csr_matrix
-
-        rows = np.repeat(np.arange(self.n), self.deg)
-        cols = np.fromiter((j for a in self.adj for j in a), dtype=np.int64, count=int(self.deg.sum()))
-        return csr_matrix((np.ones(cols.size, dtype=np.int8), (rows, cols)), shape=(self.n, self.n))
-
     def _rooted(self):
         """Parent, depth and preorder of the current forest, rooted at ``self.roots``."""
-        from scipy.sparse.csgraph import depth_first_order
-
-        matrix = self._tree_matrix()
-        parent = np.full(self.n, -1, dtype=np.int64)
-        orders = []
-        for root in self.roots:
-            order, pred = depth_first_order(matrix, int(root), directed=False, return_predecessors=True)
-            child = order[1:]
-            parent[child] = pred[child]
-            orders.append(order)
-        preorder = np.concatenate(orders) if orders else np.zeros(0, dtype=np.int64)
-        depth = np.zeros(self.n, dtype=np.int64)
-        par = parent.tolist()
-        dep = [0] * self.n
-        for v in preorder.tolist():
-            p = par[v]
-            if p >= 0:
-                dep[v] = dep[p] + 1
-        depth[:] = dep
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(self.deg, out=indptr[1:])
+        indices = np.fromiter((j for a in self.adj for j in sorted(a)), dtype=np.int64, count=int(indptr[-1]))
+        preorder, parent, depth = _search(indptr, indices, self.roots, True)
         return parent, depth, preorder
 
     # -- step 1: batches of direct swaps -------------------------------------------
