@@ -342,11 +342,9 @@ class CompactGraph:
     def from_networkx(cls, G: nx.Graph) -> "CompactGraph":
         ids = list(G.nodes)
         index = {v: i for i, v in enumerate(ids)}
-        if G.number_of_edges():
-            pairs = np.array([(index[u], index[v]) for u, v in G.edges if u != v], dtype=np.int64).reshape(-1, 2)
-        else:
-            pairs = np.zeros((0, 2), dtype=np.int64)
-        return cls.from_edges(ids, pairs[:, 0], pairs[:, 1])
+        ends = np.fromiter((index[x] for edge in G.edges for x in edge), dtype=np.int64,
+                           count=2 * G.number_of_edges()).reshape(-1, 2)
+        return cls.from_edges(ids, ends[:, 0], ends[:, 1])
 
     @classmethod
     def from_edges(cls, ids, a, b) -> "CompactGraph":

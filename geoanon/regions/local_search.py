@@ -7,8 +7,15 @@ it moves boundary regions out of it (making room with ejection chains),
 re-cuts it together with a neighbouring group, and re-solves its
 neighbourhood with tree passes (:mod:`.tree_pass`) on random spanning trees.
 Every group stays connected and >= k; the work is bounded per region.
+
+The groups live in arrays (:class:`Groups`: labels, weights, member lists
+linked through the regions, cached cut vertices), and the moves run as numba
+kernels (cached on first use); the re-cuts and re-solves are driven from
+Python.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -20,7 +27,6 @@ from .tree_pass import TreeShape, best_tree_partition
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest
-CHAIN_DEPTH = 2      # regions pushed onward to make room for a move out of the heaviest group
 CHAIN_TRIES = 8      # moves out of the heaviest group tried with an ejection chain, per step
 RESOLVE_MAX_REGIONS = 400  # larger neighbourhoods are not re-solved
 RESOLVE_PASSES = 12  # tree passes a bisection takes, roughly (to charge a re-solve to the work budget)
@@ -33,50 +39,80 @@ WORK_CAP = 900_000         # ... and at most this many in all (large graphs)
 _jit = numba.njit(cache=True, nogil=True)
 
 
+class Groups(NamedTuple):
+    """The partition's state, shared by the kernels. Group g's regions are the
+    list from ``head[g]`` along ``after`` (``before`` links back); ``cut[u]``
+    says whether u is a cut vertex of its group, valid while
+    ``cut_known[label[u]]``; ``counters`` holds the regions touched (work)
+    and the assignments made (changes)."""
+
+    w: np.ndarray
+    label: np.ndarray
+    weight: np.ndarray
+    size: np.ndarray
+    head: np.ndarray
+    after: np.ndarray
+    before: np.ndarray
+    cut_known: np.ndarray
+    cut: np.ndarray
+    position: np.ndarray       # scratch: -1 everywhere between kernel calls
+    counters: np.ndarray
+
+
+WORK, CHANGES = 0, 1
+
+
 class LocalSearch:
-    """A partition under local search: labels, member sets and weights."""
+    """A partition under local search."""
 
     def __init__(self, graph: CompactGraph, w: np.ndarray, k: int, labels: np.ndarray):
         self.graph, self.k = graph, k
-        self.w = w.tolist()
-        self.label = labels.tolist()
-        count = int(labels.max()) + 1
-        self.members = [set() for _ in range(count)]
-        self.weight = [0] * count
-        for v, g in enumerate(self.label):
-            self.members[g].add(v)
-            self.weight[g] += self.w[v]
+        n, count = graph.n, int(labels.max()) + 1
+        capacity = max(2 * count, 4)
+        self.state = Groups(w=np.asarray(w, dtype=np.int64), label=np.full(n, -1, dtype=np.int64),
+                            weight=np.zeros(capacity, dtype=np.int64), size=np.zeros(capacity, dtype=np.int64),
+                            head=np.full(capacity, -1, dtype=np.int64), after=np.full(n, -1, dtype=np.int64),
+                            before=np.full(n, -1, dtype=np.int64), cut_known=np.zeros(capacity, dtype=np.bool_),
+                            cut=np.zeros(n, dtype=np.bool_), position=np.full(n, -1, dtype=np.int64),
+                            counters=np.zeros(2, dtype=np.int64))
+        _regroup(self.state, np.arange(n), np.asarray(labels, dtype=np.int64))
+        self.groups = count                  # group ids in use; emptied groups keep theirs
         self.adj = graph.adjacency
-        self.weights = np.asarray(w, dtype=np.int64)
-        self.position = np.full(graph.n, -1, dtype=np.int64)     # scratch for the compiled kernels
-        self.cuts: dict = {}                 # group -> its cut vertices, while unchanged
-        self.changes = 0                     # assignments made so far
         self.stuck = None                    # (group, changes) when moves and re-splits last failed
-        self.work = 0                        # regions touched by the search
-        self.allowance = min(WORK_PER_REGION * graph.n + WORK_BASE, WORK_CAP)
+        self.allowance = min(WORK_PER_REGION * n + WORK_BASE, WORK_CAP)
+
+    @property
+    def work(self) -> int:
+        return int(self.state.counters[WORK])
+
+    @property
+    def changes(self) -> int:
+        return int(self.state.counters[CHANGES])
 
     def max_weight(self) -> int:
-        return max(self.weight)
+        return int(self.state.weight.max())
 
     def count_at_max(self) -> int:
-        top = self.max_weight()
-        return sum(1 for x, m in zip(self.weight, self.members) if x == top and m)
+        return int(np.count_nonzero(self.state.weight == self.state.weight.max()))
 
     def labels(self) -> np.ndarray:
         """Labels renumbered 0..c-1 over the non-empty groups, in order of first node."""
-        out, seen = [], {}
-        for g in self.label:
-            out.append(seen.setdefault(g, len(seen)))
-        return np.asarray(out, dtype=np.int64)
+        _, first, inverse = np.unique(self.state.label, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(first.size)
+        return rank[inverse]
+
+    def members(self, g: int) -> np.ndarray:
+        return _members(self.state, g)
 
     def improve(self, lower_bound: int, rng, resolve: bool = True) -> None:
         """Lower the heaviest group by moves, re-splits and (if ``resolve``)
         re-solving its neighbourhood, until none helps."""
-        budget = SEARCH_ROUNDS * len(self.weight)
+        budget = SEARCH_ROUNDS * self.groups
         while budget > 0 and self.work < self.allowance:
             budget -= 1
-            g = max(range(len(self.weight)), key=lambda i: (self.weight[i], -i))
-            if self.weight[g] <= lower_bound:
+            g = int(np.argmax(self.state.weight))
+            if self.state.weight[g] <= lower_bound:
                 return
             if self.stuck != (g, self.changes) and (self._move_out(g) or self._resplit(g)):
                 continue
@@ -84,11 +120,37 @@ class LocalSearch:
             if not (resolve and any(self._resolve(g, hops, lower_bound, rng) for hops in range(1, RESOLVE_HOPS + 1))):
                 return
 
+    def _move_out(self, g: int) -> bool:
+        return _move_out(self.graph.indptr, self.graph.indices, self.state, g, self.k, self.allowance)
+
+    def _new_group(self) -> int:
+        if self.groups == self.state.weight.size:
+            grow = self.state.weight.size
+            self.state = self.state._replace(
+                weight=np.r_[self.state.weight, np.zeros(grow, dtype=np.int64)],
+                size=np.r_[self.state.size, np.zeros(grow, dtype=np.int64)],
+                head=np.r_[self.state.head, np.full(grow, -1, dtype=np.int64)],
+                cut_known=np.r_[self.state.cut_known, np.zeros(grow, dtype=np.bool_)])
+        self.groups += 1
+        return self.groups - 1
+
+    def _assign(self, nodes: list, dst: int) -> None:
+        self.state.counters[CHANGES] += 1
+        self.state.counters[WORK] += len(nodes)
+        _assign(self.state, np.asarray(nodes, dtype=np.int64), dst)
+
+    def _neighbour_groups(self, nodes: np.ndarray) -> set:
+        """The groups of the neighbours of ``nodes`` (their own included)."""
+        return set(_neighbour_labels(self.graph.indptr, self.graph.indices, self.state.label, nodes).tolist())
+
     def _around(self, g: int, hops: int) -> set:
         """g and the groups within ``hops`` steps of it in the group adjacency."""
         found, frontier = {g}, {g}
         for _ in range(hops):
-            frontier = {self.label[x] for h in frontier for u in self.members[h] for x in self.adj[u]} - found
+            if not frontier:
+                break
+            nodes = np.concatenate([self.members(h) for h in sorted(frontier)])
+            frontier = self._neighbour_groups(nodes) - found
             found |= frontier
         return found
 
@@ -96,17 +158,17 @@ class LocalSearch:
         """Re-partition g and the groups within ``hops`` of it from scratch on
         random spanning trees of their union; keep the result if its largest
         group is lighter than g."""
-        top = self.weight[g]
+        top = int(self.state.weight[g])
         around = self._around(g, hops)
         if hops > 1 and around == self._around(g, hops - 1):
             return False
-        nodes = np.array(sorted(set().union(*(self.members[h] for h in around))), dtype=np.int64)
+        nodes = np.sort(np.concatenate([self.members(h) for h in sorted(around)]))
         cost = nodes.size * RESOLVE_TREES * RESOLVE_PASSES
         if nodes.size > RESOLVE_MAX_REGIONS or self.work + cost > self.allowance:
             return False
-        self.work += cost
+        self.state.counters[WORK] += cost
         sub = self.graph.subgraph(nodes)
-        wsub = np.asarray([self.w[u] for u in nodes.tolist()], dtype=np.int64)
+        wsub = self.state.w[nodes]
         best, best_max = None, top
         for _ in range(RESOLVE_TREES):
             shape = TreeShape(random_spanning_tree(sub, rng))
@@ -116,108 +178,24 @@ class LocalSearch:
         if best is None:
             return False
         ids = sorted(around)
-        for extra in range(int(best.max()) + 1 - len(ids)):
-            ids.append(len(self.weight))
-            self.members.append(set())
-            self.weight.append(0)
-        self.changes += 1
-        for h in sorted(around):
-            self.members[h] = set()
-            self.weight[h] = 0
-            self.cuts.pop(h, None)
-        for u, local in zip(nodes.tolist(), best.tolist()):
-            h = ids[local]
-            self.members[h].add(u)
-            self.label[u] = h
-            self.weight[h] += self.w[u]
+        while len(ids) <= int(best.max()):
+            ids.append(self._new_group())
+        self.state.counters[CHANGES] += 1
+        _regroup(self.state, nodes, np.asarray(ids, dtype=np.int64)[best])
+        self.state.cut_known[sorted(around)] = False
         return True
-
-    def _removable(self, g: int, u: int) -> bool:
-        """Whether group g stays connected without region u (u is not one of
-        its cut vertices); cut vertices are computed once per group state."""
-        if g not in self.cuts:
-            self.cuts[g] = self._cut_vertices(self.members[g])
-            self.work += len(self.members[g])
-        return len(self.members[g]) > 1 and u not in self.cuts[g]
-
-    def _cut_vertices(self, nodes: set) -> set:
-        """Articulation points of the subgraph induced by ``nodes``."""
-        found = _cut_vertices(self.graph.indptr, self.graph.indices, _array(nodes), self.position)
-        return set(found.tolist())
-
-    def _move_out(self, g: int) -> bool:
-        """Move one boundary region of g to a neighbouring group, first making
-        room there by pushing one of its own regions onward (ejection chain of
-        up to ``CHAIN_DEPTH`` steps) when it is too full."""
-        top = self.weight[g]
-        self.work += len(self.members[g])
-        moves = []
-        for u in self.members[g]:
-            wu = self.w[u]
-            if wu == 0 or top - wu < self.k:
-                continue
-            for h in {self.label[x] for x in self.adj[u]} - {g}:
-                moves.append((max(top - wu, self.weight[h] + wu), -wu, u, h))
-        chains = CHAIN_TRIES
-        for after, _, u, h in sorted(moves):
-            if after >= top and (chains == 0 or self.weight[h] <= self.k):
-                continue
-            if not self._removable(g, u):
-                continue
-            if after >= top:
-                chains -= 1
-            if after < top or self._make_room(h, self.weight[h] + self.w[u] - (top - 1), top, CHAIN_DEPTH,
-                                              {g}, set(self.adj[u])):
-                self._assign([u], g, h)
-                return True
-        return False
-
-    def _make_room(self, h: int, need: int, top: int, depth: int, forbidden: set, keep: set) -> bool:
-        """Lower group h by at least ``need`` by moving one of its boundary
-        regions (not in ``keep``) to a neighbouring group that stays below
-        ``top``, recursively making room there. True if done (moves applied)."""
-        if depth == 0 or self.work >= self.allowance:
-            return False
-        self.work += len(self.members[h])
-        options = []
-        for v in self.members[h]:
-            wv = self.w[v]
-            if v in keep or wv < need or self.weight[h] - wv < self.k:
-                continue
-            for j in {self.label[x] for x in self.adj[v]} - {h} - forbidden:
-                options.append((self.weight[j] + wv, v, j))
-        for after, v, j in sorted(options):
-            if after >= top and depth == 1:
-                break
-            if not self._removable(h, v):
-                continue
-            if after < top or self._make_room(j, after - (top - 1), top, depth - 1, forbidden | {h}, set(self.adj[v])):
-                self._assign([v], h, j)
-                return True
-        return False
-
-    def _assign(self, nodes, src: int, dst: int) -> None:
-        self.changes += 1
-        self.cuts.pop(src, None)
-        self.cuts.pop(dst, None)
-        self.work += len(nodes)
-        for u in nodes:
-            self.members[src].discard(u)
-            self.members[dst].add(u)
-            self.label[u] = dst
-            self.weight[src] -= self.w[u]
-            self.weight[dst] += self.w[u]
 
     def _resplit(self, g: int) -> bool:
         """Re-cut g together with a neighbouring group, or alone, into two
         connected groups >= k along an edge of a spanning tree of their union."""
-        top = self.weight[g]
-        neighbours = sorted({self.label[x] for u in self.members[g] for x in self.adj[u]} - {g},
-                            key=lambda i: (self.weight[i], i))
+        weight = self.state.weight
+        top = int(weight[g])
+        own = self.members(g)
+        neighbours = sorted(self._neighbour_groups(own) - {g}, key=lambda i: (weight[i], i))
         best = None
         for h in [None] + neighbours:
-            union = self.members[g] | (self.members[h] if h is not None else set())
-            self.work += len(union)
+            union = set(own.tolist()) | (set(self.members(h).tolist()) if h is not None else set())
+            self.state.counters[WORK] += len(union)
             found = self._best_cut(union, top)
             if found is not None and (best is None or found[0] < best[0]):
                 best = (found[0], h, found[1], union)
@@ -225,12 +203,10 @@ class LocalSearch:
             return False
         _, h, side, union = best
         if h is None:
-            h = len(self.weight)
-            self.members.append(set())
-            self.weight.append(0)
-        other = union - side
-        self._assign([u for u in other if self.label[u] == g], g, h)
-        self._assign([u for u in side if self.label[u] == h], h, g)
+            h = self._new_group()
+        label = self.state.label
+        self._assign([u for u in union - side if label[u] == g], h)
+        self._assign([u for u in side if label[u] == h], g)
         return True
 
     def _best_cut(self, nodes: set, top: int):
@@ -240,27 +216,29 @@ class LocalSearch:
         depth-first spanning trees rooted at up to ``RESPLIT_ROOTS`` regions."""
         if len(nodes) <= EXHAUSTIVE_SPLIT:
             return self._best_split_exhaustive(nodes, top)
+        w = self.state.w
         items = _array(nodes)
-        roots = items[np.lexsort((items, -self.weights[items]))[:RESPLIT_ROOTS]]
-        heavier, side, reached = _best_tree_cut(self.graph.indptr, self.graph.indices, self.weights, items, roots,
-                                                top, self.k, self.position)
-        self.work += reached
+        roots = items[np.lexsort((items, -w[items]))[:RESPLIT_ROOTS]]
+        heavier, side, reached = _best_tree_cut(self.graph.indptr, self.graph.indices, w, items, roots, top, self.k,
+                                                self.state.position)
+        self.state.counters[WORK] += reached
         return None if heavier < 0 else (int(heavier), set(items[side].tolist()))
 
     def _best_split_exhaustive(self, nodes: set, top: int):
         """Every bipartition of ``nodes`` (weights summed for all subsets at once);
         the lightest-heavier-side one with both sides connected and >= k."""
+        w = self.state.w
         items = sorted(nodes)
         first, rest = items[0], np.asarray(items[1:], dtype=np.int64)
-        weight = np.asarray([self.w[u] for u in items[1:]], dtype=np.int64)
+        weight = w[rest]
         masks = np.arange(1 << rest.size, dtype=np.int64)
         bits = ((masks[:, None] >> np.arange(rest.size)) & 1).astype(bool)
-        total = self.w[first] + int(weight.sum())
-        a = self.w[first] + bits.astype(np.int64) @ weight
+        total = int(w[first] + weight.sum())
+        a = w[first] + bits.astype(np.int64) @ weight
         b = total - a
         heavier = np.maximum(a, b)
         ok = np.flatnonzero((a >= self.k) & (b >= self.k) & (heavier < top) & (masks != masks[-1]))
-        self.work += masks.size
+        self.state.counters[WORK] += masks.size
         for i in ok[np.argsort(heavier[ok], kind="stable")].tolist():
             side = {first, *rest[bits[i]].tolist()}
             if self._connected(side) and self._connected(nodes - side):
@@ -282,6 +260,215 @@ class LocalSearch:
 def _array(nodes: set) -> np.ndarray:
     return np.fromiter(nodes, dtype=np.int64, count=len(nodes))
 
+
+# -- kernels: the group lists ---------------------------------------------------------
+
+@_jit
+def _link(s, u, g):
+    """Put region u (in no list) at the head of group g's list."""
+    s.before[u], s.after[u] = -1, s.head[g]
+    if s.head[g] >= 0:
+        s.before[s.head[g]] = u
+    s.head[g] = u
+    s.label[u] = g
+    s.size[g] += 1
+    s.weight[g] += s.w[u]
+
+
+@_jit
+def _unlink(s, u):
+    g = s.label[u]
+    if s.before[u] >= 0:
+        s.after[s.before[u]] = s.after[u]
+    else:
+        s.head[g] = s.after[u]
+    if s.after[u] >= 0:
+        s.before[s.after[u]] = s.before[u]
+    s.size[g] -= 1
+    s.weight[g] -= s.w[u]
+
+
+@_jit
+def _members(s, g):
+    out = np.empty(s.size[g], dtype=np.int64)
+    u = s.head[g]
+    for i in range(out.size):
+        out[i] = u
+        u = s.after[u]
+    return out
+
+
+@_jit
+def _assign(s, nodes, dst):
+    """Move ``nodes`` to group dst."""
+    for u in nodes:
+        s.cut_known[s.label[u]] = False
+        _unlink(s, u)
+        _link(s, u, dst)
+    s.cut_known[dst] = False
+
+
+@_jit
+def _regroup(s, nodes, groups):
+    """Move each of ``nodes`` (in a group or not yet) to its group in ``groups``."""
+    for i in range(nodes.size):
+        if s.label[nodes[i]] >= 0:
+            _unlink(s, nodes[i])
+    for i in range(nodes.size - 1, -1, -1):
+        _link(s, nodes[i], groups[i])
+        s.cut_known[groups[i]] = False
+
+
+@_jit
+def _removable(indptr, indices, s, g, u):
+    """Whether group g stays connected without region u (u is not one of
+    its cut vertices); cut vertices are computed once per group state."""
+    if not s.cut_known[g]:
+        nodes = _members(s, g)
+        s.cut[nodes] = False
+        s.cut[_cut_vertices(indptr, indices, nodes, s.position)] = True
+        s.cut_known[g] = True
+        s.counters[WORK] += nodes.size
+    return s.size[g] > 1 and not s.cut[u]
+
+
+# -- kernels: moves and ejection chains --------------------------------------------------
+
+@_jit
+def _move_out(indptr, indices, s, g, k, allowance):
+    """Move one boundary region of g to a neighbouring group, first making
+    room there by pushing one of its own regions onward (an ejection chain of
+    up to two steps) when it is too full. Moves are tried by the
+    heavier of the two groups after it, then heavier regions first."""
+    top = s.weight[g]
+    s.counters[WORK] += s.size[g]
+    u, h = _boundary_moves(indptr, indices, s, g, 1, top - k, -1, np.full(1, g))
+    wu = s.w[u]
+    after = np.maximum(top - wu, s.weight[h] + wu)
+    chains = CHAIN_TRIES
+    for i in _lexorder(after, -wu, u, h):
+        if after[i] >= top and (chains == 0 or s.weight[h[i]] <= k):
+            continue
+        if not _removable(indptr, indices, s, g, u[i]):
+            continue
+        if after[i] >= top:
+            chains -= 1
+        if after[i] < top or _make_room(indptr, indices, s, h[i], s.weight[h[i]] + wu[i] - (top - 1), top,
+                                        np.full(1, g), u[i], k, allowance):
+            s.counters[CHANGES] += 1
+            s.counters[WORK] += 1
+            _assign(s, u[i:i + 1], h[i])
+            return True
+    return False
+
+
+@_jit
+def _make_room(indptr, indices, s, h, need, top, banned, keep, k, allowance):
+    """Lower group h by at least ``need`` by moving one of its boundary
+    regions (no neighbour of region ``keep``, which is moving in) to a
+    neighbouring group (not in ``banned``) that stays below ``top``, or that
+    does after :func:`_make_room_last` pushes one of its regions onward.
+    True if done (moves applied). Not recursive: numba's cache cannot hold
+    recursive functions (numba issue 6061)."""
+    if s.counters[WORK] >= allowance:
+        return False
+    v, j, after = _room_moves(indptr, indices, s, h, need, keep, banned, k)
+    further = np.append(banned, h)
+    for i in range(v.size):
+        if not _removable(indptr, indices, s, h, v[i]):
+            continue
+        if after[i] < top or _make_room_last(indptr, indices, s, j[i], after[i] - (top - 1), top, further, v[i], k,
+                                             allowance):
+            s.counters[CHANGES] += 1
+            s.counters[WORK] += 1
+            _assign(s, v[i:i + 1], j[i])
+            return True
+    return False
+
+
+@_jit
+def _make_room_last(indptr, indices, s, h, need, top, banned, keep, k, allowance):
+    """The last step of an ejection chain: :func:`_make_room` by a direct move only."""
+    if s.counters[WORK] >= allowance:
+        return False
+    v, j, after = _room_moves(indptr, indices, s, h, need, keep, banned, k)
+    for i in range(v.size):
+        if after[i] >= top:
+            break
+        if _removable(indptr, indices, s, h, v[i]):
+            s.counters[CHANGES] += 1
+            s.counters[WORK] += 1
+            _assign(s, v[i:i + 1], j[i])
+            return True
+    return False
+
+
+@_jit
+def _room_moves(indptr, indices, s, h, need, keep, banned, k):
+    """The moves that lower group h by ``need`` or more (see :func:`_make_room`),
+    lightest destination after the move first: regions, groups, that weight."""
+    s.counters[WORK] += s.size[h]
+    v, j = _boundary_moves(indptr, indices, s, h, need, s.weight[h] - k, keep, banned)
+    after = s.weight[j] + s.w[v]
+    order = _lexorder(after, v, j, j)
+    return v[order], j[order], after[order]
+
+
+@_jit
+def _boundary_moves(indptr, indices, s, g, least, most, keep, banned):
+    """Pairs (u, h), each once: u in group g with least <= w[u] <= most and
+    no neighbour of region ``keep`` (-1: none), h the group of a neighbour of
+    u and not in ``banned``."""
+    nodes = _members(s, g)
+    count = 0
+    for u in nodes:
+        count += indptr[u + 1] - indptr[u]
+    regions = np.empty(count, dtype=np.int64)
+    groups = np.empty(count, dtype=np.int64)
+    count = 0
+    for u in nodes:
+        if s.w[u] < least or s.w[u] > most:
+            continue
+        if keep >= 0 and np.any(indices[indptr[keep]:indptr[keep + 1]] == u):
+            continue
+        for e in range(indptr[u], indptr[u + 1]):
+            h = s.label[indices[e]]
+            if h == g or np.any(banned == h):
+                continue
+            repeat = False
+            for f in range(indptr[u], e):
+                repeat = repeat or s.label[indices[f]] == h
+            if not repeat:
+                regions[count], groups[count] = u, h
+                count += 1
+    return regions[:count], groups[:count]
+
+
+@_jit
+def _lexorder(a, b, c, d):
+    """The order sorting by a, then b, c and d."""
+    order = np.argsort(d, kind="mergesort")
+    for key in (c, b, a):
+        order = order[np.argsort(key[order], kind="mergesort")]
+    return order
+
+
+@_jit
+def _neighbour_labels(indptr, indices, label, nodes):
+    """The labels of the neighbours of ``nodes`` (with repeats)."""
+    count = 0
+    for x in nodes:
+        count += indptr[x + 1] - indptr[x]
+    out = np.empty(count, dtype=np.int64)
+    count = 0
+    for x in nodes:
+        for e in range(indptr[x], indptr[x + 1]):
+            out[count] = label[indices[e]]
+            count += 1
+    return out
+
+
+# -- kernels: re-cuts ------------------------------------------------------------------
 
 @_jit
 def _cut_vertices(indptr, indices, nodes, position):
