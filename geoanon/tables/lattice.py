@@ -7,7 +7,7 @@ what is left into the class where it adds the fewest stars.
    only the rest pays stars, as in the lower bound (Adult, Liang-Yuan l = 2:
    858 stars without the split, 309 with it, the optimum 276). Without t,
    :func:`~geoanon.tables.repair.free_part_repair` runs too and the cheaper
-   release is kept (l = 3: 1,823 stars against the lattice's 3,231, the
+   release is kept (l = 3: 1,360 stars against the lattice's 3,231, the
    optimum 1,126).
 1. Types that meet the model on their own are classes (no star).
 2. For s = 1..m stars: among the column sets S of size s, take the one whose

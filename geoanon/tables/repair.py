@@ -2,18 +2,20 @@
 suppression model: keep every type's free part, and repair the rest level by
 level, pulling rows out of free parts where the rest needs them.
 
-1. Type t keeps at most ``cap_t`` rows of each sensitive value: its largest
-   part that meets the model alone (the free part of
+1. Type t keeps at most ``cap[t, v]`` rows of each sensitive value v: at
+   first its largest part that meets the model alone (the free part of
    :meth:`Instance.lower_bound`), a class without stars. The other rows, its
    *excess*, must join a class with stars.
 2. For s = 1..m stars: among the column sets S of size s, take the one whose
    groups (types equal outside S) repair the most excess rows, less
-   ``PULL_WEIGHT`` for each row they pull out of free parts. A group repairs its types' excess by
-   lowering free parts' caps one at a time (a row of each of the type's most
-   frequent values leaves it; by concavity the part still meets l): each time
-   the type whose rows bring the group's rest nearest the model per row,
-   until the rest meets the model (when no step helps, the whole group is
-   the rest, if it meets the model). The rest is one class, starred where its
+   ``PULL_WEIGHT`` for each row they pull out of free parts. A group repairs
+   its types' excess by pulling rows out of its free parts, one step at a
+   time, the step that brings the group's rest nearest the model per row
+   pulled: a single row of the value the rest needs most, from a free part
+   that still meets the model without it; or a free part one level lower (a
+   row of each of its most frequent values leaves it), or emptied when the
+   lower part would miss the model. When no step helps, the whole group is
+   the rest, if it meets the model. The rest is one class, starred where its
    types differ; only groups whose repair gains are repaired. Repeat while
    some S repairs rows, then go to s + 1.
 
@@ -22,9 +24,10 @@ At s = m the whole table is one group. If its rest still misses the model
 and free parts, the most helpful per row first, until it meets the model.
 
 On Adult (sex, race, marital-status, workclass; sensitive occupation, l = 3)
-this pays 1,823 stars where the lattice pays 3,231 (the optimum is 1,126);
-for l = 2 the lattice is better (309 against 325), so
-:func:`~geoanon.tables.lattice.lattice` keeps the cheaper.
+this pays 1,360 stars (the optimum is 1,126; the lattice climb pays 3,231, and
+this repair without single-row pulls 1,823); for l = 2 the climb is better
+(309 against 316), so :func:`~geoanon.tables.lattice.lattice` keeps the
+cheaper.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ import numpy as np
 from .._codes import combined_key, first_appearance_ids
 from .instance import Instance, rank_within
 
-PULL_WEIGHT = 0.75     # a row pulled out of a free part counts against a group as this many repaired rows
+PULL_WEIGHT = 0.3      # a row pulled out of a free part counts against a group as this many repaired rows
 
 
 def free_part_repair(inst: Instance) -> np.ndarray:
@@ -69,19 +72,19 @@ class _Repair:
         self.V = inst.n_values
         self.H = np.zeros((inst.type_size.size, self.V), dtype=np.int64)
         np.add.at(self.H, (types, values), rows)
-        self.cap = inst.free_caps.copy()
-        self.pending = (self.H > self.cap[:, None]).any(axis=1)
-        self.events = []          # (type, lowest rank, end rank, class): rows of those ranks of every value go there
+        self.cap = np.minimum(self.H, inst.free_caps[:, None])     # rows per value each free part keeps
+        self.pending = (self.H > self.cap).any(axis=1)
+        self.events = []          # (type, value, lowest rank, end rank or -1, class): those rows go there
         self.classes = 0
         self.counts, self.merged_into = [], []     # each class's rows per sensitive value; the class it joined
-        self.tick, self.changed = 0, np.zeros(self.cap.size, dtype=np.int64)
+        self.tick, self.changed = 0, np.zeros(self.H.shape[0], dtype=np.int64)
         self.cache, self.groups = {}, {}
 
     def _groups(self, columns):
         """Types grouped by their codes outside ``columns``: (order, starts)."""
         if columns not in self.groups:
             keep = [j for j in range(self.inst.m) if j not in columns]
-            key = combined_key(self.inst.type_codes[:, keep]) if keep else np.zeros(self.cap.size, dtype=np.int64)
+            key = combined_key(self.inst.type_codes[:, keep]) if keep else np.zeros(self.H.shape[0], dtype=np.int64)
             order = np.argsort(key, kind="stable")
             starts = np.r_[0, np.flatnonzero(np.diff(key[order])) + 1, order.size]
             self.groups[columns] = (order, starts)
@@ -106,7 +109,7 @@ class _Repair:
             if plan is None:
                 continue
             caps, rest = plan
-            own = int((self.H[ts] - np.minimum(self.H[ts], self.cap[ts, None]))[self.pending[ts]].sum())
+            own = int((self.H[ts] - self.cap[ts])[self.pending[ts]].sum())
             gain = own - PULL_WEIGHT * (int(rest.sum()) - own)
             if gain > 0 or last:
                 plans.append((ts, caps, rest))
@@ -116,21 +119,41 @@ class _Repair:
     def _plan(self, ts):
         """New caps of the types ``ts`` and the counts of their rest once it meets the model, or None."""
         H, c = self.H[ts], self.cap[ts].copy()
-        rest = ((H - np.minimum(H, c[:, None])) * self.pending[ts, None]).sum(axis=0)
-        whole = rest + np.minimum(H, c[:, None]).sum(axis=0)      # the excess and every free part
+        rest = ((H - c) * self.pending[ts, None]).sum(axis=0)
+        whole = rest + c.sum(axis=0)                # the excess and every free part
         need = self._deficit(rest[None, :])[0]
+        one = np.eye(self.V, dtype=np.int64)
         while need > 0:
-            lower = np.maximum(c - 1, 0)
-            lower = np.where(np.minimum(H, lower[:, None]).sum(axis=1) < self.lv.k, 0, lower)
-            moved = np.minimum(H, c[:, None]) - np.minimum(H, lower[:, None])
-            after = rest[None, :] + moved
-            rows = moved.sum(axis=1)
+            lower = np.minimum(c, np.maximum(c.max(axis=1) - 1, 0)[:, None])
+            lower = np.where((self._deficit(lower) > 0)[:, None], 0, lower)
+            after = rest[None, :] + c - lower
+            rows = (c - lower).sum(axis=1)
             gain = np.where(rows > 0, (need - self._deficit(after)) / np.maximum(rows, 1), -np.inf)
             i = int(np.argmax(gain))
-            if gain[i] <= 0:            # no single step helps: the whole group as one class, if it meets the model
+            single = np.where(self._spares_one(c), (need - self._deficit(rest[None, :] + one))[None, :], -np.inf)
+            t, v = np.unravel_index(int(np.argmax(single)), single.shape)
+            if max(gain[i], single[t, v]) <= 0:      # no step helps: the whole group as one class, if it can be
                 return (np.zeros_like(c), whole) if self._deficit(whole[None, :])[0] == 0 else None
-            c[i], rest, need = lower[i], after[i], self._deficit(after[i][None, :])[0]
+            if single[t, v] > gain[i]:
+                c[t, v] -= 1
+                rest = rest + one[v]
+            else:
+                c[i], rest = lower[i], after[i]
+            need = self._deficit(rest[None, :])[0]
         return c, rest
+
+    def _spares_one(self, parts: np.ndarray) -> np.ndarray:
+        """Whether each part (rows per value) still meets the model, or is empty,
+        without one row of each value: a boolean per part and value."""
+        lv, size = self.lv, parts.sum(axis=1, keepdims=True) - 1
+        top = parts.max(axis=1, keepdims=True)
+        alone_at_top = (parts == top) & ((parts == top).sum(axis=1, keepdims=True) == 1)
+        ok = (parts > 0) & (size >= lv.k)
+        if lv.l is not None:
+            ok &= size >= lv.l * (top - alone_at_top) - 1e-9
+        if lv.l_distinct is not None:
+            ok &= (parts > 0).sum(axis=1, keepdims=True) - (parts == 1) >= lv.l_distinct
+        return ok | ((parts > 0) & (size == 0))
 
     def _deficit(self, counts: np.ndarray) -> np.ndarray:
         """Rows each count vector lacks to meet k, l and l_distinct (0 when it meets them)."""
@@ -146,12 +169,11 @@ class _Repair:
         """Make each plan's rest a class: the excess of its pending types and the rows its caps pulled."""
         self.tick += 1
         for ts, caps, rest in plans:
-            for t, c in zip(ts.tolist(), caps.tolist()):
-                if self.pending[t]:
-                    self.events.append((t, c, -1, self.classes))
-                elif c < self.cap[t]:
-                    self.events.append((t, c, int(self.cap[t]), self.classes))
-                if self.pending[t] or c < self.cap[t]:
+            for t, c in zip(ts.tolist(), caps):
+                old, pending = self.cap[t], self.pending[t]
+                for v in np.flatnonzero((c < old) | (pending & (self.H[t] > c))).tolist():
+                    self.events.append((t, v, int(c[v]), -1 if pending else int(old[v]), self.classes))
+                if pending or (c < old).any():
                     self.changed[t] = self.tick
                 self.pending[t] = False
                 self.cap[t] = c
@@ -166,14 +188,14 @@ class _Repair:
         final = self.classes
         rest = np.zeros(self.V, dtype=np.int64)
         for t in np.flatnonzero(self.pending).tolist():
-            rest += self.H[t] - np.minimum(self.H[t], self.cap[t])
-            self.events.append((t, int(self.cap[t]), -1, final))
+            rest += self.H[t] - self.cap[t]
+            for v in np.flatnonzero(self.H[t] > self.cap[t]).tolist():
+                self.events.append((t, v, int(self.cap[t, v]), -1, final))
         self.pending[:] = False
         alive = [c for c in range(final) if self.merged_into[c] < 0]
         while self._deficit(rest[None, :])[0] > 0:
-            free = np.flatnonzero(self.cap > 0)
-            options = np.vstack([np.array([self.counts[c] for c in alive]).reshape(-1, self.V),
-                                 np.minimum(self.H[free], self.cap[free, None])])
+            free = np.flatnonzero(self.cap.any(axis=1))
+            options = np.vstack([np.array([self.counts[c] for c in alive]).reshape(-1, self.V), self.cap[free]])
             rows = options.sum(axis=1)
             gain = (self._deficit(rest[None, :])[0] - self._deficit(rest[None, :] + options)) / np.maximum(rows, 1)
             i = int(np.argmax(np.where(rows > 0, gain, -np.inf)))
@@ -182,31 +204,34 @@ class _Repair:
                 self.merged_into[alive.pop(i)] = final
             else:
                 t = int(free[i - len(alive)])
-                self.events.append((t, 0, int(self.cap[t]), final))
+                for v in np.flatnonzero(self.cap[t]).tolist():
+                    self.events.append((t, v, 0, int(self.cap[t, v]), final))
                 self.cap[t] = 0
         self.counts.append(rest)
         self.merged_into.append(-1)
         self.classes += 1
 
     def row_class(self) -> np.ndarray:
-        """Rows of rank below their type's cap (per sensitive value) in the type's free class, the others
-        where the events sent them."""
+        """Rows of rank below their type's cap for their value in the type's free class, the others where
+        the events sent them."""
         inst = self.inst
-        t_row = inst.type_of_row
-        rank = rank_within(t_row * self.V + inst.sensitive)
+        t_row, v_row = inst.type_of_row, inst.sensitive
+        rank = rank_within(t_row * self.V + v_row)
         span = int(inst.type_size.max()) + 1
         out = np.empty(inst.n, dtype=np.int64)
-        free = rank < self.cap[t_row]
+        free = rank < self.cap[t_row, v_row]
         out[free] = self.classes + t_row[free]
-        ev = np.array(self.events, dtype=np.int64).reshape(-1, 4)
-        ev = ev[np.lexsort((ev[:, 1], ev[:, 0]))]
-        starts = ev[:, 0] * span + ev[:, 1]
+        ev = np.array(self.events, dtype=np.int64).reshape(-1, 5)
+        key = ev[:, 0] * self.V + ev[:, 1]
+        order = np.lexsort((ev[:, 2], key))
+        ev, key = ev[order], key[order]
         rest = ~free
-        at = np.searchsorted(starts, t_row[rest] * span + rank[rest], side="right") - 1
-        ends = np.where(ev[at, 2] < 0, span, ev[at, 2])
-        if (at < 0).any() or (ev[at, 0] != t_row[rest]).any() or (rank[rest] >= ends).any():
+        row_key = t_row[rest] * self.V + v_row[rest]
+        at = np.searchsorted(key * span + ev[:, 2], row_key * span + rank[rest], side="right") - 1
+        ends = np.where(ev[at, 3] < 0, span, ev[at, 3])
+        if (at < 0).any() or (key[at] != row_key).any() or (rank[rest] >= ends).any():
             raise AssertionError("a row outside its type's free part was sent to no class")
         into = np.array(self.merged_into + [-1], dtype=np.int64)
-        group = ev[at, 3]
+        group = ev[at, 4]
         out[rest] = np.where(into[group] >= 0, into[group], group)
         return first_appearance_ids(out)
