@@ -97,12 +97,12 @@ class _Repair:
         order, starts = self._groups(columns)
         last = len(columns) == self.inst.m
         plans, score = [], 0.0
-        for g, (a, b) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist())):
-            ts = order[a:b]
-            if not self.pending[ts].any():
-                continue
+        pending = np.add.reduceat(self.pending[order], starts[:-1]) > 0
+        changed = np.maximum.reduceat(self.changed[order], starts[:-1])
+        for g in np.flatnonzero(pending).tolist():
+            ts = order[starts[g]:starts[g + 1]]
             hit = self.cache.get((columns, g))
-            if hit is None or self.changed[ts].max() > hit[0]:
+            if hit is None or changed[g] > hit[0]:
                 hit = (self.tick, self._plan(ts))
                 self.cache[(columns, g)] = hit
             plan = hit[1]
