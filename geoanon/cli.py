@@ -188,6 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --original: a column published as nodes of this ARX hierarchy; repeatable")
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
     aud.set_defaults(run=_run_audit)
+    run = sub.add_parser("run", help="run the jobs described by TOML files (the joint release of one table each); "
+                                     "every file is checked before any job starts")
+    run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
+    run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
+    run.set_defaults(run=_run_jobs)
+    for job in (points, zips, labels, supp, anon, aud):
+        job.add_argument("--sep", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
+        job.add_argument("--encoding", default="utf-8", help="CSV text encoding (default utf-8)")
     for job in (points, zips, labels, supp, anon):
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
@@ -266,7 +274,7 @@ def _run_points(args) -> int:
         raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
     if args.lat is not None and args.lat == args.lon:
         raise ParameterError(f"--lat and --lon both name the column {args.lat!r}")
-    df = read_table(args.input)
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     if args.lat is None and not has_geometry(df):
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
@@ -287,7 +295,7 @@ def _run_zip(args) -> int:
     _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges},
                    args.output, args.report, args.map, args.classes)
     _check_tiles(args)
-    df = read_table(args.input)
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     regions = read_table(args.regions)
     release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
@@ -307,7 +315,7 @@ def _run_labels(args) -> int:
 
     _check_outputs({"IN": args.input}, args.output, args.report, classes=args.classes,
                    classes_formats={"csv", "parquet"})
-    df = read_table(args.input)
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
                                 order=args.order, seed=args.seed, class_counts=args.class_counts)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
@@ -360,7 +368,7 @@ def _run_suppress(args) -> int:
     if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
         raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
     options = _model_options(args)
-    df = read_table(args.input)
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
                        time_limit=args.time_limit, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
@@ -375,6 +383,45 @@ def _run_suppress(args) -> int:
           f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}")
     for path in written:
         print(f"  wrote {path}")
+    return 0
+
+
+def _run_jobs(args) -> int:
+    from .io import read_table, table_columns
+    from .jobs import anonymize_options, check_columns, check_files, load_job, numeric_columns, plan
+    from .pipeline import anonymize, write_release
+
+    jobs = [load_job(path) for path in args.jobs]        # every job is checked before any runs
+    check_files(jobs)
+    warnings = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
+    for job, lines in zip(jobs, warnings):
+        print(f"geoanon run: {job.source}" + (" (dry run)" if args.dry_run else ""))
+        for line in lines:
+            print(f"geoanon run: warning: {job.source}: {line}", file=sys.stderr)
+        if args.dry_run:
+            for line in plan(job):
+                print(f"  {line}")
+            continue
+        df = read_table(job.input, **job.csv).drop(columns=job.identifiers)
+        if job.decimal != ".":
+            for col in numeric_columns(job):
+                df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
+        location = dict(job.location) if job.location else None
+        if location and "regions" in location:
+            location["regions"] = read_table(location["regions"])
+        release = anonymize(df, location=location, **anonymize_options(job))
+        release.report.files = {"job": str(job.source), "input": str(job.input), "output": str(job.outputs["table"])}
+        for line in release.warnings:
+            print(f"geoanon run: warning: {' '.join(line.split())}", file=sys.stderr)
+        written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
+                                map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
+                                map_options={"title": job.input.name},
+                                escape_all=job.outputs.get("escape_formulas", False))
+        r = release.report
+        print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, smallest {r.min_class}, "
+              f"NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
+        for path in written:
+            print(f"  wrote {path}")
     return 0
 
 
@@ -399,7 +446,7 @@ def _run_anonymize(args) -> int:
         raise ParameterError("--map needs a location (--lat/--lon or --zip-col)")
     options = _model_options(args)
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
-    df = read_table(args.input)
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     if location is not None and "regions" in location:
         location["regions"] = read_table(location["regions"])
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
@@ -463,8 +510,8 @@ def _run_audit(args) -> int:
     _check_outputs({"IN": args.input, "--ground": _ground_file(args), "--original": args.original,
                     **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}, None, args.report)
     options = _model_options(args)
-    df = read_table(args.input)
-    original = read_table(args.original) if args.original is not None else None
+    df = read_table(args.input, sep=args.sep, encoding=args.encoding)
+    original = read_table(args.original, sep=args.sep, encoding=args.encoding) if args.original is not None else None
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
     report = audit(df, args.qi, k=args.k, original=original, hierarchies=hierarchies, **options)
     report["input"] = str(args.input)
@@ -577,7 +624,7 @@ def main(argv=None) -> int:
 
             io.committed.clear()
             return args.run(args)
-    except GeoanonError as exc:
+    except (GeoanonError, NotImplementedError) as exc:
         print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -44,8 +44,9 @@ def table_format(path) -> str:
     return FORMATS[suffix]
 
 
-def read_table(path) -> pd.DataFrame:
+def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
     """Read a table; CSV cells come back as exact strings, geo formats as a GeoDataFrame.
+    ``sep`` and ``encoding`` apply to CSV.
 
     Refused with a DataError: a missing, empty or unreadable file, a table
     without rows, a CSV row with more or fewer fields than the header (naming
@@ -61,13 +62,15 @@ def read_table(path) -> pd.DataFrame:
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
-            df = _read_csv(path)
+            df = _read_csv(path, sep, encoding)
         elif fmt == "parquet":
             df = _read_parquet(path)
         else:
             df = _read_geo(path)
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+    except LookupError:
+        raise ParameterError(f"unknown encoding {encoding!r}") from None
     except (DataError, KeyboardInterrupt):
         raise
     except Exception as exc:  # pyarrow / GDAL / GEOS raise their own types for unreadable files
@@ -78,12 +81,43 @@ def read_table(path) -> pd.DataFrame:
     return df
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
+def _encoding_name(encoding: str) -> str:
+    return "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+
+
+def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
+    """A table's column names without reading its rows (CSV header, Parquet
+    schema, a geo file's fields and ``geometry``)."""
+    fmt = table_format(path)
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    try:
+        if fmt == "csv":
+            return _csv_header(path, sep, encoding)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return [c for c in pq.read_schema(path).names if not c.startswith("__index_level_")]
+        import pyogrio
+
+        return [*pyogrio.read_info(path)["fields"].tolist(), "geometry"]
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+    except LookupError:
+        raise ParameterError(f"unknown encoding {encoding!r}") from None
+    except DataError:
+        raise
+    except Exception as exc:
+        raise DataError(f"{path}: cannot read {fmt}: {_first_line(exc)}") from None
+
+
+def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
     """Every cell as its exact string; the header's names exactly as written."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    header = _csv_header(path)
+    header = _csv_header(path, sep, encoding)
     if len(set(header)) != len(header):
         seen = pd.Index(header)
         name = seen[seen.duplicated()][0]
@@ -98,8 +132,8 @@ def _read_csv(path: Path) -> pd.DataFrame:
     try:
         table = pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=1),
-            parse_options=pcsv.ParseOptions(newlines_in_values=True, invalid_row_handler=refuse),
+            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=1, encoding=encoding),
+            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=refuse),
             convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in header},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except pa.ArrowInvalid as exc:
@@ -109,20 +143,21 @@ def _read_csv(path: Path) -> pd.DataFrame:
             raise DataError(f"{path}: malformed CSV: {where} has {plural(row.actual_columns, 'field')}, "
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):
-            raise DataError(f"{path}: not UTF-8 text ({_first_line(exc).split(': ', 1)[-1]})") from None
+            raise DataError(f"{path}: not {_encoding_name(encoding)} text ({_first_line(exc).split(': ', 1)[-1]})") from None
         raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
     return table.to_pandas()
 
 
-def _csv_header(path: Path) -> list:
+def _csv_header(path: Path, sep: str = ",", encoding: str = "utf-8") -> list:
     """The names of the header row (the first record), or DataError when there is none."""
     import csv
     import gzip
 
     opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+    text = "utf-8-sig" if _encoding_name(encoding) == "UTF-8" else encoding
+    with opener(path, "rt", encoding=text, newline="") as f:
         try:
-            header = next(csv.reader(f), None)
+            header = next(csv.reader(f, delimiter=sep), None)
         except csv.Error as exc:
             raise DataError(f"{path}: malformed CSV header: {exc}") from None
     if not header:

@@ -1,0 +1,374 @@
+"""Batch jobs described by a TOML file: ``geoanon run JOB.toml``.
+
+A job is the joint release (:func:`geoanon.anonymize`) of one table::
+
+    [input]
+    path = "patients.csv"          # any table the command line reads
+    sep = ";"                      # CSV only: delimiter, encoding, decimal mark
+    encoding = "latin-1"
+    decimal = ","
+
+    [columns]
+    identifiers = ["name", "ssn"]  # dropped from the release
+    location = { lat = "lat", lon = "lon" }   # or { zip, regions, region_id, edges } or { label }
+    qi = ["sex"]                   # quasi-identifiers, published the default way
+    interval = ["age"]             # ... as {col}_min, {col}_max
+    hierarchy = { marital = "marital.csv" }   # ... as a node of an ARX hierarchy
+    suppress = ["race"]            # ... as the shared value or '*'
+    sets = []                      # ... as the values the class holds
+    sensitive = "diagnosis"
+    insensitive = ["visit"]        # kept as they are, without a warning
+
+    [model]                        # k, l, l_distinct, t, ground, order
+    k = 10
+
+    [release]                      # method, extent, resolution, jobs, missing, crs, bounds
+    method = "frontier"
+
+    [output]                       # table (required), report, map, classes, html_report
+    table = "released.csv"
+
+Paths are relative to the job file. :func:`load_job` checks every key's name
+and type, :func:`check_columns` the columns against the table (each named
+column exists and has one role), before anything runs; errors name the file,
+section and key in one line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._text import show
+from .choices import COORDINATES_MISSING, DESIGNS, EXTENTS
+from .errors import DataError, ParameterError
+
+TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
+LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges"}, {"label"})
+IDENTIFYING = {        # column names that suggest what a column holds, for the leftover warning
+    "a name": r"(first|last|full|sur|given|family|middle)?_?name|surname",
+    "an address": r"address|addr|street|house_?number|road",
+    "a place": r"city|town|village|state|county|province|district|zip|zip_?code|post_?code|postal_?code|country",
+    "coordinates": r"lat|latitude|lon|lng|long|longitude|x|y|easting|northing|coordinates?|geom|geometry",
+    "a contact or an identifier": r"phone|mobile|e_?mail|ssn|social_?security|passport|ip|ip_?address|mrn|id",
+}
+
+
+@dataclass
+class Job:
+    """A validated job file (paths resolved against its folder)."""
+
+    source: Path
+    input: Path
+    csv: dict = field(default_factory=dict)          # sep, encoding
+    decimal: str = "."
+    identifiers: list = field(default_factory=list)
+    location: dict | None = None
+    treatments: dict = field(default_factory=dict)   # role in TREATMENTS -> columns (hierarchy: {col: path})
+    sensitive: str | None = None
+    insensitive: list = field(default_factory=list)
+    model: dict = field(default_factory=dict)
+    release: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path
+
+    def inputs(self) -> dict:
+        """Every file the job reads, by the key that names it."""
+        files = {"[input] path": self.input}
+        for key in ("regions", "edges"):
+            if self.location and self.location.get(key) is not None:
+                files[f"[columns] location.{key}"] = self.location[key]
+        for col, path in self.treatments.get("hierarchy", {}).items():
+            files[f"[columns] hierarchy.{col}"] = path
+        if isinstance(self.model.get("ground"), Path):
+            files["[model] ground"] = self.model["ground"]
+        return files
+
+    def roles(self) -> dict:
+        """Column -> its role, for the columns the job names."""
+        named = {}
+        for role, cols in (("identifiers", self.identifiers), ("insensitive", self.insensitive),
+                           ("sensitive", [self.sensitive] if self.sensitive else []),
+                           *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS)):
+            for col in cols:
+                named.setdefault(col, []).append(f"[columns] {role}")
+        for key in ("lat", "lon", "zip", "label"):
+            if self.location and key in self.location:
+                named.setdefault(self.location[key], []).append(f"[columns] location.{key}")
+        return named
+
+
+def load_job(path) -> Job:
+    """Read and check a job file: sections, keys and the type of every value."""
+    source = Path(path)
+    if not source.is_file():
+        raise DataError(f"{source}: no such job file")
+    raw = _read_toml(source)
+    where = _Where(source)
+    sections = {"input": _INPUT, "columns": _COLUMNS, "model": _MODEL, "release": _RELEASE, "output": _OUTPUT}
+    for name, value in raw.items():
+        if name not in sections:
+            raise ParameterError(f"{source}: unknown section [{name}] (sections: {', '.join(sections)})")
+        if not isinstance(value, dict):
+            raise ParameterError(f"{source}: {name} must be a section [{name}], not a value")
+    checked = {}
+    for name, keys in sections.items():
+        section = raw.get(name, {})
+        for key in section:
+            if key not in keys:
+                raise ParameterError(f"{source}: [{name}] unknown key {key!r} (keys: {', '.join(keys)})")
+        checked[name] = {key: keys[key](where.at(name, key), value) for key, value in section.items()}
+    for name, key in (("input", "path"), ("output", "table")):
+        if key not in checked[name]:
+            raise ParameterError(f"{source}: [{name}] {key} is required")
+    inp, cols, out = checked["input"], checked["columns"], checked["output"]
+    if "html_report" in out:
+        raise NotImplementedError(f"{source}: [output] html_report: the HTML report is not implemented yet")
+    job = Job(source=source, input=inp["path"], csv={k: inp[k] for k in ("sep", "encoding") if k in inp},
+              decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
+              location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
+              sensitive=cols.get("sensitive"), insensitive=cols.get("insensitive", []), model=checked["model"],
+              release=checked["release"], outputs=out)
+    for col, roles in job.roles().items():
+        if len(roles) > 1:
+            raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
+    return job
+
+
+def check_files(jobs: list) -> None:
+    """Refuse outputs that name an input or another output of any job of the
+    batch, unknown formats, and folders that cannot be written."""
+    from .io import GEO_FORMATS, check_paths, check_writable, table_format
+
+    inputs, outputs = {}, {}
+    for job in jobs:
+        inputs.update({f"{job.source}: {key}": path for key, path in job.inputs().items()})
+        outputs.update({f"{job.source}: [output] {key}": path for key, path in job.outputs.items()
+                        if key != "escape_formulas"})
+    check_paths(inputs, outputs)
+    for job in jobs:
+        out = job.outputs
+        table_format(out["table"])
+        for key, suffix in (("report", ".json"), ("map", ".html")):
+            if key in out and out[key].suffix.lower() != suffix:
+                raise ParameterError(f"{job.source}: [output] {key}: expected a {suffix} file, got {out[key]}")
+        if "classes" in out and table_format(out["classes"]) not in GEO_FORMATS | {"parquet"}:
+            raise ParameterError(f"{job.source}: [output] classes: expected {', '.join(sorted(GEO_FORMATS))} "
+                                 "or parquet")
+        if "map" in out and job.location is None:
+            raise ParameterError(f"{job.source}: [output] map needs a location in [columns]")
+        for key, path in out.items():
+            if key != "escape_formulas":
+                check_writable(path)
+
+
+def check_columns(job: Job, columns) -> list[str]:
+    """Refuse named columns the table lacks; warn (returned lines) about
+    columns with no role whose names suggest identifiers or locations."""
+    columns = list(columns)
+    for col, roles in job.roles().items():
+        if col not in columns:
+            raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}")
+    named = set(job.roles())
+    warnings = []
+    for col in columns:
+        if col in named:
+            continue
+        kind = looks_identifying(col)
+        if kind:
+            warnings.append(f"column {col!r} has no role and is published as it is, but its name suggests "
+                            f"{kind}: list it in [columns] identifiers (dropped), a quasi-identifier role, "
+                            "or insensitive")
+    return warnings
+
+
+def looks_identifying(name: str) -> str | None:
+    """What a column's name suggests it holds (see ``IDENTIFYING``), or None:
+    a pattern matching the whole name or one of its words (camelCase, spaces,
+    dashes and underscores separate words)."""
+    words = re.sub(r"[^0-9a-z]+", "_", re.sub(r"([a-z])([A-Z])", r"\1_\2", str(name)).lower()).strip("_")
+    for kind, pattern in IDENTIFYING.items():
+        if re.search(rf"(^|_)(?:{pattern})($|_)", words):
+            return kind
+    return None
+
+
+def plan(job: Job) -> list[str]:
+    """What the job will do, one line per column role and output (``--dry-run``)."""
+    lines = [f"read {job.input}" + (f" ({', '.join(f'{k} {v!r}' for k, v in job.csv.items())})" if job.csv else "")]
+    if job.identifiers:
+        lines.append(f"drop {', '.join(job.identifiers)}")
+    if job.location:
+        kind = "points" if "lat" in job.location else "regions" if "zip" in job.location else "labels"
+        cols = [job.location[k] for k in ("lat", "lon", "zip", "label") if k in job.location]
+        lines.append(f"location ({kind}): {', '.join(cols)}")
+    for role in TREATMENTS:
+        cols = job.treatments.get(role)
+        if cols:
+            how = {"qi": "quasi-identifiers (default publication)", "interval": "as intervals",
+                   "hierarchy": "as hierarchy nodes", "suppress": "as the shared value or '*'",
+                   "sets": "as value sets"}[role]
+            lines.append(f"{how}: {', '.join(cols)}")
+    model = ", ".join(f"{k}={v}" for k, v in job.model.items() if k not in ("ground", "order"))
+    lines.append(f"model: {model or 'k=1'}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    lines += [f"write {key}: {path}" for key, path in job.outputs.items() if key != "escape_formulas"]
+    return lines
+
+
+def anonymize_options(job: Job) -> dict:
+    """The keyword arguments of :func:`geoanon.anonymize` for the job (files read)."""
+    from .models import Hierarchy
+
+    t = job.treatments
+    model = dict(job.model)
+    ground = model.pop("ground", "equal")
+    options = {"qi": [*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}), *t.get("suppress", []),
+                      *t.get("sets", [])],
+               "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
+               "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
+               "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
+               **model}
+    release = dict(job.release)
+    if "jobs" in release:
+        release["n_jobs"] = release.pop("jobs")
+    return {**options, **release}
+
+
+def numeric_columns(job: Job) -> list[str]:
+    """Columns read as numbers (coordinates, intervals): where ``decimal`` applies."""
+    cols = [job.location[k] for k in ("lat", "lon") if job.location and k in job.location]
+    return cols + list(job.treatments.get("interval", []))
+
+
+# -- reading and checking values -------------------------------------------------------------
+
+def _read_toml(source: Path) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:      # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(source, "rb") as f:
+            return tomllib.load(f)
+    except UnicodeDecodeError:
+        raise DataError(f"{source}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"{source}: not valid TOML: {exc}") from None
+
+
+class _Where:
+    """The job file and the key being checked, for error messages and relative paths."""
+
+    def __init__(self, source: Path, section: str = "", key: str = ""):
+        self.source, self.section, self.key = source, section, key
+
+    def at(self, section: str, key: str) -> "_Where":
+        return _Where(self.source, section, key)
+
+    def error(self, expected: str, value) -> ParameterError:
+        return ParameterError(f"{self.source}: [{self.section}] {self.key}: expected {expected}, got {show(value)}")
+
+    def path(self, value) -> Path:
+        return self.source.parent / value
+
+
+def _text(where, value):
+    if not isinstance(value, str) or not value:
+        raise where.error("a non-empty string", value)
+    return value
+
+
+def _char(where, value):
+    if not isinstance(value, str) or len(value) != 1:
+        raise where.error("one character", value)
+    return value
+
+
+def _path(where, value):
+    return where.path(_text(where, value))
+
+
+def _columns(where, value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise where.error("a list of column names", value)
+    if len(set(value)) != len(value):
+        raise where.error("each column once", value)
+    return value
+
+
+def _integer(where, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise where.error("an integer", value)
+    return value
+
+
+def _number(where, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise where.error("a number", value)
+    return float(value)
+
+
+def _flag(where, value):
+    if not isinstance(value, bool):
+        raise where.error("true or false", value)
+    return value
+
+
+def _choice(options):
+    def check(where, value):
+        if value not in options:
+            raise where.error(f"one of {', '.join(options)}", value)
+        return value
+    return check
+
+
+def _bounds(where, value):
+    if not isinstance(value, list) or len(value) != 4 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise where.error("[xmin, ymin, xmax, ymax]", value)
+    return [float(v) for v in value]
+
+
+def _strings(where, value):
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+        raise where.error("a list of values", value)
+    return value
+
+
+def _ground(where, value):
+    from .models import GROUNDS
+
+    value = _text(where, value)
+    return value if value in GROUNDS else where.path(value)
+
+
+def _files(where, value):
+    if not isinstance(value, dict) or not all(isinstance(v, str) and v for v in value.values()):
+        raise where.error("a table of column = \"file\"", value)
+    return {col: where.path(p) for col, p in value.items()}
+
+
+def _location(where, value):
+    if not isinstance(value, dict):
+        raise where.error("a table such as { lat = \"lat\", lon = \"lon\" }", value)
+    keys = set(value)
+    shape = next((s for s in LOCATIONS if keys <= s and keys), None)
+    if shape is None:
+        raise where.error("{ lat, lon }, { zip, regions, region_id, edges } or { label }", value)
+    required = shape - {"edges"}
+    if keys < required:
+        raise ParameterError(f"{where.source}: [columns] location: missing {', '.join(sorted(required - keys))}")
+    out = {}
+    for key, v in value.items():
+        out[key] = _path(where.at("columns", f"location.{key}"), v) if key in ("regions", "edges") else \
+            _text(where.at("columns", f"location.{key}"), v)
+    return out
+
+
+_INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
+_COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
+            "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "insensitive": _columns}
+_MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "ground": _ground, "order": _strings}
+_RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
+            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds}
+_OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
+           "escape_formulas": _flag}

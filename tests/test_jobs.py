@@ -1,0 +1,180 @@
+"""Job files: ``geoanon run JOB.toml`` (issue 13)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from geoanon.cli import main
+from geoanon.datasets import adult
+from geoanon.jobs import load_job, looks_identifying
+
+from checkers import check_joint_release
+
+JOB = """\
+[input]
+path = "people.csv"
+sep = ";"
+
+[columns]
+identifiers = ["name"]
+location = { lat = "lat", lon = "lon" }
+interval = ["age"]
+suppress = ["sex", "race"]
+sensitive = "occupation"
+insensitive = ["salary-class", "education", "marital-status", "workclass", "native-country"]
+
+[model]
+k = 10
+l = 2
+
+[output]
+table = "out/released.csv"
+report = "out/report.json"
+map = "out/map.html"
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    rng = np.random.default_rng(0)
+    df = adult().head(1500).copy()
+    df.insert(0, "name", [f"person {i}" for i in range(len(df))])
+    df["lat"] = (35 + rng.random(len(df)) * 2).round(5).astype(str)
+    df["lon"] = (-80 + rng.random(len(df)) * 3).round(5).astype(str)
+    df.to_csv(tmp_path / "people.csv", sep=";", index=False)
+    (tmp_path / "out").mkdir()
+    return tmp_path
+
+
+def write_job(workdir, text=JOB, name="job.toml"):
+    path = workdir / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
+    job = write_job(workdir)
+    assert main(["run", str(job)]) == 0
+    raw = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
+    released = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
+    assert "name" not in released.columns                       # identifiers are dropped
+    check_joint_release(raw.drop(columns="name"), released, 10, lat="lat", lon="lon", intervals=["age"],
+                        suppressed=["sex", "race"], sensitive="occupation", l=2)
+    report = json.loads((workdir / "out" / "report.json").read_text())
+    assert report["job"] == str(job) and report["audit"]["k"] >= 10
+    assert (workdir / "out" / "map.html").stat().st_size > 0
+    captured = capsys.readouterr()
+    assert "wrote" in captured.out and "warning" not in captured.err
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(workdir, capsys):
+    job = write_job(workdir)
+    assert main(["run", str(job), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "drop name" in out and "location (points): lat, lon" in out and "as intervals: age" in out
+    assert "write table: " in out and list((workdir / "out").iterdir()) == []
+
+
+def test_columns_without_a_role_that_look_identifying_are_warned_about(workdir, capsys):
+    df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
+    df["city"] = "Raleigh"
+    df.to_csv(workdir / "people.csv", sep=";", index=False)
+    assert main(["run", str(write_job(workdir)), "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    assert "column 'city' has no role" in err and "a place" in err
+
+
+@pytest.mark.parametrize("name, kind", [("first_name", "a name"), ("lastName", "a name"), ("Street Address", "an address"),
+                                        ("city", "a place"), ("zip_code", "a place"), ("LONGITUDE", "coordinates"),
+                                        ("x", "coordinates"), ("email", "a contact or an identifier"),
+                                        ("patient_id", "a contact or an identifier"), ("age", None),
+                                        ("diagnosis", None), ("visit_date", None)])
+def test_names_that_look_identifying(name, kind):
+    assert looks_identifying(name) == kind
+
+
+# each case: (change to the job text, words the one-line error must hold)
+BAD_JOBS = [
+    (("[model]", "[modle]"), "unknown section [modle]"),
+    (("k = 10", "k = 10\nkk = 3"), "[model] unknown key 'kk'"),
+    (("k = 10", 'k = "10"'), "[model] k: expected an integer"),
+    (("k = 10", "k = true"), "[model] k: expected an integer"),
+    (("l = 2", 'l = "two"'), "[model] l: expected a number"),
+    (('location = { lat = "lat", lon = "lon" }', 'location = { lat = "lat" }'), "[columns] location: missing lon"),
+    (('location = { lat = "lat", lon = "lon" }', 'location = { lat = "lat", zip = "z" }'), "[columns] location: expected"),
+    (('suppress = ["sex", "race"]', 'suppress = ["sex", "nope"]'), "[columns] suppress: no column 'nope'"),
+    (('suppress = ["sex", "race"]', 'suppress = ["sex", "age"]'), "column 'age' has two roles"),
+    (('suppress = ["sex", "race"]', 'suppress = "sex"'), "[columns] suppress: expected a list of column names"),
+    (('sensitive = "occupation"', 'sensitive = "lat"'), "column 'lat' has two roles"),
+    (('path = "people.csv"\n', ""), "[input] path is required"),
+    (('table = "out/released.csv"', 'table = "people.csv"'), "names"),
+    (('report = "out/report.json"', 'report = "out/report.txt"'), "[output] report: expected a .json file"),
+    (('table = "out/released.csv"', 'table = "out/released.xlsx"'), "xlsx"),
+    (('sep = ";"', 'sep = ";;"'), "[input] sep: expected one character"),
+    (("[model]", "[model"), "not valid TOML"),
+    (("[output]", '[release]\nmethod = "nope"\n\n[output]'), "[release] method: expected one of"),
+    (("[output]", "[release]\njobs = 1.5\n\n[output]"), "[release] jobs: expected an integer"),
+    (("[output]", "[output]\nhtml_report = \"out/r.html\""), "html_report: the HTML report is not implemented yet"),
+    (('location = { lat = "lat", lon = "lon" }\n', ""), "[output] map needs a location"),
+    (("[output]", "[output]\nescape_formulas = 1"), "[output] escape_formulas: expected true or false"),
+]
+
+
+@pytest.mark.parametrize("change, words", BAD_JOBS, ids=[w for _, w in BAD_JOBS])
+def test_a_bad_job_file_exits_2_with_one_line_naming_the_key(workdir, capsys, change, words):
+    old, new = change
+    assert old in JOB
+    job = write_job(workdir, JOB.replace(old, new, 1))
+    assert main(["run", str(job)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("geoanon run: error: ") and words in err[0], err
+    assert list((workdir / "out").iterdir()) == []
+
+
+def test_every_job_is_checked_before_any_runs(workdir, capsys):
+    good = write_job(workdir, name="good.toml")
+    bad = write_job(workdir, JOB.replace("out/", "out/second_").replace('"sex", "race"', '"sex", "nope"'),
+                    name="bad.toml")
+    assert main(["run", str(good), str(bad)]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err
+    assert list((workdir / "out").iterdir()) == []
+    clash = write_job(workdir, JOB.replace("report.json", "other.json").replace("map.html", "other.html"),
+                      name="clash.toml")
+    assert main(["run", str(good), str(clash)]) == 2
+    assert "name the same file" in capsys.readouterr().err
+
+
+def test_paths_are_relative_to_the_job_file_and_decimal_commas_are_read(workdir, tmp_path_factory):
+    df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
+    df["lat"] = df["lat"].str.replace(".", ",", regex=False)
+    df["lon"] = df["lon"].str.replace(".", ",", regex=False)
+    df.to_csv(workdir / "people.csv", sep=";", index=False)
+    job = write_job(workdir, JOB.replace('sep = ";"', 'sep = ";"\ndecimal = ","'))
+    job = load_job(job)
+    assert job.input == workdir / "people.csv" and job.outputs["table"] == workdir / "out" / "released.csv"
+    elsewhere = tmp_path_factory.mktemp("cwd")
+    import os
+
+    before = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        assert main(["run", str(workdir / "job.toml")]) == 0
+    finally:
+        os.chdir(before)
+    released = pd.read_csv(workdir / "out" / "released.csv")
+    assert released["lat_min"].between(35, 37).all() and released["lon_max"].between(-80, -77).all()
+
+
+def test_single_purpose_commands_read_csv_with_another_delimiter_and_encoding(tmp_path):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"lat": rng.uniform(35, 36, 60).round(4), "lon": rng.uniform(-80, -79, 60).round(4),
+                       "ville": ["Orléans"] * 60})
+    df.to_csv(tmp_path / "in.csv", sep="\t", index=False, encoding="latin-1")
+    out = tmp_path / "out.csv"
+    assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--sep", "\t",
+                 "--encoding", "latin-1", "-o", str(out)]) == 0
+    assert (pd.read_csv(out)["ville"] == "Orléans").all()
+    assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--sep", "\t",
+                 "-o", str(tmp_path / "again.csv")]) == 2
+    assert not (tmp_path / "again.csv").exists()
