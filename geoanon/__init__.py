@@ -38,6 +38,7 @@ def __getattr__(name):
     if name in _HOMES:
         value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
         globals()[name] = value
+        import_module(".accessor", __name__)          # DataFrame.geoanon, now that pandas is loaded
         return value
     raise AttributeError(f"module 'geoanon' has no attribute {name!r}")
 
@@ -57,3 +58,5 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+if "pandas" in sys.modules:
+    import_module(".accessor", __name__)

@@ -133,7 +133,12 @@ def emd(p, q, *, ground="equal") -> float:
     ``p`` and ``q`` are non-negative vectors (counts or probabilities, each
     normalized to sum 1) in the order of the ground: the value order for
     "ordered", the hierarchy's rows for a :class:`Hierarchy`, the matrix's rows.
+    Or both are mappings (dicts, Series) from values to weights, a value
+    missing from one weighing 0: ordered by value for "ordered" (numerically
+    when they are numbers), as the hierarchy's leaves for a Hierarchy (a
+    matrix ground needs vectors in its row order).
     """
+    p, q = _by_value(p, q, ground)
     p, q = (np.asarray(v, dtype=float) for v in (p, q))
     if p.ndim != 1 or p.shape != q.shape or p.size == 0:
         raise DataError(f"p and q must be non-empty vectors of one length, got shapes {p.shape} and {q.shape}")
@@ -142,6 +147,31 @@ def emd(p, q, *, ground="equal") -> float:
             raise DataError(f"{name} must be non-negative with a positive sum")
     ground = check_ground(ground, p.size)
     return float(emd_rows(p[None, :] / p.sum(), q / q.sum(), ground)[0])
+
+
+def _by_value(p, q, ground):
+    """Mappings from values to weights as two vectors in the ground's order; vectors as they are."""
+    from collections.abc import Mapping
+
+    keyed = [isinstance(v, (Mapping, pd.Series)) for v in (p, q)]
+    if not any(keyed):
+        return p, q
+    if not all(keyed):
+        raise DataError("give p and q both as vectors or both as mappings from values to weights")
+    p, q = dict(p.items()), dict(q.items())
+    values = list(dict.fromkeys([*p, *q]))
+    if isinstance(ground, Hierarchy):
+        unknown = [v for v in values if str(v) not in set(ground.leaves)]
+        if unknown:
+            raise DataError(f"value {unknown[0]!r} is not a leaf of the hierarchy")
+        p, q = ({str(v): w for v, w in d.items()} for d in (p, q))
+        values = list(ground.leaves)
+    elif isinstance(ground, str) and ground == "ordered":
+        numbers = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
+        values = sorted(values) if numbers else sorted(values, key=str)
+    elif not isinstance(ground, str):
+        raise DataError("a matrix ground needs p and q as vectors in the order of its rows")
+    return [p.get(v, 0) for v in values], [q.get(v, 0) for v in values]
 
 
 def emd_rows(P: np.ndarray, q: np.ndarray, ground) -> np.ndarray:

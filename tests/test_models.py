@@ -286,3 +286,18 @@ def test_emd_agrees_with_the_checkers_own(pairs, seed):
     points = rng.uniform(0, 1, (len(p), 2))          # a metric: distances between points
     d = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))
     assert ga.emd(p, q, ground=d) == pytest.approx(emd_matrix(p, q, d.tolist()), abs=1e-7)
+
+
+def test_emd_accepts_mappings_and_series():
+    import pandas as pd
+
+    assert ga.emd({"a": 1, "b": 1}, {"a": 2}) == ga.emd([1, 1], [1, 0]) == 0.5
+    assert ga.emd(pd.Series({3: 1, 1: 1}), {2: 1}, ground="ordered") == ga.emd([1, 0, 1], [0, 1, 0], ground="ordered")
+    h = ga.Hierarchy.from_frame(pd.DataFrame([["flu", "resp", "*"], ["cold", "resp", "*"], ["ulcer", "dig", "*"]]))
+    assert ga.emd({"ulcer": 1}, {"flu": 1, "cold": 1}, ground=h) == ga.emd([0, 0, 1], [1, 1, 0], ground=h)
+    with pytest.raises(ga.DataError, match="not a leaf"):
+        ga.emd({"gout": 1}, {"flu": 1}, ground=h)
+    with pytest.raises(ga.DataError, match="both as vectors or both as mappings"):
+        ga.emd({"a": 1}, [1])
+    with pytest.raises(ga.DataError, match="matrix ground"):
+        ga.emd({"a": 1}, {"b": 1}, ground=[[0, 1], [1, 0]])

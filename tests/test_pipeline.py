@@ -113,6 +113,29 @@ def test_bad_parameters():
         ga.generalize_points(df.assign(lat=True), 2)
 
 
+def test_a_geodataframe_uses_its_geometry_by_default_and_never_publishes_coordinate_columns():
+    import geopandas as gpd
+
+    df = _records(200)
+    points = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
+    table = ga.generalize_points(points, 8).table            # no lat/lon given: the geometry
+    assert {"lat_min", "lon_max"} <= set(table.columns) and (table.geometry.geom_type == "Polygon").all()
+    with pytest.raises(ga.DataError, match="omit lat and lon"):
+        ga.generalize_points(points, 8, lat="lat", lon="lon")
+    metres = points.to_crs(5070).assign(x=1.0)             # a raw column named like the output's base
+    with pytest.raises(ga.DataError, match="column 'x' besides its geometry"):
+        ga.generalize_points(metres, 8)
+
+
+def test_the_dataframe_accessor_calls_the_library():
+    df = _records(120)
+    release = df.geoanon.generalize_points(6)
+    assert release.report.min_class >= 6
+    assert release.table.geoanon.audit(["lat_min", "lat_max", "lon_min", "lon_max"], k=6)["k"] >= 6
+    joint = df.geoanon.anonymize(location=("lat", "lon"), k=6)
+    assert joint.report.min_class >= 6
+
+
 def test_geodataframe_geometry_is_replaced_by_rectangles():
     import geopandas as gpd
 

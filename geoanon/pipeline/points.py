@@ -42,7 +42,7 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     return values
 
 
-def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method="balanced",
+def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="balanced",
                       missing="error", crs="EPSG:4326", bounds=None) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
@@ -52,10 +52,12 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
         One row per record.
     k : int
     lat, lon : str or None
-        Coordinate columns (latitude = y, longitude = x). With both ``None``,
-        ``df`` must be a GeoDataFrame of points and its geometry (in its CRS)
-        is used; a geometry without a CRS is read as EPSG:4326 when every
-        coordinate fits it (with a warning), and refused otherwise.
+        Coordinate columns (latitude = y, longitude = x; one not given is
+        ``lat`` or ``lon``). With both ``None`` (the default), the columns
+        ``lat`` and ``lon`` if the table has them, else a GeoDataFrame's point
+        geometry (in its CRS); a geometry
+        without a CRS is read as EPSG:4326 when every coordinate fits it (with
+        a warning), and refused otherwise.
     method : {"balanced", "paper"}
         See :func:`geoanon.partition_points`.
     missing : {"error", "suppress"}
@@ -86,15 +88,19 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat="lat", lon="lon", method=
     missing = check_choice("missing", missing, COORDINATES_MISSING)
     geometry = has_geometry(df)
     warnings = []
-    if (lat is None) != (lon is None):
-        raise ParameterError("give both lat and lon columns, or neither to use the geometry")
+    if lat is not None or lon is not None or not geometry or {"lat", "lon"} <= set(df.columns):
+        lat, lon = lat or "lat", lon or "lon"
+    if geometry and lat is not None and lat not in df.columns:
+        raise DataError(f"no column {show(lat)} in the GeoDataFrame: omit lat and lon to use its geometry")
     if lat is not None and lat == lon:
         raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
-    if lat is None:
-        if not geometry:
-            raise ParameterError("lat and lon are None but the table has no geometry")
+    if lat is None:                     # a GeoDataFrame without lat and lon columns
         x, y, crs = _geometry_coordinates(df, warnings)
         lat_name, lon_name = ("lat", "lon") if _geographic(crs) else ("y", "x")
+        raw = [c for c in (lat_name, lon_name) if c in df.columns]
+        if raw:
+            raise DataError(f"the GeoDataFrame has a column {show(raw[0])} besides its geometry, which would be "
+                            "published as it is: give lat and lon to generalize the columns, or drop them")
     else:
         x, y = numeric_column(df, lon), numeric_column(df, lat)
         lat_name, lon_name = lat, lon
