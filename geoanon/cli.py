@@ -283,7 +283,7 @@ def _run_points(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
     return 0
 
@@ -304,7 +304,7 @@ def _run_zip(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
     return 0
 
@@ -321,7 +321,7 @@ def _run_labels(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            escape_all=args.escape_formulas)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
     return 0
 
@@ -374,7 +374,7 @@ def _run_suppress(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            escape_all=args.escape_formulas)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
@@ -416,13 +416,21 @@ def _run_jobs(args) -> int:
         written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
                                 map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
                                 map_options={"title": job.input.name},
-                                escape_all=job.outputs.get("escape_formulas", False))
+                                escape_all=job.outputs.get("escape_formulas", False),
+                                from_text=_from_text(job.input))
         r = release.report
         print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, smallest {r.min_class}, "
               f"NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
         for path in written:
             print(f"  wrote {path}")
     return 0
+
+
+def _from_text(path) -> bool:
+    """Whether the input is CSV: every cell was read as text."""
+    from .io import table_format
+
+    return table_format(path) == "csv"
 
 
 def _audited(a) -> str:
@@ -456,7 +464,8 @@ def _run_anonymize(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
-                            map_options=_map_options(args), escape_all=args.escape_formulas)
+                            map_options=_map_options(args), escape_all=args.escape_formulas,
+                            from_text=_from_text(args.input))
     r = release.report
     print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
           f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "

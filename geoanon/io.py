@@ -313,6 +313,33 @@ def remove_stale_staging(folder) -> list:
     return removed
 
 
+_INTEGER = r"[+-]?(?:0|[1-9][0-9]*)"             # no leading zero: "02134" is a code, kept as text
+_DECIMAL = rf"{_INTEGER}(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+
+
+def numbers_from_text(df: pd.DataFrame) -> pd.DataFrame:
+    """Text columns whose every present cell is a number, as numbers: integers
+    (``Int64`` when some cells are empty) or floats; for a table read from CSV
+    (every cell text) written to a typed format. Integers written with a
+    leading zero, and any other text, keep the column text."""
+    out = df.copy()
+    for col in df.columns:
+        values = df[col]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        if not values.map(lambda v: isinstance(v, str)).all():
+            continue
+        present = values[values != ""]
+        if present.empty:
+            continue
+        if present.str.fullmatch(_INTEGER).all():
+            number = pd.to_numeric(values.where(values != ""), errors="coerce")
+            out[col] = number.astype("Int64" if (values == "").any() else "int64")
+        elif present.str.fullmatch(_DECIMAL).all():
+            out[col] = pd.to_numeric(values.where(values != ""), errors="coerce").astype("float64")
+    return out
+
+
 def write_table(df: pd.DataFrame, path) -> None:
     """Write ``df`` to ``path`` in the format its extension names.
 

@@ -178,3 +178,27 @@ def test_single_purpose_commands_read_csv_with_another_delimiter_and_encoding(tm
     assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--sep", "\t",
                  "-o", str(tmp_path / "again.csv")]) == 2
     assert not (tmp_path / "again.csv").exists()
+
+
+def test_numbers_read_from_csv_stay_numbers_in_typed_formats(tmp_path):
+    """CSV cells are read as text; a Parquet or GeoPackage output gets numbers
+    back for columns of numbers (a leading zero keeps a code as text), while a
+    CSV output keeps every untouched cell byte for byte."""
+    import geopandas as gpd
+
+    rng = np.random.default_rng(2)
+    n = 80
+    text = pd.DataFrame({"lat": rng.uniform(35, 36, n).round(4).astype(str),
+                         "lon": rng.uniform(-80, -79, n).round(4).astype(str),
+                         "visits": rng.integers(0, 9, n).astype(str), "weight": ["7.50"] * (n - 1) + [""],
+                         "zip": ["02134"] * n, "note": ["1e3"] * (n - 1) + ["n/a"]})
+    text.to_csv(tmp_path / "in.csv", index=False)
+    for name in ("out.parquet", "out.gpkg", "out.csv"):
+        assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon",
+                     "-o", str(tmp_path / name)]) == 0
+    for table in (pd.read_parquet(tmp_path / "out.parquet"), gpd.read_file(tmp_path / "out.gpkg")):
+        assert pd.api.types.is_integer_dtype(table["visits"]) and pd.api.types.is_float_dtype(table["weight"])
+        assert table["weight"].isna().sum() == 1 and (table["zip"] == "02134").all()
+        assert not pd.api.types.is_numeric_dtype(table["note"])
+    same = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert same[["visits", "weight", "zip", "note"]].equals(text[["visits", "weight", "zip", "note"]])

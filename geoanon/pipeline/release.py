@@ -13,7 +13,7 @@ import pandas as pd
 from .._cells import escape_table
 from .._text import plain
 from ..errors import DataError, ParameterError
-from ..io import StagedOutputs, write_table
+from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
 
 if TYPE_CHECKING:
@@ -154,9 +154,12 @@ class Release:
 
 
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None,
-                  map_options=None, escape_all: bool = False) -> list[Path]:
+                  map_options=None, escape_all: bool = False, from_text: bool = False) -> list[Path]:
     """Write a release's table and, if asked, its JSON report, map and class
     file (one row per class, geo format by extension), all or nothing.
+    ``from_text``: the table was read from CSV (every cell text); in a typed
+    output format (Parquet, geo formats) its number columns become numbers
+    again (:func:`geoanon.io.numbers_from_text`), in CSV every cell stays as read.
 
     Everything is rendered in memory first and staged; files appear only once
     all of them are complete. The columns a job generated never start a
@@ -170,6 +173,8 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
 
         html = render_html(release.preview(**(map_options or {})))
     table = release._table_for(output)
+    if from_text and table_format(output) != "csv":
+        table = numbers_from_text(table)
     if escape_all:
         table = escape_table(table)
     with StagedOutputs() as out:
