@@ -20,6 +20,7 @@ from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .models import Hierarchy, Model, check_ground, measure_classes
+from .progress import stepped
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
@@ -95,6 +96,7 @@ def _sorted_values(values: pd.Series) -> list:
     return listed
 
 
+@stepped("auditing")
 def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
           k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None, model=None) -> AuditReport:
     """Measure ``df`` over the quasi-identifiers ``qi`` (and ``sensitive``).

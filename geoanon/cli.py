@@ -201,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
     for name, command in sub.choices.items():
+        command.add_argument("-q", "--quiet", action="store_true", help="no progress display on a terminal")
+        command.add_argument("-v", "--verbose", action="count", default=0,
+                             help="log every step and its time on stderr (-vv: more)")
         command.set_defaults(flags=_flags(command, API_NAMES.get(name, {})))
     return parser
 
@@ -629,7 +632,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         with _termination_interrupts():
-            from . import io
+            from . import io, progress
+
+            progress.configure(quiet=args.quiet, verbose=args.verbose)
 
             io.committed.clear()
             return args.run(args)

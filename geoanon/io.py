@@ -24,6 +24,7 @@ import pandas as pd
 from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, ParameterError
+from .progress import stepped
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
 GEO_FORMATS = {"geojson", "gpkg", "shp"}
@@ -44,6 +45,7 @@ def table_format(path) -> str:
     return FORMATS[suffix]
 
 
+@stepped("reading {0}")
 def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
     """Read a table; CSV cells come back as exact strings, geo formats as a GeoDataFrame.
     ``sep`` and ``encoding`` apply to CSV.

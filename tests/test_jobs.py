@@ -202,3 +202,46 @@ def test_numbers_read_from_csv_stay_numbers_in_typed_formats(tmp_path):
         assert not pd.api.types.is_numeric_dtype(table["note"])
     same = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     assert same[["visits", "weight", "zip", "note"]].equals(text[["visits", "weight", "zip", "note"]])
+
+
+def _run_on(stderr_terminal: bool, args, tmp_path):
+    """Run the command line with stderr on a pseudo-terminal or a pipe; its stderr text."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "geoanon.cli", *args]
+    if not stderr_terminal:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=slave, cwd=tmp_path)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:           # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=300) == 0
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_progress_shows_on_a_terminal_and_never_through_a_pipe(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 400_000
+    pd.DataFrame({"lat": rng.uniform(30, 45, n).round(5), "lon": rng.uniform(-120, -75, n).round(5)}).to_csv(
+        tmp_path / "in.csv", index=False)
+    args = ["points", "in.csv", "-k", "10", "--lat", "lat", "--lon", "lon", "-o", "out.csv"]
+    shown = _run_on(True, args, tmp_path)
+    assert "reading in.csv" in shown and "partitioning points" in shown
+    assert _run_on(False, args, tmp_path) == ""                          # nothing through a pipe
+    assert _run_on(True, [*args, "--quiet"], tmp_path) == ""              # nor with --quiet
+    logged = _run_on(False, [*args, "-v"], tmp_path)
+    assert "geoanon: partitioning points: " in logged and "geoanon: writing out.csv: " in logged

@@ -18,12 +18,14 @@ from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
 from ..ncp import SUPPRESSED, information_loss
+from ..progress import stepped
 from .points import numeric_column
 from .release import MISSING_TOKENS, JobReport, Release, require_column
 
 LOCATION_KINDS = ("points", "zip", "label")
 
 
+@stepped("generalizing the table (location and quasi-identifiers)")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1) -> Release:

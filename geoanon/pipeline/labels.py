@@ -15,9 +15,11 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
+from ..progress import stepped
 from .release import JobReport, Release, check_job_columns
 
 
+@stepped("grouping labels")
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
                       order: str = "given", seed=None, class_counts: bool = False) -> Release:
     """Generalize a label column: each label is replaced by its class's label.

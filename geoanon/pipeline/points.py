@@ -15,6 +15,7 @@ from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
+from ..progress import stepped
 from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
 
 
@@ -42,6 +43,7 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     return values
 
 
+@stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="balanced",
                       missing="error", crs="EPSG:4326", bounds=None) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.

@@ -15,6 +15,7 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry, read_edge_list
+from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
@@ -25,6 +26,7 @@ PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity te
 EXAMPLES = 5                 # region ids named in a warning
 
 
+@stepped("partitioning regions")
 def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region_id: str, edges=None,
                        contiguity: str = "rook", method: str = "balanced", unknown: str = "error",
                        on_small: str = "error") -> Release:

@@ -15,6 +15,7 @@ from .._text import plain
 from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
+from ..progress import stepped
 
 if TYPE_CHECKING:
     from ..audit import AuditReport
@@ -153,6 +154,7 @@ class Release:
         return self.geo_table() if table_format(path) in GEO_FORMATS else self.table
 
 
+@stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False) -> list[Path]:
     """Write a release's table and, if asked, its JSON report, map and class

@@ -16,11 +16,13 @@ from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
 from ..models import Model, check_levels
+from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
 from .release import JobReport, Release
 
 
+@stepped("suppressing cells")
 def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, method="auto", time_limit=60.0) -> Release:
     """Generalize the quasi-identifiers ``qi`` of ``df`` by suppression: each

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from ..errors import VerificationError
+from ..progress import stepped
 from .approx import m_approximation
 from .exact import EXACT_ROWS, exact_small
 from .instance import Instance
@@ -35,6 +36,7 @@ def choose(inst: Instance, method: str) -> str:
     return "lattice"
 
 
+@stepped("solving: {1}")
 def solve(inst: Instance, method: str, deadline: float) -> dict:
     """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
     program gets the time left before ``deadline``. Returns the row classes,
