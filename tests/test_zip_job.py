@@ -58,7 +58,17 @@ def test_centroids_with_and_without_an_edge_list():
     assert via_edges.report["graph"]["edges"] == 231
     via_delaunay = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips")
     assert via_delaunay.report["graph"]["edges"] > 231          # Delaunay also links non-touching centroids
-    assert (via_delaunay.classes.geom_type.isin(["Polygon", "LineString", "Point"])).all()
+    # groups known by centroids are drawn as the union of their Voronoi cells: areas that never overlap
+    import shapely
+
+    for rel in (via_edges, via_delaunay):
+        shapes = rel.classes
+        assert shapes.geom_type.isin(["Polygon", "MultiPolygon"]).all() and shapes.is_valid.all()
+        assert np.isclose(shapes.area.sum(), shapely.union_all(shapes.geometry.to_numpy()).area)
+        members = rel.classes.set_index("class_id")["members"].str.split(",")
+        for cid, regions in members.items():
+            inside = shapely.points(xy[nc.FIPS.isin(regions).to_numpy()])
+            assert shapely.covers(shapes.geometry[shapes.class_id == cid].iloc[0], inside).all()
     # an edge list larger than the regions: its extra regions and their edges are left out
     larger = pd.concat([edges, pd.DataFrame({"FIPS_a": ["99999", "99999", "99998"],
                                              "FIPS_b": ["37001", "99998", "37003"]})], ignore_index=True)

@@ -325,15 +325,13 @@ def _region_values(series: pd.Series) -> pd.Series:
 
 def _class_shapes(shapes, members, labels, weights):
     """One row per group: label, regions, members, weight and shape (the union
-    of its polygons, or the convex hull of its centroids)."""
+    of its polygons, or of its centroids' Voronoi cells: :func:`_voronoi_cells`)."""
     import geopandas as gpd
     import shapely
 
-    polygons = shapes.geom_type.isin(["Polygon", "MultiPolygon"]).all()
-    geometry = []
-    for group in members:
-        parts = shapes.loc[group].to_numpy()
-        geometry.append(shapely.union_all(parts) if polygons else shapely.convex_hull(shapely.multipoints(parts)))
+    if not shapes.geom_type.isin(["Polygon", "MultiPolygon"]).all():
+        shapes = _voronoi_cells(shapes)
+    geometry = [shapely.union_all(shapes.loc[group].to_numpy()) for group in members]
     return gpd.GeoDataFrame({
         "class_id": np.arange(len(members)),
         "label": labels,
@@ -341,6 +339,32 @@ def _class_shapes(shapes, members, labels, weights):
         "members": escape_formulas(pd.Series([",".join(sorted(m)) for m in members], dtype=object)),
         "weight": np.asarray(weights, dtype=np.int64),
     }, geometry=geometry, crs=shapes.crs)
+
+
+def _voronoi_cells(points):
+    """Each centroid's Voronoi cell among all centroids, clipped to their convex
+    hull widened by the median distance between nearest centroids: regions
+    known only by centroids become areas that tile the map, so every group is
+    an area and no two groups overlap (regions sharing a centroid share its cell)."""
+    import geopandas as gpd
+    import shapely
+    from scipy.spatial import cKDTree
+
+    xy = shapely.get_coordinates(points.to_numpy())
+    sites, site_of = np.unique(xy, axis=0, return_inverse=True)
+    if len(sites) > 1:
+        gap = float(np.median(cKDTree(sites).query(sites, k=2)[0][:, 1]))
+    else:
+        gap = 0.01 * max(1.0, float(np.abs(sites).max()))
+    frame = shapely.buffer(shapely.convex_hull(shapely.multipoints(sites)), gap)
+    if len(sites) == 1:
+        cells = np.array([frame], dtype=object)
+    else:
+        pieces = shapely.get_parts(shapely.voronoi_polygons(shapely.multipoints(sites), extend_to=frame))
+        at, cell = shapely.STRtree(pieces).query(shapely.points(sites), predicate="within")
+        cells = np.empty(len(sites), dtype=object)
+        cells[at] = shapely.intersection(pieces[cell], frame)
+    return gpd.GeoSeries(cells[site_of.ravel()], index=points.index, crs=points.crs)
 
 
 def _row_shapes(classes, class_id, index):
