@@ -25,12 +25,22 @@ from branca.element import MacroElement
 from jinja2 import Template
 
 from ._text import show
+from ._validation import check_choice
 from .errors import ParameterError
 
 MAX_MAP_CLASSES = 100_000
+CANVAS_FROM = 2_000    # classes from which the map draws on a canvas (SVG paths make large pages stall)
+DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
+COLOR_BY = ("neighbours", "size", "precision")
 # Fill colors by class size / k: at k, up to 10% over, 50% over, 2x, more.
 SIZE_BINS = (1.0, 1.1, 1.5, 2.0)
 SIZE_COLORS = ("#1a9850", "#91cf60", "#fee08b", "#fc8d59", "#d73027")
+FORCED_COLOR = "#9e9e9e"       # a group that is one region already above k: no choice, no alarm
+# Distinct fills for neighbouring classes (ColorBrewer's Set2 and Dark2 hues).
+NEIGHBOUR_COLORS = ("#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#e5c494", "#1b9e77",
+                    "#d95f02", "#7570b3")
+# Precision (a class's width in km), fine to coarse: quintiles of the classes drawn.
+PRECISION_COLORS = ("#fef0d9", "#fdcc8a", "#fc8d59", "#e34a33", "#b30000")
 
 
 class _Attribution(MacroElement):
@@ -98,13 +108,14 @@ def check_tiles(tiles, attribution=None) -> None:
                              "asks for")
 
 
-def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None):
+def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None, canvas=False):
     """An empty folium map fitted to ``bounds`` = (xmin, ymin, xmax, ymax), with
     Leaflet inlined and, by default, no base tiles; ``tiles_attribution``
-    (escaped) credits the tiles (required for a URL, see :func:`check_tiles`)."""
+    (escaped) credits the tiles (required for a URL, see :func:`check_tiles`);
+    ``canvas``: shapes drawn on a canvas rather than as SVG."""
     import folium
 
-    m = folium.Map(tiles=None, control_scale=True, prefer_canvas=False)
+    m = folium.Map(tiles=None, control_scale=True, prefer_canvas=canvas)
     m.default_js = []
     m.default_css = []
     js, css = leaflet_assets()
@@ -121,7 +132,8 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None)
     return m
 
 
-def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=()):
+def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=(),
+              color_by="neighbours"):
     """A folium map of equivalence classes.
 
     Parameters
@@ -143,9 +155,18 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         The tiles' credit line (escaped); required for a URL.
     notes : sequence of str
         Extra legend lines (escaped), e.g. about suppressed records.
+    color_by : {"neighbours", "size", "precision"}
+        ``"neighbours"``: classes that touch get different fills (a greedy
+        colouring of their adjacency); ``"size"``: records / k, where a group
+        that is one region already above k is grey, not an alarm;
+        ``"precision"``: the class's width in km (quintiles).
+
+    From ``CANVAS_FROM`` classes the shapes are drawn on a canvas; drawn
+    coordinates keep ``DIGITS`` decimals.
     """
     import folium
 
+    color_by = check_choice("color_by", color_by, COLOR_BY)
     if len(classes) > MAX_MAP_CLASSES:
         raise ParameterError(f"a map preview draws at most {MAX_MAP_CLASSES} classes, got {len(classes)}; "
                              "raise k or preview a subset")
@@ -153,18 +174,30 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     gdf = classes[["class_id", "weight", *extra, classes.geometry.name]].copy()
     if gdf.crs is not None and not gdf.crs.equals("EPSG:4326"):
         gdf = gdf.to_crs("EPSG:4326")
-    gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
+    gdf[gdf.geometry.name] = _rounded(unwrap_antimeridian(gdf.geometry.to_numpy()))
     ratio = gdf["weight"].to_numpy() / k
     gdf["class_id"] = gdf["class_id"].astype(int)
     gdf["records"] = gdf["weight"].astype(int)
     for c in extra:   # the tooltip shows values as HTML
         if not pd.api.types.is_numeric_dtype(gdf[c]):
             gdf[c] = [html.escape(str(v)) for v in gdf[c]]
-    gdf["fill"] = np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")]
-    fields = ["class_id", *extra, "records"]
+    forced = (classes["regions"].to_numpy() == 1) & (ratio > 1) if "regions" in classes.columns else \
+        np.zeros(len(gdf), dtype=bool)
+    width = class_widths_km(gdf.geometry.to_numpy())
+    if color_by == "neighbours":
+        gdf["fill"] = np.array(NEIGHBOUR_COLORS)[neighbour_colors(gdf.geometry.to_numpy()) % len(NEIGHBOUR_COLORS)]
+    elif color_by == "size":
+        gdf["fill"] = np.where(forced, FORCED_COLOR,
+                               np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")])
+    else:
+        cuts = np.quantile(width, [0.2, 0.4, 0.6, 0.8]) if len(width) else np.zeros(4)
+        gdf["fill"] = np.array(PRECISION_COLORS)[np.searchsorted(cuts, width, side="left")]
+    gdf["width_km"] = np.round(width, 2)
+    fields = ["class_id", *extra, "records", "width_km"]
     gdf = gdf[[*fields, "fill", gdf.geometry.name]]
 
-    m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution)
+    m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,
+                    canvas=len(gdf) >= CANVAS_FROM)
     folium.GeoJson(
         gdf,
         name="classes",
@@ -173,8 +206,53 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         highlight_function=lambda f: {"weight": 3, "fillOpacity": 0.8},
         tooltip=folium.GeoJsonTooltip(fields=fields, aliases=[f.replace("_id", "") for f in fields]),
     ).add_to(m)
-    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes)))
+    legend = {"neighbours": None, "size": _size_rows(forced.any()), "precision": _precision_rows(width)}[color_by]
+    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
     return m
+
+
+def neighbour_colors(geoms: np.ndarray) -> np.ndarray:
+    """A colour index per shape, different for shapes that touch: greedy
+    colouring of the adjacency (shapes in order of decreasing degree, each the
+    smallest index its coloured neighbours do not use)."""
+    import shapely
+
+    if len(geoms) == 0:
+        return np.zeros(0, dtype=np.int64)
+    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+    keep = a != b
+    a, b = a[keep], b[keep]
+    degree = np.bincount(a, minlength=len(geoms))
+    order = np.argsort(-degree, kind="stable")
+    start = np.r_[0, np.cumsum(np.bincount(a, minlength=len(geoms)))]
+    neighbours = b[np.argsort(a, kind="stable")]
+    color = np.full(len(geoms), -1, dtype=np.int64)
+    for v in order.tolist():
+        used = set(color[neighbours[start[v]:start[v + 1]]].tolist())
+        c = 0
+        while c in used:
+            c += 1
+        color[v] = c
+    return color
+
+
+def class_widths_km(geoms: np.ndarray) -> np.ndarray:
+    """Each shape's width in km: the diagonal of its bounding box (longitude
+    and latitude; a degree of longitude is shortened by the cosine of the
+    middle latitude)."""
+    import shapely
+
+    box = shapely.bounds(geoms).reshape(-1, 4)
+    middle = np.radians((box[:, 1] + box[:, 3]) / 2)
+    dx = (box[:, 2] - box[:, 0]) * 111.32 * np.cos(middle)
+    dy = (box[:, 3] - box[:, 1]) * 110.57
+    return np.nan_to_num(np.hypot(dx, dy))
+
+
+def _rounded(geoms: np.ndarray) -> np.ndarray:
+    import shapely
+
+    return shapely.transform(geoms, lambda c: np.round(c, DIGITS))
 
 
 def unwrap_antimeridian(geoms: np.ndarray) -> np.ndarray:
@@ -211,12 +289,21 @@ def unwrap_antimeridian(geoms: np.ndarray) -> np.ndarray:
     return out
 
 
-def _legend(k: int, n_classes: int, title, notes) -> str:
+def _size_rows(forced: bool) -> list:
     edges = [f"{lo:g}&ndash;{hi:g}&times;k" for lo, hi in zip(SIZE_BINS[:-1], SIZE_BINS[1:])]
     labels = ["exactly k"] + edges + [f"over {SIZE_BINS[-1]:g}&times;k"]
+    return list(zip(SIZE_COLORS, labels)) + ([(FORCED_COLOR, "one region, already above k")] if forced else [])
+
+
+def _precision_rows(width: np.ndarray) -> list:
+    cuts = np.quantile(width, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]) if len(width) else np.zeros(6)
+    return [(c, f"{lo:.3g}&ndash;{hi:.3g} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1], cuts[1:])]
+
+
+def _legend(k: int, n_classes: int, title, notes, rows=None) -> str:
     rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;background:{c};'
                    f'border:1px solid #333;margin-right:4px"></span>{lab}</div>'
-                   for c, lab in zip(SIZE_COLORS, labels))
+                   for c, lab in rows or [])
     head = f"<b>{html.escape(title)}</b><br>" if title else ""
     extra = "".join(f"<div>{html.escape(n)}</div>" for n in notes)
     return (f'<div class="geoanon-legend" style="position:fixed;top:10px;right:10px;z-index:1000;'

@@ -180,3 +180,43 @@ def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
     # the classes tile one contiguous strip on screen: no gap as wide as the world between them
     assert max(lo - r for (lo, _), r in zip(spans[1:], reach[:-1])) <= 1
     assert spans[-1][1] - spans[0][0] > 500   # and the view is fitted to them
+
+
+def test_neighbouring_classes_get_different_colours():
+    import shapely
+
+    from geoanon.maps import neighbour_colors
+
+    geoms = _release(1200, 10).classes.geometry.to_numpy()
+    color = neighbour_colors(geoms)
+    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+    touching = a != b
+    assert touching.any() and (color[a[touching]] != color[b[touching]]).all()
+    assert color.max() < 10                      # the palette's size; planar maps need few colours
+
+
+def test_colouring_by_size_and_by_precision():
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    births = demo_nc_births()
+    k = int(births["county_fips"].value_counts().iloc[5])     # six counties weigh k or more on their own
+    rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_counties(), region_id="FIPS")
+    assert ((rel.classes.regions == 1) & (rel.classes.weight > k)).any()
+    html = render_html(rel.preview(color_by="size"))
+    assert "one region, already above k" in html and '"fill": "#9e9e9e"' in html
+    html = render_html(rel.preview(color_by="precision"))
+    assert "km wide" in html and '"width_km"' in html
+    with pytest.raises(ga.ParameterError, match="color_by"):
+        rel.preview(color_by="rainbow")
+
+
+def test_large_maps_draw_on_a_canvas_with_short_coordinates():
+    from geoanon.maps import CANVAS_FROM
+
+    rel = _release(CANVAS_FROM * 10 + 50, 10)
+    assert len(rel.classes) >= CANVAS_FROM
+    html = render_html(rel.preview())
+    assert '"preferCanvas": true' in html
+    assert not re.search(r"\d\.\d{7,}", html.split("<script>", 2)[-1][-len(html) // 2:])
+    small = render_html(_release().preview())
+    assert '"preferCanvas": false' in small

@@ -132,7 +132,7 @@ class Release:
         shapes = self.row_shapes()
         return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
 
-    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None):
+    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="neighbours"):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
 
@@ -140,7 +140,7 @@ class Release:
             raise ParameterError("this release has no map: its classes have no geometry")
 
         return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
-                         tiles_attribution=tiles_attribution, notes=self.notes)
+                         tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by)
 
     def to_file(self, path) -> None:
         """Write the released table atomically (format from the extension; geo
