@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import importlib.resources
+import json
 import re
 from functools import lru_cache
 
@@ -41,6 +42,52 @@ NEIGHBOUR_COLORS = ("#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd
                     "#d95f02", "#7570b3")
 # Precision (a class's width in km), fine to coarse: quintiles of the classes drawn.
 PRECISION_COLORS = ("#fef0d9", "#fdcc8a", "#fc8d59", "#e34a33", "#b30000")
+
+
+class _ClassLayer(MacroElement):
+    """The classes as one GeoJSON layer built, styled and labelled in the
+    browser (a fill per feature, a tooltip of ``fields``): the page holds the
+    geometries and one array per property, no per-feature style or keys, and
+    Python does no per-feature work. The data is HTML-safe JSON (``<``, ``>``
+    and ``&`` escaped), its string values already HTML-escaped for the tooltip."""
+
+    _template = Template("""{% macro script(this, kwargs) %}
+var {{ this.get_name() }} = (function (shapes, values, fields) {
+  var features = shapes.map(function (geometry, i) {
+    var properties = {};
+    for (var key in values) { properties[key] = values[key][i]; }
+    return {type: "Feature", geometry: geometry, properties: properties};
+  });
+  var layer = L.geoJSON({type: "FeatureCollection", features: features}, {
+    style: function (f) {
+      return {fillColor: f.properties.fill, color: "#333333", weight: 1, fillOpacity: 0.55};
+    },
+    onEachFeature: function (f, shape) {
+      shape.bindTooltip(fields.map(function (k) {
+        return "<b>" + k.replace("_id", "") + "</b> " + f.properties[k];
+      }).join("<br>"), {sticky: true});
+      shape.on("mouseover", function () { shape.setStyle({weight: 3, fillOpacity: 0.8}); });
+      shape.on("mouseout", function () { layer.resetStyle(shape); });
+    }
+  });
+  document.body.setAttribute("data-classes-drawn", features.length);
+  return layer;
+})({{ this.shapes }}, {{ this.values }}, {{ this.fields }}).addTo({{ this._parent.get_name() }});
+{% endmacro %}""")
+
+    def __init__(self, geoms, values: dict, fields: list):
+        import shapely
+
+        super().__init__()
+        self._name = "Classes"
+        self.shapes = _script_json("[" + ",".join(shapely.to_geojson(geoms).tolist()) + "]")
+        self.values = _script_json(json.dumps(values, separators=(",", ":")))
+        self.fields = _script_json(json.dumps(fields))
+
+
+def _script_json(text: str) -> str:
+    """JSON text made safe inside a <script> element."""
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 class _Attribution(MacroElement):
@@ -198,14 +245,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
 
     m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,
                     canvas=len(gdf) >= CANVAS_FROM)
-    folium.GeoJson(
-        gdf,
-        name="classes",
-        style_function=lambda f: {"fillColor": f["properties"]["fill"], "color": "#333333",
-                                  "weight": 1, "fillOpacity": 0.55},
-        highlight_function=lambda f: {"weight": 3, "fillOpacity": 0.8},
-        tooltip=folium.GeoJsonTooltip(fields=fields, aliases=[f.replace("_id", "") for f in fields]),
-    ).add_to(m)
+    _ClassLayer(gdf.geometry.to_numpy(), {f: gdf[f].tolist() for f in [*fields, "fill"]}, fields).add_to(m)
     legend = {"neighbours": None, "size": _size_rows(forced.any()), "precision": _precision_rows(width)}[color_by]
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
     return m
