@@ -244,3 +244,22 @@ def test_browser_draws_a_500000_point_map_completely(tmp_path):
     assert time.monotonic() - started < 60
     drawn = re.search(r'data-classes-drawn="(\d+)"', done.stdout)
     assert drawn and int(drawn[1]) == len(rel.classes) > 40_000
+
+
+@pytest.mark.parametrize("kind", ["points", "regions"])
+def test_a_release_in_a_projected_crs_maps_to_finite_bounds(kind):
+    import geopandas as gpd
+
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    if kind == "points":
+        rng = np.random.default_rng(6)
+        xy = gpd.points_from_xy(rng.uniform(-80, -79, 300), rng.uniform(35, 36, 300), crs=4326).to_crs(5070)
+        rel = ga.generalize_points(gpd.GeoDataFrame({"age": np.arange(300)}, geometry=xy), 10)
+    else:
+        rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties().to_crs(5070),
+                                    region_id="FIPS")
+    html = render_html(rel.preview())
+    bounds = re.findall(r"fitBounds\(\s*\[\[([^\]]*)\],\s*\[([^\]]*)\]\]", html)[-1]
+    (south, west), (north, east) = (map(float, corner.split(",")) for corner in bounds)
+    assert 33 < south < north < 37 and -85 < west < east < -75 and "Infinity" not in html
