@@ -421,11 +421,7 @@ def _run_jobs(args) -> int:
                                 map_options={"title": job.input.name},
                                 escape_all=job.outputs.get("escape_formulas", False),
                                 from_text=_from_text(job.input))
-        r = release.report
-        print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, smallest {r.min_class}, "
-              f"NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
-        for path in written:
-            print(f"  wrote {path}")
+        _joint_summary(release, written)
     return 0
 
 
@@ -469,13 +465,17 @@ def _run_anonymize(args) -> int:
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input))
+    _joint_summary(release, written)
+    return 0
+
+
+def _joint_summary(release, written) -> None:
     r = release.report
     print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
           f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
           f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
     for path in written:
         print(f"  wrote {path}")
-    return 0
 
 
 def _location_option(args):

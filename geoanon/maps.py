@@ -63,9 +63,13 @@ var {{ this.get_name() }} = (function (shapes, values, fields) {
       return {fillColor: f.properties.fill, color: "#333333", weight: 1, fillOpacity: 0.55};
     },
     onEachFeature: function (f, shape) {
-      shape.bindTooltip(fields.map(function (k) {
-        return "<b>" + k.replace("_id", "") + "</b> " + f.properties[k];
-      }).join("<br>"), {sticky: true});
+      shape.bindTooltip(function () {
+        var box = shape.getBounds();
+        var km = {{ this._parent.get_name() }}.distance(box.getSouthWest(), box.getNorthEast()) / 1000;
+        return fields.map(function (k) {
+          return "<b>" + k.replace("_id", "") + "</b> " + f.properties[k];
+        }).concat(["<b>width</b> " + km.toFixed(1) + " km"]).join("<br>");
+      }, {sticky: true});
       shape.on("mouseover", function () { shape.setStyle({weight: 3, fillOpacity: 0.8}); });
       shape.on("mouseout", function () { layer.resetStyle(shape); });
     }
@@ -206,7 +210,8 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         ``"neighbours"``: classes that touch get different fills (a greedy
         colouring of their adjacency); ``"size"``: records / k, where a group
         that is one region already above k is grey, not an alarm;
-        ``"precision"``: the class's width in km (quintiles).
+        ``"precision"``: the class's width in km (quintiles). The tooltip
+        gives each class's width, computed in the browser from its shape.
 
     From ``CANVAS_FROM`` classes the shapes are drawn on a canvas; drawn
     coordinates keep ``DIGITS`` decimals.
@@ -239,8 +244,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     else:
         cuts = np.quantile(width, [0.2, 0.4, 0.6, 0.8]) if len(width) else np.zeros(4)
         gdf["fill"] = np.array(PRECISION_COLORS)[np.searchsorted(cuts, width, side="left")]
-    gdf["width_km"] = np.round(width, 2)
-    fields = ["class_id", *extra, "records", "width_km"]
+    fields = ["class_id", *extra, "records"]
     gdf = gdf[[*fields, "fill", gdf.geometry.name]]
 
     m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,

@@ -531,3 +531,8 @@ def _text(v):
 
 def _missing(v):
     return v is None or (isinstance(v, float) and v != v) or str(v) in ("", "nan", "<NA>", "None")
+
+
+def drawn_shapes(html: str) -> int:
+    """How many class shapes a map page embeds (each a GeoJSON geometry of its class layer)."""
+    return html.count('{"type":"Polygon"') + html.count('{"type":"MultiPolygon"')

@@ -11,6 +11,8 @@ import pytest
 from geoanon import maps
 from geoanon.datasets import data_path
 
+from checkers import drawn_shapes
+
 CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     f"{i:04d},{i % 7:05d},{40 + (i * 37 % 101) / 100:.4f},{-100 + (i * 53 % 97) / 100:.4f},d{i % 3}\n"
     for i in range(200))
@@ -37,7 +39,7 @@ def test_points_writes_table_report_and_map(workdir, cli):
         assert key in report
     assert report["rows"] == 200 and report["min_class"] >= 10
     html = (workdir / "m.html").read_text()
-    assert html.count('"type": "Polygon"') == report["classes"]
+    assert drawn_shapes(html) == report["classes"]
     assert "wrote" in out
 
 

@@ -309,6 +309,14 @@ def _assign(s, nodes, dst):
 
 
 @_jit
+def _move(s, u, dst):
+    """One move of the search: region u to group dst (an assignment, one region touched)."""
+    s.counters[CHANGES] += 1
+    s.counters[WORK] += 1
+    _assign(s, np.full(1, u), dst)
+
+
+@_jit
 def _regroup(s, nodes, groups):
     """Move each of ``nodes`` (in a group or not yet) to its group in ``groups``."""
     for i in range(nodes.size):
@@ -355,9 +363,7 @@ def _move_out(indptr, indices, s, g, k, allowance):
             chains -= 1
         if after[i] < top or _make_room(indptr, indices, s, h[i], s.weight[h[i]] + wu[i] - (top - 1), top,
                                         np.full(1, g), u[i], k, allowance):
-            s.counters[CHANGES] += 1
-            s.counters[WORK] += 1
-            _assign(s, u[i:i + 1], h[i])
+            _move(s, u[i], h[i])
             return True
     return False
 
@@ -379,9 +385,7 @@ def _make_room(indptr, indices, s, h, need, top, banned, keep, k, allowance):
             continue
         if after[i] < top or _make_room_last(indptr, indices, s, j[i], after[i] - (top - 1), top, further, v[i], k,
                                              allowance):
-            s.counters[CHANGES] += 1
-            s.counters[WORK] += 1
-            _assign(s, v[i:i + 1], j[i])
+            _move(s, v[i], j[i])
             return True
     return False
 
@@ -396,9 +400,7 @@ def _make_room_last(indptr, indices, s, h, need, top, banned, keep, k, allowance
         if after[i] >= top:
             break
         if _removable(indptr, indices, s, h, v[i]):
-            s.counters[CHANGES] += 1
-            s.counters[WORK] += 1
-            _assign(s, v[i:i + 1], j[i])
+            _move(s, v[i], j[i])
             return True
     return False
 

@@ -114,7 +114,7 @@ def _greedy(child_ptr, children, postorder, root, w, k):
     tail = np.full(n, -1, dtype=np.int64)
     after = np.full(n, -1, dtype=np.int64)
     for v in postorder:
-        total, last, near = w[v], v, -1
+        total, near = w[v], -1
         for i in range(child_ptr[v], child_ptr[v + 1]):
             c = children[i]
             g = label[c] if label[c] >= 0 else nearest[c]
@@ -122,24 +122,32 @@ def _greedy(child_ptr, children, postorder, root, w, k):
                 near = g
             if label[c] < 0:
                 total += open_weight[c]
-                after[last] = c
-                last = tail[c]
-        tail[v] = last
-        if total >= k:
-            _close(v, groups, total, label, group_weight, after)
+        if _settle(v, total, k, groups, child_ptr, children, label, group_weight, open_weight, tail, after):
             groups += 1
         else:
-            open_weight[v], nearest[v] = total, near
+            nearest[v] = near
     if label[root] < 0:
         _join(root, nearest[root], label, after)
     return label
 
 
 @_jit
-def _close(v, gid, total, label, group_weight, after):
-    """Make v's piece (the list from v) group ``gid`` of weight ``total``."""
+def _settle(v, total, k, gid, child_ptr, children, label, group_weight, open_weight, tail, after):
+    """v's piece: v and its children's open pieces, linked into one list from v.
+    It closes as group ``gid`` if it weighs ``total`` >= k (True), else stays open."""
+    last = v
+    for i in range(child_ptr[v], child_ptr[v + 1]):
+        c = children[i]
+        if label[c] < 0:
+            after[last] = c
+            last = tail[c]
+    tail[v] = last
+    if total < k:
+        open_weight[v] = total
+        return False
     group_weight[gid] = total
     _join(v, gid, label, after)
+    return True
 
 
 @_jit
@@ -214,18 +222,8 @@ def _balanced(indptr, indices, child_ptr, children, postorder, root, w, k, targe
                 group_weight[g] += open_weight[c]
                 _join(c, g, label, after)
                 total -= open_weight[c]
-        last = v
-        for i in range(child_ptr[v], child_ptr[v + 1]):
-            c = children[i]
-            if label[c] < 0:
-                after[last] = c
-                last = tail[c]
-        tail[v] = last
-        if total >= k:
-            _close(v, groups, total, label, group_weight, after)
+        if _settle(v, total, k, groups, child_ptr, children, label, group_weight, open_weight, tail, after):
             groups += 1
-        else:
-            open_weight[v] = total
     if label[root] < 0:
         best, x = -1, root
         while x >= 0:
