@@ -536,3 +536,12 @@ def _missing(v):
 def drawn_shapes(html: str) -> int:
     """How many class shapes a map page embeds (each a GeoJSON geometry of its class layer)."""
     return html.count('{"type":"Polygon"') + html.count('{"type":"MultiPolygon"')
+
+
+def drawn_geometries(html: str) -> list:
+    """The class shapes a map page embeds, as GeoJSON geometries (the first
+    argument of the class layer's builder)."""
+    import json
+
+    start = html.index("return layer;\n})(") + len("return layer;\n})(")
+    return json.JSONDecoder().raw_decode(html, start)[0]

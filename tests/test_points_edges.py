@@ -2,7 +2,6 @@
 coordinate is a record's), classes that wrap at the antimeridian (RFC 7946),
 validated bounds, and the inputs it refuses or warns about."""
 import io
-import json
 import re
 
 import numpy as np
@@ -15,7 +14,7 @@ import geoanon as ga
 from geoanon.maps import render_html, unwrap_antimeridian
 from geoanon.points.partition import shortest_decimal_between
 
-from checkers import check_rectangle_partition, check_wrapped_rectangle_partition, point_weights
+from checkers import check_rectangle_partition, check_wrapped_rectangle_partition, drawn_geometries, point_weights
 
 # US airports around the Pacific and the Caribbean, from ../shared/data/us_airports.csv
 # (public domain; GUM and the CQ rows carry that file's western longitudes).
@@ -291,10 +290,10 @@ def test_map_draws_wrapped_classes_whole():
     view = re.search(r"fitBounds\(\s*\[\[([-\d.]+), ([-\d.]+)\], \[([-\d.]+), ([-\d.]+)\]\]", html)
     south, west, north, east = map(float, view.groups())
     assert (west, east) == (rel.partition.bounds[0], rel.partition.bounds[2] + 360)
-    features = json.loads(re.search(r"geo_json_\w+_add\((\{.*?\})\);", html, re.S).group(1))["features"]
-    assert len(features) == rel.partition.n_classes
-    assert all(f["geometry"]["type"] == "Polygon" for f in features)   # each class in one piece
-    xs = [c[0] for f in features for c in f["geometry"]["coordinates"][0]]
+    shapes = drawn_geometries(html)
+    assert len(shapes) == rel.partition.n_classes
+    assert all(g["type"] == "Polygon" for g in shapes)   # each class in one piece
+    xs = [c[0] for g in shapes for c in g["coordinates"][0]]
     assert min(xs) == west and max(xs) == east > 180
     for xy in _airports()[["lon", "lat"]].to_numpy():   # records never appear, in either frame
         assert f"{xy[0]}" not in html and f"{xy[0] + 360}" not in html
