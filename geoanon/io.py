@@ -145,7 +145,8 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
             raise DataError(f"{path}: malformed CSV: {where} has {plural(row.actual_columns, 'field')}, "
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):
-            raise DataError(f"{path}: not {_encoding_name(encoding)} text ({_first_line(exc).split(': ', 1)[-1]})") from None
+            detail = _first_line(exc).split(": ", 1)[-1]
+            raise DataError(f"{path}: not {_encoding_name(encoding)} text ({detail})") from None
         raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
     return table.to_pandas()
 

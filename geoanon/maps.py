@@ -233,24 +233,26 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     for c in extra:   # the tooltip shows values as HTML
         if not pd.api.types.is_numeric_dtype(gdf[c]):
             gdf[c] = [html.escape(str(v)) for v in gdf[c]]
-    forced = (classes["regions"].to_numpy() == 1) & (ratio > 1) if "regions" in classes.columns else \
-        np.zeros(len(gdf), dtype=bool)
-    width = class_widths_km(gdf.geometry.to_numpy())
+    geoms = gdf.geometry.to_numpy()
     if color_by == "neighbours":
-        gdf["fill"] = np.array(NEIGHBOUR_COLORS)[neighbour_colors(gdf.geometry.to_numpy()) % len(NEIGHBOUR_COLORS)]
+        gdf["fill"], legend = np.array(NEIGHBOUR_COLORS)[neighbour_colors(geoms) % len(NEIGHBOUR_COLORS)], None
     elif color_by == "size":
+        forced = (classes["regions"].to_numpy() == 1) & (ratio > 1) if "regions" in classes.columns else \
+            np.zeros(len(gdf), dtype=bool)
         gdf["fill"] = np.where(forced, FORCED_COLOR,
                                np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")])
+        legend = _size_rows(forced.any())
     else:
-        cuts = np.quantile(width, [0.2, 0.4, 0.6, 0.8]) if len(width) else np.zeros(4)
-        gdf["fill"] = np.array(PRECISION_COLORS)[np.searchsorted(cuts, width, side="left")]
+        width = class_widths_km(geoms)
+        cuts = np.quantile(width, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]) if len(width) else np.zeros(6)
+        gdf["fill"] = np.array(PRECISION_COLORS)[np.searchsorted(cuts[1:-1], width, side="left")]
+        legend = [(c, f"{lo:.3g}&ndash;{hi:.3g} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1], cuts[1:])]
     fields = ["class_id", *extra, "records"]
     gdf = gdf[[*fields, "fill", gdf.geometry.name]]
 
     m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,
                     canvas=len(gdf) >= CANVAS_FROM)
     _ClassLayer(gdf.geometry.to_numpy(), {f: gdf[f].tolist() for f in [*fields, "fill"]}, fields).add_to(m)
-    legend = {"neighbours": None, "size": _size_rows(forced.any()), "precision": _precision_rows(width)}[color_by]
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
     return m
 
@@ -337,11 +339,6 @@ def _size_rows(forced: bool) -> list:
     edges = [f"{lo:g}&ndash;{hi:g}&times;k" for lo, hi in zip(SIZE_BINS[:-1], SIZE_BINS[1:])]
     labels = ["exactly k"] + edges + [f"over {SIZE_BINS[-1]:g}&times;k"]
     return list(zip(SIZE_COLORS, labels)) + ([(FORCED_COLOR, "one region, already above k")] if forced else [])
-
-
-def _precision_rows(width: np.ndarray) -> list:
-    cuts = np.quantile(width, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]) if len(width) else np.zeros(6)
-    return [(c, f"{lo:.3g}&ndash;{hi:.3g} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1], cuts[1:])]
 
 
 def _legend(k: int, n_classes: int, title, notes, rows=None) -> str:
