@@ -197,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
         job.add_argument("--sep", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
         job.add_argument("--encoding", default="utf-8", help="CSV text encoding (default utf-8)")
     for job in (points, zips, labels, supp, anon):
+        job.add_argument("--html-report", metavar="HTML",
+                         help="write a self-contained page on the release: the model met, the columns' treatment "
+                              "and information loss, class sizes, re-identification risk, location precision in "
+                              "km and the map")
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
@@ -248,30 +252,21 @@ def _version() -> str:
     return __version__
 
 
-def _check_outputs(inputs: dict, output, report=None, map_html=None, classes=None, classes_formats=None) -> None:
-    """Refuse bad output paths before any work is done: unknown formats,
-    folders that cannot be written, an output naming an input or another output."""
-    from .io import GEO_FORMATS, check_paths, check_writable, table_format
+def _check_outputs(inputs: dict, args, classes_formats=None) -> None:
+    """Refuse bad output paths of the command's output flags before any work is done."""
+    from .io import check_outputs
 
-    if output is not None:
-        table_format(output)
-    check_paths(inputs, {"-o": output, "--report": report, "--map": map_html, "--classes": classes})
-    for path, suffix in ((output, None), (report, ".json"), (map_html, ".html"), (classes, None)):
-        if path is None:
-            continue
-        if suffix and Path(path).suffix.lower() != suffix:
-            raise ParameterError(f"{path}: expected a {suffix} file")
-        check_writable(path)
-    allowed = GEO_FORMATS | {"parquet"} if classes_formats is None else classes_formats
-    if classes is not None and table_format(classes) not in allowed:
-        raise ParameterError(f"{classes}: the classes file must be {', '.join(sorted(allowed))}")
+    flags = (("output", "-o", "table"), ("report", "--report", "report"), ("map", "--map", "map"),
+             ("classes", "--classes", "classes"), ("html_report", "--html-report", "html_report"))
+    check_outputs(inputs, {flag: (kind, getattr(args, dest, None)) for dest, flag, kind in flags},
+                  classes_formats=classes_formats)
 
 
 def _run_points(args) -> int:
     from .io import has_geometry, read_table
     from .pipeline import generalize_points, write_release
 
-    _check_outputs({"IN": args.input}, args.output, args.report, args.map)
+    _check_outputs({"IN": args.input}, args)
     _check_tiles(args)
     if (args.lat is None) != (args.lon is None):
         raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
@@ -284,7 +279,7 @@ def _run_points(args) -> int:
                                 missing=args.missing, crs=args.crs, bounds=args.bounds)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
-    written = write_release(release, args.output, report=args.report, map_html=args.map,
+    written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
@@ -295,8 +290,7 @@ def _run_zip(args) -> int:
     from .io import read_table
     from .pipeline import generalize_regions, write_release
 
-    _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges},
-                   args.output, args.report, args.map, args.classes)
+    _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges}, args)
     _check_tiles(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     regions = read_table(args.regions)
@@ -306,6 +300,7 @@ def _run_zip(args) -> int:
     release.report.files = {"input": str(args.input), "regions": str(args.regions), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
+                            html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
@@ -316,15 +311,14 @@ def _run_labels(args) -> int:
     from .io import read_table
     from .pipeline import generalize_labels, write_release
 
-    _check_outputs({"IN": args.input}, args.output, args.report, classes=args.classes,
-                   classes_formats={"csv", "parquet"})
+    _check_outputs({"IN": args.input}, args, classes_formats={"csv", "parquet"})
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
                                 order=args.order, seed=args.seed, class_counts=args.class_counts)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            html_report=args.html_report, escape_all=args.escape_formulas, from_text=_from_text(args.input))
     _summary(release, written)
     return 0
 
@@ -366,8 +360,7 @@ def _run_suppress(args) -> int:
     from .pipeline import write_release
     from .pipeline import suppress
 
-    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args.output, args.report,
-                   classes=args.classes, classes_formats={"csv", "parquet"})
+    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
     if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
         raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
     options = _model_options(args)
@@ -377,7 +370,7 @@ def _run_suppress(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            html_report=args.html_report, escape_all=args.escape_formulas, from_text=_from_text(args.input))
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
@@ -418,6 +411,7 @@ def _run_jobs(args) -> int:
             print(f"geoanon run: warning: {' '.join(line.split())}", file=sys.stderr)
         written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
                                 map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
+                                html_report=job.outputs.get("html_report"),
                                 map_options={"title": job.input.name},
                                 escape_all=job.outputs.get("escape_formulas", False),
                                 from_text=_from_text(job.input))
@@ -447,7 +441,7 @@ def _run_anonymize(args) -> int:
     hierarchy_files = _hierarchy_files(args)
     inputs = {"IN": args.input, "--regions": args.regions, "--edges": args.edges, "--ground": _ground_file(args),
               **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}
-    _check_outputs(inputs, args.output, args.report, args.map, args.classes)
+    _check_outputs(inputs, args)
     _check_tiles(args)
     if args.map and location is None:
         raise ParameterError("--map needs a location (--lat/--lon or --zip-col)")
@@ -463,6 +457,7 @@ def _run_anonymize(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
+                            html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input))
     _joint_summary(release, written)
@@ -520,7 +515,7 @@ def _run_audit(args) -> int:
     if hierarchy_files and args.original is None:
         raise ParameterError("--hierarchy needs --original (it only serves the information loss)")
     _check_outputs({"IN": args.input, "--ground": _ground_file(args), "--original": args.original,
-                    **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}, None, args.report)
+                    **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}, args)
     options = _model_options(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     original = read_table(args.original, sep=args.sep, encoding=args.encoding) if args.original is not None else None

@@ -44,6 +44,31 @@ def nc_counties():
     return read_table(data_path("nc_counties.geojson"))
 
 
+OUTLINE_KINDS = ("coast", "country", "state")
+OUTLINE_ATTRIBUTION = "Outlines: Natural Earth (public domain)"
+
+
+def outlines():
+    """Coastlines, land borders of countries and borders of US states
+    (Natural Earth 1:10m, public domain, simplified to about 1 km): a
+    GeoDataFrame of lines with ``kind`` "coast", "country" or "state", in
+    EPSG:4326. See data/make_outlines.py."""
+    import geopandas as gpd
+    import numpy as np
+    import shapely
+
+    with np.load(data_path("ne_outlines.npz")) as z:
+        steps, counts, kind = z["xy"], z["counts"], z["kind"]
+    first = np.r_[0, np.cumsum(counts)[:-1]]
+    line = np.repeat(np.arange(counts.size), counts)
+    xy = np.empty(steps.shape, dtype=np.int64)
+    for axis in (0, 1):      # each line's running sum from its first point
+        total = np.cumsum(steps[:, axis], dtype=np.int64)
+        xy[:, axis] = total - (total[first] - steps[first, axis])[line]
+    lines = shapely.linestrings(xy / 100.0, indices=line)
+    return gpd.GeoDataFrame({"kind": np.array(OUTLINE_KINDS)[kind]}, geometry=lines, crs="EPSG:4326")
+
+
 def census_names(which: str = "female") -> pd.Series:
     """1990 US Census name frequencies, names with frequency >= 0.001% (as in
     Section 5 of Du et al.): a Series name -> frequency in thousandths of a

@@ -255,6 +255,34 @@ def check_writable(path) -> Path:
     return path
 
 
+OUTPUT_SUFFIXES = {"report": ".json", "map": ".html", "html_report": ".html"}
+
+
+def check_outputs(inputs: dict, outputs: dict, *, classes_formats=None) -> None:
+    """Refuse bad output paths before any work is done: an output naming an
+    input or another output (:func:`check_paths`), unknown table formats, the
+    wrong extension, folders that cannot be written.
+
+    ``inputs`` maps a name for messages to a path (or None); ``outputs`` maps
+    a name for messages (a CLI flag, a job file's key) to ``(kind, path)``,
+    kind "table", "classes" (a format of ``classes_formats``, default geo
+    formats and Parquet) or one of :data:`OUTPUT_SUFFIXES`.
+    """
+    check_paths(inputs, {name: path for name, (_, path) in outputs.items()})
+    allowed = GEO_FORMATS | {"parquet"} if classes_formats is None else classes_formats
+    for name, (kind, path) in outputs.items():
+        if path is None:
+            continue
+        if kind == "table":
+            table_format(path)
+        elif kind == "classes":
+            if table_format(path) not in allowed:
+                raise ParameterError(f"{name}: the classes file must be {', '.join(sorted(allowed))}, got {path}")
+        elif Path(path).suffix.lower() != OUTPUT_SUFFIXES[kind]:
+            raise ParameterError(f"{name}: expected a {OUTPUT_SUFFIXES[kind]} file, got {path}")
+        check_writable(path)
+
+
 def check_paths(inputs: dict, outputs: dict) -> None:
     """ParameterError when an output names an input or another output.
 

@@ -121,8 +121,6 @@ def load_job(path) -> Job:
         if key not in checked[name]:
             raise ParameterError(f"{source}: [{name}] {key} is required")
     inp, cols, out = checked["input"], checked["columns"], checked["output"]
-    if "html_report" in out:
-        raise NotImplementedError(f"{source}: [output] html_report: the HTML report is not implemented yet")
     job = Job(source=source, input=inp["path"], csv={k: inp[k] for k in ("sep", "encoding") if k in inp},
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
@@ -137,28 +135,16 @@ def load_job(path) -> Job:
 def check_files(jobs: list) -> None:
     """Refuse outputs that name an input or another output of any job of the
     batch, unknown formats, and folders that cannot be written."""
-    from .io import GEO_FORMATS, check_paths, check_writable, table_format
+    from .io import check_outputs
 
     inputs, outputs = {}, {}
     for job in jobs:
         inputs.update({f"{job.source}: {key}": path for key, path in job.inputs().items()})
-        outputs.update({f"{job.source}: [output] {key}": path for key, path in job.outputs.items()
+        outputs.update({f"{job.source}: [output] {key}": (key, path) for key, path in job.outputs.items()
                         if key != "escape_formulas"})
-    check_paths(inputs, outputs)
-    for job in jobs:
-        out = job.outputs
-        table_format(out["table"])
-        for key, suffix in (("report", ".json"), ("map", ".html")):
-            if key in out and out[key].suffix.lower() != suffix:
-                raise ParameterError(f"{job.source}: [output] {key}: expected a {suffix} file, got {out[key]}")
-        if "classes" in out and table_format(out["classes"]) not in GEO_FORMATS | {"parquet"}:
-            raise ParameterError(f"{job.source}: [output] classes: expected {', '.join(sorted(GEO_FORMATS))} "
-                                 "or parquet")
-        if "map" in out and job.location is None:
+        if "map" in job.outputs and job.location is None:
             raise ParameterError(f"{job.source}: [output] map needs a location in [columns]")
-        for key, path in out.items():
-            if key != "escape_formulas":
-                check_writable(path)
+    check_outputs(inputs, outputs)
 
 
 def check_columns(job: Job, columns) -> list[str]:

@@ -27,6 +27,7 @@ from jinja2 import Template
 
 from ._text import show
 from ._validation import check_choice
+from .datasets import OUTLINE_ATTRIBUTION
 from .errors import ParameterError
 
 MAX_MAP_CLASSES = 100_000
@@ -42,6 +43,12 @@ NEIGHBOUR_COLORS = ("#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd
                     "#d95f02", "#7570b3")
 # Precision (a class's width in km), fine to coarse: quintiles of the classes drawn.
 PRECISION_COLORS = ("#fef0d9", "#fdcc8a", "#fc8d59", "#e34a33", "#b30000")
+# Context lines: Natural Earth coastlines, country and US state borders.
+OUTLINE_STYLES = {"coast": {"color": "#3b6e8f", "weight": 1.2, "opacity": 0.9},
+                  "country": {"color": "#444444", "weight": 1.2, "opacity": 0.9, "dashArray": "4 3"},
+                  "state": {"color": "#777777", "weight": 0.8, "opacity": 0.8, "dashArray": "2 3"}}
+OUTLINE_MARGIN = 0.5      # outlines drawn this far around the classes, in spans (the view is wider than the fit)
+OUTLINE_PIXELS = 1200      # outlines simplified to the span / this many
 
 
 class _ClassLayer(MacroElement):
@@ -87,6 +94,60 @@ var {{ this.get_name() }} = (function (shapes, values, fields) {
         self.shapes = _script_json("[" + ",".join(shapely.to_geojson(geoms).tolist()) + "]")
         self.values = _script_json(json.dumps(values, separators=(",", ":")))
         self.fields = _script_json(json.dumps(fields))
+
+
+class _OutlineLayer(MacroElement):
+    """Coastlines and borders (:func:`geoanon.datasets.outlines`) for context
+    without tiles: thin lines over the classes that take no mouse events."""
+
+    _template = Template("""{% macro script(this, kwargs) %}
+L.geoJSON({{ this.data }}, {
+  interactive: false,
+  style: function (f) { return {{ this.styles }}[f.properties.kind]; }
+}).addTo({{ this._parent.get_name() }});
+{% endmacro %}""")
+
+    def __init__(self, features: str):
+        super().__init__()
+        self._name = "Outlines"
+        self.data = _script_json(features)
+        self.styles = json.dumps(OUTLINE_STYLES)
+
+
+def outline_features(bounds) -> str | None:
+    """The outlines near ``bounds`` (xmin, ymin, xmax, ymax in degrees; xmax
+    may pass 180 where the classes were unwrapped across the antimeridian) as
+    a GeoJSON FeatureCollection, one MultiLineString per kind, simplified to
+    about a pixel of a map of that extent; None when none is near."""
+    import shapely
+
+    from .datasets import outlines
+
+    xmin, ymin, xmax, ymax = (float(v) for v in bounds)
+    span = max(xmax - xmin, ymax - ymin, 0.01)
+    margin = span * OUTLINE_MARGIN + 0.5
+    xmin, ymin, xmax, ymax = xmin - margin, max(ymin - margin, -90.0), xmax + margin, min(ymax + margin, 90.0)
+    lines = outlines()
+    geoms = lines.geometry.to_numpy()
+    pieces = [shapely.clip_by_rect(geoms, max(xmin, -180.0), ymin, min(xmax, 180.0), ymax)]
+    if xmax > 180:       # drawn east of the antimeridian: the western lines, 360 degrees east
+        east = shapely.clip_by_rect(geoms, -180.0, ymin, xmax - 360.0, ymax)
+        pieces.append(shapely.transform(east, lambda c: c + np.array([360.0, 0.0])))
+    tolerance = span / OUTLINE_PIXELS
+    digits = int(np.clip(np.ceil(-np.log10(tolerance)), 1, 4))    # a tenth of a pixel or finer
+    features = []
+    for kind in OUTLINE_STYLES:
+        mine = (lines["kind"] == kind).to_numpy()
+        parts = shapely.get_parts(np.concatenate([p[mine] for p in pieces]))
+        parts = parts[~shapely.is_empty(parts)]
+        if parts.size == 0:
+            continue
+        merged = shapely.simplify(shapely.multilinestrings(parts), tolerance)
+        merged = shapely.transform(merged, lambda c: np.round(c, digits))
+        features.append(f'{{"type":"Feature","properties":{{"kind":"{kind}"}},"geometry":{shapely.to_geojson(merged)}}}')
+    if not features:
+        return None
+    return '{"type":"FeatureCollection","features":[' + ",".join(features) + "]}"
 
 
 def _script_json(text: str) -> str:
@@ -184,7 +245,7 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None,
 
 
 def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=(),
-              color_by="neighbours"):
+              color_by="neighbours", outlines=True):
     """A folium map of equivalence classes.
 
     Parameters
@@ -212,6 +273,9 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         that is one region already above k is grey, not an alarm;
         ``"precision"``: the class's width in km (quintiles). The tooltip
         gives each class's width, computed in the browser from its shape.
+    outlines : bool
+        Draw coastlines, country and US state borders (Natural Earth, shipped,
+        offline) over the classes, for context without tiles.
 
     From ``CANVAS_FROM`` classes the shapes are drawn on a canvas; drawn
     coordinates keep ``DIGITS`` decimals.
@@ -253,6 +317,11 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,
                     canvas=len(gdf) >= CANVAS_FROM)
     _ClassLayer(gdf.geometry.to_numpy(), {f: gdf[f].tolist() for f in [*fields, "fill"]}, fields).add_to(m)
+    if outlines:
+        features = outline_features(gdf.total_bounds)
+        if features is not None:
+            _OutlineLayer(features).add_to(m)
+            _Attribution(OUTLINE_ATTRIBUTION).add_to(m)
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
     return m
 

@@ -6,7 +6,8 @@ Per cell:
 
 - an interval ``[lo, hi]`` (a location rectangle counts its latitude and its
   longitude as two cells): ``(hi - lo) / range`` of the column in the input;
-  a longitude interval with ``lo > hi`` wraps the antimeridian;
+  a longitude interval with ``lo > hi`` wraps the antimeridian (width
+  ``hi - lo + 360``);
 - a kept value costs 0, and ``*`` costs 1;
 - a hierarchy node: (leaves under it present in the data - 1) / (distinct
   values - 1);
@@ -27,6 +28,7 @@ from ._text import show
 from .errors import DataError
 
 SUPPRESSED = "*"
+LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
 
 
 def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *,
@@ -34,7 +36,8 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
     """NCP of ``released`` against ``original`` (rows in the same order).
 
     ``treatments`` maps an input column to how it is published:
-    ``("interval", (min_col, max_col))``, ``("suppress", col)``,
+    ``("interval", (min_col, max_col))``, ``("longitude", (min_col,
+    max_col))`` (an interval that may wrap the antimeridian), ``("suppress", col)``,
     ``("hierarchy", col)`` (its :class:`~geoanon.models.Hierarchy` in
     ``hierarchies``) or ``("set", col)``. Returns ``{"overall": float,
     "columns": {input column: float}}``.
@@ -43,9 +46,9 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
         raise DataError(f"the release has {len(released)} rows, the input {len(original)}")
     columns = {}
     for col, (kind, published) in treatments.items():
-        if kind == "interval":
+        if kind in ("interval", "longitude"):
             cells = _interval_cells(original[col], released[published[0]], released[published[1]],
-                                    wraps=published[0].endswith(("lon_min", "x_min")))
+                                    wraps=kind == "longitude")
         elif kind == "hierarchy":
             cells = _hierarchy_cells(original[col], released[published], (hierarchies or {})[col])
         elif kind in ("suppress", "set"):
@@ -59,13 +62,15 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
 
 def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hierarchies=None) -> dict:
     """How each input column in ``columns`` is published in ``released``:
-    an interval when ``{col}_min`` and ``{col}_max`` exist, a hierarchy when
+    an interval when ``{col}_min`` and ``{col}_max`` exist (a longitude, which
+    may wrap, when the column is named lon, lng, long or longitude), a hierarchy when
     one is given, else suppression when every published value is the input's
     or ``*``, else a set."""
     out = {}
     for col in columns:
         if f"{col}_min" in released.columns and f"{col}_max" in released.columns:
-            out[col] = ("interval", (f"{col}_min", f"{col}_max"))
+            kind = "longitude" if str(col).lower() in LONGITUDE_NAMES else "interval"
+            out[col] = (kind, (f"{col}_min", f"{col}_max"))
         elif col not in released.columns:
             raise DataError(f"the release has no column {show(col)} nor {show(col + '_min')} / {show(col + '_max')}")
         elif hierarchies and col in hierarchies:

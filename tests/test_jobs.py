@@ -115,7 +115,8 @@ BAD_JOBS = [
     (("[model]", "[model"), "not valid TOML"),
     (("[output]", '[release]\nmethod = "nope"\n\n[output]'), "[release] method: expected one of"),
     (("[output]", "[release]\njobs = 1.5\n\n[output]"), "[release] jobs: expected an integer"),
-    (("[output]", "[output]\nhtml_report = \"out/r.html\""), "html_report: the HTML report is not implemented yet"),
+    (("[output]", "[output]\nhtml_report = \"out/r.json\""), "[output] html_report: expected a .html file"),
+    (("[output]", "[output]\nhtml_report = \"out/map.html\""), "[output] map name the same file"),
     (('location = { lat = "lat", lon = "lon" }\n', ""), "[output] map needs a location"),
     (("[output]", "[output]\nescape_formulas = 1"), "[output] escape_formulas: expected true or false"),
 ]

@@ -1,9 +1,6 @@
 """Map previews: self-contained HTML, escaped strings, and a real browser drawing
 the classes with the network off."""
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +9,8 @@ import pytest
 
 import geoanon as ga
 from geoanon.maps import check_tiles, class_map, leaflet_assets, render_html
+
+from browser import chromium_path, headless, screenshot
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -92,42 +91,12 @@ def test_tile_url_with_an_escaped_attribution():
         class_map(rel.classes, 10, tiles=url)
 
 
-def _chromium():
-    found = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if found:
-        return found
-    if os.environ.get("GEOANON_REQUIRE_BROWSER") == "1":
-        pytest.fail("chromium is required (GEOANON_REQUIRE_BROWSER=1) but not installed")
-    pytest.skip("chromium not installed")
-
-
-def _headless(chromium, profile, *args):
-    """Chromium headless with every network request refused."""
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-           f"--user-data-dir={profile}", "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-           "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=5000", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-
-
-def _screenshot(chromium, tmp_path, page, shot, attempts=3):
-    """A 1200 x 800 screenshot of ``page``. Headless Chromium sometimes
-    captures the page before Leaflet paints (a blank PNG of about 9 KB; the
-    DOM holds every shape all the same), so a blank capture is taken again."""
-    for attempt in range(attempts):
-        done = _headless(chromium, tmp_path / f"profile-shot-{attempt}", "--window-size=1200,800",
-                         f"--screenshot={shot}", page.as_uri())
-        if done.returncode != 0 or (shot.exists() and shot.stat().st_size > 10_000):
-            break
-    return done
-
-
 def test_browser_draws_every_class_offline(tmp_path):
-    chromium = _chromium()
+    chromium = chromium_path()
     rel = _release()
     page = tmp_path / "map.html"
     page.write_text(render_html(rel.preview(title="browser test")), encoding="utf-8")
-    done = _headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
     dom = done.stdout
     shapes = re.findall(r'<path[^>]*class="leaflet-interactive"', dom)
@@ -137,7 +106,7 @@ def test_browser_draws_every_class_offline(tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "points_map.png"
     shot.unlink(missing_ok=True)
-    done = _screenshot(chromium, tmp_path, page, shot)
+    done = screenshot(chromium, tmp_path, page, shot)
     assert done.returncode == 0, done.stderr[-2000:]
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
@@ -146,23 +115,25 @@ def test_browser_draws_every_class_offline(tmp_path):
 def test_browser_draws_every_region_group_offline(tmp_path):
     from geoanon.datasets import demo_nc_births, nc_counties
 
-    chromium = _chromium()
+    chromium = chromium_path()
     rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS")
     page = tmp_path / "regions.html"
     page.write_text(render_html(rel.preview(title="regions")), encoding="utf-8")
-    done = _headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
     shapes = re.findall(r'<path[^>]*class="leaflet-interactive"', done.stdout)
     assert len(shapes) == rel.partition.n_classes == len(rel.classes)
+    outlines = re.findall(r'<path(?![^>]*leaflet-interactive)[^>]*stroke="#(?:3b6e8f|777777)"', done.stdout)
+    assert len(outlines) == 2            # the coast and the state borders, drawn without tiles
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "regions_map.png"
     shot.unlink(missing_ok=True)
-    done = _screenshot(chromium, tmp_path, page, shot)
+    done = screenshot(chromium, tmp_path, page, shot)
     assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
-    chromium = _chromium()
+    chromium = chromium_path()
     rng = np.random.default_rng(8)
     df = pd.DataFrame({"lon": np.r_[rng.uniform(176, 180, 150), rng.uniform(-180, -176, 150)],
                        "lat": rng.uniform(-19, -15, 300)})
@@ -170,7 +141,7 @@ def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
     assert rel.partition.bounds[0] > rel.partition.bounds[2]   # the region crosses the antimeridian
     page = tmp_path / "fiji.html"
     page.write_text(render_html(rel.preview()), encoding="utf-8")
-    done = _headless(chromium, tmp_path / "profile", "--window-size=1000,800", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--window-size=1000,800", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
     paths = re.findall(r'<path[^>]*class="leaflet-interactive"[^>]*d="([^"]+)"', done.stdout)
     assert len(paths) == rel.partition.n_classes
@@ -229,7 +200,7 @@ def test_browser_draws_a_500000_point_map_completely(tmp_path):
     feature of the canvas layer) within 60 s."""
     import time
 
-    chromium = _chromium()
+    chromium = chromium_path()
     rng = np.random.default_rng(5)
     n = 500_000
     df = pd.DataFrame({"lat": np.round(35 + 3 * rng.normal(size=n), 5),
@@ -239,7 +210,7 @@ def test_browser_draws_a_500000_point_map_completely(tmp_path):
     page.write_text(render_html(rel.preview()), encoding="utf-8")
     assert page.stat().st_size < 10_000_000
     started = time.monotonic()
-    done = _headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 60
     drawn = re.search(r'data-classes-drawn="(\d+)"', done.stdout)
@@ -263,3 +234,36 @@ def test_a_release_in_a_projected_crs_maps_to_finite_bounds(kind):
     bounds = re.findall(r"fitBounds\(\s*\[\[([^\]]*)\],\s*\[([^\]]*)\]\]", html)[-1]
     (south, west), (north, east) = (map(float, corner.split(",")) for corner in bounds)
     assert 33 < south < north < 37 and -85 < west < east < -75 and "Infinity" not in html
+
+
+def test_outlines_are_natural_earth_lines_where_they_belong():
+    import shapely
+
+    from geoanon.datasets import outlines
+
+    lines = outlines()
+    assert set(lines["kind"]) == {"coast", "country", "state"}
+    near = {kind: shapely.distance(lines.geometry[lines["kind"] == kind].to_numpy(), point).min()
+            for kind, point in (("coast", shapely.Point(-75.53, 35.25)),        # Cape Hatteras
+                                ("state", shapely.Point(-78.0, 36.54)),         # North Carolina / Virginia
+                                ("country", shapely.Point(-106.5, 31.78)))}     # El Paso / Ciudad Juarez
+    assert max(near.values()) < 0.05, near
+
+
+def test_maps_carry_outlines_near_their_classes_only():
+    import json
+
+    from geoanon.maps import outline_features
+
+    nc = json.loads(outline_features((-84.3, 33.8, -75.4, 36.6)))
+    kinds = {f["properties"]["kind"] for f in nc["features"]}
+    assert kinds == {"coast", "state"}           # no land border of a country within reach of North Carolina
+    xs = np.concatenate([np.asarray(line)[:, 0] for f in nc["features"] for line in f["geometry"]["coordinates"]])
+    assert xs.min() >= -84.3 - 5.0 and xs.max() <= -75.4 + 5.0
+    fiji = json.loads(outline_features((177.0, -19.0, 183.0, -15.0)))    # classes unwrapped east of 180
+    xs = np.concatenate([np.asarray(line)[:, 0] for f in fiji["features"] for line in f["geometry"]["coordinates"]])
+    assert xs.max() > 180 and xs.min() > 170      # Taveuni and Lau, 360 degrees east, drawn beside Viti Levu
+    assert outline_features((-30.0, -40.0, -29.99, -39.99)) is None     # the open South Atlantic
+    html = render_html(_release().preview())
+    assert "Natural Earth" in html and "interactive: false" in html
+    assert "interactive: false" not in render_html(_release().preview(outlines=False))

@@ -140,7 +140,16 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
     classes, row_shapes = publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
-                   row_shapes=row_shapes)
+                   row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
+
+
+def _release_location(kind, loc):
+    """:attr:`Release.location` of the location ``kind`` and its columns ``loc``."""
+    if kind is None:
+        return None
+    if kind == "points":
+        return {"kind": "points", "columns": (loc["lat"], loc["lon"])}
+    return {"kind": "regions" if kind == "zip" else "labels", "columns": (loc[kind],)}
 
 
 def _check_resolution(resolution):

@@ -15,6 +15,7 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
+from ..ncp import information_loss
 from ..progress import stepped
 from .release import JobReport, Release, check_job_columns
 
@@ -74,6 +75,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     table[column] = names[class_id]
     table["class_id"] = class_id
     audit = require(table, [column], k=k)
+    treatments = {column: ("set", column)}
     by_class = np.lexsort((-counts, part.labels))
     classes = pd.DataFrame({
         "label": escape_formulas(pd.Series(uniques.take(by_class), dtype=object)),
@@ -92,9 +94,11 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
             "proven_optimal": part.proven_optimal,
             "method": method,
             "column": column,
+            "ncp": information_loss(df, table, treatments),
         },
         lead=("rows", "k", "labels"))
-    return Release(table=table, partition=part, report=report, classes=classes)
+    return Release(table=table, partition=part, report=report, classes=classes, treatments=treatments,
+                   location={"kind": "labels", "columns": (column,)})
 
 
 def _class_names(uniques, counts, part) -> np.ndarray:

@@ -68,7 +68,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
                             resolution=resolution or default_resolution(span)))
-    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs)
+    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic)
 
 
 def default_resolution(span: float) -> float:
@@ -80,8 +80,8 @@ def default_resolution(span: float) -> float:
 class PointsPublisher:
     """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``."""
 
-    def __init__(self, lat, lon, frame, columns, crs):
-        self.lat, self.lon, self.frame, self.crs = lat, lon, frame, crs
+    def __init__(self, lat, lon, frame, columns, crs, geographic):
+        self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
         first, second = sorted((lat, lon), key=columns.index)
         self.first, self.dropped = first, frozenset({second})
         self.rects = None
@@ -112,7 +112,8 @@ class PointsPublisher:
         r = self.rects[part.row_class]
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
-        ncp = {lat: ("interval", (f"{lat}_min", f"{lat}_max")), lon: ("interval", (f"{lon}_min", f"{lon}_max"))}
+        ncp = {lat: ("interval", (f"{lat}_min", f"{lat}_max")),
+               lon: ("longitude" if self.geographic else "interval", (f"{lon}_min", f"{lon}_max"))}
         return {self.first: cols}, ncp
 
     def classes(self, table, part, published):

@@ -15,6 +15,7 @@ from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
+from ..ncp import information_loss
 from ..progress import stepped
 from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
 
@@ -141,6 +142,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
 
     part.verify()
     audit = require(table, out_cols, k=k)
+    treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
+                  lon_name: ("longitude" if _geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
+    ncp = information_loss(pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True), treatments)
     weights = np.r_[part.weights, [n_absent] if n_absent else []].astype(np.int64)
     report = JobReport(
         job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
@@ -154,6 +158,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
             "columns": {"lat": lat_name, "lon": lon_name},
             "crs": None if crs is None else str(crs),
             "bounds": list(part.bounds),
+            "ncp": ncp,
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     across = int((part.rectangles[:, 0] > part.rectangles[:, 2]).sum())
@@ -161,7 +166,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
                      f"({lon_name}_min > {lon_name}_max, RFC 7946)")
     return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes,
-                   warnings=warnings, row_shapes=row_shapes)
+                   warnings=warnings, row_shapes=row_shapes, treatments=treatments,
+                   location={"kind": "points", "columns": (lat_name, lon_name)})
 
 
 def rows_without_coordinates(df, x, y, missing: str, remedy: str) -> np.ndarray:

@@ -15,6 +15,7 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry, read_edge_list
+from ..ncp import information_loss
 from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import region_ids, repair_polygons
@@ -117,6 +118,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
     audit = require(table, [column], k=k)
+    treatments = {column: ("set", column)}
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
     summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
     lonely = part.suppressed & ~part.empty
@@ -139,6 +141,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
             **found.counts,
             "column": column,
             "graph": summary,
+            "ncp": information_loss(df, table, treatments),
         })
     notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
         if n_suppressed else []
@@ -146,7 +149,8 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         notes.append(f"{plural(len(noncontiguous), 'group')} joined to the nearest region across a gap "
                      "(not contiguous)")
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
-                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index))
+                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
+                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
 
 
 @dataclass

@@ -110,6 +110,14 @@ class Release:
         What the job noticed and worked around (repaired polygons, an assumed
         CRS, records at (0, 0), ...); the same list is ``report.warnings``
         and the command line prints each on stderr.
+    treatments : dict
+        How each generalized input column is published, as
+        :func:`geoanon.information_loss` takes it: ``{column: (kind,
+        published)}``, kind "interval", "suppress", "hierarchy" or "set".
+    location : dict or None
+        The location: ``{"kind": "points", "columns": (lat, lon)}``,
+        ``{"kind": "regions", "columns": (column,)}`` or ``{"kind": "labels",
+        "columns": (column,)}``; None without one.
     """
 
     table: pd.DataFrame
@@ -119,6 +127,8 @@ class Release:
     notes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+    treatments: dict = field(default_factory=dict)
+    location: dict | None = None
 
     def __post_init__(self):
         self.report.warnings = self.warnings
@@ -132,15 +142,49 @@ class Release:
         shapes = self.row_shapes()
         return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
 
-    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="neighbours"):
+    def has_map(self) -> bool:
+        """Whether the classes have shapes to draw."""
+        return self.classes is not None and hasattr(self.classes, "geometry")
+
+    def figures(self) -> dict:
+        """:func:`~geoanon.pipeline.figures.release_figures`: the columns'
+        treatment, class sizes, prosecutor risk and location precision (km)."""
+        from .figures import release_figures
+
+        return release_figures(self)
+
+    def report_dict(self, figures: dict | None = None) -> dict:
+        """The report as written to JSON: the job's figures, then ``figures``
+        (default :meth:`figures`), then the files."""
+        d = self.report.to_dict()
+        files = {key: d.pop(key) for key in self.report.files}
+        return {**d, **(self.figures() if figures is None else figures), **files}
+
+    def to_html(self, path=None, *, map: bool = True, **map_options):
+        """The HTML report (:mod:`geoanon.pipeline.html_report`) as text, or
+        written atomically to ``path``; ``map=False`` leaves the map out."""
+        from ..maps import render_html
+        from .html_report import html_report
+
+        shown = render_html(self.preview(**map_options)) if map and self.has_map() else None
+        page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"))
+        if path is None:
+            return page
+        with StagedOutputs() as out:
+            Path(out.stage(path)).write_text(page, encoding="utf-8")
+        return None
+
+    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="neighbours",
+                outlines=True):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
 
-        if self.classes is None or not hasattr(self.classes, "geometry"):
+        if not self.has_map():
             raise ParameterError("this release has no map: its classes have no geometry")
 
         return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
-                         tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by)
+                         tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
+                         outlines=outlines)
 
     def to_file(self, path) -> None:
         """Write the released table atomically (format from the extension; geo
@@ -155,10 +199,12 @@ class Release:
 
 
 @stepped("writing {1}")
-def write_release(release: Release, output, *, report=None, map_html=None, classes=None,
+def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False) -> list[Path]:
-    """Write a release's table and, if asked, its JSON report, map and class
-    file (one row per class, geo format by extension), all or nothing.
+    """Write a release's table and, if asked, its JSON report (the job's
+    figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
+    file (one row per class, geo format by extension) and HTML report (the
+    same figures, and the map when the release has one), all or nothing.
     ``from_text``: the table was read from CSV (every cell text); in a typed
     output format (Parquet, geo formats) its number columns become numbers
     again (:func:`geoanon.io.numbers_from_text`), in CSV every cell stays as read.
@@ -168,12 +214,18 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
     (:func:`geoanon._cells.escape_formulas`).
     """
-    report_text = None if report is None else report_json(release.report)
+    figures = release.figures() if report is not None or html_report is not None else None
+    report_text = None if report is None else report_json(release.report_dict(figures))
     html = None
-    if map_html is not None:
+    if map_html is not None or (html_report is not None and release.has_map()):
         from ..maps import render_html
 
         html = render_html(release.preview(**(map_options or {})))
+    page = None
+    if html_report is not None:
+        from .html_report import html_report as render_report
+
+        page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"))
     table = release._table_for(output)
     if from_text and table_format(output) != "csv":
         table = numbers_from_text(table)
@@ -187,7 +239,9 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
             Path(out.stage(map_html)).write_text(html, encoding="utf-8")
         if classes is not None:
             write_table(release.classes, out.stage(classes))
-    return [Path(p) for p in (output, report, map_html, classes) if p is not None]
+        if html_report is not None:
+            Path(out.stage(html_report)).write_text(page, encoding="utf-8")
+    return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
 
 
 def report_json(report: Mapping) -> str:

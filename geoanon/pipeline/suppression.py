@@ -16,6 +16,7 @@ from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
 from ..models import Model, check_levels
+from ..ncp import information_loss
 from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
@@ -121,6 +122,7 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         table[col] = escape_formulas(df[col].astype(object).where(~starred, SUPPRESSED))
     table["class_id"] = row_class
     audit = require(table, [*qi, "class_id"], model=model)
+    treatments = {col: ("suppress", col) for col in qi}
     sizes = np.bincount(row_class)
     first = np.unique(row_class, return_index=True)[1]
     classes = table.iloc[first][qi].reset_index(drop=True)
@@ -142,9 +144,11 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
             "costs_tried": solution["tried"],
             **({"program": solution["program"]} if "program" in solution else {}),
             "types": int(inst.type_size.size),
+            "ncp": information_loss(df, table, treatments),
         },
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
-    return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"])
+    return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"],
+                   treatments=treatments)
 
 
 def _check_time_limit(time_limit) -> float:

@@ -1,0 +1,191 @@
+"""The release report as one self-contained HTML page: no script, no link,
+figures inlined as SVG (matplotlib), the map (itself offline) in an iframe's
+``srcdoc``. Every string from the user's data or paths is escaped."""
+from __future__ import annotations
+
+import html
+import io
+
+import numpy as np
+
+from .figures import RISK_LEVELS, SPREAD
+
+TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
+              "set": "group of values", "suppress": "value or *", "hierarchy": "hierarchy node",
+              "kept": "kept as is", "class": "the record's class"}
+STYLE = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
+       max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem;
+     border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; }
+.sub { color: #59636e; margin-top: 0; }
+.cards { display: flex; flex-wrap: wrap; gap: .6rem; margin: 1rem 0; }
+.card { border: 1px solid #d0d7de; border-radius: 6px; padding: .5rem .8rem; min-width: 7rem; }
+.card b { display: block; font-size: 1.25rem; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { padding: .25rem .7rem; text-align: left;
+        border-bottom: 1px solid #eaeef2; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.ok { color: #1a7f37; font-weight: 600; } .bad { color: #cf222e; font-weight: 600; }
+figure { margin: .5rem 0; } figure svg { max-width: 100%; height: auto; }
+iframe { width: 100%; height: 34rem; border: 1px solid #d0d7de; border-radius: 6px; }
+code { font-size: .9em; }
+"""
+
+
+def html_report(release, figures: dict, *, map_html: str | None = None, title: str | None = None) -> str:
+    """The page for ``release`` and its :func:`~geoanon.pipeline.figures.release_figures`;
+    ``map_html`` (a rendered class map) is embedded when given."""
+    r = release.report
+    e = html.escape
+    name = title or r.files.get("input") or r.job
+    parts = [f"<h1>Release report: {e(str(name))}</h1>",
+             f'<p class="sub">geoanon {e(_version())}, {e(r.job)} job, {r.seconds:.1f} s. '
+             "This page holds no record: only counts, measures and the classes' generalized areas.</p>",
+             _cards(r, figures), _model_section(r), _columns_section(figures["published"]),
+             _sizes_section(figures["class_sizes"], r.model.get("k")), _risk_section(figures["risk"])]
+    if figures.get("precision_km") is not None:
+        parts.append(_precision_section(figures["precision_km"]))
+    if map_html is not None:
+        parts.append('<h2 id="map">Map of the classes</h2>'
+                     f'<iframe title="map of the classes" srcdoc="{e(map_html, quote=True)}"></iframe>')
+    notes = [*release.notes, *release.warnings]
+    if notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(' '.join(str(n).split()))}</li>" for n in notes)
+                     + "</ul>")
+    files = {key: v for key, v in r.files.items() if v}
+    if files:
+        parts.append("<h2>Files</h2><table>" + "".join(f"<tr><th>{e(key)}</th><td><code>{e(str(v))}</code></td></tr>"
+                                                        for key, v in files.items()) + "</table>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{e(str(name))}: geoanon release report</title><style>{STYLE}</style></head>\n<body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")
+
+
+def _cards(r, figures) -> str:
+    ncp = r.details.get("ncp", {}).get("overall")
+    items = [("rows", f"{r.rows:,}"), ("classes", f"{r.classes:,}"), ("smallest class", f"{r.min_class:,}"),
+             ("largest class", f"{r.max_class:,}"), ("highest risk", f"{figures['risk']['max']:.1%}")]
+    if ncp is not None:
+        items.append(("information loss (NCP)", f"{ncp:.3f}"))
+    return '<div class="cards">' + "".join(f'<div class="card"><b>{v}</b>{k}</div>' for k, v in items) + "</div>"
+
+
+def _model_section(r) -> str:
+    a = r.audit
+    rows = []
+    for name, better in (("k", "at least"), ("l", "at least"), ("l_distinct", "at least"), ("t", "at most")):
+        asked = r.model.get(name)
+        if asked is None and not (name != "k" and a.get("sensitive")):
+            continue
+        measured = a.get(name)
+        v = a.get("violations", {}).get(name)
+        if asked is None:
+            status = '<span class="sub">not requested</span>'
+        elif v and v["classes"]:
+            status = f'<span class="bad">violated by {v["classes"]:,} classes ({v["rows"]:,} rows)</span>'
+        else:
+            status = '<span class="ok">met</span>'
+        rows.append(f"<tr><th>{name}</th><td>{'' if asked is None else f'{better} {_number(asked)}'}</td>"
+                    f"<td class=\"n\">{_number(measured)}</td><td>{status}</td></tr>")
+    sensitive = a.get("sensitive")
+    head = ("<p>Audited over every published quasi-identifier column together"
+            + (f", sensitive column <code>{html.escape(str(sensitive))}</code>" if sensitive else "") + ".</p>")
+    return ('<h2 id="model">Privacy model</h2>' + head + "<table><tr><th>measure</th><th>requested</th>"
+            "<th>measured</th><th></th></tr>" + "".join(rows) + "</table>")
+
+
+def _columns_section(columns: list) -> str:
+    e = html.escape
+    rows = []
+    for c in columns:
+        published = ", ".join(f"<code>{e(str(p))}</code>" for p in c["published"])
+        how = TREATMENTS[c["treatment"]].format(published=published)
+        ncp = "" if c["ncp"] is None else f"{c['ncp']:.4f}"
+        rows.append(f"<tr><td><code>{e(str(c['column']))}</code></td><td>{e(c['role'])}</td><td>{how}</td>"
+                    f"<td class=\"n\">{ncp}</td></tr>")
+    return ('<h2 id="columns">Columns</h2><p>Information loss (NCP, Xu et al. 2006): 0 when a cell is '
+            "published as it is, 1 when it says nothing (<code>*</code>, or the whole range).</p>"
+            "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th></tr>" + "".join(rows)
+            + "</table>")
+
+
+def _sizes_section(hist: dict, k) -> str:
+    edges, classes = np.asarray(hist["edges"], dtype=float), np.asarray(hist["classes"])
+    if edges.size == 0:
+        return '<h2 id="sizes">Class sizes</h2><p>No classes.</p>'
+    unit = bool(np.all(np.diff(edges) == 1))
+    svg = _histogram_svg(edges - 0.5 if unit else edges, classes, "records in the class", "classes",
+                         log_x=not unit, mark=k)
+    return ('<h2 id="sizes">Class sizes</h2><p>How many classes hold each number of records'
+            + ("" if k is None else f"; the dashed line is the requested k = {k}") + ".</p>"
+            f"<figure>{svg}</figure>")
+
+
+def _risk_section(risk: dict) -> str:
+    rows = [f"<tr><th>highest (1 / smallest class)</th><td class=\"n\">{risk['max']:.2%}</td></tr>",
+            f"<tr><th>average over records (classes / rows)</th><td class=\"n\">{risk['mean']:.2%}</td></tr>"]
+    rows += [f"<tr><th>records above {level:.0%}</th><td class=\"n\">{risk['records_above'][str(level)]:.1%}</td></tr>"
+             for level in RISK_LEVELS]
+    return ('<h2 id="risk">Re-identification risk</h2><p>Prosecutor risk: an attacker who knows that a person is in '
+            "the table and knows their quasi-identifiers picks their record out of its class with probability "
+            "1 / (class size).</p><table>" + "".join(rows) + "</table>")
+
+
+def _precision_section(p: dict) -> str:
+    hist = p["histogram"]
+    svg = _histogram_svg(np.asarray(hist["edges"]), np.asarray(hist["records"]), "diameter of the published area (km)",
+                         "records", log_x=True) if hist["edges"] else ""
+    what = "rectangle" if p["measure"] == "rectangle" else "group of regions"
+    rows = "".join(f"<tr><th>{name}</th>" + "".join(f'<td class="n">{_km(p[name][q])}</td>' for q in (*SPREAD, "mean"))
+                   + "</tr>" for name in ("width", "height", "diameter"))
+    without = f" {p['without']:,} records have no location (suppressed or unknown)." if p["without"] else ""
+    return ('<h2 id="precision">Location precision</h2>'
+            f"<p>Each record's location is published as the {what} of its class: this is how precisely a user of "
+            f"the data knows where a record is, over {p['records']:,} records.{without}</p>"
+            f"<figure>{svg}</figure><table><tr><th>km</th>"
+            + "".join(f"<th>{q}</th>" for q in (*SPREAD, "mean")) + "</tr>" + rows + "</table>")
+
+
+def _histogram_svg(edges: np.ndarray, counts: np.ndarray, xlabel: str, ylabel: str, *, log_x: bool,
+                   mark=None) -> str:
+    """A step histogram as inline SVG, the same bytes for the same input."""
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    with matplotlib.rc_context({"svg.hashsalt": "geoanon", "svg.fonttype": "path", "font.size": 9}):
+        fig = Figure(figsize=(7.0, 2.6))
+        ax = fig.subplots()
+        ax.stairs(counts, edges, fill=True, color="#4c78a8", alpha=0.85)
+        if log_x:
+            ax.set_xscale("log")
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if mark is not None:
+            ax.axvline(mark, color="#cf222e", linestyle="--", linewidth=1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.spines[["top", "right"]].set_visible(False)
+        fig.tight_layout()
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _number(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    return f"{float(v):.4g}"
+
+
+def _km(v) -> str:
+    return "" if v is None else f"{v:,.1f}" if v >= 10 else f"{v:.2f}"
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
