@@ -551,8 +551,8 @@ def _run_demo(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DataError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
-    for name in ("points.csv", "points_report.json", "points_map.html", "regions.csv", "regions_report.json",
-                 "regions_map.html", "regions_classes.geojson"):
+    for name in ("points.csv", "points_report.json", "points_map.html", "points_report.html", "regions.csv",
+                 "regions_report.json", "regions_map.html", "regions_classes.geojson", "regions_report.html"):
         check_writable(out / name)
     points = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
     points.report.files = {"input": str(data_path("demo_patients.csv")), "output": str(out / "points.csv")}
@@ -562,12 +562,13 @@ def _run_demo(args) -> int:
     print(f"geoanon demo: writing into {out.resolve()}")
     print(f"GPS points: {points.report.rows} synthetic records at US ZIP centroids, k={DEMO_K}")
     _summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
-                                   map_html=out / "points_map.html",
+                                   map_html=out / "points_map.html", html_report=out / "points_report.html",
                                    map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
                                                 "attribution": DEMO_ATTRIBUTION}))
     print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
     _summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
                                     map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
+                                    html_report=out / "regions_report.html",
                                     map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
                                                  "attribution": NC_ATTRIBUTION}))
     return 0

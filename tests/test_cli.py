@@ -1,4 +1,5 @@
 import json
+from html import escape
 import os
 import re
 import subprocess
@@ -170,7 +171,7 @@ def test_missing_suppress(tmp_path, cli):
 def test_demo_runs_and_says_where(tmp_path, cli):
     code, out, err = cli(*["demo", "--out", tmp_path / "demo"])
     assert code == 0, err
-    for name in ("points.csv", "points_report.json", "points_map.html"):
+    for name in ("points.csv", "points_report.json", "points_map.html", "points_report.html", "regions_report.html"):
         assert (tmp_path / "demo" / name).is_file()
         assert str(tmp_path / "demo" / name) in out
     report = json.loads((tmp_path / "demo" / "points_report.json").read_text())
@@ -182,8 +183,11 @@ def test_demo_runs_and_says_where(tmp_path, cli):
     edges = set(np.ravel(published[["lat_min", "lat_max", "lon_min", "lon_max"]].to_numpy()))
     assert not edges & coordinates and not set(report["bounds"]) & coordinates
     html = (tmp_path / "demo" / "points_map.html").read_text()
-    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", html)}
+    context = re.search(r"L\.geoJSON\(\{\"type\":\"FeatureCollection\".*?interactive: false", html, flags=re.S)[0]
+    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", html.replace(context, ""))}   # all but Natural Earth's
     assert not numbers & coordinates
+    page = (tmp_path / "demo" / "points_report.html").read_text()
+    assert "Re-identification risk" in page and escape(html[:2000], quote=True) in page     # the map, embedded
 
 
 def test_console_script_entry_point(workdir):
