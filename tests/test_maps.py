@@ -10,7 +10,7 @@ import pytest
 import geoanon as ga
 from geoanon.maps import check_tiles, class_map, leaflet_assets, render_html
 
-from browser import chromium_path, headless, screenshot
+from browser import chromium_path, console_messages, headless, screenshot
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -96,8 +96,9 @@ def test_browser_draws_every_class_offline(tmp_path):
     rel = _release()
     page = tmp_path / "map.html"
     page.write_text(render_html(rel.preview(title="browser test")), encoding="utf-8")
-    done = headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
+    assert console_messages(done.stderr) == []
     dom = done.stdout
     shapes = re.findall(r'<path[^>]*class="leaflet-interactive"', dom)
     assert len(shapes) == rel.partition.n_classes > 10
@@ -119,8 +120,9 @@ def test_browser_draws_every_region_group_offline(tmp_path):
     rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS")
     page = tmp_path / "regions.html"
     page.write_text(render_html(rel.preview(title="regions")), encoding="utf-8")
-    done = headless(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
+    done = headless(chromium, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
+    assert console_messages(done.stderr) == []
     shapes = re.findall(r'<path[^>]*class="leaflet-interactive"', done.stdout)
     assert len(shapes) == rel.partition.n_classes == len(rel.classes)
     outlines = re.findall(r'<path(?![^>]*leaflet-interactive)[^>]*stroke="#(?:3b6e8f|777777)"', done.stdout)

@@ -171,9 +171,9 @@ def test_browser_renders_the_report_offline(tmp_path):
     page = tmp_path / "report.html"
     text = rel.to_html(title="browser test")
     page.write_text(text, encoding="utf-8")
-    embedded = html.unescape(re.search(r'srcdoc="([^"]*)"', text)[1])
+    embedded = html.unescape(re.search(r"srcdoc='([^']*)'", text)[1])
     for part in (text, embedded):        # nothing to fetch: no external script, style, image or frame
-        tags = re.sub(r"<script>.*?</script>", "", re.sub(r'srcdoc="[^"]*"', "", part), flags=re.S)
+        tags = re.sub(r"<script>.*?</script>", "", re.sub(r"srcdoc='[^']*'", "", part), flags=re.S)
         assert not re.search(r"<(script|img|link|iframe|source|embed|object)\b[^>]*\b(src|href)=", tags)
         assert not re.search(r"url\((?!['\"]?(data:|#))", tags)
     done = headless(chromium, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
