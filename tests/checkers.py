@@ -545,3 +545,10 @@ def drawn_geometries(html: str) -> list:
 
     start = html.index("return layer;\n})(") + len("return layer;\n})(")
     return json.JSONDecoder().raw_decode(html, start)[0]
+
+
+def without_outlines(html: str) -> str:
+    """A map page without its Natural Earth context layer (public coastlines and
+    borders, whose coordinates may coincide with a record's by chance)."""
+    context = re.search(r'L\.geoJSON\(\{"type":"FeatureCollection".*?interactive: false', html, flags=re.S)
+    return html if context is None else html.replace(context[0], "")

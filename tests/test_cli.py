@@ -12,7 +12,7 @@ import pytest
 from geoanon import maps
 from geoanon.datasets import data_path
 
-from checkers import drawn_shapes
+from checkers import drawn_shapes, without_outlines
 
 CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     f"{i:04d},{i % 7:05d},{40 + (i * 37 % 101) / 100:.4f},{-100 + (i * 53 % 97) / 100:.4f},d{i % 3}\n"
@@ -183,8 +183,7 @@ def test_demo_runs_and_says_where(tmp_path, cli):
     edges = set(np.ravel(published[["lat_min", "lat_max", "lon_min", "lon_max"]].to_numpy()))
     assert not edges & coordinates and not set(report["bounds"]) & coordinates
     html = (tmp_path / "demo" / "points_map.html").read_text()
-    context = re.search(r"L\.geoJSON\(\{\"type\":\"FeatureCollection\".*?interactive: false", html, flags=re.S)[0]
-    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", html.replace(context, ""))}   # all but Natural Earth's
+    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", without_outlines(html))}
     assert not numbers & coordinates
     page = (tmp_path / "demo" / "points_report.html").read_text()
     embedded = unescape(re.search(r"srcdoc='([^']*)'", page)[1])

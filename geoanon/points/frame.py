@@ -46,10 +46,18 @@ def default_bounds(x_sorted: np.ndarray, y_lo: float, y_hi: float, geographic: b
         across = _antimeridian_frame(x_sorted)
         if across is not None:
             return across[0], south, across[1], north
-    lo, hi = float(x_sorted[0]), float(x_sorted[-1])
-    west, east = _padded(lo, hi, hi - lo)
+    return padded_box(float(x_sorted[0]), y_lo, float(x_sorted[-1]), y_hi, geographic)
+
+
+def padded_box(x_lo: float, y_lo: float, x_hi: float, y_hi: float, geographic: bool) -> tuple:
+    """The padded region around the box [x_lo, x_hi] x [y_lo, y_hi], without
+    crossing the antimeridian: what :func:`default_bounds` gives for records
+    whose largest longitude gap is the one across ±180°."""
+    west, east = _padded(x_lo, x_hi, x_hi - x_lo)
+    south, north = _padded(y_lo, y_hi, y_hi - y_lo)
     if geographic:
         west, east = max(west, WORLD[0]), min(east, WORLD[2])
+        south, north = max(south, WORLD[1]), min(north, WORLD[3])
     return west, south, east, north
 
 
