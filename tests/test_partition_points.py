@@ -268,3 +268,19 @@ def test_lookahead_tables_count_the_cuts_by_brute_force(points, k, extra):
     for v in range(k, target + 1):
         assert pre[v - k + 1] == len({int(w[:p + 1].sum()) for p in cuts} & set(range(k, v + 1)))
         assert suf[v - k + 1] == len({int(w[p + 1:].sum()) for p in cuts} & set(range(k, v + 1)))
+
+
+def test_one_heavy_point_does_not_set_the_size_of_every_class():
+    """A point holding 2% of the records (a geocoder's default location) is a
+    class of its own scale; the other classes stay near k."""
+    rng = np.random.default_rng(5)
+    xy = np.round(rng.normal(size=(40_000, 2)), 3)
+    xy[:800] = xy[0]
+    k = 20
+    part = ga.partition_points(xy, k, crs=None)
+    weights = check_rectangle_partition(xy, np.ones(len(xy), dtype=int), k, part.labels, part.rectangles,
+                                        part.bounds)
+    heavy = part.labels[0]
+    others = np.delete(np.asarray(weights), heavy)
+    assert part.lower_bound == 800 and 800 <= weights[heavy] <= 800 + 4 * (k - 1)     # Theorem 2's bound
+    assert others.max() <= 1.1 * k and np.median(others) <= k + 2

@@ -15,7 +15,7 @@ from .frame import (check_bounds, check_contains, default_bounds, rectangle_shap
                     unwrapped, wraps)
 from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
-from .repair import repair
+from .repair import repair, unforced
 
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
@@ -181,7 +181,12 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     total = int(w.sum())
     lower_bound = count_lower_bound(total, k, heaviest)
     if method == "balanced":
-        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, lower_bound, y_order)
+        light, heavy = pw[pw < k], int(pw[pw >= k].sum())
+        # A few points of k or more records (a geocoder's default location) would set the scale of
+        # every class: aim at the other points' bound then, and measure a class beyond such a point.
+        few_heavy = light.size > 0 and 0 < 2 * heavy < total
+        aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
+        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, aim, y_order, few_heavy)
     else:
         tree = kd_partition(rx, ry, x, pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
         leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
@@ -267,7 +272,7 @@ def _is_geographic(crs) -> bool:
         raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
-def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order):
+def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for a T the data can meet.
 
@@ -277,6 +282,12 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order):
     easily stepped over. The targets tried, lowest first, are the lower bound,
     ``(1 + 5%) k`` and ``k + s - 1`` with s the weight of a typical point (the
     records' 75th percentile); the first pass that meets its target wins.
+    A class holding a point of k records or more weighs at least that point.
+    When such points hold under half of the records, ``lower_bound`` leaves
+    them out and, with ``beyond_heavy``, a class is measured by its weight
+    beyond such a point (:func:`repair.unforced`): one heavy point does not
+    raise the target of every other class (a 4,000-record point among 200,000
+    records at k = 100 took 31 s and 6 GB, classes aimed at 4,000; now 3 s).
     Instances over ``EXACT_FIRST_POINTS`` points start at the last. Coarse data
     (records on a lattice of heavy cells) may meet none: then T is raised
     halfway to the result and bisected, at most ``MAX_PASSES`` passes in all
@@ -286,7 +297,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order):
         tree = kd_partition(rx, ry, x, y, pw, k, target, "balanced",
                             y_order=y_order, exact=lower_bound)
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
-        return int(weights.max()), label, boxes
+        return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
 
     plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
     coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)

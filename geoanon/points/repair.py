@@ -148,8 +148,23 @@ def _apply_cuts(cuts, box, gx, gy):
     return _apply_cuts(low, lo_box, gx, gy) + _apply_cuts(high, hi_box, gx, gy)
 
 
+def forced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """Each leaf's heaviest point when that point weighs k or more, else 0:
+    such a point could be a class by itself, and whichever class holds it
+    weighs at least as much."""
+    top = np.zeros(len(weights), dtype=np.int64)
+    np.maximum.at(top, label, w)
+    return np.where(top >= k, top, 0)
+
+
+def unforced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """Each leaf's weight beyond its :func:`forced` point."""
+    return weights - forced(weights, label, w, k)
+
+
 def repair(tree: KdTree, rx, ry, w, k: int, target: int):
-    """Lower the leaves of ``tree`` heavier than ``target`` by exact re-solves.
+    """Lower the leaves of ``tree`` heavier than ``target`` and than their
+    :func:`forced` point by exact re-solves.
 
     ``rx``, ``ry`` are the points' ranks, the points sorted by (x, y). Returns
     ``(label, boxes, weights)``: the leaf of each point, and each leaf's box
@@ -158,7 +173,7 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     boxes = tree.box[tree.leaves]
     weights = tree.weight[tree.leaves]
     label = tree.label
-    bad = np.flatnonzero(weights > target)
+    bad = np.flatnonzero(weights > np.maximum(target, forced(weights, label, w, k)))
     if bad.size == 0:
         return label, boxes, weights
     label = label.copy()
