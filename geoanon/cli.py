@@ -193,6 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
     run.set_defaults(run=_run_jobs)
+    for job in (points, aud):
+        job.add_argument("--engine", choices=("pandas", "dask"), default=None,
+                         help="pandas (default: in this process) or dask: IN is a Parquet dataset, a folder or "
+                              "glob of CSV files, read by Dask workers; -o is a new Parquet dataset folder; "
+                              "without --scheduler a LocalCluster runs here")
+        job.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster (implies --engine dask)")
+        job.add_argument("--scheduler-file", metavar="FILE", help="run on the Dask cluster this file describes "
+                         "(implies --engine dask)")
     for job in (points, zips, labels, supp, anon, aud):
         job.add_argument("--sep", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
         job.add_argument("--encoding", default="utf-8", help="CSV text encoding (default utf-8)")
@@ -262,10 +270,58 @@ def _check_outputs(inputs: dict, args, classes_formats=None) -> None:
                   classes_formats=classes_formats)
 
 
+def _on_cluster(args) -> bool:
+    """Whether the command runs on the dask engine; ParameterError for a
+    contradiction."""
+    if args.engine == "pandas" and (args.scheduler or args.scheduler_file):
+        raise ParameterError("--scheduler and --scheduler-file run on the dask engine, not --engine pandas")
+    if args.scheduler and args.scheduler_file:
+        raise ParameterError("give --scheduler or --scheduler-file, not both")
+    return args.engine == "dask" or bool(args.scheduler or args.scheduler_file)
+
+
+def _write_json(path, report) -> None:
+    from .io import StagedOutputs
+    from .pipeline.release import report_json
+
+    with StagedOutputs() as out:
+        Path(out.stage(path)).write_text(report_json(report), encoding="utf-8")
+
+
+def _run_points_on_cluster(args) -> int:
+    from .cluster import generalize_points
+    from .cluster.release import check_dataset_output
+    from .io import check_outputs
+
+    for flag, value in (("--map", args.map), ("--html-report", args.html_report), ("--tiles", args.tiles)):
+        if value:
+            raise ParameterError(f"{flag} is not available on the dask engine: the classes stay on the workers")
+    if args.lat is None or args.lon is None:
+        raise ParameterError("the dask engine needs --lat and --lon")
+    check_dataset_output(args.output, [args.input])
+    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
+    release = generalize_points(args.input, args.k, args.output, lat=args.lat, lon=args.lon, method=args.method,
+                                crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
+                                scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
+    r = release.report
+    r["files"] = {"input": str(args.input), "output": str(args.output)}
+    if args.report:
+        _write_json(args.report, r)
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
+          f"{plural(r['shards'], 'shard')}, largest {r['max_class']} (lower bound {r['lower_bound']}, ratio "
+          f"{r['ratio']:.3f}), audited k = {r['audit']['k']}")
+    for path in (args.output, args.report):
+        if path:
+            print(f"  wrote {path}")
+    return 0
+
+
 def _run_points(args) -> int:
     from .io import has_geometry, read_table
     from .pipeline import generalize_points, write_release
 
+    if _on_cluster(args):
+        return _run_points_on_cluster(args)
     _check_outputs({"IN": args.input}, args)
     _check_tiles(args)
     if (args.lat is None) != (args.lon is None):
@@ -506,12 +562,12 @@ def _hierarchy_files(args) -> dict:
 
 def _run_audit(args) -> int:
     from .audit import audit
-    from .io import StagedOutputs, read_table
-    from .pipeline.release import report_json
-
+    from .io import read_table
     from .models import Hierarchy
 
     hierarchy_files = _hierarchy_files(args)
+    if _on_cluster(args):
+        return _run_audit_on_cluster(args)
     if hierarchy_files and args.original is None:
         raise ParameterError("--hierarchy needs --original (it only serves the information loss)")
     _check_outputs({"IN": args.input, "--ground": _ground_file(args), "--original": args.original,
@@ -522,6 +578,10 @@ def _run_audit(args) -> int:
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
     report = audit(df, args.qi, k=args.k, original=original, hierarchies=hierarchies, **options)
     report["input"] = str(args.input)
+    return _print_audit(args, report)
+
+
+def _print_audit(args, report) -> int:
     print(f"  {plural(report['rows'], 'row')}, {plural(report['classes'], 'class', 'classes')}, k = {report['k']}"
           + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
              if args.sensitive else "") + f", {plural(report['suppressed_cells'], 'suppressed cell')}")
@@ -533,10 +593,25 @@ def _run_audit(args) -> int:
                                           f"VIOLATED by {plural(v['classes'], 'class', 'classes')} "
                                           f"({plural(v['rows'], 'row')})"))
     if args.report is not None:
-        with StagedOutputs() as out:
-            Path(out.stage(args.report)).write_text(report_json(report), encoding="utf-8")
+        _write_json(args.report, report)
         print(f"  wrote {args.report}")
     return 0 if report["ok"] else 1
+
+
+def _run_audit_on_cluster(args) -> int:
+    from .cluster import audit
+    from .io import check_outputs
+
+    if args.original or args.hierarchy:
+        raise ParameterError("--original and --hierarchy are not available on the dask engine")
+    if args.ground != "equal" or args.order:
+        raise ParameterError("the dask engine measures t under --ground equal only")
+    check_outputs({"IN": args.input}, {"--report": ("report", args.report)})
+    report = audit(args.input, args.qi, args.sensitive, k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t,
+                   scheduler=args.scheduler, scheduler_file=args.scheduler_file, sep=args.sep,
+                   encoding=args.encoding)
+    report["input"] = str(args.input)
+    return _print_audit(args, report)
 
 
 def _run_demo(args) -> int:

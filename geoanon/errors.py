@@ -33,3 +33,8 @@ class VerificationError(GeoanonError, AssertionError):
 
 class AuditError(GeoanonError):
     """The output would violate the requested privacy model; nothing is released."""
+
+
+class ClusterError(GeoanonError):
+    """The Dask cluster lost the job (workers died more often than Dask retries,
+    the scheduler went away); nothing is published."""

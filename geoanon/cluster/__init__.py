@@ -1,0 +1,24 @@
+"""Jobs on a Dask cluster, for tables larger than one machine (``pip install
+"geoanon[dask]"``): the same guarantees as the in-memory engine, datasets in
+and out (a Parquet dataset or many CSV files, read lazily by the workers; the
+release written by the workers as a Parquet dataset, staged, audited and
+renamed into place). The client never gathers the rows: it sees counts,
+a sample of the coordinates and the shards' summaries.
+
+- :func:`generalize_points`: top-level cuts from a sample, placed between
+  neighbouring records and checked by exact distributed counts, shard the
+  plane into rectangles of many times k records sized to the workers' memory;
+  each shard is partitioned on a worker by :func:`geoanon.partition_points`
+  inside its rectangle (Theorem 2's rule, applied at the top).
+- :func:`audit`: a distributed group-by; the same figures as
+  :func:`geoanon.audit`.
+
+Each takes ``scheduler=``: a ``distributed.Client``, a scheduler address, or
+None for a ``LocalCluster`` on this machine (:func:`cluster_client`).
+"""
+from .client import cluster_client
+from .audit import audit
+from .points import generalize_points
+from .release import ClusterRelease
+
+__all__ = ["ClusterRelease", "audit", "cluster_client", "generalize_points"]

@@ -1,0 +1,120 @@
+"""The audit on a cluster: distributed group-bys, the same figures as
+:func:`geoanon.audit` (k, classes and their sizes, l, l_distinct, t under the
+equal ground, suppressed cells, violations per requested level)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._text import plural
+from ..audit import SUPPRESSED, AuditReport, check_roles
+from ..errors import AuditError, DataError, InfeasibleError, ParameterError
+from ..models import check_levels
+from .client import cluster_client
+from .release import read_dataset
+
+
+def audit(source, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None, scheduler=None,
+          scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:
+    """Measure a dataset (Parquet, CSV files, or a dask DataFrame) over the
+    quasi-identifiers ``qi`` on a cluster; see :func:`geoanon.audit`. The
+    t-closeness is measured under the equal ground distance (half the L1
+    distance between a class's and the table's distributions)."""
+    with cluster_client(scheduler, scheduler_file=scheduler_file) as _:
+        ddf = source if hasattr(source, "to_delayed") else read_dataset(source, sep=sep, encoding=encoding)
+        return audit_frame(ddf, qi, sensitive, k=k, l=l, l_distinct=l_distinct, t=t, refuse=False)
+
+
+def audit_frame(ddf, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None, refuse=True) -> AuditReport:
+    """:func:`audit` of a dask DataFrame on the current client; with
+    ``refuse``, AuditError when a requested level is violated (as
+    :func:`geoanon.audit.require`)."""
+    import dask
+
+    qi = list(qi)
+    check_roles(qi, sensitive)
+    check_levels(k=k, l=l, l_distinct=l_distinct, t=t)
+    if any(v is not None for v in (l, l_distinct, t)) and sensitive is None:
+        raise ParameterError("l, l_distinct and t need a sensitive column")
+    missing = [c for c in [*qi, *([sensitive] if sensitive else [])] if c not in ddf.columns]
+    if missing:
+        raise DataError(f"no column {missing[0]!r} in the dataset")
+    keys = [*qi, sensitive] if sensitive else qi
+    pairs = ddf[keys].groupby(keys, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
+    pairs = pairs.rename("count").reset_index()
+    if sensitive:
+        totals = pairs["count"].sum()
+        values = ddf[sensitive].value_counts(dropna=False)
+        per_class = pairs.groupby(qi, dropna=False, observed=True)["count"].agg(["sum", "max", "count"],
+                                                                              split_out=pairs.npartitions)
+        per_class.columns = ["size", "top", "distinct"]
+        rows, value_counts = dask.compute(totals, values)
+        q = value_counts / rows
+        sized = pairs.merge(per_class[["size"]].reset_index(), on=qi, how="left")
+        terms = sized.assign(term=sized.map_partitions(_class_terms, sensitive, q, meta=(None, "f8")))
+        tv = terms.groupby(qi, dropna=False, observed=True)["term"].sum(split_out=pairs.npartitions)
+        per_class = per_class.assign(t=0.5 * (tv + 1.0), l=per_class["size"] / per_class["top"])
+    else:
+        per_class = pairs.rename(columns={"count": "size"})
+    sizes = per_class["size"]
+    suppressed = [(ddf[c].astype(str) == SUPPRESSED).sum() for c in qi]
+    figures = {"histogram": sizes.value_counts(), "suppressed": suppressed}
+    requested = {name: level for name, level in (("k", k), ("l", l), ("l_distinct", l_distinct), ("t", t))
+                 if level is not None}
+    for name, level in requested.items():
+        bad = _violating(per_class, name, level)
+        figures[name] = (bad.sum(), per_class["size"][bad].sum())
+    if sensitive:
+        figures["measures"] = (per_class["l"].min(), per_class["distinct"].min(), per_class["t"].max())
+    (computed,) = dask.compute(figures)
+    hist = computed["histogram"].sort_index()
+    n_classes = int(hist.sum())
+    rows = int((hist.index.to_numpy() * hist.to_numpy()).sum())
+    report = AuditReport(rows=rows, qi=qi, sensitive=sensitive, classes=n_classes, k=int(hist.index.min()) if
+                         n_classes else 0)
+    if k is not None and k > rows:
+        raise InfeasibleError(f"k={k} is larger than the table ({plural(rows, 'row')})")
+    report["class_sizes"] = _sizes(hist) if n_classes else None
+    if sensitive:
+        lv, ld, tv = computed["measures"]
+        report.update(l=round(float(lv), 12), l_distinct=int(ld), t=round(float(tv), 12), ground="equal")
+    report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
+    report["violations"] = {name: {"level": level, "classes": int(computed[name][0]), "rows": int(computed[name][1]),
+                                   "examples": []} for name, level in requested.items()}
+    report["ok"] = all(v["classes"] == 0 for v in report["violations"].values())
+    if refuse and not report["ok"]:
+        name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
+        raise AuditError(f"refusing to release: {plural(v['rows'], 'row')} in "
+                         f"{plural(v['classes'], 'class', 'classes')} violate {name}={v['level']} over columns "
+                         f"{', '.join(qi)}")
+    return report
+
+
+def _class_terms(pairs: pd.DataFrame, sensitive, q: pd.Series) -> pd.Series:
+    """Per (class, value) pair of a class of ``size``: |p - q| - q, whose sum
+    over the class's values plus 1 is twice the class's distance to the table
+    (each value absent from the class adds q)."""
+    qv = q.reindex(pairs[sensitive]).to_numpy(dtype=np.float64)
+    p = pairs["count"].to_numpy(dtype=np.float64) / pairs["size"].to_numpy(dtype=np.float64)
+    return pd.Series(np.abs(p - qv) - qv, index=pairs.index, dtype="f8")
+
+
+def _violating(per_class, name, level):
+    if name == "k":
+        return per_class["size"] < level
+    if name == "l":
+        return per_class["l"] < level
+    if name == "l_distinct":
+        return per_class["distinct"] < level
+    return per_class["t"] > level
+
+
+def _sizes(hist: pd.Series) -> dict:
+    sizes, counts = hist.index.to_numpy(dtype=np.int64), hist.to_numpy(dtype=np.int64)
+    cum = np.cumsum(counts)
+    total = int(cum[-1])
+    lo = sizes[np.searchsorted(cum, (total + 1) // 2)]           # the middle classes' sizes, as np.median takes them
+    hi = sizes[np.searchsorted(cum, total // 2 + 1)]
+    median = float(lo) if total % 2 else (float(lo) + float(hi)) / 2
+    return {"min": int(sizes[0]), "median": median, "mean": round(float((sizes * counts).sum() / total), 6),
+            "max": int(sizes[-1])}

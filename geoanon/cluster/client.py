@@ -1,0 +1,89 @@
+"""Which cluster a job runs on, and what its workers can hold."""
+from __future__ import annotations
+
+import contextlib
+import os
+
+from ..errors import ClusterError, ParameterError
+
+BYTES_PER_POINT = 240        # what the in-memory points engine needs per record (bench_points)
+MEMORY_SAFETY = 4            # a shard's rows, shuffle buffers and the partition's arrays at once
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ParameterError('the dask engine needs the optional dependencies: pip install "geoanon[dask]"') from None
+    return distributed
+
+
+@contextlib.contextmanager
+def cluster_client(scheduler=None, *, scheduler_file=None, n_workers=None, memory_limit=None):
+    """A ``distributed.Client`` for a job: ``scheduler`` itself when it is a
+    Client (left open), a connection to its address or to ``scheduler_file``
+    (closed after), or a ``LocalCluster`` of processes on this machine
+    (``n_workers`` default: the cores; ``memory_limit`` per worker, default
+    Dask's share of the machine's memory), shut down after."""
+    distributed = _import_distributed()
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ParameterError(f"scheduler must be a distributed.Client or an address, got {type(scheduler).__name__}")
+    if scheduler is not None or scheduler_file is not None:
+        try:
+            client = distributed.Client(scheduler, scheduler_file=scheduler_file, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            where = scheduler if scheduler is not None else f"the scheduler file {scheduler_file}"
+            raise ParameterError(f"cannot reach the Dask scheduler at {where}: {exc}") from None
+        with client:
+            yield client
+        return
+    workers = n_workers or os.cpu_count() or 1
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  memory_limit=memory_limit or "auto", dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def _workers(client) -> list:
+    """Every worker's info (``scheduler_info`` lists only a few unless asked for all)."""
+    import inspect
+
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return list(client.scheduler_info(n_workers=-1)["workers"].values())
+    return list(client.scheduler_info()["workers"].values())
+
+
+def worker_memory(client) -> int:
+    """The smallest memory limit among the cluster's workers, in bytes (0: none set)."""
+    limits = [w.get("memory_limit") or 0 for w in _workers(client)]
+    return int(min(limits)) if limits else 0
+
+
+def shard_rows(client, row_bytes: float) -> int:
+    """The most rows a shard may hold so that a worker can partition it: its
+    memory limit over (240 bytes per point + the row's own bytes) x 4; 10^7
+    when the workers have no limit."""
+    limit = worker_memory(client)
+    if limit <= 0:
+        return 10_000_000
+    return max(int(limit / (MEMORY_SAFETY * (BYTES_PER_POINT + row_bytes))), 1_000)
+
+
+def n_workers(client) -> int:
+    return max(len(_workers(client)), 1)
+
+
+@contextlib.contextmanager
+def cluster_failures():
+    """Turn the cluster's own failures (a worker killed more often than Dask
+    retries a task, a lost connection) into one-line :class:`ClusterError`."""
+    distributed = _import_distributed()
+    from distributed.comm.core import CommClosedError
+
+    try:
+        yield
+    except (distributed.KilledWorker, CommClosedError, distributed.client.FutureCancelledError) as exc:
+        raise ClusterError(f"the cluster lost the job: {' '.join(str(exc).split())[:300]}") from None

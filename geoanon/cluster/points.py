@@ -1,0 +1,354 @@
+"""GPS points on a cluster: top-level shards, each partitioned on a worker.
+
+The plane is cut into vertical strips and each strip into rectangles
+(shards), so that the shards tile the frame and none holds more rows than a
+worker can partition. Cut positions start from quantiles of a sample and are
+then moved strictly between the two neighbouring records' coordinates found
+by an exact distributed pass (at the decimal with the fewest digits between
+them, as :func:`geoanon.partition_points` places its own cuts): no published
+edge is a record's coordinate and identical points never part. Exact
+distributed counts check every shard: a cut that leaves fewer than k records
+on a side is dropped. This is Theorem 2's stopping rule applied at the top:
+every cut keeps >= k on both sides. Each shard is then partitioned by the
+in-memory engine inside its rectangle, so the classes tile the frame with
+non-overlapping rectangles of >= k records; the lower bound is taken over the
+whole dataset (Du, Eppstein, Goodrich and Lueker, Section 3).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._text import plural, show
+from .._validation import check_choice, check_k
+from ..choices import POINT_METHODS
+from ..errors import DataError, InfeasibleError
+from ..partition import count_lower_bound
+from ..points.frame import check_bounds, padded_box, shortest_decimal_between
+from .client import cluster_client, cluster_failures, n_workers, shard_rows
+from .release import ClusterRelease, check_dataset_output, read_dataset, write_staged
+
+SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
+MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
+
+
+@dataclass
+class ShardPlan:
+    """Strips at ``x_cuts``; strip i cut at ``y_cuts[i]``; shard ids numbered
+    strip by strip. A coordinate equal to no cut: x < cut goes west."""
+
+    frame: tuple
+    x_cuts: np.ndarray
+    y_cuts: list
+
+    def shard_of(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        strip = np.searchsorted(self.x_cuts, x)
+        first = np.r_[0, np.cumsum([c.size + 1 for c in self.y_cuts])]
+        shard = np.empty(x.size, dtype=np.int64)
+        for i, cuts in enumerate(self.y_cuts):
+            mine = strip == i
+            shard[mine] = first[i] + np.searchsorted(cuts, y[mine])
+        return shard
+
+    @property
+    def n_shards(self) -> int:
+        return sum(c.size + 1 for c in self.y_cuts)
+
+    def rectangles(self) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax) per shard."""
+        west, south, east, north = self.frame
+        xs = np.r_[west, self.x_cuts, east]
+        out = []
+        for i, cuts in enumerate(self.y_cuts):
+            ys = np.r_[south, cuts, north]
+            out += [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(cuts.size + 1)]
+        return np.array(out, dtype=np.float64).reshape(-1, 4)
+
+
+def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="balanced", crs="EPSG:4326",
+                      bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
+                      max_shard_rows=None, seed=0) -> ClusterRelease:
+    """Generalize the points of a dataset on a cluster into rectangles of >= k
+    records, written as a Parquet dataset at ``output``.
+
+    ``source`` is a Parquet dataset, a folder or glob of CSV files, or a dask
+    DataFrame; ``scheduler`` a ``distributed.Client``, an address, or None
+    (a LocalCluster here). ``max_shard_rows`` caps a shard (default: from the
+    workers' memory limit, :func:`geoanon.cluster.client.shard_rows`). The
+    other parameters are those of :func:`geoanon.generalize_points`; rows
+    must all have coordinates. The released rows keep every column, with
+    ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where ``lat`` was and
+    ``class_id`` last; they are written grouped by shard (their order is not
+    kept). Class ids are unique, not consecutive. The written dataset is
+    audited (every class >= k over the four published columns) before it is
+    renamed into place.
+    """
+    import dask
+    import dask.dataframe as dd
+
+    started = time.perf_counter()
+    check_k(k)
+    method = check_choice("method", method, POINT_METHODS)
+    inputs = [] if _is_frame(source) else [source]
+    output = check_dataset_output(output, inputs)
+    with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
+        ddf = source if _is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        columns = list(ddf.columns)
+        for col in (lat, lon):
+            if col not in columns:
+                raise DataError(f"no column {col!r} in the dataset (columns: {', '.join(map(str, columns[:12]))})")
+        out_cols = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max", "class_id"]
+        clash = [c for c in out_cols if c in columns]
+        if clash:
+            raise DataError(f"the output column {clash[0]!r} already exists in the input")
+        geographic = _geographic(crs)
+        stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
+        n = _check_stats(stats, k, lat, lon)
+        frame = _frame(stats, bounds, geographic)
+        sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=seed).compute()
+        row_bytes = float(ddf.head(1000).memory_usage(deep=True, index=False).sum()) / max(min(n, 1000), 1)
+        cap = max_shard_rows or shard_rows(client, row_bytes)
+        shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
+        plan = _plan(ddf, sample, lat, lon, shards, frame, k)
+        counts = ddf.map_partitions(_shard_counts, lat, lon, plan, meta=(None, "i8")).compute()
+        counts = np.bincount(np.concatenate(list(counts)), minlength=plan.n_shards) if len(counts) else \
+            np.zeros(plan.n_shards, dtype=np.int64)
+        plan, counts = _merge_light(plan, counts, k)
+        offsets = np.r_[0, np.cumsum(counts // k)[:-1]]
+        keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
+        grouped = keyed.shuffle("_shard", npartitions=plan.n_shards, shuffle_method="tasks")
+        parts = [dask.delayed(_partition_part)(part, k, lat, lon, method, crs, plan.rectangles(), offsets)
+                 for part in grouped.to_delayed()]
+        meta = _output_meta(ddf._meta, lat, lon)
+        released = dd.from_delayed([dask.delayed(_rows)(p) for p in parts], meta=meta, verify_meta=False)
+        summaries = dd.from_delayed([dask.delayed(_summary)(p) for p in parts], meta=_SUMMARY_META, verify_meta=False)
+
+        def write_and_audit(staged):
+            from .audit import audit_frame
+
+            task = released.to_parquet(staged, write_index=False, compute=False)
+            _, done = dask.compute(task, summaries)
+            return done, audit_frame(dd.read_parquet(staged), out_cols[:4], k=k)
+
+        shard_stats, audit = write_staged(output, write_and_audit)
+    heaviest = int(shard_stats["heaviest"].max())
+    lower = count_lower_bound(n, k, heaviest)
+    largest = int(shard_stats["max_class"].max())
+    report = {"rows": n, "k": k, "classes": int(shard_stats["classes"].sum()),
+              "min_class": int(shard_stats["min_class"].min()), "max_class": largest, "lower_bound": lower,
+              "ratio": round(largest / lower, 6), "method": method, "shards": plan.n_shards,
+              "columns": {"lat": lat, "lon": lon}, "crs": None if crs is None else str(crs),
+              "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
+              "seconds": round(time.perf_counter() - started, 3)}
+    return ClusterRelease(output=output, report=report)
+
+
+def _is_frame(source) -> bool:
+    return hasattr(source, "to_delayed") and hasattr(source, "npartitions")
+
+
+def _geographic(crs) -> bool:
+    from pyproj import CRS
+
+    return crs is not None and CRS.from_user_input(crs).is_geographic
+
+
+_SUMMARY_META = pd.DataFrame({c: pd.Series(dtype="i8") for c in ("shard", "rows", "classes", "min_class",
+                                                                   "max_class", "heaviest")})
+_STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object", "outside": "i8",
+               "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
+
+
+def _numbers(s: pd.Series):
+    """Floats of a column (text is parsed), and which non-empty cells are not numbers."""
+    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(values) & s.notna().to_numpy()
+    if bad.any():
+        bad[bad] = (s[bad].astype(str).str.strip() != "").to_numpy()
+    return values, bad
+
+
+def _coordinate_stats(pdf: pd.DataFrame, lat, lon, geographic) -> pd.DataFrame:
+    y, bad_y = _numbers(pdf[lat])
+    x, bad_x = _numbers(pdf[lon])
+    bad = bad_x | bad_y
+    missing = (np.isnan(x) | np.isnan(y)) & ~bad
+    ok = ~(bad | missing)
+    outside = ok & (~np.isfinite(x) | ~np.isfinite(y))
+    if geographic:
+        outside |= ok & ((np.abs(x) > 180) | (np.abs(y) > 90))
+    good = ok & ~outside
+    first_bad = None
+    if bad.any():
+        first_bad = show(pdf[lon if bad_x.any() else lat][bad_x if bad_x.any() else bad_y].iloc[0])
+    return pd.DataFrame({"rows": [len(pdf)], "missing": [int(missing.sum())], "bad": [int(bad.sum())],
+                         "first_bad": [first_bad], "outside": [int(outside.sum())],
+                         "xmin": [x[good].min() if good.any() else np.nan],
+                         "xmax": [x[good].max() if good.any() else np.nan],
+                         "ymin": [y[good].min() if good.any() else np.nan],
+                         "ymax": [y[good].max() if good.any() else np.nan]})
+
+
+def _check_stats(stats: pd.DataFrame, k: int, lat, lon) -> int:
+    n = int(stats["rows"].sum())
+    if n == 0:
+        raise DataError("the dataset has no rows")
+    if stats["bad"].sum():
+        first = stats["first_bad"].dropna().iloc[0]
+        raise DataError(f"{plural(int(stats['bad'].sum()), 'row')} with a coordinate that is not a number "
+                        f"(e.g. {first}) in {lat!r} / {lon!r}")
+    if stats["missing"].sum():
+        raise DataError(f"{plural(int(stats['missing'].sum()), 'row')} without coordinates: the dask engine "
+                        "needs every row located")
+    if stats["outside"].sum():
+        raise DataError(f"{plural(int(stats['outside'].sum()), 'row')} with coordinates that are infinite or "
+                        "outside longitude [-180, 180] / latitude [-90, 90]")
+    if k > n:
+        raise InfeasibleError(f"k={k} is larger than the dataset ({plural(n, 'row')})")
+    return n
+
+
+def _frame(stats: pd.DataFrame, bounds, geographic) -> tuple:
+    xmin, xmax = float(stats["xmin"].min()), float(stats["xmax"].max())
+    ymin, ymax = float(stats["ymin"].min()), float(stats["ymax"].max())
+    if bounds is None:
+        return padded_box(xmin, ymin, xmax, ymax, geographic)
+    frame = check_bounds(bounds, geographic)
+    if frame[0] > frame[2]:
+        raise DataError("bounds across the antimeridian are not supported by the dask engine")
+    if xmin < frame[0] or xmax > frame[2] or ymin < frame[1] or ymax > frame[3]:
+        raise DataError(f"some points lie outside the bounds {list(frame)}")
+    return frame
+
+
+def _plan(ddf, sample: pd.DataFrame, lat, lon, shards: int, frame, k: int) -> ShardPlan:
+    """Strips and their pieces: quantiles of the sample, moved between
+    neighbouring records (an exact pass per axis)."""
+    x = pd.to_numeric(sample[lon]).to_numpy(dtype=np.float64)
+    y = pd.to_numeric(sample[lat]).to_numpy(dtype=np.float64)
+    n_strips = max(1, math.isqrt(shards))
+    targets = np.unique(np.quantile(x, np.arange(1, n_strips) / n_strips)) if n_strips > 1 else np.zeros(0)
+    x_cuts = _between(ddf, lon, [targets])[0]
+    strip = np.searchsorted(x_cuts, x)
+    per_strip = [-(-shards // (x_cuts.size + 1))] * (x_cuts.size + 1)
+    y_targets = []
+    for i, pieces in enumerate(per_strip):
+        ys = y[strip == i]
+        y_targets.append(np.unique(np.quantile(ys, np.arange(1, pieces) / pieces)) if pieces > 1 and ys.size
+                         else np.zeros(0))
+    y_cuts = _between(ddf, lat, y_targets)
+    return ShardPlan(frame=tuple(float(v) for v in frame), x_cuts=x_cuts, y_cuts=y_cuts)
+
+
+def _between(ddf, col, groups: list) -> list:
+    """Per group of targets, cuts strictly between the records nearest each
+    target over the whole dataset (the largest value below it and the
+    smallest at or above it): no record anywhere has a cut's coordinate."""
+    flat = np.concatenate([np.asarray(t, dtype=np.float64) for t in groups])
+    if flat.size == 0:
+        return [np.zeros(0) for _ in groups]
+    found = ddf.map_partitions(_neighbours, col, flat, meta=(None, "object")).compute()
+    below = np.full(flat.size, -np.inf)
+    above = np.full(flat.size, np.inf)
+    for lo, hi in found:
+        below, above = np.maximum(below, lo), np.minimum(above, hi)
+    cuts = np.full(flat.size, np.nan)
+    ok = np.isfinite(below) & np.isfinite(above)
+    if ok.any():
+        cuts[ok] = shortest_decimal_between(below[ok], above[ok])
+    owner = np.repeat(np.arange(len(groups)), [len(t) for t in groups])
+    return [np.unique(cuts[(owner == g) & ~np.isnan(cuts)]) for g in range(len(groups))]
+
+
+def _neighbours(pdf, col, targets):
+    v = np.sort(pd.to_numeric(pdf[col]).to_numpy(dtype=np.float64))
+    if v.size == 0:
+        return pd.Series([(np.full(targets.size, -np.inf), np.full(targets.size, np.inf))])
+    at = np.searchsorted(v, targets)                      # v[at - 1] < target <= v[at]
+    lo = np.where(at > 0, v[np.maximum(at - 1, 0)], -np.inf)
+    hi = np.where(at < v.size, v[np.minimum(at, v.size - 1)], np.inf)
+    return pd.Series([(lo, hi)])
+
+
+def _shard_counts(pdf, lat, lon, plan: ShardPlan):
+    x = pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64)
+    y = pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64)
+    return pd.Series([plan.shard_of(x, y)])
+
+
+def _merge_light(plan: ShardPlan, counts: np.ndarray, k: int):
+    """Drop the cuts that leave a shard with fewer than k records: a light
+    piece joins its strip's next piece; a strip lighter than k joins the next
+    strip, whole (one piece)."""
+    first = np.r_[0, np.cumsum([c.size + 1 for c in plan.y_cuts])]
+    pieces = [counts[first[i]:first[i + 1]].copy() for i in range(len(plan.y_cuts))]
+    y_cuts = [c.copy() for c in plan.y_cuts]
+    for i in range(len(pieces)):
+        while pieces[i].size > 1 and (pieces[i] < k).any():
+            j = int(np.flatnonzero(pieces[i] < k)[0])
+            j = min(j, pieces[i].size - 2)            # merge piece j with j + 1 (drop cut j)
+            pieces[i][j + 1] += pieces[i][j]
+            pieces[i] = np.delete(pieces[i], j)
+            y_cuts[i] = np.delete(y_cuts[i], j)
+    x_cuts = plan.x_cuts.copy()
+    totals = [int(p.sum()) for p in pieces]
+    while len(totals) > 1 and min(totals) < k:
+        i = int(np.argmin(totals))
+        j = i if i + 1 < len(totals) else i - 1        # strips j and j + 1 become one piece
+        totals[j:j + 2] = [totals[j] + totals[j + 1]]
+        pieces[j:j + 2] = [np.array([totals[j]])]
+        y_cuts[j:j + 2] = [np.zeros(0)]
+        x_cuts = np.delete(x_cuts, j)
+    merged = ShardPlan(frame=plan.frame, x_cuts=x_cuts, y_cuts=y_cuts)
+    return merged, np.concatenate(pieces).astype(np.int64)
+
+
+def _with_shard(pdf, lat, lon, plan: ShardPlan):
+    x = pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64)
+    y = pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64)
+    return pdf.assign(_shard=plan.shard_of(x, y))
+
+
+def _output_meta(meta: pd.DataFrame, lat, lon) -> pd.DataFrame:
+    cols = {}
+    for col in meta.columns:
+        if col == lat:
+            cols.update({f"{lat}_min": "f8", f"{lat}_max": "f8", f"{lon}_min": "f8", f"{lon}_max": "f8"})
+        elif col != lon:
+            cols[col] = meta[col].dtype
+    cols["class_id"] = "i8"
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
+
+
+def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, offsets):
+    """Partition every shard of a shuffled part; (rows, one summary row per shard)."""
+    from ..pipeline.points import generalize_points as generalize_in_memory
+
+    tables, stats = [], []
+    for shard, rows in pdf.groupby("_shard", sort=True):
+        rows = rows.drop(columns="_shard").reset_index(drop=True)
+        rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs,
+                                   bounds=tuple(rectangles[shard]))
+        table = rel.table
+        table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
+        for c in (f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max"):
+            table[c] = table[c].astype(np.float64)
+        tables.append(table)
+        part = rel.partition
+        stats.append({"shard": int(shard), "rows": len(rows), "classes": part.n_classes,
+                      "min_class": part.min_weight, "max_class": part.max_weight,
+                      "heaviest": int(rows.groupby([lat, lon]).size().max())})
+    out = pd.concat(tables, ignore_index=True) if tables else _output_meta(pdf.drop(columns="_shard"), lat, lon)
+    return out, pd.DataFrame(stats, columns=_SUMMARY_META.columns).astype("i8")
+
+
+def _rows(result):
+    return result[0]
+
+
+def _summary(result):
+    return result[1]

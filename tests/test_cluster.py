@@ -1,0 +1,193 @@
+"""The dask engine (issue 14) on a LocalCluster of two worker processes: the
+release checked by the independent checkers, compared with the in-memory
+engine, the audit's figures equal to the in-memory audit's, bad input refused
+with nothing left behind, and a worker killed mid-job."""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import geoanon as ga
+
+distributed = pytest.importorskip("distributed")
+gc = pytest.importorskip("geoanon.cluster")
+
+from checkers import check_rectangle_partition  # noqa: E402
+
+N = 200_000
+K = 100
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="2GiB") as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _points(n=N, seed=1):
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform([-120, 30], [-75, 45], size=(12, 2))
+    xy = centres[rng.integers(0, 12, n)] + rng.normal(scale=1.5, size=(n, 2))
+    xy = np.round(xy, 3)
+    xy[: n // 50] = xy[0]                      # a heavy point: 2% of the records at one place
+    return pd.DataFrame({"id": np.arange(n), "lat": xy[:, 1], "lon": xy[:, 0], "age": rng.integers(18, 90, n)})
+
+
+def _dataset(df, folder, parts=5):
+    folder.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
+        df.iloc[chunk].to_parquet(folder / f"part-{i}.parquet")
+    return folder
+
+
+def test_points_on_the_cluster_are_a_valid_rectangle_partition(client, tmp_path):
+    df = _points()
+    rel = gc.generalize_points(_dataset(df, tmp_path / "in"), K, tmp_path / "out", scheduler=client,
+                               max_shard_rows=40_000)
+    out = pd.read_parquet(tmp_path / "out")
+    assert sorted(out["id"]) == list(range(N))               # every row exactly once
+    out = out.set_index("id").loc[df["id"]]
+    assert (out["age"].to_numpy() == df["age"].to_numpy()).all()
+    labels, ids = pd.factorize(out["class_id"])
+    boxes = out.groupby(labels)[["lon_min", "lat_min", "lon_max", "lat_max"]]
+    assert (boxes.nunique() == 1).all().all()                  # one rectangle per class
+    rectangles = boxes.first().to_numpy()
+    xy = df[["lon", "lat"]].to_numpy()
+    weights = check_rectangle_partition(xy, np.ones(N, dtype=int), K, labels, rectangles, rel.report["bounds"])
+    r = rel.report
+    assert r["shards"] >= 5 and r["classes"] == len(ids) and max(weights) == r["max_class"]
+    memory = ga.partition_points(xy, K)
+    assert r["lower_bound"] == memory.lower_bound              # over the whole dataset
+    assert r["max_class"] <= max(1.1 * memory.max_weight, memory.lower_bound)
+    lat, lon = df["lat"].to_numpy(), df["lon"].to_numpy()      # no record lies on its class's edges
+    assert not ((lat == out["lat_min"].to_numpy()) | (lat == out["lat_max"].to_numpy())).any()
+    assert not ((lon == out["lon_min"].to_numpy()) | (lon == out["lon_max"].to_numpy())).any()
+    assert r["audit"]["k"] == min(weights) >= K and r["audit"]["classes"] == len(ids)
+
+
+def test_points_from_csv_files_match_the_columns_of_the_in_memory_release(client, tmp_path):
+    df = _points(20_000, seed=2)
+    (tmp_path / "csv").mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
+        df.iloc[chunk].to_csv(tmp_path / "csv" / f"part-{i}.csv", index=False)
+    gc.generalize_points(tmp_path / "csv" / "*.csv", 20, tmp_path / "out", scheduler=client)
+    out = pd.read_parquet(tmp_path / "out")
+    memory = ga.generalize_points(df.astype(str), 20)
+    assert list(out.columns) == list(memory.table.columns)
+    assert len(out) == len(df) and out.groupby("class_id").size().min() >= 20
+
+
+def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path):
+    from geoanon.datasets import adult
+
+    df = adult()
+    df.loc[df.index[::7], "race"] = "*"
+    qi = ["sex", "race", "marital-status"]
+    expected = ga.audit(df, qi, "occupation", k=3, l=2, l_distinct=2, t=0.3)
+    got = gc.audit(_dataset(df, tmp_path / "adult", parts=4), qi, "occupation", k=3, l=2, l_distinct=2, t=0.3,
+                   scheduler=client)
+    for key in ("rows", "classes", "k", "class_sizes", "l_distinct", "suppressed_cells", "ok"):
+        assert got[key] == expected[key], key
+    assert got["l"] == pytest.approx(expected["l"]) and got["t"] == pytest.approx(expected["t"])
+    for name, v in expected["violations"].items():
+        assert (got["violations"][name]["classes"], got["violations"][name]["rows"]) == (v["classes"], v["rows"])
+
+
+def test_the_audit_refuses_a_release_below_k(client):
+    import dask.dataframe as dd
+
+    from geoanon.cluster.audit import audit_frame
+
+    df = pd.DataFrame({"a": ["x"] * 5 + ["y"] * 2})
+    with pytest.raises(ga.AuditError, match="refusing to release: 2 rows in 1 class violate k=3"):
+        audit_frame(dd.from_pandas(df, npartitions=2), ["a"], k=3)
+
+
+@pytest.mark.parametrize("change, error, message", [
+    ({"lat": [np.nan]}, ga.DataError, "1 row without coordinates"),
+    ({"lat": [95.0]}, ga.DataError, "outside longitude"),
+    ({"lon": ["east"]}, ga.DataError, "not a number"),
+])
+def test_bad_points_are_refused_and_nothing_is_left(client, tmp_path, change, error, message):
+    df = _points(3_000, seed=3).astype({"lat": object, "lon": object})
+    for col, values in change.items():
+        df.loc[df.index[: len(values)], col] = values
+    df[["lat", "lon"]] = df[["lat", "lon"]].astype(str)
+    source = _dataset(df, tmp_path / "in", parts=2)
+    with pytest.raises(error, match=message):
+        gc.generalize_points(source, 10, tmp_path / "out", scheduler=client)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_an_existing_output_or_k_above_the_rows_is_refused(client, tmp_path):
+    source = _dataset(_points(1_000, seed=4), tmp_path / "in", parts=2)
+    with pytest.raises(ga.ParameterError, match="exists"):
+        gc.generalize_points(source, 10, source, scheduler=client)
+    with pytest.raises(ga.InfeasibleError, match="larger than the dataset"):
+        gc.generalize_points(source, 5_000, tmp_path / "out", scheduler=client)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_a_worker_killed_mid_job_leaves_a_whole_release_or_none(tmp_path):
+    df = _points(N, seed=5)
+    source = _dataset(df, tmp_path / "in")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="2GiB") as cluster, distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        killed = threading.Event()
+
+        def kill_one():
+            time.sleep(3.0)                      # the job is past its counts, in the shuffle or the shards
+            os.kill(next(iter(pids.values())), signal.SIGKILL)
+            killed.set()
+
+        threading.Thread(target=kill_one, daemon=True).start()
+        try:
+            rel = gc.generalize_points(source, K, tmp_path / "out", scheduler=client, max_shard_rows=40_000)
+        except ga.GeoanonError as exc:            # a failure is one typed line, and nothing is published
+            assert "\n" not in str(exc)
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+            return
+    assert killed.is_set()
+    out = pd.read_parquet(tmp_path / "out")
+    assert sorted(out["id"]) == list(range(N)) and out.groupby("class_id").size().min() >= K
+    assert rel.report["audit"]["rows"] == N
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
+
+
+def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, cli):
+    import json
+
+    source = _dataset(_points(30_000, seed=6), tmp_path / "in", parts=3)
+    address = client.scheduler.address
+    code, out, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
+                         "--scheduler", address, "--report", tmp_path / "r.json")
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["engine"] == "dask" and report["audit"]["k"] >= 20 and "shard" in out
+    code, out, err = cli("audit", tmp_path / "out", "--qi", "lat_min,lat_max,lon_min,lon_max", "-k", 20,
+                         "--scheduler", address)
+    assert code == 0 and f"{report['classes']} classes" in out, err
+    code, out, err = cli("audit", tmp_path / "out", "--qi", "lat_min,lat_max,lon_min,lon_max", "-k", 10_000,
+                         "--scheduler", address)
+    assert code == 1 and "VIOLATED" in out
+    code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "o2",
+                       "--scheduler", address, "--map", tmp_path / "m.html")
+    assert code == 2 and err.count("\n") == 1 and "--map is not available on the dask engine" in err
+    code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
+                       "--scheduler", address)
+    assert code == 2 and "exists" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
+
+
+def test_engine_dask_without_an_address_starts_a_local_cluster(tmp_path, cli):
+    source = _dataset(_points(5_000, seed=7), tmp_path / "in", parts=2)
+    code, out, err = cli("points", source, "-k", 10, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
+                         "--engine", "dask")
+    assert code == 0, err
+    assert pd.read_parquet(tmp_path / "out").groupby("class_id").size().min() >= 10
