@@ -1,0 +1,169 @@
+"""Benchmark the dask engine beside the in-memory engine, in one run.
+
+    pip install ".[bench,dask]"
+    python bench/bench_dask.py          # about 30 minutes; --quick for a smoke run
+
+Clustered points (12 seeded Gaussian clusters over the US, coordinates to 5
+decimals) are written once as Parquet datasets of 10^6 rows per file under
+bench/out/dask_data/. Each measurement runs in a fresh process:
+
+- ``memory``: the in-memory engine: ``pd.read_parquet`` of the dataset and
+  :func:`geoanon.generalize_points`;
+- ``dask-W``: :func:`geoanon.cluster.generalize_points` on a LocalCluster of W
+  worker processes (one thread each) with a 3 GB memory limit each, writing
+  the release as a Parquet dataset (audited before it is renamed);
+- ``audit-W``: :func:`geoanon.cluster.audit` of that release over its four
+  published columns on the same cluster, beside the in-memory audit
+  (``audit-memory``).
+
+Reported: wall time, peak memory (VmHWM) of the client process (with a
+LocalCluster the scheduler runs in it) and of the busiest worker, the sum of
+all processes' peaks, classes, shards and largest class / lower bound (the
+lower bound of the whole dataset). The results replace the dask section of
+bench/RESULTS.md.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import code_state, machine, main, peak_mb, replace_section, run_measurements, today  # noqa: E402
+
+
+def _worker_peak_mb() -> float:
+    """A worker's peak resident memory (defined here so that it travels by value)."""
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM"))
+
+DATA = HERE / "out" / "dask_data"
+PART_ROWS = 1_000_000
+K = 10
+WORKER_MEMORY = "3GB"
+PLAN = [(n, job) for n in (1_000_000, 10_000_000, 20_000_000)
+        for job in ("memory", "dask-1", "dask-2", "audit-memory", "audit-2")] + \
+       [(100_000_000, "dask-2")]
+QUICK = [(200_000, job) for job in ("memory", "dask-1", "dask-2", "audit-memory", "audit-2")]
+
+
+def dataset(n: int) -> Path:
+    """The Parquet dataset of n clustered points (written once)."""
+    import pandas as pd
+
+    folder = DATA / f"points_{n}"
+    if (folder / "_done").exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    centres = np.random.default_rng(0).uniform([-120, 28], [-72, 47], size=(12, 2))
+    for i, start in enumerate(range(0, n, PART_ROWS)):
+        rows = min(PART_ROWS, n - start)
+        rng = np.random.default_rng(1_000 + i)
+        xy = np.round(centres[rng.integers(0, 12, rows)] + rng.normal(scale=1.2, size=(rows, 2)), 5)
+        pd.DataFrame({"id": np.arange(start, start + rows), "lat": xy[:, 1], "lon": xy[:, 0]}).to_parquet(
+            folder / f"part-{i:04d}.parquet")
+    (folder / "_done").write_text("")
+    return folder
+
+
+def release_path(n: int, workers: int) -> Path:
+    return DATA / f"release_{n}_{workers}"
+
+
+def measure(n, job) -> dict:
+    n = int(n)
+    source = dataset(n)
+    row = {"n": n, "what": job}
+    started = time.perf_counter()
+    if job == "memory":
+        import pandas as pd
+
+        import geoanon as ga
+
+        Path("/proc/self/clear_refs").write_text("5")
+        df = pd.read_parquet(source)
+        rel = ga.generalize_points(df, K, lat="lat", lon="lon")
+        r = rel.report
+        row.update(classes=r["classes"], ratio=round(r["max_class"] / r["lower_bound"], 4), shards=1)
+    elif job == "audit-memory":
+        import pandas as pd
+
+        import geoanon as ga
+
+        released = release_path(n, 2)
+        df = pd.read_parquet(released, columns=["lat_min", "lat_max", "lon_min", "lon_max"])
+        a = ga.audit(df, ["lat_min", "lat_max", "lon_min", "lon_max"], k=K)
+        row.update(classes=a["classes"], k=a["k"])
+    else:
+        import distributed
+
+        import geoanon.cluster as gc
+
+        workers = int(job.split("-")[1])
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      memory_limit=WORKER_MEMORY, dashboard_address=":0") as cluster, \
+                distributed.Client(cluster) as client:
+            started = time.perf_counter()
+            if job.startswith("dask"):
+                out = release_path(n, workers)
+                shutil.rmtree(out, ignore_errors=True)
+                rel = gc.generalize_points(source, K, out, scheduler=client)
+                r = rel.report
+                row.update(classes=r["classes"], ratio=round(r["ratio"], 4), shards=r["shards"],
+                           audited_k=r["audit"]["k"])
+            else:
+                a = gc.audit(release_path(n, workers), ["lat_min", "lat_max", "lon_min", "lon_max"], k=K,
+                             scheduler=client)
+                row.update(classes=a["classes"], k=a["k"])
+            seconds = time.perf_counter() - started
+            workers_mb = list(client.run(_worker_peak_mb).values())
+        row.update(seconds=round(seconds, 2), client_mb=round(peak_mb()), worker_mb=round(max(workers_mb)),
+                   total_mb=round(peak_mb() + sum(workers_mb)))
+        return row
+    row.update(seconds=round(time.perf_counter() - started, 2), client_mb=round(peak_mb()), worker_mb=0,
+               total_mb=round(peak_mb()))
+    return row
+
+
+def describe(row) -> str:
+    if "failed" in row:
+        return f"{row['job']}: {row['failed']}"
+    return (f"n={row['n']:>11,} {row['what']:<13} {row['seconds']:>8.1f} s  client {row['client_mb']:>6,} MB  "
+            f"worker {row['worker_mb']:>6,} MB  total {row['total_mb']:>6,} MB  classes {row.get('classes', 0):,}  "
+            f"ratio {row.get('ratio', '-')}  shards {row.get('shards', '-')}")
+
+
+def run_plan(plan, resume=False) -> list[dict]:
+    return run_measurements(__file__, plan, rows_file=HERE / "out" / "dask_rows.jsonl", resume=resume,
+                            time_limit=3600, describe=describe)
+
+
+def write_results(rows, path: Path) -> None:
+    lines = ["## Dask engine (`python bench/bench_dask.py`)", "",
+             f"{today()}, commit {code_state()}; {machine()}.", "",
+             f"Clustered points (12 Gaussian clusters, coordinates to 5 decimals), k = {K}, from a Parquet dataset of "
+             f"10^6 rows per file. memory: the in-memory engine (read_parquet, then generalize_points). dask-W: a "
+             f"LocalCluster of W worker processes with {WORKER_MEMORY} each, the release written as a Parquet dataset "
+             "and audited before it is renamed. audit-W: the distributed audit of that release (audit-memory: the "
+             "in-memory audit of the same). Memory: peak resident set (VmHWM) of the client (which hosts the "
+             "scheduler), of the busiest worker, and of all processes together.", "",
+             "| points | job | seconds | client MB | worker MB | all MB | classes | largest / lower bound | shards |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if "failed" in r:
+            lines.append(f"| {int(r['job'][0]):,} | {r['job'][1]} | {r['failed']} | | | | | | |")
+            continue
+        lines.append(f"| {r['n']:,} | {r['what']} | {r['seconds']} | {r['client_mb']:,} | {r['worker_mb']:,} | "
+                     f"{r['total_mb']:,} | {r.get('classes', 0):,} | {r.get('ratio', '')} | {r.get('shards', '')} |")
+    replace_section(path, "dask", lines)
+
+
+if __name__ == "__main__":
+    main(__doc__, one_args=("N", "JOB"), measure=measure, plan=PLAN, quick=QUICK, run=run_plan,
+         write=write_results)
