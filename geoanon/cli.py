@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
     run.set_defaults(run=_run_jobs)
-    for job in (points, aud):
+    for job in (points, zips, labels, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
                          help="pandas (default: in this process) or dask: IN is a Parquet dataset, a folder or "
                               "glob of CSV files, read by Dask workers; -o is a new Parquet dataset folder; "
@@ -316,6 +316,41 @@ def _run_points_on_cluster(args) -> int:
     return 0
 
 
+def _run_groups_on_cluster(args) -> int:
+    """``zip`` and ``labels`` on the dask engine: the in-memory release, row for row."""
+    from .cluster import generalize_labels, generalize_regions
+    from .cluster.release import check_dataset_output
+    from .io import check_outputs, read_table
+
+    for flag, value in (("--map", getattr(args, "map", None)), ("--html-report", args.html_report),
+                        ("--classes", args.classes)):
+        if value:
+            raise ParameterError(f"{flag} is not available on the dask engine: the classes stay on the workers")
+    inputs = [args.input] + ([args.regions] if args.command == "zip" else [])
+    check_dataset_output(args.output, inputs)
+    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
+    cluster = {"scheduler": args.scheduler, "scheduler_file": args.scheduler_file, "sep": args.sep,
+               "encoding": args.encoding}
+    if args.command == "zip":
+        release = generalize_regions(args.input, args.k, args.output, column=args.zip_col,
+                                     regions=read_table(args.regions), region_id=args.region_id, edges=args.edges,
+                                     contiguity=args.contiguity, method=args.method, unknown=args.unknown,
+                                     on_small=args.small, **cluster)
+    else:
+        release = generalize_labels(args.input, args.k, args.output, column=args.col, method=args.method,
+                                    missing=args.missing, order=args.order, seed=args.seed, **cluster)
+    r = release.report
+    r["files"] = {"input": str(args.input), "output": str(args.output)}
+    if args.report:
+        _write_json(args.report, r)
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, largest {r['max_class']} "
+          f"(lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
+    for path in (args.output, args.report):
+        if path:
+            print(f"  wrote {path}")
+    return 0
+
+
 def _run_points(args) -> int:
     from .io import has_geometry, read_table
     from .pipeline import generalize_points, write_release
@@ -346,6 +381,8 @@ def _run_zip(args) -> int:
     from .io import read_table
     from .pipeline import generalize_regions, write_release
 
+    if _on_cluster(args):
+        return _run_groups_on_cluster(args)
     _check_outputs({"IN": args.input, "--regions": args.regions, "--edges": args.edges}, args)
     _check_tiles(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
@@ -367,6 +404,8 @@ def _run_labels(args) -> int:
     from .io import read_table
     from .pipeline import generalize_labels, write_release
 
+    if _on_cluster(args):
+        return _run_groups_on_cluster(args)
     _check_outputs({"IN": args.input}, args, classes_formats={"csv", "parquet"})
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,

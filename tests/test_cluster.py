@@ -182,7 +182,12 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
     code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
                        "--scheduler", address)
     assert code == 2 and "exists" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
+    code, out, err = cli("labels", source, "-k", 20, "--col", "age", "-o", tmp_path / "ages", "--scheduler", address)
+    assert code == 0 and "audited k = " in out, err
+    memory = ga.generalize_labels(pd.read_parquet(source), 20, column="age")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ages"), memory.table.reset_index(drop=True),
+                                  check_dtype=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ages", "in", "out", "r.json"]
 
 
 def test_engine_dask_without_an_address_starts_a_local_cluster(tmp_path, cli):
@@ -191,3 +196,51 @@ def test_engine_dask_without_an_address_starts_a_local_cluster(tmp_path, cli):
                          "--engine", "dask")
     assert code == 0, err
     assert pd.read_parquet(tmp_path / "out").groupby("class_id").size().min() >= 10
+
+
+def _csv_dataset(df, folder, parts=3):
+    folder.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
+        df.iloc[chunk].to_csv(folder / f"part-{i}.csv", index=False)
+    return folder
+
+
+def test_labels_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp_path):
+    from geoanon.datasets import census_names
+
+    names = census_names("last")
+    rng = np.random.default_rng(8)
+    picked = rng.choice(names.index.to_numpy(), size=40_000, p=names.to_numpy() / names.sum())
+    df = pd.DataFrame({"id": np.arange(40_000).astype(str), "name": picked})
+    df.loc[df.index[::997], "name"] = ""                        # empty cells are a label like any other
+    source = _csv_dataset(df, tmp_path / "in")
+    rel = gc.generalize_labels(source, 25, tmp_path / "out", column="name", scheduler=client)
+    memory = ga.generalize_labels(df, 25, column="name")
+    out = pd.read_parquet(tmp_path / "out")
+    pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
+    for key in ("classes", "min_class", "max_class", "lower_bound", "labels"):
+        assert rel.report[key] == memory.report[key], key
+    assert rel.report["audit"]["k"] == memory.report.audit["k"]
+
+
+@pytest.mark.parametrize("unknown", ["suppress", "error"])
+def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp_path, unknown):
+    from geoanon.datasets import demo_nc_births, nc_counties
+
+    births = demo_nc_births()
+    births.loc[births.index[:1200:3], "county_fips"] = "99999"     # 400 records in no county
+    source = _csv_dataset(births, tmp_path / "in")
+    options = {"column": "county_fips", "regions": nc_counties(), "region_id": "FIPS", "unknown": unknown}
+    if unknown == "error":
+        with pytest.raises(ga.DataError, match="400 records name regions that are not in the regions"):
+            gc.generalize_regions(source, 1000, tmp_path / "out", scheduler=client, **options)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+        return
+    with pytest.raises(ga.InfeasibleError, match="400 records would be suppressed"):
+        gc.generalize_regions(source, 1000, tmp_path / "out", scheduler=client, **options)
+    rel = gc.generalize_regions(source, 400, tmp_path / "out", scheduler=client, **options)
+    memory = ga.generalize_regions(births, 400, **options)
+    out = pd.read_parquet(tmp_path / "out")
+    pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
+    for key in ("classes", "min_class", "max_class", "lower_bound", "suppressed_rows"):
+        assert rel.report[key] == memory.report[key], key

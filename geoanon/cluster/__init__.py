@@ -10,6 +10,10 @@ a sample of the coordinates and the shards' summaries.
   plane into rectangles of many times k records sized to the workers' memory;
   each shard is partitioned on a worker by :func:`geoanon.partition_points`
   inside its rectangle (Theorem 2's rule, applied at the top).
+- :func:`generalize_regions`, :func:`generalize_labels`: counts by the
+  workers, the partition on the client (the graph and the label list are
+  small), the relabelling on the workers: the same release as the in-memory
+  engine, row for row.
 - :func:`audit`: a distributed group-by; the same figures as
   :func:`geoanon.audit`.
 
@@ -18,7 +22,10 @@ None for a ``LocalCluster`` on this machine (:func:`cluster_client`).
 """
 from .client import cluster_client
 from .audit import audit
+from .labels import generalize_labels
 from .points import generalize_points
+from .regions import generalize_regions
 from .release import ClusterRelease
 
-__all__ = ["ClusterRelease", "audit", "cluster_client", "generalize_points"]
+__all__ = ["ClusterRelease", "audit", "cluster_client", "generalize_labels", "generalize_points",
+           "generalize_regions"]

@@ -11,7 +11,7 @@ from ..audit import SUPPRESSED, AuditReport, check_roles
 from ..errors import AuditError, DataError, InfeasibleError, ParameterError
 from ..models import check_levels
 from .client import cluster_client
-from .release import read_dataset
+from .release import is_frame, read_dataset
 
 
 def audit(source, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None, scheduler=None,
@@ -21,7 +21,7 @@ def audit(source, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None
     t-closeness is measured under the equal ground distance (half the L1
     distance between a class's and the table's distributions)."""
     with cluster_client(scheduler, scheduler_file=scheduler_file) as _:
-        ddf = source if hasattr(source, "to_delayed") else read_dataset(source, sep=sep, encoding=encoding)
+        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
         return audit_frame(ddf, qi, sensitive, k=k, l=l, l_distinct=l_distinct, t=t, refuse=False)
 
 

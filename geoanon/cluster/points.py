@@ -30,7 +30,7 @@ from ..errors import DataError, InfeasibleError
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
-from .release import ClusterRelease, check_dataset_output, read_dataset, write_staged
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
 
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
@@ -93,10 +93,10 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     started = time.perf_counter()
     check_k(k)
     method = check_choice("method", method, POINT_METHODS)
-    inputs = [] if _is_frame(source) else [source]
+    inputs = [] if is_frame(source) else [source]
     output = check_dataset_output(output, inputs)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
-        ddf = source if _is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
         columns = list(ddf.columns)
         for col in (lat, lon):
             if col not in columns:
@@ -145,10 +145,6 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
               "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
               "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
-
-
-def _is_frame(source) -> bool:
-    return hasattr(source, "to_delayed") and hasattr(source, "npartitions")
 
 
 def _geographic(crs) -> bool:

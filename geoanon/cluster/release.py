@@ -28,6 +28,11 @@ class ClusterRelease:
     report: dict = field(default_factory=dict)
 
 
+def is_frame(source) -> bool:
+    """Whether ``source`` is a dask DataFrame (rather than a path)."""
+    return hasattr(source, "to_delayed") and hasattr(source, "npartitions")
+
+
 def dataset_files(source) -> tuple[str, list[str]]:
     """("parquet" or "csv", the files) of a dataset: a folder of Parquet or
     CSV files, a glob, or one file."""

@@ -69,7 +69,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     part = cover_labels(counts, k, method=method, order=order, seed=seed)
     part.verify()
 
-    names = escape_formulas(pd.Series(_class_names(uniques, counts, part), dtype=object)).to_numpy(dtype=object)
+    names = escape_formulas(pd.Series(label_class_names(uniques, counts, part), dtype=object)).to_numpy(dtype=object)
     class_id = part.labels[codes]
     table = df.copy()
     table[column] = names[class_id]
@@ -101,7 +101,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
                    location={"kind": "labels", "columns": (column,)})
 
 
-def _class_names(uniques, counts, part) -> np.ndarray:
+def label_class_names(uniques, counts, part) -> np.ndarray:
     """The published value of each class: its only label as it was, or its most
     frequent non-empty label (ties: first seen) and "+N" for the N others."""
     names = np.empty(part.n_classes, dtype=object)

@@ -187,12 +187,12 @@ def group_location(df, kind, loc, check, warnings):
     column = loc["zip"] if kind == "zip" else loc["label"]
     values = df[column]
     if kind == "zip":
-        from .regions import _region_values, region_graph
+        from .regions import region_graph, region_values
 
         found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"))
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
-        values = _region_values(values)
+        values = region_values(values)
         unknown = ~values.isin(pd.Index(list(graph.nodes)))
         if unknown.any():
             examples = ", ".join(map(show, pd.unique(values[unknown].fillna("(missing)"))[:5]))

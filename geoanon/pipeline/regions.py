@@ -85,29 +85,17 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph, shapes = found.graph, found.shapes
 
-    values = _region_values(df[column])
+    values = region_values(df[column])
     known = values.isin(pd.Index(list(graph.nodes)))
     outside = ~known
-    if outside.any() and unknown == "error":
-        examples = pd.unique(values[outside].fillna("(missing)"))[:EXAMPLES]
-        one = int(outside.sum()) == 1
-        raise DataError(f"{plural(int(outside.sum()), 'record')} "
-                        f"{'names a region that is' if one else 'name regions that are'} not in the regions "
-                        f"(e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
-                        f"generalize {'it' if one else 'them'} fully")
-    counts = values[known].value_counts().to_dict()
-    part = partition_graph(graph, k, counts, method=method, on_small=on_small)
-
-    members = part.members()
-    raw_labels = [m[0] if len(m) == 1 else f"{min(m)}+{len(m) - 1}" for m in (sorted(x) for x in members)]
-    labels = escape_formulas(pd.Series(raw_labels + [SUPPRESSED], dtype=object)).tolist()
-    class_of = part.class_of()
+    if unknown == "error":
+        refuse_unknown(int(outside.sum()), pd.unique(values[outside].fillna("(missing)"))[:EXAMPLES])
+    part, members, labels, class_of = region_groups(graph, values[known].value_counts().to_dict(), k, method,
+                                                    on_small)
     record_class = values.map(class_of).fillna(-1).astype(np.int64).to_numpy()
     suppressed = record_class < 0
     n_suppressed = int(suppressed.sum())
-    if 0 < n_suppressed < k:
-        raise InfeasibleError(f"{plural(n_suppressed, 'record')} would be suppressed (unknown regions or components "
-                              f"lighter than k), too few to form a class of k={k}")
+    check_suppressed(n_suppressed, k)
     class_id = np.where(suppressed, part.n_classes, record_class)
     table = df.copy()
     table[column] = np.asarray(labels, dtype=object)[class_id]
@@ -320,7 +308,34 @@ def _edge_graph(edges, ids, found: RegionGraph):
     return graph
 
 
-def _region_values(series: pd.Series) -> pd.Series:
+def refuse_unknown(n_outside: int, examples) -> None:
+    """DataError when records name regions that are not in the regions."""
+    if n_outside:
+        one = n_outside == 1
+        raise DataError(f"{plural(n_outside, 'record')} "
+                        f"{'names a region that is' if one else 'name regions that are'} not in the regions "
+                        f"(e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
+                        f"generalize {'it' if one else 'them'} fully")
+
+
+def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
+    """(partition, members per group, labels (one per group, then "*"),
+    region -> group) of the records per region ``counts``."""
+    part = partition_graph(graph, k, counts, method=method, on_small=on_small)
+    members = part.members()
+    raw_labels = [m[0] if len(m) == 1 else f"{min(m)}+{len(m) - 1}" for m in (sorted(x) for x in members)]
+    labels = escape_formulas(pd.Series(raw_labels + [SUPPRESSED], dtype=object)).tolist()
+    return part, members, labels, part.class_of()
+
+
+def check_suppressed(n_suppressed: int, k: int) -> None:
+    """InfeasibleError when the suppressed records cannot form a class of k."""
+    if 0 < n_suppressed < k:
+        raise InfeasibleError(f"{plural(n_suppressed, 'record')} would be suppressed (unknown regions or components "
+                              f"lighter than k), too few to form a class of k={k}")
+
+
+def region_values(series: pd.Series) -> pd.Series:
     """Record region values as stripped strings, NaN where missing."""
     text = series.astype("string").str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)

@@ -1,0 +1,101 @@
+"""Labels on a cluster: counts by the workers, the cover on the client (the
+label list is small), the relabelling on the workers. The release is the
+in-memory engine's, row for row: labels are numbered in order of first
+appearance over the dataset's partitions in order, as
+:func:`geoanon.generalize_labels` numbers them over the rows."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._cells import escape_formulas
+from .._codes import factorize_exact
+from .._text import plural
+from .._validation import check_choice, check_k
+from ..choices import LABEL_MISSING
+from ..errors import DataError, InfeasibleError
+from ..labels import cover_labels
+from ..pipeline.labels import label_class_names
+from .client import cluster_client, cluster_failures
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+
+
+def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
+                      seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> ClusterRelease:
+    """Generalize a dataset's label column on a cluster, written as a Parquet
+    dataset at ``output`` (rows in the input's order); parameters as
+    :func:`geoanon.generalize_labels` and
+    :func:`geoanon.cluster.generalize_points`."""
+    import dask.dataframe as dd
+
+    started = time.perf_counter()
+    k = check_k(k)
+    missing = check_choice("missing", missing, LABEL_MISSING)
+    output = check_dataset_output(output, [] if is_frame(source) else [source])
+    with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
+        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        if column not in ddf.columns:
+            raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
+        if "class_id" in ddf.columns:
+            raise DataError("the output column 'class_id' already exists in the input")
+        found = ddf[column].map_partitions(_label_counts, meta=(None, "object")).compute()
+        uniques, counts, empty = _merge_counts(list(found))
+        rows = int(counts.sum())
+        if rows == 0:
+            raise DataError("the dataset has no rows")
+        if missing == "error" and empty:
+            raise DataError(f"{plural(empty, 'record')} {'has' if empty == 1 else 'have'} a missing or empty "
+                            f"{column!r}; use missing='label' to treat them as a label")
+        if k > rows:
+            raise InfeasibleError(f"k={k} is larger than the dataset ({plural(rows, 'row')})")
+        part = cover_labels(counts, k, method=method, order=order, seed=seed)
+        part.verify()
+        names = escape_formulas(pd.Series(label_class_names(uniques, counts, part), dtype=object)).to_numpy(
+            dtype=object)
+        lookup = pd.Index(pd.Series(uniques, dtype=object))
+        meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
+        released = ddf.map_partitions(_relabel, column, lookup, names, part.labels, meta=meta)
+
+        def write_and_audit(staged):
+            from .audit import audit_frame
+
+            released.to_parquet(staged, write_index=False)
+            return audit_frame(dd.read_parquet(staged), [column], k=k)
+
+        audit = write_staged(output, write_and_audit)
+    report = {"rows": rows, "k": k, "labels": int(len(uniques)), "classes": part.n_classes,
+              "min_class": part.min_weight, "max_class": part.max_weight, "lower_bound": part.lower_bound,
+              "ratio": round(part.ratio, 6), "proven_optimal": part.proven_optimal, "method": method,
+              "column": column, "engine": "dask", "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
+    return ClusterRelease(output=output, report=report)
+
+
+def _label_counts(values: pd.Series) -> pd.Series:
+    """(labels in order of first appearance, their counts, missing or empty cells) of a partition."""
+    codes, uniques = factorize_exact(values.reset_index(drop=True))
+    empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)
+    return pd.Series([(np.asarray(uniques, dtype=object), np.bincount(codes, minlength=len(uniques)),
+                       int(empty.sum()))])
+
+
+def _merge_counts(found: list):
+    """The dataset's labels in order of first appearance and their counts."""
+    if not found:
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64), 0
+    labels = np.concatenate([u for u, _, _ in found])
+    codes, uniques = factorize_exact(pd.Series(labels, dtype=object))
+    counts = np.bincount(codes, weights=np.concatenate([c for _, c, _ in found]), minlength=len(uniques))
+    return np.asarray(uniques, dtype=object), counts.astype(np.int64), sum(e for _, _, e in found)
+
+
+def _relabel(pdf: pd.DataFrame, column, lookup: pd.Index, names: np.ndarray, class_of: np.ndarray) -> pd.DataFrame:
+    at = lookup.get_indexer(pdf[column])
+    if (at < 0).any():
+        raise DataError(f"a value of {column!r} changed while the job ran")
+    out = pdf.copy()
+    cls = class_of[at]
+    out[column] = pd.Series(names[cls], index=out.index, dtype="str")
+    out["class_id"] = cls.astype(np.int64)
+    return out

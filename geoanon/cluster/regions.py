@@ -1,0 +1,91 @@
+"""Regions on a cluster: records per region counted by the workers, the
+graph partitioned on the client (the graph is small), the relabelling on the
+workers. The release is the in-memory engine's, row for row."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, check_k
+from ..choices import REGIONS_UNKNOWN
+from ..errors import DataError, InfeasibleError
+from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, region_graph, region_groups,
+                                region_values)
+from ..regions.partition import ON_SMALL
+from .client import cluster_client, cluster_failures
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+
+
+def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
+                       contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,
+                       scheduler_file=None, sep=",", encoding="utf-8") -> ClusterRelease:
+    """Generalize a dataset's region column on a cluster into connected groups
+    of >= k records, written as a Parquet dataset at ``output`` (rows in the
+    input's order); parameters as :func:`geoanon.generalize_regions` (``regions``
+    a table or GeoDataFrame) and :func:`geoanon.cluster.generalize_points`."""
+    import dask.dataframe as dd
+
+    started = time.perf_counter()
+    k = check_k(k)
+    unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
+    on_small = check_choice("on_small", on_small, ON_SMALL)
+    output = check_dataset_output(output, [] if is_frame(source) else [source])
+    found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
+    graph = found.graph
+    with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
+        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        if column not in ddf.columns:
+            raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
+        if "class_id" in ddf.columns:
+            raise DataError("the output column 'class_id' already exists in the input")
+        found_counts = ddf[column].map_partitions(_region_counts, meta=(None, "object")).compute()
+        counts = pd.concat(list(found_counts)).groupby(level=0, dropna=False, sort=False).sum() if len(
+            found_counts) else pd.Series(dtype="i8")
+        rows = int(counts.sum())
+        if rows == 0:
+            raise DataError("the dataset has no rows")
+        if k > rows:
+            raise InfeasibleError(f"k={k} is larger than the dataset ({rows} rows)")
+        nodes = pd.Index(list(graph.nodes))
+        known = counts.index.isin(nodes) & counts.index.notna()
+        if unknown == "error":
+            outside = counts[~known]
+            refuse_unknown(int(outside.sum()), outside.index.to_series().fillna("(missing)")[:EXAMPLES].tolist())
+        part, _, labels, class_of = region_groups(graph, counts[known].to_dict(), k, method, on_small)
+        n_suppressed = rows - int(sum(v for r, v in counts[known].items() if r in class_of))
+        check_suppressed(n_suppressed, k)
+        lookup = pd.Series(class_of, dtype="i8")
+        meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
+        released = ddf.map_partitions(_relabel, column, lookup, np.asarray(labels, dtype=object), part.n_classes,
+                                      meta=meta)
+
+        def write_and_audit(staged):
+            from .audit import audit_frame
+
+            released.to_parquet(staged, write_index=False)
+            return audit_frame(dd.read_parquet(staged), [column], k=k)
+
+        audit = write_staged(output, write_and_audit)
+    sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
+    report = {"rows": rows, "k": k, "classes": int(sizes.size), "min_class": int(sizes.min()),
+              "max_class": int(sizes.max()), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
+              "method": method, "suppressed_rows": n_suppressed, "column": column, "engine": "dask", "audit": audit,
+              "seconds": round(time.perf_counter() - started, 3)}
+    return ClusterRelease(output=output, report=report)
+
+
+def _region_counts(values: pd.Series) -> pd.Series:
+    """Records per region value (stripped text, missing as NaN) of a partition."""
+    return pd.Series([region_values(values).value_counts(dropna=False)])
+
+
+def _relabel(pdf: pd.DataFrame, column, class_of: pd.Series, labels: np.ndarray, suppressed: int) -> pd.DataFrame:
+    values = region_values(pdf[column])
+    cls = values.map(class_of).fillna(-1).astype(np.int64).to_numpy()
+    cls = np.where(cls < 0, suppressed, cls)
+    out = pdf.copy()
+    out[column] = pd.Series(labels[cls], index=out.index, dtype="str")
+    out["class_id"] = cls
+    return out
