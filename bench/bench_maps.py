@@ -138,7 +138,7 @@ def run_plan(plan, resume=False) -> list[dict]:
 
 
 def write_results(rows, path: Path) -> None:
-    lines = [f"## Maps and reports (`python bench/bench_maps.py`)", "",
+    lines = ["## Maps and reports (`python bench/bench_maps.py`)", "",
              f"{today()}, commit {code_state()}; {machine()}; "
              f"{subprocess.run(['chromium', '--version'], capture_output=True, text=True).stdout.strip()}.", "",
              f"Points from a normal cloud over the US, k = {K}. Build: the page in Python (best of 3). Chromium: wall "

@@ -303,13 +303,18 @@ def _run_points_on_cluster(args) -> int:
     release = generalize_points(args.input, args.k, args.output, lat=args.lat, lon=args.lon, method=args.method,
                                 crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                                 scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
+    return _cluster_summary(args, release)
+
+
+def _cluster_summary(args, release) -> int:
+    """Write a cluster job's JSON report if asked, and print its summary."""
     r = release.report
     r["files"] = {"input": str(args.input), "output": str(args.output)}
     if args.report:
         _write_json(args.report, r)
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
-          f"{plural(r['shards'], 'shard')}, largest {r['max_class']} (lower bound {r['lower_bound']}, ratio "
-          f"{r['ratio']:.3f}), audited k = {r['audit']['k']}")
+    shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
+          f"{r['max_class']} (lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
     for path in (args.output, args.report):
         if path:
             print(f"  wrote {path}")
@@ -339,16 +344,7 @@ def _run_groups_on_cluster(args) -> int:
     else:
         release = generalize_labels(args.input, args.k, args.output, column=args.col, method=args.method,
                                     missing=args.missing, order=args.order, seed=args.seed, **cluster)
-    r = release.report
-    r["files"] = {"input": str(args.input), "output": str(args.output)}
-    if args.report:
-        _write_json(args.report, r)
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, largest {r['max_class']} "
-          f"(lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
-    for path in (args.output, args.report):
-        if path:
-            print(f"  wrote {path}")
-    return 0
+    return _cluster_summary(args, release)
 
 
 def _run_points(args) -> int:
@@ -413,7 +409,8 @@ def _run_labels(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            html_report=args.html_report, escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            html_report=args.html_report, escape_all=args.escape_formulas,
+                            from_text=_from_text(args.input))
     _summary(release, written)
     return 0
 
@@ -465,7 +462,8 @@ def _run_suppress(args) -> int:
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
-                            html_report=args.html_report, escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            html_report=args.html_report, escape_all=args.escape_formulas,
+                            from_text=_from_text(args.input))
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"

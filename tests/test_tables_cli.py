@@ -4,7 +4,6 @@ import json
 import pandas as pd
 import pytest
 
-import geoanon as ga
 from geoanon.datasets import adult, data_path
 
 from checkers import check_suppression, emd_equal

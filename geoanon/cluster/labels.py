@@ -19,7 +19,7 @@ from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
 from ..pipeline.labels import label_class_names
 from .client import cluster_client, cluster_failures
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
 
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
@@ -35,11 +35,7 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     missing = check_choice("missing", missing, LABEL_MISSING)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-        if column not in ddf.columns:
-            raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
-        if "class_id" in ddf.columns:
-            raise DataError("the output column 'class_id' already exists in the input")
+        ddf = open_dataset(source, column, sep=sep, encoding=encoding)
         found = ddf[column].map_partitions(_label_counts, meta=(None, "object")).compute()
         uniques, counts, empty = _merge_counts(list(found))
         rows = int(counts.sum())

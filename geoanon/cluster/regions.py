@@ -15,7 +15,7 @@ from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, regi
                                 region_values)
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
 
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
@@ -35,11 +35,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph = found.graph
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-        if column not in ddf.columns:
-            raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
-        if "class_id" in ddf.columns:
-            raise DataError("the output column 'class_id' already exists in the input")
+        ddf = open_dataset(source, column, sep=sep, encoding=encoding)
         found_counts = ddf[column].map_partitions(_region_counts, meta=(None, "object")).compute()
         counts = pd.concat(list(found_counts)).groupby(level=0, dropna=False, sort=False).sum() if len(
             found_counts) else pd.Series(dtype="i8")

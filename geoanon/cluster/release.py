@@ -75,6 +75,17 @@ def read_dataset(source, *, sep=",", encoding="utf-8", blocksize="64MB"):
                        blocksize=None if any(f.lower().endswith(".gz") for f in files) else blocksize)
 
 
+def open_dataset(source, column, *, sep=",", encoding="utf-8"):
+    """The dask DataFrame of ``source`` (a dataset path or a dask DataFrame),
+    refused unless it has ``column`` and no ``class_id`` yet."""
+    ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+    if column not in ddf.columns:
+        raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
+    if "class_id" in ddf.columns:
+        raise DataError("the output column 'class_id' already exists in the input")
+    return ddf
+
+
 def check_dataset_output(output, inputs) -> Path:
     """The output dataset's path, refused when it exists, names an input, or
     its folder cannot be written."""
