@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,24 +115,24 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
         cap = max_shard_rows or shard_rows(client, row_bytes)
         shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
         plan = _plan(ddf, sample, lat, lon, shards, frame, k)
-        counts = ddf.map_partitions(_shard_counts, lat, lon, plan, meta=(None, "i8")).compute()
-        counts = np.bincount(np.concatenate(list(counts)), minlength=plan.n_shards) if len(counts) else \
-            np.zeros(plan.n_shards, dtype=np.int64)
+        found = ddf.map_partitions(_shard_counts, lat, lon, plan, meta=(None, "object")).compute()
+        counts = np.sum(list(found), axis=0) if len(found) else np.zeros(plan.n_shards, dtype=np.int64)
         plan, counts = _merge_light(plan, counts, k)
         offsets = np.r_[0, np.cumsum(counts // k)[:-1]]
         keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
         grouped = keyed.shuffle("_shard", npartitions=plan.n_shards, shuffle_method="tasks")
-        parts = [dask.delayed(_partition_part)(part, k, lat, lon, method, crs, plan.rectangles(), offsets)
-                 for part in grouped.to_delayed()]
-        meta = _output_meta(ddf._meta, lat, lon)
-        released = dd.from_delayed([dask.delayed(_rows)(p) for p in parts], meta=meta, verify_meta=False)
-        summaries = dd.from_delayed([dask.delayed(_summary)(p) for p in parts], meta=_SUMMARY_META, verify_meta=False)
+        rectangles = plan.rectangles()
 
         def write_and_audit(staged):
             from .audit import audit_frame
 
-            task = released.to_parquet(staged, write_index=False, compute=False)
-            _, done = dask.compute(task, summaries)
+            # Each part is partitioned and written by the worker that holds it; only its summary comes back,
+            # so no released rows wait in a worker's memory for a writer.
+            Path(staged).mkdir()
+            tasks = [dask.delayed(_partition_part)(part, k, lat, lon, method, crs, rectangles, offsets,
+                                                   Path(staged) / f"part.{i:05d}.parquet")
+                     for i, part in enumerate(grouped.to_delayed())]
+            done = pd.concat(dask.compute(*tasks), ignore_index=True)
             return done, audit_frame(dd.read_parquet(staged), out_cols[:4], k=k)
 
         shard_stats, audit = write_staged(output, write_and_audit)
@@ -153,8 +154,7 @@ def _geographic(crs) -> bool:
     return crs is not None and CRS.from_user_input(crs).is_geographic
 
 
-_SUMMARY_META = pd.DataFrame({c: pd.Series(dtype="i8") for c in ("shard", "rows", "classes", "min_class",
-                                                                   "max_class", "heaviest")})
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest")
 _STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object", "outside": "i8",
                "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
 
@@ -271,9 +271,10 @@ def _neighbours(pdf, col, targets):
 
 
 def _shard_counts(pdf, lat, lon, plan: ShardPlan):
+    """Rows per shard of a partition."""
     x = pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64)
     y = pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64)
-    return pd.Series([plan.shard_of(x, y)])
+    return pd.Series([np.bincount(plan.shard_of(x, y), minlength=plan.n_shards)])
 
 
 def _merge_light(plan: ShardPlan, counts: np.ndarray, k: int):
@@ -309,19 +310,9 @@ def _with_shard(pdf, lat, lon, plan: ShardPlan):
     return pdf.assign(_shard=plan.shard_of(x, y))
 
 
-def _output_meta(meta: pd.DataFrame, lat, lon) -> pd.DataFrame:
-    cols = {}
-    for col in meta.columns:
-        if col == lat:
-            cols.update({f"{lat}_min": "f8", f"{lat}_max": "f8", f"{lon}_min": "f8", f"{lon}_max": "f8"})
-        elif col != lon:
-            cols[col] = meta[col].dtype
-    cols["class_id"] = "i8"
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
-
-
-def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, offsets):
-    """Partition every shard of a shuffled part; (rows, one summary row per shard)."""
+def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, offsets, path):
+    """Partition every shard of a shuffled part and write its rows to
+    ``path`` (Parquet; nothing for an empty part); one summary row per shard."""
     from ..pipeline.points import generalize_points as generalize_in_memory
 
     tables, stats = [], []
@@ -338,13 +329,6 @@ def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, off
         stats.append({"shard": int(shard), "rows": len(rows), "classes": part.n_classes,
                       "min_class": part.min_weight, "max_class": part.max_weight,
                       "heaviest": int(rows.groupby([lat, lon]).size().max())})
-    out = pd.concat(tables, ignore_index=True) if tables else _output_meta(pdf.drop(columns="_shard"), lat, lon)
-    return out, pd.DataFrame(stats, columns=_SUMMARY_META.columns).astype("i8")
-
-
-def _rows(result):
-    return result[0]
-
-
-def _summary(result):
-    return result[1]
+    if tables:
+        pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
+    return pd.DataFrame(stats, columns=list(SUMMARY)).astype("i8")
