@@ -120,7 +120,8 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
         plan, counts = _merge_light(plan, counts, k)
         offsets = np.r_[0, np.cumsum(counts // k)[:-1]]
         keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
-        grouped = keyed.shuffle("_shard", npartitions=plan.n_shards, shuffle_method="tasks")
+        # one shard per part (a hash shuffle can put several shards, too many rows, in one part)
+        grouped = keyed.set_index("_shard", divisions=list(range(plan.n_shards + 1)), shuffle_method="tasks")
         rectangles = plan.rectangles()
 
         def write_and_audit(staged):
@@ -316,8 +317,8 @@ def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, off
     from ..pipeline.points import generalize_points as generalize_in_memory
 
     tables, stats = [], []
-    for shard, rows in pdf.groupby("_shard", sort=True):
-        rows = rows.drop(columns="_shard").reset_index(drop=True)
+    for shard, rows in pdf.groupby(level=0, sort=True):          # indexed by shard (one per part)
+        rows = rows.reset_index(drop=True)
         rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs,
                                    bounds=tuple(rectangles[shard]))
         table = rel.table
