@@ -288,18 +288,23 @@ def _write_json(path, report) -> None:
         Path(out.stage(path)).write_text(report_json(report), encoding="utf-8")
 
 
-def _run_points_on_cluster(args) -> int:
-    from .cluster import generalize_points
-    from .cluster.release import check_dataset_output
+def _check_cluster_flags(args, unavailable) -> None:
+    """Refuse the flags the dask engine has no output for, and a bad --report
+    (the output dataset itself is checked by the job, before any work)."""
     from .io import check_outputs
 
-    for flag, value in (("--map", args.map), ("--html-report", args.html_report), ("--tiles", args.tiles)):
+    for flag, value in unavailable:
         if value:
             raise ParameterError(f"{flag} is not available on the dask engine: the classes stay on the workers")
+    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
+
+
+def _run_points_on_cluster(args) -> int:
+    from .cluster import generalize_points
+
+    _check_cluster_flags(args, (("--map", args.map), ("--html-report", args.html_report), ("--tiles", args.tiles)))
     if args.lat is None or args.lon is None:
         raise ParameterError("the dask engine needs --lat and --lon")
-    check_dataset_output(args.output, [args.input])
-    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
     release = generalize_points(args.input, args.k, args.output, lat=args.lat, lon=args.lon, method=args.method,
                                 crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                                 scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
@@ -324,16 +329,10 @@ def _cluster_summary(args, release) -> int:
 def _run_groups_on_cluster(args) -> int:
     """``zip`` and ``labels`` on the dask engine: the in-memory release, row for row."""
     from .cluster import generalize_labels, generalize_regions
-    from .cluster.release import check_dataset_output
-    from .io import check_outputs, read_table
+    from .io import read_table
 
-    for flag, value in (("--map", getattr(args, "map", None)), ("--html-report", args.html_report),
-                        ("--classes", args.classes)):
-        if value:
-            raise ParameterError(f"{flag} is not available on the dask engine: the classes stay on the workers")
-    inputs = [args.input] + ([args.regions] if args.command == "zip" else [])
-    check_dataset_output(args.output, inputs)
-    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
+    _check_cluster_flags(args, (("--map", getattr(args, "map", None)), ("--html-report", args.html_report),
+                                ("--classes", args.classes)))
     cluster = {"scheduler": args.scheduler, "scheduler_file": args.scheduler_file, "sep": args.sep,
                "encoding": args.encoding}
     if args.command == "zip":

@@ -121,14 +121,11 @@ def outline_features(bounds) -> str | None:
     about a pixel of a map of that extent; None when none is near."""
     import shapely
 
-    from .datasets import outlines
-
     xmin, ymin, xmax, ymax = (float(v) for v in bounds)
     span = max(xmax - xmin, ymax - ymin, 0.01)
     margin = span * OUTLINE_MARGIN + 0.5
     xmin, ymin, xmax, ymax = xmin - margin, max(ymin - margin, -90.0), xmax + margin, min(ymax + margin, 90.0)
-    lines = outlines()
-    geoms = lines.geometry.to_numpy()
+    geoms, kinds = _outline_lines()
     pieces = [shapely.clip_by_rect(geoms, max(xmin, -180.0), ymin, min(xmax, 180.0), ymax)]
     if xmax > 180:       # drawn east of the antimeridian: the western lines, 360 degrees east
         east = shapely.clip_by_rect(geoms, -180.0, ymin, xmax - 360.0, ymax)
@@ -137,7 +134,7 @@ def outline_features(bounds) -> str | None:
     digits = int(np.clip(np.ceil(-np.log10(tolerance)), 1, 4))    # a tenth of a pixel or finer
     features = []
     for kind in OUTLINE_STYLES:
-        mine = (lines["kind"] == kind).to_numpy()
+        mine = kinds == kind
         parts = shapely.get_parts(np.concatenate([p[mine] for p in pieces]))
         parts = parts[~shapely.is_empty(parts)]
         if parts.size == 0:
@@ -148,6 +145,15 @@ def outline_features(bounds) -> str | None:
     if not features:
         return None
     return '{"type":"FeatureCollection","features":[' + ",".join(features) + "]}"
+
+
+@lru_cache(maxsize=1)
+def _outline_lines() -> tuple:
+    """The shipped outlines as (lines, kinds) arrays, decoded once per process."""
+    from .datasets import outlines
+
+    lines = outlines()
+    return lines.geometry.to_numpy(), lines["kind"].to_numpy()
 
 
 def _script_json(text: str) -> str:

@@ -86,11 +86,18 @@ def _text(s: pd.Series) -> pd.Series:
                                                        ).reset_index(drop=True)
 
 
-def _numbers(s: pd.Series, what: str) -> np.ndarray:
+def parse_numbers(s: pd.Series):
+    """A column as float64 (text parsed, NaN where missing or blank) and which
+    cells are neither numbers nor blank."""
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.isnan(values) & s.notna().to_numpy()
     if bad.any():                   # blank text is missing, not bad
         bad[bad] = (s[bad].astype(str).str.strip() != "").to_numpy()
+    return values, bad
+
+
+def _numbers(s: pd.Series, what: str) -> np.ndarray:
+    values, bad = parse_numbers(s)
     if bad.any():
         raise DataError(f"{what}: {show(s.iloc[int(np.flatnonzero(bad)[0])])} is not a number")
     return values

@@ -28,6 +28,7 @@ from .._text import plural, show
 from .._validation import check_choice, check_k
 from ..choices import POINT_METHODS
 from ..errors import DataError, InfeasibleError
+from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
@@ -160,18 +161,9 @@ _STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object"
                "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
 
 
-def _numbers(s: pd.Series):
-    """Floats of a column (text is parsed), and which non-empty cells are not numbers."""
-    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = np.isnan(values) & s.notna().to_numpy()
-    if bad.any():
-        bad[bad] = (s[bad].astype(str).str.strip() != "").to_numpy()
-    return values, bad
-
-
 def _coordinate_stats(pdf: pd.DataFrame, lat, lon, geographic) -> pd.DataFrame:
-    y, bad_y = _numbers(pdf[lat])
-    x, bad_x = _numbers(pdf[lon])
+    y, bad_y = parse_numbers(pdf[lat])
+    x, bad_x = parse_numbers(pdf[lon])
     bad = bad_x | bad_y
     missing = (np.isnan(x) | np.isnan(y)) & ~bad
     ok = ~(bad | missing)
@@ -271,11 +263,15 @@ def _neighbours(pdf, col, targets):
     return pd.Series([(lo, hi)])
 
 
+def _shard_ids(pdf, lat, lon, plan: ShardPlan) -> np.ndarray:
+    """The shard of each row of a partition."""
+    return plan.shard_of(pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64),
+                         pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64))
+
+
 def _shard_counts(pdf, lat, lon, plan: ShardPlan):
     """Rows per shard of a partition."""
-    x = pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64)
-    y = pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64)
-    return pd.Series([np.bincount(plan.shard_of(x, y), minlength=plan.n_shards)])
+    return pd.Series([np.bincount(_shard_ids(pdf, lat, lon, plan), minlength=plan.n_shards)])
 
 
 def _merge_light(plan: ShardPlan, counts: np.ndarray, k: int):
@@ -306,9 +302,7 @@ def _merge_light(plan: ShardPlan, counts: np.ndarray, k: int):
 
 
 def _with_shard(pdf, lat, lon, plan: ShardPlan):
-    x = pd.to_numeric(pdf[lon]).to_numpy(dtype=np.float64)
-    y = pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64)
-    return pdf.assign(_shard=plan.shard_of(x, y))
+    return pdf.assign(_shard=_shard_ids(pdf, lat, lon, plan))
 
 
 def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, offsets, path):
@@ -323,8 +317,6 @@ def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, off
                                    bounds=tuple(rectangles[shard]))
         table = rel.table
         table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
-        for c in (f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max"):
-            table[c] = table[c].astype(np.float64)
         tables.append(table)
         part = rel.partition
         stats.append({"shard": int(shard), "rows": len(rows), "classes": part.n_classes,
