@@ -82,6 +82,15 @@ def test_points_from_csv_files_match_the_columns_of_the_in_memory_release(client
     assert len(out) == len(df) and out.groupby("class_id").size().min() >= 20
 
 
+def test_the_lower_bound_counts_a_point_written_two_ways_as_one(client, tmp_path):
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame({"lat": np.round(35 + rng.random(3_000), 4).astype(str),
+                       "lon": np.round(-80 + rng.random(3_000), 4).astype(str)})
+    df.loc[:59, ["lat", "lon"]] = [["35.5", "-79.5"], ["35.50", "-79.50"]] * 30    # one point, 60 records
+    rel = gc.generalize_points(_csv_dataset(df, tmp_path / "in"), 10, tmp_path / "out", scheduler=client)
+    assert rel.report["lower_bound"] == 60
+
+
 def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path):
     from geoanon.datasets import adult
 

@@ -321,7 +321,7 @@ def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, off
         part = rel.partition
         stats.append({"shard": int(shard), "rows": len(rows), "classes": part.n_classes,
                       "min_class": part.min_weight, "max_class": part.max_weight,
-                      "heaviest": int(rows.groupby([lat, lon]).size().max())})
+                      "heaviest": int(pd.DataFrame(part.xy).groupby([0, 1]).size().max())})   # as numbers
     if tables:
         pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
     return pd.DataFrame(stats, columns=list(SUMMARY)).astype("i8")
