@@ -60,7 +60,7 @@ def test_exact_solvers_agree_with_brute_force(df, model):
         return
     exact = inst.cost(exact_small(inst))[0]
     program = optimal_suppression(inst, time_limit=30)
-    assert program.optimal and inst.cost(program.row_class)[0] == exact == program.objective
+    assert program.optimal and inst.cost(program.grouping)[0] == exact == program.objective
     assert np.ceil(program.bound - 1e-6) >= program.objective        # the certificate: HiGHS' own dual bound
     assert exact == brute(df, levels, sensitive, ground)
     assert inst.lower_bound() <= exact
@@ -81,11 +81,11 @@ def test_simplex_matching_is_optimal(df, model):
         inst.check_feasible()
     except ga.InfeasibleError:
         return
-    row_class, optimal = simplex_matching(inst)
-    assert optimal and inst.cost(row_class)[0] == inst.cost(exact_small(inst))[0]
-    sizes = np.bincount(row_class)
-    assert sizes.min() >= 2
-    assert simplex_condition_holds(inst.codes)
+    grouping, optimal = simplex_matching(inst)
+    assert optimal and inst.cost(grouping)[0] == inst.cost(exact_small(inst))[0]
+    assert grouping.sizes().min() >= 2
+    types, _, rows = inst.entries
+    assert simplex_condition_holds(inst.type_codes[types[np.repeat(np.arange(rows.size), rows)]])
 
 
 def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
@@ -93,9 +93,9 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
     df = pd.DataFrame(rng.integers(0, 3, (200, 8)).astype(str)).drop_duplicates().head(60)
     df.columns = [f"a{j}" for j in range(8)]
     inst = Instance(df, list(df.columns), Model(k=2))
-    row_class, optimal = simplex_matching(inst)
+    grouping, optimal = simplex_matching(inst)
     program = optimal_suppression(inst, time_limit=60)
-    assert optimal and program.optimal and inst.cost(row_class)[0] == program.objective
+    assert optimal and program.optimal and inst.cost(grouping)[0] == program.objective
 
 
 def test_a_proven_optimum_reports_plain_json():
@@ -116,8 +116,8 @@ def test_kernel_keeps_the_optimum():
     program = optimal_suppression(inst, time_limit=30)
     assert program.optimal and program.kernel_rows < len(df)
     # y, z, w together (3 stars) beat y, z and w with a borrowed x (2 + 2)
-    assert inst.cost(program.row_class)[0] == 3
-    assert np.bincount(program.row_class).min() >= 2
+    assert inst.cost(program.grouping)[0] == 3
+    assert program.grouping.sizes().min() >= 2
 
 
 def test_auto_chooses_by_size():
@@ -144,8 +144,8 @@ def test_a_start_solution_is_taken_and_never_worsened():
     df = adult().head(3000)
     inst = Instance(df, ["sex", "race", "marital-status", "workclass"], Model(k=5))
     start = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], k=5, method="lattice").table["class_id"]
-    program = optimal_suppression(inst, time_limit=30, start=start.to_numpy())
-    assert program.optimal and program.objective <= inst.cost(start.to_numpy())[0]
+    program = optimal_suppression(inst, time_limit=30, start=inst.grouping_of(start.to_numpy()))
+    assert program.optimal and program.objective <= inst.cost(inst.grouping_of(start.to_numpy()))[0]
     assert program.objective == optimal_suppression(inst, time_limit=30).objective
 
 

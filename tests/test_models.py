@@ -99,7 +99,9 @@ def release_of(df, row_class):
     from geoanon.tables import Instance
 
     inst = Instance(df, DIGITS, Model())
-    cost, patterns = inst.cost(row_class)
+    grouping = inst.grouping_of(row_class)
+    cost = inst.cost(grouping)[0]
+    row_class, patterns = inst.row_classes(grouping)
     out = df.copy()
     for j, col in enumerate(DIGITS):
         out[col] = df[col].where(patterns[row_class, j] >= 0, "*")

@@ -56,14 +56,16 @@ def test_a_rounded_relaxation_is_a_release_within_the_model(data):
     if counts is None:
         return
     assert (counts.sum(axis=1) == rows).all()
-    row_class = milp._assign_rows(inst, types, counts.ravel().copy(), program.pattern, program.n_sets)
+    grouping = milp._assign_rows(inst, counts.ravel().copy(), program.pattern, program.n_sets)
+    grouping.check(rows)
+    row_class, _ = inst.row_classes(grouping)
     emd = emd_equal if ground == "equal" else emd_ordered
     values = order or sorted(df["s"].unique())
     table = df["s"].value_counts().reindex(values).to_numpy()
     for c in np.unique(row_class):
         members = df["s"][row_class == c].value_counts().reindex(values, fill_value=0).to_numpy()
         assert members.sum() >= k and emd(list(members), list(table)) <= t + 1e-9
-    assert inst.cost(row_class)[0] <= int((counts * program.cost[:program.n_sets]).sum())
+    assert inst.cost(grouping)[0] <= int((counts * program.cost[:program.n_sets]).sum())
 
 
 def test_the_t_program_releases_from_its_rounded_relaxation():

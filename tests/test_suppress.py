@@ -9,7 +9,7 @@ import geoanon as ga
 from geoanon.datasets import adult
 from geoanon.errors import DataError, InfeasibleError, ParameterError
 from geoanon.models import Model
-from geoanon.tables import Instance, k_lower_bound, m_approximation
+from geoanon.tables import Grouping, Instance, k_lower_bound, m_approximation
 
 from checkers import brute_force_suppression, check_suppression, emd_equal
 
@@ -40,7 +40,7 @@ def test_k_anonymity_against_brute_force(df, k):
     inst = Instance(df, qi, Model(k=k))
     bound = inst.lower_bound()
     assert bound <= optimum
-    approx_cost, _ = inst.cost(m_approximation(inst.type_of_row, inst.type_size, k))
+    approx_cost, _ = inst.cost(m_approximation(inst.type_size, k))
     assert approx_cost <= len(qi) * bound          # Theorem 10, certified by its own bound
     assert approx_cost <= len(qi) * optimum
     for method in ("lattice", "approx"):
@@ -76,13 +76,13 @@ def test_theorem_10_cases_and_bounds():
     assert k_lower_bound(sizes, 3) == 3
     # Case 2: small types (2 rows) below k=4, large types spare 1 + 2 rows
     assert k_lower_bound(np.array([1, 1, 5, 6]), 4) == 4
-    rows = np.repeat(np.arange(4), [1, 1, 5, 6])
-    classes = m_approximation(rows, np.array([1, 1, 5, 6]), 4)
-    assert np.bincount(classes).min() >= 4 and np.bincount(classes).size == 3
+    classes = m_approximation(np.array([1, 1, 5, 6]), 4)
+    classes.check([1, 1, 5, 6])
+    assert classes.sizes().min() >= 4 and classes.n_classes == 3
     # Case 3: large types cannot spare enough: the small types join the smallest large type
     assert k_lower_bound(np.array([1, 4, 5]), 4) == 1 + 4
-    classes = m_approximation(np.repeat(np.arange(3), [1, 4, 5]), np.array([1, 4, 5]), 4)
-    assert sorted(np.bincount(classes).tolist()) == [5, 5]
+    classes = m_approximation(np.array([1, 4, 5]), 4)
+    assert sorted(classes.sizes().tolist()) == [5, 5]
     assert k_lower_bound(np.array([4, 5]), 4) == 0
 
 
@@ -185,18 +185,26 @@ def test_free_parts_are_the_largest_parts_that_meet_the_model(n, k, l, seed):
                        "s": rng.choice(list("uvw"), n, p=[0.6, 0.3, 0.1])})
     inst = Instance(df, ["q0", "q1"], Model(k=k, l=l, sensitive="s"))
     split = inst.with_free_parts()
-    assert split.n == inst.n and (split.codes == inst.codes).all()
+    assert split.n == inst.n
+    types, values, rows = inst.entries
+    split_types, split_values, split_rows = split.entries
+    base = np.arange(types.size) if split.origin is None else split.origin[0]
+    assert (split_values == values[base]).all()
+    Grouping.of(base, np.zeros(base.size) if split.origin is None else split.origin[1], split_rows,
+                np.arange(base.size)).check(rows)                     # the parts tile every entry
     original = {}
     for t in range(split.type_size.size):
-        rows = np.flatnonzero(split.type_of_row == t)
-        assert len(set(inst.type_of_row[rows].tolist())) == 1          # a new type lies inside one old type
-        original.setdefault(int(inst.type_of_row[rows[0]]), []).append(rows)
+        old = set(types[base[split_types == t]].tolist())
+        assert len(old) == 1                                          # a new type lies inside one old type
+        assert (split.type_codes[t] == inst.type_codes[min(old)]).all()
+        part = np.bincount(split_values[split_types == t], weights=split_rows[split_types == t],
+                           minlength=inst.n_values)
+        original.setdefault(min(old), []).append(part)
     for old, parts in original.items():
-        rows = np.flatnonzero(inst.type_of_row == old)
-        counts = [int((df["s"].iloc[rows] == v).sum()) for v in "uvw"]
-        best = _largest_diverse_part(counts, k, l)
-        kept = [p for p in parts if len(p) >= k and df["s"].iloc[p].value_counts().max() * l <= len(p) + 1e-9]
-        assert max((len(p) for p in kept), default=0) == best, (counts, [len(p) for p in parts])
+        counts = np.bincount(values[types == old], weights=rows[types == old], minlength=inst.n_values)
+        best = _largest_diverse_part(sorted(counts.astype(int).tolist(), reverse=True), k, l)
+        kept = [p for p in parts if p.sum() >= k and p.max() * l <= p.sum() + 1e-9]
+        assert max((int(p.sum()) for p in kept), default=0) == best, (counts, [p.sum() for p in parts])
         assert len(parts) <= 2
 
 
@@ -228,9 +236,11 @@ def test_free_part_repair_releases_meet_the_model(n, k, l, distinct, seed):
         inst.check_feasible()
     except InfeasibleError:
         return
-    row_class = free_part_repair(inst)
+    grouping = free_part_repair(inst)
+    grouping.check(inst.entries[2])
     released = df.copy()
-    cost, patterns = inst.cost(row_class)
+    row_class, patterns = inst.row_classes(grouping)
+    cost = inst.cost(grouping)[0]
     for j, col in enumerate(["q0", "q1", "q2"]):
         released[col] = np.where(patterns[row_class, j] < 0, "*", df[col])
     released["class_id"] = row_class

@@ -76,7 +76,7 @@ def test_a_program_over_the_memory_budget_is_skipped_and_the_heuristic_released(
 def test_a_program_too_slow_to_build_in_the_time_left_is_skipped(monkeypatch):
     monkeypatch.setattr(milp, "BUILT_NONZEROS_PER_SECOND", 1.0)
     result = milp.optimal_suppression(adult_instance(k=5), time_limit=30)
-    assert result.row_class is None and result.status == "skipped"
+    assert result.grouping is None and result.status == "skipped"
     assert "more than half of the" in result.skipped and result.nonzeros > 0
 
 
@@ -89,7 +89,7 @@ def test_the_deadline_cuts_the_program_while_it_is_built(monkeypatch):
 
     monkeypatch.setattr(milp._Program, "add", slow)
     result = milp.optimal_suppression(adult_instance(k=5), time_limit=0.2)
-    assert result.row_class is None and result.status == "Time limit reached"
+    assert result.grouping is None and result.status == "Time limit reached"
     assert result.skipped == "the time limit ran out while it was built"
 
 
@@ -126,7 +126,7 @@ def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatc
     (c, matrix, low, high, upper, integrality), (x, objective, bound, optimal, status) = calls[0]
     assert status == result.status == "Time limit reached" and not optimal
     assert -np.inf < bound <= 563 and result.bound == bound                 # 563: the optimum (bench/RESULTS.md)
-    assert x is not None and result.row_class is not None                 # HiGHS finds one within a second
+    assert x is not None and result.grouping is not None                 # HiGHS finds one within a second
     ax = matrix.tocsr() @ x
     assert (ax >= low - 1e-6).all() and (ax <= high + 1e-6).all() and (x <= upper + 1e-6).all()
     assert abs(c @ x - objective) < 1e-6 and objective >= 563

@@ -8,6 +8,7 @@ from .exact import exact_small
 from .hardness import (HardInstance, binary_3_anonymity_from_graph, half_anonymity_from_bisection,
                        t_closeness_from_3dm, t_closeness_from_k_anonymity, three_dm_yes_instance,
                        triangles_and_stars_graph)
+from .grouping import Grouping
 from .instance import Instance, class_patterns
 from .lattice import lattice
 from .matching import simplex_matching
@@ -15,7 +16,7 @@ from .milp import kernelize, optimal_suppression
 from .solve import choose, solve
 
 __all__ = [
-    "HardInstance", "Instance", "binary_3_anonymity_from_graph", "class_patterns", "exact_small",
+    "Grouping", "HardInstance", "Instance", "binary_3_anonymity_from_graph", "class_patterns", "exact_small",
     "half_anonymity_from_bisection", "k_lower_bound", "kernelize", "lattice", "m_approximation",
     "optimal_suppression", "simplex_matching", "choose", "solve", "t_closeness_from_3dm", "t_closeness_from_k_anonymity",
     "three_dm_yes_instance", "triangles_and_stars_graph",

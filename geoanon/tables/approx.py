@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._codes import first_appearance_ids
+from .grouping import Grouping
 
 
 def k_lower_bound(type_size: np.ndarray, k: int) -> int:
@@ -35,15 +35,19 @@ def k_lower_bound(type_size: np.ndarray, k: int) -> int:
     return total + int(type_size[~small].min())               # Case 3
 
 
-def m_approximation(type_of_row: np.ndarray, type_size: np.ndarray, k: int) -> np.ndarray:
-    """Class of every row by Theorem 10 (Liang-Yuan); cost <= m * k_lower_bound."""
+def m_approximation(type_size: np.ndarray, k: int) -> Grouping:
+    """Classes of the types by Theorem 10 (Liang-Yuan); cost <= m * k_lower_bound.
+    Types are the entries (k-anonymity has no sensitive value); a large type
+    lends its last rows in Case 2."""
     small = type_size < k
-    row_class = type_of_row.copy()                            # every type alone to start
+    n = type_size.size
+    klass = np.arange(n)                                      # every type alone to start
     total = int(type_size[small].sum())
     if total == 0:
-        return first_appearance_ids(row_class)
+        return Grouping.by_entry(klass, type_size)
     merged = int(np.flatnonzero(small)[0])                    # the small types' class takes this id
-    row_class[small[type_of_row]] = merged
+    klass[small] = merged
+    lent = np.zeros(n, dtype=np.int64)
     if total < k:
         large = np.flatnonzero(~small)
         spare = type_size[large] - k
@@ -52,11 +56,10 @@ def m_approximation(type_of_row: np.ndarray, type_size: np.ndarray, k: int) -> n
             for t in large[np.argsort(-spare, kind="stable")].tolist():
                 if need == 0:
                     break
-                take = min(need, int(type_size[t]) - k)
-                rows = np.flatnonzero(type_of_row == t)[-take:] if take > 0 else []
-                row_class[rows] = merged
-                need -= take
+                lent[t] = max(min(need, int(type_size[t]) - k), 0)
+                need -= lent[t]
         else:                                                 # Case 3: with the smallest large type
-            smallest = int(large[np.argmin(type_size[large])])
-            row_class[type_of_row == smallest] = merged
-    return first_appearance_ids(row_class)
+            klass[int(large[np.argmin(type_size[large])])] = merged
+    kept = type_size - lent
+    return Grouping.of(np.r_[np.arange(n), np.arange(n)], np.r_[np.zeros(n), kept], np.r_[kept, lent],
+                       np.r_[klass, np.full(n, merged)])

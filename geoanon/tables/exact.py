@@ -17,14 +17,14 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..models import emd_rows
-from .._codes import first_appearance_ids
+from .grouping import Grouping
 from .instance import Instance
 
 EXACT_ROWS = 16
 
 
-def exact_small(inst: Instance) -> np.ndarray:
-    """Class of every row of an optimal partition (ids by first appearance)."""
+def exact_small(inst: Instance) -> Grouping:
+    """An optimal grouping (the rows listed entry by entry)."""
     n = inst.n
     if n > EXACT_ROWS:
         raise ParameterError(f"the exact recursion is for tables of at most {EXACT_ROWS} rows, got {n}")
@@ -50,12 +50,14 @@ def exact_small(inst: Instance) -> np.ndarray:
         row_class[[i for i in range(n) if g >> i & 1]] = c
         mask ^= g
         c += 1
-    return first_appearance_ids(row_class)
+    return Grouping.from_slots(row_class, inst.entries[2])
 
 
 def _single_classes(inst: Instance):
     """Per bitmask of rows: its cost as one class and whether it meets the model."""
-    n, codes = inst.n, inst.codes
+    types, values, rows = inst.entries
+    entry = np.repeat(np.arange(rows.size), rows)                                  # the rows, entry by entry
+    n, codes = inst.n, inst.type_codes[types[entry]]
     masks = np.arange(1 << n, dtype=np.int64)
     bits = (masks[:, None] >> np.arange(n)[None, :]) & 1                           # masks x rows
     size = bits.sum(axis=1)
@@ -65,9 +67,9 @@ def _single_classes(inst: Instance):
     agree = (masks[:, None] & ~same_bits[low]) == 0                                # masks x columns
     cost = (size * (~agree).sum(axis=1)).astype(float)
     measures = {"size": size}
-    if inst.sensitive is not None:
+    if values is not None:
         V = inst.n_values
-        onehot = np.eye(V, dtype=np.int64)[inst.sensitive]                         # rows x values
+        onehot = np.eye(V, dtype=np.int64)[values[entry]]                         # rows x values
         counts = bits @ onehot                                                     # masks x values
         measures["l"] = size / np.maximum(counts.max(axis=1), 1)
         measures["l_distinct"] = (counts > 0).sum(axis=1)

@@ -7,7 +7,6 @@ differ; its cost is its size times its number of ``*`` (Liang-Yuan Section 2).
 """
 from __future__ import annotations
 
-import copy
 from functools import cached_property
 
 import numpy as np
@@ -18,11 +17,15 @@ from .._text import plural, show
 from ..audit import sensitive_codes
 from ..errors import DataError, InfeasibleError
 from ..models import Model, measure_classes
+from .grouping import Grouping
 
 
 class Instance:
-    """Quasi-identifier codes (rows x m; missing values are values), row types,
-    and the sensitive values, with the checks of ``model`` the solvers share."""
+    """Row types and entries (type, sensitive value, rows) of a table under
+    ``model``, with the checks the solvers share. Built from a table, which
+    it can then map a :class:`~geoanon.tables.grouping.Grouping` back onto
+    row by row (:meth:`row_classes`), or from counts (:meth:`from_counts`:
+    the cluster engine's distributed group-by), without a row."""
 
     def __init__(self, df: pd.DataFrame, qi, model: Model):
         sensitive = model.sensitive
@@ -33,34 +36,62 @@ class Instance:
             raise DataError("no quasi-identifier columns given")
         if len(df) == 0:
             raise DataError("the table has no rows")
-        self.qi, self.model = list(qi), model
-        self.codes = np.column_stack([pd.factorize(df[c], use_na_sentinel=False)[0] for c in self.qi]).astype(np.int64)
-        self.n, self.m = self.codes.shape
-        self.type_of_row, first = _types(self.codes)
-        self.type_codes = self.codes[first]
-        self.type_size = np.bincount(self.type_of_row)
+        codes = np.column_stack([pd.factorize(df[c], use_na_sentinel=False)[0] for c in qi]).astype(np.int64)
+        type_of_row, first = _types(codes)
         if model.needs_sensitive:
-            s, self.n_values, self.ground, self.values = sensitive_codes(df[sensitive], model.ground, model.order)
-            self.sensitive = s
-            self.q = np.bincount(s, minlength=self.n_values) / self.n
+            s, n_values, ground, labels = sensitive_codes(df[sensitive], model.ground, model.order)
+            pairs, entry_of_row = np.unique(type_of_row * n_values + s, return_inverse=True)
+            types, values = pairs // n_values, pairs % n_values
         else:
-            self.sensitive, self.n_values, self.ground, self.q = None, 0, model.ground, None
+            n_values, ground, labels = 0, model.ground, None
+            entry_of_row, types, values = type_of_row, np.arange(first.size), None
+        self._set(qi, model, codes[first], types, values, np.bincount(entry_of_row.ravel()), n_values, ground, labels)
+        self.entry_of_row = entry_of_row.ravel()
 
-    @cached_property
-    def entries(self):
-        """(type, sensitive value, rows) triples: the rows aggregated as far as the models allow."""
-        if self.sensitive is None:
-            return np.arange(self.type_size.size), None, self.type_size
-        pairs, inverse = np.unique(self.type_of_row * self.n_values + self.sensitive, return_inverse=True)
-        return pairs // self.n_values, pairs % self.n_values, np.bincount(inverse.ravel())
+    @classmethod
+    def from_counts(cls, qi, model: Model, type_codes, types, values, rows, n_values=0, ground=None,
+                    labels=None) -> Instance:
+        """An instance from its entries alone: ``type_codes`` (types x m, types
+        numbered in order of first appearance), and per entry (sorted by type,
+        then value; ``values`` None without a sensitive model) its type, value
+        and rows; the sensitive values as :func:`~geoanon.audit.sensitive_codes`
+        numbers them (``n_values``, ``ground``, ``labels``)."""
+        out = cls.__new__(cls)
+        out._set(qi, model, np.asarray(type_codes, dtype=np.int64), np.asarray(types, dtype=np.int64),
+                 None if values is None else np.asarray(values, dtype=np.int64), np.asarray(rows, dtype=np.int64),
+                 n_values, model.ground if ground is None else ground, labels)
+        out.entry_of_row = None
+        return out
 
-    @cached_property
-    def entry_of_row(self) -> np.ndarray:
-        """Index of every row's entry in :attr:`entries` (entries are sorted by type, then value)."""
-        types, values, _ = self.entries
-        if values is None:
-            return self.type_of_row
-        return np.searchsorted(types * self.n_values + values, self.type_of_row * self.n_values + self.sensitive)
+    def _set(self, qi, model, type_codes, types, values, rows, n_values, ground, labels):
+        self.qi, self.model = list(qi), model
+        self.type_codes, self.m = type_codes, type_codes.shape[1]
+        self.entries = (types, values, rows)
+        self.type_size = np.bincount(types, weights=rows, minlength=type_codes.shape[0]).astype(np.int64)
+        self.n = int(rows.sum())
+        self.n_values, self.ground, self.values = n_values, ground, labels
+        self.q = None if values is None else np.bincount(values, weights=rows, minlength=n_values) / self.n
+        self.origin = None         # per entry (entry of the instance it was split from, rank offset there)
+
+    @property
+    def has_sensitive(self) -> bool:
+        return self.entries[1] is not None
+
+    def row_classes(self, grouping: Grouping) -> tuple[np.ndarray, np.ndarray]:
+        """The class of every row of the table the instance was built from (ids
+        in order of first appearance) and each class's column pattern (-1: ``*``)."""
+        if self.entry_of_row is None:
+            raise ValueError("an instance built from counts has no rows to map a grouping onto")
+        raw = grouping.classes_of(self.entry_of_row, rank_within(self.entry_of_row), self.entries[2])
+        row_class, first = pd.factorize(raw)
+        return row_class.astype(np.int64), self.cost(grouping)[1][first]
+
+    def grouping_of(self, row_class) -> Grouping:
+        """The grouping of a class per row of the table the instance was built from."""
+        if self.entry_of_row is None:
+            raise ValueError("an instance built from counts has no rows")
+        return Grouping.from_slots(np.asarray(row_class)[np.argsort(self.entry_of_row, kind="stable")],
+                                   self.entries[2])
 
     def passes(self, group_of_type: np.ndarray, n_groups: int) -> np.ndarray:
         """Whether each group of types (ids 0..n_groups-1; -1: not grouped) meets the model."""
@@ -98,9 +129,10 @@ class Instance:
         lv = self.model
         if self.n < lv.k:
             raise InfeasibleError(f"k={lv.k} is larger than the table ({plural(self.n, 'row')})")
-        if self.sensitive is None:
+        if not self.has_sensitive:
             return
-        counts = np.bincount(self.sensitive, minlength=self.n_values)
+        _, values, rows = self.entries
+        counts = np.bincount(values, weights=rows, minlength=self.n_values).astype(np.int64)
         if lv.l is not None and self.n / counts.max() < lv.l - 1e-12:
             top = self.values[int(np.argmax(counts))]
             raise InfeasibleError(f"no grouping reaches l={lv.l}: the sensitive value {show(top)} fills "
@@ -121,7 +153,7 @@ class Instance:
 
         bound = k_lower_bound(self.type_size, self.model.k)
         lv = self.model
-        if self.sensitive is not None and (lv.l is not None or lv.l_distinct is not None):
+        if self.has_sensitive and (lv.l is not None or lv.l_distinct is not None):
             types, values, rows = self.entries
             alone = self.meets(self.measure(types, values, rows))    # whole types that are classes already
             capped = np.bincount(types, weights=np.minimum(rows, self.free_caps[types]), minlength=alone.size)
@@ -149,8 +181,9 @@ class Instance:
         two types of the same codes: its largest part that meets the model
         alone (the free part of :meth:`lower_bound`: at most c rows of each
         sensitive value, the type's first ones) and the rest, which must join
-        other rows and pay stars."""
-        if self.sensitive is None:
+        other rows and pay stars. New types in the order of the old, each free
+        part before its rest; :meth:`to_base` maps a grouping back."""
+        if not self.has_sensitive:
             return self
         types, values, rows = self.entries
         alone = self.meets(self.measure(types, values, rows))
@@ -158,21 +191,31 @@ class Instance:
         split = ~alone & (cap > 0)
         if not split.any():
             return self
-        rank = rank_within(self.type_of_row * self.n_values + self.sensitive)
-        rest = split[self.type_of_row] & (rank >= cap[self.type_of_row])
-        out = copy.copy(self)
-        for name in ("entries", "entry_of_row", "free_caps"):
-            out.__dict__.pop(name, None)
-        out.type_of_row, heads = _types(np.column_stack([self.type_of_row, rest]))
-        out.type_codes = self.codes[heads]
-        out.type_size = np.bincount(out.type_of_row)
+        free = np.where(split[types], np.minimum(rows, cap[types]), rows)
+        part_type = np.r_[types, types] * 2 + np.repeat([0, 1], types.size)
+        part_rows = np.r_[free, rows - free]
+        part_start = np.r_[np.zeros_like(free), free]
+        keep = part_rows > 0
+        kept_types, inverse = np.unique(part_type[keep], return_inverse=True)
+        value = np.r_[values, values][keep]
+        order = np.lexsort((value, inverse))
+        out = Instance.from_counts(self.qi, self.model, self.type_codes[kept_types // 2], inverse[order], value[order],
+                                   part_rows[keep][order], self.n_values, self.ground, self.values)
+        out.origin = (np.r_[np.arange(types.size), np.arange(types.size)][keep][order], part_start[keep][order])
         return out
 
-    def cost(self, row_class: np.ndarray) -> tuple[int, np.ndarray]:
-        """Stars of a row grouping, and each class's column pattern (-1: ``*``)."""
-        patterns = class_patterns(self.codes, row_class)
+    def to_base(self, grouping: Grouping) -> Grouping:
+        """A grouping of this instance's entries as one of the instance it was split from."""
+        if self.origin is None:
+            return grouping
+        entry, offset = self.origin
+        return Grouping.of(entry[grouping.entry], offset[grouping.entry] + grouping.start, grouping.rows, grouping.cls)
+
+    def cost(self, grouping: Grouping) -> tuple[int, np.ndarray]:
+        """Stars of a grouping, and each class's column pattern (-1: ``*``)."""
+        patterns = class_patterns(self.type_codes[self.entries[0][grouping.entry]], grouping.cls)
         stars = (patterns < 0).sum(axis=1)
-        return int((np.bincount(row_class) * stars).sum()), patterns
+        return int((grouping.sizes() * stars).sum()), patterns
 
 
 def _free_cap(counts: np.ndarray, lv: Model) -> int:

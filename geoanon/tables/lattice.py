@@ -31,7 +31,8 @@ from math import comb
 
 import numpy as np
 
-from .._codes import combined_key, first_appearance_ids
+from .._codes import combined_key
+from .grouping import Grouping
 from .instance import Instance, class_patterns
 from .repair import free_part_repair
 
@@ -39,8 +40,8 @@ SUBSETS = 256          # column sets tried per level, at most
 CANDIDATES = 32        # classes tried for the final merges, per step
 
 
-def lattice(inst: Instance) -> np.ndarray:
-    """Class of every row (ids in order of first appearance); see the module.
+def lattice(inst: Instance) -> Grouping:
+    """The classes of the rows; see the module.
     For l without t, also :func:`~geoanon.tables.repair.free_part_repair`,
     keeping the cheaper (the lattice on a tie). The repair is skipped when no
     type has a free part: it would only climb again, without borrowing (on
@@ -48,13 +49,14 @@ def lattice(inst: Instance) -> np.ndarray:
     of about one row each, it took 303 s for 62 more stars than the climb's 5 s)."""
     if inst.model.l is None:
         return _climb(inst)
-    climbed = _climb(inst.with_free_parts())
+    split = inst.with_free_parts()
+    climbed = split.to_base(_climb(split))
     if inst.model.t is not None or not (inst.free_caps > 0).any():
         return climbed
-    return min((climbed, free_part_repair(inst)), key=lambda row_class: inst.cost(row_class)[0])
+    return min((climbed, free_part_repair(inst)), key=lambda grouping: inst.cost(grouping)[0])
 
 
-def _climb(inst: Instance, *, borrow: bool = True) -> np.ndarray:
+def _climb(inst: Instance, *, borrow: bool = True) -> Grouping:
     """Steps 1-3 of the module on the types of ``inst``."""
     n_types = inst.type_size.size
     class_of_type = np.full(n_types, -1, dtype=np.int64)
@@ -89,13 +91,14 @@ def _climb(inst: Instance, *, borrow: bool = True) -> np.ndarray:
         if lender is None:
             raise AssertionError("the whole table misses the model although it was checked feasible")
         return _climb(inst, borrow=False)
-    row_class = class_of_type[inst.type_of_row]
-    if lender is not None and lender.transfers:
-        row_class = first_appearance_ids(lender.apply(row_class))
-        measures = inst.measure(row_class, inst.sensitive, np.ones(inst.n, dtype=np.int64))
-        if not inst.meets(measures).all():
-            return _climb(inst, borrow=False)
-    return first_appearance_ids(row_class)
+    types, values, rows = inst.entries
+    if lender is None or not lender.transfers:
+        return Grouping.by_entry(class_of_type[types], rows)
+    grouping = lender.apply(class_of_type)
+    if not inst.meets(inst.measure(grouping.cls, None if values is None else values[grouping.entry],
+                                   grouping.rows)).all():
+        return _climb(inst, borrow=False)
+    return grouping
 
 
 class _Lenders:
@@ -162,21 +165,22 @@ class _Lenders:
         return bool(self.inst.meets({"size": np.array([size]), "l": np.array([size / max(int(mine.max()), 1)]),
                                      "l_distinct": np.array([int((mine > 0).sum())])})[0])
 
-    def apply(self, row_class):
-        """Move the borrowed rows (the last rows of each type and value) to their classes."""
-        inst = self.inst
-        values = np.zeros(inst.n, dtype=np.int64) if inst.sensitive is None else inst.sensitive
-        key = inst.type_of_row * self.V + values
-        order = np.argsort(key, kind="stable")
-        starts = np.searchsorted(key[order], np.arange(inst.type_size.size * self.V))
-        used = {}
-        row_class = row_class.copy()
+    def apply(self, class_of_type) -> Grouping:
+        """The types' classes, with the borrowed rows (the last rows of each type and value) in theirs."""
+        types, values, rows = self.inst.entries
+        key = types * self.V + (0 if values is None else values)
+        used = np.zeros(types.size, dtype=np.int64)
+        moved = []
         for t, v, r, c in self.transfers:
-            k = t * self.V + v
-            end = (starts[k + 1] if k + 1 < starts.size else inst.n) - used.get(k, 0)
-            row_class[order[end - r:end]] = c
-            used[k] = used.get(k, 0) + r
-        return row_class
+            e = int(np.searchsorted(key, t * self.V + v))
+            if e >= key.size or key[e] != t * self.V + v:
+                raise AssertionError("rows were borrowed from an entry that does not exist")
+            used[e] += r
+            moved.append((e, rows[e] - used[e], r, c))
+        e, start, r, c = np.array(moved, dtype=np.int64).reshape(-1, 4).T
+        everyone = np.arange(types.size)
+        return Grouping.of(np.r_[everyone, e], np.r_[np.zeros(types.size), start], np.r_[rows - used, r],
+                           np.r_[class_of_type[types], c])
 
 
 def _wanted_values(lv, mine):

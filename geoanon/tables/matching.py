@@ -19,7 +19,7 @@ import numpy as np
 
 from .._milp import solve_highs
 from ..errors import ParameterError
-from .._codes import first_appearance_ids
+from .grouping import Grouping
 from .instance import Instance
 
 MAX_GROUPS = 400_000
@@ -27,7 +27,7 @@ MAX_GROUPS = 400_000
 
 def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     """Optimal 2-anonymity (k = 2 alone) or 2-diversity (l = 2 alone, Liang-Yuan's
-    definition); returns (class per row, proven optimal)."""
+    definition); returns (the :class:`Grouping`, proven optimal)."""
     lv = inst.model
     diversity = lv.l is not None
     if not (lv.k == 2 and not lv.needs_sensitive) and not (diversity and lv.l == 2 and lv.k <= 2
@@ -74,8 +74,8 @@ def _groups(n_entries, values, rows):
     return out
 
 
-def _assign(inst, n_entries, groups, counts):
-    """Class of every row: entry by entry, rows (in row order) go to the chosen groups in order."""
+def _assign(inst, n_entries, groups, counts) -> Grouping:
+    """Entry by entry, rows (in row order) go to the chosen groups in order."""
     slots = [[] for _ in range(n_entries)]                   # per entry: the class of each of its rows
     next_class = 0
     for g, count in zip(groups, counts.tolist()):
@@ -83,10 +83,7 @@ def _assign(inst, n_entries, groups, counts):
             for e in g:
                 slots[e].append(next_class)
             next_class += 1
-    row_class = np.empty(inst.n, dtype=np.int64)
-    row_class[np.argsort(inst.entry_of_row, kind="stable")] = np.concatenate([np.asarray(c, dtype=np.int64)
-                                                                              for c in slots])
-    return first_appearance_ids(row_class)
+    return Grouping.from_slots(np.concatenate([np.asarray(c, dtype=np.int64) for c in slots]), inst.entries[2])
 
 
 def simplex_condition_holds(codes: np.ndarray) -> bool:

@@ -39,9 +39,10 @@ from functools import partial
 
 import numpy as np
 
-from .._codes import combined_key, first_appearance_ids
+from .._codes import combined_key
 from .._milp import solve_highs
 from ..errors import ParameterError
+from .grouping import Grouping
 from .instance import Instance, class_patterns
 from .neighborhoods import improve
 from .rounding import TIGHTEN, release_from_relaxation
@@ -55,7 +56,7 @@ BUILT_NONZEROS_PER_SECOND = 5e6    # half the rate measured (8.8 million nonzero
 
 @dataclass
 class MilpResult:
-    row_class: np.ndarray | None   # None when the solver found no solution in time
+    grouping: Grouping | None      # None when the solver found no solution in time
     objective: float | None
     bound: float                   # the solver's proven lower bound on the optimum
     optimal: bool
@@ -81,7 +82,7 @@ def kernelize(inst: Instance) -> np.ndarray:
 
 def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None) -> MilpResult:
     """Solve Theorem 9's program for the instance's model (see the module),
-    from ``start`` (a class per row, e.g. a heuristic's) when given, within
+    from ``start`` (a :class:`Grouping`, e.g. a heuristic's) when given, within
     ``time_limit`` seconds from the call, building included. For t-closeness
     without a start, the start is the rounded relaxation
     (:mod:`~geoanon.tables.rounding`), given a third of the time, improved by
@@ -100,7 +101,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
                              "use method='exact' (small tables) or method='lattice' for a hierarchy or a matrix")
     types = inst.entries[0]
     kernel = None if lv.needs_sensitive else kernelize(inst)
-    result = partial(MilpResult, row_class=None, objective=None, bound=-np.inf, optimal=False,
+    result = partial(MilpResult, grouping=None, objective=None, bound=-np.inf, optimal=False,
                      kernel_rows=int((inst.entries[2] if kernel is None else kernel[types]).sum()))
     try:
         program = _Program.build(inst, kernel, lv.t, deadline)
@@ -116,14 +117,14 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     x_values, objective, bound, optimal, status = solve_highs(
         program.cost, program.matrix, program.lows(), program.highs(), np.concatenate(program.upper),
         program.integer, time_limit=deadline - time.perf_counter(), start=warm)
-    row_class = None
+    grouping = None
     if x_values is not None:
         counts = np.rint(x_values[:program.n_x]).astype(np.int64)
-        row_class = _assign_rows(inst, types, counts, program.pattern, program.n_sets)
+        grouping = _assign_rows(inst, counts, program.pattern, program.n_sets)
         objective = float(np.dot(program.cost[:program.n_x], counts))
     # a certificate, not a status: HiGHS' dual bound (costs are whole stars) must meet the rows' cost
-    optimal = bool(row_class is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective)
-    return result(row_class=row_class, objective=objective, bound=bound, optimal=optimal, status=status,
+    optimal = bool(grouping is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective)
+    return result(grouping=grouping, objective=objective, bound=bound, optimal=optimal, status=status,
                   skipped=None, variables=program.n_var, integer_variables=int(program.integer.sum()),
                   constraints=program.n_row, nonzeros=program.matrix.nnz, seconds=time.perf_counter() - started)
 
@@ -225,13 +226,14 @@ class _Skip(Exception):
         self.reason, self.size, self.status = reason, size, status
 
 
-def _start_counts(inst, row_class, types, n_sets, kernel):
+def _start_counts(inst, grouping, types, n_sets, kernel):
     """x of a start solution from a grouping of the rows: each row at its
     class's pattern (the columns its class suppresses); the kernel's rows come
     out of the unstarred counts (None if the grouping suppresses them)."""
-    starred = (class_patterns(inst.codes, row_class) < 0)[row_class]
-    S = (starred * (1 << np.arange(inst.m))[None, :]).sum(axis=1)
-    counts = np.bincount(inst.entry_of_row * n_sets + S, minlength=types.size * n_sets).reshape(-1, n_sets)
+    starred = class_patterns(inst.type_codes[types[grouping.entry]], grouping.cls) < 0
+    S = (starred * (1 << np.arange(inst.m))[None, :]).sum(axis=1)[grouping.cls]
+    counts = np.bincount(grouping.entry * n_sets + S, weights=grouping.rows,
+                         minlength=types.size * n_sets).astype(np.int64).reshape(-1, n_sets)
     if kernel is not None:
         removed = inst.type_size[types] - kernel[types]
         if (counts[:, 0] < removed).any():
@@ -425,16 +427,13 @@ class _PatternSums:
         return rows, cols, vals
 
 
-def _assign_rows(inst, types, counts, pattern, n_sets):
-    """Class of every row from the solution: entry e's rows go, in row order, to
-    its patterns by the counts x[e, S]; rows the kernel kept aside stay in
-    their type's own pattern (S empty)."""
-    entry_of_row = inst.entry_of_row
-    order = np.argsort(entry_of_row, kind="stable")
-    per_entry = counts.reshape(-1, n_sets)
-    total = np.bincount(entry_of_row, minlength=types.size)
-    per_entry[:, 0] += total - per_entry.sum(axis=1)                  # the kernel's groups: unstarred
-    targets = np.repeat(pattern, per_entry.ravel())                   # pattern of each row, entry by entry
-    row_class = np.empty(inst.n, dtype=np.int64)
-    row_class[order] = targets
-    return first_appearance_ids(row_class)
+def _assign_rows(inst, counts, pattern, n_sets) -> Grouping:
+    """The grouping of the solution: entry e's rows go, in row order, to its
+    patterns by the counts x[e, S]; rows the kernel kept aside stay in their
+    type's own pattern (S empty)."""
+    rows = inst.entries[2]
+    per_entry = counts.reshape(-1, n_sets).copy()
+    per_entry[:, 0] += rows - per_entry.sum(axis=1)                   # the kernel's groups: unstarred
+    sizes = per_entry.ravel()
+    start = (np.cumsum(per_entry, axis=1) - per_entry).ravel()
+    return Grouping.of(np.repeat(np.arange(rows.size), n_sets), start, sizes, pattern)

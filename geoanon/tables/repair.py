@@ -33,14 +33,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._codes import combined_key, first_appearance_ids
-from .instance import Instance, rank_within
+from .._codes import combined_key
+from .grouping import Grouping
+from .instance import Instance
 
 PULL_WEIGHT = 0.3      # a row pulled out of a free part counts against a group as this many repaired rows
 
 
-def free_part_repair(inst: Instance) -> np.ndarray:
-    """Class of every row (ids in order of first appearance); see the module.
+def free_part_repair(inst: Instance) -> Grouping:
+    """The classes of the rows; see the module.
     The instance must be feasible (:meth:`Instance.check_feasible`)."""
     from .lattice import _column_sets
 
@@ -62,7 +63,7 @@ def free_part_repair(inst: Instance) -> np.ndarray:
         best_sets = sorted(sets, key=lambda s: -scores.get(s, -np.inf))[:16]
     if search.pending.any():
         search.absorb()
-    return search.row_class()
+    return search.grouping()
 
 
 class _Repair:
@@ -211,27 +212,29 @@ class _Repair:
         self.merged_into.append(-1)
         self.classes += 1
 
-    def row_class(self) -> np.ndarray:
-        """Rows of rank below their type's cap for their value in the type's free class, the others where
-        the events sent them."""
-        inst = self.inst
-        t_row, v_row = inst.type_of_row, inst.sensitive
-        rank = rank_within(t_row * self.V + v_row)
-        span = int(inst.type_size.max()) + 1
-        out = np.empty(inst.n, dtype=np.int64)
-        free = rank < self.cap[t_row, v_row]
-        out[free] = self.classes + t_row[free]
-        ev = np.array(self.events, dtype=np.int64).reshape(-1, 5)
-        key = ev[:, 0] * self.V + ev[:, 1]
-        order = np.lexsort((ev[:, 2], key))
-        ev, key = ev[order], key[order]
-        rest = ~free
-        row_key = t_row[rest] * self.V + v_row[rest]
-        at = np.searchsorted(key * span + ev[:, 2], row_key * span + rank[rest], side="right") - 1
-        ends = np.where(ev[at, 3] < 0, span, ev[at, 3])
-        if (at < 0).any() or (key[at] != row_key).any() or (rank[rest] >= ends).any():
-            raise AssertionError("a row outside its type's free part was sent to no class")
+    def grouping(self) -> Grouping:
+        """Each entry's rows of rank below its type's cap for its value in the
+        type's free class, the others where the events sent them (the last
+        event starting at or before a row's rank, which must end after it)."""
+        types, values, rows = self.inst.entries
+        free = np.minimum(self.cap[types, values], rows)
         into = np.array(self.merged_into + [-1], dtype=np.int64)
-        group = ev[at, 4]
-        out[rest] = np.where(into[group] >= 0, into[group], group)
-        return first_appearance_ids(out)
+        blocks = [(np.arange(types.size), np.zeros(types.size), free, self.classes + types)]
+        by_key = {}
+        for t, v, low, end, group in self.events:          # later events for the same start win
+            by_key.setdefault((t, v), {})[low] = (end, int(into[group]) if into[group] >= 0 else group)
+        key = types * self.V + values
+        for (t, v), events in by_key.items():
+            e = int(np.searchsorted(key, t * self.V + v))
+            starts = sorted(events)
+            cuts = [int(free[e])] + [s for s in starts if free[e] < s < rows[e]] + [int(rows[e])]
+            for low, high in zip(cuts[:-1], cuts[1:]):
+                owner = [s for s in starts if s <= low]
+                if low == high:
+                    continue
+                end, group = events[owner[-1]] if owner else (None, None)
+                if not owner or (end >= 0 and high > end):
+                    raise AssertionError("a row outside its type's free part was sent to no class")
+                blocks.append(([e], [low], [high - low], [group]))
+        entry, start, size, klass = (np.concatenate([np.asarray(b[i]) for b in blocks]) for i in range(4))
+        return Grouping.of(entry, start, size, klass)

@@ -39,13 +39,13 @@ def choose(inst: Instance, method: str) -> str:
 @stepped("solving: {1}")
 def solve(inst: Instance, method: str, deadline: float) -> dict:
     """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
-    program gets the time left before ``deadline``. Returns the row classes,
+    program gets the time left before ``deadline``. Returns the grouping,
     cost, patterns, method used, optimality, lower bound and warnings."""
     own_bound = inst.lower_bound()
     bound, optimal, extra = own_bound, False, {}
     candidates = {}
     if method == "approx" or not inst.model.needs_sensitive:
-        candidates["approx"] = m_approximation(inst.type_of_row, inst.type_size, inst.model.k)
+        candidates["approx"] = m_approximation(inst.type_size, inst.model.k)
     if method == "exact":
         candidates["exact"], optimal = exact_small(inst), True
     elif method == "matching":
@@ -53,14 +53,14 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     elif method in ("milp", "lattice"):
         candidates["lattice"] = lattice(inst)
     costing = time.perf_counter()
-    costs = {name: inst.cost(rows) for name, rows in candidates.items()}
+    costs = {name: inst.cost(grouping) for name, grouping in candidates.items()}
     if method == "milp":
         # stop the program early enough to place and cost its answer (about twice a heuristic's costing)
         reserve = 2 * (time.perf_counter() - costing) / len(candidates)
         result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
-        if result.row_class is not None:
-            candidates["milp"] = result.row_class
-            costs["milp"] = inst.cost(result.row_class)
+        if result.grouping is not None:
+            candidates["milp"] = result.grouping
+            costs["milp"] = inst.cost(result.grouping)
         optimal = result.optimal
         if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
             bound = max(bound, int(np.ceil(result.bound - 1e-6)))
@@ -83,6 +83,7 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
                "stopped at the time limit" if result.status == "Time limit reached" else f"ended: {result.status}")
         warnings.append(f"Theorem 9's program {why}; released the {used} answer, not proven optimal "
                         f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
-    return {"row_class": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
+    candidates[used].check(inst.entries[2])
+    return {"grouping": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
             "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
             "warnings": warnings, **extra}
