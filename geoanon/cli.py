@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
     run.set_defaults(run=_run_jobs)
-    for job in (points, zips, labels, aud):
+    for job in (points, zips, labels, supp, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
                          help="pandas (default: in this process) or dask: IN is a Parquet dataset, a folder or "
                               "glob of CSV files, read by Dask workers; -o is a new Parquet dataset folder; "
@@ -451,9 +451,11 @@ def _run_suppress(args) -> int:
     from .pipeline import write_release
     from .pipeline import suppress
 
-    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
     if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
         raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
+    if _on_cluster(args):
+        return _run_suppress_on_cluster(args)
+    _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
     options = _model_options(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
@@ -632,6 +634,28 @@ def _print_audit(args, report) -> int:
         _write_json(args.report, report)
         print(f"  wrote {args.report}")
     return 0 if report["ok"] else 1
+
+
+def _run_suppress_on_cluster(args) -> int:
+    """``suppress`` on the dask engine: the in-memory release, row for row."""
+    from .cluster import suppress
+
+    _check_cluster_flags(args, (("--html-report", args.html_report), ("--classes", args.classes)))
+    release = suppress(args.input, args.qi, args.output, k=1 if args.k is None else args.k, method=args.method,
+                       time_limit=args.time_limit, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
+                       sep=args.sep, encoding=args.encoding, **_model_options(args))
+    r = release.report
+    r["files"] = {"input": str(args.input), "output": str(args.output)}
+    _warn(args, r["warnings"])
+    if args.report:
+        _write_json(args.report, r)
+    quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
+          f"{plural(r['cost'], 'suppressed cell')} by {r['method']} ({quality}), audited k = {r['audit']['k']}")
+    for path in (args.output, args.report):
+        if path:
+            print(f"  wrote {path}")
+    return 0
 
 
 def _run_audit_on_cluster(args) -> int:

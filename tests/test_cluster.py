@@ -253,3 +253,85 @@ def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tm
     pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
     for key in ("classes", "min_class", "max_class", "lower_bound", "suppressed_rows"):
         assert rel.report[key] == memory.report[key], key
+
+
+ADULT_QI = ["sex", "race", "marital-status", "workclass"]
+
+
+@pytest.mark.parametrize("model", [{"k": 10, "method": "lattice"}, {"k": 5, "method": "approx"},
+                                   {"k": 5, "l": 2, "sensitive": "occupation", "method": "lattice"},
+                                   {"k": 5, "t": 0.3, "sensitive": "occupation", "method": "lattice"}])
+def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tmp_path, model):
+    from geoanon.datasets import adult
+
+    df = adult()
+    rel = gc.suppress(_dataset(df, tmp_path / "in", parts=7), ADULT_QI, tmp_path / "out", scheduler=client, **model)
+    memory = ga.suppress(df, ADULT_QI, **model)
+    out = pd.read_parquet(tmp_path / "out")
+    expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
+    pd.testing.assert_frame_equal(out, expected, check_dtype=False)
+    for key in ("cost", "lower_bound", "optimal", "method", "types"):
+        assert rel.report[key] == memory.report[key], key
+    assert rel.report["classes"] == memory.report.classes and rel.report["audit"]["k"] >= model["k"]
+    assert rel.report["audit"]["suppressed_cells"] == memory.report["cost"]
+
+
+def test_suppress_on_the_cluster_reads_csv_files_and_missing_values(client, tmp_path):
+    # types split over partitions, empty CSV cells, and a Parquet null are values like any other
+    rng = np.random.default_rng(9)
+    n = 20_000
+    df = pd.DataFrame({"a": rng.choice(["x", "y", "", "=1+1"], n, p=[0.5, 0.3, 0.15, 0.05]),
+                       "b": rng.integers(0, 12, n).astype(str), "c": rng.choice(list("pqrs"), n),
+                       "s": rng.choice(list("uvwxyz"), n)})
+    source = _csv_dataset(df, tmp_path / "csv", parts=4)
+    gc.suppress(source, ["a", "b", "c"], tmp_path / "out", k=8, l_distinct=3, sensitive="s", scheduler=client)
+    from geoanon.io import read_table
+
+    whole = pd.concat([read_table(p) for p in sorted(source.iterdir())], ignore_index=True)
+    memory = ga.suppress(whole, ["a", "b", "c"], k=8, l_distinct=3, sensitive="s")
+    out = pd.read_parquet(tmp_path / "out")
+    assert out["a"].str.startswith("'=").any()                     # formulas escaped, as in memory
+    pd.testing.assert_frame_equal(out, memory.table.astype({c: "string" for c in "abc"}), check_dtype=False)
+    typed = df.assign(b=pd.array(rng.integers(0, 12, n), dtype="Int64"))
+    typed.loc[::50, "b"] = pd.NA
+    gc.suppress(_dataset(typed, tmp_path / "typed", parts=3), ["a", "b"], tmp_path / "out2", k=8, scheduler=client)
+    memory = ga.suppress(typed, ["a", "b"], k=8)
+    out = pd.read_parquet(tmp_path / "out2")
+    assert (out["class_id"].to_numpy() == memory.table["class_id"].to_numpy()).all()
+    assert (out["b"].isna() == memory.table["b"].isna()).all()
+
+
+def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client, tmp_path):
+    from geoanon.datasets import adult
+
+    source = _dataset(adult().head(3000), tmp_path / "in", parts=2)
+    with pytest.raises(ga.InfeasibleError, match="no grouping reaches l_distinct=20"):
+        gc.suppress(source, ADULT_QI, tmp_path / "out", l_distinct=20, sensitive="occupation", scheduler=client)
+    with pytest.raises(ga.ParameterError, match="ground='equal'"):
+        gc.suppress(source, ADULT_QI, tmp_path / "out", t=0.3, sensitive="age", ground="ordered", scheduler=client)
+    with pytest.raises(ga.DataError, match="no column 'nope'"):
+        gc.suppress(source, [*ADULT_QI, "nope"], tmp_path / "out", k=5, scheduler=client)
+    with pytest.raises(ga.InfeasibleError, match="larger than the table"):
+        gc.suppress(source, ADULT_QI, tmp_path / "out", k=3001, scheduler=client)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli):
+    import json
+
+    from geoanon.datasets import adult
+
+    df = adult().head(5000)
+    source = _dataset(df, tmp_path / "in", parts=3)
+    address = client.scheduler.address
+    code, out, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-l", 2, "--sensitive",
+                         "occupation", "--method", "lattice", "-o", tmp_path / "out", "--scheduler", address,
+                         "--report", tmp_path / "r.json")
+    assert code == 0 and "suppressed cell" in out and "audited k = " in out, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    memory = ga.suppress(df, ADULT_QI, k=5, l=2, sensitive="occupation", method="lattice")
+    assert report["cost"] == memory.report["cost"] and report["engine"] == "dask" and report["audit"]["l"] >= 2
+    code, _, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-o", tmp_path / "o2",
+                       "--scheduler", address, "--classes", tmp_path / "c.csv")
+    assert code == 2 and err.count("\n") == 1 and "--classes is not available on the dask engine" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]

@@ -14,6 +14,9 @@ a sample of the coordinates and the shards' summaries.
   workers, the partition on the client (the graph and the label list are
   small), the relabelling on the workers: the same release as the in-memory
   engine, row for row.
+- :func:`suppress`: row types and their counts by the workers, the solvers
+  on the type table, the mapping back on the workers: the same release as
+  the in-memory engine for the same method, row for row.
 - :func:`audit`: a distributed group-by; the same figures as
   :func:`geoanon.audit`.
 
@@ -26,6 +29,7 @@ from .labels import generalize_labels
 from .points import generalize_points
 from .regions import generalize_regions
 from .release import ClusterRelease
+from .suppression import suppress
 
 __all__ = ["ClusterRelease", "audit", "cluster_client", "generalize_labels", "generalize_points",
-           "generalize_regions"]
+           "generalize_regions", "suppress"]

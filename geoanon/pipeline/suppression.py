@@ -94,29 +94,15 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     """
     started = time.perf_counter()
     check_unique_columns(df)
-    k = check_k(k)
-    method = check_choice("method", method, SUPPRESS_METHODS)
-    check_levels(l=l, l_distinct=l_distinct, t=t)
-    deadline = started + _check_time_limit(time_limit)
-    qi = [qi] if isinstance(qi, str) else list(qi)
-    twice = [c for j, c in enumerate(qi) if c in qi[:j]]
-    if twice:
-        raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
-    if sensitive is not None and sensitive in qi:
-        raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
+    qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
+                                          ground=ground, order=order, method=method)
+    deadline = started + check_time_limit(time_limit)
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
-    needs_sensitive = any(level is not None for level in (l, l_distinct, t))
-    if method == "approx" and needs_sensitive:
-        raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
-    if needs_sensitive and sensitive is None:
-        raise DataError("l-diversity and t-closeness need a sensitive column")
-    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     inst = Instance(df, qi, model)
     inst.check_feasible()
     solution = solve(inst, choose(inst, method), deadline)
     row_class, patterns = inst.row_classes(solution["grouping"])
-    cost = solution["cost"]
     table = df.copy()
     for j, col in enumerate(qi):
         starred = patterns[row_class, j] < 0
@@ -133,26 +119,50 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     report = JobReport(
         job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
-        details={
-            "qi": qi,
-            "method": solution["method"],
-            "requested_method": method,
-            "solver": solution["solver"],
-            "cost": cost,
-            "lower_bound": solution["bound"],
-            "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
-            "optimal": solution["optimal"],
-            "costs_tried": solution["tried"],
-            **({"program": solution["program"]} if "program" in solution else {}),
-            "types": int(inst.type_size.size),
-            "ncp": information_loss(df, table, treatments),
-        },
+        details={**solution_details(qi, solution, method, inst), "ncp": information_loss(df, table, treatments)},
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"],
                    treatments=treatments)
 
 
-def _check_time_limit(time_limit) -> float:
+def suppression_model(qi, *, k, l, l_distinct, t, sensitive, ground, order, method) -> tuple[list, Model, str]:
+    """The checked quasi-identifiers, model and method of a suppression job."""
+    k = check_k(k)
+    method = check_choice("method", method, SUPPRESS_METHODS)
+    check_levels(l=l, l_distinct=l_distinct, t=t)
+    qi = [qi] if isinstance(qi, str) else list(qi)
+    twice = [c for j, c in enumerate(qi) if c in qi[:j]]
+    if twice:
+        raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
+    if sensitive is not None and sensitive in qi:
+        raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
+    needs_sensitive = any(level is not None for level in (l, l_distinct, t))
+    if method == "approx" and needs_sensitive:
+        raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
+    if needs_sensitive and sensitive is None:
+        raise DataError("l-diversity and t-closeness need a sensitive column")
+    return qi, Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order), method
+
+
+def solution_details(qi, solution: dict, method: str, inst: Instance) -> dict:
+    """The report's figures of a solver's answer."""
+    cost = solution["cost"]
+    return {
+        "qi": qi,
+        "method": solution["method"],
+        "requested_method": method,
+        "solver": solution["solver"],
+        "cost": cost,
+        "lower_bound": solution["bound"],
+        "gap": 0.0 if cost == 0 else round((cost - solution["bound"]) / cost, 6),
+        "optimal": solution["optimal"],
+        "costs_tried": solution["tried"],
+        **({"program": solution["program"]} if "program" in solution else {}),
+        "types": int(inst.type_size.size),
+    }
+
+
+def check_time_limit(time_limit) -> float:
     """time_limit as a float, or ParameterError unless it is a positive finite number."""
     if (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real)
             or not np.isfinite(float(time_limit)) or not time_limit > 0):

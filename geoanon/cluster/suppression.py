@@ -1,0 +1,173 @@
+"""Suppression on a cluster: the row types and their counts (with the
+sensitive values) by the workers, the solvers on the type table on the
+client, the mapping back on the workers. The release is the in-memory
+engine's for the same method, row for row.
+
+The client never holds a row. Each partition lists its distinct
+(quasi-identifiers, sensitive value) pairs in order of first appearance with
+their counts; concatenated in partition order they number the types and
+values as :class:`~geoanon.tables.Instance` numbers them over the whole table,
+so the solvers see the same instance. Their answer is a
+:class:`~geoanon.tables.Grouping` (per entry, runs of its rows in row order);
+a worker reads a row's class from its entry and its rank, offset by the
+entry's rows in the partitions before. Classes are numbered in order of
+first appearance over the dataset, from each partition's classes in order.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._cells import escape_formulas
+from .._codes import combined_key
+from ..audit import SUPPRESSED, sensitive_codes
+from ..errors import DataError, ParameterError
+from ..pipeline.suppression import check_time_limit, solution_details, suppression_model
+from ..tables.instance import Instance, rank_within
+from ..tables.solve import choose, solve
+from .client import cluster_client, cluster_failures
+from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
+
+
+def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
+             order=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
+             encoding="utf-8") -> ClusterRelease:
+    """:func:`geoanon.suppress` of a dataset on a cluster, written as a
+    Parquet dataset at ``output`` (rows in the input's order, published
+    quasi-identifiers as text, ``class_id`` last); parameters as
+    :func:`geoanon.suppress` and :func:`geoanon.cluster.generalize_points`.
+    t-closeness is for the equal ground (the distributed audit's)."""
+    import dask
+    import dask.dataframe as dd
+
+    started = time.perf_counter()
+    qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
+                                          ground=ground, order=order, method=method)
+    deadline = started + check_time_limit(time_limit)
+    if t is not None and not (isinstance(ground, str) and ground == "equal"):
+        raise ParameterError("t-closeness on the dask engine is for ground='equal' (the distributed audit's)")
+    output = check_dataset_output(output, [] if is_frame(source) else [source])
+    columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
+    with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
+        ddf = open_dataset(source, columns[0], sep=sep, encoding=encoding)
+        absent = [c for c in columns if c not in ddf.columns]
+        if absent:
+            raise DataError(f"no column {absent[0]!r} in the dataset")
+        # every pass maps the same frame (a projection could be read in other partitions) and checks its rows
+        found = list(ddf.map_partitions(_pairs, columns, meta=(None, "object")).compute())
+        inst, entry_of_pair = _instance(found, qi, model)
+        inst.check_feasible()
+        solution = solve(inst, choose(inst, method), deadline)
+        grouping, patterns = solution["grouping"], solution["patterns"]
+        plan = dask.delayed({"entries": _partition_entries(found, entry_of_pair, inst.entries[2].size),
+                             "blocks": grouping, "entry_rows": inst.entries[2], "columns": columns},
+                            traverse=False)                   # one copy in the graph, not one per partition
+        seen = ddf.map_partitions(_classes_seen, plan, meta=(None, "object")).compute()
+        order_seen = pd.unique(np.concatenate([np.asarray(c, dtype=np.int64) for c in seen]))
+        final = np.empty(order_seen.size, dtype=np.int64)
+        final[order_seen] = np.arange(order_seen.size)
+        meta = ddf._meta.assign(**{c: pd.Series(dtype="string") for c in qi}, class_id=pd.Series(dtype="i8"))
+        released = ddf.map_partitions(_publish, plan, qi, final, patterns, meta=meta)
+
+        def write_and_audit(staged):
+            from .audit import audit_frame
+
+            released.to_parquet(staged, write_index=False)
+            return audit_frame(dd.read_parquet(staged), [*qi, "class_id"], sensitive if model.needs_sensitive
+                               else None, k=k, l=l, l_distinct=l_distinct, t=t)
+
+        audit = write_staged(output, write_and_audit)
+    sizes = grouping.sizes()
+    report = {"rows": inst.n, "k": model.k, **{name: getattr(model, name) for name in ("l", "l_distinct", "t")
+                                                if getattr(model, name) is not None},
+              "sensitive": sensitive, **solution_details(qi, solution, method, inst), "classes": int(sizes.size),
+              "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask",
+              "warnings": solution["warnings"], "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
+    return ClusterRelease(output=output, report=report)
+
+
+def _local_pairs(pdf: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's pair (its distinct values, numbered in order of first
+    appearance in the partition) and each pair's first row."""
+    if len(pdf) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    codes = np.column_stack([pd.factorize(pdf[c], use_na_sentinel=False)[0] for c in pdf.columns])
+    pair = combined_key(codes.astype(np.int64))
+    return pair, np.unique(pair, return_index=True)[1]
+
+
+def _pairs(pdf: pd.DataFrame, columns: list) -> pd.Series:
+    """A partition's distinct pairs in order of first appearance, and their rows."""
+    pair, first = _local_pairs(pdf[columns])
+    return pd.Series([(pdf[columns].iloc[first].reset_index(drop=True), np.bincount(pair, minlength=first.size))])
+
+
+def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray]:
+    """The instance of the whole dataset from the partitions' pairs, and the
+    entry of each partition's pair (all partitions' pairs in order)."""
+    if not found or sum(len(f) for f, _ in found) == 0:
+        raise DataError("the dataset has no rows")
+    keys = pd.concat([f for f, _ in found], ignore_index=True)
+    counts = np.concatenate([c for _, c in found]).astype(np.int64)
+    codes = np.column_stack([pd.factorize(keys[c], use_na_sentinel=False)[0] for c in keys.columns]).astype(np.int64)
+    pair = combined_key(codes)                            # a pair's id over the dataset, in order of first appearance
+    first = np.unique(pair, return_index=True)[1]
+    pair_rows = np.bincount(pair, weights=counts).astype(np.int64)
+    qi_codes = codes[first][:, :len(qi)]
+    type_of_pair = combined_key(qi_codes)
+    type_codes = qi_codes[np.unique(type_of_pair, return_index=True)[1]]
+    if model.needs_sensitive:
+        value, n_values, ground, labels = sensitive_codes(keys[model.sensitive].iloc[first].reset_index(drop=True),
+                                                          model.ground, model.order)
+        entry_key = type_of_pair * n_values + value
+    else:
+        n_values, ground, labels, entry_key = 0, model.ground, None, type_of_pair
+    entries, entry_of_pair = np.unique(entry_key, return_inverse=True)
+    rows = np.bincount(entry_of_pair, weights=pair_rows).astype(np.int64)
+    types, values = (entries // n_values, entries % n_values) if model.needs_sensitive else (entries, None)
+    inst = Instance.from_counts(qi, model, type_codes, types, values, rows, n_values, ground, labels)
+    return inst, entry_of_pair.ravel()[pair]
+
+
+def _partition_entries(found: list, entry_of_pair: np.ndarray, n_entries: int) -> list:
+    """Per partition: the entry of each of its pairs, and per entry it holds
+    (sorted) the rows of that entry in the partitions before."""
+    before = np.zeros(n_entries, dtype=np.int64)
+    out, at = [], 0
+    for _, counts in found:
+        entry = entry_of_pair[at:at + counts.size]
+        at += counts.size
+        held = np.unique(entry)
+        out.append((entry, held, before[held].copy(), int(counts.sum())))
+        np.add.at(before, entry, counts)
+    return out
+
+
+def _raw_classes(pdf: pd.DataFrame, plan: dict, number: int) -> np.ndarray:
+    """The grouping's class of every row of partition ``number``."""
+    entry_of_pair, held, offset, rows = plan["entries"][number]
+    pair, _ = _local_pairs(pdf[plan["columns"]])
+    if len(pdf) != rows or (pair.size and pair.max() >= entry_of_pair.size):
+        raise DataError("the dataset changed while the job ran")
+    entry = entry_of_pair[pair]
+    rank = rank_within(entry) + offset[np.searchsorted(held, entry)]
+    return plan["blocks"].classes_of(entry, rank, plan["entry_rows"])
+
+
+def _classes_seen(pdf: pd.DataFrame, plan: dict, partition_info=None) -> pd.Series:
+    """A partition's classes in order of first appearance."""
+    return pd.Series([pd.unique(_raw_classes(pdf, plan, partition_info["number"]))])
+
+
+def _publish(pdf: pd.DataFrame, plan: dict, qi: list, final: np.ndarray, patterns: np.ndarray,
+             partition_info=None) -> pd.DataFrame:
+    """A partition as released: each quasi-identifier its value or ``*``, then ``class_id``."""
+    raw = _raw_classes(pdf, plan, partition_info["number"])
+    out = pdf.copy()
+    for j, col in enumerate(qi):
+        starred = patterns[raw, j] < 0
+        out[col] = escape_formulas(pdf[col].astype(object).where(~starred, SUPPRESSED)).astype("string")
+    out["class_id"] = final[raw]
+    return out
