@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
     run.set_defaults(run=_run_jobs)
-    for job in (points, zips, labels, supp, aud):
+    for job in (points, zips, labels, supp, anon, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
                          help="pandas (default: in this process) or dask: IN is a Parquet dataset, a folder or "
                               "glob of CSV files, read by Dask workers; -o is a new Parquet dataset folder; "
@@ -533,6 +533,8 @@ def _run_anonymize(args) -> int:
 
     location = _location_option(args)
     hierarchy_files = _hierarchy_files(args)
+    if _on_cluster(args):
+        return _run_anonymize_on_cluster(args, location, hierarchy_files)
     inputs = {"IN": args.input, "--regions": args.regions, "--edges": args.edges, "--ground": _ground_file(args),
               **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}
     _check_outputs(inputs, args)
@@ -555,6 +557,41 @@ def _run_anonymize(args) -> int:
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input))
     _joint_summary(release, written)
+    return 0
+
+
+def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
+    """``anonymize`` on the dask engine: sharded by location, each shard released by the in-memory engine."""
+    from .cluster import anonymize
+    from .io import check_outputs
+    from .models import Hierarchy
+
+    _check_cluster_flags(args, (("--map", args.map), ("--html-report", args.html_report), ("--classes", args.classes),
+                                ("--tiles", args.tiles)))
+    check_outputs({"--ground": _ground_file(args), **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}},
+                  {})
+    if location is None or "lat" not in location:
+        raise ParameterError("the dask engine's anonymize needs --lat and --lon")
+    if args.extent != "box" or args.missing != "error":
+        raise ParameterError("the dask engine's anonymize publishes boxes of located rows: --extent box, "
+                             "--missing error")
+    release = anonymize(args.input, args.output, location=(location["lat"], location["lon"]), qi=args.qi,
+                        k=1 if args.k is None else args.k, interval=args.interval,
+                        hierarchies={c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()},
+                        suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
+                        crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
+                        scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding,
+                        **_model_options(args))
+    r = release.report
+    r["files"] = {"input": str(args.input), "output": str(args.output)}
+    if args.report:
+        _write_json(args.report, r)
+    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
+          f"{plural(r['location_classes'], 'location class', 'location classes')} and "
+          f"{plural(r['shards'], 'shard')}, smallest {r['min_class']}, audited k = {r['audit']['k']}")
+    for path in (args.output, args.report):
+        if path:
+            print(f"  wrote {path}")
     return 0
 
 

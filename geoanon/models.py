@@ -336,9 +336,12 @@ class Model:
     def as_dict(self) -> dict:
         return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t, "sensitive": self.sensitive}
 
-    def compile(self, df: pd.DataFrame) -> "ModelCheck":
+    def compile(self, df: pd.DataFrame, distribution=None) -> "ModelCheck":
         """The model bound to a table's sensitive column: checks classes given
-        their sensitive counts. InfeasibleError when the whole table misses it."""
+        their sensitive counts. InfeasibleError when the whole table misses it.
+        ``distribution`` (value -> weight, values as text): the distribution
+        t is measured against, instead of the table's (for a shard of a larger
+        table; ``order`` should then list every value)."""
         from .audit import sensitive_codes
 
         n = len(df)
@@ -350,6 +353,11 @@ class Model:
             raise DataError(f"no column {self.sensitive!r} in the table")
         codes, m, ground, values = sensitive_codes(df[self.sensitive], self.ground, self.order)
         q = np.bincount(codes, minlength=m) / max(n, 1)
+        if distribution is not None:
+            q = np.array([float(distribution.get(str(v), 0.0)) for v in values])
+            if not q.sum() > 0:
+                raise DataError("the reference distribution gives no weight to the table's sensitive values")
+            q = q / q.sum()
         check = ModelCheck(self, codes, m, ground, q, values)
         whole = np.bincount(codes, minlength=m)[None, :]
         if not check.holds(whole)[0]:

@@ -335,3 +335,92 @@ def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli):
                        "--scheduler", address, "--classes", tmp_path / "c.csv")
     assert code == 2 and err.count("\n") == 1 and "--classes is not available on the dask engine" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
+
+
+def _people(n, seed):
+    df = _points(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    return df.assign(sex=rng.choice(["F", "M"], n),
+                     dx=rng.choice(list("abcdefgh"), n, p=[.3, .2, .1, .1, .1, .1, .05, .05]))
+
+
+def _check_joint_release(df, out, k, *, l=None, t=None):
+    """Every row once, its point and age inside its class's box and interval,
+    boxes of different location classes disjoint, every class >= k (and l,
+    and t against the whole table's distribution, by the in-memory audit)."""
+    assert sorted(out["id"]) == sorted(df["id"])
+    out = out.set_index("id").loc[df["id"]]
+    lat, lon, age = df["lat"].to_numpy(), df["lon"].to_numpy(), df["age"].to_numpy()
+    assert ((out["lat_min"] < lat) & (lat < out["lat_max"]) & (out["lon_min"] < lon) & (lon < out["lon_max"])).all()
+    assert ((out["age_min"] <= age) & (age <= out["age_max"])).all()
+    boxes = out[["lon_min", "lat_min", "lon_max", "lat_max"]].drop_duplicates().to_numpy()
+    overlap = ((boxes[:, None, 0] < boxes[None, :, 2]) & (boxes[None, :, 0] < boxes[:, None, 2])
+               & (boxes[:, None, 1] < boxes[None, :, 3]) & (boxes[None, :, 1] < boxes[:, None, 3]))
+    assert overlap.sum() == len(boxes)                         # each box meets itself only
+    published = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex"]
+    audit = ga.audit(out.reset_index(), [*published, "class_id"], "dx" if (l or t) else None, k=k, l=l, t=t)
+    assert audit.ok and audit.classes == out["class_id"].nunique()
+    return audit
+
+
+def test_anonymize_on_the_cluster_is_a_valid_joint_release(client, tmp_path):
+    df = _people(60_000, seed=10)
+    source = _dataset(df, tmp_path / "in", parts=4)
+    rel = gc.anonymize(source, tmp_path / "out", location=("lat", "lon"), qi=["age", "sex"], k=20, scheduler=client,
+                       max_shard_rows=15_000)
+    audit = _check_joint_release(df, pd.read_parquet(tmp_path / "out"), 20)
+    r = rel.report
+    assert r["shards"] >= 4 and r["qi"] == {"age": "interval", "sex": "suppress"}
+    assert r["audit"]["k"] == audit.k and r["audit"]["classes"] == audit.classes == r["classes"]
+    memory = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=20)
+    assert r["classes"] >= 0.8 * memory.report.classes             # sharding costs little precision
+
+
+def test_anonymize_on_the_cluster_meets_l_and_t_against_the_whole_dataset(client, tmp_path):
+    df = _people(40_000, seed=11)
+    # the north-west holds one diagnosis only: the shards cut there miss l = 2 and must merge with others
+    df.loc[(df["lon"] < df["lon"].quantile(0.3)) & (df["lat"] > df["lat"].quantile(0.8)), "dx"] = "a"
+    source = _dataset(df, tmp_path / "in", parts=3)
+    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client, "max_shard_rows": 8_000}
+    rel = gc.anonymize(source, tmp_path / "out", k=10, l=2, sensitive="dx", **common)
+    _check_joint_release(df, pd.read_parquet(tmp_path / "out"), 10, l=2)
+    assert rel.report["audit"]["l"] >= 2
+    k_alone = gc.anonymize(source, tmp_path / "out_k", k=10, **common).report["shards"]
+    assert 1 < rel.report["shards"] < k_alone
+    rel = gc.anonymize(source, tmp_path / "out_t", k=10, t=0.5, sensitive="dx", **common)
+    audit = _check_joint_release(df, pd.read_parquet(tmp_path / "out_t"), 10, t=0.5)
+    assert rel.report["audit"]["t"] == pytest.approx(audit.t, abs=1e-9)
+
+
+def test_anonymize_on_the_cluster_refuses_what_it_cannot_release(client, tmp_path):
+    df = _people(5_000, seed=12)
+    source = _dataset(df, tmp_path / "in", parts=2)
+    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client}
+    with pytest.raises(ga.InfeasibleError, match="l_distinct=9"):
+        gc.anonymize(source, tmp_path / "out", k=5, l_distinct=9, sensitive="dx", **common)
+    with pytest.raises(ga.ParameterError, match="ground='equal'"):
+        gc.anonymize(source, tmp_path / "out", k=5, t=0.3, sensitive="age", ground="ordered", **{
+            **common, "qi": ["sex"]})
+    with pytest.raises(ga.ParameterError, match="points location"):
+        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "location": {"label": "sex"}})
+    with pytest.raises(ga.DataError, match="no column 'nope'"):
+        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "qi": ["nope"]})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_the_command_line_runs_anonymize_on_a_cluster(client, tmp_path, cli):
+    import json
+
+    df = _people(20_000, seed=13)
+    source = _csv_dataset(df.astype(str), tmp_path / "in")
+    address = client.scheduler.address
+    code, out, err = cli("anonymize", source, "--lat", "lat", "--lon", "lon", "--qi", "age,sex", "-k", 10,
+                         "-o", tmp_path / "out", "--scheduler", address, "--report", tmp_path / "r.json")
+    assert code == 0 and "location class" in out and "audited k = " in out, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["engine"] == "dask" and report["qi"]["age"] == "interval" and report["audit"]["k"] >= 10
+    _check_joint_release(df, pd.read_parquet(tmp_path / "out").astype({"id": "int64"}), 10)
+    code, _, err = cli("anonymize", source, "--lat", "lat", "--lon", "lon", "--qi", "age", "-k", 10, "-o",
+                       tmp_path / "o2", "--scheduler", address, "--extent", "tile")
+    assert code == 2 and err.count("\n") == 1 and "--extent box" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]

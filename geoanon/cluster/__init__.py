@@ -17,12 +17,16 @@ a sample of the coordinates and the shards' summaries.
 - :func:`suppress`: row types and their counts by the workers, the solvers
   on the type table, the mapping back on the workers: the same release as
   the in-memory engine for the same method, row for row.
+- :func:`anonymize`: the joint release, sharded by location (shards cut only
+  where both sides meet the whole model), each shard released on a worker by
+  :func:`geoanon.anonymize` inside its rectangle, the whole audited.
 - :func:`audit`: a distributed group-by; the same figures as
   :func:`geoanon.audit`.
 
 Each takes ``scheduler=``: a ``distributed.Client``, a scheduler address, or
 None for a ``LocalCluster`` on this machine (:func:`cluster_client`).
 """
+from .anonymize import anonymize
 from .client import cluster_client
 from .audit import audit
 from .labels import generalize_labels
@@ -31,5 +35,5 @@ from .regions import generalize_regions
 from .release import ClusterRelease
 from .suppression import suppress
 
-__all__ = ["ClusterRelease", "audit", "cluster_client", "generalize_labels", "generalize_points",
+__all__ = ["ClusterRelease", "anonymize", "audit", "cluster_client", "generalize_labels", "generalize_points",
            "generalize_regions", "suppress"]

@@ -99,30 +99,12 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     output = check_dataset_output(output, inputs)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-        columns = list(ddf.columns)
-        for col in (lat, lon):
-            if col not in columns:
-                raise DataError(f"no column {col!r} in the dataset (columns: {', '.join(map(str, columns[:12]))})")
         out_cols = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max", "class_id"]
-        clash = [c for c in out_cols if c in columns]
+        clash = [c for c in out_cols if c in ddf.columns]
         if clash:
             raise DataError(f"the output column {clash[0]!r} already exists in the input")
-        geographic = _geographic(crs)
-        stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
-        n = _check_stats(stats, k, lat, lon)
-        frame = _frame(stats, bounds, geographic)
-        sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=seed).compute()
-        row_bytes = float(ddf.head(1000).memory_usage(deep=True, index=False).sum()) / max(min(n, 1000), 1)
-        cap = max_shard_rows or shard_rows(client, row_bytes)
-        shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
-        plan = _plan(ddf, sample, lat, lon, shards, frame, k)
-        found = ddf.map_partitions(_shard_counts, lat, lon, plan, meta=(None, "object")).compute()
-        counts = np.sum(list(found), axis=0) if len(found) else np.zeros(plan.n_shards, dtype=np.int64)
-        plan, counts = _merge_light(plan, counts, k)
-        offsets = np.r_[0, np.cumsum(counts // k)[:-1]]
-        keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
-        # one shard per part (a hash shuffle can put several shards, too many rows, in one part)
-        grouped = keyed.set_index("_shard", divisions=list(range(plan.n_shards + 1)), shuffle_method="tasks")
+        n, frame, plan, counts, grouped = shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed)
+        offsets = np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
         rectangles = plan.rectangles()
 
         def write_and_audit(staged):
@@ -148,6 +130,35 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
               "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
               "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
+
+
+def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *, sensitive=None, values=None,
+                  ok=None):
+    """Check the coordinates, plan the shards and move the rows to them:
+    (rows, frame, plan, counts per shard (x sensitive value, as
+    :func:`merge_light`), the rows grouped one shard per part). ``ok``
+    tells which shards meet the model (default: >= k rows)."""
+    columns = list(ddf.columns)
+    for col in (lat, lon):
+        if col not in columns:
+            raise DataError(f"no column {col!r} in the dataset (columns: {', '.join(map(str, columns[:12]))})")
+    geographic = _geographic(crs)
+    stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
+    n = _check_stats(stats, k, lat, lon)
+    frame = _frame(stats, bounds, geographic)
+    sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=seed).compute()
+    row_bytes = float(ddf.head(1000).memory_usage(deep=True, index=False).sum()) / max(min(n, 1000), 1)
+    cap = max_shard_rows or shard_rows(client, row_bytes)
+    shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
+    plan = _plan(ddf, sample, lat, lon, shards, frame, k)
+    found = ddf.map_partitions(_shard_counts, lat, lon, plan, sensitive, values, meta=(None, "object")).compute()
+    width = 1 if values is None else len(values)
+    counts = np.sum(list(found), axis=0) if len(found) else np.zeros((plan.n_shards, width), dtype=np.int64)
+    plan, counts = merge_light(plan, counts, ok or (lambda hist: hist.sum(axis=1) >= k))
+    keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
+    # one shard per part (a hash shuffle can put several shards, too many rows, in one part)
+    grouped = keyed.set_index("_shard", divisions=list(range(plan.n_shards + 1)), shuffle_method="tasks")
+    return n, frame, plan, counts, grouped
 
 
 def _geographic(crs) -> bool:
@@ -269,32 +280,44 @@ def _shard_ids(pdf, lat, lon, plan: ShardPlan) -> np.ndarray:
                          pd.to_numeric(pdf[lat]).to_numpy(dtype=np.float64))
 
 
-def _shard_counts(pdf, lat, lon, plan: ShardPlan):
-    """Rows per shard of a partition."""
-    return pd.Series([np.bincount(_shard_ids(pdf, lat, lon, plan), minlength=plan.n_shards)])
+def _shard_counts(pdf, lat, lon, plan: ShardPlan, sensitive=None, values=None):
+    """Rows per shard of a partition (shards x 1), or per shard and sensitive
+    value (shards x values; ``values`` the values as text)."""
+    shard = _shard_ids(pdf, lat, lon, plan)
+    if sensitive is None:
+        return pd.Series([np.bincount(shard, minlength=plan.n_shards)[:, None]])
+    code = pd.Index(values).get_indexer(pdf[sensitive].astype(object).map(str))
+    if (code < 0).any():
+        raise DataError("the dataset changed while the job ran")
+    hist = np.bincount(shard * len(values) + code, minlength=plan.n_shards * len(values))
+    return pd.Series([hist.reshape(plan.n_shards, len(values))])
 
 
-def _merge_light(plan: ShardPlan, counts: np.ndarray, k: int):
-    """Drop the cuts that leave a shard with fewer than k records: a light
-    piece joins its strip's next piece; a strip lighter than k joins the next
-    strip, whole (one piece)."""
+def merge_light(plan: ShardPlan, counts: np.ndarray, ok):
+    """Drop the cuts that leave a shard missing the model: ``counts`` is
+    shards x sensitive values (one column for k alone), ``ok`` tells which
+    rows of such a matrix meet the model. A piece that misses it joins its
+    strip's next piece; a strip that misses it joins the next strip, whole
+    (one piece). The model survives unions, so this ends with every shard
+    meeting it when the whole table does."""
     first = np.r_[0, np.cumsum([c.size + 1 for c in plan.y_cuts])]
     pieces = [counts[first[i]:first[i + 1]].copy() for i in range(len(plan.y_cuts))]
     y_cuts = [c.copy() for c in plan.y_cuts]
     for i in range(len(pieces)):
-        while pieces[i].size > 1 and (pieces[i] < k).any():
-            j = int(np.flatnonzero(pieces[i] < k)[0])
-            j = min(j, pieces[i].size - 2)            # merge piece j with j + 1 (drop cut j)
+        while len(pieces[i]) > 1 and not ok(pieces[i]).all():
+            j = int(np.flatnonzero(~ok(pieces[i]))[0])
+            j = min(j, len(pieces[i]) - 2)            # merge piece j with j + 1 (drop cut j)
             pieces[i][j + 1] += pieces[i][j]
-            pieces[i] = np.delete(pieces[i], j)
+            pieces[i] = np.delete(pieces[i], j, axis=0)
             y_cuts[i] = np.delete(y_cuts[i], j)
     x_cuts = plan.x_cuts.copy()
-    totals = [int(p.sum()) for p in pieces]
-    while len(totals) > 1 and min(totals) < k:
-        i = int(np.argmin(totals))
+    totals = [p.sum(axis=0) for p in pieces]
+    while len(totals) > 1 and not ok(np.array(totals)).all():
+        bad = np.flatnonzero(~ok(np.array(totals)))
+        i = int(bad[np.argmin([totals[b].sum() for b in bad])])      # the lightest strip that misses it
         j = i if i + 1 < len(totals) else i - 1        # strips j and j + 1 become one piece
         totals[j:j + 2] = [totals[j] + totals[j + 1]]
-        pieces[j:j + 2] = [np.array([totals[j]])]
+        pieces[j:j + 2] = [totals[j][None, :]]
         y_cuts[j:j + 2] = [np.zeros(0)]
         x_cuts = np.delete(x_cuts, j)
     merged = ShardPlan(frame=plan.frame, x_cuts=x_cuts, y_cuts=y_cuts)

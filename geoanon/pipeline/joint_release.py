@@ -3,6 +3,7 @@ generalized together, so that the release meets the model over all of them."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,8 @@ LOCATION_KINDS = ("points", "zip", "label")
 @stepped("generalizing the table (location and quasi-identifiers)")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
-              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1) -> Release:
+              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
+              distribution=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -86,6 +88,11 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     n_jobs : int
         Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
         -1 for every core. The release does not depend on it.
+    distribution : mapping, optional
+        Sensitive value (as text) -> weight: the distribution t is measured
+        against, instead of the table's own, for a table that is one shard of
+        a larger release (the dask engine's); ``order`` then lists every value.
+        The shard's own audit then leaves t to the caller's audit of the whole.
 
     Returns
     -------
@@ -114,7 +121,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     _check_roles(df, kind, loc, qi, sensitive)
     if len(df) == 0:
         raise DataError("the table has no rows")
-    check = model.compile(df)
+    check = model.compile(df, distribution)
     warnings: list = []
     dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
                                             resolution)
@@ -122,7 +129,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
-    audit = require(table, [*published, "class_id"], model=model)
+    # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
+    audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(model, t=None))
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
     sizes = np.bincount(part.row_class)
     report = JobReport(

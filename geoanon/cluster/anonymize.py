@@ -1,0 +1,196 @@
+"""The joint release on a cluster: sharded by location, each shard released
+on a worker by :func:`geoanon.anonymize` inside its rectangle, the whole
+release audited by a distributed group-by.
+
+The shards are the points engine's (:func:`~geoanon.cluster.points.shard_dataset`):
+rectangles cut between neighbouring records, sized to the workers' memory,
+and cut only where both sides meet the whole model (k, l, l_distinct, and t
+against the whole dataset's distribution), so each shard can be released on
+its own. The model survives the union of classes and the shards' classes
+lie in disjoint rectangles, so the shards' releases together meet the model.
+What must be the same in every shard is decided once, over the whole
+dataset: each quasi-identifier's treatment (numeric columns as intervals),
+the grid of the boxes' edges, the sensitive values' order, and the
+distribution t is measured against.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._text import show
+from .._validation import check_choice, check_k
+from ..audit import sensitive_codes
+from ..choices import DESIGNS
+from ..errors import DataError, InfeasibleError, ParameterError
+from ..models import Model, ModelCheck
+from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments
+from ..pipeline.location import default_resolution
+from .client import cluster_client, cluster_failures
+from .points import shard_dataset
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
+
+
+def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
+              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
+              method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
+              sep=",", encoding="utf-8", max_shard_rows=None, seed=0) -> ClusterRelease:
+    """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
+    Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
+    boxes (``extent="box"``), every row located. Parameters as
+    :func:`geoanon.anonymize` and :func:`geoanon.cluster.generalize_points`;
+    ``resolution`` defaults to the finer of the two axes' defaults over the
+    whole dataset; t is for the equal ground (the distributed audit's). Rows
+    are written grouped by shard; class ids are unique, not consecutive;
+    generated columns are float64 (numbers) or text."""
+    import dask
+    import dask.dataframe as dd
+
+    started = time.perf_counter()
+    k = check_k(k)
+    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    method = check_choice("method", method, DESIGNS)
+    kind, loc = _location(location)
+    if kind != "points":
+        raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
+    lat, lon = loc["lat"], loc["lon"]
+    if t is not None and not (isinstance(ground, str) and ground == "equal"):
+        raise ParameterError("t-closeness on the dask engine is for ground='equal' (the distributed audit's)")
+    resolution = _check_resolution(resolution)
+    qi = [qi] if isinstance(qi, str) else list(qi)
+    output = check_dataset_output(output, [] if is_frame(source) else [source])
+    with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
+        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        needed = [*qi, *([sensitive] if model.needs_sensitive else [])]
+        absent = [c for c in needed if c not in ddf.columns]
+        if absent:
+            raise DataError(f"no column {show(absent[0])} in the dataset")
+        if "class_id" in ddf.columns:
+            raise DataError("the output column 'class_id' already exists in the input")
+        treatments = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
+        check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
+        n, frame, plan, counts, grouped = shard_dataset(
+            ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed,
+            sensitive=sensitive if check else None, values=None if check is None else [str(v) for v in listed],
+            ok=None if check is None else check.holds)
+        if check is not None and not check.holds(counts.sum(axis=0)[None, :])[0]:
+            raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
+        if resolution is None:
+            resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
+        options = {"location": (lat, lon), "qi": qi, "sensitive": sensitive, "k": k, "l": l,
+                   "l_distinct": l_distinct, "t": t, "ground": ground, "order": listed if t is not None else order,
+                   "interval": [c for c in qi if treatments[c] == "interval"],
+                   "suppress": [c for c in qi if treatments[c] == "suppress"],
+                   "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
+                   "method": method, "extent": "box", "resolution": resolution, "crs": crs,
+                   "distribution": None if t is None else {str(v): float(w) for v, w in zip(listed, check.q)}}
+        kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
+        published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
+                     *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
+                                                     else (c,))]]
+        offsets = np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
+        rectangles = plan.rectangles()
+
+        def write_and_audit(staged):
+            from .audit import audit_frame
+
+            Path(staged).mkdir()
+            tasks = [dask.delayed(_release_part)(part, options, kept, rectangles, offsets,
+                                                 Path(staged) / f"part.{i:05d}.parquet")
+                     for i, part in enumerate(grouped.to_delayed())]
+            done = pd.concat(dask.compute(*tasks), ignore_index=True)
+            return done, audit_frame(dd.read_parquet(staged), [*published, "class_id"],
+                                     sensitive if model.needs_sensitive else None, k=k, l=l, l_distinct=l_distinct,
+                                     t=t)
+
+        shard_stats, audit = write_staged(output, write_and_audit)
+    report = {"rows": n, **model.levels(), "sensitive": sensitive,
+              "location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": method,
+              "classes": int(shard_stats["classes"].sum()), "min_class": int(shard_stats["min_class"].min()),
+              "max_class": int(shard_stats["max_class"].max()),
+              "location_classes": int(shard_stats["location_classes"].sum()), "shards": plan.n_shards,
+              "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
+              "seconds": round(time.perf_counter() - started, 3)}
+    return ClusterRelease(output=output, report=report)
+
+
+def _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets) -> dict:
+    """Each quasi-identifier's treatment as :func:`geoanon.anonymize` decides
+    it, numeric columns judged over the whole dataset."""
+    given = _treatments(ddf._meta, qi, interval, hierarchies, suppress, sets)      # checks the names given
+    chosen = {*(interval or []), *(suppress or []), *(sets or []), *(hierarchies or {})}
+    open_columns = [c for c in qi if c not in chosen]
+    if not open_columns:
+        return given
+    found = ddf[open_columns].map_partitions(_numeric_parts, meta=(None, "object")).compute()
+    numeric = {c: all(part[c] is not False for part in found) and any(part[c] for part in found)
+               for c in open_columns}
+    return {c: given[c] if c in chosen else ("interval" if numeric[c] else "suppress") for c in qi}
+
+
+def _numeric_parts(pdf: pd.DataFrame) -> pd.Series:
+    """Per column: None (no present cell), or whether every present cell is a number."""
+    from ..pipeline.release import MISSING_TOKENS
+
+    out = {}
+    for col in pdf.columns:
+        s = pdf[col]
+        present = s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+        out[col] = None if len(present) == 0 else _numeric(present)
+    return pd.Series([out])
+
+
+def _model_check(ddf, model: Model) -> tuple[ModelCheck, list]:
+    """The model bound to the whole dataset's sensitive values (their order, as
+    :func:`~geoanon.audit.sensitive_codes` gives it, and their distribution)."""
+    counts = ddf[model.sensitive].value_counts(dropna=False, sort=False).compute()
+    if counts.index.isna().any():
+        raise DataError(f"{show(model.sensitive)} has missing values: the dask engine needs every sensitive "
+                        "value present")
+    text = pd.Series([str(v) for v in counts.index])
+    if text.duplicated().any():
+        raise DataError(f"two sensitive values of {show(model.sensitive)} read as the same text "
+                        f"({show(text[text.duplicated()].iloc[0])})")
+    _, n_values, ground, listed = sensitive_codes(pd.Series(counts.index, dtype=object), model.ground, model.order)
+    weights = pd.Series(counts.to_numpy(), index=text).reindex([str(v) for v in listed], fill_value=0)
+    q = weights.to_numpy(dtype=np.float64) / weights.sum()
+    return ModelCheck(model, np.zeros(0, dtype=np.int64), n_values, ground, q, list(listed)), list(listed)
+
+
+def _release_part(pdf: pd.DataFrame, options: dict, kept: list, rectangles, offsets, path) -> pd.DataFrame:
+    """Release every shard of a shuffled part with the in-memory engine and
+    write its rows to ``path`` (nothing for an empty part); a summary row per shard."""
+    from ..pipeline.joint_release import anonymize as anonymize_in_memory
+
+    tables, stats = [], []
+    for shard, rows in pdf.groupby(level=0, sort=True):          # indexed by shard (one per part)
+        rel = anonymize_in_memory(rows.reset_index(drop=True), bounds=tuple(rectangles[shard]), **options)
+        table = rel.table
+        table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
+        tables.append(_uniform(table, kept))
+        stats.append({"shard": int(shard), "rows": len(rows), "classes": rel.report.classes,
+                      "min_class": rel.report.min_class, "max_class": rel.report.max_class,
+                      "location_classes": rel.report["location_classes"]})
+    if tables:
+        pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
+    return pd.DataFrame(stats, columns=list(SUMMARY)).astype("i8")
+
+
+def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:
+    """The same column types in every part: the input's columns kept as they
+    are, generated numbers as float64, generated text as text."""
+    out = {}
+    for col in table.columns:
+        s = table[col]
+        if col == "class_id" or col in kept:
+            out[col] = s
+        elif pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            out[col] = s.astype("float64")
+        else:
+            out[col] = s.astype("string")
+    return pd.DataFrame(out)
