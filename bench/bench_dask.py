@@ -16,6 +16,18 @@ bench/out/dask_data/. Each measurement runs in a fresh process:
   published columns on the same cluster, beside the in-memory audit
   (``audit-memory``).
 
+Tables (bench_tables.py's synthetic table: sex, edu, region, job as
+quasi-identifiers, diagnosis and income, plus clustered coordinates), as
+Parquet datasets of 10^6 rows per file:
+
+- ``suppress-E`` (E = memory or W workers): :func:`geoanon.suppress` /
+  :func:`geoanon.cluster.suppress` with k = 10 (``suppress-l2-E``: and l = 2
+  on diagnosis), method lattice on both engines, which release the same table;
+- ``taudit-E``: the audit of the k = 10 release over the quasi-identifiers
+  and class_id, with l, l_distinct and t (equal ground) on diagnosis;
+- ``anonymize-E``: the joint release, points location and the four
+  quasi-identifiers, k = 10.
+
 Reported: wall time, peak memory (VmHWM) of the client process (with a
 LocalCluster the scheduler runs in it) and of the busiest worker, the sum of
 all processes' peaks, classes, shards and largest class / lower bound (the
@@ -47,10 +59,15 @@ DATA = HERE / "out" / "dask_data"
 PART_ROWS = 1_000_000
 K = 10
 WORKER_MEMORY = "3GB"
+TABLE_JOBS = ("suppress-memory", "suppress-2", "suppress-l2-memory", "suppress-l2-2", "taudit-memory", "taudit-2")
 PLAN = [(n, job) for n in (1_000_000, 10_000_000, 20_000_000)
         for job in ("memory", "dask-1", "dask-2", "audit-memory", "audit-2")] + \
-       [(100_000_000, "dask-2")]
-QUICK = [(200_000, job) for job in ("memory", "dask-1", "dask-2", "audit-memory", "audit-2")]
+       [(100_000_000, "dask-2")] + \
+       [(10_000_000, job) for job in TABLE_JOBS] + [(100_000_000, job) for job in ("suppress-2", "taudit-2")] + \
+       [(1_000_000, "anonymize-memory"), (1_000_000, "anonymize-2"), (10_000_000, "anonymize-2")]
+QUICK = [(200_000, job) for job in ("memory", "dask-1", "dask-2", "audit-memory", "audit-2", *TABLE_JOBS,
+                                     "anonymize-memory", "anonymize-2")]
+TABLE_QI = ["sex", "edu", "region", "job"]
 
 
 def dataset(n: int) -> Path:
@@ -73,14 +90,78 @@ def dataset(n: int) -> Path:
     return folder
 
 
+def table_dataset(n: int) -> Path:
+    """The Parquet dataset of the n-row synthetic table with coordinates (written once)."""
+    from bench_tables import synthetic
+
+    folder = DATA / f"table_{n}"
+    if (folder / "_done").exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    centres = np.random.default_rng(0).uniform([-120, 28], [-72, 47], size=(12, 2))
+    for i, start in enumerate(range(0, n, PART_ROWS)):
+        rows = min(PART_ROWS, n - start)
+        rng = np.random.default_rng(2_000 + i)
+        xy = np.round(centres[rng.integers(0, 12, rows)] + rng.normal(scale=1.2, size=(rows, 2)), 5)
+        table = synthetic(rows, seed=3_000 + i)
+        table.insert(0, "lon", xy[:, 0])
+        table.insert(0, "lat", xy[:, 1])
+        table.insert(0, "id", np.arange(start, start + rows))
+        table.to_parquet(folder / f"part-{i:04d}.parquet")
+    (folder / "_done").write_text("")
+    return folder
+
+
+def measure_table(n: int, job: str, client) -> dict:
+    """A table job (suppress, taudit, anonymize) on one engine: ``client`` None for the in-memory one."""
+    import pandas as pd
+
+    import geoanon as ga
+    import geoanon.cluster as gc
+
+    source = table_dataset(n)
+    kind = job.rsplit("-", 1)[0]
+    model = {"k": K, **({"l": 2, "sensitive": "diagnosis"} if kind == "suppress-l2" else {})}
+    if kind.startswith("suppress"):
+        if client is None:
+            r = ga.suppress(pd.read_parquet(source), TABLE_QI, method="lattice", **model).report
+            cost, classes, k = r["cost"], r.classes, r.audit["k"]
+        else:
+            out = DATA / f"table_release_{n}{'' if kind == 'suppress' else '_l2'}"
+            shutil.rmtree(out, ignore_errors=True)
+            r = gc.suppress(source, TABLE_QI, out, method="lattice", scheduler=client, **model).report
+            cost, classes, k = r["cost"], r["classes"], r["audit"]["k"]
+        return {"classes": classes, "stars": cost, "k": k}
+    if kind == "taudit":
+        columns = [*TABLE_QI, "class_id", "diagnosis"]
+        levels = {"k": K, "l": 1, "l_distinct": 1, "t": 1.0}
+        if client is None:
+            a = ga.audit(pd.read_parquet(DATA / f"table_release_{n}", columns=columns), [*TABLE_QI, "class_id"],
+                         "diagnosis", **levels)
+        else:
+            a = gc.audit(DATA / f"table_release_{n}", [*TABLE_QI, "class_id"], "diagnosis", scheduler=client,
+                         **levels)
+        return {"classes": a["classes"], "k": a["k"], "l": round(a["l"], 4), "t": round(a["t"], 6)}
+    if client is None:
+        r = ga.anonymize(pd.read_parquet(source), location=("lat", "lon"), qi=TABLE_QI, k=K).report
+        return {"classes": r.classes, "k": r.audit["k"], "shards": 1}
+    out = DATA / f"table_joint_{n}"
+    shutil.rmtree(out, ignore_errors=True)
+    r = gc.anonymize(source, out, location=("lat", "lon"), qi=TABLE_QI, k=K, scheduler=client).report
+    return {"classes": r["classes"], "k": r["audit"]["k"], "shards": r["shards"]}
+
+
 def release_path(n: int, workers: int) -> Path:
     return DATA / f"release_{n}_{workers}"
 
 
 def measure(n, job) -> dict:
     n = int(n)
-    source = dataset(n)
     row = {"n": n, "what": job}
+    if job.split("-")[0] in ("suppress", "taudit", "anonymize"):
+        return measure_table_row(n, job, row)
+    source = dataset(n)
     started = time.perf_counter()
     if job == "memory":
         import pandas as pd
@@ -132,6 +213,31 @@ def measure(n, job) -> dict:
     return row
 
 
+def measure_table_row(n: int, job: str, row: dict) -> dict:
+    """Time and memory of a table job, on its engine (a fresh LocalCluster for the dask one)."""
+    table_dataset(n)
+    if job.endswith("-memory"):
+        Path("/proc/self/clear_refs").write_text("5")
+        started = time.perf_counter()
+        row.update(measure_table(n, job, None))
+        row.update(seconds=round(time.perf_counter() - started, 2), client_mb=round(peak_mb()), worker_mb=0,
+                   total_mb=round(peak_mb()))
+        return row
+    import distributed
+
+    workers = int(job.rsplit("-", 1)[1])
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  memory_limit=WORKER_MEMORY, dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        started = time.perf_counter()
+        row.update(measure_table(n, job, client))
+        seconds = time.perf_counter() - started
+        workers_mb = list(client.run(_worker_peak_mb).values())
+    row.update(seconds=round(seconds, 2), client_mb=round(peak_mb()), worker_mb=round(max(workers_mb)),
+               total_mb=round(peak_mb() + sum(workers_mb)))
+    return row
+
+
 def describe(row) -> str:
     if "failed" in row:
         return f"{row['job']}: {row['failed']}"
@@ -156,14 +262,40 @@ def write_results(rows, path: Path) -> None:
              "scheduler), of the busiest worker, and of all processes together.", "",
              "| points | job | seconds | client MB | worker MB | all MB | classes | largest / lower bound | shards |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
+    def is_table(r):
+        return (r["job"][1] if "failed" in r else r["what"]).split("-")[0] in ("suppress", "taudit", "anonymize")
+
+    for r in [r for r in rows if not is_table(r)]:
         if "failed" in r:
             lines.append(f"| {int(r['job'][0]):,} | {r['job'][1]} | {r['failed']} | | | | | | |")
             continue
         lines.append(f"| {r['n']:,} | {r['what']} | {r['seconds']} | {r['client_mb']:,} | {r['worker_mb']:,} | "
                      f"{r['total_mb']:,} | {r.get('classes', 0):,} | {r.get('ratio', '')} | {r.get('shards', '')} |")
+    lines += ["", "Tables: bench_tables.py's synthetic table (quasi-identifiers sex, edu, region, job; diagnosis) "
+              f"with clustered coordinates, 10^6 rows per file, k = {K}. suppress-E: method lattice, on the in-memory "
+              "engine (memory, the table read with read_parquet) or on W workers (the release written as a Parquet "
+              "dataset, audited); suppress-l2-E: with l = 2 on diagnosis. taudit-E: the audit of the k = 10 release "
+              "over the quasi-identifiers and class_id, with l, l_distinct and t (equal ground) on diagnosis. "
+              "anonymize-E: the joint release, points location and the four quasi-identifiers.", "",
+              "| rows | job | seconds | client MB | worker MB | all MB | classes | stars | audit: k / l / t | shards |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for r in [r for r in rows if is_table(r)]:
+        if "failed" in r:
+            lines.append(f"| {int(r['job'][0]):,} | {r['job'][1]} | {r['failed']} | | | | | | | |")
+            continue
+        measured = " / ".join(str(r[key]) for key in ("k", "l", "t") if key in r)
+        stars = f"{r['stars']:,}" if "stars" in r else ""
+        lines.append(f"| {r['n']:,} | {r['what']} | {r['seconds']} | {r['client_mb']:,} | {r['worker_mb']:,} | "
+                     f"{r['total_mb']:,} | {r['classes']:,} | {stars} | {measured} | {r.get('shards', '')} |")
     by = {(r["n"], r["what"]): r for r in rows if "failed" not in r}
     lines += ["", "Targets (issue 14):"]
+    for kind in ("suppress", "suppress-l2", "taudit"):
+        memory, dask = by.get((10_000_000, f"{kind}-memory")), by.get((10_000_000, f"{kind}-2"))
+        if memory and dask:
+            keys = ("classes", "stars", "k") if kind != "taudit" else ("classes", "k", "l", "t")
+            same = all(memory[key] == dask[key] for key in keys)
+            lines.append(f"- {kind} at 10^7 rows, same figures on both engines ({', '.join(keys)}): "
+                         f"{'met' if same else 'missed'} (dask {dask['seconds']} s, in memory {memory['seconds']} s)")
     two, audited = by.get((20_000_000, "dask-2")), by.get((20_000_000, "audit-2"))
     if two and audited:
         met = (two["ratio"] <= 1.10 and two["client_mb"] < 1500 and audited["classes"] == two["classes"]

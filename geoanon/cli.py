@@ -701,12 +701,11 @@ def _run_audit_on_cluster(args) -> int:
 
     if args.original or args.hierarchy:
         raise ParameterError("--original and --hierarchy are not available on the dask engine")
-    if args.ground != "equal" or args.order:
-        raise ParameterError("the dask engine measures t under --ground equal only")
-    check_outputs({"IN": args.input}, {"--report": ("report", args.report)})
-    report = audit(args.input, args.qi, args.sensitive, k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t,
-                   scheduler=args.scheduler, scheduler_file=args.scheduler_file, sep=args.sep,
-                   encoding=args.encoding)
+    check_outputs({"IN": args.input, "--ground": _ground_file(args)}, {"--report": ("report", args.report)})
+    model = _model_options(args)
+    report = audit(args.input, args.qi, args.sensitive, ground=model["ground"], order=model["order"], k=args.k,
+                   l=args.l, l_distinct=args.l_distinct, t=args.t, scheduler=args.scheduler,
+                   scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
     report["input"] = str(args.input)
     return _print_audit(args, report)
 

@@ -91,16 +91,23 @@ def test_the_lower_bound_counts_a_point_written_two_ways_as_one(client, tmp_path
     assert rel.report["lower_bound"] == 60
 
 
-def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path):
+@pytest.mark.parametrize("sensitive, ground", [("occupation", "equal"), ("age", "ordered"), ("education", "tree")])
+def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path, sensitive, ground):
     from geoanon.datasets import adult
+    from geoanon.models import Hierarchy
 
     df = adult()
     df.loc[df.index[::7], "race"] = "*"
     qi = ["sex", "race", "marital-status"]
-    expected = ga.audit(df, qi, "occupation", k=3, l=2, l_distinct=2, t=0.3)
-    got = gc.audit(_dataset(df, tmp_path / "adult", parts=4), qi, "occupation", k=3, l=2, l_distinct=2, t=0.3,
-                   scheduler=client)
-    for key in ("rows", "classes", "k", "class_sizes", "l_distinct", "suppressed_cells", "ok"):
+    if ground == "tree":
+        levels = sorted(df["education"].unique())
+        ground = Hierarchy.from_frame(pd.DataFrame([[v, "school" if i < len(levels) // 2 else "college", "any"]
+                                                    for i, v in enumerate(levels)]))
+    levels = {"k": 3, "l": 2, "l_distinct": 2, "t": 0.3}
+    expected = ga.audit(df, qi, sensitive, ground=ground, **levels)
+    got = gc.audit(_dataset(df, tmp_path / "adult", parts=4), qi, sensitive, ground=ground, scheduler=client,
+                   **levels)
+    for key in ("rows", "classes", "k", "class_sizes", "l_distinct", "suppressed_cells", "ok", "ground"):
         assert got[key] == expected[key], key
     assert got["l"] == pytest.approx(expected["l"]) and got["t"] == pytest.approx(expected["t"])
     for name, v in expected["violations"].items():
@@ -260,7 +267,8 @@ ADULT_QI = ["sex", "race", "marital-status", "workclass"]
 
 @pytest.mark.parametrize("model", [{"k": 10, "method": "lattice"}, {"k": 5, "method": "approx"},
                                    {"k": 5, "l": 2, "sensitive": "occupation", "method": "lattice"},
-                                   {"k": 5, "t": 0.3, "sensitive": "occupation", "method": "lattice"}])
+                                   {"k": 5, "t": 0.3, "sensitive": "occupation", "method": "lattice"},
+                                   {"k": 5, "t": 0.2, "sensitive": "age", "ground": "ordered", "method": "lattice"}])
 def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tmp_path, model):
     from geoanon.datasets import adult
 
@@ -307,8 +315,9 @@ def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client,
     source = _dataset(adult().head(3000), tmp_path / "in", parts=2)
     with pytest.raises(ga.InfeasibleError, match="no grouping reaches l_distinct=20"):
         gc.suppress(source, ADULT_QI, tmp_path / "out", l_distinct=20, sensitive="occupation", scheduler=client)
-    with pytest.raises(ga.ParameterError, match="ground='equal'"):
-        gc.suppress(source, ADULT_QI, tmp_path / "out", t=0.3, sensitive="age", ground="ordered", scheduler=client)
+    with pytest.raises(ga.DataError, match="not in the given order"):
+        gc.suppress(source, ADULT_QI, tmp_path / "out", t=0.3, sensitive="age", ground="ordered", order=[17, 18],
+                    scheduler=client)
     with pytest.raises(ga.DataError, match="no column 'nope'"):
         gc.suppress(source, [*ADULT_QI, "nope"], tmp_path / "out", k=5, scheduler=client)
     with pytest.raises(ga.InfeasibleError, match="larger than the table"):
@@ -398,9 +407,8 @@ def test_anonymize_on_the_cluster_refuses_what_it_cannot_release(client, tmp_pat
     common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client}
     with pytest.raises(ga.InfeasibleError, match="l_distinct=9"):
         gc.anonymize(source, tmp_path / "out", k=5, l_distinct=9, sensitive="dx", **common)
-    with pytest.raises(ga.ParameterError, match="ground='equal'"):
-        gc.anonymize(source, tmp_path / "out", k=5, t=0.3, sensitive="age", ground="ordered", **{
-            **common, "qi": ["sex"]})
+    with pytest.raises(ga.InfeasibleError, match="l=2"):
+        gc.anonymize(source, tmp_path / "out", k=5, l=2, sensitive="sex", **{**common, "qi": ["age"]})
     with pytest.raises(ga.ParameterError, match="points location"):
         gc.anonymize(source, tmp_path / "out", k=5, **{**common, "location": {"label": "sex"}})
     with pytest.raises(ga.DataError, match="no column 'nope'"):

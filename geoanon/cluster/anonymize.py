@@ -45,7 +45,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
     boxes (``extent="box"``), every row located. Parameters as
     :func:`geoanon.anonymize` and :func:`geoanon.cluster.generalize_points`;
     ``resolution`` defaults to the finer of the two axes' defaults over the
-    whole dataset; t is for the equal ground (the distributed audit's). Rows
+    whole dataset. Rows
     are written grouped by shard; class ids are unique, not consecutive;
     generated columns are float64 (numbers) or text."""
     import dask
@@ -59,8 +59,6 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
     if kind != "points":
         raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
     lat, lon = loc["lat"], loc["lon"]
-    if t is not None and not (isinstance(ground, str) and ground == "equal"):
-        raise ParameterError("t-closeness on the dask engine is for ground='equal' (the distributed audit's)")
     resolution = _check_resolution(resolution)
     qi = [qi] if isinstance(qi, str) else list(qi)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
@@ -105,8 +103,9 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
             return done, audit_frame(dd.read_parquet(staged), [*published, "class_id"],
-                                     sensitive if model.needs_sensitive else None, k=k, l=l, l_distinct=l_distinct,
-                                     t=t)
+                                     sensitive if model.needs_sensitive else None, ground=ground,
+                                     order=listed if model.needs_sensitive else None, k=k, l=l,
+                                     l_distinct=l_distinct, t=t)
 
         shard_stats, audit = write_staged(output, write_and_audit)
     report = {"rows": n, **model.levels(), "sensitive": sensitive,

@@ -1,34 +1,39 @@
 """The audit on a cluster: distributed group-bys, the same figures as
-:func:`geoanon.audit` (k, classes and their sizes, l, l_distinct, t under the
-equal ground, suppressed cells, violations per requested level)."""
+:func:`geoanon.audit` (k, classes and their sizes, l, l_distinct, t under
+any ground, suppressed cells, violations per requested level)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from .._text import plural
-from ..audit import SUPPRESSED, AuditReport, check_roles
+from .._codes import combined_key
+from ..audit import SUPPRESSED, AuditReport, check_roles, sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError, ParameterError
-from ..models import check_levels
+from ..models import check_levels, measure_classes
 from .client import cluster_client
 from .release import is_frame, read_dataset
 
 
-def audit(source, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None, scheduler=None,
-          scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:
+def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
+          scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:
     """Measure a dataset (Parquet, CSV files, or a dask DataFrame) over the
-    quasi-identifiers ``qi`` on a cluster; see :func:`geoanon.audit`. The
-    t-closeness is measured under the equal ground distance (half the L1
-    distance between a class's and the table's distributions)."""
+    quasi-identifiers ``qi`` on a cluster; see :func:`geoanon.audit` (every
+    ground: equal, ordered, a Hierarchy or a matrix)."""
     with cluster_client(scheduler, scheduler_file=scheduler_file) as _:
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-        return audit_frame(ddf, qi, sensitive, k=k, l=l, l_distinct=l_distinct, t=t, refuse=False)
+        return audit_frame(ddf, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t,
+                           refuse=False)
 
 
-def audit_frame(ddf, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=None, refuse=True) -> AuditReport:
+def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
+                refuse=True) -> AuditReport:
     """:func:`audit` of a dask DataFrame on the current client; with
     ``refuse``, AuditError when a requested level is violated (as
-    :func:`geoanon.audit.require`)."""
+    :func:`geoanon.audit.require`). Per class: the (class, sensitive value)
+    pairs counted by a group-by, moved by class so that each class's pairs
+    are in one partition, and measured there by
+    :func:`~geoanon.models.measure_classes` against the dataset's distribution."""
     import dask
 
     qi = list(qi)
@@ -43,17 +48,13 @@ def audit_frame(ddf, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=N
     pairs = ddf[keys].groupby(keys, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
     pairs = pairs.rename("count").reset_index()
     if sensitive:
-        totals = pairs["count"].sum()
-        values = ddf[sensitive].value_counts(dropna=False)
-        per_class = pairs.groupby(qi, dropna=False, observed=True)["count"].agg(["sum", "max", "count"],
-                                                                              split_out=pairs.npartitions)
-        per_class.columns = ["size", "top", "distinct"]
-        rows, value_counts = dask.compute(totals, values)
-        q = value_counts / rows
-        sized = pairs.merge(per_class[["size"]].reset_index(), on=qi, how="left")
-        terms = sized.assign(term=sized.map_partitions(_class_terms, sensitive, q, meta=(None, "f8")))
-        tv = terms.groupby(qi, dropna=False, observed=True)["term"].sum(split_out=pairs.npartitions)
-        per_class = per_class.assign(t=0.5 * (tv + 1.0), l=per_class["size"] / per_class["top"])
+        values = ddf[sensitive].value_counts(dropna=False, sort=False).compute()
+        codes, n_values, ground, listed = sensitive_codes(pd.Series(values.index, dtype=object), ground, order)
+        q = np.bincount(codes, weights=values.to_numpy(), minlength=n_values) / values.sum()
+        value_code = pd.Series(codes, index=values.index)
+        meta = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8"}
+        per_class = pairs.shuffle(on=qi).map_partitions(_class_measures, qi, sensitive, value_code, n_values, ground,
+                                                        q, meta=meta)
     else:
         per_class = pairs.rename(columns={"count": "size"})
     sizes = per_class["size"]
@@ -77,7 +78,8 @@ def audit_frame(ddf, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=N
     report["class_sizes"] = _sizes(hist) if n_classes else None
     if sensitive:
         lv, ld, tv = computed["measures"]
-        report.update(l=round(float(lv), 12), l_distinct=int(ld), t=round(float(tv), 12), ground="equal")
+        report.update(l=round(float(lv), 12), l_distinct=int(ld), t=round(float(tv), 12),
+                      ground=ground if isinstance(ground, str) else type(ground).__name__.lower())
     report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
     report["violations"] = {name: {"level": level, "classes": int(computed[name][0]), "rows": int(computed[name][1]),
                                    "examples": []} for name, level in requested.items()}
@@ -90,13 +92,19 @@ def audit_frame(ddf, qi, sensitive=None, *, k=None, l=None, l_distinct=None, t=N
     return report
 
 
-def _class_terms(pairs: pd.DataFrame, sensitive, q: pd.Series) -> pd.Series:
-    """Per (class, value) pair of a class of ``size``: |p - q| - q, whose sum
-    over the class's values plus 1 is twice the class's distance to the table
-    (each value absent from the class adds q)."""
-    qv = q.reindex(pairs[sensitive]).to_numpy(dtype=np.float64)
-    p = pairs["count"].to_numpy(dtype=np.float64) / pairs["size"].to_numpy(dtype=np.float64)
-    return pd.Series(np.abs(p - qv) - qv, index=pairs.index, dtype="f8")
+def _class_measures(pairs: pd.DataFrame, qi, sensitive, value_code: pd.Series, n_values, ground,
+                    q) -> pd.DataFrame:
+    """Size, l, distinct l and t of every class whose (value, count) pairs are all in ``pairs``."""
+    if len(pairs) == 0:
+        return pd.DataFrame({"size": [], "l": [], "distinct": [], "t": []}).astype(
+            {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8"})
+    codes = np.column_stack([pd.factorize(pairs[c], use_na_sentinel=False)[0] for c in qi]).astype(np.int64)
+    cls = combined_key(codes)
+    value = value_code.reindex(pd.Index(pairs[sensitive], dtype=object)).to_numpy()
+    if np.isnan(value.astype(np.float64)).any():
+        raise DataError("the dataset changed while the audit ran")
+    m = measure_classes(cls, value.astype(np.int64), n_values, ground, weights=pairs["count"].to_numpy(), q=q)
+    return pd.DataFrame({"size": m["size"], "l": m["l"], "distinct": m["l_distinct"], "t": m["t"]})
 
 
 def _violating(per_class, name, level):

@@ -23,7 +23,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import combined_key
 from ..audit import SUPPRESSED, sensitive_codes
-from ..errors import DataError, ParameterError
+from ..errors import DataError
 from ..pipeline.suppression import check_time_limit, solution_details, suppression_model
 from ..tables.instance import Instance, rank_within
 from ..tables.solve import choose, solve
@@ -38,7 +38,7 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
     Parquet dataset at ``output`` (rows in the input's order, published
     quasi-identifiers as text, ``class_id`` last); parameters as
     :func:`geoanon.suppress` and :func:`geoanon.cluster.generalize_points`.
-    t-closeness is for the equal ground (the distributed audit's)."""
+    """
     import dask
     import dask.dataframe as dd
 
@@ -46,8 +46,6 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
                                           ground=ground, order=order, method=method)
     deadline = started + check_time_limit(time_limit)
-    if t is not None and not (isinstance(ground, str) and ground == "equal"):
-        raise ParameterError("t-closeness on the dask engine is for ground='equal' (the distributed audit's)")
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
@@ -76,7 +74,7 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
 
             released.to_parquet(staged, write_index=False)
             return audit_frame(dd.read_parquet(staged), [*qi, "class_id"], sensitive if model.needs_sensitive
-                               else None, k=k, l=l, l_distinct=l_distinct, t=t)
+                               else None, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t)
 
         audit = write_staged(output, write_and_audit)
     sizes = grouping.sizes()
