@@ -55,7 +55,7 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
             raise DataError(f"no column {absent[0]!r} in the dataset")
         # every pass maps the same frame (a projection could be read in other partitions) and checks its rows
         found = list(ddf.map_partitions(_pairs, columns, meta=(None, "object")).compute())
-        inst, entry_of_pair = _instance(found, qi, model)
+        inst, entry_of_pair, starred_type = _instance(found, qi, model)
         inst.check_feasible()
         solution = solve(inst, choose(inst, method), deadline)
         grouping, patterns = solution["grouping"], solution["patterns"]
@@ -80,7 +80,8 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
     sizes = grouping.sizes()
     report = {"rows": inst.n, "k": model.k, **{name: getattr(model, name) for name in ("l", "l_distinct", "t")
                                                 if getattr(model, name) is not None},
-              "sensitive": sensitive, **solution_details(qi, solution, method, inst), "classes": int(sizes.size),
+              "sensitive": sensitive, **solution_details(qi, solution, method, inst),
+              "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "classes": int(sizes.size),
               "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask",
               "warnings": solution["warnings"], "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
@@ -102,9 +103,10 @@ def _pairs(pdf: pd.DataFrame, columns: list) -> pd.Series:
     return pd.Series([(pdf[columns].iloc[first].reset_index(drop=True), np.bincount(pair, minlength=first.size))])
 
 
-def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray]:
-    """The instance of the whole dataset from the partitions' pairs, and the
-    entry of each partition's pair (all partitions' pairs in order)."""
+def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray, np.ndarray]:
+    """The instance of the whole dataset from the partitions' pairs, the
+    entry of each partition's pair (all partitions' pairs in order), and
+    which types hold a ``*`` already (types x columns)."""
     if not found or sum(len(f) for f, _ in found) == 0:
         raise DataError("the dataset has no rows")
     keys = pd.concat([f for f, _ in found], ignore_index=True)
@@ -115,7 +117,9 @@ def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray]:
     pair_rows = np.bincount(pair, weights=counts).astype(np.int64)
     qi_codes = codes[first][:, :len(qi)]
     type_of_pair = combined_key(qi_codes)
-    type_codes = qi_codes[np.unique(type_of_pair, return_index=True)[1]]
+    type_first = np.unique(type_of_pair, return_index=True)[1]
+    type_codes = qi_codes[type_first]
+    starred = np.column_stack([keys[c].iloc[first].astype(str).eq(SUPPRESSED).to_numpy() for c in qi])[type_first]
     if model.needs_sensitive:
         value, n_values, ground, labels = sensitive_codes(keys[model.sensitive].iloc[first].reset_index(drop=True),
                                                           model.ground, model.order)
@@ -126,7 +130,16 @@ def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray]:
     rows = np.bincount(entry_of_pair, weights=pair_rows).astype(np.int64)
     types, values = (entries // n_values, entries % n_values) if model.needs_sensitive else (entries, None)
     inst = Instance.from_counts(qi, model, type_codes, types, values, rows, n_values, ground, labels)
-    return inst, entry_of_pair.ravel()[pair]
+    return inst, entry_of_pair.ravel()[pair], starred
+
+
+def _ncp(inst: Instance, grouping, patterns, starred_type, qi) -> dict:
+    """The release's NCP as :func:`geoanon.ncp.information_loss` measures
+    suppressed columns: per column, the share of cells published as ``*``."""
+    types = inst.entries[0][grouping.entry]
+    cells = ((patterns[grouping.cls] < 0) | starred_type[types]) * grouping.rows[:, None]
+    columns = {c: round(float(cells[:, j].sum() / inst.n), 12) for j, c in enumerate(qi)}
+    return {"overall": round(float(np.mean(list(columns.values()))), 12), "columns": columns}
 
 
 def _partition_entries(found: list, entry_of_pair: np.ndarray, n_entries: int) -> list:
