@@ -340,6 +340,10 @@ def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli):
     report = json.loads((tmp_path / "r.json").read_text())
     memory = ga.suppress(df, ADULT_QI, k=5, l=2, sensitive="occupation", method="lattice")
     assert report["cost"] == memory.report["cost"] and report["engine"] == "dask" and report["audit"]["l"] >= 2
+    code, out, err = cli("audit", tmp_path / "out", "--qi", ",".join([*ADULT_QI, "class_id"]), "--sensitive", "age",
+                         "--ground", "ordered", "-k", 5, "--scheduler", address)
+    expected = ga.audit(memory.table, [*ADULT_QI, "class_id"], "age", ground="ordered")
+    assert code == 0 and f"t = {expected['t']:.4f}" in out, (out, err)
     code, _, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-o", tmp_path / "o2",
                        "--scheduler", address, "--classes", tmp_path / "c.csv")
     assert code == 2 and err.count("\n") == 1 and "--classes is not available on the dask engine" in err
