@@ -70,47 +70,50 @@ QUICK = [(200_000, job) for job in ("memory", "dask-1", "dask-2", "audit-memory"
 TABLE_QI = ["sex", "edu", "region", "job"]
 
 
-def dataset(n: int) -> Path:
-    """The Parquet dataset of n clustered points (written once)."""
-    import pandas as pd
+def clustered(rows: int, seed: int) -> np.ndarray:
+    """(lon, lat) of ``rows`` points in the 12 clusters (centres fixed, points from ``seed``), to 5 decimals."""
+    centres = np.random.default_rng(0).uniform([-120, 28], [-72, 47], size=(12, 2))
+    rng = np.random.default_rng(seed)
+    return np.round(centres[rng.integers(0, 12, rows)] + rng.normal(scale=1.2, size=(rows, 2)), 5)
 
-    folder = DATA / f"points_{n}"
+
+def parquet_dataset(name: str, n: int, part) -> Path:
+    """A Parquet dataset of n rows, ``part(i, start, rows)`` giving file i (written once)."""
+    folder = DATA / f"{name}_{n}"
     if (folder / "_done").exists():
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    centres = np.random.default_rng(0).uniform([-120, 28], [-72, 47], size=(12, 2))
     for i, start in enumerate(range(0, n, PART_ROWS)):
-        rows = min(PART_ROWS, n - start)
-        rng = np.random.default_rng(1_000 + i)
-        xy = np.round(centres[rng.integers(0, 12, rows)] + rng.normal(scale=1.2, size=(rows, 2)), 5)
-        pd.DataFrame({"id": np.arange(start, start + rows), "lat": xy[:, 1], "lon": xy[:, 0]}).to_parquet(
-            folder / f"part-{i:04d}.parquet")
+        part(i, start, min(PART_ROWS, n - start)).to_parquet(folder / f"part-{i:04d}.parquet")
     (folder / "_done").write_text("")
     return folder
 
 
+def dataset(n: int) -> Path:
+    """The Parquet dataset of n clustered points."""
+    import pandas as pd
+
+    def part(i, start, rows):
+        xy = clustered(rows, 1_000 + i)
+        return pd.DataFrame({"id": np.arange(start, start + rows), "lat": xy[:, 1], "lon": xy[:, 0]})
+
+    return parquet_dataset("points", n, part)
+
+
 def table_dataset(n: int) -> Path:
-    """The Parquet dataset of the n-row synthetic table with coordinates (written once)."""
+    """The Parquet dataset of the n-row synthetic table with coordinates."""
     from bench_tables import synthetic
 
-    folder = DATA / f"table_{n}"
-    if (folder / "_done").exists():
-        return folder
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    centres = np.random.default_rng(0).uniform([-120, 28], [-72, 47], size=(12, 2))
-    for i, start in enumerate(range(0, n, PART_ROWS)):
-        rows = min(PART_ROWS, n - start)
-        rng = np.random.default_rng(2_000 + i)
-        xy = np.round(centres[rng.integers(0, 12, rows)] + rng.normal(scale=1.2, size=(rows, 2)), 5)
+    def part(i, start, rows):
+        xy = clustered(rows, 2_000 + i)
         table = synthetic(rows, seed=3_000 + i)
         table.insert(0, "lon", xy[:, 0])
         table.insert(0, "lat", xy[:, 1])
         table.insert(0, "id", np.arange(start, start + rows))
-        table.to_parquet(folder / f"part-{i:04d}.parquet")
-    (folder / "_done").write_text("")
-    return folder
+        return table
+
+    return parquet_dataset("table", n, part)
 
 
 def measure_table(n: int, job: str, client) -> dict:

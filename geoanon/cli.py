@@ -303,23 +303,28 @@ def _run_points_on_cluster(args) -> int:
     from .cluster import generalize_points
 
     _check_cluster_flags(args, (("--map", args.map), ("--html-report", args.html_report), ("--tiles", args.tiles)))
-    if args.lat is None or args.lon is None:
-        raise ParameterError("the dask engine needs --lat and --lon")
-    release = generalize_points(args.input, args.k, args.output, lat=args.lat, lon=args.lon, method=args.method,
+    if (args.lat is None) != (args.lon is None):
+        raise ParameterError("give both --lat and --lon, or neither to use the point geometry")
+    release = generalize_points(args.input, args.k, args.output, lat=args.lat or "lat", lon=args.lon or "lon",
+                                method=args.method,
                                 crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                                 scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
     return _cluster_summary(args, release)
 
 
-def _cluster_summary(args, release) -> int:
-    """Write a cluster job's JSON report if asked, and print its summary."""
+def _cluster_summary(args, release, line=None) -> int:
+    """Write a cluster job's JSON report if asked, and print its summary
+    ``line`` (default: the partition's figures) and its warnings."""
     r = release.report
     r["files"] = {"input": str(args.input), "output": str(args.output)}
+    _warn(args, r.get("warnings", []))
     if args.report:
         _write_json(args.report, r)
-    shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
-          f"{r['max_class']} (lower bound {r['lower_bound']}, ratio {r['ratio']:.3f}), audited k = {r['audit']['k']}")
+    if line is None:
+        shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
+        line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
+                f"{r['max_class']} (lower bound {r['lower_bound']}, ratio {r['ratio']:.3f})")
+    print(f"  {line}, audited k = {r['audit']['k']}")
     for path in (args.output, args.report):
         if path:
             print(f"  wrote {path}")
@@ -583,16 +588,9 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                         scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding,
                         **_model_options(args))
     r = release.report
-    r["files"] = {"input": str(args.input), "output": str(args.output)}
-    if args.report:
-        _write_json(args.report, r)
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
-          f"{plural(r['location_classes'], 'location class', 'location classes')} and "
-          f"{plural(r['shards'], 'shard')}, smallest {r['min_class']}, audited k = {r['audit']['k']}")
-    for path in (args.output, args.report):
-        if path:
-            print(f"  wrote {path}")
-    return 0
+    return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
+                                           f"{plural(r['location_classes'], 'location class', 'location classes')} "
+                                           f"and {plural(r['shards'], 'shard')}, smallest {r['min_class']}")
 
 
 def _joint_summary(release, written) -> None:
@@ -682,17 +680,9 @@ def _run_suppress_on_cluster(args) -> int:
                        time_limit=args.time_limit, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
                        sep=args.sep, encoding=args.encoding, **_model_options(args))
     r = release.report
-    r["files"] = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, r["warnings"])
-    if args.report:
-        _write_json(args.report, r)
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
-    print(f"  {plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
-          f"{plural(r['cost'], 'suppressed cell')} by {r['method']} ({quality}), audited k = {r['audit']['k']}")
-    for path in (args.output, args.report):
-        if path:
-            print(f"  wrote {path}")
-    return 0
+    return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "
+                                           f"{plural(r['cost'], 'suppressed cell')} by {r['method']} ({quality})")
 
 
 def _run_audit_on_cluster(args) -> int:

@@ -436,3 +436,24 @@ def test_the_command_line_runs_anonymize_on_a_cluster(client, tmp_path, cli):
                        tmp_path / "o2", "--scheduler", address, "--extent", "tile")
     assert code == 2 and err.count("\n") == 1 and "--extent box" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
+
+
+def test_points_from_geoparquet_are_the_release_of_their_coordinates(client, tmp_path):
+    import geopandas as gpd
+
+    df = _points(30_000, seed=14)
+    (tmp_path / "geo").mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
+        part = df.iloc[chunk]
+        gpd.GeoDataFrame(part.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(part["lon"], part["lat"]),
+                         crs="EPSG:4326").to_parquet(tmp_path / "geo" / f"part-{i}.parquet")
+    rel = gc.generalize_points(tmp_path / "geo", 20, tmp_path / "out", scheduler=client)
+    gc.generalize_points(_dataset(df, tmp_path / "plain", parts=3), 20, tmp_path / "out_plain", scheduler=client)
+    out, plain = pd.read_parquet(tmp_path / "out"), pd.read_parquet(tmp_path / "out_plain")
+    assert "geometry" not in out.columns and rel.report["crs"] == "EPSG:4326"
+    pd.testing.assert_frame_equal(out, plain[out.columns], check_dtype=False)
+    gpd.GeoDataFrame({"id": [1, 2]}, geometry=gpd.GeoSeries.from_wkt(["POINT (0 0)", "LINESTRING (0 0, 1 1)"]),
+                     crs="EPSG:4326").to_parquet(tmp_path / "lines.parquet")
+    with pytest.raises(ga.DataError, match="geometry is a LineString, not a point"):
+        gc.generalize_points(tmp_path / "lines.parquet", 1, tmp_path / "out2", scheduler=client)
+    assert not (tmp_path / "out2").exists()

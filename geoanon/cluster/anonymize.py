@@ -31,7 +31,7 @@ from ..pipeline.joint_release import _check_resolution, _location, _numeric, _tr
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
 from .points import shard_dataset
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, with_coordinates, write_staged
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
 
@@ -45,7 +45,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
     boxes (``extent="box"``), every row located. Parameters as
     :func:`geoanon.anonymize` and :func:`geoanon.cluster.generalize_points`;
     ``resolution`` defaults to the finer of the two axes' defaults over the
-    whole dataset. Rows
+    whole dataset. A point geometry stands for ``lat`` and ``lon`` as in
+    :func:`geoanon.cluster.generalize_points`. Rows
     are written grouped by shard; class ids are unique, not consecutive;
     generated columns are float64 (numbers) or text."""
     import dask
@@ -64,6 +65,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        ddf, crs = with_coordinates(ddf, lat, lon, crs)
         needed = [*qi, *([sensitive] if model.needs_sensitive else [])]
         absent = [c for c in needed if c not in ddf.columns]
         if absent:

@@ -32,7 +32,7 @@ from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, write_staged
+from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, with_coordinates, write_staged
 
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
@@ -82,7 +82,9 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     (a LocalCluster here). ``max_shard_rows`` caps a shard (default: from the
     workers' memory limit, :func:`geoanon.cluster.client.shard_rows`). The
     other parameters are those of :func:`geoanon.generalize_points`; rows
-    must all have coordinates. The released rows keep every column, with
+    must all have coordinates. A dataset with a point geometry and no ``lat``
+    and ``lon`` columns (GeoParquet, or a dask-geopandas frame) is read as
+    those two columns, in the geometry's CRS; the release has no geometry. The released rows keep every column, with
     ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where ``lat`` was and
     ``class_id`` last; they are written grouped by shard (their order is not
     kept). Class ids are unique, not consecutive. The written dataset is
@@ -99,6 +101,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     output = check_dataset_output(output, inputs)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        ddf, crs = with_coordinates(ddf, lat, lon, crs)
         out_cols = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max", "class_id"]
         clash = [c for c in out_cols if c in ddf.columns]
         if clash:

@@ -6,6 +6,10 @@ import glob
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from .._text import show
 from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, check_writable
 
@@ -70,9 +74,42 @@ def read_dataset(source, *, sep=",", encoding="utf-8", blocksize="64MB"):
 
     kind, files = dataset_files(source)
     if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        if b"geo" in (pq.read_schema(files[0]).metadata or {}):      # GeoParquet: its geometry as geometry
+            import dask_geopandas
+
+            return dask_geopandas.read_parquet(files)
         return dd.read_parquet(files)
     return dd.read_csv(files, sep=sep, encoding=encoding, dtype=str, keep_default_na=False, na_values=[],
                        blocksize=None if any(f.lower().endswith(".gz") for f in files) else blocksize)
+
+
+def with_coordinates(ddf, lat: str, lon: str, crs):
+    """A dataset without ``lat`` and ``lon`` columns but with a point geometry
+    (a dask-geopandas frame, or GeoParquet read as one) as plain columns
+    ``lat`` and ``lon`` (its y and x) in place of the geometry, and its CRS;
+    other datasets and ``crs`` as given. Geometries that are not points, or
+    a geometry without a CRS, are refused when the rows are read."""
+    if lat in ddf.columns or lon in ddf.columns or not hasattr(ddf._meta, "geometry"):
+        return ddf, crs
+    if ddf.crs is None:
+        raise DataError("the dataset's geometry has no CRS: set one, or give the coordinates as columns")
+    name = ddf._meta.geometry.name
+    meta = pd.DataFrame(ddf._meta.drop(columns=[name])).assign(**{lat: pd.Series(dtype="f8"),
+                                                                  lon: pd.Series(dtype="f8")})
+    return ddf.map_partitions(_point_columns, name, lat, lon, meta=meta), ddf.crs.to_string()
+
+
+def _point_columns(gdf, name, lat, lon) -> pd.DataFrame:
+    geom = gdf.geometry
+    empty = geom.isna() | geom.is_empty
+    bad = ~empty & (geom.geom_type != "Point")
+    if bad.any():
+        raise DataError(f"row {show(gdf.index[bad.to_numpy()][0])}: geometry is a "
+                        f"{geom[bad].iloc[0].geom_type}, not a point")
+    return pd.DataFrame(gdf.drop(columns=[name])).assign(**{lat: geom.y.to_numpy(dtype=np.float64),
+                                                           lon: geom.x.to_numpy(dtype=np.float64)})
 
 
 def open_dataset(source, column, *, sep=",", encoding="utf-8"):
