@@ -16,6 +16,7 @@ distribution t is measured against.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +31,8 @@ from ..models import Model, ModelCheck
 from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
-from .points import shard_dataset
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, with_coordinates, write_staged
+from .points import class_offsets, release_shards, shard_dataset
+from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, with_coordinates, write_staged
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
 
@@ -64,14 +65,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
     qi = [qi] if isinstance(qi, str) else list(qi)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
-        ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
+        ddf = open_dataset(source, [*qi, *([sensitive] if model.needs_sensitive else [])], sep=sep, encoding=encoding)
         ddf, crs = with_coordinates(ddf, lat, lon, crs)
-        needed = [*qi, *([sensitive] if model.needs_sensitive else [])]
-        absent = [c for c in needed if c not in ddf.columns]
-        if absent:
-            raise DataError(f"no column {show(absent[0])} in the dataset")
-        if "class_id" in ddf.columns:
-            raise DataError("the output column 'class_id' already exists in the input")
         treatments = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
         n, frame, plan, counts, grouped = shard_dataset(
@@ -93,15 +88,16 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
                      *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
                                                      else (c,))]]
-        offsets = np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
+        offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()
 
         def write_and_audit(staged):
             from .audit import audit_frame
 
             Path(staged).mkdir()
-            tasks = [dask.delayed(_release_part)(part, options, kept, rectangles, offsets,
-                                                 Path(staged) / f"part.{i:05d}.parquet")
+            release = partial(_release_shard, options, kept, rectangles)
+            tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
+                                                  Path(staged) / f"part.{i:05d}.parquet")
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
             return done, audit_frame(dd.read_parquet(staged), [*published, "class_id"],
@@ -163,23 +159,14 @@ def _model_check(ddf, model: Model) -> tuple[ModelCheck, list]:
     return ModelCheck(model, np.zeros(0, dtype=np.int64), n_values, ground, q, list(listed)), list(listed)
 
 
-def _release_part(pdf: pd.DataFrame, options: dict, kept: list, rectangles, offsets, path) -> pd.DataFrame:
-    """Release every shard of a shuffled part with the in-memory engine and
-    write its rows to ``path`` (nothing for an empty part); a summary row per shard."""
+def _release_shard(options: dict, kept: list, rectangles, shard: int, rows: pd.DataFrame):
+    """A shard released by the in-memory joint release inside its rectangle, and its figures."""
     from ..pipeline.joint_release import anonymize as anonymize_in_memory
 
-    tables, stats = [], []
-    for shard, rows in pdf.groupby(level=0, sort=True):          # indexed by shard (one per part)
-        rel = anonymize_in_memory(rows.reset_index(drop=True), bounds=tuple(rectangles[shard]), **options)
-        table = rel.table
-        table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
-        tables.append(_uniform(table, kept))
-        stats.append({"shard": int(shard), "rows": len(rows), "classes": rel.report.classes,
-                      "min_class": rel.report.min_class, "max_class": rel.report.max_class,
-                      "location_classes": rel.report["location_classes"]})
-    if tables:
-        pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
-    return pd.DataFrame(stats, columns=list(SUMMARY)).astype("i8")
+    rel = anonymize_in_memory(rows, bounds=tuple(rectangles[shard]), **options)
+    return _uniform(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
+                                       "max_class": rel.report.max_class,
+                                       "location_classes": rel.report["location_classes"]}
 
 
 def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:

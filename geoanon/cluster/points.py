@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from pathlib import Path
 from dataclasses import dataclass
 
@@ -107,17 +108,16 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
         if clash:
             raise DataError(f"the output column {clash[0]!r} already exists in the input")
         n, frame, plan, counts, grouped = shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed)
-        offsets = np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
+        offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()
 
         def write_and_audit(staged):
             from .audit import audit_frame
 
-            # Each part is partitioned and written by the worker that holds it; only its summary comes back,
-            # so no released rows wait in a worker's memory for a writer.
             Path(staged).mkdir()
-            tasks = [dask.delayed(_partition_part)(part, k, lat, lon, method, crs, rectangles, offsets,
-                                                   Path(staged) / f"part.{i:05d}.parquet")
+            release = partial(_partition_shard, k, lat, lon, method, crs, rectangles)
+            tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
+                                                  Path(staged) / f"part.{i:05d}.parquet")
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
             return done, audit_frame(dd.read_parquet(staged), out_cols[:4], k=k)
@@ -331,23 +331,33 @@ def _with_shard(pdf, lat, lon, plan: ShardPlan):
     return pdf.assign(_shard=_shard_ids(pdf, lat, lon, plan))
 
 
-def _partition_part(pdf: pd.DataFrame, k, lat, lon, method, crs, rectangles, offsets, path):
-    """Partition every shard of a shuffled part and write its rows to
-    ``path`` (Parquet; nothing for an empty part); one summary row per shard."""
-    from ..pipeline.points import generalize_points as generalize_in_memory
+def class_offsets(counts: np.ndarray, k: int) -> np.ndarray:
+    """The first class id of each shard: a shard of r rows has at most r // k classes."""
+    return np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
 
+
+def release_shards(pdf: pd.DataFrame, release, offsets, summary, path) -> pd.DataFrame:
+    """Release every shard of a shuffled part (indexed by shard) by
+    ``release(shard, rows) -> (table, figures)``, its class ids offset, and
+    write the rows to ``path`` (Parquet; nothing for an empty part); one
+    ``summary`` row per shard. Only the summary goes back to the client, so no
+    released rows wait in a worker's memory for a writer."""
     tables, stats = [], []
-    for shard, rows in pdf.groupby(level=0, sort=True):          # indexed by shard (one per part)
-        rows = rows.reset_index(drop=True)
-        rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs,
-                                   bounds=tuple(rectangles[shard]))
-        table = rel.table
+    for shard, rows in pdf.groupby(level=0, sort=True):
+        table, figures = release(int(shard), rows.reset_index(drop=True))
         table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
         tables.append(table)
-        part = rel.partition
-        stats.append({"shard": int(shard), "rows": len(rows), "classes": part.n_classes,
-                      "min_class": part.min_weight, "max_class": part.max_weight,
-                      "heaviest": int(pd.DataFrame(part.xy).groupby([0, 1]).size().max())})   # as numbers
+        stats.append({"shard": int(shard), "rows": len(rows), **figures})
     if tables:
         pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
-    return pd.DataFrame(stats, columns=list(SUMMARY)).astype("i8")
+    return pd.DataFrame(stats, columns=list(summary)).astype("i8")
+
+
+def _partition_shard(k, lat, lon, method, crs, rectangles, shard: int, rows: pd.DataFrame):
+    """A shard partitioned by the in-memory engine inside its rectangle, and its figures."""
+    from ..pipeline.points import generalize_points as generalize_in_memory
+
+    rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]))
+    part = rel.partition
+    return rel.table, {"classes": part.n_classes, "min_class": part.min_weight, "max_class": part.max_weight,
+                       "heaviest": int(pd.DataFrame(part.xy).groupby([0, 1]).size().max())}   # as numbers

@@ -112,12 +112,13 @@ def _point_columns(gdf, name, lat, lon) -> pd.DataFrame:
                                                            lon: geom.x.to_numpy(dtype=np.float64)})
 
 
-def open_dataset(source, column, *, sep=",", encoding="utf-8"):
+def open_dataset(source, columns, *, sep=",", encoding="utf-8"):
     """The dask DataFrame of ``source`` (a dataset path or a dask DataFrame),
-    refused unless it has ``column`` and no ``class_id`` yet."""
+    refused unless it has ``columns`` (one name or several) and no ``class_id`` yet."""
     ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-    if column not in ddf.columns:
-        raise DataError(f"no column {column!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
+    absent = [c for c in ([columns] if isinstance(columns, str) else columns) if c not in ddf.columns]
+    if absent:
+        raise DataError(f"no column {absent[0]!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
     if "class_id" in ddf.columns:
         raise DataError("the output column 'class_id' already exists in the input")
     return ddf

@@ -49,10 +49,7 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = open_dataset(source, columns[0], sep=sep, encoding=encoding)
-        absent = [c for c in columns if c not in ddf.columns]
-        if absent:
-            raise DataError(f"no column {absent[0]!r} in the dataset")
+        ddf = open_dataset(source, columns, sep=sep, encoding=encoding)
         # every pass maps the same frame (a projection could be read in other partitions) and checks its rows
         found = list(ddf.map_partitions(_pairs, columns, meta=(None, "object")).compute())
         inst, entry_of_pair, starred_type = _instance(found, qi, model)

@@ -43,7 +43,7 @@ from .._codes import combined_key
 from .._milp import solve_highs
 from ..errors import ParameterError
 from .grouping import Grouping
-from .instance import Instance, class_patterns
+from .instance import Instance
 from .neighborhoods import improve
 from .rounding import TIGHTEN, release_from_relaxation
 
@@ -230,7 +230,7 @@ def _start_counts(inst, grouping, types, n_sets, kernel):
     """x of a start solution from a grouping of the rows: each row at its
     class's pattern (the columns its class suppresses); the kernel's rows come
     out of the unstarred counts (None if the grouping suppresses them)."""
-    starred = class_patterns(inst.type_codes[types[grouping.entry]], grouping.cls) < 0
+    starred = inst.cost(grouping)[1] < 0
     S = (starred * (1 << np.arange(inst.m))[None, :]).sum(axis=1)[grouping.cls]
     counts = np.bincount(grouping.entry * n_sets + S, weights=grouping.rows,
                          minlength=types.size * n_sets).astype(np.int64).reshape(-1, n_sets)
