@@ -1,78 +1,16 @@
-"""Bad input from the command line, table-driven.
-
-Every case runs one subcommand on a folder holding good inputs and an output
-file that already exists (``out.csv``), with one thing wrong. Each must end
-with exit code 2 and one line on stderr naming the problem, no traceback, and
-the folder exactly as it was: no new file (hidden staging included), no
-changed file, the existing output untouched.
-"""
-import hashlib
+"""Bad input from the command line, table-driven (see ``badinput``): the
+in-memory jobs and the audit."""
 import os
-import shutil
-from dataclasses import dataclass, field
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from geoanon.datasets import data_path, nc_counties
-
-PRECIOUS = b"an earlier output that must survive\n"
-ROWS = 400
+from badinput import (ROWS, Case, centroids_with, drop_field, edges_isolating, header_and, make_sources, records,
+                      refused, regions_with)
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
-    """The good inputs, made once: records with coordinates, NC county ids,
-    names and other quasi-identifiers; the county polygons, their centroids
-    and rook edges; an ARX hierarchy of the sensitive column."""
-    folder = tmp_path_factory.mktemp("sources")
-    nc = nc_counties()
-    rng = np.random.default_rng(0)
-    df = pd.DataFrame({
-        "id": [f"{i:05d}" for i in range(ROWS)],
-        "lat": np.round(35 + rng.random(ROWS) * 1.5, 4).astype(str),
-        "lon": np.round(-82 + rng.random(ROWS) * 6, 4).astype(str),
-        "zip": rng.choice(nc.FIPS.to_numpy(), size=ROWS, p=nc.BIR74 / nc.BIR74.sum()),
-        "name": rng.choice(["ann", "bob", "cy", "dee", "eve", "fay", "gus"], ROWS),
-        "age": rng.integers(20, 80, ROWS).astype(str),
-        "sex": rng.choice(["F", "M"], ROWS),
-        "race": rng.choice(["a", "b", "c"], ROWS),
-        "diagnosis": rng.choice(["d1", "d2", "d3", "d4"], ROWS),
-    })
-    df.to_csv(folder / "in.csv", index=False)
-    nc.to_file(folder / "regions.geojson")
-    import shapely
-
-    xy = shapely.get_coordinates(shapely.centroid(nc.geometry.values))
-    pd.DataFrame({"FIPS": nc.FIPS, "lat": xy[:, 1], "lon": xy[:, 0]}).to_csv(folder / "centroids.csv", index=False)
-    shutil.copy(data_path("nc_counties_rook_edges.csv"), folder / "edges.csv")
-    (folder / "hier.csv").write_text("d1;x;*\nd2;x;*\nd3;y;*\nd4;y;*\n")
-    return folder
-
-
-def header_and(rows, text=None):
-    """A CSV of the standard columns with these rows (each a dict of overrides)."""
-    base = {"id": "1", "lat": "35.5", "lon": "-80.5", "zip": "37001", "name": "ann", "age": "40", "sex": "F",
-            "race": "a", "diagnosis": "d1"}
-    lines = [",".join(base)]
-    for row in rows:
-        lines.append(",".join(str({**base, **row}[c]) for c in base))
-    return "\n".join(lines) + "\n" if text is None else text
-
-
-def records(n=ROWS, overrides=None):
-    """``n`` good records, with ``overrides`` = {position: {column: value}}."""
-    overrides = overrides or {}
-    rng = np.random.default_rng(1)
-    rows = []
-    for i in range(n):
-        row = {"id": f"{i:05d}", "lat": f"{35 + rng.random() * 1.5:.4f}", "lon": f"{-82 + rng.random() * 6:.4f}",
-               "zip": "37001", "name": ["ann", "bob", "cy"][i % 3], "age": str(20 + i % 50), "sex": "FM"[i % 2],
-               "race": "abc"[i % 3], "diagnosis": f"d{1 + i % 4}"}
-        row.update(overrides.get(i, {}))
-        rows.append(row)
-    return header_and(rows)
+    return make_sources(tmp_path_factory.mktemp("sources"))
 
 
 DEFAULTS = {
@@ -88,16 +26,6 @@ DEFAULTS = {
 }
 JOBS = ("points", "zip", "labels", "suppress")
 ALL = JOBS + ("audit",)
-
-
-@dataclass
-class Case:
-    id: str
-    command: str
-    message: str
-    set: dict = field(default_factory=dict)      # flag -> value (None drops the flag; "IN" is the input)
-    files: dict = field(default_factory=dict)    # extra files: name -> text, bytes, or a callable(path)
-    flags: tuple = ()                            # extra argument-less flags or pairs appended as they are
 
 
 def _cases():
@@ -121,7 +49,7 @@ def _cases():
         add(c, "unknown input format", "unknown table format '.txt'", set={"IN": "in.txt"},
             files={"in.txt": records(20)})
         add(c, "short row", "malformed CSV: line 7 has 8 fields, the header 9", set={"IN": "bad.csv"},
-            files={"bad.csv": _drop_field(records(20), 6)})
+            files={"bad.csv": drop_field(records(20), 6)})
         add(c, "long row", "malformed CSV", set={"IN": "bad.csv"},
             files={"bad.csv": records(20).replace(",d1\n", ",d1,extra\n", 1)})
         add(c, "unclosed quote", "malformed CSV", set={"IN": "bad.csv"},
@@ -279,15 +207,15 @@ def _cases():
     zp("region ids repeated", "appears more than once", set={"--regions": "dup.csv", "--region-id": "FIPS",
        "--map": None, "--classes": None}, files={"dup.csv": "FIPS,lat,lon\n37001,36,-79\n37001,35,-80\n"})
     zp("region id missing", "missing values", set={"--regions": "gap.geojson"},
-       files={"gap.geojson": _regions_with(lambda g: g.assign(FIPS=g.FIPS.where(g.index != 3, None)))})
+       files={"gap.geojson": regions_with(lambda g: g.assign(FIPS=g.FIPS.where(g.index != 3, None)))})
     zp("centroid latitude out of range", "outside", set={"--regions": "cbad.csv", "--map": None,
-       "--classes": None}, files={"cbad.csv": _centroids_with(lat={5: "95"})})
+       "--classes": None}, files={"cbad.csv": centroids_with(lat={5: "95"})})
     zp("centroid longitude out of range", "outside", set={"--regions": "cbad.csv", "--map": None,
-       "--classes": None}, files={"cbad.csv": _centroids_with(lon={5: "-200"})})
+       "--classes": None}, files={"cbad.csv": centroids_with(lon={5: "-200"})})
     zp("centroid not a number", "is not a number", set={"--regions": "cbad.csv", "--map": None,
-       "--classes": None}, files={"cbad.csv": _centroids_with(lat={5: "north"})})
+       "--classes": None}, files={"cbad.csv": centroids_with(lat={5: "north"})})
     zp("centroid missing", "centroid", set={"--regions": "cbad.csv", "--map": None, "--classes": None},
-       files={"cbad.csv": _centroids_with(lat={5: ""})})
+       files={"cbad.csv": centroids_with(lat={5: ""})})
     zp("centroids without lat", "no column", set={"--regions": "cbad.csv", "--map": None, "--classes": None},
        files={"cbad.csv": "FIPS,y,x\n37001,36,-79\n"})
     zp("edges file missing", "no such file", set={"--edges": "nope.csv"})
@@ -298,12 +226,12 @@ def _cases():
                               '{"id":"a"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],'
                               '[0,1]]]}}]}'})
     zp("regions without CRS beyond the globe", "CRS", set={"--regions": "nocrs.geojson"},
-       files={"nocrs.geojson": _regions_with(lambda g: g.set_geometry(g.geometry.translate(500, 0)), crs=None)})
+       files={"nocrs.geojson": regions_with(lambda g: g.set_geometry(g.geometry.translate(500, 0)), crs=None)})
     zp("mixed geometry kinds", "all polygons or all points", set={"--regions": "mixed.geojson"},
-       files={"mixed.geojson": _regions_with(lambda g: g.set_geometry(
+       files={"mixed.geojson": regions_with(lambda g: g.set_geometry(
            g.geometry.where(g.index != 2, g.geometry.centroid)))})
     zp("isolated light county", "weighs less than k", set={"--edges": "iso.csv", "-k": "30"},
-       files={"iso.csv": _edges_isolating})
+       files={"iso.csv": edges_isolating})
     zp("unknown contiguity", "invalid choice", set={"--contiguity": "bishop"})
     zp("unknown small", "invalid choice", set={"--small": "drop"})
     zp("exact on a large graph", "exact", set={"--method": "exact", "-k": "2"})
@@ -318,81 +246,7 @@ def _cases():
     return cases
 
 
-def _drop_field(text, line_index):
-    """``text`` with the last field of line ``line_index`` (0 = header) removed."""
-    lines = text.split("\n")
-    lines[line_index] = lines[line_index].rsplit(",", 1)[0]
-    return "\n".join(lines)
-
-
-def _regions_with(change, crs="EPSG:4326"):
-    """A maker of the NC counties changed by ``change`` (and without CRS when ``crs`` is None)."""
-    def make(path):
-        g = change(nc_counties().copy())
-        (g.set_crs(None, allow_override=True) if crs is None else g).to_file(path)
-    return make
-
-
-def _centroids_with(lat=None, lon=None):
-    import shapely
-
-    nc = nc_counties()
-    xy = shapely.get_coordinates(shapely.centroid(nc.geometry.values))
-    frame = pd.DataFrame({"FIPS": nc.FIPS, "lat": xy[:, 1].astype(str), "lon": xy[:, 0].astype(str)})
-    for column, changes in (("lat", lat or {}), ("lon", lon or {})):
-        for i, v in changes.items():
-            frame.loc[i, column] = v
-    return frame.to_csv(index=False)
-
-
-def _edges_isolating(path):
-    """NC rook edges without the edges of the county holding the fewest
-    records, so that it is a component of its own, lighter than k."""
-    edges = pd.read_csv(data_path("nc_counties_rook_edges.csv"), dtype=str)
-    lonely = pd.read_csv(path.parent / "in.csv", dtype=str)["zip"].value_counts().index[-1]
-    a, b = edges.columns[:2]
-    edges[(edges[a] != lonely) & (edges[b] != lonely)].to_csv(path, index=False)
-
-
 CASES = _cases()
-
-
-def _materialize(folder, files):
-    for name, content in files.items():
-        path = folder / name
-        if callable(content):
-            content(path)
-        else:
-            path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-
-
-def _snapshot(folder):
-    """Every entry under ``folder`` (hidden ones too) with its kind and content hash."""
-    state = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            rel = os.path.relpath(path, folder)
-            if os.path.islink(path):
-                state[rel] = ("link", os.readlink(path))
-            elif os.path.isdir(path):
-                state[rel] = ("dir",)
-            elif os.path.isfile(path):
-                with open(path, "rb") as f:
-                    state[rel] = ("file", hashlib.sha256(f.read()).hexdigest())
-            else:
-                state[rel] = ("other",)
-    return state
-
-
-def _argv(case, folder):
-    options = {**DEFAULTS[case.command], **case.set}
-    argv = [case.command, str(options.pop("IN")).replace("{d}", str(folder))]
-    for flag, value in options.items():
-        if value is not None:
-            value = str(value).replace("{d}", str(folder))
-            argv += [f"{flag}={value}"] if value.startswith("-") else [flag, value]
-    return argv + list(case.flags)
 
 
 def test_the_table_is_large():
@@ -402,17 +256,4 @@ def test_the_table_is_large():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_exit_2_one_line_nothing_written(case, sources, tmp_path, cli, monkeypatch):
-    for name in ("in.csv", "regions.geojson", "centroids.csv", "edges.csv", "hier.csv"):
-        shutil.copy(sources / name, tmp_path / name)
-    (tmp_path / "out.csv").write_bytes(PRECIOUS)
-    _materialize(tmp_path, case.files)
-    monkeypatch.chdir(tmp_path)
-    before = _snapshot(tmp_path)
-    code, out, err = cli(*_argv(case, tmp_path))
-    lines = err.strip().splitlines()
-    assert code == 2, (code, out, err)
-    assert len(lines) == 1 and "Traceback" not in err, err
-    assert case.message in lines[0], lines[0]
-    assert "np." not in lines[0] and "on_small=" not in lines[0] and "missing='" not in lines[0], lines[0]
-    assert _snapshot(tmp_path) == before
-    assert (tmp_path / "out.csv").read_bytes() == PRECIOUS
+    refused(cli, case, DEFAULTS, sources, tmp_path, monkeypatch)
