@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import re
 import signal
 import sys
 from pathlib import Path
 
+from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
 from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
@@ -761,11 +763,13 @@ def _cli_words(message: str, args) -> str:
 
 
 @contextlib.contextmanager
-def _termination_interrupts():
-    """SIGTERM and SIGHUP end the command like Ctrl-C (a KeyboardInterrupt), so
-    staged outputs are removed on the way out; handlers restored afterwards."""
+def _interrupts():
+    """SIGINT, SIGTERM and SIGHUP end the command as Ctrl-C does (a
+    KeyboardInterrupt, so staged outputs are removed on the way out) and are
+    recorded in ``_outcome.interrupted``, so that an interrupt a library swallowed
+    still stops the renames; handlers restored afterwards."""
     previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
         if number is None:
             continue
@@ -781,29 +785,49 @@ def _termination_interrupts():
 
 
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    name = signal.Signals(signum).name
+    _outcome.interrupted.append(name)
+    raise KeyboardInterrupt(name)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _outcome.committed.clear()
+    _outcome.interrupted.clear()
     try:
-        with _termination_interrupts():
-            from . import io, progress
+        with _interrupts():
+            from . import progress
 
             progress.configure(quiet=args.quiet, verbose=args.verbose)
+            code = args.run(args)
+        if _outcome.interrupted:     # swallowed on the way (after the renames: the outputs are whole)
+            raise KeyboardInterrupt(_outcome.interrupted[0])
+        return code
+    except BaseException as exc:
+        # an interrupt may reach us wrapped (numba turns it into a SystemError, a reader into a DataError)
+        if isinstance(exc, KeyboardInterrupt) or _outcome.interrupted:
+            done = "the outputs were already written" if _outcome.committed else "nothing written"
+            print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
+            return 130
+        if isinstance(exc, (GeoanonError, NotImplementedError)):
+            print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
+            return 2
+        raise
 
-            io.committed.clear()
-            return args.run(args)
-    except (GeoanonError, NotImplementedError) as exc:
-        print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        io = sys.modules.get(f"{__package__}.io")
-        done = "the outputs were already written" if io is not None and io.committed else "nothing written"
-        print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
-        return 130
+
+def entry() -> None:
+    """The ``geoanon`` program: :func:`main`'s exit code. After an interrupt
+    the process ends at once with 130: an interrupt that surfaced inside a
+    library's C code (numba's cache loading) can leave the interpreter set to
+    end by SIGINT on its way out instead."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import _outcome
 from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, ParameterError
@@ -399,7 +400,6 @@ def write_table(df: pd.DataFrame, path) -> None:
             pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": previous})
 
 
-committed: list = []   # outputs renamed into place since the command line started (see cli.main)
 
 
 class StagedOutputs:
@@ -431,10 +431,12 @@ class StagedOutputs:
 
     def commit(self) -> None:
         with _signals_held():
+            if _outcome.interrupted:
+                raise KeyboardInterrupt(_outcome.interrupted[0])
             for folder, destination in self._staged:
                 for part in sorted(folder.iterdir()):
                     os.replace(part, destination.parent / part.name)
-                    committed.append(destination.parent / part.name)
+                    _outcome.committed.append(destination.parent / part.name)
                 folder.rmdir()
             self._staged.clear()
 

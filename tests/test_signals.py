@@ -163,3 +163,35 @@ def test_interrupted_anonymize_stops_its_worker_processes(tmp_path, sig):
               for w in workers):
         assert time.monotonic() < deadline, "a worker process outlived the interrupted job"
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("how", ["swallowed", "wrapped"])
+def test_an_interrupt_a_library_mishandles_still_writes_nothing(tmp_path, cli, monkeypatch, how):
+    """numba's dispatcher may clear the KeyboardInterrupt a signal raised in
+    it (the job then runs on) or wrap it in a SystemError: either way the job
+    ends with 130 and nothing is renamed into place."""
+    import signal as signals
+
+    import geoanon.cli
+    import geoanon.pipeline as pipeline
+
+    real = pipeline.generalize_points
+
+    def interrupted(*args, **kwargs):
+        try:
+            geoanon.cli._interrupt(signals.SIGTERM, None)
+        except KeyboardInterrupt as exc:
+            if how == "wrapped":
+                raise SystemError("a result with an exception set") from exc
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "generalize_points", interrupted)
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"lat": np.linspace(35, 36, 50), "lon": np.linspace(-80, -79, 50)}).to_csv(src, index=False)
+    (tmp_path / "out.csv").write_text("an earlier output\n")
+    code, out, err = cli("points", src, "-k", "5", "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out.csv",
+                         "--report", tmp_path / "r.json")
+    assert code == 130
+    assert err.strip() == "geoanon points: interrupted; nothing written"
+    assert sorted(os.listdir(tmp_path)) == ["in.csv", "out.csv"]
+    assert (tmp_path / "out.csv").read_text() == "an earlier output\n"
