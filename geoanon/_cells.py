@@ -43,3 +43,17 @@ def escape_table(df: pd.DataFrame, columns=None) -> pd.DataFrame:
     for col in (df.columns if columns is None else columns):
         out[col] = escape_formulas(df[col])
     return out
+
+
+def escape_header(df: pd.DataFrame, columns=None) -> pd.DataFrame:
+    """``df`` with the names of ``columns`` (default: all) that could start a
+    formula prefixed by ``'``, as :func:`escape_formulas` does to cells."""
+    names = pd.Series(list(df.columns), dtype=object)
+    chosen = names.isin(list(df.columns if columns is None else columns)).to_numpy()
+    escaped = names.where(~chosen, escape_formulas(names))
+    if escaped.duplicated().any():
+        from .errors import DataError
+
+        name = escaped[escaped.duplicated()].iloc[0]
+        raise DataError(f"escaping the column names that could start a formula makes two columns {name!r}")
+    return df.set_axis(escaped.tolist(), axis=1)

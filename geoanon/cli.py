@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
+        job.add_argument("--timings", action="store_true",
+                         help="write the run time into --report and --html-report (off by default, so that the same "
+                              "job writes the same bytes)")
     for name, command in sub.choices.items():
         command.add_argument("-q", "--quiet", action="store_true", help="no progress display on a terminal")
         command.add_argument("-v", "--verbose", action="count", default=0,
@@ -317,11 +320,13 @@ def _run_points_on_cluster(args) -> int:
 def _cluster_summary(args, release, line=None) -> int:
     """Write a cluster job's JSON report if asked, and print its summary
     ``line`` (default: the partition's figures) and its warnings."""
+    from .pipeline.release import without_timings
+
     r = release.report
     r["files"] = {"input": str(args.input), "output": str(args.output)}
     _warn(args, r.get("warnings", []))
     if args.report:
-        _write_json(args.report, r)
+        _write_json(args.report, r if args.timings else without_timings(r))
     if line is None:
         shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
         line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
@@ -374,7 +379,7 @@ def _run_points(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings)
     _summary(release, written)
     return 0
 
@@ -397,7 +402,7 @@ def _run_zip(args) -> int:
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input))
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings)
     _summary(release, written)
     return 0
 
@@ -416,7 +421,7 @@ def _run_labels(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input))
+                            from_text=_from_text(args.input), timings=args.timings)
     _summary(release, written)
     return 0
 
@@ -471,7 +476,7 @@ def _run_suppress(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input))
+                            from_text=_from_text(args.input), timings=args.timings)
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
@@ -562,7 +567,7 @@ def _run_anonymize(args) -> int:
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input))
+                            from_text=_from_text(args.input), timings=args.timings)
     _joint_summary(release, written)
     return 0
 

@@ -17,7 +17,7 @@ from .._validation import check_choice, check_k
 from ..choices import LABEL_MISSING
 from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
-from ..pipeline.labels import label_class_names
+from ..pipeline.labels import canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
 from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
 
@@ -38,6 +38,7 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
         ddf = open_dataset(source, column, sep=sep, encoding=encoding)
         found = ddf[column].map_partitions(_label_counts, meta=(None, "object")).compute()
         uniques, counts, empty = _merge_counts(list(found))
+        uniques, counts = canonical_labels(uniques, counts)
         rows = int(counts.sum())
         if rows == 0:
             raise DataError("the dataset has no rows")

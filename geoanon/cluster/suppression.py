@@ -10,8 +10,9 @@ values as :class:`~geoanon.tables.Instance` numbers them over the whole table,
 so the solvers see the same instance. Their answer is a
 :class:`~geoanon.tables.Grouping` (per entry, runs of its rows in row order);
 a worker reads a row's class from its entry and its rank, offset by the
-entry's rows in the partitions before. Classes are numbered in order of
-first appearance over the dataset, from each partition's classes in order.
+entry's rows in the partitions before. Classes are numbered on the client by
+:meth:`~geoanon.tables.Instance.canonical` (by what they publish, not by
+where their rows are), as in memory.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from .._codes import combined_key
 from ..audit import SUPPRESSED, sensitive_codes
 from ..errors import DataError
 from ..pipeline.suppression import check_time_limit, solution_details, suppression_model
-from ..tables.instance import Instance, rank_within
+from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
 from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
@@ -55,16 +56,13 @@ def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensit
         inst, entry_of_pair, starred_type = _instance(found, qi, model)
         inst.check_feasible()
         solution = solve(inst, choose(inst, method), deadline)
-        grouping, patterns = solution["grouping"], solution["patterns"]
+        grouping = inst.canonical(solution["grouping"])
+        patterns = inst.cost(grouping)[1]
         plan = dask.delayed({"entries": _partition_entries(found, entry_of_pair, inst.entries[2].size),
                              "blocks": grouping, "entry_rows": inst.entries[2], "columns": columns},
                             traverse=False)                   # one copy in the graph, not one per partition
-        seen = ddf.map_partitions(_classes_seen, plan, meta=(None, "object")).compute()
-        order_seen = pd.unique(np.concatenate([np.asarray(c, dtype=np.int64) for c in seen]))
-        final = np.empty(order_seen.size, dtype=np.int64)
-        final[order_seen] = np.arange(order_seen.size)
         meta = ddf._meta.assign(**{c: pd.Series(dtype="string") for c in qi}, class_id=pd.Series(dtype="i8"))
-        released = ddf.map_partitions(_publish, plan, qi, final, patterns, meta=meta)
+        released = ddf.map_partitions(_publish, plan, qi, patterns, meta=meta)
 
         def write_and_audit(staged):
             from .audit import audit_frame
@@ -108,7 +106,8 @@ def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray, np.nd
         raise DataError("the dataset has no rows")
     keys = pd.concat([f for f, _ in found], ignore_index=True)
     counts = np.concatenate([c for _, c in found]).astype(np.int64)
-    codes = np.column_stack([pd.factorize(keys[c], use_na_sentinel=False)[0] for c in keys.columns]).astype(np.int64)
+    factorized = [pd.factorize(keys[c], use_na_sentinel=False) for c in keys.columns]
+    codes = np.column_stack([f[0] for f in factorized]).astype(np.int64)
     pair = combined_key(codes)                            # a pair's id over the dataset, in order of first appearance
     first = np.unique(pair, return_index=True)[1]
     pair_rows = np.bincount(pair, weights=counts).astype(np.int64)
@@ -126,7 +125,8 @@ def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray, np.nd
     entries, entry_of_pair = np.unique(entry_key, return_inverse=True)
     rows = np.bincount(entry_of_pair, weights=pair_rows).astype(np.int64)
     types, values = (entries // n_values, entries % n_values) if model.needs_sensitive else (entries, None)
-    inst = Instance.from_counts(qi, model, type_codes, types, values, rows, n_values, ground, labels)
+    inst = Instance.from_counts(qi, model, type_codes, types, values, rows, n_values, ground, labels,
+                                [value_texts(u) for _, u in factorized[:len(qi)]])
     return inst, entry_of_pair.ravel()[pair], starred
 
 
@@ -164,18 +164,12 @@ def _raw_classes(pdf: pd.DataFrame, plan: dict, number: int) -> np.ndarray:
     return plan["blocks"].classes_of(entry, rank, plan["entry_rows"])
 
 
-def _classes_seen(pdf: pd.DataFrame, plan: dict, partition_info=None) -> pd.Series:
-    """A partition's classes in order of first appearance."""
-    return pd.Series([pd.unique(_raw_classes(pdf, plan, partition_info["number"]))])
-
-
-def _publish(pdf: pd.DataFrame, plan: dict, qi: list, final: np.ndarray, patterns: np.ndarray,
-             partition_info=None) -> pd.DataFrame:
+def _publish(pdf: pd.DataFrame, plan: dict, qi: list, patterns: np.ndarray, partition_info=None) -> pd.DataFrame:
     """A partition as released: each quasi-identifier its value or ``*``, then ``class_id``."""
     raw = _raw_classes(pdf, plan, partition_info["number"])
     out = pdf.copy()
     for j, col in enumerate(qi):
         starred = patterns[raw, j] < 0
         out[col] = escape_formulas(pdf[col].astype(object).where(~starred, SUPPRESSED)).astype("string")
-    out["class_id"] = final[raw]
+    out["class_id"] = raw
     return out

@@ -47,7 +47,7 @@ from .dims import Dims, RankDim
 class JointPartition:
     """Classes of rows from a joint search.
 
-    ``row_class``: class of every row (0..C-1, numbered by first row);
+    ``row_class``: class of every row (0..C-1, numbered in the order of the classes' states);
     ``states``: the published state of every class (one entry per dimension);
     ``location_class``: the location class each class lies in; ``cost``: the
     summed NCP of all cells (per dimension); ``design`` and ``evaluated``
@@ -164,10 +164,12 @@ def _unique_states(leaves, owner):
 
 
 def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointPartition:
-    """Classes numbered by first row; ``owner`` None: each class its own location class."""
+    """Classes numbered in the order of their states (what they publish, by
+    rank), not of their rows, so that ids say nothing about row order;
+    ``owner`` None: each class its own location class."""
     row_class = np.empty(n, dtype=np.int64)
-    firsts = np.array([int(r.min()) for r, _ in leaves])
-    order = np.argsort(firsts, kind="stable")
+    order = np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(leaves[i][0].min()))),
+                     dtype=np.int64)
     states, location_class = [], np.empty(len(leaves), dtype=np.int64)
     cost = np.zeros(len(dims.items))
     for c, i in enumerate(order.tolist()):

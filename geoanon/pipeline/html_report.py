@@ -32,14 +32,17 @@ code { font-size: .9em; }
 """
 
 
-def html_report(release, figures: dict, *, map_html: str | None = None, title: str | None = None) -> str:
+def html_report(release, figures: dict, *, map_html: str | None = None, title: str | None = None,
+                timings: bool = False) -> str:
     """The page for ``release`` and its :func:`~geoanon.pipeline.figures.release_figures`;
-    ``map_html`` (a rendered class map) is embedded when given."""
+    ``map_html`` (a rendered class map) is embedded when given; ``timings``
+    adds the run time (off: the same release gives the same page)."""
     r = release.report
     e = html.escape
     name = title or r.files.get("input") or r.job
+    took = f", {r.seconds:.1f} s" if timings else ""
     parts = [f"<h1>Release report: {e(str(name))}</h1>",
-             f'<p class="sub">geoanon {e(_version())}, {e(r.job)} job, {r.seconds:.1f} s. '
+             f'<p class="sub">geoanon {e(_version())}, {e(r.job)} job{took}. '
              "This page holds no record: only counts, measures and the classes' generalized areas.</p>",
              _cards(r, figures), _model_section(r), _columns_section(figures["published"]),
              _sizes_section(figures["class_sizes"], r.model.get("k")), _risk_section(figures["risk"])]

@@ -20,6 +20,7 @@ from ..joint.search import joint_partition
 from ..models import Hierarchy, Model
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
+from .naming import canonical_codes
 from .points import numeric_column
 from .release import MISSING_TOKENS, JobReport, Release, require_column
 
@@ -257,7 +258,7 @@ def _qi_dim(df, col, treatment, hierarchy, extent):
         present = np.zeros(paths.shape[0], dtype=bool)
         present[leaf] = True
         return tree_from_paths(col, leaf, [list(p) for p in paths], present)
-    codes, uniques = factorize_exact(values)
+    codes, uniques = canonical_codes(*factorize_exact(values))     # numbered by value, not by row
     if treatment == "set":
         return SetDim(col, codes, list(uniques))
     paths = [[v, SUPPRESSED] for v in uniques]

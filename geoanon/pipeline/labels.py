@@ -17,6 +17,7 @@ from ..errors import DataError
 from ..labels import cover_labels
 from ..ncp import information_loss
 from ..progress import stepped
+from .naming import canonical_codes, canonical_order, label_group_names
 from .release import JobReport, Release, check_job_columns
 
 
@@ -48,7 +49,9 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     Release
         ``table`` with ``column`` replaced by the class label (a class of one
         label keeps it; otherwise its most frequent label and ``+N`` for the N
-        others) and ``class_id`` last; ``classes`` holds one row per label
+        others when k records hold that label, else ``group C``; see
+        :mod:`geoanon.pipeline.naming`) and ``class_id`` last (classes numbered
+        in the labels' sorted order, not the rows'); ``classes`` holds one row per label
         (label, records, class_id, class_label), in class order.
     """
     started = time.perf_counter()
@@ -64,7 +67,8 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
             raise DataError(f"{plural(n, 'record')} {'has' if n == 1 else 'have'} a missing or empty {column!r} "
                             f"(first at row {show(df.index[int(np.argmax(empty.to_numpy()))])}); "
                             "use missing='label' to treat them as a label")
-    codes, uniques = factorize_exact(values)
+    codes, uniques = canonical_codes(*factorize_exact(values))
+    uniques = pd.Index(uniques, dtype=object)
     counts = np.bincount(codes, minlength=len(uniques))
     part = cover_labels(counts, k, method=method, order=order, seed=seed)
     part.verify()
@@ -101,18 +105,20 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
                    location={"kind": "labels", "columns": (column,)})
 
 
-def label_class_names(uniques, counts, part) -> np.ndarray:
-    """The published value of each class: its only label as it was, or its most
-    frequent non-empty label (ties: first seen) and "+N" for the N others."""
-    names = np.empty(part.n_classes, dtype=object)
-    size = np.bincount(part.labels, minlength=part.n_classes)
-    blank = pd.Series(uniques, dtype=object).astype("string").str.strip().eq("").fillna(True).to_numpy()
-    heaviest = np.lexsort((np.arange(counts.size), -counts, blank, part.labels))
-    first = heaviest[np.r_[0, np.cumsum(size)[:-1]]]
-    for c, i in enumerate(first.tolist()):
-        label = uniques[i]
-        if size[c] == 1:
-            names[c] = label if pd.isna(label) else str(label)
-        else:
-            names[c] = f"{'' if pd.isna(label) else label}+{size[c] - 1}"
-    return names
+def canonical_labels(uniques, counts: np.ndarray):
+    """``(uniques, counts)`` with the labels in :func:`~geoanon.pipeline.naming.canonical_order`:
+    the grouping, the classes' numbers and names then do not depend on the rows' order."""
+    order = canonical_order(uniques)
+    return pd.Index([uniques[i] for i in order.tolist()], dtype=object), counts[order]
+
+
+def label_class_names(uniques, counts, part) -> list:
+    """The published value of each class (:func:`~geoanon.pipeline.naming.label_group_names`):
+    its only label, its most frequent label and ``+N`` when at least k
+    records hold it, else ``group C`` (C its class id)."""
+    members = [[] for _ in range(part.n_classes)]
+    held = [[] for _ in range(part.n_classes)]
+    for i, c in enumerate(part.labels.tolist()):
+        members[c].append(uniques[i])
+        held[c].append(int(counts[i]))
+    return label_group_names(members, held, part.k)

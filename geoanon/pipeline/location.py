@@ -10,6 +10,7 @@ from .._cells import escape_formulas
 from .._text import plural, show
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, tree_from_paths
+from .naming import label_group_names, region_group_names
 
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
 
@@ -201,7 +202,7 @@ def group_location(df, kind, loc, check, warnings):
     else:
         graph, shapes = None, None
         values = values.astype(object).where(values.notna(), None).map(lambda v: "(missing)" if v is None else str(v))
-    leaf_codes, leaf_names = pd.factorize(values)
+    leaf_codes, leaf_names = pd.factorize(values, sort=True)
     leaf_names = list(leaf_names)
     paths = _nested_groups(leaf_codes, leaf_names, graph, check)
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, np.ones(len(leaf_names), dtype=bool),
@@ -221,6 +222,7 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
     counts = np.bincount(leaf_codes, minlength=n_leaves)
     m = check.n_values
     leaf_hist = np.bincount(leaf_codes * m + check.codes, minlength=n_leaves * m).reshape(n_leaves, m)
+    regions = graph                        # named after their central member (labels: by their counts)
     if graph is None:
         graph = nx.complete_graph(n_leaves)
         node_of_leaf = list(range(n_leaves))
@@ -260,7 +262,7 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
         levels.append(group.copy())
     if np.unique(levels[-1]).size > 1:
         levels.append(np.zeros(n_leaves, dtype=np.int64))
-    labels = [_group_labels(level, names) for level in levels[1:]]
+    labels = _group_labels(levels[1:], names, counts, k, regions)
     return [[names[i], *[lab[i] for lab in labels]] for i in range(n_leaves)]
 
 
@@ -293,14 +295,26 @@ def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.nd
         adjacency = nx.contracted_nodes(adjacency, into, bad, self_loops=False)
 
 
-def _group_labels(group, names) -> list:
-    """A group's label: its smallest member, with ``+N`` for N others."""
-    out = [None] * len(group)
-    for g in np.unique(group):
-        members = sorted(names[i] for i in np.flatnonzero(group == g))
-        label = members[0] if len(members) == 1 else f"{members[0]}+{len(members) - 1}"
-        for i in np.flatnonzero(group == g):
-            out[i] = label
+def _group_labels(levels, names, counts, k, graph) -> list:
+    """Each level's label of every leaf (:mod:`geoanon.pipeline.naming`):
+    regions (``graph`` given) after their central member, labels after their
+    most frequent member when k records hold it, else ``group I``, I counted
+    over the groups of every level."""
+    out, number = [], 0
+    for group in levels:
+        ids = np.unique(group)
+        members = [np.flatnonzero(group == g) for g in ids]
+        if graph is not None:
+            text = region_group_names([[names[i] for i in m] for m in members],
+                                      lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
+        else:
+            text = label_group_names([[names[i] for i in m] for m in members], [counts[m].tolist() for m in members],
+                                     k, number=range(number, number + len(members)))
+            number += len(members)
+        label = np.empty(len(names), dtype=object)
+        for m, t in zip(members, text):
+            label[m] = t
+        out.append(label.tolist())
     return out
 
 

@@ -21,6 +21,7 @@ from ..regions import graph_from_points, graph_from_polygons, graph_summary, par
 from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column
+from .naming import region_group_names
 from .release import MISSING_TOKENS, JobReport, Release, check_job_columns, with_geometry
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
@@ -70,7 +71,8 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     -------
     Release
         ``table`` with ``column`` replaced by each record's group label (the
-        group's smallest region id, with ``+N`` for its N other regions; ``*``
+        id of its central region, the one nearest the mean of the members'
+        centroids, with ``+N`` for its N other regions; ``*``
         for suppressed records; a label that could start a spreadsheet formula
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
@@ -320,11 +322,12 @@ def refuse_unknown(n_outside: int, examples) -> None:
 
 def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     """(partition, members per group, labels (one per group, then "*"),
-    region -> group) of the records per region ``counts``."""
+    region -> group) of the records per region ``counts``; a group is
+    labelled after its central region (:mod:`geoanon.pipeline.naming`)."""
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
     members = part.members()
-    raw_labels = [m[0] if len(m) == 1 else f"{min(m)}+{len(m) - 1}" for m in (sorted(x) for x in members)]
-    labels = escape_formulas(pd.Series(raw_labels + [SUPPRESSED], dtype=object)).tolist()
+    names = region_group_names(members, lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
+    labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
 
 

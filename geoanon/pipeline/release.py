@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .._cells import escape_table
+from .._cells import escape_header, escape_table
 from .._text import plain
 from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
@@ -142,6 +142,11 @@ class Release:
         shapes = self.row_shapes()
         return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
 
+    def generated_columns(self) -> list:
+        """The columns the job named (``{col}_min``, ``{col}_max``); the
+        others keep their input's names."""
+        return [c for _, published in self.treatments.values() if isinstance(published, tuple) for c in published]
+
     def has_map(self) -> bool:
         """Whether the classes have shapes to draw."""
         return self.classes is not None and hasattr(self.classes, "geometry")
@@ -153,21 +158,23 @@ class Release:
 
         return release_figures(self)
 
-    def report_dict(self, figures: dict | None = None) -> dict:
+    def report_dict(self, figures: dict | None = None, *, timings: bool = False) -> dict:
         """The report as written to JSON: the job's figures, then ``figures``
-        (default :meth:`figures`), then the files."""
-        d = self.report.to_dict()
+        (default :meth:`figures`), then the files. Every ``seconds`` is null
+        unless ``timings`` (:func:`without_timings`)."""
+        d = self.report.to_dict() if timings else without_timings(self.report.to_dict())
         files = {key: d.pop(key) for key in self.report.files}
         return {**d, **(self.figures() if figures is None else figures), **files}
 
-    def to_html(self, path=None, *, map: bool = True, **map_options):
+    def to_html(self, path=None, *, map: bool = True, timings: bool = False, **map_options):
         """The HTML report (:mod:`geoanon.pipeline.html_report`) as text, or
-        written atomically to ``path``; ``map=False`` leaves the map out."""
+        written atomically to ``path``; ``map=False`` leaves the map out,
+        ``timings`` adds the run time."""
         from ..maps import render_html
         from .html_report import html_report
 
         shown = render_html(self.preview(**map_options)) if map and self.has_map() else None
-        page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"))
+        page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"), timings=timings)
         if path is None:
             return page
         with StagedOutputs() as out:
@@ -190,17 +197,29 @@ class Release:
         """Write the released table atomically (format from the extension; geo
         formats get each row's class shape as geometry)."""
         with StagedOutputs() as out:
-            write_table(self._table_for(path), out.stage(path))
+            write_table(self.table_to_write(path), out.stage(path))
 
-    def _table_for(self, path):
-        from ..io import GEO_FORMATS, table_format
+    def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False):
+        """The table as written to ``path``: with each row's class shape in a
+        geo format; ``from_text`` (read from CSV) number columns as numbers in
+        a typed format (:func:`geoanon.io.numbers_from_text`); the names of the
+        generated columns, and with ``escape_all`` every cell and name, never
+        starting a spreadsheet formula."""
+        from ..io import GEO_FORMATS
 
-        return self.geo_table() if table_format(path) in GEO_FORMATS else self.table
+        fmt = table_format(path)
+        table = self.geo_table() if fmt in GEO_FORMATS else self.table
+        if from_text and fmt != "csv":
+            table = numbers_from_text(table)
+        if escape_all:
+            table = escape_table(table)
+        return escape_header(table, None if escape_all else self.generated_columns())
 
 
 @stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
-                  map_options=None, escape_all: bool = False, from_text: bool = False) -> list[Path]:
+                  map_options=None, escape_all: bool = False, from_text: bool = False,
+                  timings: bool = False) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
     figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
@@ -212,10 +231,11 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     Everything is rendered in memory first and staged; files appear only once
     all of them are complete. The columns a job generated never start a
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
-    (:func:`geoanon._cells.escape_formulas`).
+    (:func:`geoanon._cells.escape_formulas`). The reports carry the run time
+    only with ``timings``: by default the same job writes the same bytes.
     """
     figures = release.figures() if report is not None or html_report is not None else None
-    report_text = None if report is None else report_json(release.report_dict(figures))
+    report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
     html = None
     if map_html is not None or (html_report is not None and release.has_map()):
         from ..maps import render_html
@@ -225,12 +245,9 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     if html_report is not None:
         from .html_report import html_report as render_report
 
-        page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"))
-    table = release._table_for(output)
-    if from_text and table_format(output) != "csv":
-        table = numbers_from_text(table)
-    if escape_all:
-        table = escape_table(table)
+        page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
+                             timings=timings)
+    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text)
     with StagedOutputs() as out:
         write_table(table, out.stage(output))
         if report is not None:
@@ -242,6 +259,16 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
         if html_report is not None:
             Path(out.stage(html_report)).write_text(page, encoding="utf-8")
     return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
+
+
+def without_timings(report):
+    """``report`` with every ``seconds`` (the run's, a solver's) null, so that
+    the same job writes the same bytes every time."""
+    if isinstance(report, Mapping):
+        return {key: None if key == "seconds" else without_timings(v) for key, v in report.items()}
+    if isinstance(report, (list, tuple)):
+        return [without_timings(v) for v in report]
+    return report
 
 
 def report_json(report: Mapping) -> str:

@@ -102,7 +102,7 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     inst = Instance(df, qi, model)
     inst.check_feasible()
     solution = solve(inst, choose(inst, method), deadline)
-    row_class, patterns = inst.row_classes(solution["grouping"])
+    row_class, patterns = inst.row_classes(inst.canonical(solution["grouping"]))
     table = df.copy()
     for j, col in enumerate(qi):
         starred = patterns[row_class, j] < 0

@@ -36,7 +36,8 @@ class Instance:
             raise DataError("no quasi-identifier columns given")
         if len(df) == 0:
             raise DataError("the table has no rows")
-        codes = np.column_stack([pd.factorize(df[c], use_na_sentinel=False)[0] for c in qi]).astype(np.int64)
+        factorized = [pd.factorize(df[c], use_na_sentinel=False) for c in qi]
+        codes = np.column_stack([f[0] for f in factorized]).astype(np.int64)
         type_of_row, first = _types(codes)
         if model.needs_sensitive:
             s, n_values, ground, labels = sensitive_codes(df[sensitive], model.ground, model.order)
@@ -45,26 +46,28 @@ class Instance:
         else:
             n_values, ground, labels = 0, model.ground, None
             entry_of_row, types, values = type_of_row, np.arange(first.size), None
-        self._set(qi, model, codes[first], types, values, np.bincount(entry_of_row.ravel()), n_values, ground, labels)
+        self._set(qi, model, codes[first], types, values, np.bincount(entry_of_row.ravel()), n_values, ground, labels,
+                  [value_texts(u) for _, u in factorized])
         self.entry_of_row = entry_of_row.ravel()
 
     @classmethod
     def from_counts(cls, qi, model: Model, type_codes, types, values, rows, n_values=0, ground=None,
-                    labels=None) -> Instance:
+                    labels=None, texts=None) -> Instance:
         """An instance from its entries alone: ``type_codes`` (types x m, types
         numbered in order of first appearance), and per entry (sorted by type,
         then value; ``values`` None without a sensitive model) its type, value
         and rows; the sensitive values as :func:`~geoanon.audit.sensitive_codes`
-        numbers them (``n_values``, ``ground``, ``labels``)."""
+        numbers them (``n_values``, ``ground``, ``labels``); ``texts``, per
+        column the :func:`value_texts` of its codes (for :meth:`canonical`)."""
         out = cls.__new__(cls)
         out._set(qi, model, np.asarray(type_codes, dtype=np.int64), np.asarray(types, dtype=np.int64),
                  None if values is None else np.asarray(values, dtype=np.int64), np.asarray(rows, dtype=np.int64),
-                 n_values, model.ground if ground is None else ground, labels)
+                 n_values, model.ground if ground is None else ground, labels, texts)
         out.entry_of_row = None
         return out
 
-    def _set(self, qi, model, type_codes, types, values, rows, n_values, ground, labels):
-        self.qi, self.model = list(qi), model
+    def _set(self, qi, model, type_codes, types, values, rows, n_values, ground, labels, texts=None):
+        self.qi, self.model, self.texts = list(qi), model, texts
         self.type_codes, self.m = type_codes, type_codes.shape[1]
         self.entries = (types, values, rows)
         self.type_size = np.bincount(types, weights=rows, minlength=type_codes.shape[0]).astype(np.int64)
@@ -78,13 +81,34 @@ class Instance:
         return self.entries[1] is not None
 
     def row_classes(self, grouping: Grouping) -> tuple[np.ndarray, np.ndarray]:
-        """The class of every row of the table the instance was built from (ids
-        in order of first appearance) and each class's column pattern (-1: ``*``)."""
+        """The class of every row of the table the instance was built from
+        (the grouping's ids) and each class's column pattern (-1: ``*``)."""
         if self.entry_of_row is None:
             raise ValueError("an instance built from counts has no rows to map a grouping onto")
-        raw = grouping.classes_of(self.entry_of_row, rank_within(self.entry_of_row), self.entries[2])
-        row_class, first = pd.factorize(raw)
-        return row_class.astype(np.int64), self.cost(grouping)[1][first]
+        return (grouping.classes_of(self.entry_of_row, rank_within(self.entry_of_row), self.entries[2]),
+                self.cost(grouping)[1])
+
+    def canonical(self, grouping: Grouping) -> Grouping:
+        """``grouping`` with its classes numbered by what they publish (per
+        column the shared value's text or ``*``), then by size, then by a
+        digest of their rows' values (quasi-identifiers and sensitive value,
+        as text): numbers that say nothing about the rows' order, the same on
+        every engine."""
+        patterns = self.cost(grouping)[1]
+        keys = []
+        for j, texts in enumerate(self.texts):
+            shown = np.where(patterns[:, j] < 0, SUPPRESSED_TEXT, np.asarray(texts, dtype=object)[patterns[:, j]])
+            keys.append(pd.factorize(pd.Series(shown, dtype=object), sort=True)[0])
+        types, values, _ = self.entries
+        digest = _text_hash(self.texts, self.type_codes)[types]
+        if values is not None:
+            digest = _mix(digest, pd.util.hash_array(np.asarray(value_texts(self.values), dtype=object))[values])
+        per_class = np.zeros(grouping.n_classes, dtype=np.uint64)
+        np.add.at(per_class, grouping.cls, grouping.rows.astype(np.uint64) * digest[grouping.entry])
+        order = np.lexsort((per_class, grouping.sizes(), *reversed(keys)))
+        number = np.empty(order.size, dtype=np.int64)
+        number[order] = np.arange(order.size)
+        return Grouping(grouping.entry, grouping.start, grouping.rows, number[grouping.cls])
 
     def grouping_of(self, row_class) -> Grouping:
         """The grouping of a class per row of the table the instance was built from."""
@@ -200,7 +224,7 @@ class Instance:
         value = np.r_[values, values][keep]
         order = np.lexsort((value, inverse))
         out = Instance.from_counts(self.qi, self.model, self.type_codes[kept_types // 2], inverse[order], value[order],
-                                   part_rows[keep][order], self.n_values, self.ground, self.values)
+                                   part_rows[keep][order], self.n_values, self.ground, self.values, self.texts)
         out.origin = (np.r_[np.arange(types.size), np.arange(types.size)][keep][order], part_start[keep][order])
         return out
 
@@ -252,6 +276,28 @@ def class_patterns(codes: np.ndarray, row_class: np.ndarray) -> np.ndarray:
     low = np.minimum.reduceat(sorted_codes, starts, axis=0)
     high = np.maximum.reduceat(sorted_codes, starts, axis=0)
     return np.where(low == high, low, -1)
+
+
+SUPPRESSED_TEXT = "*"
+
+
+def value_texts(values) -> list:
+    """Each value as text, a missing one as NUL: what :meth:`Instance.canonical`
+    orders and hashes (the same for a value read from CSV, Parquet or a worker)."""
+    return ["\x00" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in values]
+
+
+def _text_hash(texts: list, codes: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of every row of ``codes`` (types x columns) from its values' texts."""
+    out = np.zeros(codes.shape[0], dtype=np.uint64)
+    for j, column in enumerate(texts):
+        out = _mix(out, pd.util.hash_array(np.asarray(column, dtype=object))[codes[:, j]])
+    return out
+
+
+def _mix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two 64-bit hashes combined (order matters), wrapping."""
+    return (a * np.uint64(0x100000001B3)) ^ b
 
 
 def _types(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

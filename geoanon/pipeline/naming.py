@@ -1,0 +1,96 @@
+"""Names of published groups (ZIP groups, label classes) that no single
+record's raw value controls.
+
+A group named after a member that few records hold would publish that
+member: ``AARON_RARE+1`` tells the world that a person called AARON_RARE
+is in the data. So:
+
+- a **group of regions** is named after its *central* member, the region
+  whose centroid lies nearest the mean of the members' centroids, with
+  ``+N`` for its N other regions: geometry decides, not the records (a
+  region without records is as likely a name as a crowded one);
+- a **group of labels** is named after its most frequent label, with
+  ``+N``, only when at least k records hold that label (a value k records
+  share names no one); otherwise it gets a neutral name, ``group I``, I
+  counted in a fixed order of the groups;
+- a group of one member is that member (it holds the group's >= k records).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+NEUTRAL = "group {}"
+
+
+def region_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
+    """One name per group of region ids (``members``: lists of ids;
+    ``centroid_of``: id -> (x, y))."""
+    return [_joined(central_member(group, centroid_of, geographic), len(group)) for group in members]
+
+
+def central_member(group, centroid_of, geographic: bool):
+    """The member whose centroid lies nearest the mean of the members'
+    centroids (longitudes taken around the first member's and scaled by the
+    cosine of the mean latitude when ``geographic``); ties: the least id."""
+    group = sorted(group, key=str)
+    if len(group) == 1:
+        return group[0]
+    xy = np.array([centroid_of(m) for m in group], dtype=np.float64)
+    if geographic:
+        xy[:, 0] = (xy[:, 0] - xy[0, 0] + 180.0) % 360.0 - 180.0
+        xy[:, 0] *= math.cos(math.radians(float(xy[:, 1].mean())))
+    d = ((xy - xy.mean(axis=0)) ** 2).sum(axis=1)
+    return group[int(np.argmin(d))]
+
+
+def label_group_names(members: list, counts: list, k: int, number=None) -> list[str]:
+    """One name per group of labels: ``members`` lists each group's labels
+    (in a canonical order, see :func:`canonical_order`) and ``counts`` their
+    records; ``number`` gives each group's neutral number (default: its
+    position)."""
+    names = []
+    for i, (group, held) in enumerate(zip(members, counts)):
+        if len(group) == 1:
+            names.append(group[0] if _missing(group[0]) else str(group[0]))
+            continue
+        blank = [_text(v).strip() == "" for v in group]
+        top = min(range(len(group)), key=lambda j: (blank[j], -held[j], j))
+        names.append(_joined(_text(group[top]), len(group)) if held[top] >= k and not blank[top]
+                     else NEUTRAL.format(i if number is None else number[i]))
+    return names
+
+
+def canonical_order(values) -> np.ndarray:
+    """The positions of ``values`` sorted by their text (missing values
+    first, values of one text apart by kind, e.g. ``1`` and ``1.0`` and
+    ``True``): an order that does not depend on where values first appear."""
+    values = list(values)
+    return np.array(sorted(range(len(values)), key=lambda i: _sort_key(values[i])), dtype=np.int64)
+
+
+def canonical_codes(codes: np.ndarray, uniques) -> tuple[np.ndarray, list]:
+    """Codes and their values renumbered in :func:`canonical_order`."""
+    order = canonical_order(uniques)
+    position = np.empty(order.size, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    return position[codes], [uniques[i] for i in order.tolist()]
+
+
+def _sort_key(v):
+    missing = _missing(v)
+    return (not missing, "" if missing else str(v), type(v).__name__)
+
+
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and math.isnan(v))
+
+
+def _joined(name, size: int) -> str:
+    return str(name) if size == 1 else f"{name}+{size - 1}"
+
+
+def _text(v) -> str:
+    return "" if _missing(v) else str(v)
