@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
+from geoanon.joint.dims import MARGIN
 from checkers import brute_force_set_ncp, brute_force_suppression, check_joint_release, without_outlines
 
 MARITAL = [["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
@@ -46,8 +47,9 @@ def test_release_is_valid_over_all_published_columns(method):
 
 
 @pytest.mark.parametrize("resolution", [None, 0.1, 0.0001])
-def test_boxes_are_the_records_box_rounded_outward_inside_their_tile(resolution):
+def test_boxes_are_the_records_box_moved_outward_inside_their_tile(resolution):
     df = _table(700, seed=5)
+    df.loc[3, "age"] = 104                                     # one outlier
     box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution)
     check_joint_release(df, box.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
     t = box.table
@@ -58,15 +60,45 @@ def test_boxes_are_the_records_box_rounded_outward_inside_their_tile(resolution)
         cls_lo = df[name].groupby(t["class_id"]).transform("min")
         cls_hi = df[name].groupby(t["class_id"]).transform("max")
         assert (lo < cls_lo).all() and (hi > cls_hi).all()
-        # the location class's records' box, each side moved outward by at most two steps of the grid
+        # the location class's records' box, each side moved outward by less than twice the margin (a share
+        # of the class's range) and a step of the grid; less where the tile ends first
         loc = t.groupby([f"{name}_min", f"{name}_max"])[name + "_min"].transform("size")
         assert loc.min() >= 7
         box_lo = df[name].groupby([lo, hi]).transform("min")
         box_hi = df[name].groupby([lo, hi]).transform("max")
-        assert ((box_lo - lo) <= 2 * step + 1e-9).all() and ((hi - box_hi) <= 2 * step + 1e-9).all()
-    # intervals publish the class's own range
-    assert (t["age_min"] == df["age"].groupby(t["class_id"]).transform("min")).all()
-    assert (t["age_max"] == df["age"].groupby(t["class_id"]).transform("max")).all()
+        reach = 2 * MARGIN * (box_hi - box_lo) + step + 1e-9
+        assert ((box_lo - lo) <= reach).all() and ((hi - box_hi) <= reach).all()
+        assert not set(lo) & set(df[name]) and not set(hi) & set(df[name])
+    # intervals publish the class's own range where k rows hold its ends, else an end moved outward
+    # past every value fewer than k rows hold
+    held = df["age"].value_counts()
+    rare = set(held.index[held < 7])
+    for end, own in (("age_min", df["age"].groupby(t["class_id"]).transform("min")),
+                     ("age_max", df["age"].groupby(t["class_id"]).transform("max"))):
+        common = own.map(held) >= 7
+        assert (t[end][common] == own[common]).all()
+        assert ((t[end] < own) if end == "age_min" else (t[end] > own))[~common].all()
+        assert not set(t[end]) & rare
+    assert t["age_max"].max() > 104
+
+
+def test_an_isolated_record_is_not_pinned_by_its_box():
+    """A record far from the others of its class: the box edges keep a share
+    of the class's range from it, drawn per class and side from the seed."""
+    rng = np.random.default_rng(3)
+    cluster = np.c_[35 + rng.random(40) * 0.01, -80 + rng.random(40) * 0.01]
+    far = np.c_[39 + rng.random(41) * 0.01, -74 + rng.random(41) * 0.01]     # another class, far away
+    df = pd.DataFrame({"lat": np.r_[cluster[:, 0], 35.3, far[:, 0]], "lon": np.r_[cluster[:, 1], -79.7, far[:, 1]],
+                       "age": np.r_[rng.integers(20, 60, 40), 40, rng.integers(20, 60, 41)]})
+    gaps = []
+    for seed in range(4):
+        t = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41, seed=seed).table
+        assert t["class_id"].nunique() == 2
+        lat_gap, lon_gap = t["lat_max"].iloc[40] - 35.3, t["lon_max"].iloc[40] + 79.7
+        assert lat_gap >= MARGIN * (35.3 - cluster[:, 0].min()) and lon_gap >= MARGIN * (-79.7 - cluster[:, 1].min())
+        assert lat_gap < 2 * MARGIN * (35.3 - cluster[:, 0].min()) + 0.01
+        gaps.append(lat_gap)
+    assert len(set(np.round(gaps, 6))) > 1                      # the seed moves the edge
 
 
 def test_tiles_cover_the_bounds_and_the_range():
@@ -80,7 +112,9 @@ def test_tiles_cover_the_bounds_and_the_range():
     area = ((rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])).sum()
     assert area == pytest.approx((bounds[2] - bounds[0]) * (bounds[3] - bounds[1]))
     ages = t[["age_min", "age_max"]].drop_duplicates().sort_values("age_min").to_numpy()
-    assert ages[:, 0].min() == df["age"].min() and ages[:, 1].max() == df["age"].max()
+    # the range padded outward to round numbers: the youngest and the oldest are not shown
+    assert ages[:, 0].min() < df["age"].min() and ages[:, 1].max() > df["age"].max()
+    assert ages[:, 0].min() % 5 == 0 and (ages[:, 1].max() + 1) % 5 == 0
     assert box.report["ncp"]["overall"] < tile.report["ncp"]["overall"]
 
 

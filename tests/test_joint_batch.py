@@ -40,7 +40,8 @@ def _problem(df, seed, model, extent, hierarchies=None):
     hierarchies = hierarchies or {}
     treatments = anonymize_module._treatments(df, qi, None, hierarchies, None, ["race"] if seed % 2 else None)
     for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent))
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
+                                                   check.model.k))
     return dims, check
 
 

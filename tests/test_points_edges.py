@@ -164,11 +164,13 @@ def test_padding_moves_outer_edges_only(method):
     rng = np.random.default_rng(5)
     xy = np.round(np.c_[rng.normal(-90, 5, 3000), rng.normal(38, 3, 3000)], 3)
     padded = ga.partition_points(xy, 10, method=method)
-    tight = ga.partition_points(xy, 10, method=method, bounds=(*xy.min(0), *xy.max(0)))
+    tight = ga.partition_points(xy, 10, method=method, bounds=(*(xy.min(0) - 1e-4), *(xy.max(0) + 1e-4)))
     assert np.array_equal(padded.labels, tight.labels)
     outer = np.isin(tight.rectangles, tight.bounds)
     assert np.array_equal(padded.rectangles[~outer], tight.rectangles[~outer])
-    assert not _published_hits(xy, padded) and _published_hits(xy, tight)
+    assert not _published_hits(xy, padded) and not _published_hits(xy, tight)
+    with pytest.raises(ga.DataError, match=r"touch 4 points: an edge on a record would publish its coordinate"):
+        ga.partition_points(xy, 10, method=method, bounds=(*xy.min(0), *xy.max(0)))
 
 
 def test_values_one_float_apart_are_never_cut_between():
@@ -259,6 +261,8 @@ def test_explicit_bounds_are_used_as_given():
     ((180, 0, -170, 1), "EPSG:4326", ga.ParameterError, "write 180 as -180"),
     ((0.6, 0, 2, 2), None, ga.DataError, "must contain every point"),
     ((10, 0, 0.7, 2), "EPSG:4326", ga.DataError, r"1 point lies outside, e.g. \(1.0, 1.0\)"),
+    ((0.5, 0, 2, 2), None, ga.DataError, r"touch 1 point"),
+    ((0, 0, 1, 2), None, ga.DataError, r"touch 1 point"),
 ])
 def test_bad_bounds(bounds, crs, error, match):
     with pytest.raises(error, match=match) as err:

@@ -225,6 +225,9 @@ def _frame(stats: pd.DataFrame, bounds, geographic) -> tuple:
         raise DataError("bounds across the antimeridian are not supported by the dask engine")
     if xmin < frame[0] or xmax > frame[2] or ymin < frame[1] or ymax > frame[3]:
         raise DataError(f"some points lie outside the bounds {list(frame)}")
+    if xmin == frame[0] or xmax == frame[2] or ymin == frame[1] or ymax == frame[3]:
+        raise DataError(f"the bounds {list(frame)} touch the records: an edge on a record would publish its "
+                        "coordinate; give bounds beyond the records, or none (the records' box, padded)")
     return frame
 
 

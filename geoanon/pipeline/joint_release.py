@@ -11,7 +11,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import factorize_exact
 from .._text import plural, show
-from .._validation import check_choice, check_jobs, check_unique_columns
+from .._validation import check_choice, check_jobs, check_seed, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..choices import COORDINATES_MISSING, DESIGNS, EXTENTS
@@ -31,7 +31,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
-              distribution=None) -> Release:
+              distribution=None, seed=0) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -89,6 +89,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     n_jobs : int
         Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
         -1 for every core. The release does not depend on it.
+    seed : int
+        Draws how far each moved end of a box or interval lies beyond its
+        class's records (:meth:`geoanon.joint.dims.RankDim.published`).
     distribution : mapping, optional
         Sensitive value (as text) -> weight: the distribution t is measured
         against, instead of the table's own, for a table that is one shard of
@@ -114,6 +117,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     extent = check_choice("extent", extent, EXTENTS)
     resolution = _check_resolution(resolution)
     n_jobs = check_jobs(n_jobs)
+    seed = check_seed(seed)
     missing = check_choice("missing", missing, COORDINATES_MISSING)
     model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
@@ -127,9 +131,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
                                             resolution)
     for col in qi:
-        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent))
+        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k))
     part = joint_partition(dims, check, method, n_jobs)
-    table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location)
+    table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
     audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(model, t=None))
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
@@ -242,9 +246,9 @@ def _check_roles(df, kind, loc, qi, sensitive) -> None:
         raise DataError("the output column 'class_id' already exists in the input")
 
 
-def _qi_dim(df, col, treatment, hierarchy, extent):
+def _qi_dim(df, col, treatment, hierarchy, extent, k):
     if treatment == "interval":
-        return interval_dim(col, numeric_column(df, col), "tile" if extent == "tile" else "members")
+        return interval_dim(col, numeric_column(df, col), "tile" if extent == "tile" else "members", k)
     values = df[col]
     if treatment == "hierarchy":
         paths = hierarchy.paths
@@ -265,10 +269,18 @@ def _qi_dim(df, col, treatment, hierarchy, extent):
     return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
 
 
-def interval_dim(name: str, values: np.ndarray, extent: str) -> RankDim:
-    """A :class:`RankDim` of a numeric column (NaN: missing)."""
+def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1) -> RankDim:
+    """A :class:`RankDim` of a numeric column (NaN: missing). Its outer
+    edges are the values' range padded outward to round numbers
+    (:func:`geoanon.points.frame.padded_box`'s rule), so a tile never ends on
+    the least or greatest value; a published end on a value fewer than ``k``
+    rows hold moves outward on the grid of 1 (whole numbers) or of
+    :func:`geoanon.pipeline.location.default_resolution` (see :class:`RankDim`)."""
+    from ..points.frame import padded_box, shortest_decimal_between
+    from .location import default_resolution, finest_step
+
     present = ~np.isnan(values)
-    uniq = np.unique(values[present])
+    uniq, held = np.unique(values[present], return_counts=True)
     if uniq.size == 0:
         raise DataError(f"column {show(name)} has no values")
     d = uniq.size
@@ -276,17 +288,17 @@ def interval_dim(name: str, values: np.ndarray, extent: str) -> RankDim:
     rank[present] = np.searchsorted(uniq, values[present])
     whole = bool(np.all(uniq == np.round(uniq)) and np.abs(uniq).max() < 2.0 ** 52)
     edges = np.empty(d + 1)
-    edges[0] = uniq[0]
+    low, _, high, _ = padded_box(float(uniq[0]), 0.0, float(uniq[-1]), 0.0, geographic=False)
     if whole:
         edges[1:d] = integer_cuts(uniq[:-1], uniq[1:])
-        edges[d] = uniq[-1] + 1
+        edges[0], edges[d] = min(np.floor(low), uniq[0] - 1), max(np.ceil(high), uniq[-1] + 2)
     else:
-        from ..points.frame import shortest_decimal_between
-
         edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
-        edges[d] = uniq[-1]
-    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]),
-                   unit=int(whole), missing=bool((~present).any()), extent=extent)
+        edges[0], edges[d] = low, high
+    span = float(uniq[-1] - uniq[0])
+    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=span,
+                   unit=int(whole), missing=bool((~present).any()), extent=extent, rare=held < k,
+                   step=1.0 if whole else default_resolution(span, finest_step(float(np.abs(uniq).max()))))
 
 
 def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -315,7 +327,7 @@ def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
     return group_location(df, kind, loc, check, warnings)
 
 
-def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
+def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
     """The released table, its published quasi-identifier columns, and the
     NCP treatments of the input columns."""
     states = part.states
@@ -326,7 +338,7 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
         j = n_loc + offset
         d = dims.items[j]
         if treatments[col] == "interval":
-            lo, hi = np.array([d.interval(st[j]) for st in states]).T
+            lo, hi = d.published(np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4), seed)
             kind = "Int64" if d.unit else "float64"
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
@@ -337,7 +349,7 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
                 labels = np.array([d.labels[st[j][0]][st[j][1]] for st in states], dtype=object)
             new_columns[col] = {col: escape_formulas(pd.Series(labels[cls], index=df.index, dtype=object))}
             ncp_columns[col] = (treatments[col], col)
-    loc_columns, loc_ncp = publish_location.columns(df, part, dims)
+    loc_columns, loc_ncp = publish_location.columns(df, part, dims, seed)
     ncp_columns = {**loc_ncp, **ncp_columns}
     table = df.copy()
     order = list(df.columns)

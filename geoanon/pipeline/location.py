@@ -10,6 +10,7 @@ from .._cells import escape_formulas
 from .._text import plural, show
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, tree_from_paths
+from ..points.frame import RELATIVE_SCALE
 from .naming import label_group_names, region_group_names
 
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
@@ -20,7 +21,7 @@ class NoLocation:
 
     dropped: frozenset = frozenset()
 
-    def columns(self, df, part, dims):
+    def columns(self, df, part, dims, seed):
         return {}, {}
 
     def classes(self, table, part, published):
@@ -46,6 +47,10 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     n_absent = int(absent.sum())
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
+    finest = finest_step(float(np.abs(xy).max()))
+    if resolution is not None and resolution < finest:
+        raise ParameterError(f"resolution={show(resolution)} is finer than coordinates as large as "
+                             f"{show(float(np.abs(xy).max()))} can hold; give at least {finest:g}")
     geographic = crs is not None and _is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
@@ -68,14 +73,23 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         span = float(highs[-1] - lows[0])
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
-                            resolution=resolution or default_resolution(span)))
+                            resolution=resolution or default_resolution(span, finest)))
     return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic)
 
 
-def default_resolution(span: float) -> float:
+def default_resolution(span: float, finest: float = 0.0) -> float:
     """The power of ten nearest below a thousandth of ``span`` (0.01 degrees
-    for a country-wide table): the grid of published box edges."""
-    return 10.0 ** np.floor(np.log10(span / 1000)) if span > 0 else 1.0
+    for a country-wide table), and not below ``finest``: the grid of
+    published box edges."""
+    step = 10.0 ** np.floor(np.log10(span / 1000)) if span > 0 else 1.0
+    return max(step, finest)
+
+
+def finest_step(magnitude: float) -> float:
+    """The finest grid that values as large as ``magnitude`` can hold well
+    apart: the power of ten at or above a billionth of it (edges one float
+    apart from a record would be as good as its coordinate)."""
+    return 10.0 ** np.ceil(np.log10(RELATIVE_SCALE * magnitude)) if magnitude > 0 else 0.0
 
 
 class PointsPublisher:
@@ -87,7 +101,7 @@ class PointsPublisher:
         self.first, self.dropped = first, frozenset({second})
         self.rects = None
 
-    def rectangles(self, dims, states) -> np.ndarray:
+    def rectangles(self, dims, states, seed=0) -> np.ndarray:
         """(xmin, ymin, xmax, ymax) per state; NaN where the location is missing."""
         dx, dy = dims.items[0], dims.items[1]
         out = np.full((len(states), 4), np.nan)
@@ -97,7 +111,7 @@ class PointsPublisher:
             return out
         tiles = self.frame.rectangles(boxes[known])
         if dx.extent == "grid":
-            (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok]) for i, d in
+            (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok], seed) for i, d in
                                   enumerate((dx, dy)))
             vx, sx = _wrapped(vx), _wrapped(sx)
             tiles[:, 1] = np.maximum(tiles[:, 1], sy[:, 0])
@@ -108,8 +122,8 @@ class PointsPublisher:
         out[known] = tiles
         return out
 
-    def columns(self, df, part, dims):
-        self.rects = self.rectangles(dims, part.states)
+    def columns(self, df, part, dims, seed):
+        self.rects = self.rectangles(dims, part.states, seed)
         r = self.rects[part.row_class]
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
@@ -139,13 +153,12 @@ class PointsPublisher:
         return classes[classes.geometry.notna()].reset_index(drop=True), row_shapes
 
 
-def _held_box(d: RankDim, states: list) -> tuple:
-    """The least and greatest value the classes' records hold, and the same
-    rounded outward on the grid: two (n, 2) arrays."""
-    first = np.array([st[2] for st in states], dtype=np.int64)
-    last = np.array([st[3] - 1 for st in states], dtype=np.int64)
-    return (np.column_stack([d.low[first], d.high[last]]),
-            np.column_stack([d.grid_low[first], d.grid_high[last]]))
+def _held_box(d: RankDim, states: list, seed) -> tuple:
+    """The least and greatest value the classes' records hold, and the box
+    edges around them (:meth:`RankDim.published`: moved outward by a share
+    of the class's range, then to the grid): two (n, 2) arrays."""
+    st = np.array(states, dtype=np.int64).reshape(-1, 4)
+    return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.published(st, seed))
 
 
 def _wrapped(x: np.ndarray) -> np.ndarray:
@@ -326,7 +339,7 @@ class GroupPublisher:
         self.dropped = frozenset()
         self.labels = None
 
-    def columns(self, df, part, dims):
+    def columns(self, df, part, dims, seed):
         d = dims.items[0]
         labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
         self.dim = d

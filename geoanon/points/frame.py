@@ -139,16 +139,22 @@ def check_bounds(bounds, geographic: bool) -> tuple:
 
 
 def check_contains(bounds: tuple, x: np.ndarray, y: np.ndarray) -> None:
-    """DataError unless the region ``bounds`` holds every point."""
+    """DataError unless the region ``bounds`` holds every point, none on its
+    edge: an edge through a record would publish that record's coordinate."""
     xmin, ymin, xmax, ymax = bounds
     inside_x = ((x >= xmin) | (x <= xmax)) if wraps(bounds) else ((x >= xmin) & (x <= xmax))
     outside = np.flatnonzero(~(inside_x & (y >= ymin) & (y <= ymax)))
+    text = ", ".join(show(v) for v in bounds)
     if outside.size:
         i = outside[0]
         n = outside.size
-        raise DataError(f"bounds ({', '.join(show(v) for v in bounds)}) must contain every point; "
-                        f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside, "
-                        f"e.g. ({show(x[i])}, {show(y[i])})")
+        raise DataError(f"bounds ({text}) must contain every point; {plural(n, 'point')} "
+                        f"{'lies' if n == 1 else 'lie'} outside, e.g. ({show(x[i])}, {show(y[i])})")
+    touching = np.flatnonzero((x == xmin) | (x == xmax) | (y == ymin) | (y == ymax))
+    if touching.size:
+        n = touching.size
+        raise DataError(f"bounds ({text}) touch {plural(n, 'point')}: an edge on a record would publish its "
+                        "coordinate; give bounds beyond the records, or none (the records' box, padded)")
 
 
 def unwrapped(rectangles: np.ndarray, bounds: tuple) -> tuple:
