@@ -116,7 +116,6 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--method", default="balanced", choices=LABEL_METHODS)
     labels.add_argument("--order", default="given", choices=LABEL_ORDERS,
                         help="order in which fold and spread take the labels")
-    labels.add_argument("--seed", type=int, help="seed of --order random")
     labels.add_argument("--missing", default="label", choices=LABEL_MISSING,
                         help="missing values and empty strings: a label like any other (default) or fail")
     labels.add_argument("--class-counts", action="store_true",
@@ -214,6 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
+        job.add_argument("--shuffle", action="store_true",
+                         help="write the rows in a random order (from --seed): the input's order can tell who a row "
+                              "is (a table sorted by name whose names were dropped)")
+        job.add_argument("--seed", type=_seed, default=0, metavar="N",
+                         help="seed of what the job draws: --shuffle, --order random, anonymize's box margins "
+                              "(default 0; the same seed gives the same output)")
         job.add_argument("--timings", action="store_true",
                          help="write the run time into --report and --html-report (off by default, so that the same "
                               "job writes the same bytes)")
@@ -235,6 +240,16 @@ def _flags(command, renamed: dict) -> dict:
              if a.option_strings and a.dest not in ("help", "version")}
     flags.update({api: flags[dest] for api, dest in renamed.items() if dest in flags})
     return flags
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be an integer >= 0, got {value}")
+    return value
 
 
 def _columns(text: str) -> list:
@@ -379,7 +394,8 @@ def _run_points(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
+                            shuffle=args.seed if args.shuffle else None)
     _summary(release, written)
     return 0
 
@@ -402,7 +418,8 @@ def _run_zip(args) -> int:
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args),
-                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings)
+                            escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
+                            shuffle=args.seed if args.shuffle else None)
     _summary(release, written)
     return 0
 
@@ -421,7 +438,8 @@ def _run_labels(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input), timings=args.timings)
+                            from_text=_from_text(args.input), timings=args.timings,
+                            shuffle=args.seed if args.shuffle else None)
     _summary(release, written)
     return 0
 
@@ -476,7 +494,8 @@ def _run_suppress(args) -> int:
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input), timings=args.timings)
+                            from_text=_from_text(args.input), timings=args.timings,
+                            shuffle=args.seed if args.shuffle else None)
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
@@ -561,13 +580,14 @@ def _run_anonymize(args) -> int:
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
-                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, **options)
+                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
-                            from_text=_from_text(args.input), timings=args.timings)
+                            from_text=_from_text(args.input), timings=args.timings,
+                            shuffle=args.seed if args.shuffle else None)
     _joint_summary(release, written)
     return 0
 

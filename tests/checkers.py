@@ -4,7 +4,7 @@ Written from the definitions only, in plain Python loops, sharing no code with
 geoanon: what a partition must satisfy, checked the slow and obvious way.
 """
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 
 def in_interval(v, lo, hi, outer_hi):
@@ -425,7 +425,8 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
       class mixing missing and present ones); a suppressed cell is the raw
       value or ``*``, ``*`` exactly where the class's values differ; a
       hierarchy cell is an ancestor of the raw value (or the value itself); a
-      set cell names exactly the class's values (``*`` for all of them).
+      set cell names exactly the class's values that k rows hold, then ``*``
+      for its rarer ones (``*`` alone for all of the values or none common).
     """
     hierarchies = hierarchies or {}
     assert len(released) == len(raw)
@@ -502,20 +503,22 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         cells[col] = total / n
     for col in sets:
         distinct = {repr(v) for v in raw[col]}
+        count = Counter(_text(v) for v in raw[col])
         total = 0.0
         for rows in classes.values():
             held = {_text(raw[col].iloc[i]) for i in rows}
             shown = {_text(released[col].iloc[i]).lstrip("'") for i in rows}
             assert len(shown) == 1, col
             label = shown.pop()
+            common = sorted(v for v in held if count[v] >= k)
             if len(held) == 1:
                 assert label == held.pop(), col
-            elif len(held) == len(distinct):
+            elif len(held) == len(distinct) or not common:
                 assert label == "*", col
-            else:
+            else:       # the values k rows hold, and '*' for the rarer ones, never named
                 parts = [p.replace("\\|", "|").replace("\\\\", "\\")
                          for p in re.split(r"(?<!\\)\|", label)]
-                assert sorted(parts) == sorted(held), (col, label, held)
+                assert parts == common + (["*"] if len(common) < len(held) else []), (col, label, held)
             total += len(rows) * (len({repr(raw[col].iloc[i]) for i in rows}) - 1) / max(len(distinct) - 1, 1)
         cells[col] = total / n
     for col, paths in hierarchies.items():

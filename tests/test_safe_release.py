@@ -109,3 +109,24 @@ def test_names_that_start_a_formula_are_escaped_in_headers(tmp_path, cli):
         assert code == 0, err
         header = (tmp_path / "out.csv").read_text().splitlines()[0].split(",")
         assert header == ["lat_min", "lat_max", "lon_min", "lon_max", "'=age_min", "'=age_max", kept, "class_id"]
+
+
+def test_shuffle_writes_the_rows_in_a_seeded_random_order(tmp_path, cli):
+    """An input sorted by name keeps its order unless shuffled: after
+    --shuffle a row's position tells nothing of where it was."""
+    df = people(300).sort_values("name").reset_index(drop=True)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    written = {}
+    for name, flags in (("kept", []), ("a", ["--shuffle"]), ("b", ["--shuffle"]), ("c", ["--shuffle", "--seed", "7"])):
+        code, _, err = cli("suppress", tmp_path / "in.csv", "--qi", "age,sex,race", "-k", "5",
+                           "-o", tmp_path / f"{name}.csv", *flags)
+        assert code == 0, err
+        written[name] = (tmp_path / f"{name}.csv").read_bytes()
+    assert written["a"] == written["b"] != written["c"]
+    kept, shuffled = (pd.read_csv(tmp_path / f"{n}.csv") for n in ("kept", "a"))
+    assert kept["name"].tolist() == df["name"].tolist()
+    assert sorted(shuffled["name"]) == df["name"].tolist()
+    position = shuffled["name"].map({v: i for i, v in enumerate(df["name"])})
+    assert abs(np.corrcoef(position, np.arange(len(df)))[0, 1]) < 0.2
+    # each row keeps its own values and class
+    assert shuffled.sort_values("name").reset_index(drop=True).equals(kept)

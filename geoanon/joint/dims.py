@@ -238,12 +238,15 @@ class TreeDim:
 class SetDim:
     """A categorical dimension published as the set of values a class holds
     (Mondrian's categorical recoding). ``leaf`` is each row's value id among
-    ``names``; a state is the bit mask of the values present."""
+    ``names``; a state is the bit mask of the values present. A value that
+    fewer than k rows hold (``rare``) is not named: a class holding such
+    values shows ``*`` among its values."""
 
     name: str
     leaf: np.ndarray
     names: list
     location: bool = False
+    rare: np.ndarray | None = None
     bits: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self):      # each row's value as one bit, while the values fit in an int64
@@ -263,14 +266,16 @@ class SetDim:
 
     def label(self, mask: int) -> str:
         """The published text: the value itself, ``*`` for every value, else
-        the values joined by ``|`` (in the input's order; ``|`` and ``\\``
-        inside values escaped)."""
+        the values joined by ``|`` (in the values' sorted order; ``|`` and
+        ``\\`` inside values escaped), with ``*`` for the rare ones."""
         members = [i for i in range(len(self.names)) if mask >> i & 1]
         if len(members) == 1:
             return self.names[members[0]]
-        if len(members) == len(self.names):
+        shown = [i for i in members if self.rare is None or not self.rare[i]]
+        if len(members) == len(self.names) or not shown:
             return "*"
-        return "|".join(_text(self.names[i]).replace("\\", "\\\\").replace("|", "\\|") for i in members)
+        text = [_text(self.names[i]).replace("\\", "\\\\").replace("|", "\\|") for i in shown]
+        return "|".join(text + (["*"] if len(shown) < len(members) else []))
 
 
 def _text(v) -> str:

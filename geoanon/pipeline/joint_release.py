@@ -264,7 +264,7 @@ def _qi_dim(df, col, treatment, hierarchy, extent, k):
         return tree_from_paths(col, leaf, [list(p) for p in paths], present)
     codes, uniques = canonical_codes(*factorize_exact(values))     # numbered by value, not by row
     if treatment == "set":
-        return SetDim(col, codes, list(uniques))
+        return SetDim(col, codes, list(uniques), rare=np.bincount(codes, minlength=len(uniques)) < k)
     paths = [[v, SUPPRESSED] for v in uniques]
     return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
 

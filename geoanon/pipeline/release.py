@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from .._cells import escape_header, escape_table
 from .._text import plain
+from .._validation import check_seed
 from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
@@ -193,22 +195,30 @@ class Release:
                          tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
                          outlines=outlines)
 
-    def to_file(self, path) -> None:
+    def to_file(self, path, *, shuffle: int | None = None) -> None:
         """Write the released table atomically (format from the extension; geo
-        formats get each row's class shape as geometry)."""
+        formats get each row's class shape as geometry); ``shuffle``: a seed
+        to write the rows in a random order (see :meth:`table_to_write`)."""
         with StagedOutputs() as out:
-            write_table(self.table_to_write(path), out.stage(path))
+            write_table(self.table_to_write(path, shuffle=shuffle), out.stage(path))
 
-    def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False):
+    def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False,
+                       shuffle: int | None = None):
         """The table as written to ``path``: with each row's class shape in a
         geo format; ``from_text`` (read from CSV) number columns as numbers in
         a typed format (:func:`geoanon.io.numbers_from_text`); the names of the
         generated columns, and with ``escape_all`` every cell and name, never
-        starting a spreadsheet formula."""
+        starting a spreadsheet formula. The rows keep the input's order, which
+        may itself tell who they are (a table sorted by name, whose names were
+        dropped); ``shuffle`` (a seed) writes them in a random order instead,
+        the same for the same seed."""
         from ..io import GEO_FORMATS
 
         fmt = table_format(path)
         table = self.geo_table() if fmt in GEO_FORMATS else self.table
+        if shuffle is not None:
+            order = np.random.default_rng(check_seed(shuffle)).permutation(len(table))
+            table = table.iloc[order].reset_index(drop=True)
         if from_text and fmt != "csv":
             table = numbers_from_text(table)
         if escape_all:
@@ -219,7 +229,7 @@ class Release:
 @stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False,
-                  timings: bool = False) -> list[Path]:
+                  timings: bool = False, shuffle: int | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
     figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
@@ -233,6 +243,8 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
     (:func:`geoanon._cells.escape_formulas`). The reports carry the run time
     only with ``timings``: by default the same job writes the same bytes.
+    ``shuffle`` (a seed) writes the table's rows in a random order
+    (:meth:`Release.table_to_write`).
     """
     figures = release.figures() if report is not None or html_report is not None else None
     report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
@@ -247,7 +259,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
 
         page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
                              timings=timings)
-    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text)
+    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
     with StagedOutputs() as out:
         write_table(table, out.stage(output))
         if report is not None:
