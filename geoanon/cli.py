@@ -213,6 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
         job.add_argument("--escape-formulas", action="store_true",
                          help="also prefix ' to cells of untouched columns that could start a spreadsheet formula "
                               "(generated cells always are)")
+        job.add_argument("--keep", type=_columns, default=[], metavar="A,...",
+                         help="columns published as they are, deliberately (no warning)")
+        job.add_argument("--identifiers", type=_columns, default=[], metavar="A,...",
+                         help="columns dropped from the release (names, record ids)")
+        job.add_argument("--strict", action="store_true",
+                         help="refuse to run while a column has no role (a quasi-identifier, --sensitive, --keep or "
+                              "--identifiers); without it such columns are published as they are, with a warning "
+                              "and the records they single out in the report")
         job.add_argument("--shuffle", action="store_true",
                          help="write the rows in a random order (from --seed): the input's order can tell who a row "
                               "is (a table sorted by name whose names were dropped)")
@@ -389,7 +397,7 @@ def _run_points(args) -> int:
     if args.lat is None and not has_geometry(df):
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
-                                missing=args.missing, crs=args.crs, bounds=args.bounds)
+                                missing=args.missing, crs=args.crs, bounds=args.bounds, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
@@ -412,7 +420,7 @@ def _run_zip(args) -> int:
     regions = read_table(args.regions)
     release = generalize_regions(df, args.k, column=args.zip_col, regions=regions, region_id=args.region_id,
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
-                                 unknown=args.unknown, on_small=args.small)
+                                 unknown=args.unknown, on_small=args.small, **_roles(args))
     release.report.files = {"input": str(args.input), "regions": str(args.regions), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
@@ -433,7 +441,7 @@ def _run_labels(args) -> int:
     _check_outputs({"IN": args.input}, args, classes_formats={"csv", "parquet"})
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
-                                order=args.order, seed=args.seed, class_counts=args.class_counts)
+                                order=args.order, seed=args.seed, class_counts=args.class_counts, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
@@ -451,6 +459,11 @@ def _check_tiles(args) -> None:
         from .maps import check_tiles
 
         check_tiles(args.tiles, args.attribution)
+
+
+def _roles(args) -> dict:
+    """The columns the command line gave a role besides the job's own."""
+    return {"keep": args.keep, "identifiers": args.identifiers, "strict": args.strict}
 
 
 def _map_options(args) -> dict:
@@ -488,8 +501,8 @@ def _run_suppress(args) -> int:
     _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
     options = _model_options(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
-    release = suppress(df, args.qi, k=1 if args.k is None else args.k, method=args.method,
-                       time_limit=args.time_limit, **options)
+    release = suppress(df, args.qi, k=args.k, method=args.method, time_limit=args.time_limit, **_roles(args),
+                       **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
@@ -580,7 +593,8 @@ def _run_anonymize(args) -> int:
     release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
-                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **options)
+                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **_roles(args),
+                        **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,

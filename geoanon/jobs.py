@@ -35,23 +35,16 @@ section and key in one line.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._text import show
 from .choices import COORDINATES_MISSING, DESIGNS, EXTENTS
 from .errors import DataError, ParameterError
+from .pipeline.roles import looks_identifying
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges"}, {"label"})
-IDENTIFYING = {        # column names that suggest what a column holds, for the leftover warning
-    "a name": r"(first|last|full|sur|given|family|middle)?_?name|surname",
-    "an address": r"address|addr|street|house_?number|road",
-    "a place": r"city|town|village|state|county|province|district|zip|zip_?code|post_?code|postal_?code|country",
-    "coordinates": r"lat|latitude|lon|lng|long|longitude|x|y|easting|northing|coordinates?|geom|geometry",
-    "a contact or an identifier": r"phone|mobile|e_?mail|ssn|social_?security|passport|ip|ip_?address|mrn|id",
-}
 
 
 @dataclass
@@ -167,17 +160,6 @@ def check_columns(job: Job, columns) -> list[str]:
     return warnings
 
 
-def looks_identifying(name: str) -> str | None:
-    """What a column's name suggests it holds (see ``IDENTIFYING``), or None:
-    a pattern matching the whole name or one of its words (camelCase, spaces,
-    dashes and underscores separate words)."""
-    words = re.sub(r"[^0-9a-z]+", "_", re.sub(r"([a-z])([A-Z])", r"\1_\2", str(name)).lower()).strip("_")
-    for kind, pattern in IDENTIFYING.items():
-        if re.search(rf"(^|_)(?:{pattern})($|_)", words):
-            return kind
-    return None
-
-
 def plan(job: Job) -> list[str]:
     """What the job will do, one line per column role and output (``--dry-run``)."""
     lines = [f"read {job.input}" + (f" ({', '.join(f'{k} {v!r}' for k, v in job.csv.items())})" if job.csv else "")]
@@ -212,7 +194,7 @@ def anonymize_options(job: Job) -> dict:
                "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
                "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
                "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
-               **model}
+               "keep": job.insensitive, **model}
     release = dict(job.release)
     if "jobs" in release:
         release["n_jobs"] = release.pop("jobs")

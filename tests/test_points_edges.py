@@ -383,7 +383,7 @@ def test_geometry_without_a_crs():
     rng = np.random.default_rng(2)
     points = gpd.points_from_xy(rng.uniform(5, 6, 40), rng.uniform(45, 46, 40))
     lonlat = gpd.GeoDataFrame({"a": range(40)}, geometry=points)
-    rel = ga.generalize_points(lonlat, 5, lat=None, lon=None)
+    rel = ga.generalize_points(lonlat, 5, lat=None, lon=None, keep=["a"])
     assert rel.warnings == ["the input geometry has no CRS; assumed EPSG:4326 (longitude/latitude), "
                             "since every coordinate fits it"]
     assert rel.table.crs.to_epsg() == 4326 and {"lat_min", "lon_max"} <= set(rel.table.columns)

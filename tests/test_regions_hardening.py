@@ -26,8 +26,7 @@ def _records(n=3000, seed=0, among=None):
     if among is not None:
         nc = nc[nc.FIPS.isin(among)]
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"fips": rng.choice(nc.FIPS.to_numpy(), size=n, p=nc.BIR74 / nc.BIR74.sum()),
-                         "sex": rng.choice(["F", "M"], size=n)})
+    return pd.DataFrame({"fips": rng.choice(nc.FIPS.to_numpy(), size=n, p=nc.BIR74 / nc.BIR74.sum())})
 
 
 def _rook_edges():

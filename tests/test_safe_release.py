@@ -1,6 +1,7 @@
 """What a release shows besides its classes: row order, class numbers,
 names of groups, headers, run times."""
 import hashlib
+import json
 
 import numpy as np
 import pandas as pd
@@ -130,3 +131,37 @@ def test_shuffle_writes_the_rows_in_a_seeded_random_order(tmp_path, cli):
     assert abs(np.corrcoef(position, np.arange(len(df)))[0, 1]) < 0.2
     # each row keeps its own values and class
     assert shuffled.sort_values("name").reset_index(drop=True).equals(kept)
+
+
+def test_columns_without_a_role_are_named_measured_and_refused_when_strict(tmp_path, cli):
+    df = people()
+    df["person_id"] = [f"id{i}" for i in range(len(df))]
+    rel = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, keep=["sex", "race", "diagnosis", "fips"],
+                       identifiers=["name"])
+    assert "name" not in rel.table.columns and rel.table["person_id"].equals(df["person_id"])
+    found = rel.report["undeclared"]
+    assert found == {"columns": ["first", "person_id"], "unique_records": len(df), "records_below_k": len(df)}
+    [warning] = [w for w in rel.warnings if "no role" in w]
+    assert "'person_id' (its name suggests a contact or an identifier)" in warning and f"{len(df):,} of" in warning
+    # declared, nothing to say
+    quiet = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, keep=["sex", "race", "diagnosis", "fips",
+                         "first"], identifiers=["name", "person_id"])
+    assert "undeclared" not in quiet.report and not quiet.warnings
+    with pytest.raises(ga.ParameterError, match=r"^2 columns 'first', 'person_id' have no role \(strict\)"):
+        ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, keep=["sex", "race", "diagnosis", "fips"],
+                     identifiers=["name"], strict=True)
+    with pytest.raises(ga.DataError, match="keep names 'nope', which is not a column"):
+        ga.suppress(df, ["age"], k=5, keep=["nope"])
+    with pytest.raises(ga.ParameterError, match="'age' is given two roles: identifiers and keep"):
+        ga.generalize_labels(df, 10, column="first", keep=["age"], identifiers=["age"])
+    # every job measures them, on the command line too
+    df.to_csv(tmp_path / "in.csv", index=False)
+    for job in (["points", "--lat", "lat", "--lon", "lon", "-k", "10"], ["labels", "--col", "first", "-k", "10"],
+                ["suppress", "--qi", "age,sex", "-k", "5"],
+                ["anonymize", "--lat", "lat", "--lon", "lon", "--qi", "age", "-k", "10"]):
+        code, _, err = cli(job[0], tmp_path / "in.csv", *job[1:], "-o", tmp_path / "out.csv", "--report",
+                           tmp_path / "r.json", "--identifiers", "name")
+        assert code == 0 and "person_id" in err and "no role" in err, err
+        assert "person_id" in json.loads((tmp_path / "r.json").read_text())["undeclared"]["columns"]
+        code, _, err = cli(job[0], tmp_path / "in.csv", *job[1:], "-o", tmp_path / "strict.csv", "--strict")
+        assert code == 2 and "no role (strict)" in err and not (tmp_path / "strict.csv").exists()

@@ -78,7 +78,8 @@ def test_centroids_with_and_without_an_edge_list():
     # an edge list larger than the regions: its extra regions and their edges are left out
     larger = pd.concat([edges, pd.DataFrame({"FIPS_a": ["99999", "99999", "99998"],
                                              "FIPS_b": ["37001", "99998", "37003"]})], ignore_index=True)
-    rel = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=larger)
+    rel = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=larger,
+                                keep=["id", "weight_g"])
     assert rel.report["dropped_edge_regions"] == 2 and rel.report["dropped_edges"] == 3
     assert rel.report["graph"]["edges"] == 231
     assert rel.warnings == ["the edge list names 2 regions that are not in the regions (99999, 99998); "

@@ -32,7 +32,7 @@ from .client import cluster_client, cluster_failures
 from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
 
 
-def suppress(source, qi, output, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
+def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
              encoding="utf-8") -> ClusterRelease:
     """:func:`geoanon.suppress` of a dataset on a cluster, written as a

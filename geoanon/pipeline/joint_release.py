@@ -23,6 +23,7 @@ from ..progress import stepped
 from .naming import canonical_codes
 from .points import numeric_column
 from .release import MISSING_TOKENS, JobReport, Release, require_column
+from .roles import declared_table, measure_undeclared, undeclared
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -31,7 +32,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
-              distribution=None, seed=0) -> Release:
+              distribution=None, seed=0, keep=None, identifiers=None, strict=False) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -92,6 +93,11 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     seed : int
         Draws how far each moved end of a box or interval lies beyond its
         class's records (:meth:`geoanon.joint.dims.RankDim.published`).
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped; every other
+        column without a role is published as it is too, with a warning and
+        the records it singles out in the report (``undeclared``), or refused
+        when ``strict`` (:mod:`geoanon.pipeline.roles`).
     distribution : mapping, optional
         Sensitive value (as text) -> weight: the distribution t is measured
         against, instead of the table's own, for a table that is one shard of
@@ -113,6 +119,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     """
     started = time.perf_counter()
     check_unique_columns(df)
+    df, keep = declared_table(df, identifiers, keep)
     method = check_choice("method", method, DESIGNS)
     extent = check_choice("extent", extent, EXTENTS)
     resolution = _check_resolution(resolution)
@@ -124,6 +131,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     kind, loc = _location(location)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
     _check_roles(df, kind, loc, qi, sensitive)
+    loose = undeclared(df, [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
+                            *([sensitive] if sensitive is not None else [])], keep, strict=strict)
     if len(df) == 0:
         raise DataError("the table has no rows")
     check = model.compile(df, distribution)
@@ -149,6 +158,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
             "method": method,
             "location_classes": int(part.location_classes),
             "ncp": ncp,
+            **measure_undeclared(table, loose, model.k, warnings),
         },
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
     classes, row_shapes = publish_location.classes(table, part, published)

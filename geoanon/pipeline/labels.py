@@ -19,11 +19,13 @@ from ..ncp import information_loss
 from ..progress import stepped
 from .naming import canonical_codes, canonical_order, label_group_names
 from .release import JobReport, Release, check_job_columns
+from .roles import declared_table, measure_undeclared, undeclared
 
 
 @stepped("grouping labels")
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
-                      order: str = "given", seed=None, class_counts: bool = False) -> Release:
+                      order: str = "given", seed=None, class_counts: bool = False, keep=None, identifiers=None,
+                      strict: bool = False) -> Release:
     """Generalize a label column: each label is replaced by its class's label.
 
     Parameters
@@ -43,6 +45,11 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         Whether ``classes`` lists each label's number of records. Off by
         default: a label with one record is that record's raw value, and the
         classes table is for the data holder, not for publication.
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped; every other
+        column without a role is published as it is too, with a warning and
+        the records it singles out in the report (``undeclared``), or refused
+        when ``strict`` (:mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
@@ -56,9 +63,11 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     """
     started = time.perf_counter()
     check_unique_columns(df)
+    df, keep = declared_table(df, identifiers, keep)
     k = check_k(k)
     missing = check_choice("missing", missing, LABEL_MISSING)
     check_job_columns(df, column)
+    loose = undeclared(df, [column], keep, strict=strict)
     values = df[column]
     if missing == "error":
         empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)
@@ -80,6 +89,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     table["class_id"] = class_id
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
+    warnings: list = []
     by_class = np.lexsort((-counts, part.labels))
     classes = pd.DataFrame({
         "label": escape_formulas(pd.Series(uniques.take(by_class), dtype=object)),
@@ -99,10 +109,11 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
             "method": method,
             "column": column,
             "ncp": information_loss(df, table, treatments),
+            **measure_undeclared(table, loose, k, warnings),
         },
         lead=("rows", "k", "labels"))
     return Release(table=table, partition=part, report=report, classes=classes, treatments=treatments,
-                   location={"kind": "labels", "columns": (column,)})
+                   warnings=warnings, location={"kind": "labels", "columns": (column,)})
 
 
 def canonical_labels(uniques, counts: np.ndarray):

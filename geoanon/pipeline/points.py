@@ -18,6 +18,7 @@ from ..points.partition import check_coordinates
 from ..ncp import information_loss
 from ..progress import stepped
 from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
+from .roles import declared_table, measure_undeclared, undeclared
 
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -46,7 +47,8 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
 
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="balanced",
-                      missing="error", crs="EPSG:4326", bounds=None) -> Release:
+                      missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
+                      strict=False) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -71,7 +73,12 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         Region the rectangles tile, exactly as given (``xmin > xmax``: across
         the antimeridian). Default: the data's bounding box padded outward to
         round numbers, so no published coordinate is a record's (see
-        :func:`geoanon.partition_points`).
+        :func:`geoanon.partition_points`); bounds through a record are refused.
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped; every other
+        column without a role is published as it is too, with a warning and
+        the records it singles out in the report (``undeclared``), or refused
+        when ``strict`` (:mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
@@ -86,6 +93,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
     """
     started = time.perf_counter()
     check_unique_columns(df)
+    df, keep = declared_table(df, identifiers, keep)
     k = check_k(k)
     method = check_choice("method", method, ("balanced", "paper"))
     missing = check_choice("missing", missing, COORDINATES_MISSING)
@@ -107,6 +115,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
     else:
         x, y = numeric_column(df, lon), numeric_column(df, lat)
         lat_name, lon_name = lat, lon
+    loose = undeclared(df, [lat, lon], keep, strict=strict)
     out_cols = [f"{lat_name}_min", f"{lat_name}_max", f"{lon_name}_min", f"{lon_name}_max"]
     clash = [c for c in out_cols + ["class_id"] if c in df.columns and c not in (lat, lon)]
     if clash:
@@ -159,6 +168,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
             "crs": None if crs is None else str(crs),
             "bounds": list(part.bounds),
             "ncp": ncp,
+            **measure_undeclared(table, loose, k, warnings),
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     across = int((part.rectangles[:, 0] > part.rectangles[:, 2]).sum())

@@ -23,6 +23,7 @@ from ..regions.partition import ON_SMALL
 from .points import numeric_column
 from .naming import region_group_names
 from .release import MISSING_TOKENS, JobReport, Release, check_job_columns, with_geometry
+from .roles import declared_table, measure_undeclared, undeclared
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -31,7 +32,7 @@ EXAMPLES = 5                 # region ids named in a warning
 @stepped("partitioning regions")
 def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region_id: str, edges=None,
                        contiguity: str = "rook", method: str = "balanced", unknown: str = "error",
-                       on_small: str = "error") -> Release:
+                       on_small: str = "error", keep=None, identifiers=None, strict: bool = False) -> Release:
     """Generalize a table's region column into connected groups of >= k records.
 
     Parameters
@@ -66,6 +67,11 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         their records, or link each to the nearest region by centroid distance
         (see :func:`geoanon.partition_graph`; the report lists the groups that
         are not contiguous). Components without records need no group.
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped; every other
+        column without a role is published as it is too, with a warning and
+        the records it singles out in the report (``undeclared``), or refused
+        when ``strict`` (:mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
@@ -80,10 +86,12 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     """
     started = time.perf_counter()
     check_unique_columns(df)
+    df, keep = declared_table(df, identifiers, keep)
     k = check_k(k)
     unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
     on_small = check_choice("on_small", on_small, ON_SMALL)
     check_job_columns(df, column)
+    loose = undeclared(df, [column], keep, strict=strict)
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph, shapes = found.graph, found.shapes
 
@@ -132,6 +140,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
             "column": column,
             "graph": summary,
             "ncp": information_loss(df, table, treatments),
+            **measure_undeclared(table, loose, k, found.warnings),
         })
     notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
         if n_suppressed else []

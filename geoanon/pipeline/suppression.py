@@ -20,12 +20,13 @@ from ..ncp import information_loss
 from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
+from .roles import declared_table, measure_undeclared, undeclared
 from .release import JobReport, Release
 
 
 @stepped("suppressing cells")
-def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
-             order=None, method="auto", time_limit=60.0) -> Release:
+def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
+             order=None, method="auto", time_limit=60.0, keep=None, identifiers=None, strict=False) -> Release:
     """Generalize the quasi-identifiers ``qi`` of ``df`` by suppression: each
     class shows a column's value where its rows agree and ``*`` where they
     differ, every class meets the requested model, and the number of ``*``
@@ -35,8 +36,9 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     ----------
     df : DataFrame
     qi : list of str
-    k : int
-        Every class holds >= k rows.
+    k : int, optional
+        Every class holds >= k rows (1 when only l, l_distinct or t is
+        given; at least one of the four is required).
     l : float, optional
         l-diversity as Liang and Yuan define it: no sensitive value fills more
         than 1/l of a class.
@@ -79,6 +81,11 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
         optimum, and every method without a program, is the same on every
         run; an answer the time limit cut short (or a program skipped for
         time) depends on the machine's speed.
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped; every other
+        column without a role is published as it is too, with a warning and
+        the records it singles out in the report (``undeclared``), or refused
+        when ``strict`` (:mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
@@ -94,8 +101,10 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     """
     started = time.perf_counter()
     check_unique_columns(df)
+    df, keep = declared_table(df, identifiers, keep)
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
                                           ground=ground, order=order, method=method)
+    loose = undeclared(df, [*qi, *([sensitive] if sensitive is not None else [])], keep, strict=strict)
     deadline = started + check_time_limit(time_limit)
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
@@ -119,15 +128,19 @@ def suppress(df: pd.DataFrame, qi, *, k=1, l=None, l_distinct=None, t=None, sens
     report = JobReport(
         job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
-        details={**solution_details(qi, solution, method, inst), "ncp": information_loss(df, table, treatments)},
+        details={**solution_details(qi, solution, method, inst), "ncp": information_loss(df, table, treatments),
+                 **measure_undeclared(table, loose, model.k, solution["warnings"])},
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"],
                    treatments=treatments)
 
 
 def suppression_model(qi, *, k, l, l_distinct, t, sensitive, ground, order, method) -> tuple[list, Model, str]:
-    """The checked quasi-identifiers, model and method of a suppression job."""
-    k = check_k(k)
+    """The checked quasi-identifiers, model and method of a suppression job
+    (ParameterError when no level is given: a release at k = 1 protects no one)."""
+    if k is None and l is None and l_distinct is None and t is None:
+        raise ParameterError("give at least one of k, l, l_distinct, t")
+    k = check_k(1 if k is None else k)
     method = check_choice("method", method, SUPPRESS_METHODS)
     check_levels(l=l, l_distinct=l_distinct, t=t)
     qi = [qi] if isinstance(qi, str) else list(qi)
