@@ -184,6 +184,9 @@ def _cases():
     pts("NaN bounds", "finite numbers", set={"--bounds": "nan,30,-70,40"})
     pts("bounds too small", "must contain every point", set={"--bounds": "-81,35,-80,36"})
     pts("bounds beyond the globe", "bounds", set={"--bounds": "-200,30,-70,40"})
+    pts("bounds through records", "touch 2 points: an edge on a record would publish its coordinate",
+        set={"IN": "bad.csv", "-k": "2", "--bounds": "-81.1,35.1,-80.1,35.9"},
+        files={"bad.csv": header_and([{"lat": "35.1", "lon": "-81.1"}, {"lat": "35.9", "lon": "-80.1"}, {}, {}])})
     pts("unknown crs", "crs", set={"--crs": "EPSG:999999"})
     pts("lat_min already there", "already exists", set={"IN": "bad.csv"},
         files={"bad.csv": records(20).replace("name", "lat_min", 1)})

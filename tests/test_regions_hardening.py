@@ -303,8 +303,8 @@ def test_group_labels_cannot_start_a_formula(tmp_path):
     regions = pd.DataFrame({"id": ids, "lat": ["0", "0", "0", "10", "10", "20", "20"],
                             "lon": ["0", "1", "2", "0", "1", "0", "1"]})
     edges = pd.DataFrame({"a": ids[0:2] + ["b", "@SUM(1)"], "b": ["-5", "-7", "c", "z"]})
-    df = pd.DataFrame({"r": np.repeat(ids, [3, 2, 2, 3, 3, 2, 2]), "n": np.arange(17).astype(str)})
-    rel = ga.generalize_regions(df, 3, column="r", regions=regions, region_id="id", edges=edges)
+    df = pd.DataFrame({"r": np.repeat(ids, [3, 3, 2, 3, 3, 3, 2]), "n": np.arange(19).astype(str)})
+    rel = ga.generalize_regions(df, 3, column="r", regions=regions, region_id="id", edges=edges, keep=["n"])
     labels = {"'=HYPERLINK(\"x\")", "'-5+1", "b", "c", "'@SUM(1)+1"}
     assert set(rel.table["r"]) == set(rel.classes["label"]) == labels
     assert set(rel.classes["members"]) == {"'=HYPERLINK(\"x\")", "'-5,-7", "b", "c", "'@SUM(1),z"}

@@ -310,20 +310,22 @@ def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.nd
 
 def _group_labels(levels, names, counts, k, graph) -> list:
     """Each level's label of every leaf (:mod:`geoanon.pipeline.naming`):
-    regions (``graph`` given) after their central member, labels after their
-    most frequent member when k records hold it, else ``group I``, I counted
-    over the groups of every level."""
+    regions (``graph`` given) after their central member among those holding
+    no record or k, labels after their most frequent member when k records
+    hold it, else ``group I``, I counted over the groups of every level."""
     out, number = [], 0
     for group in levels:
         ids = np.unique(group)
         members = [np.flatnonzero(group == g) for g in ids]
+        numbers = range(number, number + len(members))
+        held = [counts[m].tolist() for m in members]
         if graph is not None:
-            text = region_group_names([[names[i] for i in m] for m in members],
-                                      lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
+            text = region_group_names([[names[i] for i in m] for m in members], held, k,
+                                      lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")),
+                                      number=numbers)
         else:
-            text = label_group_names([[names[i] for i in m] for m in members], [counts[m].tolist() for m in members],
-                                     k, number=range(number, number + len(members)))
-            number += len(members)
+            text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
+        number += len(members)
         label = np.empty(len(names), dtype=object)
         for m, t in zip(members, text):
             label[m] = t

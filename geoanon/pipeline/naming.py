@@ -1,18 +1,19 @@
-"""Names of published groups (ZIP groups, label classes) that no single
-record's raw value controls.
+"""Names of published groups (ZIP groups, label classes) that name no
+rare record's value.
 
 A group named after a member that few records hold would publish that
 member: ``AARON_RARE+1`` tells the world that a person called AARON_RARE
-is in the data. So:
+is in the data. A group is therefore named after a member only when no
+record is singled out by it, with ``+N`` for its N other members, and gets
+a neutral name, ``group I``, otherwise (I counted in a fixed order of the
+groups):
 
-- a **group of regions** is named after its *central* member, the region
-  whose centroid lies nearest the mean of the members' centroids, with
-  ``+N`` for its N other regions: geometry decides, not the records (a
-  region without records is as likely a name as a crowded one);
-- a **group of labels** is named after its most frequent label, with
-  ``+N``, only when at least k records hold that label (a value k records
-  share names no one); otherwise it gets a neutral name, ``group I``, I
-  counted in a fixed order of the groups;
+- a **group of regions** is named after its *central* member (the region
+  whose centroid lies nearest the mean of the members' centroids) among
+  those that hold no record or at least k: geometry decides among them, not
+  the records;
+- a **group of labels** is named after its most frequent label, when at
+  least k records hold it;
 - a group of one member is that member (it holds the group's >= k records).
 """
 from __future__ import annotations
@@ -25,10 +26,16 @@ import pandas as pd
 NEUTRAL = "group {}"
 
 
-def region_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
-    """One name per group of region ids (``members``: lists of ids;
-    ``centroid_of``: id -> (x, y))."""
-    return [_joined(central_member(group, centroid_of, geographic), len(group)) for group in members]
+def region_group_names(members: list, counts: list, k: int, centroid_of, geographic: bool, number=None) -> list[str]:
+    """One name per group of region ids (``members``: lists of ids, ``counts``
+    their records; ``centroid_of``: id -> (x, y)); ``number`` gives each
+    group's neutral number (default: its position)."""
+    names = []
+    for i, (group, held) in enumerate(zip(members, counts)):
+        named = [m for m, c in zip(group, held) if c == 0 or c >= k]
+        names.append(_joined(central_member(named, centroid_of, geographic), len(group)) if named and
+                     (len(group) > 1 or held[0] >= k) else NEUTRAL.format(i if number is None else number[i]))
+    return names
 
 
 def central_member(group, centroid_of, geographic: bool):

@@ -77,8 +77,9 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     -------
     Release
         ``table`` with ``column`` replaced by each record's group label (the
-        id of its central region, the one nearest the mean of the members'
-        centroids, with ``+N`` for its N other regions; ``*``
+        id of its central region, nearest the mean of the members' centroids,
+        among those that hold no record or at least k, with ``+N`` for its N
+        other regions; ``group C`` when every region holds fewer; ``*``
         for suppressed records; a label that could start a spreadsheet formula
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
@@ -332,10 +333,12 @@ def refuse_unknown(n_outside: int, examples) -> None:
 def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     """(partition, members per group, labels (one per group, then "*"),
     region -> group) of the records per region ``counts``; a group is
-    labelled after its central region (:mod:`geoanon.pipeline.naming`)."""
+    labelled after its central region among those holding no record or at
+    least k, else ``group C`` (:mod:`geoanon.pipeline.naming`)."""
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
     members = part.members()
-    names = region_group_names(members, lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
+    names = region_group_names(members, [[counts.get(v, 0) for v in m] for m in members], k,
+                               lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
     labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
 
