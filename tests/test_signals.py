@@ -32,7 +32,8 @@ def big_csv(tmp_path_factory):
 
 def _start(folder, source, out="out.csv"):
     return subprocess.Popen([sys.executable, "-m", "geoanon.cli", "points", str(source), "-k", "10", "--lat", "lat",
-                             "--lon", "lon", "-o", str(folder / out), "--report", str(folder / "r.json")],
+                             "--lon", "lon", "--keep", "payload", "-o", str(folder / out), "--report",
+                             str(folder / "r.json")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
