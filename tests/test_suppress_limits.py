@@ -64,7 +64,7 @@ def test_the_size_estimate_is_the_built_program(model, monkeypatch):
 def test_a_program_over_the_memory_budget_is_skipped_and_the_heuristic_released(monkeypatch):
     monkeypatch.setattr(milp, "PROGRAM_BYTES", 10**6)
     df = adult().head(1500)
-    release = ga.suppress(df, QI, k=5, method="milp", identifiers=[c for c in df.columns if c not in QI])
+    release = ga.suppress(df, QI, k=5, method="milp", keep=[c for c in df.columns if c not in QI])
     report = release.report
     assert set(report["program"]) == {"skipped"} and "GiB budget" in report["program"]["skipped"]
     assert report["method"] in ("lattice", "approx") and not report["optimal"]
@@ -103,7 +103,7 @@ def test_the_heuristic_counts_against_the_time_limit(monkeypatch):
     monkeypatch.setattr(suppress_module, "lattice", slow)
     df = adult().head(1500)
     release = ga.suppress(df, QI, k=5, sensitive="occupation", l=2, method="milp", time_limit=0.2,
-                          identifiers=[c for c in df.columns if c not in (*QI, "occupation")])
+                          keep=[c for c in df.columns if c not in (*QI, "occupation")])
     assert release.report["program"] == {"skipped": "no time was left for it"}
     assert release.report["method"] == "lattice" and release.report["audit"]["ok"]
     assert release.warnings == [f"Theorem 9's program was skipped: no time was left for it; released the lattice "
