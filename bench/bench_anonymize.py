@@ -100,8 +100,8 @@ def measure(method: str, data: str, k, l) -> dict:
 
     k = int(k)
     l = None if l == "none" else float(l)
-    df = adult_table() if data == "adult" else synthetic_table()
     sensitive = "occupation" if l is not None else None
+    df = (adult_table() if data == "adult" else synthetic_table())[QI + ([sensitive] if sensitive else [])]
     repeats = SPEED_REPEATS if (data, k, l) == ("adult", 10, None) else 1   # the speed target's two sides
     started = time.perf_counter()
     if method == "anonypy":
