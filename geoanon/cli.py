@@ -489,13 +489,17 @@ def _ground_file(args):
     return None if args.ground in GROUNDS else args.ground
 
 
+def _require_level(args) -> None:
+    if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
+        raise ParameterError("give at least one of -k, -l, --l-distinct, -t (a release at k = 1 protects no one)")
+
+
 def _run_suppress(args) -> int:
     from .io import read_table
     from .pipeline import write_release
     from .pipeline import suppress
 
-    if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
-        raise ParameterError("give at least one of -k, -l, --l-distinct, -t")
+    _require_level(args)
     if _on_cluster(args):
         return _run_suppress_on_cluster(args)
     _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
@@ -521,38 +525,57 @@ def _run_suppress(args) -> int:
 
 
 def _run_jobs(args) -> int:
-    from .io import read_table, table_columns
+    """Every job file checked before any job runs; the jobs then run one after
+    the other, their outputs staged, and renamed into place only when every
+    job of the batch has succeeded: a failing job leaves the earlier ones'
+    outputs as they were."""
+    from .io import StagedOutputs, read_table, table_columns
     from .jobs import anonymize_options, check_columns, check_files, load_job, numeric_columns, plan
     from .pipeline import anonymize, write_release
+    from .pipeline.roles import looks_identifying
 
-    jobs = [load_job(path) for path in args.jobs]        # every job is checked before any runs
+    jobs = [load_job(path) for path in args.jobs]
     check_files(jobs)
-    warnings = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
-    for job, lines in zip(jobs, warnings):
-        print(f"geoanon run: {job.source}" + (" (dry run)" if args.dry_run else ""))
-        for line in lines:
-            print(f"geoanon run: warning: {job.source}: {line}", file=sys.stderr)
-        if args.dry_run:
+    loose = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
+    if args.dry_run:
+        for job, cols in zip(jobs, loose):
+            print(f"geoanon run: {job.source} (dry run)")
             for line in plan(job):
                 print(f"  {line}")
-            continue
-        df = read_table(job.input, **job.csv).drop(columns=job.identifiers)
-        if job.decimal != ".":
-            for col in numeric_columns(job):
-                df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
-        location = dict(job.location) if job.location else None
-        if location and "regions" in location:
-            location["regions"] = read_table(location["regions"])
-        release = anonymize(df, location=location, **anonymize_options(job))
-        release.report.files = {"job": str(job.source), "input": str(job.input), "output": str(job.outputs["table"])}
+            for col in cols:
+                kind = looks_identifying(col)
+                print(f"geoanon run: warning: {job.source}: column {col!r} has no role and would be published as "
+                      f"it is" + (f" (its name suggests {kind})" if kind else ""), file=sys.stderr)
+        return 0
+    done = []
+    with StagedOutputs() as staged:
+        for job in jobs:
+            df = read_table(job.input, **job.csv).drop(columns=job.identifiers)
+            if job.decimal != ".":
+                for col in numeric_columns(job):
+                    df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
+            location = dict(job.location) if job.location else None
+            if location and "regions" in location:
+                location["regions"] = read_table(location["regions"])
+            release = anonymize(df, location=location, **anonymize_options(job))
+            release.report.files = {"job": str(job.source), "input": str(job.input),
+                                    "output": str(job.outputs["table"])}
+            shuffle = job.outputs.get("shuffle", False)
+            if job.identifiers and not shuffle:
+                release.warnings.append("the rows keep the input's order, which can tell who they are once "
+                                        f"{', '.join(job.identifiers)} {'is' if len(job.identifiers) == 1 else 'are'}"
+                                        " dropped (a table sorted by name): set [output] shuffle = true")
+            written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
+                                    map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
+                                    html_report=job.outputs.get("html_report"), map_options={"title": job.input.name},
+                                    escape_all=job.outputs.get("escape_formulas", False),
+                                    from_text=_from_text(job.input), timings=job.outputs.get("timings", False),
+                                    shuffle=job.release.get("seed", 0) if shuffle else None, staged=staged)
+            done.append((job, release, written))
+    for job, release, written in done:           # every output is in place: say what each job did
+        print(f"geoanon run: {job.source}")
         for line in release.warnings:
             print(f"geoanon run: warning: {' '.join(line.split())}", file=sys.stderr)
-        written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
-                                map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
-                                html_report=job.outputs.get("html_report"),
-                                map_options={"title": job.input.name},
-                                escape_all=job.outputs.get("escape_formulas", False),
-                                from_text=_from_text(job.input))
         _joint_summary(release, written)
     return 0
 
@@ -575,6 +598,7 @@ def _run_anonymize(args) -> int:
     from .models import Hierarchy
     from .pipeline import anonymize, write_release
 
+    _require_level(args)
     location = _location_option(args)
     hierarchy_files = _hierarchy_files(args)
     if _on_cluster(args):
@@ -583,14 +607,16 @@ def _run_anonymize(args) -> int:
               **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}
     _check_outputs(inputs, args)
     _check_tiles(args)
-    if args.map and location is None:
-        raise ParameterError("--map needs a location (--lat/--lon or --zip-col)")
+    for flag, value in (("--map", args.map), ("--classes", args.classes)):
+        if value and location is None:
+            raise ParameterError(f"{flag} needs a location (--lat/--lon, --zip-col or --label-col): without one "
+                                 "there are no location classes")
     options = _model_options(args)
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     if location is not None and "regions" in location:
         location["regions"] = read_table(location["regions"])
-    release = anonymize(df, location=location, qi=args.qi, k=1 if args.k is None else args.k,
+    release = anonymize(df, location=location, qi=args.qi, k=args.k,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **_roles(args),
@@ -622,7 +648,7 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
         raise ParameterError("the dask engine's anonymize publishes boxes of located rows: --extent box, "
                              "--missing error")
     release = anonymize(args.input, args.output, location=(location["lat"], location["lon"]), qi=args.qi,
-                        k=1 if args.k is None else args.k, interval=args.interval,
+                        k=args.k, interval=args.interval,
                         hierarchies={c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()},
                         suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
@@ -717,7 +743,7 @@ def _run_suppress_on_cluster(args) -> int:
     from .cluster import suppress
 
     _check_cluster_flags(args, (("--html-report", args.html_report), ("--classes", args.classes)))
-    release = suppress(args.input, args.qi, args.output, k=1 if args.k is None else args.k, method=args.method,
+    release = suppress(args.input, args.qi, args.output, k=args.k, method=args.method,
                        time_limit=args.time_limit, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
                        sep=args.sep, encoding=args.encoding, **_model_options(args))
     r = release.report

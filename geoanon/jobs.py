@@ -17,21 +17,23 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     suppress = ["race"]            # ... as the shared value or '*'
     sets = []                      # ... as the values the class holds
     sensitive = "diagnosis"
-    insensitive = ["visit"]        # kept as they are, without a warning
+    keep = ["visit"]               # published as they are, deliberately
+    strict = true                  # refuse while a column has no role (default: warn)
 
-    [model]                        # k, l, l_distinct, t, ground, order
+    [model]                        # k, l, l_distinct, t (at least one), ground, order
     k = 10
 
-    [release]                      # method, extent, resolution, jobs, missing, crs, bounds
+    [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed
     method = "frontier"
 
-    [output]                       # table (required), report, map, classes, html_report
-    table = "released.csv"
+    [output]                       # table (required), report, map, classes, html_report,
+    table = "released.csv"         # escape_formulas, shuffle, timings
 
-Paths are relative to the job file. :func:`load_job` checks every key's name
-and type, :func:`check_columns` the columns against the table (each named
-column exists and has one role), before anything runs; errors name the file,
-section and key in one line.
+Paths are relative to the job file. :func:`load_job` checks every key's name,
+type and value (levels, bounds, a model given, the decimal mark apart from
+the delimiter), :func:`check_columns` the columns against the table (each
+named column exists and has one role), before anything runs; errors name the
+file, section and key in one line.
 """
 from __future__ import annotations
 
@@ -41,7 +43,6 @@ from pathlib import Path
 from ._text import show
 from .choices import COORDINATES_MISSING, DESIGNS, EXTENTS
 from .errors import DataError, ParameterError
-from .pipeline.roles import looks_identifying
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges"}, {"label"})
@@ -59,14 +60,15 @@ class Job:
     location: dict | None = None
     treatments: dict = field(default_factory=dict)   # role in TREATMENTS -> columns (hierarchy: {col: path})
     sensitive: str | None = None
-    insensitive: list = field(default_factory=list)
+    keep: list = field(default_factory=list)
+    strict: bool = False
     model: dict = field(default_factory=dict)
     release: dict = field(default_factory=dict)
-    outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path
+    outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
 
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
-        files = {"[input] path": self.input}
+        files = {"the job file": self.source, "[input] path": self.input}
         for key in ("regions", "edges"):
             if self.location and self.location.get(key) is not None:
                 files[f"[columns] location.{key}"] = self.location[key]
@@ -79,7 +81,7 @@ class Job:
     def roles(self) -> dict:
         """Column -> its role, for the columns the job names."""
         named = {}
-        for role, cols in (("identifiers", self.identifiers), ("insensitive", self.insensitive),
+        for role, cols in (("identifiers", self.identifiers), ("keep", self.keep),
                            ("sensitive", [self.sensitive] if self.sensitive else []),
                            *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS)):
             for col in cols:
@@ -114,15 +116,51 @@ def load_job(path) -> Job:
         if key not in checked[name]:
             raise ParameterError(f"{source}: [{name}] {key} is required")
     inp, cols, out = checked["input"], checked["columns"], checked["output"]
+    _check_values(source, inp, checked["model"], checked["release"])
     job = Job(source=source, input=inp["path"], csv={k: inp[k] for k in ("sep", "encoding") if k in inp},
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
-              sensitive=cols.get("sensitive"), insensitive=cols.get("insensitive", []), model=checked["model"],
-              release=checked["release"], outputs=out)
+              sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
+              model=checked["model"], release=checked["release"], outputs=out)
     for col, roles in job.roles().items():
         if len(roles) > 1:
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
     return job
+
+
+def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
+    """What the keys' types do not say: the decimal mark apart from the
+    delimiter, a model given and its levels in range, the release's values."""
+    from .models import check_levels
+    from .points.frame import check_bounds
+    from .pipeline.points import _geographic
+
+    if inp.get("decimal", ".") == inp.get("sep", ","):
+        raise ParameterError(f"{source}: [input] decimal and sep are both {inp.get('sep', ',')!r}: a number's "
+                             "decimal mark must differ from the delimiter")
+    levels = {name: model[name] for name in ("k", "l", "l_distinct", "t") if name in model}
+    if not levels:
+        raise ParameterError(f"{source}: [model] needs at least one of k, l, l_distinct, t (a release at k = 1 "
+                             "protects no one)")
+    for section, check in (("model", lambda: check_levels(**levels)),
+                           ("release", lambda: _check_release(release, check_bounds, _geographic))):
+        try:
+            check()
+        except ParameterError as exc:
+            raise ParameterError(f"{source}: [{section}] {exc}") from None
+
+
+def _check_release(release: dict, check_bounds, geographic) -> None:
+    from ._validation import check_jobs
+
+    if "resolution" in release and not (math.isfinite(release["resolution"]) and release["resolution"] > 0):
+        raise ParameterError(f"resolution must be a positive number, got {show(release['resolution'])}")
+    if "jobs" in release:
+        check_jobs(release["jobs"])
+    if "bounds" in release:
+        check_bounds(release["bounds"], geographic(release.get("crs", "EPSG:4326")))
+    if release.get("seed", 0) < 0:
+        raise ParameterError(f"seed must be an integer >= 0, got {release['seed']}")
 
 
 def check_files(jobs: list) -> None:
@@ -134,30 +172,29 @@ def check_files(jobs: list) -> None:
     for job in jobs:
         inputs.update({f"{job.source}: {key}": path for key, path in job.inputs().items()})
         outputs.update({f"{job.source}: [output] {key}": (key, path) for key, path in job.outputs.items()
-                        if key != "escape_formulas"})
-        if "map" in job.outputs and job.location is None:
-            raise ParameterError(f"{job.source}: [output] map needs a location in [columns]")
+                        if key in OUTPUT_FILES})
+        for key in ("map", "classes"):
+            if key in job.outputs and job.location is None:
+                raise ParameterError(f"{job.source}: [output] {key} needs a location in [columns]")
     check_outputs(inputs, outputs)
 
 
-def check_columns(job: Job, columns) -> list[str]:
-    """Refuse named columns the table lacks; warn (returned lines) about
-    columns with no role whose names suggest identifiers or locations."""
+def check_columns(job: Job, columns) -> list:
+    """Refuse named columns the table lacks, and, when the job is strict,
+    columns with no role; the columns with no role (the run measures what
+    they single out)."""
+    import pandas as pd
+
+    from .pipeline.roles import undeclared
+
     columns = list(columns)
     for col, roles in job.roles().items():
         if col not in columns:
             raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}")
-    named = set(job.roles())
-    warnings = []
-    for col in columns:
-        if col in named:
-            continue
-        kind = looks_identifying(col)
-        if kind:
-            warnings.append(f"column {col!r} has no role and is published as it is, but its name suggests "
-                            f"{kind}: list it in [columns] identifiers (dropped), a quasi-identifier role, "
-                            "or insensitive")
-    return warnings
+    try:
+        return undeclared(pd.DataFrame(columns=columns), job.roles(), [], strict=job.strict)
+    except ParameterError as exc:
+        raise ParameterError(f"{job.source}: [columns] {exc}") from None
 
 
 def plan(job: Job) -> list[str]:
@@ -176,9 +213,11 @@ def plan(job: Job) -> list[str]:
                    "hierarchy": "as hierarchy nodes", "suppress": "as the shared value or '*'",
                    "sets": "as value sets"}[role]
             lines.append(f"{how}: {', '.join(cols)}")
+    if job.keep:
+        lines.append(f"keep as they are: {', '.join(job.keep)}")
     model = ", ".join(f"{k}={v}" for k, v in job.model.items() if k not in ("ground", "order"))
-    lines.append(f"model: {model or 'k=1'}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
-    lines += [f"write {key}: {path}" for key, path in job.outputs.items() if key != "escape_formulas"]
+    lines.append(f"model: {model}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    lines += [f"write {key}: {path}" for key, path in job.outputs.items() if key in OUTPUT_FILES]
     return lines
 
 
@@ -194,7 +233,7 @@ def anonymize_options(job: Job) -> dict:
                "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
                "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
                "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
-               "keep": job.insensitive, **model}
+               "keep": job.keep, "strict": job.strict, **model}
     release = dict(job.release)
     if "jobs" in release:
         release["n_jobs"] = release.pop("jobs")
@@ -334,9 +373,12 @@ def _location(where, value):
 
 _INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
 _COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
-            "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "insensitive": _columns}
+            "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "keep": _columns,
+            "strict": _flag}
 _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "ground": _ground, "order": _strings}
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
+            "seed": _integer,
             "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds}
 _OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
-           "escape_formulas": _flag}
+           "escape_formulas": _flag, "shuffle": _flag, "timings": _flag}
+OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

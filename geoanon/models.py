@@ -273,6 +273,14 @@ def _ordered_emd_entries(cls, val, share, starts, q) -> np.ndarray:
     return (np.add.reduceat(stretch, starts) + before_first) / (m - 1)
 
 
+def required_k(k, l, l_distinct, t) -> int:
+    """``k``, or 1 when only l, l_distinct or t is given; ParameterError when
+    none is: a release at k = 1 and nothing else protects no one."""
+    if k is None and l is None and l_distinct is None and t is None:
+        raise ParameterError("give at least one of k, l, l_distinct, t")
+    return 1 if k is None else k
+
+
 def check_levels(**levels) -> dict:
     """The requested levels that were given, checked: k and l_distinct integers
     >= 1, l a finite number >= 1, t a number in [0, 1] (never NaN or infinite)."""

@@ -7,7 +7,8 @@ import pytest
 
 from geoanon.cli import main
 from geoanon.datasets import adult
-from geoanon.jobs import load_job, looks_identifying
+from geoanon.jobs import load_job
+from geoanon.pipeline.roles import looks_identifying
 
 from checkers import check_joint_release
 
@@ -22,7 +23,7 @@ location = { lat = "lat", lon = "lon" }
 interval = ["age"]
 suppress = ["sex", "race"]
 sensitive = "occupation"
-insensitive = ["salary-class", "education", "marital-status", "workclass", "native-country"]
+keep = ["salary-class", "education", "marital-status", "workclass", "native-country"]
 
 [model]
 k = 10
@@ -65,7 +66,16 @@ def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
     assert report["job"] == str(job) and report["audit"]["k"] >= 10
     assert (workdir / "out" / "map.html").stat().st_size > 0
     captured = capsys.readouterr()
-    assert "wrote" in captured.out and "warning" not in captured.err
+    assert "wrote" in captured.out
+    assert captured.err.strip().splitlines() == [
+        "geoanon run: warning: the rows keep the input's order, which can tell who they are once name is dropped "
+        "(a table sorted by name): set [output] shuffle = true"]
+    # shuffled: the same rows, in an order drawn from [release] seed, the same every run
+    write_job(workdir, JOB.replace('map = "out/map.html"', 'map = "out/map.html"\nshuffle = true'))
+    assert main(["run", str(job)]) == 0 and "warning" not in capsys.readouterr().err
+    shuffled = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
+    assert not shuffled.equals(released) and sorted(map(tuple, shuffled.to_numpy())) == \
+        sorted(map(tuple, released.to_numpy()))
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(workdir, capsys):

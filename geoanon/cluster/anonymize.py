@@ -27,7 +27,7 @@ from .._validation import check_choice, check_k
 from ..audit import sensitive_codes
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
-from ..models import Model, ModelCheck
+from ..models import Model, ModelCheck, required_k
 from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
@@ -37,7 +37,7 @@ from .release import ClusterRelease, check_dataset_output, is_frame, open_datase
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
 
 
-def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
+def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
               sep=",", encoding="utf-8", max_shard_rows=None, seed=0) -> ClusterRelease:
@@ -55,7 +55,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=1, l=None, l
 
     started = time.perf_counter()
     k = check_k(k)
-    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = Model(k=required_k(k, l, l_distinct, t), l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
+                  ground=ground, order=order)
     method = check_choice("method", method, DESIGNS)
     kind, loc = _location(location)
     if kind != "points":

@@ -17,7 +17,7 @@ from ..errors import DataError, ParameterError
 from ..choices import COORDINATES_MISSING, DESIGNS, EXTENTS
 from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
-from ..models import Hierarchy, Model
+from ..models import Hierarchy, Model, required_k
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
 from .naming import canonical_codes
@@ -29,7 +29,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 
 @stepped("generalizing the table (location and quasi-identifiers)")
-def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=None, l_distinct=None, t=None,
+def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False) -> Release:
@@ -50,7 +50,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     qi : list of str
         The other quasi-identifiers.
     sensitive, k, l, l_distinct, t, ground, order
-        The model (:class:`geoanon.Model`).
+        The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
+        and t (k is 1 when only the others are given).
     interval, hierarchies, suppress, sets
         How each quasi-identifier is published: ``interval`` columns as
         ``{col}_min, {col}_max`` (see ``extent``);
@@ -126,7 +127,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=1, l=
     n_jobs = check_jobs(n_jobs)
     seed = check_seed(seed)
     missing = check_choice("missing", missing, COORDINATES_MISSING)
-    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = Model(k=required_k(k, l, l_distinct, t), l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
+                  ground=ground, order=order)
     qi = [qi] if isinstance(qi, str) else list(qi)
     kind, loc = _location(location)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)

@@ -1,6 +1,7 @@
 """What a table job returns, and how it is written: all outputs or none."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Mapping
@@ -229,7 +230,7 @@ class Release:
 @stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False,
-                  timings: bool = False, shuffle: int | None = None) -> list[Path]:
+                  timings: bool = False, shuffle: int | None = None, staged: StagedOutputs | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
     figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
@@ -244,7 +245,9 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     (:func:`geoanon._cells.escape_formulas`). The reports carry the run time
     only with ``timings``: by default the same job writes the same bytes.
     ``shuffle`` (a seed) writes the table's rows in a random order
-    (:meth:`Release.table_to_write`).
+    (:meth:`Release.table_to_write`). ``staged``: an open
+    :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
+    jobs' outputs together), instead of one of its own.
     """
     figures = release.figures() if report is not None or html_report is not None else None
     report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
@@ -260,7 +263,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
         page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
                              timings=timings)
     table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
-    with StagedOutputs() as out:
+    with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
         write_table(table, out.stage(output))
         if report is not None:
             Path(out.stage(report)).write_text(report_text, encoding="utf-8")

@@ -15,7 +15,7 @@ from .._validation import check_choice, check_k, check_unique_columns
 from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
-from ..models import Model, check_levels
+from ..models import Model, check_levels, required_k
 from ..ncp import information_loss
 from ..progress import stepped
 from ..tables.instance import Instance
@@ -138,9 +138,7 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
 def suppression_model(qi, *, k, l, l_distinct, t, sensitive, ground, order, method) -> tuple[list, Model, str]:
     """The checked quasi-identifiers, model and method of a suppression job
     (ParameterError when no level is given: a release at k = 1 protects no one)."""
-    if k is None and l is None and l_distinct is None and t is None:
-        raise ParameterError("give at least one of k, l, l_distinct, t")
-    k = check_k(1 if k is None else k)
+    k = check_k(required_k(k, l, l_distinct, t))
     method = check_choice("method", method, SUPPRESS_METHODS)
     check_levels(l=l, l_distinct=l_distinct, t=t)
     qi = [qi] if isinstance(qi, str) else list(qi)
