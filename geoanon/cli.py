@@ -696,6 +696,8 @@ def _hierarchy_files(args) -> dict:
         col, sep, path = item.partition("=")
         if not sep or not col or not path:
             raise ParameterError(f"--hierarchy expects COL=FILE, got {item!r}")
+        if col in out:
+            raise ParameterError(f"--hierarchy {col}= is given twice ({out[col]} and {path})")
         out[col] = path
     return out
 

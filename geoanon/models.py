@@ -61,10 +61,17 @@ class Hierarchy:
                             ) from None
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise DataError(f"cannot read the hierarchy {path}: {str(exc).splitlines()[0]}") from None
-        return cls.from_frame(frame)
+        try:
+            return cls.from_frame(frame)
+        except DataError as exc:
+            raise DataError(f"the hierarchy {path}: {exc}") from None
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> "Hierarchy":
+        """A hierarchy from one row per leaf; DataError unless it is a tree
+        whose every value has one place: no leaf twice, no empty value, one
+        root, no value twice in a row (its own ancestor), no leaf that is
+        also an inner node, no inner value under two parents."""
         paths = frame.astype(str).to_numpy(dtype=object)
         if paths.ndim != 2 or paths.shape[0] == 0 or paths.shape[1] < 2:
             raise DataError("a hierarchy needs one row per leaf and at least two levels (leaf and root)")
@@ -72,6 +79,25 @@ class Hierarchy:
             raise DataError("a hierarchy lists a leaf twice")
         if len(set(paths[:, -1])) != 1:
             raise DataError("a hierarchy must end in one root")
+        empty = np.flatnonzero((paths == "").any(axis=1))
+        if empty.size:
+            raise DataError(f"a hierarchy row has an empty value (the row of leaf {show(paths[empty[0], 0])}); "
+                            "every row needs a value at every level")
+        for row in paths:
+            if len(set(row)) < row.size:
+                twice = next(v for v in row if list(row).count(v) > 1)
+                raise DataError(f"a hierarchy row lists {show(twice)} twice (the row of leaf {show(row[0])}): "
+                                "a value cannot be its own ancestor")
+        inner = set(paths[:, 1:].ravel().tolist())
+        both = sorted(set(paths[:, 0].tolist()) & inner)
+        if both:
+            raise DataError(f"{show(both[0])} is a leaf of the hierarchy and also a node above other leaves")
+        parent: dict = {}
+        for row in paths:
+            for node, up in zip(row[1:-1].tolist(), row[2:].tolist()):
+                if parent.setdefault(node, up) != up:
+                    raise DataError(f"{show(node)} has two parents in the hierarchy ({show(parent[node])} and "
+                                    f"{show(up)})")
         return cls(paths)
 
     @property

@@ -1,6 +1,7 @@
 """Privacy models, EMD and audit: the worked values of the tutorial (Dosselmann,
 Sadeqi and Hamilton) and of Liang and Yuan's Tables 1-5."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -303,3 +304,22 @@ def test_emd_accepts_mappings_and_series():
         ga.emd({"a": 1}, [1])
     with pytest.raises(ga.DataError, match="matrix ground"):
         ga.emd({"a": 1}, {"b": 1}, ground=[[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([["a", "x", "a", "*"], ["b", "x", "y", "*"]], "a hierarchy row lists 'a' twice"),
+    ([["a", "x", "*"], ["x", "y", "*"]], "'x' is a leaf of the hierarchy and also a node above other leaves"),
+    ([["a", "x", "p", "*"], ["b", "x", "q", "*"]], "'x' has two parents in the hierarchy ('p' and 'q')"),
+    ([["a", "", "*"], ["b", "x", "*"]], "a hierarchy row has an empty value (the row of leaf 'a')"),
+    ([["a", "x", "*"], ["a", "y", "*"]], "a hierarchy lists a leaf twice"),
+    ([["a", "x", "*"], ["b", "x", "+"]], "a hierarchy must end in one root"),
+])
+def test_malformed_hierarchies_are_refused(rows, message, tmp_path):
+    with pytest.raises(ga.DataError, match=re.escape(message)):
+        ga.Hierarchy.from_frame(pd.DataFrame(rows))
+    path = tmp_path / "h.csv"
+    path.write_text("\n".join(";".join(r) for r in rows) + "\n")
+    with pytest.raises(ga.DataError, match=f"^the hierarchy {re.escape(str(path))}: " + re.escape(message)):
+        ga.Hierarchy.read_csv(path)
+    good = ga.Hierarchy.from_frame(pd.DataFrame([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"]]))
+    assert good.leaves == ["a", "b", "c"]
