@@ -303,12 +303,25 @@ def check_paths(inputs: dict, outputs: dict) -> None:
     given_out = [(n, Path(p)) for n, p in outputs.items() if p is not None]
     for i, (name, out) in enumerate(given_out):
         for source, path in given_in:
-            if same(out, path):
+            hit = next((a for a in file_set(out) for b in file_set(path) if same(a, b)), None)
+            if hit is not None:
                 what = "the input file" if source == "IN" else f"the {source} file"
-                raise ParameterError(f"{name} {out} names {what}: an output never replaces an input")
+                side = "" if hit == out else f" (its {hit.suffix} file is {hit.name})"
+                raise ParameterError(f"{name} {out} names {what}{side}: an output never replaces an input")
         for other, path in given_out[:i]:
-            if same(out, path):
+            if any(same(a, b) for a in file_set(out) for b in file_set(path)):
                 raise ParameterError(f"{other} and {name} name the same file {out}")
+
+
+SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg")   # what GDAL writes for a Shapefile
+
+
+def file_set(path: Path) -> list:
+    """The files a path stands for: a Shapefile's side files with it (as
+    GDAL writes them, beside each other), else the path alone."""
+    if path.suffix.lower() != ".shp":
+        return [path]
+    return [path] + [path.with_suffix(ext) for ext in SHAPEFILE_PARTS[1:]]
 
 
 _STAGING = re.compile(r"\.geoanon\.(?P<host>\w+)\.(?P<pid>\d+)\.\w+$")

@@ -2,6 +2,7 @@
 in-memory jobs and the audit."""
 import os
 
+import pandas as pd
 import pytest
 
 from badinput import (ROWS, Case, centroids_with, drop_field, edges_isolating, header_and, make_sources, records,
@@ -107,6 +108,11 @@ def _cases():
     add("suppress", "classes is -o", "name the same file", set={"--classes": "out.csv"})
     add("suppress", "-o is the hierarchy", "names the --ground file",
         set={"-o": "hier.csv", "--ground": "hier.csv", "-t": "0.5", "-k": None})
+    add("suppress", "-o shapefile over the hierarchy", "names the --ground file (its .prj file is hier.prj)",
+        set={"-o": "hier.shp", "--ground": "hier.prj", "-t": "0.5", "-k": None},
+        files={"hier.prj": "d1;x;*\nd2;x;*\nd3;y;*\nd4;y;*\n"})
+    add("points", "-o shapefile over an input shapefile's table", "names the input file (its .shx file is pts.shx)",
+        set={"IN": "pts.shp", "-o": "pts.SHP"}, files={"pts.shp": _points_shapefile})
     add("audit", "report is the input", "names the input file", set={"IN": "in.json", "--report": "in.json"},
         files={"in.json": "{}"})
     add("audit", "report not json", "expected a .json file", set={"--report": "r.txt"})
@@ -247,6 +253,14 @@ def _cases():
     add("labels", "unknown method", "invalid choice", set={"--method": "best"})
     add("labels", "unknown order", "invalid choice", set={"--order": "sorted"})
     return cases
+
+
+def _points_shapefile(path):
+    import geopandas as gpd
+
+    frame = pd.read_csv(path.parent / "in.csv", dtype=str)
+    gpd.GeoDataFrame(frame[["id"]], geometry=gpd.points_from_xy(frame.lon.astype(float), frame.lat.astype(float)),
+                     crs="EPSG:4326").to_file(path)
 
 
 CASES = _cases()
