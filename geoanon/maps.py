@@ -25,7 +25,7 @@ import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
-from ._text import show
+from ._text import plural, show
 from ._validation import check_choice
 from .datasets import OUTLINE_ATTRIBUTION
 from .errors import ParameterError
@@ -294,8 +294,12 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
                              "raise k or preview a subset")
     extra = [c for c in ("label", "regions") if c in classes.columns]
     gdf = classes[["class_id", "weight", *extra, classes.geometry.name]].copy()
-    if gdf.crs is not None and not gdf.crs.equals("EPSG:4326"):
-        gdf = gdf.to_crs("EPSG:4326")
+    shapes, outside = lonlat_shapes(gdf)
+    gdf = gdf.set_geometry(shapes.to_numpy(), crs="EPSG:4326")
+    if outside:
+        gdf = gdf[~gdf.geometry.is_empty].reset_index(drop=True)
+        notes = [*notes, f"{plural(outside, 'class', 'classes')} beyond the area where {classes.crs.name} holds "
+                         "are not drawn"]
     gdf[gdf.geometry.name] = _rounded(unwrap_antimeridian(gdf.geometry.to_numpy()))
     ratio = gdf["weight"].to_numpy() / k
     gdf["class_id"] = gdf["class_id"].astype(int)
@@ -330,6 +334,43 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
             _Attribution(OUTLINE_ATTRIBUTION).add_to(m)
     m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
     return m
+
+
+def lonlat_shapes(classes) -> tuple:
+    """The classes' shapes in longitude/latitude, and how many have no part
+    there. A projected CRS gives no finite longitude/latitude beyond its area
+    of use (Albers past the pole), so shapes are first clipped to that area's
+    box in the CRS, and their edges split before the transform so that they
+    bend as the projection bends them; a shape wholly beyond comes back
+    empty."""
+    import geopandas as gpd
+    import shapely
+
+    crs = classes.crs
+    if crs is None or crs.equals("EPSG:4326"):
+        return classes.geometry, 0
+    if crs.is_geographic:
+        return classes.geometry.to_crs("EPSG:4326"), 0
+    geoms = classes.geometry.to_numpy()
+    area = crs.area_of_use
+    if area is not None:
+        from pyproj import Transformer
+
+        box = Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform_bounds(*area.bounds, densify_pts=101)
+        geoms = shapely.clip_by_rect(geoms, *box)
+    empty = shapely.is_empty(geoms) | shapely.is_missing(geoms)
+    bounds = shapely.bounds(geoms[~empty])
+    if bounds.size:
+        step = max(float(np.nanmax(bounds[:, 2:] - bounds[:, :2])) / 64, 1e-9)
+        geoms[~empty] = shapely.segmentize(geoms[~empty], step)
+    out = gpd.GeoSeries(geoms, crs=crs, index=classes.index).to_crs("EPSG:4326")
+    lonlat = out.to_numpy()
+    finite = np.isfinite(shapely.get_coordinates(lonlat)).all(axis=1)
+    if not finite.all():                  # a corner of the area's box beyond the projection: not drawn
+        owner = np.repeat(np.arange(len(lonlat)), shapely.get_num_coordinates(lonlat))
+        out.iloc[np.unique(owner[~finite])] = shapely.Polygon()
+    empty = out.is_empty.to_numpy() | out.isna().to_numpy()
+    return out, int(empty.sum())
 
 
 def neighbour_colors(geoms: np.ndarray) -> np.ndarray:

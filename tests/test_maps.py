@@ -11,6 +11,7 @@ import geoanon as ga
 from geoanon.maps import check_tiles, class_map, leaflet_assets, render_html
 
 from browser import chromium_path, console_messages, headless, screenshot
+from checkers import drawn_geometries, drawn_shapes
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -269,3 +270,26 @@ def test_maps_carry_outlines_near_their_classes_only():
     html = render_html(_release().preview())
     assert "Natural Earth" in html and "interactive: false" in html
     assert "interactive: false" not in render_html(_release().preview(outlines=False))
+
+
+def test_a_projected_crs_beyond_its_area_draws_what_it_can(tmp_path, cli):
+    """Points in CONUS Albers spread far past its area of use (beyond the pole
+    the projection has no longitude/latitude): the classes inside are drawn,
+    clipped to the area, the others counted in the legend."""
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": rng.uniform(-8e6, 8e6, 2000).round(1), "y": rng.uniform(-4e6, 8e6, 2000).round(1)}).to_csv(
+        tmp_path / "m.csv", index=False)
+    code, _, err = cli("points", tmp_path / "m.csv", "--lat", "y", "--lon", "x", "--crs", "EPSG:5070", "-k", "10",
+                       "-o", tmp_path / "out.csv", "--map", tmp_path / "m.html", "--html-report", tmp_path / "r.html")
+    assert code == 0, err
+    page = (tmp_path / "m.html").read_text()
+    drawn = drawn_shapes(page)
+    assert 0 < drawn < 200 and f"{200 - drawn} classes beyond the area where NAD83 / Conus Albers holds" in page
+    coordinates = np.array([c for g in drawn_geometries(page) for c in _flat(g["coordinates"])], dtype=float)
+    assert np.isfinite(coordinates).all() and (np.abs(coordinates) <= 540).all()
+
+
+def _flat(nested):
+    if isinstance(nested[0], (int, float)):
+        return [nested]
+    return [c for part in nested for c in _flat(part)]

@@ -173,8 +173,9 @@ def _shape_extents(classes):
     record (each class repeated by its ``weight``)."""
     import shapely
 
-    shapes = classes.to_crs("EPSG:4326").geometry.to_numpy() if not classes.crs.is_geographic \
-        else classes.geometry.to_numpy()
+    from ..maps import lonlat_shapes
+
+    shapes = lonlat_shapes(classes)[0].to_numpy()
     weights = classes["weight"].to_numpy(dtype=np.int64)
     extents = np.full((len(shapes), 3), np.nan)
     for i, hull in enumerate(shapely.convex_hull(shapes)):
