@@ -37,6 +37,8 @@ file, section and key in one line.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
