@@ -38,7 +38,6 @@ file, section and key in one line.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 from pathlib import Path
 
