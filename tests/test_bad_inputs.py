@@ -24,8 +24,10 @@ DEFAULTS = {
     "suppress": {"IN": "in.csv", "--qi": "age,sex,race", "--sensitive": "diagnosis", "-k": "5", "-o": "out.csv",
                  "--report": "r.json", "--classes": "c.csv"},
     "audit": {"IN": "in.csv", "--qi": "age,sex", "--sensitive": "diagnosis", "-k": "2", "--report": "r.json"},
+    "anonymize": {"IN": "in.csv", "--lat": "lat", "--lon": "lon", "--qi": "age,sex,race", "--sensitive": "diagnosis",
+                  "-k": "5", "-o": "out.csv", "--report": "r.json", "--map": "m.html", "--keep": "id,zip,name"},
 }
-JOBS = ("points", "zip", "labels", "suppress")
+JOBS = ("points", "zip", "labels", "suppress", "anonymize")
 ALL = JOBS + ("audit",)
 
 
@@ -37,7 +39,7 @@ def _cases():
 
     # -- files ---------------------------------------------------------------
     missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--col": "nope"},
-                   "suppress": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}}
+                   "suppress": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}, "anonymize": {"--qi": "age,nope"}}
     for c in ALL:
         add(c, "missing input", "no such file", set={"IN": "nope.csv"})
         add(c, "input is a folder", "is a folder", set={"IN": "folder.csv"}, files={"folder.csv": os.mkdir})
@@ -66,7 +68,7 @@ def _cases():
         add(c, "broken geojson", "cannot read geojson", set={"IN": "in.geojson"}, files={"in.geojson": "{"})
         add(c, "missing column", "no column", set=missing_col[c])
         if c in JOBS:
-            add(c, "class_id already there", "'class_id' already exists", set={"IN": "bad.csv"},
+            add(c, "class_id already there", "'class_id' already exists", set={"IN": "bad.csv", "--keep": None},
                 files={"bad.csv": records(20).replace("id,", "class_id,", 1)})
 
     # -- output paths ----------------------------------------------------------
@@ -91,7 +93,7 @@ def _cases():
         add(c, "report is the input", "names the input file", set={"--report": "in.csv"})
         add(c, "report folder missing", "does not exist", set={"--report": "gone/r.json"})
         add(c, "report in /proc", "cannot write into the folder /proc", set={"--report": "/proc/r.json"})
-    for c in ("points", "zip"):
+    for c in ("points", "zip", "anonymize"):
         add(c, "map not html", "expected a .html file", set={"--map": "m.json"})
         add(c, "map folder missing", "does not exist", set={"--map": "gone/m.html"})
         add(c, "tiles URL without attribution", "attribution",
@@ -126,7 +128,7 @@ def _cases():
         add(c, "k not a number", "invalid int value", set={"-k": "ten"})
         add(c, "k fractional", "invalid int value", set={"-k": "2.5"})
         add(c, "k above the rows", "larger than", set={"-k": str(ROWS + 1)})
-    for c in ("suppress", "audit"):
+    for c in ("suppress", "audit", "anonymize"):
         for value in ("nan", "inf", "-inf", "0.5", "-2"):
             add(c, f"l {value}", "l must be a finite number >= 1", set={"-l": value})
         for value in ("nan", "inf", "1.5", "-0.1"):
@@ -244,6 +246,76 @@ def _cases():
     zp("unknown contiguity", "invalid choice", set={"--contiguity": "bishop"})
     zp("unknown small", "invalid choice", set={"--small": "drop"})
     zp("exact on a large graph", "exact", set={"--method": "exact", "-k": "2"})
+
+    # -- anonymize -------------------------------------------------------------------
+    def an(case_id, message, **kw):
+        add("anonymize", case_id, message, **kw)
+
+    no_location = {"--lat": None, "--lon": None, "--map": None}
+    races = "a;r;*\nb;r;*\nc;s;*\n"
+    an("no level", "give at least one of -k, -l, --l-distinct, -t", set={"-k": None})
+    an("two locations", "give one location", set={"--zip-col": "zip"})
+    an("lat without lon", "give both --lat and --lon", set={"--lon": None})
+    an("lat and lon one column", "'lat' is given two roles: location lat and location lon", set={"--lon": "lat"})
+    an("region location without regions", "a region location needs --regions, --region-id",
+       set={**no_location, "--zip-col": "zip"})
+    an("unknown region", "not in the regions", set={**no_location, "--zip-col": "zip", "--regions": "regions.geojson",
+       "--region-id": "FIPS", "IN": "bad.csv"}, files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
+    an("regions file missing", "no such file", set={**no_location, "--zip-col": "zip", "--regions": "nope.geojson",
+       "--region-id": "FIPS"})
+    an("label location missing", "no column 'nope'", set={**no_location, "--label-col": "nope"})
+    an("map without a location", "--map needs a location", set={"--lat": None, "--lon": None})
+    an("classes without a location", "--classes needs a location", set={**no_location, "--classes": "c.geojson"})
+    an("location also a quasi-identifier", "two roles", set={"--qi": "age,lat"})
+    an("interval not a quasi-identifier", "not among the quasi-identifiers", set={"--interval": "name"})
+    an("two treatments", "two treatments", set={"--suppress": "race", "--sets": "race"})
+    an("interval of text", "is not a number", set={"--interval": "sex"})
+    an("hierarchy of a column missing", "cannot read the hierarchy", set={"--hierarchy": "race=nofile.csv"})
+    an("hierarchy given twice", "--hierarchy race= is given twice", flags=("--hierarchy", "race=h.csv"),
+       set={"--hierarchy": "race=h.csv"}, files={"h.csv": races})
+    an("hierarchy without =", "--hierarchy expects COL=FILE", set={"--hierarchy": "race"})
+    an("hierarchy with a cycle", "lists 'r' twice", set={"--hierarchy": "race=h.csv"},
+       files={"h.csv": "a;r;t;r;*\nb;r;t;t2;*\nc;s;u;u2;*\n"})
+    an("hierarchy leaf inside", "'a' is a leaf of the hierarchy and also a node", set={"--hierarchy": "race=h.csv"},
+       files={"h.csv": "a;r;*\nb;a;*\nc;s;*\n"})
+    an("hierarchy value with two parents", "'r' has two parents", set={"--hierarchy": "race=h.csv"},
+       files={"h.csv": "a;r;p;*\nb;r;q;*\nc;s;q;*\n"})
+    an("hierarchy without a value", "is not a leaf of its hierarchy", set={"--hierarchy": "race=h.csv"},
+       files={"h.csv": "a;r;*\nb;r;*\n"})
+    an("hierarchy of an unknown column", "not among the quasi-identifiers", set={"--hierarchy": "job=h.csv"},
+       files={"h.csv": races})
+    an("-o is the hierarchy", "names the --hierarchy race file", set={"-o": "h.csv", "--hierarchy": "race=h.csv"},
+       files={"h.csv": races})
+    an("report is the hierarchy", "names the --hierarchy race file",
+       set={"--report": "h.json", "--hierarchy": "race=h.json"}, files={"h.json": races})
+    an("map is the ground", "names the --ground file", set={"--map": "hier.html", "--ground": "hier.html",
+       "-t": "0.5"}, files={"hier.html": "d1;x;*\nd2;x;*\nd3;y;*\nd4;y;*\n"})
+    an("-o is the regions", "names the --regions file", set={**no_location, "--zip-col": "zip", "--regions":
+       "regions.geojson", "--region-id": "FIPS", "-o": "regions.geojson"})
+    an("classes is -o", "name the same file", set={"--classes": "c.geojson", "-o": "c.geojson"})
+    an("unknown method", "invalid choice", set={"--method": "mondrian"})
+    an("unknown extent", "invalid choice", set={"--extent": "hull"})
+    an("jobs zero", "n_jobs must be a positive integer or -1", set={"--jobs": "0"})
+    an("jobs below -1", "n_jobs must be a positive integer or -1", set={"--jobs": "-2"})
+    an("resolution zero", "resolution must be a positive number", set={"--resolution": "0"})
+    an("resolution negative", "resolution must be a positive number", set={"--resolution": "-0.1"})
+    an("resolution NaN", "resolution must be a positive number", set={"--resolution": "nan"})
+    an("resolution finer than the coordinates hold", "resolution=1e-20 is finer than coordinates",
+       set={"--resolution": "1e-20"})
+    an("bounds through records", "touch 2 points", set={"IN": "bad.csv", "-k": "2", "--bounds": "-81.1,35.1,-80.1,35.9",
+       "--qi": "age"}, files={"bad.csv": header_and([{"lat": "35.1", "lon": "-81.1"}, {"lat": "35.9", "lon": "-80.1"},
+                                                    {}, {}])})
+    an("bounds too small", "must contain every point", set={"--bounds": "-81,35,-80,36"})
+    an("unknown crs", "crs", set={"--crs": "EPSG:999999"})
+    an("missing coordinate", "1 row has no coordinates", set={"IN": "bad.csv"},
+       files={"bad.csv": records(ROWS, {3: {"lat": ""}})})
+    an("latitude 91", "outside longitude", set={"IN": "bad.csv"}, files={"bad.csv": records(ROWS, {2: {"lat": "91"}})})
+    an("l above what the table has", "l=9", set={"-l": "9"})
+    an("keep a missing column", "keep names 'nope', which is not a column", set={"--keep": "nope"})
+    an("keep and drop one column", "'id' is given two roles: identifiers and keep", flags=("--identifiers", "id"))
+    an("strict with a column without a role", "no role (strict)", set={"--keep": "id,zip"}, flags=("--strict",))
+    an("negative seed", "seed must be an integer >= 0", set={"--seed": "-1"})
+    an("attribution without tiles", "--attribution is the credit line of --tiles", set={"--attribution": "me"})
 
     # -- labels --------------------------------------------------------------------
     add("labels", "missing labels refused", "1 record has a missing or empty 'name'", set={"IN": "bad.csv",
