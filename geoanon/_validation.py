@@ -87,3 +87,24 @@ def check_total(total: int, k: int, what: str = "the data") -> None:
     """Raise InfeasibleError when the total weight cannot fill one class of k."""
     if total < k:
         raise InfeasibleError(f"k={k} is larger than {what} (total weight {total})")
+
+
+def check_scalar_columns(df, columns) -> None:
+    """DataError naming the first of ``columns`` that holds lists, arrays,
+    mappings or sets (a Parquet list or struct column): a quasi-identifier,
+    location or sensitive value must be one value per row."""
+    for col in columns:
+        if col is None or col not in df.columns:
+            continue
+        s = df[col]
+        arrow = getattr(s.dtype, "pyarrow_dtype", None)
+        if arrow is not None:
+            import pyarrow as pa
+
+            nested = pa.types.is_nested(arrow)
+        else:
+            kinds = s.dropna().map(type).drop_duplicates() if s.dtype == object else []
+            nested = any(issubclass(k, (list, tuple, dict, set, frozenset, np.ndarray)) for k in kinds)
+        if nested:
+            raise DataError(f"column {col!r} holds lists or records (a nested column); a quasi-identifier, "
+                            "location or sensitive column must hold one value per row")

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._codes import combined_key, factorize_exact
 from ._text import plural, show
-from ._validation import check_unique_columns
+from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .models import Hierarchy, Model, check_ground, measure_classes
 from .progress import stepped
@@ -143,6 +143,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     check_roles(qi, sensitive)
     if sensitive is not None and sensitive not in df.columns:
         raise DataError(f"no column {sensitive!r} in the table")
+    check_scalar_columns(df, [*qi, sensitive])
     if requested.get("k", 0) > len(df):
         raise InfeasibleError(f"k={requested['k']} is larger than the table ({plural(len(df), 'row')})")
     codes = class_codes(df, qi)

@@ -305,7 +305,12 @@ def _on_cluster(args) -> bool:
         raise ParameterError("--scheduler and --scheduler-file run on the dask engine, not --engine pandas")
     if args.scheduler and args.scheduler_file:
         raise ParameterError("give --scheduler or --scheduler-file, not both")
-    return args.engine == "dask" or bool(args.scheduler or args.scheduler_file)
+    if args.engine == "dask" or bool(args.scheduler or args.scheduler_file):
+        from .cluster.client import quiet
+
+        quiet()
+        return True
+    return False
 
 
 def _write_json(path, report) -> None:
@@ -316,15 +321,16 @@ def _write_json(path, report) -> None:
         Path(out.stage(path)).write_text(report_json(report), encoding="utf-8")
 
 
-def _check_cluster_flags(args, unavailable) -> None:
+def _check_cluster_flags(args, unavailable, inputs=None) -> None:
     """Refuse the flags the dask engine has no output for, and a bad --report
-    (the output dataset itself is checked by the job, before any work)."""
+    (naming the dataset, the output or any other input: ``inputs``, flag ->
+    path); the output dataset itself is checked by the job, before any work."""
     from .io import check_outputs
 
     for flag, value in unavailable:
         if value:
             raise ParameterError(f"{flag} is not available on the dask engine: the classes stay on the workers")
-    check_outputs({"IN": args.input, "-o": args.output}, {"--report": ("report", args.report)})
+    check_outputs({"IN": args.input, "-o": args.output, **(inputs or {})}, {"--report": ("report", args.report)})
 
 
 def _run_points_on_cluster(args) -> int:
@@ -336,7 +342,8 @@ def _run_points_on_cluster(args) -> int:
     release = generalize_points(args.input, args.k, args.output, lat=args.lat or "lat", lon=args.lon or "lon",
                                 method=args.method,
                                 crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
-                                scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
+                                scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding,
+                                seed=args.seed, **_cluster_roles(args))
     return _cluster_summary(args, release)
 
 
@@ -367,9 +374,10 @@ def _run_groups_on_cluster(args) -> int:
     from .io import read_table
 
     _check_cluster_flags(args, (("--map", getattr(args, "map", None)), ("--html-report", args.html_report),
-                                ("--classes", args.classes)))
+                                ("--classes", args.classes)),
+                         {"--regions": getattr(args, "regions", None), "--edges": getattr(args, "edges", None)})
     cluster = {"scheduler": args.scheduler, "scheduler_file": args.scheduler_file, "sep": args.sep,
-               "encoding": args.encoding}
+               "encoding": args.encoding, **_cluster_roles(args)}
     if args.command == "zip":
         release = generalize_regions(args.input, args.k, args.output, column=args.zip_col,
                                      regions=read_table(args.regions), region_id=args.region_id, edges=args.edges,
@@ -464,6 +472,11 @@ def _check_tiles(args) -> None:
 def _roles(args) -> dict:
     """The columns the command line gave a role besides the job's own."""
     return {"keep": args.keep, "identifiers": args.identifiers, "strict": args.strict}
+
+
+def _cluster_roles(args) -> dict:
+    """:func:`_roles`, and the shuffle a dask job applies as it writes."""
+    return {**_roles(args), "shuffle": args.seed if args.shuffle else None}
 
 
 def _map_options(args) -> dict:
@@ -635,13 +648,11 @@ def _run_anonymize(args) -> int:
 def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
     """``anonymize`` on the dask engine: sharded by location, each shard released by the in-memory engine."""
     from .cluster import anonymize
-    from .io import check_outputs
     from .models import Hierarchy
 
     _check_cluster_flags(args, (("--map", args.map), ("--html-report", args.html_report), ("--classes", args.classes),
-                                ("--tiles", args.tiles)))
-    check_outputs({"--ground": _ground_file(args), **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}},
-                  {})
+                                ("--tiles", args.tiles)),
+                         {"--ground": _ground_file(args), **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}})
     if location is None or "lat" not in location:
         raise ParameterError("the dask engine's anonymize needs --lat and --lon")
     if args.extent != "box" or args.missing != "error":
@@ -652,8 +663,8 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                         hierarchies={c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()},
                         suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
-                        scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding,
-                        **_model_options(args))
+                        scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding, seed=args.seed,
+                        **_cluster_roles(args), **_model_options(args))
     r = release.report
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
                                            f"{plural(r['location_classes'], 'location class', 'location classes')} "
@@ -744,10 +755,11 @@ def _run_suppress_on_cluster(args) -> int:
     """``suppress`` on the dask engine: the in-memory release, row for row."""
     from .cluster import suppress
 
-    _check_cluster_flags(args, (("--html-report", args.html_report), ("--classes", args.classes)))
+    _check_cluster_flags(args, (("--html-report", args.html_report), ("--classes", args.classes)),
+                         {"--ground": _ground_file(args)})
     release = suppress(args.input, args.qi, args.output, k=args.k, method=args.method,
                        time_limit=args.time_limit, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
-                       sep=args.sep, encoding=args.encoding, **_model_options(args))
+                       sep=args.sep, encoding=args.encoding, **_cluster_roles(args), **_model_options(args))
     r = release.report
     quality = "proven optimal" if r["optimal"] else f"lower bound {r['lower_bound']}, gap {r['gap']:.1%}"
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}, "

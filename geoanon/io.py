@@ -120,12 +120,7 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    header = _csv_header(path, sep, encoding)
-    if len(set(header)) != len(header):
-        seen = pd.Index(header)
-        name = seen[seen.duplicated()][0]
-        raise DuplicateColumnError(f"{path}: the header names column {name!r} {header.count(name)} times; "
-                                   "rename them apart")
+    header = csv_header(path, sep, encoding)
     invalid = []
 
     def refuse(row):
@@ -150,6 +145,18 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
             raise DataError(f"{path}: not {_encoding_name(encoding)} text ({detail})") from None
         raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
     return table.to_pandas()
+
+
+def csv_header(path: Path, sep: str = ",", encoding: str = "utf-8") -> list:
+    """The names of a CSV file's header, each once (DuplicateColumnError:
+    pandas would rename a copy, which a job could then publish raw)."""
+    header = _csv_header(path, sep, encoding)
+    if len(set(header)) != len(header):
+        seen = pd.Index(header)
+        name = seen[seen.duplicated()][0]
+        raise DuplicateColumnError(f"{path}: the header names column {name!r} {header.count(name)} times; "
+                                   "rename them apart")
+    return header
 
 
 def _csv_header(path: Path, sep: str = ",", encoding: str = "utf-8") -> list:

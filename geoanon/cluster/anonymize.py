@@ -32,7 +32,8 @@ from ..pipeline.joint_release import _check_resolution, _location, _numeric, _tr
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
 from .points import class_offsets, release_shards, shard_dataset
-from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, with_coordinates, write_staged
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
+                      with_coordinates, write_staged)
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
 
@@ -40,7 +41,8 @@ SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_class
 def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
-              sep=",", encoding="utf-8", max_shard_rows=None, seed=0) -> ClusterRelease:
+              sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
+              shuffle=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
     boxes (``extent="box"``), every row located. Parameters as
@@ -49,14 +51,18 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     whole dataset. A point geometry stands for ``lat`` and ``lon`` as in
     :func:`geoanon.cluster.generalize_points`. Rows
     are written grouped by shard; class ids are unique, not consecutive;
-    generated columns are float64 (numbers) or text."""
+    generated columns are float64 (numbers) or text.
+    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
+    no role are measured over the written dataset: ``undeclared``);
+    ``shuffle``: a seed to write the rows in a random order
+    (within each shard: its rows already go together).
+    """
     import dask
     import dask.dataframe as dd
 
     started = time.perf_counter()
-    k = check_k(k)
-    model = Model(k=required_k(k, l, l_distinct, t), l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                  ground=ground, order=order)
+    k = check_k(required_k(k, l, l_distinct, t))
+    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     method = check_choice("method", method, DESIGNS)
     kind, loc = _location(location)
     if kind != "points":
@@ -66,8 +72,9 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     qi = [qi] if isinstance(qi, str) else list(qi)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
-        ddf = open_dataset(source, [*qi, *([sensitive] if model.needs_sensitive else [])], sep=sep, encoding=encoding)
-        ddf, crs = with_coordinates(ddf, lat, lon, crs)
+        roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
+        ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
+        ddf, loose = declared_dataset(ddf, [*roles, lat, lon], identifiers, keep, strict=strict)
         treatments = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
         n, frame, plan, counts, grouped = shard_dataset(
@@ -83,37 +90,40 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
                    "interval": [c for c in qi if treatments[c] == "interval"],
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
-                   "method": method, "extent": "box", "resolution": resolution, "crs": crs,
+                   "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
                    "distribution": None if t is None else {str(v): float(w) for v, w in zip(listed, check.q)}}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
+        options["keep"] = [c for c in kept if c != sensitive]        # measured once, over the written dataset
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
                      *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
                                                      else (c,))]]
         offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()
 
+        warnings: list = []
+
         def write_and_audit(staged):
-            from .audit import audit_frame
+            from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
             release = partial(_release_shard, options, kept, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
-                                                  Path(staged) / f"part.{i:05d}.parquet")
+                                                  Path(staged) / f"part.{i:05d}.parquet", shuffle)
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
-            return done, audit_frame(dd.read_parquet(staged), [*published, "class_id"],
-                                     sensitive if model.needs_sensitive else None, ground=ground,
-                                     order=listed if model.needs_sensitive else None, k=k, l=l,
-                                     l_distinct=l_distinct, t=t)
+            written = dd.read_parquet(staged)
+            return done, audit_frame(written, [*published, "class_id"], sensitive if model.needs_sensitive else None,
+                                     ground=ground, order=listed if model.needs_sensitive else None, k=k, l=l,
+                                     l_distinct=l_distinct, t=t), undeclared_frame(written, loose, k, warnings)
 
-        shard_stats, audit = write_staged(output, write_and_audit)
+        shard_stats, audit, undeclared = write_staged(output, write_and_audit)
     report = {"rows": n, **model.levels(), "sensitive": sensitive,
               "location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": method,
               "classes": int(shard_stats["classes"].sum()), "min_class": int(shard_stats["min_class"].min()),
               "max_class": int(shard_stats["max_class"].max()),
               "location_classes": int(shard_stats["location_classes"].sum()), "shards": plan.n_shards,
-              "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
-              "seconds": round(time.perf_counter() - started, 3)}
+              "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", **undeclared,
+              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
 
 

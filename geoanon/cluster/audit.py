@@ -12,7 +12,7 @@ from ..audit import SUPPRESSED, AuditReport, check_roles, sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError, ParameterError
 from ..models import check_levels, measure_classes
 from .client import cluster_client
-from .release import is_frame, read_dataset
+from .release import check_scalar_dataset, is_frame, read_dataset
 
 
 def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
@@ -44,6 +44,7 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
     missing = [c for c in [*qi, *([sensitive] if sensitive else [])] if c not in ddf.columns]
     if missing:
         raise DataError(f"no column {missing[0]!r} in the dataset")
+    check_scalar_dataset(ddf, [*qi, sensitive])
     keys = [*qi, sensitive] if sensitive else qi
     pairs = ddf[keys].groupby(keys, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
     pairs = pairs.rename("count").reset_index()
@@ -90,6 +91,23 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
                          f"{plural(v['classes'], 'class', 'classes')} violate {name}={v['level']} over columns "
                          f"{', '.join(qi)}")
     return report
+
+
+def undeclared_frame(ddf, loose: list, k: int, warnings: list) -> dict:
+    """:func:`geoanon.pipeline.roles.measure_undeclared` of a written
+    dataset by a distributed group-by over ``class_id`` and the columns with
+    no role: the report's ``undeclared`` entry, and its warning."""
+    from ..pipeline.roles import undeclared_warning
+
+    if not loose:
+        return {}
+    cols = ["class_id", *loose]
+    sizes = ddf[cols].groupby(cols, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
+    hist = sizes.value_counts().compute()
+    found = {"columns": list(loose), "unique_records": int(hist.get(1, 0)),
+             "records_below_k": int(sum(int(size) * int(n) for size, n in hist.items() if size < k))}
+    warnings.append(undeclared_warning(found, int((hist.index.to_numpy() * hist.to_numpy()).sum()), k))
+    return {"undeclared": found}
 
 
 def _class_measures(pairs: pd.DataFrame, qi, sensitive, value_code: pd.Series, n_values, ground,

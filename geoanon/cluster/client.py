@@ -2,12 +2,46 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 
 from ..errors import ClusterError, ParameterError
 
 BYTES_PER_POINT = 240        # what the in-memory points engine needs per record (bench_points)
 MEMORY_SAFETY = 4            # a shard's rows, shuffle buffers and the partition's arrays at once
+
+
+def quiet() -> None:
+    """Keep this process's stderr to geoanon's own lines: dask's and
+    distributed's loggers (a worker's failure, a connection closed as the
+    cluster shuts down) and warnings are silenced (the command line calls
+    this before a cluster job; a failure still reaches the job as its error)."""
+    import warnings
+
+    for name in ("distributed", "dask", "tornado", "asyncio", "bokeh"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    for module in ("distributed", "dask", "dask_geopandas", "tornado"):
+        warnings.filterwarnings("ignore", module=module)
+
+
+CONNECT_TIMEOUT = "20s"       # an unreachable scheduler is an error after this long
+
+
+def scheduler_address(path) -> str:
+    """The address a scheduler file (``dask scheduler --scheduler-file``)
+    gives; ParameterError for a missing file or one that is not a scheduler's."""
+    import json
+
+    if not os.path.isfile(path):
+        raise ParameterError(f"{path}: no such scheduler file (dask scheduler --scheduler-file writes it)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            address = json.load(f).get("address")
+    except (OSError, ValueError, AttributeError):
+        address = None
+    if not isinstance(address, str) or not address:
+        raise ParameterError(f"{path}: not a Dask scheduler file (no scheduler address in it)")
+    return address
 
 
 def _import_distributed():
@@ -31,18 +65,22 @@ def cluster_client(scheduler=None, *, scheduler_file=None, n_workers=None, memor
         return
     if scheduler is not None and not isinstance(scheduler, str):
         raise ParameterError(f"scheduler must be a distributed.Client or an address, got {type(scheduler).__name__}")
-    if scheduler is not None or scheduler_file is not None:
+    if scheduler_file is not None:
+        scheduler = scheduler_address(scheduler_file)
+    if scheduler is not None:
         try:
-            client = distributed.Client(scheduler, scheduler_file=scheduler_file, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            where = scheduler if scheduler is not None else f"the scheduler file {scheduler_file}"
-            raise ParameterError(f"cannot reach the Dask scheduler at {where}: {exc}") from None
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:          # unreachable, or not an address
+            where = scheduler + ("" if scheduler_file is None else f" (from {scheduler_file})")
+            raise ParameterError(f"cannot reach the Dask scheduler at {where}: {' '.join(str(exc).split())}"
+                                 ) from None
         with client:
             yield client
         return
     workers = n_workers or os.cpu_count() or 1
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  memory_limit=memory_limit or "auto", dashboard_address=":0") as cluster, \
+                                  memory_limit=memory_limit or "auto", dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as cluster, \
             distributed.Client(cluster) as client:
         yield client
 

@@ -19,15 +19,22 @@ from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
 from ..pipeline.labels import canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
-from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
+                      write_staged)
 
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
-                      seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> ClusterRelease:
+                      seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8", keep=None,
+                      identifiers=None, strict=False, shuffle=None) -> ClusterRelease:
     """Generalize a dataset's label column on a cluster, written as a Parquet
     dataset at ``output`` (rows in the input's order); parameters as
     :func:`geoanon.generalize_labels` and
-    :func:`geoanon.cluster.generalize_points`."""
+    :func:`geoanon.cluster.generalize_points`.
+    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
+    no role are measured over the written dataset: ``undeclared``);
+    ``shuffle``: a seed to write the rows in a random order
+    (:func:`~geoanon.cluster.release.shuffled`).
+    """
     import dask.dataframe as dd
 
     started = time.perf_counter()
@@ -35,7 +42,8 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     missing = check_choice("missing", missing, LABEL_MISSING)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = open_dataset(source, column, sep=sep, encoding=encoding)
+        ddf, loose = declared_dataset(open_dataset(source, column, sep=sep, encoding=encoding), [column], identifiers,
+                                      keep, strict=strict)
         found = ddf[column].map_partitions(_label_counts, meta=(None, "object")).compute()
         uniques, counts, empty = _merge_counts(list(found))
         uniques, counts = canonical_labels(uniques, counts)
@@ -54,18 +62,23 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
         lookup = pd.Index(pd.Series(uniques, dtype=object))
         meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
         released = ddf.map_partitions(_relabel, column, lookup, names, part.labels, meta=meta)
+        if shuffle is not None:
+            released = shuffled(released, shuffle)
+        warnings: list = []
 
         def write_and_audit(staged):
-            from .audit import audit_frame
+            from .audit import audit_frame, undeclared_frame
 
             released.to_parquet(staged, write_index=False)
-            return audit_frame(dd.read_parquet(staged), [column], k=k)
+            written = dd.read_parquet(staged)
+            return audit_frame(written, [column], k=k), undeclared_frame(written, loose, k, warnings)
 
-        audit = write_staged(output, write_and_audit)
+        audit, undeclared = write_staged(output, write_and_audit)
     report = {"rows": rows, "k": k, "labels": int(len(uniques)), "classes": part.n_classes,
               "min_class": part.min_weight, "max_class": part.max_weight, "lower_bound": part.lower_bound,
               "ratio": round(part.ratio, 6), "proven_optimal": part.proven_optimal, "method": method,
-              "column": column, "engine": "dask", "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
+              "column": column, "engine": "dask", **undeclared, "warnings": warnings, "audit": audit,
+              "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
 
 

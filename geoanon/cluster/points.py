@@ -33,7 +33,8 @@ from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
-from .release import ClusterRelease, check_dataset_output, is_frame, read_dataset, with_coordinates, write_staged
+from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
+                      read_dataset, with_coordinates, write_staged)
 
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
@@ -74,7 +75,8 @@ class ShardPlan:
 
 def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="balanced", crs="EPSG:4326",
                       bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
-                      max_shard_rows=None, seed=0) -> ClusterRelease:
+                      max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
+                      shuffle=None) -> ClusterRelease:
     """Generalize the points of a dataset on a cluster into rectangles of >= k
     records, written as a Parquet dataset at ``output``.
 
@@ -91,6 +93,10 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     kept). Class ids are unique, not consecutive. The written dataset is
     audited (every class >= k over the four published columns) before it is
     renamed into place.
+    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
+    no role are measured over the written dataset: ``undeclared``);
+    ``shuffle``: a seed to write the rows in a random order
+    (within each shard: its rows already go together).
     """
     import dask
     import dask.dataframe as dd
@@ -103,6 +109,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
         ddf, crs = with_coordinates(ddf, lat, lon, crs)
+        ddf, loose = declared_dataset(ddf, [lat, lon], identifiers, keep, strict=strict)
         out_cols = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max", "class_id"]
         clash = [c for c in out_cols if c in ddf.columns]
         if clash:
@@ -111,18 +118,21 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
         offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()
 
+        warnings: list = []
+
         def write_and_audit(staged):
-            from .audit import audit_frame
+            from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
             release = partial(_partition_shard, k, lat, lon, method, crs, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
-                                                  Path(staged) / f"part.{i:05d}.parquet")
+                                                  Path(staged) / f"part.{i:05d}.parquet", shuffle)
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
-            return done, audit_frame(dd.read_parquet(staged), out_cols[:4], k=k)
+            written = dd.read_parquet(staged)
+            return done, audit_frame(written, out_cols[:4], k=k), undeclared_frame(written, loose, k, warnings)
 
-        shard_stats, audit = write_staged(output, write_and_audit)
+        shard_stats, audit, undeclared = write_staged(output, write_and_audit)
     heaviest = int(shard_stats["heaviest"].max())
     lower = count_lower_bound(n, k, heaviest)
     largest = int(shard_stats["max_class"].max())
@@ -130,7 +140,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
               "min_class": int(shard_stats["min_class"].min()), "max_class": largest, "lower_bound": lower,
               "ratio": round(largest / lower, 6), "method": method, "shards": plan.n_shards,
               "columns": {"lat": lat, "lon": lon}, "crs": None if crs is None else str(crs),
-              "bounds": [float(v) for v in frame], "engine": "dask", "audit": audit,
+              "bounds": [float(v) for v in frame], "engine": "dask", **undeclared, "warnings": warnings, "audit": audit,
               "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
 
@@ -145,6 +155,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     for col in (lat, lon):
         if col not in columns:
             raise DataError(f"no column {col!r} in the dataset (columns: {', '.join(map(str, columns[:12]))})")
+    check_scalar_dataset(ddf, [lat, lon])
     geographic = _geographic(crs)
     stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
     n = _check_stats(stats, k, lat, lon)
@@ -339,16 +350,19 @@ def class_offsets(counts: np.ndarray, k: int) -> np.ndarray:
     return np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
 
 
-def release_shards(pdf: pd.DataFrame, release, offsets, summary, path) -> pd.DataFrame:
+def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=None) -> pd.DataFrame:
     """Release every shard of a shuffled part (indexed by shard) by
     ``release(shard, rows) -> (table, figures)``, its class ids offset, and
-    write the rows to ``path`` (Parquet; nothing for an empty part); one
+    write the rows to ``path`` (Parquet; nothing for an empty part), in a
+    random order drawn from ``shuffle`` and the shard when it is a seed; one
     ``summary`` row per shard. Only the summary goes back to the client, so no
     released rows wait in a worker's memory for a writer."""
     tables, stats = [], []
     for shard, rows in pdf.groupby(level=0, sort=True):
         table, figures = release(int(shard), rows.reset_index(drop=True))
         table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
+        if shuffle is not None:
+            table = table.iloc[np.random.default_rng([shuffle, int(shard)]).permutation(len(table))]
         tables.append(table)
         stats.append({"shard": int(shard), "rows": len(rows), **figures})
     if tables:
@@ -360,7 +374,8 @@ def _partition_shard(k, lat, lon, method, crs, rectangles, shard: int, rows: pd.
     """A shard partitioned by the in-memory engine inside its rectangle, and its figures."""
     from ..pipeline.points import generalize_points as generalize_in_memory
 
-    rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]))
+    rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]),
+                               keep=[c for c in rows.columns if c not in (lat, lon)])   # measured over the whole
     part = rel.partition
     return rel.table, {"classes": part.n_classes, "min_class": part.min_weight, "max_class": part.max_weight,
                        "heaviest": int(pd.DataFrame(part.xy).groupby([0, 1]).size().max())}   # as numbers

@@ -15,16 +15,23 @@ from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, regi
                                 region_values)
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
-from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
+                      write_staged)
 
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
                        contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,
-                       scheduler_file=None, sep=",", encoding="utf-8") -> ClusterRelease:
+                       scheduler_file=None, sep=",", encoding="utf-8", keep=None, identifiers=None, strict=False,
+                       shuffle=None) -> ClusterRelease:
     """Generalize a dataset's region column on a cluster into connected groups
     of >= k records, written as a Parquet dataset at ``output`` (rows in the
     input's order); parameters as :func:`geoanon.generalize_regions` (``regions``
-    a table or GeoDataFrame) and :func:`geoanon.cluster.generalize_points`."""
+    a table or GeoDataFrame) and :func:`geoanon.cluster.generalize_points`.
+    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
+    no role are measured over the written dataset: ``undeclared``);
+    ``shuffle``: a seed to write the rows in a random order
+    (:func:`~geoanon.cluster.release.shuffled`).
+    """
     import dask.dataframe as dd
 
     started = time.perf_counter()
@@ -35,7 +42,8 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph = found.graph
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = open_dataset(source, column, sep=sep, encoding=encoding)
+        ddf, loose = declared_dataset(open_dataset(source, column, sep=sep, encoding=encoding), [column], identifiers,
+                                      keep, strict=strict)
         found_counts = ddf[column].map_partitions(_region_counts, meta=(None, "object")).compute()
         counts = pd.concat(list(found_counts)).groupby(level=0, dropna=False, sort=False).sum() if len(
             found_counts) else pd.Series(dtype="i8")
@@ -56,19 +64,23 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
         released = ddf.map_partitions(_relabel, column, lookup, np.asarray(labels, dtype=object), part.n_classes,
                                       meta=meta)
+        if shuffle is not None:
+            released = shuffled(released, shuffle)
+        warnings: list = []
 
         def write_and_audit(staged):
-            from .audit import audit_frame
+            from .audit import audit_frame, undeclared_frame
 
             released.to_parquet(staged, write_index=False)
-            return audit_frame(dd.read_parquet(staged), [column], k=k)
+            written = dd.read_parquet(staged)
+            return audit_frame(written, [column], k=k), undeclared_frame(written, loose, k, warnings)
 
-        audit = write_staged(output, write_and_audit)
+        audit, undeclared = write_staged(output, write_and_audit)
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
     report = {"rows": rows, "k": k, "classes": int(sizes.size), "min_class": int(sizes.min()),
               "max_class": int(sizes.max()), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
-              "method": method, "suppressed_rows": n_suppressed, "column": column, "engine": "dask", "audit": audit,
-              "seconds": round(time.perf_counter() - started, 3)}
+              "method": method, "suppressed_rows": n_suppressed, "column": column, "engine": "dask", **undeclared,
+              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
 
 

@@ -14,6 +14,9 @@ from ..errors import DataError, ParameterError
 from ..io import StagedOutputs, check_writable
 
 
+SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
+
+
 @dataclass
 class ClusterRelease:
     """What a cluster job wrote and measured.
@@ -67,22 +70,61 @@ def _kind(path: str):
     return None
 
 
-def read_dataset(source, *, sep=",", encoding="utf-8", blocksize="64MB"):
-    """A lazy dask DataFrame of a dataset (CSV cells as text, as the
-    in-memory engine reads them)."""
+def read_dataset(source, *, sep=",", encoding="utf-8"):
+    """A lazy dask DataFrame of a dataset, refused (before any work) when a
+    file's header names a column twice or differs from the first file's.
+    CSV files are read one per partition by the in-memory engine's reader
+    (:func:`geoanon.io.read_table`'s: every cell its exact string, a row with
+    more or fewer fields than the header refused, naming its line): a very
+    large CSV file is better split, or converted to Parquet."""
     import dask.dataframe as dd
 
     kind, files = dataset_files(source)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        if b"geo" in (pq.read_schema(files[0]).metadata or {}):      # GeoParquet: its geometry as geometry
+        schemas = [pq.read_schema(f) for f in files]
+        _same_columns(files, [[c for c in s.names if not c.startswith("__index_level_")] for s in schemas])
+        if b"geo" in (schemas[0].metadata or {}):      # GeoParquet: its geometry as geometry
             import dask_geopandas
 
             return dask_geopandas.read_parquet(files)
         return dd.read_parquet(files)
-    return dd.read_csv(files, sep=sep, encoding=encoding, dtype=str, keep_default_na=False, na_values=[],
-                       blocksize=None if any(f.lower().endswith(".gz") for f in files) else blocksize)
+    from ..io import csv_header
+
+    header = _same_columns(files, [csv_header(Path(f), sep, encoding) for f in files])
+    return dd.from_map(_read_csv_part, files, sep=sep, encoding=encoding, meta=_text_frame(header),
+                       enforce_metadata=False)
+
+
+def _same_columns(files: list, names: list) -> list:
+    """The columns every file has, in the same order; DataError naming the
+    first file that differs (or names a column twice)."""
+    from ..errors import DuplicateColumnError
+
+    for f, cols in zip(files, names):
+        if len(set(cols)) != len(cols):
+            twice = next(c for c in cols if cols.count(c) > 1)
+            raise DuplicateColumnError(f"{f}: names column {twice!r} {cols.count(twice)} times; rename them apart")
+        if cols != names[0]:
+            raise DataError(f"{f}: its columns ({', '.join(map(str, cols[:8]))}) differ from those of {files[0]} "
+                            f"({', '.join(map(str, names[0][:8]))}); every file of a dataset has the same header")
+    return names[0]
+
+
+def _read_csv_part(path: str, sep: str, encoding: str) -> pd.DataFrame:
+    """One CSV file of a dataset, as :func:`geoanon.io.read_table` reads it
+    (an empty file body is an empty partition)."""
+    from ..io import _read_csv
+
+    return _read_csv(Path(path), sep, encoding)
+
+
+def _text_frame(columns: list) -> pd.DataFrame:
+    """An empty frame of text columns, typed as the CSV reader types them."""
+    import pyarrow as pa
+
+    return pa.table({c: pa.array([], pa.string()) for c in columns}).to_pandas()
 
 
 def with_coordinates(ddf, lat: str, lon: str, crs):
@@ -121,18 +163,68 @@ def open_dataset(source, columns, *, sep=",", encoding="utf-8"):
         raise DataError(f"no column {absent[0]!r} in the dataset (columns: {', '.join(map(str, ddf.columns[:12]))})")
     if "class_id" in ddf.columns:
         raise DataError("the output column 'class_id' already exists in the input")
+    check_scalar_dataset(ddf, [columns] if isinstance(columns, str) else columns)
     return ddf
 
 
+def check_scalar_dataset(ddf, columns) -> None:
+    """:func:`geoanon._validation.check_scalar_columns` of a dataset: its
+    schema's types, and the first rows of untyped (object) columns."""
+    from .._validation import check_scalar_columns
+
+    columns = [c for c in columns if c is not None and c in ddf.columns]
+    check_scalar_columns(ddf._meta, columns)
+    untyped = [c for c in columns if ddf._meta[c].dtype == object]
+    if untyped:
+        check_scalar_columns(ddf[untyped].head(SAMPLE_CHECK, npartitions=1, compute=True), untyped)
+
+
+def declared_dataset(ddf, roles, identifiers=None, keep=None, *, strict=False) -> tuple:
+    """The dataset without its ``identifiers`` columns, and its columns with
+    no role (:mod:`geoanon.pipeline.roles`: ``roles`` are the job's own
+    columns, ``keep`` the ones published deliberately); ParameterError when
+    ``strict`` and some have none."""
+    from ..pipeline.roles import declared_table, undeclared
+
+    meta, keep = declared_table(ddf._meta, identifiers, keep)
+    if len(meta.columns) < len(ddf.columns):
+        ddf = ddf.drop(columns=[c for c in ddf.columns if c not in meta.columns])
+    return ddf, undeclared(meta, roles, keep, strict=strict)
+
+
+def shuffled(ddf, seed: int):
+    """The rows of ``ddf`` in a random order drawn from ``seed``: a key per
+    row from the seed and its partition, rows moved by key and sorted by it
+    in each partition (the same order for the same seed and partitions)."""
+    meta = ddf._meta.assign(_order=pd.Series(dtype="u8"))
+    keyed = ddf.map_partitions(_random_keys, seed, meta=meta)
+    return keyed.shuffle("_order").map_partitions(_by_key, meta=ddf._meta)
+
+
+def _random_keys(pdf: pd.DataFrame, seed: int, partition_info=None) -> pd.DataFrame:
+    number = 0 if partition_info is None else partition_info["number"]
+    rng = np.random.default_rng([seed, number])
+    return pdf.assign(_order=rng.integers(0, np.iinfo(np.int64).max, len(pdf), dtype=np.int64).astype(np.uint64))
+
+
+def _by_key(pdf: pd.DataFrame) -> pd.DataFrame:
+    return pdf.sort_values("_order", kind="stable").drop(columns="_order")
+
+
 def check_dataset_output(output, inputs) -> Path:
-    """The output dataset's path, refused when it exists, names an input, or
-    its folder cannot be written."""
+    """The output dataset's path, refused when it exists, names an input,
+    lies inside an input dataset's folder (a later read of that folder would
+    take the release for input), or its folder cannot be written."""
     from ..io import check_paths
 
     output = Path(output)
     if output.exists():
         raise ParameterError(f"{output} exists: a dataset is written whole into a new folder")
     check_paths({f"input {i}": p for i, p in enumerate(inputs)}, {"-o": output})
+    for source in inputs:
+        folder = Path(str(source))
+        if folder.is_dir() and output.resolve().is_relative_to(folder.resolve()):
+            raise ParameterError(f"-o {output} lies inside the input dataset {source}: write the release elsewhere")
     check_writable(output)
     return output
 

@@ -29,16 +29,21 @@ from ..pipeline.suppression import check_time_limit, solution_details, suppressi
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
-from .release import ClusterRelease, check_dataset_output, is_frame, open_dataset, write_staged
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
+                      write_staged)
 
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
-             encoding="utf-8") -> ClusterRelease:
+             encoding="utf-8", keep=None, identifiers=None, strict=False, shuffle=None) -> ClusterRelease:
     """:func:`geoanon.suppress` of a dataset on a cluster, written as a
     Parquet dataset at ``output`` (rows in the input's order, published
     quasi-identifiers as text, ``class_id`` last); parameters as
     :func:`geoanon.suppress` and :func:`geoanon.cluster.generalize_points`.
+    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
+    no role are measured over the written dataset: ``undeclared``);
+    ``shuffle``: a seed to write the rows in a random order
+    (:func:`~geoanon.cluster.release.shuffled`).
     """
     import dask
     import dask.dataframe as dd
@@ -50,7 +55,8 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf = open_dataset(source, columns, sep=sep, encoding=encoding)
+        ddf, loose = declared_dataset(open_dataset(source, columns, sep=sep, encoding=encoding), columns, identifiers,
+                                      keep, strict=strict)
         # every pass maps the same frame (a projection could be read in other partitions) and checks its rows
         found = list(ddf.map_partitions(_pairs, columns, meta=(None, "object")).compute())
         inst, entry_of_pair, starred_type = _instance(found, qi, model)
@@ -63,22 +69,27 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
                             traverse=False)                   # one copy in the graph, not one per partition
         meta = ddf._meta.assign(**{c: pd.Series(dtype="string") for c in qi}, class_id=pd.Series(dtype="i8"))
         released = ddf.map_partitions(_publish, plan, qi, patterns, meta=meta)
+        if shuffle is not None:
+            released = shuffled(released, shuffle)
+        warnings = list(solution["warnings"])
 
         def write_and_audit(staged):
-            from .audit import audit_frame
+            from .audit import audit_frame, undeclared_frame
 
             released.to_parquet(staged, write_index=False)
-            return audit_frame(dd.read_parquet(staged), [*qi, "class_id"], sensitive if model.needs_sensitive
-                               else None, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t)
+            written = dd.read_parquet(staged)
+            return (audit_frame(written, [*qi, "class_id"], sensitive if model.needs_sensitive else None,
+                                ground=ground, order=order, k=model.k, l=l, l_distinct=l_distinct, t=t),
+                    undeclared_frame(written, loose, model.k, warnings))
 
-        audit = write_staged(output, write_and_audit)
+        audit, undeclared = write_staged(output, write_and_audit)
     sizes = grouping.sizes()
     report = {"rows": inst.n, "k": model.k, **{name: getattr(model, name) for name in ("l", "l_distinct", "t")
                                                 if getattr(model, name) is not None},
               "sensitive": sensitive, **solution_details(qi, solution, method, inst),
               "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "classes": int(sizes.size),
-              "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask",
-              "warnings": solution["warnings"], "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
+              "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask", **undeclared,
+              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
 
 

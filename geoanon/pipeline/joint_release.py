@@ -11,7 +11,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import factorize_exact
 from .._text import plural, show
-from .._validation import check_choice, check_jobs, check_seed, check_unique_columns
+from .._validation import check_choice, check_jobs, check_scalar_columns, check_seed, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..choices import COORDINATES_MISSING, DESIGNS, EXTENTS
@@ -133,8 +133,10 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     kind, loc = _location(location)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
     _check_roles(df, kind, loc, qi, sensitive)
-    loose = undeclared(df, [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
-                            *([sensitive] if sensitive is not None else [])], keep, strict=strict)
+    roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
+             *([sensitive] if sensitive is not None else [])]
+    loose = undeclared(df, roles, keep, strict=strict)
+    check_scalar_columns(df, roles)
     if len(df) == 0:
         raise DataError("the table has no rows")
     check = model.compile(df, distribution)

@@ -11,7 +11,7 @@ from .._cells import escape_formulas
 from .._codes import factorize_exact
 from ..choices import LABEL_MISSING
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_unique_columns
+from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
@@ -68,6 +68,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     missing = check_choice("missing", missing, LABEL_MISSING)
     check_job_columns(df, column)
     loose = undeclared(df, [column], keep, strict=strict)
+    check_scalar_columns(df, [column])
     values = df[column]
     if missing == "error":
         empty = values.isna() | (values.astype("string").str.strip() == "").fillna(True)

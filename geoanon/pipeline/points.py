@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..choices import COORDINATES_MISSING
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_unique_columns
+from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
@@ -116,6 +116,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         x, y = numeric_column(df, lon), numeric_column(df, lat)
         lat_name, lon_name = lat, lon
     loose = undeclared(df, [lat, lon], keep, strict=strict)
+    check_scalar_columns(df, [lat, lon])
     out_cols = [f"{lat_name}_min", f"{lat_name}_max", f"{lon_name}_min", f"{lon_name}_max"]
     clash = [c for c in out_cols + ["class_id"] if c in df.columns and c not in (lat, lon)]
     if clash:

@@ -11,7 +11,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from ..choices import REGIONS_UNKNOWN
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_unique_columns
+from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry, read_edge_list
@@ -93,6 +93,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     on_small = check_choice("on_small", on_small, ON_SMALL)
     check_job_columns(df, column)
     loose = undeclared(df, [column], keep, strict=strict)
+    check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph, shapes = found.graph, found.shapes
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._cells import escape_formulas
 from .._text import show
-from .._validation import check_choice, check_k, check_unique_columns
+from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
@@ -105,6 +105,7 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
                                           ground=ground, order=order, method=method)
     loose = undeclared(df, [*qi, *([sensitive] if sensitive is not None else [])], keep, strict=strict)
+    check_scalar_columns(df, [*qi, sensitive])
     deadline = started + check_time_limit(time_limit)
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
