@@ -55,6 +55,7 @@ def dataset_files(source) -> tuple[str, list[str]]:
     kinds = {_kind(f) for f in files}
     if not files:
         raise DataError(f"{source}: no files")
+    files = [str(Path(f).absolute()) for f in files]      # the workers may run elsewhere
     if len(kinds) != 1 or None in kinds:
         odd = next(f for f in files if _kind(f) is None) if None in kinds else files[0]
         raise DataError(f"{source}: a dataset is Parquet or CSV files, one kind only (found {odd})")
