@@ -193,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "every file is checked before any job starts")
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
+    run.add_argument("--strict", action="store_true",
+                     help="refuse every job in which a column has no role (as [columns] strict = true)")
     run.set_defaults(run=_run_jobs)
     for job in (points, zips, labels, supp, anon, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
@@ -548,6 +550,8 @@ def _run_jobs(args) -> int:
     from .pipeline.roles import looks_identifying
 
     jobs = [load_job(path) for path in args.jobs]
+    for job in jobs:
+        job.strict = job.strict or args.strict
     check_files(jobs)
     loose = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
     if args.dry_run:

@@ -102,6 +102,8 @@ def _cases():
         ('suppress = ["sex", "race"]', 'suppress = ["sex", "nope"]'))
     add("strict with a column without a role", "[columns] 1 column 'zip' has no role (strict)",
         ('keep = ["zip"]', "strict = true"))
+    add("strict from the command line", "[columns] 1 column 'zip' has no role (strict)",
+        ('keep = ["zip"]', ""), flags=("--strict",))
     add("strict not a flag", "expected true or false", ('keep = ["zip"]', 'keep = ["zip"]\nstrict = "yes"'))
     add("shuffle not a flag", "expected true or false", ('report = "r.json"', 'report = "r.json"\nshuffle = 1'))
     add("input missing", "no such file", ('path = "in.csv"', 'path = "nope.csv"'))
