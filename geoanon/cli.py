@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
     labels.add_argument("--method", default="balanced", choices=LABEL_METHODS)
     labels.add_argument("--order", default="given", choices=LABEL_ORDERS,
-                        help="order in which fold and spread take the labels")
+                        help="order in which fold and spread take the labels (given: sorted, as the job numbers "
+                             "them; decreasing: by records; random: from --seed)")
     labels.add_argument("--missing", default="label", choices=LABEL_MISSING,
                         help="missing values and empty strings: a label like any other (default) or fail")
     labels.add_argument("--class-counts", action="store_true",

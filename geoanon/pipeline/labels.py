@@ -37,7 +37,8 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         The label column. Values are compared exactly: "NA", "NULL" or "TRUE"
         are labels (CSV cells are read as strings).
     method, order, seed
-        See :func:`geoanon.cover_labels`.
+        See :func:`geoanon.cover_labels`; the labels are given in sorted order
+        (:func:`~geoanon.pipeline.naming.canonical_order`), not in the rows'.
     missing : {"label", "error"}
         Missing values and empty strings are labels like any other
         (``"label"``), or a DataError (``"error"``).
