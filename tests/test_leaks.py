@@ -113,3 +113,46 @@ def test_published_outputs_hide_every_record(setup, source, tmp_path, cli):
     # what it reports about itself holds no record either
     report = json.loads(texts["r.json"])
     assert report["audit"]["ok"] and report["audit"]["k"] >= K
+
+
+CLUSTER_SETUPS = {
+    "points": ["points", "--lat", "lat", "--lon", "lon", "-k", str(K), "--identifiers",
+               "name,fips,age,sex,race,diagnosis"],
+    "zip": ["zip", "--zip-col", "fips", "--regions", "{d}/regions.geojson", "--region-id", "FIPS", "-k", str(K),
+            "--identifiers", "name,lat,lon,age,sex,race,diagnosis"],
+    "labels": ["labels", "--col", "name", "-k", str(K), "--identifiers", "lat,lon,fips,age,sex,race,diagnosis"],
+    "suppress": ["suppress", "--qi", "age,sex,race", "-k", str(K), "--identifiers", "name,lat,lon,fips",
+                 "--keep", "diagnosis"],
+    "anonymize": ["anonymize", "--qi", "age,sex,race", "--sensitive", "diagnosis", "-k", str(K), "--lat", "lat",
+                  "--lon", "lon", "--identifiers", "name,fips"],
+}
+
+
+@pytest.fixture(scope="module")
+def address():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="2GiB", silence_logs=50) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.mark.parametrize("setup", CLUSTER_SETUPS)
+def test_the_dask_engine_hides_every_record_too(setup, source, address, tmp_path, cli):
+    folder, df = source
+    shutil.copy(folder / "in.csv", tmp_path / "in.csv")
+    args = [a.replace("{d}", str(folder)) for a in CLUSTER_SETUPS[setup]]
+    code, _, err = cli(args[0], tmp_path / "in.csv", *args[1:], "-o", tmp_path / "out", "--report",
+                       tmp_path / "r.json", "--scheduler", address)
+    assert code == 0, err
+    table = pd.read_parquet(tmp_path / "out")
+    report = (tmp_path / "r.json").read_text(encoding="utf-8")
+    cells = {str(v) for col in table.columns if col != "class_id" for v in table[col].dropna()}
+    numbers = {float(v) for v in NUMBER.findall(report + " " + " ".join(cells))}
+    assert not numbers & (set(df["lat"]) | set(df["lon"]))
+    held = df["age"].value_counts()
+    for end in ("age_min", "age_max"):
+        if end in table.columns:
+            assert not set(table[end].dropna().astype(int)) & set(held.index[held < K])
+    regions = df["fips"].value_counts()
+    rare = RARE_NAMES + [f for f in regions.index if regions[f] < K and setup == "zip"]
+    assert not [v for v in rare if v in cells or re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", report)]
