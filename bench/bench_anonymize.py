@@ -252,7 +252,7 @@ def write_results(rows, path: Path) -> None:
         "## Joint release over all quasi-identifiers (`python bench/bench_anonymize.py`)",
         "",
         f"Run on {today()}, {machine()}, geoanon at commit {code_state()}, anonypy {version('anonypy')}. "
-        "NCP: Xu et al. 2006, averaged over the six QI columns (see `geoanon.information_loss`); Mondrian's "
+        "NCP: `geoanon.information_loss` averaged over the six QI columns (intervals by Xu et al. 2006, value sets by Iyengar's (c - 1) / (|A| - 1)); Mondrian's "
         "from its members' ranges and value sets (its location boxes overlap), geoanon's from what it "
         f"publishes: non-overlapping location boxes (records' box rounded outward on a grid) or tiles (`+tile`), "
         f"class ranges, and `*` or value sets (`+sets`); `{JOINT}` cuts the location anywhere, as Mondrian "

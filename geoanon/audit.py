@@ -19,6 +19,7 @@ from ._codes import combined_key, factorize_exact
 from ._text import plural, show
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
+from .criteria import CRITERIA, meets
 from .models import Hierarchy, Model, check_ground, measure_classes
 from .progress import stepped
 
@@ -155,7 +156,9 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         measures = measure_classes(codes, None)
     else:
         s, n_values, ground, _ = sensitive_codes(df[sensitive], model.ground, model.order)
-        measures = measure_classes(codes, s, n_values, ground)
+        distinct = len(np.unique(s))
+        recursive_l = model.recursive_l or (distinct if distinct > 1 else None)
+        measures = measure_classes(codes, s, n_values, ground, distribution=True, recursive_l=recursive_l)
         report["ground"] = ground if isinstance(ground, str) else type(ground).__name__.lower()
     sizes = measures["size"]
     report.update(classes=int(sizes.size), k=int(sizes.min()))
@@ -163,7 +166,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
                              "mean": round(float(sizes.mean()), 6), "max": int(sizes.max())}
     if sensitive is not None:
         report.update(l=round(float(measures["l"].min()), 12), l_distinct=int(measures["l_distinct"].min()),
-                      t=round(float(measures["t"].max()), 12))
+                      t=round(float(measures["t"].max()), 12), **distribution_figures(measures, recursive_l))
     report["suppressed_cells"] = int(sum(int((df[c].astype(object) == SUPPRESSED).sum()) for c in qi))
     first_rows = np.unique(codes, return_index=True)[1]
     values = df[qi].iloc[first_rows].reset_index(drop=True)
@@ -201,22 +204,39 @@ def check_roles(qi: Sequence[str], sensitive=None) -> None:
         raise ParameterError(f"the sensitive column {sensitive!r} cannot also be a quasi-identifier")
 
 
+def distribution_figures(measures: dict, recursive_l) -> dict:
+    """The table's figures for the models of :mod:`geoanon.criteria`: the
+    smallest entropy l, and the largest recursive c (at ``recursive_l``: the
+    requested l, else the table's number of distinct values), beta, enhanced
+    beta and delta over the classes; None where no level can hold (a class
+    with fewer than l values, a share above -ln q for enhanced beta)."""
+    worst = {name: (measures[CRITERIA[name].measure].min() if CRITERIA[name].bound == "min"
+                    else measures[CRITERIA[name].measure].max()) for name in ("l_entropy", "beta", "beta_enhanced",
+                                                                            "delta")}
+    out = {name: _plain(value) if np.isfinite(value) else None for name, value in worst.items()}
+    c = measures["recursive_c"].max() if recursive_l is not None else np.nan
+    out["recursive"] = None if recursive_l is None else {"l": int(recursive_l),
+                                                         "c": _plain(c) if np.isfinite(c) else None}
+    return out
+
+
 def _violations(per_class: pd.DataFrame, name: str, level, qi) -> dict:
     measures = per_class["measures"]
-    measure = measures["size" if name == "k" else name].to_numpy()
-    bad = measure > level + 1e-12 if name == "t" else measure < level - 1e-12
+    measure = measures[CRITERIA[name].measure].to_numpy()
+    bad = ~meets(name, measure, level)
     sizes = measures["size"].to_numpy()
     shown = [{**{c: _plain(v) for c, v in zip(qi, per_class["qi"].iloc[i])}, "size": int(sizes[i]),
               name: _plain(measure[i])} for i in np.flatnonzero(bad)[:EXAMPLES]]
-    return {"level": level, "classes": int(bad.sum()), "rows": int(sizes[bad].sum()), "examples": shown}
+    return {"level": list(level) if name == "recursive" else level, "classes": int(bad.sum()),
+            "rows": int(sizes[bad].sum()), "examples": shown}
 
 
 def _plain(v):
-    """A JSON-friendly scalar."""
+    """A JSON-friendly scalar (None for NaN and infinities, which JSON lacks)."""
     if isinstance(v, (np.integer,)):
         return int(v)
     if isinstance(v, (np.floating, float)):
-        return None if np.isnan(v) else round(float(v), 12)
+        return None if not np.isfinite(v) else round(float(v), 12)
     return None if pd.isna(v) else v if isinstance(v, (int, str)) else str(v)
 
 
@@ -228,9 +248,10 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=No
     report = audit(df, qi, model=model)
     if report["rows"] and not report["ok"]:
         name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
+        level = tuple(v["level"]) if name == "recursive" else v["level"]
         raise AuditError(f"refusing to release: {plural(v['rows'], 'row')} in {plural(v['classes'], 'class', 'classes')} "
                          f"violate{'s' if v['rows'] == 1 else ''} {name}="
-                         f"{v['level']} over columns {', '.join(qi)}")
+                         f"{level} over columns {', '.join(qi)}")
     return report
 
 

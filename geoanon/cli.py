@@ -148,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--regions", metavar="FILE", help="regions for --zip-col: polygons or a CSV of centroids")
     where.add_argument("--region-id", metavar="COL", help="region id column of --regions")
     where.add_argument("--edges", metavar="FILE", help="adjacency of --regions as an edge list CSV")
+    where.add_argument("--contiguity", choices=CONTIGUITY, help="for --zip-col, as in geoanon zip (default rook)")
+    where.add_argument("--unknown", choices=REGIONS_UNKNOWN, help="for --zip-col: records whose region is not in "
+                       "--regions: fail (default) or publish '*'")
+    where.add_argument("--small", choices=REGION_SMALL, help="for --zip-col: connected pieces of the regions whose "
+                       "records cannot meet the model: fail (default), publish '*', or link to the nearest region")
     where.add_argument("--label-col", metavar="COL", help="a label column as the location (published as groups)")
     anon.add_argument("--interval", type=_columns, metavar="A,...", help="QIs published as {col}_min, {col}_max "
                       "(default for numeric columns)")
@@ -279,10 +284,35 @@ def _table_model_arguments(p, qi_required=True) -> None:
     p.add_argument("-l", type=float, help="no sensitive value fills more than 1/L of a class (Liang-Yuan)")
     p.add_argument("--l-distinct", type=int, metavar="L", help="every class holds at least L distinct sensitive values")
     p.add_argument("-t", type=float, help="every class's sensitive distribution is within EMD T of the table's")
+    p.add_argument("--l-entropy", type=float, metavar="L", help="entropy l-diversity: every class's sensitive "
+                   "entropy is at least ln L")
+    p.add_argument("--recursive", type=_recursive, metavar="C,L", help="recursive (c,l)-diversity: in every class "
+                   "the most frequent value's count is below C times the sum of the L-th most frequent and rarer")
+    p.add_argument("--beta", type=float, help="basic beta-likeness: no value's share in a class exceeds its share "
+                   "in the table by more than BETA times the latter")
+    p.add_argument("--beta-enhanced", type=float, metavar="BETA", help="enhanced beta-likeness: as --beta, with the "
+                   "bound min(BETA, -ln of the value's share in the table)")
+    p.add_argument("--delta", type=float, help="delta-disclosure: |ln(share in the class / share in the table)| is "
+                   "below DELTA for every value a class holds")
     p.add_argument("--ground", default="equal", metavar="GROUND",
                    help="EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV file (leaf;...;root)")
     p.add_argument("--order", type=_columns, metavar="V1,V2,...",
                    help="order of the sensitive values for --ground ordered (default: sorted, numerically if numbers)")
+
+
+def _recursive(text: str) -> tuple:
+    parts = text.split(",")
+    try:
+        c, l = float(parts[0]), int(parts[1])
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"expected C,L (a number and an integer), got {text!r}") from None
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected C,L (a number and an integer), got {text!r}")
+    return c, l
+
+
+DISTRIBUTION_FLAGS = {"l_entropy": "--l-entropy", "recursive": "--recursive", "beta": "--beta",
+                      "beta_enhanced": "--beta-enhanced", "delta": "--delta"}
 
 
 def _version() -> str:
@@ -488,15 +518,25 @@ def _map_options(args) -> dict:
 
 def _model_options(args) -> dict:
     from .audit import check_roles
-    from .models import GROUNDS, Hierarchy, check_levels
+    from .models import GROUNDS, Hierarchy, Model, check_levels
 
-    check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t)
+    extra = {name: getattr(args, name) for name in DISTRIBUTION_FLAGS if getattr(args, name) is not None}
+    check_levels(k=args.k, l=args.l, l_distinct=args.l_distinct, t=args.t, **extra)
     check_roles(args.qi, args.sensitive)
     if args.ground not in GROUNDS and not Path(args.ground).is_file():
         raise ParameterError(f"--ground {args.ground!r} is neither {', '.join(GROUNDS)} nor a hierarchy file")
     ground = args.ground if args.ground in GROUNDS else Hierarchy.read_csv(args.ground)
-    return {"sensitive": args.sensitive, "l": args.l, "l_distinct": args.l_distinct, "t": args.t,
-            "ground": ground, "order": args.order}
+    options = {"k": args.k, "sensitive": args.sensitive, "l": args.l, "l_distinct": args.l_distinct, "t": args.t,
+               "ground": ground, "order": args.order}
+    if not extra:
+        return options
+    if _on_cluster(args):
+        raise ParameterError(f"{', '.join(DISTRIBUTION_FLAGS[n] for n in extra)}: not available on the dask engine; "
+                             "run without --scheduler")
+    if args.sensitive is None:
+        raise ParameterError(f"{', '.join(DISTRIBUTION_FLAGS[n] for n in extra)} need{'s' if len(extra) == 1 else ''} "
+                             "a sensitive column (--sensitive)")
+    return {"model": Model(**options, **extra)}
 
 
 def _ground_file(args):
@@ -506,8 +546,9 @@ def _ground_file(args):
 
 
 def _require_level(args) -> None:
-    if args.k is None and args.l is None and args.l_distinct is None and args.t is None:
-        raise ParameterError("give at least one of -k, -l, --l-distinct, -t (a release at k = 1 protects no one)")
+    if all(getattr(args, name) is None for name in ("k", "l", "l_distinct", "t", *DISTRIBUTION_FLAGS)):
+        raise ParameterError("give at least one of -k, -l, --l-distinct, -t, " + ", ".join(DISTRIBUTION_FLAGS.values())
+                             + " (a release at k = 1 protects no one)")
 
 
 def _run_suppress(args) -> int:
@@ -521,8 +562,7 @@ def _run_suppress(args) -> int:
     _check_outputs({"IN": args.input, "--ground": _ground_file(args)}, args, classes_formats={"csv", "parquet"})
     options = _model_options(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
-    release = suppress(df, args.qi, k=args.k, method=args.method, time_limit=args.time_limit, **_roles(args),
-                       **options)
+    release = suppress(df, args.qi, method=args.method, time_limit=args.time_limit, **_roles(args), **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
@@ -634,7 +674,7 @@ def _run_anonymize(args) -> int:
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     if location is not None and "regions" in location:
         location["regions"] = read_table(location["regions"])
-    release = anonymize(df, location=location, qi=args.qi, k=args.k,
+    release = anonymize(df, location=location, qi=args.qi,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **_roles(args),
@@ -664,7 +704,7 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
         raise ParameterError("the dask engine's anonymize publishes boxes of located rows: --extent box, "
                              "--missing error")
     release = anonymize(args.input, args.output, location=(location["lat"], location["lon"]), qi=args.qi,
-                        k=args.k, interval=args.interval,
+                        interval=args.interval,
                         hierarchies={c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()},
                         suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
@@ -689,6 +729,9 @@ def _location_option(args):
     """The location of ``geoanon anonymize`` from its flags, or None."""
     points = args.lat is not None or args.lon is not None
     zips = any(v is not None for v in (args.zip_col, args.regions, args.region_id, args.edges))
+    options = {key: getattr(args, key) for key in ("contiguity", "unknown", "small") if getattr(args, key) is not None}
+    if options and not zips:
+        raise ParameterError(f"--{next(iter(options))} is for a region location (--zip-col)")
     label = args.label_col is not None
     if points + zips + label > 1:
         raise ParameterError("give one location: --lat/--lon, --zip-col/--regions/--region-id, or --label-col")
@@ -701,7 +744,8 @@ def _location_option(args):
                                   ("--region-id", args.region_id)) if v is None]
         if missing:
             raise ParameterError(f"a region location needs {', '.join(missing)}")
-        return {"zip": args.zip_col, "regions": args.regions, "region_id": args.region_id, "edges": args.edges}
+        return {"zip": args.zip_col, "regions": args.regions, "region_id": args.region_id, "edges": args.edges,
+                **options}
     return {"label": args.label_col} if label else None
 
 
@@ -734,7 +778,7 @@ def _run_audit(args) -> int:
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     original = read_table(args.original, sep=args.sep, encoding=args.encoding) if args.original is not None else None
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
-    report = audit(df, args.qi, k=args.k, original=original, hierarchies=hierarchies, **options)
+    report = audit(df, args.qi, original=original, hierarchies=hierarchies, **options)
     report["input"] = str(args.input)
     return _print_audit(args, report)
 
@@ -762,7 +806,7 @@ def _run_suppress_on_cluster(args) -> int:
 
     _check_cluster_flags(args, (("--html-report", args.html_report), ("--classes", args.classes)),
                          {"--ground": _ground_file(args)})
-    release = suppress(args.input, args.qi, args.output, k=args.k, method=args.method,
+    release = suppress(args.input, args.qi, args.output, method=args.method,
                        time_limit=args.time_limit, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
                        sep=args.sep, encoding=args.encoding, **_cluster_roles(args), **_model_options(args))
     r = release.report

@@ -10,7 +10,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
 
     [columns]
     identifiers = ["name", "ssn"]  # dropped from the release
-    location = { lat = "lat", lon = "lon" }   # or { zip, regions, region_id, edges } or { label }
+    location = { lat = "lat", lon = "lon" }   # or { zip, regions, region_id, edges, contiguity, unknown,
+                                              # small } or { label }
     qi = ["sex"]                   # quasi-identifiers, published the default way
     interval = ["age"]             # ... as {col}_min, {col}_max
     hierarchy = { marital = "marital.csv" }   # ... as a node of an ARX hierarchy
@@ -20,7 +21,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     keep = ["visit"]               # published as they are, deliberately
     strict = true                  # refuse while a column has no role (default: warn)
 
-    [model]                        # k, l, l_distinct, t (at least one), ground, order
+    [model]                        # k, l, l_distinct, t, l_entropy, recursive = [c, l], beta,
+                                   # beta_enhanced, delta (at least one), ground, order
     k = 10
 
     [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed
@@ -42,11 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._text import show
-from .choices import COORDINATES_MISSING, DESIGNS, EXTENTS
+from .choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
 from .errors import DataError, ParameterError
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
-LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges"}, {"label"})
+LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges", "contiguity", "unknown", "small"}, {"label"})
+ZIP_OPTIONS = {"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}
 
 
 @dataclass
@@ -139,9 +142,9 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
     if inp.get("decimal", ".") == inp.get("sep", ","):
         raise ParameterError(f"{source}: [input] decimal and sep are both {inp.get('sep', ',')!r}: a number's "
                              "decimal mark must differ from the delimiter")
-    levels = {name: model[name] for name in ("k", "l", "l_distinct", "t") if name in model}
+    levels = {name: model[name] for name in LEVELS if name in model}
     if not levels:
-        raise ParameterError(f"{source}: [model] needs at least one of k, l, l_distinct, t (a release at k = 1 "
+        raise ParameterError(f"{source}: [model] needs at least one of {', '.join(LEVELS)} (a release at k = 1 "
                              "protects no one)")
     for section, check in (("model", lambda: check_levels(**levels)),
                            ("release", lambda: _check_release(release, check_bounds, _geographic))):
@@ -224,7 +227,8 @@ def plan(job: Job) -> list[str]:
 
 def anonymize_options(job: Job) -> dict:
     """The keyword arguments of :func:`geoanon.anonymize` for the job (files read)."""
-    from .models import Hierarchy
+    from .criteria import DISTRIBUTION
+    from .models import Hierarchy, Model
 
     t = job.treatments
     model = dict(job.model)
@@ -235,6 +239,9 @@ def anonymize_options(job: Job) -> dict:
                "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
                "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
                "keep": job.keep, "strict": job.strict, **model}
+    if any(name in model for name in DISTRIBUTION):
+        keywords = {n: options.pop(n) for n in ("sensitive", "ground", *LEVELS, "order") if n in options}
+        options["model"] = Model(**keywords)
     release = dict(job.release)
     if "jobs" in release:
         release["n_jobs"] = release.pop("jobs")
@@ -336,6 +343,13 @@ def _bounds(where, value):
     return [float(v) for v in value]
 
 
+def _recursive(where, value):
+    if not (isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and isinstance(value[1], int)):
+        raise where.error("[c, l] (a number and an integer)", value)
+    return (float(value[0]), value[1])
+
+
 def _strings(where, value):
     if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
         raise where.error("a list of values", value)
@@ -361,14 +375,16 @@ def _location(where, value):
     keys = set(value)
     shape = next((s for s in LOCATIONS if keys <= s and keys), None)
     if shape is None:
-        raise where.error("{ lat, lon }, { zip, regions, region_id, edges } or { label }", value)
-    required = shape - {"edges"}
+        raise where.error("{ lat, lon }, { zip, regions, region_id, edges, contiguity, unknown, small } or { label }",
+                          value)
+    required = shape - {"edges", *ZIP_OPTIONS}
     if keys < required:
         raise ParameterError(f"{where.source}: [columns] location: missing {', '.join(sorted(required - keys))}")
     out = {}
     for key, v in value.items():
-        out[key] = _path(where.at("columns", f"location.{key}"), v) if key in ("regions", "edges") else \
-            _text(where.at("columns", f"location.{key}"), v)
+        at = where.at("columns", f"location.{key}")
+        out[key] = _path(at, v) if key in ("regions", "edges") else _choice(ZIP_OPTIONS[key])(at, v) \
+            if key in ZIP_OPTIONS else _text(at, v)
     return out
 
 
@@ -376,7 +392,10 @@ _INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
 _COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
             "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "keep": _columns,
             "strict": _flag}
-_MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "ground": _ground, "order": _strings}
+_MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_entropy": _number,
+          "recursive": _recursive, "beta": _number, "beta_enhanced": _number, "delta": _number, "ground": _ground,
+          "order": _strings}
+LEVELS = ("k", "l", "l_distinct", "t", "l_entropy", "recursive", "beta", "beta_enhanced", "delta")
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
             "seed": _integer,
             "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds}

@@ -1,5 +1,7 @@
 """Privacy models on any grouping of a table: k-anonymity, l-diversity (two
-definitions) and t-closeness with the Earth Mover's Distance.
+definitions) and t-closeness with the Earth Mover's Distance; entropy and
+recursive (c, l)-diversity, beta-likeness and delta-disclosure are in
+:mod:`geoanon.criteria`.
 
 - k-anonymity: every class holds >= k rows.
 - l-diversity as Liang and Yuan define it (``l``): no sensitive value fills
@@ -36,6 +38,7 @@ from ._text import plain, show
 from .errors import DataError, InfeasibleError, ParameterError
 
 from .choices import GROUNDS
+from .criteria import CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
 
 
 @dataclass(frozen=True)
@@ -236,11 +239,13 @@ def _transport(p, q, d) -> float:
 
 
 def measure_classes(classes: np.ndarray, sensitive: np.ndarray | None = None, n_values: int = 0, ground="equal",
-                    *, weights=None, q=None) -> dict:
+                    *, weights=None, q=None, distribution=False, recursive_l=None) -> dict:
     """Per class (ids 0..G-1 in ``classes``): ``size``, and with ``sensitive``
     (value index 0..n_values-1 in the ground's order) ``l`` (|M| / count of
     the most frequent value), ``l_distinct`` and ``t`` (EMD to ``q``, by
-    default the distribution of all the entries given).
+    default the distribution of all the entries given); with
+    ``distribution``, :func:`geoanon.criteria.distribution_measures` too
+    (``recursive_c`` at ``recursive_l`` when given).
 
     Entries are rows, or (class, value) pairs carrying ``weights`` rows each.
     Vectorized over the (class, value) pairs that occur; a matrix ground solves
@@ -270,6 +275,8 @@ def measure_classes(classes: np.ndarray, sensitive: np.ndarray | None = None, n_
         unique, back = np.unique(dense, axis=0, return_inverse=True)
         t = emd_rows(unique, q, ground)[back.ravel()]
     out["t"] = np.clip(t, 0.0, None)
+    if distribution:
+        out.update(distribution_measures(cls, val, counts, sizes, starts, q, recursive_l))
     return out
 
 
@@ -299,23 +306,61 @@ def _ordered_emd_entries(cls, val, share, starts, q) -> np.ndarray:
     return (np.add.reduceat(stretch, starts) + before_first) / (m - 1)
 
 
-def required_k(k, l, l_distinct, t) -> int:
-    """``k``, or 1 when only l, l_distinct or t is given; ParameterError when
-    none is: a release at k = 1 and nothing else protects no one."""
-    if k is None and l is None and l_distinct is None and t is None:
+def required_k(k, *levels) -> int:
+    """``k``, or 1 when only levels on the sensitive column are given;
+    ParameterError when none is: a release at k = 1 and nothing else
+    protects no one."""
+    if k is None and all(level is None for level in levels):
         raise ParameterError("give at least one of k, l, l_distinct, t")
     return 1 if k is None else k
 
 
+def requested_model(model, **keywords) -> "Model":
+    """The model a job is asked for: ``model`` (a :class:`Model` with at least
+    one level; its k None counts as 1), or the one the keywords k, l,
+    l_distinct, t, sensitive, ground and order describe; ParameterError when
+    both or no level are given: a release at k = 1 and nothing else protects
+    no one."""
+    from dataclasses import replace
+
+    if model is None:
+        levels = [keywords.get(name) for name in ("l", "l_distinct", "t")]
+        return Model(**{**keywords, "k": required_k(keywords.get("k"), *levels)})
+    if not isinstance(model, Model):
+        raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
+    if any(v is not None for n, v in keywords.items() if n != "ground") or not (
+            isinstance(keywords.get("ground", "equal"), str) and keywords.get("ground", "equal") == "equal"):
+        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
+    if not model.levels():
+        raise ParameterError("the model requests no level: give at least one of k, l, l_distinct, t")
+    return model if model.k is not None else replace(model, k=1)
+
+
+def _number(level) -> bool:
+    return isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
+
+
 def check_levels(**levels) -> dict:
     """The requested levels that were given, checked: k and l_distinct integers
-    >= 1, l a finite number >= 1, t a number in [0, 1] (never NaN or infinite)."""
+    >= 1, l and l_entropy finite numbers >= 1, t a number in [0, 1], beta,
+    beta_enhanced and delta finite numbers > 0, recursive a pair (c, l) of a
+    finite number c > 0 and an integer l >= 1 (never NaN or infinite)."""
     out = {}
     for name, level in levels.items():
         if level is None:
             continue
-        number = isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
-        if name == "t":
+        number = _number(level)
+        if name == "recursive":
+            pair = tuple(level) if isinstance(level, (tuple, list)) else ()
+            if not (len(pair) == 2 and _number(pair[0]) and math.isfinite(pair[0]) and pair[0] > 0
+                    and _number(pair[1]) and float(pair[1]).is_integer() and pair[1] >= 1):
+                raise ParameterError(f"recursive must be a pair (c, l): c a number > 0, l an integer >= 1, "
+                                     f"got {show(level)}")
+            level = (plain(pair[0]), int(pair[1]))
+        elif name in ("beta", "beta_enhanced", "delta"):
+            if not (number and math.isfinite(level) and level > 0):
+                raise ParameterError(f"{name} must be a finite number > 0, got {show(level)}")
+        elif name == "t":
             if not (number and 0 <= level <= 1):
                 raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
         elif name in ("k", "l_distinct"):
@@ -324,7 +369,7 @@ def check_levels(**levels) -> dict:
             level = int(level)
         elif not (number and math.isfinite(level) and level >= 1):
             raise ParameterError(f"{name} must be a finite number >= 1, got {show(level)}")
-        out[name] = plain(level)
+        out[name] = level if name == "recursive" else plain(level)
     return out
 
 
@@ -340,6 +385,11 @@ class Model:
     union of classes, which is what lets a top-down search cut only where both
     sides still meet the model (Du et al., Theorem 2's rule). Validated on
     construction. ``k=None`` requests no k (an audit that only measures it).
+
+    The models of :mod:`geoanon.criteria` on the sensitive column:
+    ``l_entropy`` (entropy l-diversity), ``recursive`` = (c, l) (recursive
+    (c, l)-diversity), ``beta`` and ``beta_enhanced`` (basic and enhanced
+    beta-likeness), ``delta`` (delta-disclosure privacy).
     """
 
     k: int | None = 1
@@ -349,26 +399,43 @@ class Model:
     sensitive: str | None = None
     ground: Any = "equal"
     order: Any = None
+    l_entropy: float | None = None
+    recursive: tuple | None = None
+    beta: float | None = None
+    beta_enhanced: float | None = None
+    delta: float | None = None
 
     def __post_init__(self):
-        levels = check_levels(k=self.k, l=self.l, l_distinct=self.l_distinct, t=self.t)
-        for name in ("k", "l", "l_distinct", "t"):
+        levels = check_levels(**{name: getattr(self, name) for name in CRITERIA})
+        for name in CRITERIA:
             object.__setattr__(self, name, levels.get(name))
         if self.needs_sensitive and self.sensitive is None:
-            raise ParameterError("l, l_distinct and t need a sensitive column")
+            asked = [n for n in CRITERIA if n != "k" and getattr(self, n) is not None]
+            raise ParameterError(f"{', '.join(asked)} (levels on a sensitive value) need a sensitive column")
         check_ground(self.ground)
 
     @property
     def needs_sensitive(self) -> bool:
-        return self.l is not None or self.l_distinct is not None or self.t is not None
+        return any(getattr(self, name) is not None for name in CRITERIA if name != "k")
+
+    @property
+    def on_distribution(self) -> bool:
+        """Whether a model of :mod:`geoanon.criteria` is requested."""
+        return any(getattr(self, name) is not None for name in DISTRIBUTION)
+
+    @property
+    def recursive_l(self) -> int | None:
+        return None if self.recursive is None else self.recursive[1]
 
     def levels(self) -> dict:
         """The requested levels: those that are not None."""
-        return {name: getattr(self, name) for name in ("k", "l", "l_distinct", "t")
-                if getattr(self, name) is not None}
+        return {name: getattr(self, name) for name in CRITERIA if getattr(self, name) is not None}
 
     def as_dict(self) -> dict:
-        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t, "sensitive": self.sensitive}
+        extra = {name: list(v) if name == "recursive" else v for name in DISTRIBUTION
+                 if (v := getattr(self, name)) is not None}
+        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t, **extra,
+                "sensitive": self.sensitive}
 
     def compile(self, df: pd.DataFrame, distribution=None) -> "ModelCheck":
         """The model bound to a table's sensitive column: checks classes given
@@ -430,6 +497,20 @@ class ModelCheck:
             if check.size:
                 share = hist[check] / size[check, None]
                 ok[check] = emd_rows(share, self.q, self.ground) <= m.t + 1e-12
+        if m.on_distribution:
+            check = np.flatnonzero(ok)
+            if check.size:
+                ok[check] = self._meets_distribution(hist[check])
+        return ok
+
+    def _meets_distribution(self, hist: np.ndarray) -> np.ndarray:
+        """Whether each group meets the requested models of :mod:`geoanon.criteria`."""
+        measures = dense_measures(hist, self.q, self.model.recursive_l)
+        ok = np.ones(hist.shape[0], dtype=bool)
+        for name in DISTRIBUTION:
+            level = getattr(self.model, name)
+            if level is not None:
+                ok &= meets(name, measures[CRITERIA[name].measure], level)
         return ok
 
     def describe(self) -> str:

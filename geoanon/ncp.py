@@ -1,19 +1,23 @@
-"""Information loss of a release: the Normalized Certainty Penalty (Xu, Wang,
-Pei, Wang, Shi and Fu, *Utility-based anonymization using local recoding*,
-KDD 2006), one measure for every tool, computed from what is published.
+"""Information loss of a release, one measure for every tool, computed from
+what is published.
 
 Per cell:
 
 - an interval ``[lo, hi]`` (a location rectangle counts its latitude and its
-  longitude as two cells): ``(hi - lo) / range`` of the column in the input;
-  a longitude interval with ``lo > hi`` wraps the antimeridian (width
+  longitude as two cells): ``(hi - lo) / range`` of the column in the input,
+  the Normalized Certainty Penalty of Xu, Wang, Pei, Wang, Shi and Fu
+  (*Utility-based anonymization using local recoding*, KDD 2006); a
+  longitude interval with ``lo > hi`` wraps the antimeridian (width
   ``hi - lo + 360``);
-- a kept value costs 0, and ``*`` costs 1;
-- a hierarchy node: (leaves under it present in the data - 1) / (distinct
-  values - 1);
-- a set of values (a published label standing for several input values, such
-  as a ZIP group or a Mondrian value set): (its size - 1) / (distinct values - 1),
-  its size being the input values of the rows that publish it.
+- a kept value costs 0, and ``*`` costs 1 (both measures below agree);
+- a hierarchy node or a set of values (a published label standing for several
+  input values, such as a ZIP group or a Mondrian value set) covering ``c``
+  of the column's ``|A|`` distinct input values (for a set, the input values
+  of the rows that publish it): ``(c - 1) / (|A| - 1)``, Iyengar's loss
+  metric (*Transforming data to satisfy privacy constraints*, KDD 2002),
+  which the overall figure uses. Xu et al.'s NCP charges ``c / |A|`` instead
+  (0 for one value); :func:`information_loss` reports it beside, as
+  ``xu_ncp``, for the columns where the two differ.
 
 A cell published empty costs 0 when the input was missing and 1 otherwise.
 The overall figure averages all quasi-identifier cells.
@@ -40,24 +44,34 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
     max_col))`` (an interval that may wrap the antimeridian), ``("suppress", col)``,
     ``("hierarchy", col)`` (its :class:`~geoanon.models.Hierarchy` in
     ``hierarchies``) or ``("set", col)``. Returns ``{"overall": float,
-    "columns": {input column: float}}``.
+    "columns": {input column: float}}``, and with a hierarchy or set column
+    ``xu_ncp``, the same with Xu et al.'s categorical charge (see the module).
     """
     if len(original) != len(released):
         raise DataError(f"the release has {len(released)} rows, the input {len(original)}")
-    columns = {}
+    columns, xu = {}, {}
     for col, (kind, published) in treatments.items():
         if kind in ("interval", "longitude"):
             cells = _interval_cells(original[col], released[published[0]], released[published[1]],
                                     wraps=kind == "longitude")
         elif kind == "hierarchy":
-            cells = _hierarchy_cells(original[col], released[published], (hierarchies or {})[col])
-        elif kind in ("suppress", "set"):
-            cells = _set_cells(original[col], released[published], kind == "suppress")
+            cells, xu[col] = _hierarchy_cells(original[col], released[published], (hierarchies or {})[col])
+        elif kind == "suppress":
+            cells = _suppressed_cells(released[published])
+        elif kind == "set":
+            cells, xu[col] = _set_cells(original[col], released[published])
         else:
             raise DataError(f"unknown treatment {show(kind)} for column {show(col)}")
-        columns[col] = round(float(cells.mean()), 12) if cells.size else 0.0
-    overall = round(float(np.mean(list(columns.values()))), 12) if columns else 0.0
-    return {"overall": overall, "columns": columns}
+        columns[col] = _mean(cells)
+    out = {"overall": _mean(list(columns.values())), "columns": columns}
+    if xu:
+        xu_columns = {col: _mean(xu[col]) if col in xu else value for col, value in columns.items()}
+        out["xu_ncp"] = {"overall": _mean(list(xu_columns.values())), "columns": xu_columns}
+    return out
+
+
+def _mean(values) -> float:
+    return round(float(np.mean(values)), 12) if len(values) else 0.0
 
 
 def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hierarchies=None) -> dict:
@@ -116,16 +130,22 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     return np.where(empty, present.astype(float), cells)
 
 
-def _set_cells(original, published, suppression: bool) -> np.ndarray:
+def _suppressed_cells(published) -> np.ndarray:
+    return _text(published).eq(SUPPRESSED).to_numpy(dtype=float)
+
+
+def _categorical_charges(covered: np.ndarray, distinct: int) -> tuple[np.ndarray, np.ndarray]:
+    """Iyengar's (c - 1) / (|A| - 1) and Xu et al.'s c / |A| (0 for c = 1) of cells covering c values."""
+    return (covered - 1) / max(distinct - 1, 1), np.where(covered > 1, covered / max(distinct, 1), 0.0)
+
+
+def _set_cells(original, published) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = factorize_exact(original.reset_index(drop=True))
     distinct = len(uniques)
-    pub = _text(published)
-    if suppression:
-        return pub.eq(SUPPRESSED).to_numpy(dtype=float)
-    group = pd.factorize(pub, use_na_sentinel=False)[0]
+    group = pd.factorize(_text(published), use_na_sentinel=False)[0]
     pairs = np.unique(group.astype(np.int64) * max(distinct, 1) + codes)
     size = np.bincount(pairs // max(distinct, 1), minlength=group.max() + 1)
-    return (size[group] - 1) / max(distinct - 1, 1)
+    return _categorical_charges(size[group], distinct)
 
 
 def _hierarchy_cells(original, published, hierarchy) -> np.ndarray:
@@ -139,7 +159,7 @@ def _hierarchy_cells(original, published, hierarchy) -> np.ndarray:
     present[leaves] = True
     distinct = int(present.sum())
     pub = _text(published).to_numpy(dtype=object)
-    cells = np.zeros(len(leaves))
+    covered = np.zeros(len(leaves))
     cache = {}
     for i, (leaf, label) in enumerate(zip(leaves.tolist(), pub.tolist())):
         key = (leaf, label)
@@ -149,7 +169,6 @@ def _hierarchy_cells(original, published, hierarchy) -> np.ndarray:
             if level is None:
                 raise DataError(f"published {show(label)} is not above {show(path[0])} in the hierarchy "
                                 f"of column {show(original.name)}")
-            under = np.all(paths[:, level:] == path[level:], axis=1) & present
-            cache[key] = (int(under.sum()) - 1) / max(distinct - 1, 1)
-        cells[i] = cache[key]
-    return cells
+            cache[key] = int((np.all(paths[:, level:] == path[level:], axis=1) & present).sum())
+        covered[i] = cache[key]
+    return _categorical_charges(covered, distinct)

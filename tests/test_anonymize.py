@@ -381,3 +381,23 @@ def test_joint_design_cuts_the_location_below_other_cuts():
     assert overlaps > 0                                  # classes of different ages share ground
     assert joint.report["location_classes"] == joint.report["classes"]
     assert joint.report["ncp"]["overall"] < frontier.report["ncp"]["overall"]
+
+
+def test_set_and_hierarchy_loss_names_both_measures():
+    # 4 distinct values; a set of 2 costs (2 - 1) / (4 - 1) by Iyengar, 2 / 4 by Xu et al.; one value 0 in both
+    original = pd.DataFrame({"c": list("abcdab"), "x": [1.0, 2, 3, 4, 5, 6]})
+    released = pd.DataFrame({"c": ["a|b", "a|b", "c", "*", "a|b", "a|b"], "x_min": [1.0, 1, 3, 3, 5, 5],
+                             "x_max": [2.0, 2, 4, 4, 6, 6]})
+    loss = ga.information_loss(original, released, {"c": ("set", "c"), "x": ("interval", ("x_min", "x_max"))})
+    # the '*' row stands for 'd' alone as a published label: one value, 0 by both measures
+    assert loss["columns"]["c"] == pytest.approx(4 / 6 * (1 / 3))
+    assert loss["xu_ncp"]["columns"]["c"] == pytest.approx(4 / 6 * (2 / 4))
+    assert loss["columns"]["x"] == loss["xu_ncp"]["columns"]["x"] == pytest.approx(1 / 5)
+    h = ga.Hierarchy.from_frame(pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"],
+                                              ["d", "cd", "*"]]))
+    nodes = pd.DataFrame({"c": ["ab", "ab", "c", "*", "ab", "ab"]})
+    by_node = ga.information_loss(original, nodes, {"c": ("hierarchy", "c")}, hierarchies={"c": h})
+    assert by_node["columns"]["c"] == pytest.approx((4 * 1 / 3 + 1) / 6)
+    assert by_node["xu_ncp"]["columns"]["c"] == pytest.approx((4 * 2 / 4 + 1) / 6)
+    suppressed = ga.information_loss(original, released, {"x": ("interval", ("x_min", "x_max"))})
+    assert "xu_ncp" not in suppressed

@@ -135,6 +135,17 @@ def _cases():
             add(c, f"t {value}", "t must be a number in [0, 1]", set={"-t": value})
         add(c, "l_distinct zero", "l_distinct must be an integer >= 1", set={"--l-distinct": "0"})
         add(c, "l_distinct fractional", "invalid int value", set={"--l-distinct": "2.5"})
+        for flag, value, message in (("--l-entropy", "0.5", "l_entropy must be a finite number >= 1"),
+                                     ("--l-entropy", "nan", "l_entropy must be a finite number >= 1"),
+                                     ("--recursive", "3", "expected C,L"), ("--recursive", "3,2,1", "expected C,L"),
+                                     ("--recursive", "3,0", "recursive must be a pair"),
+                                     ("--recursive", "0,2", "recursive must be a pair"),
+                                     ("--beta", "0", "beta must be a finite number > 0"),
+                                     ("--beta-enhanced", "inf", "beta_enhanced must be a finite number > 0"),
+                                     ("--delta", "-1", "delta must be a finite number > 0")):
+            add(c, f"{flag} {value}", message, set={flag: value})
+        add(c, "delta without a sensitive column", "--delta needs a sensitive column",
+            set={"--delta": "1", "--sensitive": None})
         add(c, "l without a sensitive column", "need a sensitive column", set={"-l": "2", "--sensitive": None})
         add(c, "t without a sensitive column", "need a sensitive column", set={"-t": "0.3", "--sensitive": None})
         add(c, "a quasi-identifier twice", "listed twice", set={"--qi": "age,sex,age"})
@@ -261,6 +272,13 @@ def _cases():
        set={**no_location, "--zip-col": "zip"})
     an("unknown region", "not in the regions", set={**no_location, "--zip-col": "zip", "--regions": "regions.geojson",
        "--region-id": "FIPS", "IN": "bad.csv"}, files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
+    zip_location = {**no_location, "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS"}
+    an("small without a region location", "--small is for a region location", flags=("--small", "suppress"))
+    an("contiguity without a region location", "--contiguity is for a region location",
+       flags=("--contiguity", "queen"))
+    an("small not a choice", "invalid choice", set=zip_location, flags=("--small", "drop"))
+    an("unknown region suppressed, too few", "published as '*'", set={**zip_location, "IN": "bad.csv"},
+       flags=("--unknown", "suppress"), files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
     an("regions file missing", "no such file", set={**no_location, "--zip-col": "zip", "--regions": "nope.geojson",
        "--region-id": "FIPS"})
     an("label location missing", "no column 'nope'", set={**no_location, "--label-col": "nope"})

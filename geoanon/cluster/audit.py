@@ -8,7 +8,7 @@ import pandas as pd
 
 from .._text import plural
 from .._codes import combined_key
-from ..audit import SUPPRESSED, AuditReport, check_roles, sensitive_codes
+from ..audit import SUPPRESSED, AuditReport, check_roles, distribution_figures, sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError, ParameterError
 from ..models import check_levels, measure_classes
 from .client import cluster_client
@@ -24,6 +24,10 @@ def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=N
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
         return audit_frame(ddf, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t,
                            refuse=False)
+
+
+MEASURES = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8", "l_entropy": "f8", "recursive_c": "f8", "beta": "f8",
+            "beta_enhanced": "f8", "delta": "f8"}
 
 
 def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
@@ -53,9 +57,10 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
         codes, n_values, ground, listed = sensitive_codes(pd.Series(values.index, dtype=object), ground, order)
         q = np.bincount(codes, weights=values.to_numpy(), minlength=n_values) / values.sum()
         value_code = pd.Series(codes, index=values.index)
-        meta = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8"}
+        recursive_l = int((values > 0).sum())
+        recursive_l = recursive_l if recursive_l > 1 else None
         per_class = pairs.shuffle(on=qi).map_partitions(_class_measures, qi, sensitive, value_code, n_values, ground,
-                                                        q, meta=meta)
+                                                        q, recursive_l, meta=MEASURES)
     else:
         per_class = pairs.rename(columns={"count": "size"})
     sizes = per_class["size"]
@@ -68,6 +73,8 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
         figures[name] = (bad.sum(), per_class["size"][bad].sum())
     if sensitive:
         figures["measures"] = (per_class["l"].min(), per_class["distinct"].min(), per_class["t"].max())
+        figures["distribution"] = {"l_entropy": per_class["l_entropy"].min(),
+                                   **{c: per_class[c].max() for c in ("recursive_c", "beta", "beta_enhanced", "delta")}}
     (computed,) = dask.compute(figures)
     hist = computed["histogram"].sort_index()
     n_classes = int(hist.sum())
@@ -79,7 +86,9 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
     report["class_sizes"] = _sizes(hist) if n_classes else None
     if sensitive:
         lv, ld, tv = computed["measures"]
+        extra = {name: np.array([value]) for name, value in computed["distribution"].items()}
         report.update(l=round(float(lv), 12), l_distinct=int(ld), t=round(float(tv), 12),
+                      **distribution_figures(extra, recursive_l),
                       ground=ground if isinstance(ground, str) else type(ground).__name__.lower())
     report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
     report["violations"] = {name: {"level": level, "classes": int(computed[name][0]), "rows": int(computed[name][1]),
@@ -111,18 +120,21 @@ def undeclared_frame(ddf, loose: list, k: int, warnings: list) -> dict:
 
 
 def _class_measures(pairs: pd.DataFrame, qi, sensitive, value_code: pd.Series, n_values, ground,
-                    q) -> pd.DataFrame:
-    """Size, l, distinct l and t of every class whose (value, count) pairs are all in ``pairs``."""
+                    q, recursive_l) -> pd.DataFrame:
+    """Size, l, distinct l, t and the :mod:`geoanon.criteria` measures of every
+    class whose (value, count) pairs are all in ``pairs``."""
     if len(pairs) == 0:
-        return pd.DataFrame({"size": [], "l": [], "distinct": [], "t": []}).astype(
-            {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8"})
+        return pd.DataFrame({name: [] for name in MEASURES}).astype(MEASURES)
     codes = np.column_stack([pd.factorize(pairs[c], use_na_sentinel=False)[0] for c in qi]).astype(np.int64)
     cls = combined_key(codes)
     value = value_code.reindex(pd.Index(pairs[sensitive], dtype=object)).to_numpy()
     if np.isnan(value.astype(np.float64)).any():
         raise DataError("the dataset changed while the audit ran")
-    m = measure_classes(cls, value.astype(np.int64), n_values, ground, weights=pairs["count"].to_numpy(), q=q)
-    return pd.DataFrame({"size": m["size"], "l": m["l"], "distinct": m["l_distinct"], "t": m["t"]})
+    m = measure_classes(cls, value.astype(np.int64), n_values, ground, weights=pairs["count"].to_numpy(), q=q,
+                        distribution=True, recursive_l=recursive_l)
+    m["recursive_c"] = m.get("recursive_c", np.full(m["size"].size, np.nan))
+    return pd.DataFrame({"size": m["size"], "l": m["l"], "distinct": m["l_distinct"], "t": m["t"],
+                         **{name: m[name] for name in ("l_entropy", "recursive_c", "beta", "beta_enhanced", "delta")}})
 
 
 def _violating(per_class, name, level):

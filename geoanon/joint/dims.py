@@ -15,10 +15,10 @@ Every quasi-identifier becomes one dimension the top-down search can cut:
 - :class:`SetDim`: a categorical column published as the set of values a
   class holds.
 
-The cost of a published cell is its Normalized Certainty Penalty (Xu et al.,
-2006): the published width over the column's range, (leaves under the node
-present in the data - 1) / (distinct values - 1), or (values in the set - 1)
-/ (distinct values - 1). The search measures an ordered cell on its rows' own
+The cost of a published cell is :func:`geoanon.information_loss`'s: the
+published width over the column's range (Xu et al.'s NCP, 2006), and for a
+hierarchy node or a set Iyengar's loss metric, (values it covers in the data
+- 1) / (distinct values - 1). The search measures an ordered cell on its rows' own
 range (or tile); what a class publishes (:meth:`RankDim.published`) moves the
 ends that would show a record outward (:data:`MARGIN`), so the release's NCP,
 measured on the published table, is a little higher.

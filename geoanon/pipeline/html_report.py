@@ -77,11 +77,18 @@ def _cards(r, figures) -> str:
 def _model_section(r) -> str:
     a = r.audit
     rows = []
-    for name, better in (("k", "at least"), ("l", "at least"), ("l_distinct", "at least"), ("t", "at most")):
+    for name, better in (("k", "at least"), ("l", "at least"), ("l_distinct", "at least"), ("t", "at most"),
+                         ("l_entropy", "at least"), ("recursive", "c below"), ("beta", "at most"),
+                         ("beta_enhanced", "at most"), ("delta", "below")):
         asked = r.model.get(name)
         if asked is None and not (name != "k" and a.get("sensitive")):
             continue
         measured = a.get(name)
+        if name == "recursive":
+            if measured is None and asked is None:
+                continue
+            asked = None if asked is None else f"{_number(asked[0])} at l = {asked[1]}"
+            measured = None if measured is None else measured["c"]
         v = a.get("violations", {}).get(name)
         if asked is None:
             status = '<span class="sub">not requested</span>'
@@ -89,7 +96,8 @@ def _model_section(r) -> str:
             status = f'<span class="bad">violated by {v["classes"]:,} classes ({v["rows"]:,} rows)</span>'
         else:
             status = '<span class="ok">met</span>'
-        rows.append(f"<tr><th>{name}</th><td>{'' if asked is None else f'{better} {_number(asked)}'}</td>"
+        shown = asked if isinstance(asked, str) else _number(asked)
+        rows.append(f"<tr><th>{name}</th><td>{'' if asked is None else f'{better} {shown}'}</td>"
                     f"<td class=\"n\">{_number(measured)}</td><td>{status}</td></tr>")
     sensitive = a.get("sensitive")
     head = ("<p>Audited over every published quasi-identifier column together"
@@ -107,8 +115,11 @@ def _columns_section(columns: list) -> str:
         ncp = "" if c["ncp"] is None else f"{c['ncp']:.4f}"
         rows.append(f"<tr><td><code>{e(str(c['column']))}</code></td><td>{e(c['role'])}</td><td>{how}</td>"
                     f"<td class=\"n\">{ncp}</td></tr>")
-    return ('<h2 id="columns">Columns</h2><p>Information loss (NCP, Xu et al. 2006): 0 when a cell is '
-            "published as it is, 1 when it says nothing (<code>*</code>, or the whole range).</p>"
+    return ('<h2 id="columns">Columns</h2><p>Information loss: 0 when a cell is '
+            "published as it is, 1 when it says nothing (<code>*</code>, or the whole range); an interval "
+            "costs its width over the column's range (Xu et al.'s NCP, 2006), a set or hierarchy node covering "
+            "c of the column's |A| values (c - 1) / (|A| - 1) (Iyengar's loss metric, 2002; the JSON report "
+            "gives Xu et al.'s c / |A| beside it as <code>xu_ncp</code>).</p>"
             "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th></tr>" + "".join(rows)
             + "</table>")
 

@@ -14,10 +14,10 @@ from .._text import plural, show
 from .._validation import check_choice, check_jobs, check_scalar_columns, check_seed, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
-from ..choices import COORDINATES_MISSING, DESIGNS, EXTENTS
+from ..choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
 from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
-from ..models import Hierarchy, Model, required_k
+from ..models import Hierarchy, requested_model
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
 from .naming import canonical_codes
@@ -32,7 +32,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
-              distribution=None, seed=0, keep=None, identifiers=None, strict=False) -> Release:
+              distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -44,14 +44,20 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         ``(lat, lon)`` or ``{"lat": LAT, "lon": LON}``: points, published as
         non-overlapping rectangles ``{lat}_min, {lat}_max, {lon}_min,
         {lon}_max`` (see ``extent``); ``{"zip": COL, "regions": GDF or
-        path, "region_id": C, "edges": optional}``: regions, published as the
-        label of a connected group; ``{"label": COL}``: a label column,
+        path, "region_id": C}`` with optional ``"edges"``, ``"contiguity"``,
+        ``"unknown"`` and ``"small"`` as :func:`geoanon.generalize_regions`
+        takes them: regions, published as the label of a connected group
+        (regions without records join groups too); ``{"label": COL}``: a label column,
         published as a group of labels. None: no location.
     qi : list of str
         The other quasi-identifiers.
     sensitive, k, l, l_distinct, t, ground, order
         The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
         and t (k is 1 when only the others are given).
+    model : Model, optional
+        The model as one :class:`geoanon.Model`, instead of those keywords: the
+        way to ask for entropy or recursive (c, l)-diversity, beta-likeness or
+        delta-disclosure (:mod:`geoanon.criteria`).
     interval, hierarchies, suppress, sets
         How each quasi-identifier is published: ``interval`` columns as
         ``{col}_min, {col}_max`` (see ``extent``);
@@ -127,8 +133,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     n_jobs = check_jobs(n_jobs)
     seed = check_seed(seed)
     missing = check_choice("missing", missing, COORDINATES_MISSING)
-    model = Model(k=required_k(k, l, l_distinct, t), l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                  ground=ground, order=order)
+    model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
+                            order=order)
+    sensitive = model.sensitive
     qi = [qi] if isinstance(qi, str) else list(qi)
     kind, loc = _location(location)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
@@ -161,6 +168,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
             "qi": {col: treatments[col] for col in qi},
             "method": method,
             "location_classes": int(part.location_classes),
+            **getattr(publish_location, "details", {}),
             "ncp": ncp,
             **measure_undeclared(table, loose, model.k, warnings),
         },
@@ -199,14 +207,19 @@ def _location(location):
     if not isinstance(location, dict):
         raise ParameterError("location must be (lat, lon) or a dict with lat and lon, zip, or label")
     keys = set(location)
-    shapes = {"points": ({"lat", "lon"}, set()), "zip": ({"zip", "regions", "region_id"}, {"edges"}),
+    shapes = {"points": ({"lat", "lon"}, set()),
+              "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
               "label": ({"label"}, set())}
     for kind, (needed, optional) in shapes.items():
         if needed <= keys:
             extra = keys - needed - optional
             if extra:
                 raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {kind} location")
-            return kind, dict(location)
+            location = dict(location)
+            for key, choices in (("contiguity", CONTIGUITY), ("unknown", REGIONS_UNKNOWN), ("small", REGION_SMALL)):
+                if location.get(key) is not None:
+                    location[key] = check_choice(f"location {key}", location[key], choices)
+            return kind, location
     raise ParameterError(f"location needs lat and lon, or zip, regions and region_id, or label; "
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from .._cells import escape_formulas
 from .._text import plural, show
-from ..errors import DataError, InfeasibleError, ParameterError
+from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, tree_from_paths
 from ..points.frame import RELATIVE_SCALE
 from .naming import label_group_names, region_group_names
@@ -197,36 +197,109 @@ def group_location(df, kind, loc, check, warnings):
     """A ZIP or label column as one location dimension: a hierarchy of
     nested groups (connected groups of regions for ZIP codes, bins of labels
     otherwise) whose finest groups meet the model; a group splits only into
-    all of its parts, so location groups never overlap."""
+    all of its parts, so location groups never overlap.
+
+    ZIP codes as the ``zip`` job takes them (``loc``'s ``contiguity``,
+    ``unknown`` and ``small``): regions without records stay in the graph and
+    connect the groups; records of unknown regions (``unknown="suppress"``)
+    and of connected pieces that cannot meet the model on their own
+    (``small="suppress"``) are published as ``*``, one group that must meet
+    the model; ``small="nearest"`` links a piece lighter than k to the
+    nearest region of another piece (by centroid) instead."""
     column = loc["zip"] if kind == "zip" else loc["label"]
     values = df[column]
     if kind == "zip":
-        from .regions import region_graph, region_values
+        from .regions import region_graph
 
-        found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"))
+        found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"),
+                             contiguity=loc.get("contiguity", "rook"))
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
-        values = region_values(values)
-        unknown = ~values.isin(pd.Index(list(graph.nodes)))
-        if unknown.any():
-            examples = ", ".join(map(show, pd.unique(values[unknown].fillna("(missing)"))[:5]))
-            raise DataError(f"{plural(int(unknown.sum()), 'record')} name regions that are not in the regions "
-                            f"(e.g. {examples})")
+        leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
+                                                                loc.get("small", "error"))
+        present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
     else:
-        graph, shapes = None, None
+        graph, shapes, details = None, None, {}
         values = values.astype(object).where(values.notna(), None).map(lambda v: "(missing)" if v is None else str(v))
-    leaf_codes, leaf_names = pd.factorize(values, sort=True)
-    leaf_names = list(leaf_names)
+        leaf_codes, leaf_names = pd.factorize(values, sort=True)
+        leaf_names = list(leaf_names)
+        present = np.ones(len(leaf_names), dtype=bool)
     paths = _nested_groups(leaf_codes, leaf_names, graph, check)
-    dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, np.ones(len(leaf_names), dtype=bool),
-                          location=True, strict=True)
-    return Dims([dim]), GroupPublisher(column, kind, shapes)
+    dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
+    return Dims([dim]), GroupPublisher(column, kind, shapes, details)
+
+
+def _region_leaves(values, graph, check, unknown, small):
+    """The leaves of a ZIP location: every region of the connected pieces
+    that hold records (empty ones too, which join groups), and ``*`` for the
+    records published suppressed; each row's leaf, the leaf names, the graph
+    the groups are connected in, and the report's figures."""
+    import networkx as nx
+
+    from ..regions.partition import nearest_bridges, node_points
+    from ..regions.graphs import CompactGraph
+    from .regions import refuse_unknown, region_values
+
+    values = region_values(values)
+    outside = ~values.isin(pd.Index(list(graph.nodes))).to_numpy()
+    if outside.any() and unknown == "error":
+        refuse_unknown(int(outside.sum()), pd.unique(values[outside].fillna("(missing)"))[:5])
+    known = values.where(~outside)
+    held = known.value_counts()
+    pieces = [sorted(c, key=str) for c in nx.connected_components(graph) if any(v in held.index for v in c)]
+    graph = graph.subgraph([v for c in pieces for v in c]).copy()
+    bridges = 0
+    failing = _failing_pieces(pieces, known, check)
+    if failing and small == "nearest":
+        compact = CompactGraph.from_networkx(graph)
+        comp = compact.components()
+        weight = np.bincount(comp, weights=held.reindex(compact.ids).fillna(0).to_numpy()).astype(np.int64)
+        links = nearest_bridges(node_points(graph, compact), comp, weight, check.model.k)
+        graph.add_edges_from((compact.ids[a], compact.ids[b]) for a, b in links.tolist())
+        bridges = len(links)
+        pieces = [sorted(c, key=str) for c in nx.connected_components(graph)]
+        failing = _failing_pieces(pieces, known, check)
+    if failing and small != "suppress":
+        rows = int(sum(known.isin(pieces[i]).sum() for i in failing))
+        names = ", ".join(map(show, [v for i in failing[:3] for v in pieces[i][:2]]))
+        hint = " even joined to the nearest regions" if small == "nearest" else (
+            "; connect them, or use small='suppress' or small='nearest'")
+        raise InfeasibleError(f"{plural(len(failing), 'connected piece')} of the regions ({plural(rows, 'record')}, "
+                              f"in {names}) cannot meet {check.describe()} on their own{hint}")
+    dropped = {v for i in failing for v in pieces[i]}
+    suppressed = outside | known.isin(dropped).to_numpy()
+    graph.remove_nodes_from(dropped)
+    names = sorted(graph.nodes, key=str)
+    if suppressed.any():
+        if not check.holds(np.bincount(check.codes[suppressed], minlength=check.n_values)[None, :])[0]:
+            raise InfeasibleError(f"{plural(int(suppressed.sum()), 'record')} published as '*' (unknown regions or "
+                                  f"pieces that cannot meet the model alone) cannot meet {check.describe()} together")
+        names.append(SUPPRESSED_GROUP)
+    index = pd.Index(names)
+    codes = index.get_indexer(known.where(~suppressed, SUPPRESSED_GROUP).astype(object))
+    details = {"unknown_rows": int(outside.sum()), "suppressed_rows": int(suppressed.sum()), "bridges": bridges}
+    return codes.astype(np.int64), names, graph, details
+
+
+def _failing_pieces(pieces, known, check) -> list:
+    """Indices of the connected pieces whose records miss the model together."""
+    piece_of = {v: i for i, c in enumerate(pieces) for v in c}
+    rows = known.map(piece_of).to_numpy(dtype=float)
+    has = ~np.isnan(rows)
+    hist = np.zeros((len(pieces), check.n_values), dtype=np.int64)
+    np.add.at(hist, (rows[has].astype(np.int64), check.codes[has]), 1)
+    return np.flatnonzero(~check.holds(hist)).tolist()
+
+
+SUPPRESSED_GROUP = "*"
 
 
 def _nested_groups(leaf_codes, names, graph, check) -> list:
     """Each leaf's path up the nested groups: level 1 meets the model, each
     level above joins whole groups of the level below into groups of twice
-    the weight, connected in ``graph`` (any groups without a graph)."""
+    the weight, connected in ``graph`` (any groups without a graph; a leaf
+    outside ``graph``, the ``*`` of suppressed records, stays a group of its
+    own)."""
     import networkx as nx
 
     from ..regions import partition_graph
@@ -240,7 +313,6 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
         graph = nx.complete_graph(n_leaves)
         node_of_leaf = list(range(n_leaves))
     else:
-        graph = graph.subgraph(names).copy()
         node_of_leaf = names
     index = {v: i for i, v in enumerate(node_of_leaf)}
     group = np.arange(n_leaves)            # the current group of every leaf
@@ -256,7 +328,8 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
                 g.add_edge(int(ga), int(gb))
         if g.number_of_edges() == 0:
             break
-        target = k if len(levels) == 1 else 2 * int(weight[np.unique(group)].min())
+        held = np.unique(group)[weight[np.unique(group)] > 0]
+        target = k if len(levels) == 1 else 2 * int(weight[held].min())
         part = partition_graph(g, target, "w", on_small="suppress")
         new_of_old = dict(zip(list(g.nodes), part.labels.tolist()))
         lonely = max(new_of_old.values()) + 1
@@ -319,10 +392,12 @@ def _group_labels(levels, names, counts, k, graph) -> list:
         members = [np.flatnonzero(group == g) for g in ids]
         numbers = range(number, number + len(members))
         held = [counts[m].tolist() for m in members]
-        if graph is not None:
-            text = region_group_names([[names[i] for i in m] for m in members], held, k,
-                                      lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")),
+        if graph is not None:               # the '*' of suppressed records names only itself
+            regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
+            text = region_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
+                                      k, lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")),
                                       number=numbers)
+            text = [t if r else SUPPRESSED_GROUP for t, r in zip(text, regions)]
         else:
             text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
         number += len(members)
@@ -336,8 +411,9 @@ def _group_labels(levels, names, counts, k, graph) -> list:
 class GroupPublisher:
     """The group label in place of the ZIP or label column."""
 
-    def __init__(self, column, kind, shapes):
+    def __init__(self, column, kind, shapes, details=None):
         self.column, self.kind, self.shapes = column, kind, shapes
+        self.details = details or {}
         self.dropped = frozenset()
         self.labels = None
 
@@ -359,8 +435,8 @@ class GroupPublisher:
         for st in part.location_states:
             level, node = st[0]
             leaves = np.flatnonzero(d.ancestors[level] == node)
-            names = [d.labels[0][i] for i in leaves]
-            shapes.append(self.shapes.loc[names].union_all())
+            names = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+            shapes.append(self.shapes.loc[names].union_all() if names else None)
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
 
         def row_shapes():

@@ -15,7 +15,7 @@ from .._validation import check_choice, check_k, check_scalar_columns, check_uni
 from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
-from ..models import Model, check_levels, required_k
+from ..models import Model, check_levels, requested_model, required_k
 from ..ncp import information_loss
 from ..progress import stepped
 from ..tables.instance import Instance
@@ -26,7 +26,8 @@ from .release import JobReport, Release
 
 @stepped("suppressing cells")
 def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
-             order=None, method="auto", time_limit=60.0, keep=None, identifiers=None, strict=False) -> Release:
+             order=None, model=None, method="auto", time_limit=60.0, keep=None, identifiers=None,
+             strict=False) -> Release:
     """Generalize the quasi-identifiers ``qi`` of ``df`` by suppression: each
     class shows a column's value where its rows agree and ``*`` where they
     differ, every class meets the requested model, and the number of ``*``
@@ -103,7 +104,8 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
     check_unique_columns(df)
     df, keep = declared_table(df, identifiers, keep)
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                                          ground=ground, order=order, method=method)
+                                          ground=ground, order=order, model=model, method=method)
+    sensitive = model.sensitive
     loose = undeclared(df, [*qi, *([sensitive] if sensitive is not None else [])], keep, strict=strict)
     check_scalar_columns(df, [*qi, sensitive])
     deadline = started + check_time_limit(time_limit)
@@ -136,24 +138,29 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
                    treatments=treatments)
 
 
-def suppression_model(qi, *, k, l, l_distinct, t, sensitive, ground, order, method) -> tuple[list, Model, str]:
-    """The checked quasi-identifiers, model and method of a suppression job
-    (ParameterError when no level is given: a release at k = 1 protects no one)."""
-    k = check_k(required_k(k, l, l_distinct, t))
+def suppression_model(qi, *, model=None, method, **keywords) -> tuple[list, Model, str]:
+    """The checked quasi-identifiers, model (``model`` or the keywords, see
+    :func:`~geoanon.models.requested_model`) and method of a suppression job."""
+    levels = {n: keywords.get(n) for n in ("l", "l_distinct", "t")}
+    if model is None:
+        check_k(required_k(keywords.get("k"), *levels.values()))
     method = check_choice("method", method, SUPPRESS_METHODS)
-    check_levels(l=l, l_distinct=l_distinct, t=t)
+    check_levels(**levels)
     qi = [qi] if isinstance(qi, str) else list(qi)
     twice = [c for j, c in enumerate(qi) if c in qi[:j]]
     if twice:
         raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
+    sensitive = keywords.get("sensitive") if model is None else model.sensitive
     if sensitive is not None and sensitive in qi:
         raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
-    needs_sensitive = any(level is not None for level in (l, l_distinct, t))
+    needs_sensitive = any(v is not None for v in levels.values()) or (model is not None and model.needs_sensitive)
     if method == "approx" and needs_sensitive:
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
     if needs_sensitive and sensitive is None:
         raise DataError("l-diversity and t-closeness need a sensitive column")
-    return qi, Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order), method
+    model = requested_model(model, **keywords)
+    check_k(model.k)
+    return qi, model, method
 
 
 def solution_details(qi, solution: dict, method: str, inst: Instance) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from ..criteria import dense_measures
 from ..models import emd_rows
 from .grouping import Grouping
 from .instance import Instance
@@ -75,6 +76,8 @@ def _single_classes(inst: Instance):
         measures["l_distinct"] = (counts > 0).sum(axis=1)
         distinct, back = np.unique(counts[1:] / size[1:, None], axis=0, return_inverse=True)
         measures["t"] = np.r_[np.inf, emd_rows(distinct, inst.q, inst.ground)[back.ravel()]]   # mask 0: no class
+        if inst.model.on_distribution:
+            measures.update(dense_measures(counts, inst.q, inst.model.recursive_l))
     valid = inst.meets(measures) & (size > 0)
     if not inst.model.needs_sensitive:
         valid &= size <= 2 * inst.model.k - 1

@@ -15,6 +15,7 @@ import pandas as pd
 from .._codes import combined_key
 from .._text import plural, show
 from ..audit import sensitive_codes
+from ..criteria import CRITERIA, DISTRIBUTION, meets, shortfall
 from ..errors import DataError, InfeasibleError
 from ..models import Model, measure_classes
 from .grouping import Grouping
@@ -126,26 +127,24 @@ class Instance:
 
     def measure(self, groups, values, rows) -> dict:
         """:func:`~geoanon.models.measure_classes` of entries (group, sensitive value, rows), against the table."""
-        return measure_classes(groups, values, self.n_values, self.ground, weights=rows, q=self.q)
+        return measure_classes(groups, values, self.n_values, self.ground, weights=rows, q=self.q,
+                               distribution=self.model.on_distribution, recursive_l=self.model.recursive_l)
 
     def meets(self, measures: dict, n_groups: int | None = None) -> np.ndarray:
         """The model's verdict per class from :func:`~geoanon.models.measure_classes` figures."""
         return self.shortfall(measures, n_groups) <= 0
 
     def shortfall(self, measures: dict, n_groups: int | None = None) -> np.ndarray:
-        """Per class, how far it misses the model: the largest relative shortfall
-        over the requested levels (size / k, l, l_distinct, t); <= 0 when it meets them."""
-        size = measures["size"].astype(float)
-        pad = 0 if n_groups is None else n_groups - size.size
-        get = (lambda name, fill: np.r_[measures[name], np.full(pad, fill)])
-        lv = self.model
-        out = 1.0 - get("size", 0.0) / lv.k
-        if lv.l is not None:
-            out = np.maximum(out, 1.0 - get("l", 0.0) / lv.l - 1e-12)
-        if lv.l_distinct is not None:
-            out = np.maximum(out, 1.0 - get("l_distinct", 0) / lv.l_distinct)
-        if lv.t is not None:
-            out = np.maximum(out, get("t", np.inf) - lv.t - 1e-12)
+        """Per class, how far it misses the model: the largest shortfall over the
+        requested levels (:func:`geoanon.criteria.shortfall`: relative for size /
+        k, l, l_distinct and l_entropy); <= 0 when it meets them."""
+        pad = 0 if n_groups is None else n_groups - measures["size"].size
+        out = None
+        for name, level in self.model.levels().items():
+            crit = CRITERIA[name]
+            measure = np.r_[measures[crit.measure].astype(float), np.full(pad, 0.0 if crit.bound == "min" else np.inf)]
+            short = shortfall(name, measure, level)
+            out = short if out is None else np.maximum(out, short)
         return out
 
     def check_feasible(self) -> None:
@@ -165,6 +164,12 @@ class Instance:
         if lv.l_distinct is not None and distinct < lv.l_distinct:
             raise InfeasibleError(f"no grouping reaches l_distinct={lv.l_distinct}: the table has only "
                                   f"{plural(distinct, 'distinct sensitive value')}")
+        if lv.on_distribution:
+            whole = self.measure(np.zeros(values.size, dtype=np.int64), values, rows)
+            for name in DISTRIBUTION:
+                level = getattr(lv, name)
+                if level is not None and not meets(name, whole[CRITERIA[name].measure], level)[0]:
+                    raise InfeasibleError(f"no grouping reaches {name}={show(level)}: the whole table misses it")
 
     def lower_bound(self) -> int:
         """Stars every solution pays: Theorem 10's bound for k (Liang-Yuan), and

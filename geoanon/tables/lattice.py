@@ -51,7 +51,7 @@ def lattice(inst: Instance) -> Grouping:
         return _climb(inst)
     split = inst.with_free_parts()
     climbed = split.to_base(_climb(split))
-    if inst.model.t is not None or not (inst.free_caps > 0).any():
+    if inst.model.t is not None or inst.model.on_distribution or not (inst.free_caps > 0).any():
         return climbed
     return min((climbed, free_part_repair(inst)), key=lambda grouping: inst.cost(grouping)[0])
 
@@ -63,7 +63,7 @@ def _climb(inst: Instance, *, borrow: bool = True) -> Grouping:
     alone = inst.passes(np.arange(n_types), n_types)
     class_of_type[alone] = np.arange(int(alone.sum()))
     count = int(alone.sum())
-    lender = _Lenders(inst, alone) if borrow and inst.model.t is None else None
+    lender = _Lenders(inst, alone) if borrow and inst.model.t is None and not inst.model.on_distribution else None
     best_sets = [()]
     for size in range(1, inst.m + 1):
         sets = _column_sets(inst.m, size, best_sets)

@@ -31,7 +31,8 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     lv = inst.model
     diversity = lv.l is not None
     if not (lv.k == 2 and not lv.needs_sensitive) and not (diversity and lv.l == 2 and lv.k <= 2
-                                                           and lv.l_distinct is None and lv.t is None):
+                                                           and lv.l_distinct is None and lv.t is None
+                                                           and not lv.on_distribution):
         raise ParameterError("the matching solver is for 2-anonymity or 2-diversity alone")
     types, values, rows = inst.entries
     n = types.size

@@ -96,6 +96,9 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
     if m > MAX_COLUMNS:
         raise ParameterError(f"Theorem 9's program has 2^m patterns per type: {m} columns are too many "
                              f"(at most {MAX_COLUMNS}); use method='lattice'")
+    if lv.on_distribution:
+        raise ParameterError("Theorem 9's program handles k, l, l_distinct and t; use method='lattice' or 'exact' "
+                             "for entropy or recursive l-diversity, beta-likeness and delta-disclosure")
     if lv.t is not None and not isinstance(inst.ground, str):
         raise ParameterError("the program handles t-closeness on the equal and ordered grounds; "
                              "use method='exact' (small tables) or method='lattice' for a hierarchy or a matrix")

@@ -27,11 +27,11 @@ def choose(inst: Instance, method: str) -> str:
         return "exact"
     entries = inst.entries[0].size
     two_anonymity = lv.k == 2 and not lv.needs_sensitive
-    two_diversity = lv.l == 2 and lv.k <= 2 and lv.l_distinct is None and lv.t is None
+    two_diversity = lv.l == 2 and lv.k <= 2 and lv.l_distinct is None and lv.t is None and not lv.on_distribution
     if (two_anonymity or two_diversity) and entries * (entries + 1) * (entries + 2) // 6 <= MAX_GROUPS:
         return "matching"
-    grounds_ok = lv.t is None or isinstance(inst.ground, str)
-    if inst.m <= MAX_COLUMNS and entries * 2 ** inst.m <= MILP_MAX_VARIABLES and grounds_ok:
+    program_ok = (lv.t is None or isinstance(inst.ground, str)) and not lv.on_distribution
+    if inst.m <= MAX_COLUMNS and entries * 2 ** inst.m <= MILP_MAX_VARIABLES and program_ok:
         return "milp"
     return "lattice"
 

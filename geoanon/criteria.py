@@ -1,0 +1,139 @@
+"""The privacy models on a class's sensitive distribution that ARX and pycanon
+measure beyond Liang-Yuan l, distinct l and t-closeness.
+
+With p the class's share of each sensitive value and q the table's (every
+value the table holds has q > 0):
+
+- entropy l-diversity (Machanavajjhala et al. 2007, Definition 4.1): the
+  class's entropy -sum p ln p is >= ln l; measured as ``l_entropy`` =
+  exp(entropy), the largest l the class meets.
+- recursive (c, l)-diversity (ibid., Definition 4.2): with the class's counts
+  r_1 >= r_2 >= ... >= r_m, r_1 < c (r_l + ... + r_m); measured as
+  ``recursive_c`` = r_1 / (r_l + ... + r_m) (inf with fewer than l values):
+  the class meets (c, l) for every c above it.
+- basic beta-likeness (Cao and Karras 2012, Definition 2): (p - q) / q <= beta
+  for every value with p > q; measured as ``beta``, the largest (p - q) / q.
+- enhanced beta-likeness (ibid., Definition 3): (p - q) / q <= min(beta,
+  -ln q) for every value with p > q; measured as ``beta_enhanced``, the
+  smallest such beta (``beta``), or inf when a value exceeds -ln q and no
+  beta can hold.
+- delta-disclosure privacy (Brickell and Shmatikov 2008, Definition 4):
+  |ln(p / q)| < delta; over the values the class holds, as ARX and pycanon
+  check it (natural log, as pycanon; ARX takes log base 2); measured as
+  ``delta``, the largest |ln(p / q)|: the class meets every delta above it.
+
+Entropy l, recursive (c, l), both beta-likeness and the classic models survive
+the union of two classes that meet them (entropy is concave; the shares of a
+union are a convex combination of the parts'); delta over the values held
+does not (a value rare in one part becomes rarer in the union), so every
+search checks each class it publishes rather than relying on unions.
+
+pycanon reports two of these differently, and the tests pin down why: its
+entropy l is exp(entropy) truncated to an integer; its recursive c is
+floor(r / sum + 1) with the counts sorted increasing (r_1 the rarest value),
+and its enhanced beta is min(basic beta, -ln of the rarest table share), a
+figure no threshold of Definition 3 corresponds to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """How a requested level is met: the per-class ``measure`` (a key of
+    :func:`geoanon.models.measure_classes`) at least (``"min"``) or at most
+    (``"max"``) the level, ``strict`` when the definition's inequality is."""
+
+    measure: str
+    bound: str
+    strict: bool = False
+
+
+CRITERIA = {
+    "k": Criterion("size", "min"),
+    "l": Criterion("l", "min"),
+    "l_distinct": Criterion("l_distinct", "min"),
+    "t": Criterion("t", "max"),
+    "l_entropy": Criterion("l_entropy", "min"),
+    "recursive": Criterion("recursive_c", "max", strict=True),
+    "beta": Criterion("beta", "max"),
+    "beta_enhanced": Criterion("beta_enhanced", "max"),
+    "delta": Criterion("delta", "max", strict=True),
+}
+DISTRIBUTION = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")
+TOLERANCE = 1e-12
+
+
+def threshold(name: str, level):
+    """The number a class's measure is compared with (c for recursive (c, l))."""
+    return level[0] if name == "recursive" else level
+
+
+def shortfall(name: str, measure: np.ndarray, level) -> np.ndarray:
+    """How far each class misses ``name`` at ``level``: <= 0 when it meets it;
+    relative for the levels met from below (size, l, l_distinct, l_entropy)."""
+    crit, bound = CRITERIA[name], threshold(name, level)
+    measure = np.asarray(measure, dtype=float)
+    if crit.bound == "min":
+        return 1.0 - measure / bound - (TOLERANCE if name in ("l", "l_entropy") else 0.0)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(np.isinf(measure), np.inf, measure - bound)
+    return gap + TOLERANCE if crit.strict else gap - TOLERANCE
+
+
+def meets(name: str, measure: np.ndarray, level) -> np.ndarray:
+    """Whether each class's ``measure`` meets ``name`` at ``level``."""
+    return shortfall(name, measure, level) <= 0
+
+
+def distribution_measures(cls, val, counts, sizes, starts, q, recursive_l=None) -> dict:
+    """Per class, entropy l, beta, enhanced beta and delta (and recursive c at
+    ``recursive_l``) from the (class, value, count) entries that occur,
+    sorted by class then value (``starts``: each class's first entry)."""
+    share = counts / sizes[cls]
+    table = q[val]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = share / table
+        entropy = -np.add.reduceat(share * np.log(share), starts)
+        excess = ratio - 1.0
+        beyond = (excess > 0) & (excess > -np.log(table))
+        delta = np.abs(np.log(ratio))
+    beta = np.maximum.reduceat(excess, starts)
+    out = {"l_entropy": np.exp(entropy), "beta": beta,
+           "beta_enhanced": np.where(np.add.reduceat(beyond, starts) > 0, np.inf, beta),
+           "delta": np.maximum.reduceat(delta, starts)}
+    if recursive_l is not None:
+        out["recursive_c"] = recursive_c(cls, counts, starts, recursive_l)
+    return out
+
+
+def dense_measures(hist: np.ndarray, q: np.ndarray, recursive_l=None) -> dict:
+    """:func:`distribution_measures` of groups given by their counts (groups x
+    values); an empty group measures as missing every model."""
+    hist = np.asarray(hist)
+    size = hist.sum(axis=1)
+    full = np.flatnonzero(size > 0)
+    cls, val = np.nonzero(hist[full])
+    starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if cls.size else np.zeros(0, dtype=np.int64)
+    inner = distribution_measures(cls, val, hist[full][cls, val].astype(float), size[full].astype(float), starts, q,
+                                  recursive_l)
+    out = {}
+    for name, values in inner.items():
+        filled = np.full(hist.shape[0], 0.0 if name == "l_entropy" else np.inf)
+        filled[full] = values
+        out[name] = filled
+    return out
+
+
+def recursive_c(cls, counts, starts, l: int) -> np.ndarray:
+    """Per class, r_1 / (r_l + ... + r_m) of its counts sorted decreasing; inf
+    for a class with fewer than l values."""
+    order = np.lexsort((-counts, cls))
+    ranked = counts[order]
+    rank = np.arange(ranked.size) - np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
+    tail = np.add.reduceat(np.where(rank >= l - 1, ranked, 0.0), starts)
+    with np.errstate(divide="ignore"):
+        return np.where(tail > 0, ranked[starts] / np.where(tail > 0, tail, 1.0), np.inf)
