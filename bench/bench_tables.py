@@ -174,14 +174,16 @@ def pycanon_versions() -> str:
     return result.stdout.strip() or "pycanon (version unknown)"
 
 
-def run_pycanon(df: pd.DataFrame, qi, sensitive: dict, name: str) -> dict:
-    """pycanon's k, l and t per sensitive column (whatever it finished within the limit)."""
+def run_pycanon(df: pd.DataFrame, qi, sensitive: dict, name: str, calls: str = "levels") -> dict:
+    """pycanon's k, l and t per sensitive column, or with ``calls="models"``
+    its entropy l, recursive (c, l), both betas and delta (whatever it
+    finished within the limit)."""
     work = OUT / "tables"
     work.mkdir(parents=True, exist_ok=True)
     csv, spec, out = (work / f"{name}.{ext}" for ext in ("csv", "json", "jsonl"))
     df[qi + list(sensitive)].to_csv(csv, index=False)
     types = {s: "numeric" if ground == "ordered" else "string" for s, ground in sensitive.items()}
-    spec.write_text(json.dumps({"qi": qi, "sensitive": list(sensitive), "types": types}))
+    spec.write_text(json.dumps({"qi": qi, "sensitive": list(sensitive), "types": types, "calls": calls}))
     out.unlink(missing_ok=True)
     failed = None
     started = time.perf_counter()
