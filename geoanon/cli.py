@@ -182,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="rows without coordinates: fail (default) or give them a location class of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
     anon.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX", help="region the rectangles tile")
+    anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
+                      help="columns' weights in the objective (default 1): location=4 keeps the location finer "
+                           "and generalizes the other quasi-identifiers more")
     anon.add_argument("--tiles", help="base map tiles for --map (see geoanon points --help)")
     anon.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
     anon.set_defaults(run=_run_anonymize)
@@ -298,6 +301,19 @@ def _table_model_arguments(p, qi_required=True) -> None:
                    help="EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV file (leaf;...;root)")
     p.add_argument("--order", type=_columns, metavar="V1,V2,...",
                    help="order of the sensitive values for --ground ordered (default: sorted, numerically if numbers)")
+
+
+def _weights(text: str) -> dict:
+    out = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected NAME=NUMBER pairs separated by commas, got {text!r}") from None
+        if not name.strip():
+            raise argparse.ArgumentTypeError(f"expected NAME=NUMBER pairs separated by commas, got {text!r}")
+    return out
 
 
 def _recursive(text: str) -> tuple:
@@ -677,7 +693,8 @@ def _run_anonymize(args) -> int:
     release = anonymize(df, location=location, qi=args.qi,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
-                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, **_roles(args),
+                        crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
+                        **_roles(args),
                         **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)

@@ -25,7 +25,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
                                    # beta_enhanced, delta (at least one), ground, order
     k = 10
 
-    [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed
+    [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed,
+                                   # weights = { location = 4, age = 1 }
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,
@@ -129,7 +130,21 @@ def load_job(path) -> Job:
     for col, roles in job.roles().items():
         if len(roles) > 1:
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
+    if "weights" in job.release:
+        from .pipeline.joint_release import check_weights
+
+        try:
+            check_weights(job.release["weights"], job_qi(job), job.location is not None)
+        except ParameterError as exc:
+            raise ParameterError(f"{source}: [release] {exc}") from None
     return job
+
+
+def job_qi(job: "Job") -> list:
+    """Every quasi-identifier of the job, whatever its treatment."""
+    t = job.treatments
+    return [*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}), *t.get("suppress", []),
+            *t.get("sets", [])]
 
 
 def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
@@ -233,8 +248,7 @@ def anonymize_options(job: Job) -> dict:
     t = job.treatments
     model = dict(job.model)
     ground = model.pop("ground", "equal")
-    options = {"qi": [*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}), *t.get("suppress", []),
-                      *t.get("sets", [])],
+    options = {"qi": job_qi(job),
                "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
                "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
                "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
@@ -343,6 +357,13 @@ def _bounds(where, value):
     return [float(v) for v in value]
 
 
+def _weights(where, value):
+    if not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                              for v in value.values()):
+        raise where.error("a table of column = number, such as { location = 4, age = 1 }", value)
+    return {str(k): float(v) for k, v in value.items()}
+
+
 def _recursive(where, value):
     if not (isinstance(value, list) and len(value) == 2 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and isinstance(value[1], int)):
@@ -398,7 +419,7 @@ _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_
 LEVELS = ("k", "l", "l_distinct", "t", "l_entropy", "recursive", "beta", "beta_enhanced", "delta")
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
             "seed": _integer,
-            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds}
+            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights}
 _OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
            "escape_formulas": _flag, "shuffle": _flag, "timings": _flag}
 OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

@@ -401,3 +401,42 @@ def test_set_and_hierarchy_loss_names_both_measures():
     assert by_node["xu_ncp"]["columns"]["c"] == pytest.approx((4 * 2 / 4 + 1) / 6)
     suppressed = ga.information_loss(original, released, {"x": ("interval", ("x_min", "x_max"))})
     assert "xu_ncp" not in suppressed
+
+
+def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
+    df = _table(600, seed=4)
+    qi = ["age", "sex", "marital"]
+    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8)
+    ones = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 1, "age": 1.0})
+    pd.testing.assert_frame_equal(plain.table, ones.table)                 # weight 1 is the default, bit for bit
+
+    def spread(r):
+        t = r.table
+        return float(np.median((t.lat_max - t.lat_min) + (t.lon_max - t.lon_min))), float(
+            np.median(t.age_max - t.age_min))
+
+    heavy = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 16})
+    assert heavy.report.audit["k"] >= 8 and heavy.report.details["weights"] == {"location": 16.0}
+    (box, age), (heavy_box, heavy_age) = spread(plain), spread(heavy)
+    assert heavy_box < box and heavy_age >= age
+    for bad, message in (({"nope": 2}, "neither 'location' nor a quasi-identifier"), ({"age": 0}, "> 0"),
+                         ({"age": float("nan")}, "> 0"), ([1, 2], "must be a dict")):
+        with pytest.raises(ga.ParameterError, match=message):
+            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights=bad)
+    with pytest.raises(ga.ParameterError, match="has none"):
+        ga.anonymize(df, qi=qi, k=8, weights={"location": 2})
+    df.to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi),
+                       "-k", "8", "--weight", "location=16", "--keep", "diagnosis", "-o", tmp_path / "o.csv")
+    assert code == 0, err
+    pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["age_min"], heavy.table["age_min"].reset_index(
+        drop=True), check_dtype=False)
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi),
+                       "-k", "8", "--weight", "location", "-o", tmp_path / "o2.csv")
+    assert code == 2 and "NAME=NUMBER" in err
+    (tmp_path / "job.toml").write_text(
+        f'[input]\npath = "in.csv"\n[columns]\nlocation = {{ lat = "lat", lon = "lon" }}\nqi = ["sex", "marital"]\n'
+        f'interval = ["age"]\nkeep = ["diagnosis"]\n[model]\nk = 8\n[release]\nweights = {{ location = 16, sexx = 1 }}\n'
+        '[output]\ntable = "j.csv"\n')
+    code, _, err = cli("run", tmp_path / "job.toml", "--dry-run")
+    assert code == 2 and "[release] weights names 'sexx'" in err

@@ -81,7 +81,7 @@ class _Search:
         """NCP of one row of each class, summed over the dimensions in their order (as :meth:`Dims.cost`)."""
         total = self.fixed[origin].copy()
         for j in self.allowed:
-            total += _dim_cost(self.dims.items[j], states[j])
+            total += self.dims.items[j].weight * _dim_cost(self.dims.items[j], states[j])
         return total
 
     # ---- the rounds --------------------------------------------------------------------------------------------
@@ -447,7 +447,7 @@ def _fixed_cost(dims, state, allowed) -> float:
     total = 0
     for j, d in enumerate(dims.items):
         if j not in allowed:
-            total += d.cost(state[j])
+            total += d.weight * d.cost(state[j])
     return float(total)
 
 

@@ -72,6 +72,7 @@ class RankDim:
     resolution: float = 0.0
     rare: np.ndarray | None = None        # per rank: its value is held by 1..k-1 rows ("members")
     step: float = 0.0                     # the grid of moved ends (default: resolution)
+    weight: float = 1.0                   # the dimension's weight in the objective
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
 
@@ -216,6 +217,7 @@ class TreeDim:
     labels: list                      # labels[j][node]: the published text of a node
     location: bool = False
     strict: bool = False
+    weight: float = 1.0
 
     @property
     def height(self) -> int:
@@ -247,6 +249,7 @@ class SetDim:
     names: list
     location: bool = False
     rare: np.ndarray | None = None
+    weight: float = 1.0
     bits: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self):      # each row's value as one bit, while the values fit in an int64
@@ -334,17 +337,18 @@ class Dims:
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
     def cell_costs(self, state: tuple) -> np.ndarray:
-        return np.array([d.cost(s) for d, s in zip(self.items, state)])
+        return np.array([d.weight * d.cost(s) for d, s in zip(self.items, state)])
 
     def location_cost(self, state: tuple) -> float:
-        return float(sum(d.cost(s) for d, s in zip(self.items, state) if d.location))
+        return float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if d.location))
 
     def cost(self, state: tuple) -> float:
-        """The summed NCP of a class's cells (remembered: states recur while
-        the search compares cuts)."""
+        """The weighted sum of the NCP of a class's cells (each dimension's
+        ``weight``, 1 unless the user gives one; remembered: states recur
+        while the search compares cuts)."""
         cost = self._costs.get(state)
         if cost is None:
             if len(self._costs) >= COST_MEMORY:
                 self._costs.clear()
-            cost = self._costs[state] = float(sum(d.cost(s) for d, s in zip(self.items, state)))
+            cost = self._costs[state] = float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state)))
         return cost

@@ -32,7 +32,8 @@ LOCATION_KINDS = ("points", "zip", "label")
 def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
-              distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None) -> Release:
+              distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
+              weights=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -54,6 +55,12 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     sensitive, k, l, l_distinct, t, ground, order
         The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
         and t (k is 1 when only the others are given).
+    weights : dict, optional
+        Each column's weight in the objective (ARX's attribute weights): keys
+        ``"location"`` and quasi-identifier names, positive numbers, 1 for a
+        column not named. ``{"location": 4}`` makes a location cell cost four
+        times its NCP, so the search keeps the location finer and generalizes
+        the others more. The report's NCP stays unweighted.
     model : Model, optional
         The model as one :class:`geoanon.Model`, instead of those keywords: the
         way to ask for entropy or recursive (c, l)-diversity, beta-likeness or
@@ -140,6 +147,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     kind, loc = _location(location)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
     _check_roles(df, kind, loc, qi, sensitive)
+    weights = check_weights(weights, qi, kind is not None)
     roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
              *([sensitive] if sensitive is not None else [])]
     loose = undeclared(df, roles, keep, strict=strict)
@@ -152,6 +160,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
                                             resolution)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k))
+    for d in dims.items:
+        d.weight = weights.get("location" if d.location else d.name, 1.0)
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
@@ -168,6 +178,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
             "qi": {col: treatments[col] for col in qi},
             "method": method,
             "location_classes": int(part.location_classes),
+            **({"weights": weights} if weights else {}),
             **getattr(publish_location, "details", {}),
             "ncp": ncp,
             **measure_undeclared(table, loose, model.k, warnings),
@@ -176,6 +187,26 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     classes, row_shapes = publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
+
+
+def check_weights(weights, qi, located: bool) -> dict:
+    """``weights`` checked: a mapping from ``"location"`` (with a location)
+    or a quasi-identifier to a finite number > 0."""
+    if weights is None:
+        return {}
+    if not isinstance(weights, dict):
+        raise ParameterError(f"weights must be a dict of column -> number, got {type(weights).__name__}")
+    out = {}
+    for name, w in weights.items():
+        if name == "location" and not located:
+            raise ParameterError("weights names the location, and the release has none")
+        if name != "location" and name not in qi:
+            raise ParameterError(f"weights names {show(name)}, which is neither 'location' nor a quasi-identifier")
+        if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)) or not (
+                np.isfinite(w) and w > 0):
+            raise ParameterError(f"the weight of {show(name)} must be a finite number > 0, got {show(w)}")
+        out[str(name)] = float(w)
+    return out
 
 
 def _release_location(kind, loc):
