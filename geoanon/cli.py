@@ -158,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default for numeric columns)")
     anon.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
                       help="a QI published as the node of an ARX hierarchy CSV (leaf;...;root); repeatable")
+    anon.add_argument("--date", action="append", default=[], metavar="COL[:FORMAT]",
+                      help="a date QI (ISO 8601 text and datetime columns are found without it), with its strftime "
+                           "format when not ISO (visit:%%d/%%m/%%Y); published as ISO intervals; repeatable")
     anon.add_argument("--suppress", type=_columns, metavar="A,...", help="QIs published as the shared value or '*' "
                       "(default for other columns)")
     anon.add_argument("--sets", type=_columns, metavar="A,...", help="QIs published as the values their class holds, "
@@ -692,6 +695,7 @@ def _run_anonymize(args) -> int:
         location["regions"] = read_table(location["regions"])
     release = anonymize(df, location=location, qi=args.qi,
                         interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
+                        dates=_date_formats(args),
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
                         **_roles(args),
@@ -764,6 +768,19 @@ def _location_option(args):
         return {"zip": args.zip_col, "regions": args.regions, "region_id": args.region_id, "edges": args.edges,
                 **options}
     return {"label": args.label_col} if label else None
+
+
+def _date_formats(args) -> dict | None:
+    """{column: format or None} of the repeatable ``--date COL[:FORMAT]``."""
+    out = {}
+    for item in args.date:
+        col, _, fmt = item.partition(":")
+        if not col:
+            raise ParameterError(f"--date expects COL or COL:FORMAT, got {item!r}")
+        if col in out:
+            raise ParameterError(f"--date {col} is given twice")
+        out[col] = fmt or None
+    return out or None
 
 
 def _hierarchy_files(args) -> dict:

@@ -17,6 +17,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     hierarchy = { marital = "marital.csv" }   # ... as a node of an ARX hierarchy
     suppress = ["race"]            # ... as the shared value or '*'
     sets = []                      # ... as the values the class holds
+    dates = []                     # date columns among the above not in ISO text: { admitted = "%d/%m/%Y" }
     sensitive = "diagnosis"
     keep = ["visit"]               # published as they are, deliberately
     strict = true                  # refuse while a column has no role (default: warn)
@@ -70,6 +71,7 @@ class Job:
     model: dict = field(default_factory=dict)
     release: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
+    dates: dict = field(default_factory=dict)        # date columns -> strftime format or None (ISO)
 
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
@@ -126,7 +128,7 @@ def load_job(path) -> Job:
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
-              model=checked["model"], release=checked["release"], outputs=out)
+              model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}))
     for col, roles in job.roles().items():
         if len(roles) > 1:
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
@@ -252,7 +254,7 @@ def anonymize_options(job: Job) -> dict:
                "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
                "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
                "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
-               "keep": job.keep, "strict": job.strict, **model}
+               "keep": job.keep, "strict": job.strict, "dates": job.dates or None, **model}
     if any(name in model for name in DISTRIBUTION):
         keywords = {n: options.pop(n) for n in ("sensitive", "ground", *LEVELS, "order") if n in options}
         options["model"] = Model(**keywords)
@@ -357,6 +359,14 @@ def _bounds(where, value):
     return [float(v) for v in value]
 
 
+def _dates(where, value):
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return {v: None for v in value}
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        return dict(value)
+    raise where.error('a list of columns, or a table of column = format such as { visit = "%d/%m/%Y" }', value)
+
+
 def _weights(where, value):
     if not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                               for v in value.values()):
@@ -412,7 +422,7 @@ def _location(where, value):
 _INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
 _COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
             "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "keep": _columns,
-            "strict": _flag}
+            "strict": _flag, "dates": _dates}
 _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_entropy": _number,
           "recursive": _recursive, "beta": _number, "beta_enhanced": _number, "delta": _number, "ground": _ground,
           "order": _strings}

@@ -36,12 +36,14 @@ LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
 
 
 def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *,
-                     hierarchies=None) -> dict:
+                     hierarchies=None, formats=None) -> dict:
     """NCP of ``released`` against ``original`` (rows in the same order).
 
     ``treatments`` maps an input column to how it is published:
     ``("interval", (min_col, max_col))``, ``("longitude", (min_col,
-    max_col))`` (an interval that may wrap the antimeridian), ``("suppress", col)``,
+    max_col))`` (an interval that may wrap the antimeridian), ``("date", (min_col,
+    max_col))`` (ISO text ends; the input read with ``formats[col]`` when
+    given, see :mod:`geoanon.dates`), ``("suppress", col)``,
     ``("hierarchy", col)`` (its :class:`~geoanon.models.Hierarchy` in
     ``hierarchies``) or ``("set", col)``. Returns ``{"overall": float,
     "columns": {input column: float}}``, and with a hierarchy or set column
@@ -54,6 +56,9 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
         if kind in ("interval", "longitude"):
             cells = _interval_cells(original[col], released[published[0]], released[published[1]],
                                     wraps=kind == "longitude")
+        elif kind == "date":
+            cells = _date_cells(original[col], released[published[0]], released[published[1]],
+                                (formats or {}).get(col))
         elif kind == "hierarchy":
             cells, xu[col] = _hierarchy_cells(original[col], released[published], (hierarchies or {})[col])
         elif kind == "suppress":
@@ -83,7 +88,10 @@ def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hi
     out = {}
     for col in columns:
         if f"{col}_min" in released.columns and f"{col}_max" in released.columns:
-            kind = "longitude" if str(col).lower() in LONGITUDE_NAMES else "interval"
+            from .dates import is_date_column
+
+            kind = "longitude" if str(col).lower() in LONGITUDE_NAMES else "date" if is_date_column(
+                original[col]) else "interval"
             out[col] = (kind, (f"{col}_min", f"{col}_max"))
         elif col not in released.columns:
             raise DataError(f"the release has no column {show(col)} nor {show(col + '_min')} / {show(col + '_max')}")
@@ -128,6 +136,16 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     cells = width / span if span > 0 else np.zeros_like(width)
     empty = np.isnan(a) | np.isnan(b)
     return np.where(empty, present.astype(float), cells)
+
+
+def _date_cells(original, lo, hi, fmt) -> np.ndarray:
+    """:func:`_interval_cells` of a date column, in its whole days or seconds."""
+    from .dates import parse
+
+    x, unit = parse(original, fmt)
+    a, b = parse(lo, unit=unit)[0], parse(hi, unit=unit)[0]
+    name = original.name
+    return _interval_cells(pd.Series(x, name=name), pd.Series(a, name=lo.name), pd.Series(b, name=hi.name))
 
 
 def _suppressed_cells(published) -> np.ndarray:

@@ -435,8 +435,8 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
                        "-k", "8", "--weight", "location", "-o", tmp_path / "o2.csv")
     assert code == 2 and "NAME=NUMBER" in err
     (tmp_path / "job.toml").write_text(
-        f'[input]\npath = "in.csv"\n[columns]\nlocation = {{ lat = "lat", lon = "lon" }}\nqi = ["sex", "marital"]\n'
-        f'interval = ["age"]\nkeep = ["diagnosis"]\n[model]\nk = 8\n[release]\nweights = {{ location = 16, sexx = 1 }}\n'
+        '[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex", "marital"]\n'
+        'interval = ["age"]\nkeep = ["diagnosis"]\n[model]\nk = 8\n[release]\nweights = { location = 16, sexx = 1 }\n'
         '[output]\ntable = "j.csv"\n')
     code, _, err = cli("run", tmp_path / "job.toml", "--dry-run")
     assert code == 2 and "[release] weights names 'sexx'" in err

@@ -279,6 +279,15 @@ def _cases():
     an("small not a choice", "invalid choice", set=zip_location, flags=("--small", "drop"))
     an("unknown region suppressed, too few", "published as '*'", set={**zip_location, "IN": "bad.csv"},
        flags=("--unknown", "suppress"), files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
+    dated = {i: {"name": f"2024-03-{1 + i % 28:02d}"} for i in range(ROWS)}
+    an("date column not a quasi-identifier", "dates names 'name', which is not among the quasi-identifiers",
+       flags=("--date", "name"))
+    an("date given twice", "--date name is given twice", set={"--qi": "age,sex,name", "--keep": "id,zip"},
+       flags=("--date", "name", "--date", "name"))
+    an("a date that is no date", "'2024-02-30' is not an ISO 8601 date", set={"IN": "d.csv", "--qi": "age,sex,name",
+       "--keep": "id,zip"}, flags=("--date", "name"), files={"d.csv": records(ROWS, {**dated, 4: {"name": "2024-02-30"}})})
+    an("dates in another format", "is not a date in the format '%d/%m/%Y'", set={"IN": "d.csv",
+       "--qi": "age,sex,name", "--keep": "id,zip"}, flags=("--date", "name:%d/%m/%Y"), files={"d.csv": records(ROWS, dated)})
     an("regions file missing", "no such file", set={**no_location, "--zip-col": "zip", "--regions": "nope.geojson",
        "--region-id": "FIPS"})
     an("label location missing", "no column 'nope'", set={**no_location, "--label-col": "nope"})

@@ -73,6 +73,7 @@ class RankDim:
     rare: np.ndarray | None = None        # per rank: its value is held by 1..k-1 rows ("members")
     step: float = 0.0                     # the grid of moved ends (default: resolution)
     weight: float = 1.0                   # the dimension's weight in the objective
+    calendar: str = ""                    # "day" or "second": a date column (geoanon.dates), published as ISO text
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
 

@@ -18,6 +18,9 @@ from ..choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_
 from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
 from ..joint.search import joint_partition
 from ..models import Hierarchy, requested_model
+from ..dates import date_dim, is_date_column
+from ..dates import iso as iso_dates
+from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
 from .naming import canonical_codes
@@ -33,7 +36,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
-              weights=None) -> Release:
+              weights=None, dates=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -55,6 +58,12 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     sensitive, k, l, l_distinct, t, ground, order
         The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
         and t (k is 1 when only the others are given).
+    dates : list or dict, optional
+        Date and timestamp quasi-identifiers (:mod:`geoanon.dates`), or
+        ``{col: strftime format}`` for dates not in ISO 8601 text. Datetime
+        columns and ISO text columns are found without it. A date column is
+        published, as an interval by default, as ``{col}_min, {col}_max`` in
+        ISO text, cut on the calendar (year, quarter, month, week, day).
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
@@ -145,7 +154,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     sensitive = model.sensitive
     qi = [qi] if isinstance(qi, str) else list(qi)
     kind, loc = _location(location)
-    treatments = _treatments(df, qi, interval, hierarchies, suppress, sets)
+    formats = check_dates(dates, qi)
+    treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
     _check_roles(df, kind, loc, qi, sensitive)
     weights = check_weights(weights, qi, kind is not None)
     roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
@@ -159,14 +169,15 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
                                             resolution)
     for col in qi:
-        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k))
+        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k,
+                                  formats))
     for d in dims.items:
         d.weight = weights.get("location" if d.location else d.name, 1.0)
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
     audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(model, t=None))
-    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies)
+    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies, formats=formats)
     sizes = np.bincount(part.row_class)
     report = JobReport(
         job="anonymize", rows=int(len(df)), model=model.as_dict(), classes=int(sizes.size),
@@ -179,6 +190,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
             "method": method,
             "location_classes": int(part.location_classes),
             **({"weights": weights} if weights else {}),
+            **({"dates": formats} if formats else {}),
             **getattr(publish_location, "details", {}),
             "ncp": ncp,
             **measure_undeclared(table, loose, model.k, warnings),
@@ -255,7 +267,23 @@ def _location(location):
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 
 
-def _treatments(df, qi, interval, hierarchies, suppress, sets) -> dict:
+def check_dates(dates, qi) -> dict:
+    """``dates`` as {column: format or None}, every column a quasi-identifier."""
+    if dates is None:
+        return {}
+    if isinstance(dates, str):
+        dates = [dates]
+    formats = dict(dates) if isinstance(dates, dict) else {col: None for col in dates}
+    for col, fmt in formats.items():
+        if col not in qi:
+            raise ParameterError(f"dates names {show(col)}, which is not among the quasi-identifiers")
+        if fmt is not None and not (isinstance(fmt, str) and "%" in fmt):
+            raise ParameterError(f"the date format of {show(col)} must be strftime text such as '%d/%m/%Y', "
+                                 f"got {show(fmt)}")
+    return formats
+
+
+def _treatments(df, qi, interval, hierarchies, suppress, sets, formats=None) -> dict:
     interval, suppress, sets = list(interval or []), list(suppress or []), list(sets or [])
     hierarchies = dict(hierarchies or {})
     for name, cols in (("interval", interval), ("suppress", suppress), ("sets", sets),
@@ -273,7 +301,9 @@ def _treatments(df, qi, interval, hierarchies, suppress, sets) -> dict:
                                          ("hierarchy", list(hierarchies))) if col in cols]
         if len(given) > 1:
             raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
-        out[col] = given[0] if given else ("interval" if _numeric(df[col]) else "suppress")
+        if formats is not None and col not in formats and is_date_column(df[col]):
+            formats[col] = None                      # found: ISO text or a datetime column
+        out[col] = given[0] if given else ("interval" if _numeric(df[col]) or col in (formats or {}) else "suppress")
     return out
 
 
@@ -304,7 +334,10 @@ def _check_roles(df, kind, loc, qi, sensitive) -> None:
         raise DataError("the output column 'class_id' already exists in the input")
 
 
-def _qi_dim(df, col, treatment, hierarchy, extent, k):
+def _qi_dim(df, col, treatment, hierarchy, extent, k, formats):
+    if treatment == "interval" and col in formats:
+        values, unit = parse_dates(df[col], formats[col])
+        return date_dim(col, values, unit, "tile" if extent == "tile" else "members", k)
     if treatment == "interval":
         return interval_dim(col, numeric_column(df, col), "tile" if extent == "tile" else "members", k)
     values = df[col]
@@ -397,6 +430,11 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
         d = dims.items[j]
         if treatments[col] == "interval":
             lo, hi = d.published(np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4), seed)
+            if d.calendar:
+                new_columns[col] = {f"{col}_min": pd.Series(iso_dates(lo, d.calendar)[cls], index=df.index),
+                                    f"{col}_max": pd.Series(iso_dates(hi, d.calendar)[cls], index=df.index)}
+                ncp_columns[col] = ("date", (f"{col}_min", f"{col}_max"))
+                continue
             kind = "Int64" if d.unit else "float64"
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))

@@ -1,0 +1,161 @@
+"""Dates and timestamps as quasi-identifiers: read, cut on the calendar, and
+published as ISO intervals.
+
+A column is a date column when its dtype is a datetime, or every present cell
+is ISO 8601 text (``2024-03-05``, ``2024-03-05T14:30:00``, with or without
+seconds, fraction or offset), or when the user names it with a format
+(``dates={"visit": "%d/%m/%Y"}``, ``--date visit:%d/%m/%Y``). Values become
+whole days since 1970-01-01 when no cell carries a time of day, else whole
+seconds (UTC for cells with an offset); published ends go back to ISO text
+(``2024-03-01``; ``2024-03-01T00:00:00``).
+
+Cut points between two consecutive values fall on the coarsest calendar
+boundary between them (year, quarter, month, ISO week, day; then hour and
+minute for timestamps), nearest the middle, so classes read as months or
+quarters where the data allow.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ._text import show
+from .errors import DataError
+
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
+EPOCH = np.datetime64("1970-01-01", "D")
+DAY = 86_400
+MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
+
+
+def is_date_column(s: pd.Series) -> bool:
+    """A datetime dtype, or every present cell ISO 8601 date or timestamp text."""
+    if pd.api.types.is_datetime64_any_dtype(s):
+        return True
+    if s.dtype != object and not pd.api.types.is_string_dtype(s):
+        return False
+    present = _present(s)
+    return len(present) > 0 and bool(present.str.match(ISO).all())
+
+
+def _present(s: pd.Series) -> pd.Series:
+    text = s[s.notna()].astype(str).str.strip()
+    return text[~text.str.lower().isin(MISSING)]
+
+
+def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tuple[np.ndarray, str]:
+    """The column as float64 whole units since 1970-01-01 (NaN where missing)
+    and the unit: ``unit`` if given, else ``"day"`` when no cell has a time
+    of day and ``"second"`` otherwise. DataError naming the first cell that
+    is not a date."""
+    if pd.api.types.is_datetime64_any_dtype(s):
+        stamps = s.dt.tz_convert("UTC").dt.tz_localize(None) if getattr(s.dt, "tz", None) is not None else s
+    else:
+        text = s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).strip())
+        missing = text.isna() | text.fillna("").str.lower().isin(MISSING)
+        text = text.where(~missing, None)
+        try:
+            stamps = pd.to_datetime(text, format=fmt if fmt else "ISO8601", utc=True, errors="coerce")
+        except (ValueError, TypeError) as exc:
+            raise DataError(f"column {show(s.name)}: cannot read dates: {exc}") from None
+        bad = stamps.isna() & ~missing
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            want = f"a date in the format {fmt!r}" if fmt else "an ISO 8601 date (2024-03-05) or timestamp"
+            raise DataError(f"column {show(s.name)}, row {show(s.index[i])}: {show(s.iloc[i])} is not {want}")
+        stamps = stamps.dt.tz_localize(None)
+    seconds = stamps.to_numpy(dtype="datetime64[s]")
+    present = ~np.isnat(seconds)
+    whole = seconds[present].astype(np.int64)
+    unit = unit or ("day" if (whole % DAY == 0).all() else "second")
+    out = np.full(len(s), np.nan)
+    out[present] = np.floor_divide(whole, DAY) if unit == "day" else whole
+    return out, unit
+
+
+def iso(values: np.ndarray, unit: str) -> np.ndarray:
+    """Whole days or seconds since 1970-01-01 as ISO text (None where NaN)."""
+    values = np.asarray(values, dtype=float)
+    out = np.full(values.size, None, dtype=object)
+    ok = ~np.isnan(values)
+    if unit == "day":
+        days = EPOCH + values[ok].astype(np.int64).astype("timedelta64[D]")
+        out[ok] = np.datetime_as_string(days, unit="D")
+    else:
+        stamps = np.datetime64("1970-01-01T00:00:00", "s") + values[ok].astype(np.int64).astype("timedelta64[s]")
+        out[ok] = np.datetime_as_string(stamps, unit="s")
+    return out
+
+
+def _month_of(v: np.ndarray, scale: int) -> np.ndarray:
+    """Months since 1970-01 of values in the unit (``scale`` units per day)."""
+    days = np.floor(np.asarray(v, dtype=float) / scale).astype(np.int64)
+    return (EPOCH + days.astype("timedelta64[D]")).astype("datetime64[M]").astype(np.int64)
+
+
+def _month_start(months: np.ndarray, scale: int) -> np.ndarray:
+    """The first day of months since 1970-01, in the unit."""
+    days = np.asarray(months, dtype=np.int64).astype("datetime64[M]").astype("datetime64[D]") - EPOCH
+    return days.astype(np.int64).astype(float) * scale
+
+
+def calendar_cuts(a: np.ndarray, b: np.ndarray, unit: str) -> np.ndarray:
+    """For whole units a < b: a cut c with a < c <= b on the coarsest calendar
+    boundary between them (year, quarter, month, ISO week, day; then hour,
+    minute, second), the one nearest the middle (the earlier on a tie)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    scale = 1 if unit == "day" else DAY
+    out = np.full(a.size, np.nan)
+    mid = (a + b) / 2
+    for months in (12, 3, 1):                               # year, quarter, month starts
+        first = (_month_of(a, scale) // months + 1) * months
+        last = _month_of(b, scale) // months * months
+        todo = np.flatnonzero(np.isnan(out) & (first <= last))
+        for i in todo.tolist():
+            starts = _month_start(np.arange(first[i], last[i] + 1, months), scale)
+            out[i] = starts[np.argmin(np.abs(starts - mid[i]))]
+    monday = 4                                              # 1970-01-01 was a Thursday
+    for step, offset in ((7 * scale, monday * scale), *((s, 0) for s in ((1,) if unit == "day" else
+                                                                        (DAY, 3600, 60, 1)))):
+        first = np.floor((a - offset) / step) * step + step + offset
+        last = np.floor((b - offset) / step) * step + offset
+        todo = np.isnan(out) & (first <= last)
+        if todo.any():
+            near = np.floor((mid[todo] - first[todo]) / step + 0.5) * step + first[todo]
+            out[todo] = np.clip(near, first[todo], last[todo])
+    return out
+
+
+def outer_edges(low: float, high: float, unit: str) -> tuple[float, float]:
+    """Year starts strictly below ``low`` and beyond ``high`` + 1, so no tile ends on the extreme values."""
+    scale = 1 if unit == "day" else DAY
+    y_low = (EPOCH + np.int64(np.floor(low / scale)).astype("timedelta64[D]")).astype("datetime64[Y]")
+    start = (y_low.astype("datetime64[D]") - EPOCH).astype(np.int64) * scale
+    if start >= low:
+        start = ((y_low - 1).astype("datetime64[D]") - EPOCH).astype(np.int64) * scale
+    y_high = (EPOCH + np.int64(np.floor((high + 1) / scale)).astype("timedelta64[D]")).astype("datetime64[Y]")
+    end = ((y_high + 1).astype("datetime64[D]") - EPOCH).astype(np.int64) * scale
+    return float(start), float(max(end, high + 2))
+
+
+def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
+    """A :class:`~geoanon.joint.dims.RankDim` of a date column (whole days or
+    seconds, NaN: missing): cut on the calendar (:func:`calendar_cuts`), outer
+    edges on year starts beyond the values, closed intervals published as ISO
+    text (``calendar``)."""
+    from .joint.dims import RankDim
+
+    present = ~np.isnan(values)
+    uniq, held = np.unique(values[present], return_counts=True)
+    if uniq.size == 0:
+        raise DataError(f"column {show(name)} has no dates")
+    d = uniq.size
+    rank = np.full(values.size, d, dtype=np.int64)
+    rank[present] = np.searchsorted(uniq, values[present])
+    edges = np.empty(d + 1)
+    edges[1:d] = calendar_cuts(uniq[:-1], uniq[1:], unit)
+    edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
+    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
+                   missing=bool((~present).any()), extent=extent, rare=held < k, step=1.0, calendar=unit)
