@@ -138,7 +138,19 @@ def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
     assert child.returncode == 130, err
     assert err.strip() == "geoanon suppress: interrupted; nothing written"
     assert os.listdir(folder) == []
-    assert not any(os.path.exists(f"/proc/{pid}") for pid in solver)
+    deadline = time.monotonic() + PATIENCE           # the solver was killed; on a loaded machine it takes a moment
+    while any(_running(pid) for pid in solver) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in solver)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
