@@ -2,13 +2,17 @@
 chaining the column jobs by hand.
 
     pip install ".[bench]"
-    python bench/bench_anonymize.py            # about 15 minutes; --quick for a smoke run
+    python bench/bench_anonymize.py            # about 20 minutes; --quick for a smoke run
 
 The table: UCI Adult's 30,162 rows placed at real US ZIP centroids (shipped
 ``us_zip_delaunay_nodes.csv.gz``, one drawn per row, seed 0) with Gaussian
 jitter of 0.01 degrees; quasi-identifiers lat, lon, age, sex, race,
 marital-status; sensitive occupation. Also 10^6 synthetic rows (lat, lon and
-four QIs). Every measurement runs in a fresh process.
+four QIs), and issue 26's airports table: Adult's rows near real US airports
+(shipped ``us_airports.csv.gz``, seed 0, 0.03 degrees of jitter), with and
+without a visit date, where each design's location is measured in km (box
+diagonals) beside ``points`` alone and Mondrian (``+wN``: location weight N).
+Every measurement runs in a fresh process.
 
 - ``anonypy``: anonypy 0.2.1's Mondrian (categorical columns as pandas
   categories) on all six QIs; its NCP from its partitions as it publishes them:
@@ -59,7 +63,10 @@ PLAN = ([("adult", k, "none", m) for k in (5, 10, 50) for m in ["anonypy", "chai
         + [("adult", 10, "none", CLI)]
         + [("adult", 10, "2", m) for m in ["anonypy", "chained", "geoanon_frontier", OURS, JOINT]]
         + [("synthetic", 10, "none", m) for m in [OURS, OURS + "+jobs2", JOINT, JOINT + "+jobs2"]])
-QUICK = [("adult", 50, "none", m) for m in ["chained", OURS]]
+PRECISION = ["points", "anonypy", "geoanon_frontier", OURS, JOINT, OURS + "+w4", OURS + "+w16"]
+PLAN += ([("airports", k, "none", m) for k in (5, 10, 50) for m in PRECISION]
+         + [("airports+visit", 10, "none", m) for m in ["geoanon_frontier", OURS, OURS + "+w4"]])
+QUICK = [("adult", 50, "none", m) for m in ["chained", OURS]] + [("airports", 50, "none", m) for m in ("points", OURS)]
 TIME_LIMIT = 1800
 
 
@@ -74,6 +81,81 @@ def adult_table() -> pd.DataFrame:
     a["lon"] = np.round(z["lon"].to_numpy()[pick] + rng.normal(0, 0.01, len(a)), 5)
     a["age"] = a["age"].astype(int)
     return a
+
+
+def airports_table(visit: bool = False) -> pd.DataFrame:
+    """Adult's rows placed near real US airports (shipped ``us_airports.csv.gz``,
+    one drawn per row, seed 0) with a few km of jitter (0.03 degrees);
+    ``visit``: and a visit date drawn over 2023-2024."""
+    from geoanon.datasets import adult, data_path
+
+    a = adult()
+    ports = pd.read_csv(data_path("us_airports.csv.gz"), dtype={"iata": str})
+    rng = np.random.default_rng(0)
+    pick = rng.integers(0, len(ports), len(a))
+    a["lat"] = np.round(ports["lat"].to_numpy()[pick] + rng.normal(0, 0.03, len(a)), 5)
+    a["lon"] = np.round(ports["lon"].to_numpy()[pick] + rng.normal(0, 0.03, len(a)), 5)
+    a["age"] = a["age"].astype(int)
+    if visit:
+        days = rng.integers(0, 731, len(a)).astype("timedelta64[D]")
+        a["visit"] = np.datetime_as_string(np.datetime64("2023-01-01") + days, unit="D")
+    return a
+
+
+def _km(lat_a, lon_a, lat_b, lon_b) -> np.ndarray:
+    """Great-circle distance between two corners, per row."""
+    p, q = np.radians(lat_a), np.radians(lat_b)
+    h = np.sin((q - p) / 2) ** 2 + np.cos(p) * np.cos(q) * np.sin(np.radians(lon_b - lon_a) / 2) ** 2
+    return 2 * 6371.0088 * np.arcsin(np.sqrt(np.clip(h, 0, 1)))
+
+
+def _precision(lat_lo, lat_hi, lon_lo, lon_hi, age_width, stars, boxes) -> dict:
+    """Location classes, the median and p90 box diagonal per record (km), the median age width, stars."""
+    d = _km(lat_lo, lon_lo, lat_hi, lon_hi)
+    return {"location_classes": int(boxes), "median_km": float(np.nanmedian(d)),
+            "p90_km": float(np.nanquantile(d, 0.9)),
+            "age_width": None if age_width is None else float(np.nanmedian(age_width)), "stars": int(stars)}
+
+
+def _measure_precision(method: str, data: str, k: int) -> dict:
+    """Issue 26's table: what the location keeps, per design, on the airports table."""
+    import geoanon as ga
+
+    visit = data.endswith("+visit")
+    df = airports_table(visit)[QI + (["visit"] if visit else [])]
+    started = time.perf_counter()
+    if method == "points":
+        t = ga.generalize_points(df[["lat", "lon"]], k, lat="lat", lon="lon").table
+        seconds = time.perf_counter() - started
+        boxes = t[["lat_min", "lat_max", "lon_min", "lon_max"]].drop_duplicates().shape[0]
+        prec = _precision(t.lat_min, t.lat_max, t.lon_min, t.lon_max, None, 0, boxes)
+        columns = ga.information_loss(df, t, {"lat": ("interval", ("lat_min", "lat_max")),
+                                              "lon": ("interval", ("lon_min", "lon_max"))})["columns"]
+        classes = int(t["class_id"].nunique())
+    elif method == "anonypy":
+        seconds, parts = _mondrian(df, k, None, None)
+        box = np.empty((len(df), 4))
+        age = np.empty(len(df))
+        for p in parts:
+            box[p] = [df.lat.iloc[p].min(), df.lat.iloc[p].max(), df.lon.iloc[p].min(), df.lon.iloc[p].max()]
+            age[p] = df.age.iloc[p].max() - df.age.iloc[p].min()
+        prec = _precision(box[:, 0], box[:, 1], box[:, 2], box[:, 3], age, 0, len(parts))
+        columns, classes = _mondrian_ncp(df, parts), len(parts)
+    else:
+        design, *options = method.split("_", 1)[1].split("+")
+        weight = next((float(o[1:]) for o in options if o.startswith("w")), None)
+        release = ga.anonymize(df, location=("lat", "lon"), qi=["age", *CATEGORICAL, *(["visit"] if visit else [])],
+                               k=k, method=design, sets=CATEGORICAL if "sets" in options else None,
+                               weights={"location": weight} if weight else None)
+        seconds = time.perf_counter() - started
+        t = release.table
+        stars = int(sum((t[c].astype(str) == "*").sum() for c in CATEGORICAL))
+        prec = _precision(t.lat_min, t.lat_max, t.lon_min, t.lon_max, t.age_max - t.age_min, stars,
+                          release.report.details["location_classes"])
+        columns, classes = release.report["ncp"]["columns"], release.report.classes
+    return {"method": method, "data": data, "n": len(df), "k": k, "l": None, "seconds": seconds,
+            "peak_mb": peak_mb(), "classes": classes, "max_class": 0,
+            "ncp": float(np.mean(list(columns.values()))), "columns": columns, "precision": prec}
 
 
 def synthetic_table(n=1_000_000) -> pd.DataFrame:
@@ -99,6 +181,8 @@ def measure(method: str, data: str, k, l) -> dict:
     import geoanon as ga
 
     k = int(k)
+    if data.startswith("airports"):
+        return _measure_precision(method, data, k)
     l = None if l == "none" else float(l)
     sensitive = "occupation" if l is not None else None
     df = (adult_table() if data == "adult" else synthetic_table())[QI + ([sensitive] if sensitive else [])]
@@ -204,6 +288,41 @@ def _line(r) -> str:
             f"{r['peak_mb']:7.0f} MB  NCP {r['ncp']:.4f}  classes {r['classes']:6}  max {r['max_class']}")
 
 
+def _precision_table(rows) -> list[str]:
+    out = ["| data | k | method | location classes | box diagonal median | p90 | age width (median) | "
+           "NCP lat / lon / age | NCP visit | stars | time |",
+           "|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+    for r in rows:
+        if "failed" in r:
+            data, k, _, method = r["job"]
+            out.append(f"| {data} | {k} | {method} | {r['failed'][:80]} |" + " |" * 7)
+            continue
+        p, c = r["precision"], r["columns"]
+        width = "-" if p["age_width"] is None else f"{p['age_width']:g}"
+        ncp = " / ".join("-" if col not in c else f"{c[col]:.3f}" for col in ("lat", "lon", "age"))
+        visit = f"{c['visit']:.3f}" if "visit" in c else "-"
+        out.append(f"| {r['data']} | {r['k']} | {r['method']} | {p['location_classes']:,} | {p['median_km']:,.0f} km | "
+                   f"{p['p90_km']:,.0f} km | {width} | {ncp} | {visit} | {p['stars']:,} | {r['seconds']:.2f} s |")
+    return out
+
+
+def _precision_targets(rows) -> list[str]:
+    ok = {(r["data"], r["k"], r["method"]): r for r in rows if "failed" not in r}
+    points, ours = ok.get(("airports", 10, "points")), ok.get(("airports", 10, "geoanon_frontier"))
+    lines = []
+    if points and ours:
+        x = ours["precision"]["median_km"] / points["precision"]["median_km"]
+        lines.append(f"- airports, k=10: the default's median box diagonal {ours['precision']['median_km']:,.0f} km "
+                     f"= {x:.1f}x `points` alone ({points['precision']['median_km']:,.0f} km); target <= 3x: "
+                     f"{'met' if x <= 3 else 'MISSED'}")
+    dated = ok.get(("airports+visit", 10, "geoanon_frontier"))
+    if dated:
+        v = dated["columns"]["visit"]
+        lines.append(f"- airports with a visit date, k=10: the visit published as ISO intervals, NCP {v:.3f}; "
+                     f"target < 0.2: {'met' if v < 0.2 else 'MISSED'}")
+    return lines
+
+
 def _table(rows) -> str:
     cols = QI
     out = ["| data | k | l | method | NCP | " + " | ".join(cols) + " | classes | largest | time | peak memory |",
@@ -258,12 +377,26 @@ def write_results(rows, path: Path) -> None:
         f"class ranges, and `*` or value sets (`+sets`); `{JOINT}` cuts the location anywhere, as Mondrian "
         f"does, so its classes' boxes may overlap. Targets compare `{OURS}`.",
         "",
-        _table(rows),
+        _table([r for r in rows if not _airports(r)]),
         "",
         "Targets (issue 11):",
         "",
-        *_targets(rows),
+        *_targets([r for r in rows if not _airports(r)]),
+        "",
+        "Location precision (issue 26): Adult's rows near real US airports (`us_airports.csv.gz`, 3,376 airports "
+        "from Thailand and Guam to Alaska, 0.03 degrees of jitter), QIs as above; `airports+visit` adds a visit date "
+        "over 2023-2024. Box diagonal: the great-circle diagonal of the box each record publishes (Mondrian: its "
+        "class's members' box), median and p90 over the records. `points`: `geoanon points` on the location "
+        "alone. `+wN`: `weights={\"location\": N}`.",
+        "",
+        *_precision_table([r for r in rows if _airports(r)]),
+        "",
+        *_precision_targets([r for r in rows if _airports(r)]),
     ])
+
+
+def _airports(row) -> bool:
+    return (row.get("data") or row["job"][0]).startswith("airports")
 
 
 if __name__ == "__main__":
