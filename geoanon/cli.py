@@ -185,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="rows without coordinates: fail (default) or give them a location class of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
     anon.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX", help="region the rectangles tile")
+    anon.add_argument("--max-extent", type=_kilometres, metavar="KM", help="precision target of a --lat/--lon "
+                      "location: classes wider than this (box diagonal, e.g. 50km) are cut further wherever the model "
+                      "allows; the report counts the records still wider")
     anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
                       help="columns' weights in the objective (default 1): location=4 keeps the location finer "
                            "and generalizes the other quasi-identifiers more")
@@ -304,6 +307,14 @@ def _table_model_arguments(p, qi_required=True) -> None:
                    help="EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV file (leaf;...;root)")
     p.add_argument("--order", type=_columns, metavar="V1,V2,...",
                    help="order of the sensitive values for --ground ordered (default: sorted, numerically if numbers)")
+
+
+def _kilometres(text: str) -> float:
+    number = text.strip().lower().removesuffix("km").strip()
+    try:
+        return float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a distance in km such as 50km, got {text!r}") from None
 
 
 def _weights(text: str) -> dict:
@@ -698,6 +709,7 @@ def _run_anonymize(args) -> int:
                         dates=_date_formats(args),
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
+                        max_extent_km=args.max_extent,
                         **_roles(args),
                         **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}

@@ -27,7 +27,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     k = 10
 
     [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed,
-                                   # weights = { location = 4, age = 1 }
+                                   # weights = { location = 4, age = 1 }, max_extent_km
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,
@@ -429,7 +429,8 @@ _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_
 LEVELS = ("k", "l", "l_distinct", "t", "l_entropy", "recursive", "beta", "beta_enhanced", "delta")
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
             "seed": _integer,
-            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights}
+            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights,
+            "max_extent_km": _number}
 _OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
            "escape_formulas": _flag, "shuffle": _flag, "timings": _flag}
 OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

@@ -440,3 +440,35 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
         '[output]\ntable = "j.csv"\n')
     code, _, err = cli("run", tmp_path / "job.toml", "--dry-run")
     assert code == 2 and "[release] weights names 'sexx'" in err
+
+
+def test_a_precision_target_cuts_the_location_further(tmp_path, cli):
+    from geoanon.pipeline.figures import _box_extents
+
+    df = _table(900, seed=6)
+    qi = ["age", "sex", "marital"]
+    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8)
+    wide = np.median(_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2])
+    target = wide / 3
+    tight = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, max_extent_km=target)
+    assert tight.report.audit["k"] >= 8
+    d = _box_extents(tight.table, "lat", "lon", "EPSG:4326")[2]
+    assert np.median(d) < wide and tight.report.details["beyond_max_extent"] == int((d > target).sum())
+    assert tight.report.details["location_classes"] > plain.report.details["location_classes"]
+    if tight.report.details["beyond_max_extent"]:
+        assert any("wider than" in w for w in tight.warnings)
+    for bad, message in (({"max_extent_km": 0}, "> 0"), ({"max_extent_km": 50, "method": "joint"}, "frontier")):
+        with pytest.raises(ga.ParameterError, match=message):
+            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **bad)
+    with pytest.raises(ga.ParameterError, match="points location"):
+        ga.anonymize(df, qi=qi, k=8, max_extent_km=50)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi), "-k",
+                       "8", "--max-extent", f"{target:.3f}km", "--keep", "id,diagnosis", "-o", tmp_path / "o.csv",
+                       "--report", tmp_path / "r.json")
+    assert code == 0, err
+    import json
+    assert json.loads((tmp_path / "r.json").read_text())["max_extent_km"] == pytest.approx(target, abs=1e-3)
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi), "-k",
+                       "8", "--max-extent", "far", "-o", tmp_path / "o2.csv")
+    assert code == 2 and "distance in km" in err

@@ -332,6 +332,7 @@ class Dims:
 
     items: list = field(default_factory=list)
     shared_location: bool = True
+    too_wide: object = None       # a location state -> whether it is wider than the user's precision target
     _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:

@@ -315,7 +315,8 @@ def _refined(dims, check, tree, chosen, inner, other) -> dict:
 
 def _frontier(dims, check, tree, other):
     """The frontier of least total NCP (dynamic programming, children first,
-    the nodes of one depth evaluated together)."""
+    the nodes of one depth evaluated together); a node wider than the
+    precision target (``dims.too_wide``) stops only where it has no children."""
     n_nodes = len(tree.parent)
     best = np.zeros(n_nodes)
     stop = np.zeros(n_nodes, dtype=bool)
@@ -331,7 +332,7 @@ def _frontier(dims, check, tree, other):
             kids = tree.children[node]
             below[node] = float(best[kids].sum()) if kids else np.inf
             floor = tree.rows[node].size * dims.location_cost(tree.state[node])
-            if floor >= below[node]:
+            if floor >= below[node] or (kids and dims.too_wide is not None and dims.too_wide(tree.state[node])):
                 best[node] = below[node]
             else:
                 todo.append(node)

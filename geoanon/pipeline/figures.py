@@ -149,12 +149,17 @@ def _log_histogram(values: np.ndarray) -> dict:
 def _box_extents(table: pd.DataFrame, lat: str, lon: str, crs):
     """Width, height and diameter in km of each row's published rectangle
     (NaN where a row has none)."""
-    from pyproj import CRS
-
     def column(name):
         return pd.to_numeric(table[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
 
-    y0, y1, x0, x1 = (column(f"{lat}_min"), column(f"{lat}_max"), column(f"{lon}_min"), column(f"{lon}_max"))
+    return box_extents(column(f"{lon}_min"), column(f"{lat}_min"), column(f"{lon}_max"), column(f"{lat}_max"), crs)
+
+
+def box_extents(x0, y0, x1, y1, crs):
+    """Width, height and diameter in km of boxes given by their corners in
+    ``crs`` (a longitude interval with x0 > x1 crosses the antimeridian)."""
+    from pyproj import CRS
+
     crs = CRS.from_user_input(crs)
     if not crs.is_geographic:
         metres = crs.axis_info[0].unit_conversion_factor

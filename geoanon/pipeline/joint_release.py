@@ -36,7 +36,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
-              weights=None, dates=None) -> Release:
+              weights=None, dates=None, max_extent_km=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -64,6 +64,13 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         columns and ISO text columns are found without it. A date column is
         published, as an interval by default, as ``{col}_min, {col}_max`` in
         ISO text, cut on the calendar (year, quarter, month, week, day).
+    max_extent_km : float, optional
+        A precision target for a points location (``method="frontier"``): a
+        location class wider than this (its records' box, diagonal in km,
+        with room for the published margins) is cut further wherever its
+        parts still meet the model. ``report.details["beyond_max_extent"]``
+        counts the records whose published box is still wider, because their
+        class cannot be cut further.
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
@@ -173,6 +180,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
                                   formats))
     for d in dims.items:
         d.weight = weights.get("location" if d.location else d.name, 1.0)
+    if max_extent_km is not None:
+        dims.too_wide = _too_wide(dims, crs, check_max_extent(max_extent_km, kind, method))
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
@@ -190,6 +199,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
             "method": method,
             "location_classes": int(part.location_classes),
             **({"weights": weights} if weights else {}),
+            **({} if max_extent_km is None else _beyond(table, loc, crs, max_extent_km, warnings)),
             **({"dates": formats} if formats else {}),
             **getattr(publish_location, "details", {}),
             "ncp": ncp,
@@ -199,6 +209,53 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     classes, row_shapes = publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
+
+
+PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up to 10% a side, then onto the grid
+
+
+def check_max_extent(value, kind, method) -> float:
+    """``max_extent_km`` checked: a finite number > 0, for a points location and the frontier design."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(value) and value > 0):
+        raise ParameterError(f"max_extent_km must be a finite number > 0, got {show(value)}")
+    if kind != "points":
+        raise ParameterError("max_extent_km needs a points location (lat and lon)")
+    if method != "frontier":
+        raise ParameterError(f"max_extent_km works with method='frontier', not {method!r}")
+    return float(value)
+
+
+def _too_wide(dims, crs, max_km):
+    """Whether a location state's records' box, with room for its published
+    margins, is wider than ``max_km`` (diagonal)."""
+    from pyproj import CRS
+
+    from .figures import box_extents
+
+    crs = CRS.from_user_input(crs)
+    x, y = (j for j, d in enumerate(dims.items) if d.location)
+
+    def wide(state) -> bool:
+        (x0, x1), (y0, y1) = dims.items[x].interval(state[x]), dims.items[y].interval(state[y])
+        if np.isnan([x0, x1, y0, y1]).any():
+            return False
+        return bool(box_extents(np.array([x0]), np.array([y0]), np.array([x1]), np.array([y1]), crs)[2][0]
+                    * PUBLISHED_MARGIN > max_km)
+    return wide
+
+
+def _beyond(table, loc, crs, max_km, warnings) -> dict:
+    """The report's count of records published in boxes wider than ``max_km``, and its warning."""
+    from .figures import _box_extents
+
+    diameter = _box_extents(table, loc["lat"], loc["lon"], crs)[2]
+    beyond = int((diameter > max_km).sum())
+    if beyond:
+        warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
+                        f"published in boxes wider than {max_km:g} km: their location classes cannot be cut further "
+                        "while every part meets the model")
+    return {"max_extent_km": max_km, "beyond_max_extent": beyond}
 
 
 def check_weights(weights, qi, located: bool) -> dict:
