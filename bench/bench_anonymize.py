@@ -74,14 +74,18 @@ TIME_LIMIT = 1800
 def adult_table() -> pd.DataFrame:
     from geoanon.datasets import adult, data_path
 
-    a = adult()
-    z = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype={"zip": str})
+    return _placed(adult(), pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype={"zip": str}), 0.01)[0]
+
+
+def _placed(a: pd.DataFrame, places: pd.DataFrame, jitter: float):
+    """Adult's rows each at one of ``places`` (lat, lon; drawn with seed 0)
+    with Gaussian jitter in degrees, age as numbers; and the generator, to draw on."""
     rng = np.random.default_rng(0)
-    pick = rng.integers(0, len(z), len(a))
-    a["lat"] = np.round(z["lat"].to_numpy()[pick] + rng.normal(0, 0.01, len(a)), 5)
-    a["lon"] = np.round(z["lon"].to_numpy()[pick] + rng.normal(0, 0.01, len(a)), 5)
+    pick = rng.integers(0, len(places), len(a))
+    a["lat"] = np.round(places["lat"].to_numpy()[pick] + rng.normal(0, jitter, len(a)), 5)
+    a["lon"] = np.round(places["lon"].to_numpy()[pick] + rng.normal(0, jitter, len(a)), 5)
     a["age"] = a["age"].astype(int)
-    return a
+    return a, rng
 
 
 def airports_table(visit: bool = False) -> pd.DataFrame:
@@ -90,13 +94,7 @@ def airports_table(visit: bool = False) -> pd.DataFrame:
     ``visit``: and a visit date drawn over 2023-2024."""
     from geoanon.datasets import adult, data_path
 
-    a = adult()
-    ports = pd.read_csv(data_path("us_airports.csv.gz"), dtype={"iata": str})
-    rng = np.random.default_rng(0)
-    pick = rng.integers(0, len(ports), len(a))
-    a["lat"] = np.round(ports["lat"].to_numpy()[pick] + rng.normal(0, 0.03, len(a)), 5)
-    a["lon"] = np.round(ports["lon"].to_numpy()[pick] + rng.normal(0, 0.03, len(a)), 5)
-    a["age"] = a["age"].astype(int)
+    a, rng = _placed(adult(), pd.read_csv(data_path("us_airports.csv.gz"), dtype={"iata": str}), 0.03)
     if visit:
         days = rng.integers(0, 731, len(a)).astype("timedelta64[D]")
         a["visit"] = np.datetime_as_string(np.datetime64("2023-01-01") + days, unit="D")

@@ -145,17 +145,12 @@ def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
     seconds, NaN: missing): cut on the calendar (:func:`calendar_cuts`), outer
     edges on year starts beyond the values, closed intervals published as ISO
     text (``calendar``)."""
-    from .joint.dims import RankDim
+    from .joint.dims import RankDim, ranked
 
-    present = ~np.isnan(values)
-    uniq, held = np.unique(values[present], return_counts=True)
-    if uniq.size == 0:
-        raise DataError(f"column {show(name)} has no dates")
+    uniq, held, rank, missing = ranked(values, name)
     d = uniq.size
-    rank = np.full(values.size, d, dtype=np.int64)
-    rank[present] = np.searchsorted(uniq, values[present])
     edges = np.empty(d + 1)
     edges[1:d] = calendar_cuts(uniq[:-1], uniq[1:], unit)
     edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
-                   missing=bool((~present).any()), extent=extent, rare=held < k, step=1.0, calendar=unit)
+                   missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)

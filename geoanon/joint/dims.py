@@ -187,6 +187,22 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
+def ranked(values: np.ndarray, name: str) -> tuple:
+    """A column's distinct values (NaN: missing), how many rows hold each, and
+    every row's rank (the number of values for a missing one); DataError when
+    it has no value."""
+    from .._text import show
+    from ..errors import DataError
+
+    present = ~np.isnan(values)
+    uniq, held = np.unique(values[present], return_counts=True)
+    if uniq.size == 0:
+        raise DataError(f"column {show(name)} has no values")
+    rank = np.full(values.size, uniq.size, dtype=np.int64)
+    rank[present] = np.searchsorted(uniq, values[present])
+    return uniq, held, rank, bool((~present).any())
+
+
 def grid_below(v: np.ndarray, step: float) -> np.ndarray:
     """The greatest multiple of ``step`` strictly below each ``v`` (rounded
     to the step's decimals)."""

@@ -15,7 +15,7 @@ from .._validation import check_choice, check_jobs, check_scalar_columns, check_
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
-from ..joint.dims import Dims, RankDim, SetDim, tree_from_paths
+from ..joint.dims import Dims, RankDim, SetDim, ranked, tree_from_paths
 from ..joint.search import joint_partition
 from ..models import Hierarchy, requested_model
 from ..dates import date_dim, is_date_column
@@ -427,13 +427,8 @@ def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1) -> Rank
     from ..points.frame import padded_box, shortest_decimal_between
     from .location import default_resolution, finest_step
 
-    present = ~np.isnan(values)
-    uniq, held = np.unique(values[present], return_counts=True)
-    if uniq.size == 0:
-        raise DataError(f"column {show(name)} has no values")
+    uniq, held, rank, missing = ranked(values, name)
     d = uniq.size
-    rank = np.full(values.size, d, dtype=np.int64)
-    rank[present] = np.searchsorted(uniq, values[present])
     whole = bool(np.all(uniq == np.round(uniq)) and np.abs(uniq).max() < 2.0 ** 52)
     edges = np.empty(d + 1)
     low, _, high, _ = padded_box(float(uniq[0]), 0.0, float(uniq[-1]), 0.0, geographic=False)
@@ -445,7 +440,7 @@ def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1) -> Rank
         edges[0], edges[d] = low, high
     span = float(uniq[-1] - uniq[0])
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=span,
-                   unit=int(whole), missing=bool((~present).any()), extent=extent, rare=held < k,
+                   unit=int(whole), missing=missing, extent=extent, rare=held < k,
                    step=1.0 if whole else default_resolution(span, finest_step(float(np.abs(uniq).max()))))
 
 
