@@ -130,7 +130,7 @@ def load_job(path) -> Job:
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
               model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}))
     for col, roles in job.roles().items():
-        if len(roles) > 1:
+        if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
     if "weights" in job.release:
         from .pipeline.joint_release import check_weights
@@ -145,8 +145,8 @@ def load_job(path) -> Job:
 def job_qi(job: "Job") -> list:
     """Every quasi-identifier of the job, whatever its treatment."""
     t = job.treatments
-    return [*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}), *t.get("suppress", []),
-            *t.get("sets", [])]
+    return list(dict.fromkeys([*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}),
+                               *t.get("suppress", []), *t.get("sets", [])]))
 
 
 def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:

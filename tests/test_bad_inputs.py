@@ -294,7 +294,7 @@ def _cases():
     an("map without a location", "--map needs a location", set={"--lat": None, "--lon": None})
     an("classes without a location", "--classes needs a location", set={**no_location, "--classes": "c.geojson"})
     an("location also a quasi-identifier", "two roles", set={"--qi": "age,lat"})
-    an("interval not a quasi-identifier", "not among the quasi-identifiers", set={"--interval": "name"})
+    an("interval of a text column not among --qi", "'dee' is not a number", set={"--interval": "name"})
     an("two treatments", "two treatments", set={"--suppress": "race", "--sets": "race"})
     an("interval of text", "is not a number", set={"--interval": "sex"})
     an("hierarchy of a column missing", "cannot read the hierarchy", set={"--hierarchy": "race=nofile.csv"})
@@ -309,7 +309,7 @@ def _cases():
        files={"h.csv": "a;r;p;*\nb;r;q;*\nc;s;q;*\n"})
     an("hierarchy without a value", "is not a leaf of its hierarchy", set={"--hierarchy": "race=h.csv"},
        files={"h.csv": "a;r;*\nb;r;*\n"})
-    an("hierarchy of an unknown column", "not among the quasi-identifiers", set={"--hierarchy": "job=h.csv"},
+    an("hierarchy of an unknown column", "no column 'job' in the table", set={"--hierarchy": "job=h.csv"},
        files={"h.csv": races})
     an("-o is the hierarchy", "names the --hierarchy race file", set={"-o": "h.csv", "--hierarchy": "race=h.csv"},
        files={"h.csv": races})

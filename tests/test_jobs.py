@@ -256,3 +256,29 @@ def test_progress_shows_on_a_terminal_and_never_through_a_pipe(tmp_path):
     assert _run_on(True, [*args, "--quiet"], tmp_path) == ""              # nor with --quiet
     logged = _run_on(False, [*args, "-v"], tmp_path)
     assert "geoanon: partitioning points: " in logged and "geoanon: writing out.csv: " in logged
+
+
+def test_treated_columns_are_quasi_identifiers_listed_under_qi_or_not(tmp_path, cli):
+    """The command line and job files agree: a column named by a treatment is a
+    quasi-identifier whether or not it is also listed under qi."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 300
+    pd.DataFrame({"lat": 35 + rng.normal(0, 1, n), "lon": -80 + rng.normal(0, 1, n), "age": rng.integers(20, 80, n),
+                  "sex": rng.choice(["F", "M"], n)}).to_csv(tmp_path / "in.csv", index=False)
+    outputs = []
+    for i, qi in enumerate(('["sex"]', '["sex", "age"]')):
+        (tmp_path / f"job{i}.toml").write_text(
+            f'[input]\npath = "in.csv"\n[columns]\nlocation = {{ lat = "lat", lon = "lon" }}\nqi = {qi}\n'
+            f'interval = ["age"]\n[model]\nk = 5\n[output]\ntable = "j{i}.csv"\n')
+        code, _, err = cli("run", tmp_path / f"job{i}.toml")
+        assert code == 0, err
+        outputs.append((tmp_path / f"j{i}.csv").read_bytes())
+    for i, qi in enumerate(("sex", "sex,age")):
+        code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", qi,
+                           "--interval", "age", "-k", "5", "-o", tmp_path / f"c{i}.csv")
+        assert code == 0, err
+        outputs.append((tmp_path / f"c{i}.csv").read_bytes())
+    assert len(set(outputs)) == 1

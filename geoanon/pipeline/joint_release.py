@@ -54,7 +54,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         (regions without records join groups too); ``{"label": COL}``: a label column,
         published as a group of labels. None: no location.
     qi : list of str
-        The other quasi-identifiers.
+        The other quasi-identifiers (the columns named in ``interval``,
+        ``hierarchies``, ``suppress`` and ``sets`` are too, listed here or not).
     sensitive, k, l, l_distinct, t, ground, order
         The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
         and t (k is 1 when only the others are given).
@@ -160,6 +161,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
                             order=order)
     sensitive = model.sensitive
     qi = [qi] if isinstance(qi, str) else list(qi)
+    qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
+                             if c not in qi))       # a treated column is a quasi-identifier, listed in qi or not
     kind, loc = _location(location)
     formats = check_dates(dates, qi)
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
