@@ -99,7 +99,8 @@ def _sorted_values(values: pd.Series) -> list:
 
 @stepped("auditing")
 def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
-          k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None, model=None) -> AuditReport:
+          k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None, model=None,
+          population=None) -> AuditReport:
     """Measure ``df`` over the quasi-identifiers ``qi`` (and ``sensitive``).
 
     Parameters
@@ -125,6 +126,15 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     model : Model, optional
         ``sensitive``, ``ground``, ``order`` and the requested levels as one
         :class:`~geoanon.models.Model`, instead of those keywords.
+    population : DataFrame, optional
+        The population the released rows are a sample of, published the same
+        way (its ``qi`` columns; ARX's research subset): adds ``risk`` with
+        the journalist risk, 1 / the rows of the population in a class (its
+        largest and its mean over the sample's records) and the marketer risk
+        (El Emam's expected share of records re-identified, the mean of
+        f / F over the records). Without it ``risk`` holds the prosecutor
+        risk and the marketer risk of the release as its own population
+        (classes / rows).
 
     Returns
     -------
@@ -175,9 +185,42 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     report.per_class = per_class
     report["violations"] = {name: _violations(per_class, name, level, qi) for name, level in requested.items()}
     report["ok"] = not any(v["classes"] for v in report["violations"].values())
+    report["risk"] = risk_figures(df, qi, codes, sizes, population)
     if original is not None:
         report["ncp"] = release_ncp(original, df, qi, hierarchies)
     return report
+
+
+def own_population_risk(classes: int, rows: int, smallest: int) -> dict:
+    """Prosecutor risk (1 / class size: its largest, its mean over the
+    records) and the marketer risk of a release that is its own population."""
+    mean = round(classes / rows, 12)
+    return {"prosecutor": {"max": round(1.0 / smallest, 12), "mean": mean}, "marketer": mean}
+
+
+def risk_figures(df: pd.DataFrame, qi, codes: np.ndarray, sizes: np.ndarray, population=None) -> dict:
+    """Prosecutor risk (1 / class size: its largest, its mean over records),
+    marketer risk (mean of f / F over records: classes / rows when the
+    release is its own population) and, with ``population``, journalist risk
+    (1 / F, F the population rows of a record's class)."""
+    n = int(sizes.sum())
+    out = own_population_risk(int(sizes.size), n, int(sizes.min()))
+    if population is None:
+        return out
+    missing = [c for c in qi if c not in population.columns]
+    if missing:
+        raise DataError(f"the population has no column {missing[0]!r}")
+    first = np.unique(codes, return_index=True)[1]
+    keys = pd.MultiIndex.from_frame(df[qi].iloc[first].astype(object).where(df[qi].iloc[first].notna(), None))
+    held = population[qi].astype(object).where(population[qi].notna(), None).value_counts(dropna=False)
+    F = held.reindex(keys).to_numpy(dtype=float)
+    if np.isnan(F).any() or (F < sizes).any():
+        raise DataError("the population must hold every released row, published the same way: "
+                        f"{int(np.isnan(F).sum() + (F < sizes).sum())} classes are missing from it or larger than in it")
+    per_record = 1.0 / F[codes]
+    out["journalist"] = {"max": round(float(per_record.max()), 12), "mean": round(float(per_record.mean()), 12)}
+    out["marketer"] = round(float((sizes / F).sum() / n), 12)
+    return out
 
 
 def release_ncp(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None) -> dict:

@@ -200,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     _table_model_arguments(aud)
     aud.add_argument("--original", metavar="FILE", help="the input the release was made from (same rows and order): "
                      "adds the information loss (NCP) of its columns published among --qi")
+    aud.add_argument("--population", metavar="FILE", help="the population IN is a sample of, published the same "
+                     "way: adds the journalist and marketer risk")
     aud.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
                      help="with --original: a column published as nodes of this ARX hierarchy; repeatable")
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
@@ -819,12 +821,14 @@ def _run_audit(args) -> int:
     if hierarchy_files and args.original is None:
         raise ParameterError("--hierarchy needs --original (it only serves the information loss)")
     _check_outputs({"IN": args.input, "--ground": _ground_file(args), "--original": args.original,
-                    **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}}, args)
+                    "--population": args.population, **{f"--hierarchy {c}": p for c, p in hierarchy_files.items()}},
+                   args)
     options = _model_options(args)
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     original = read_table(args.original, sep=args.sep, encoding=args.encoding) if args.original is not None else None
     hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
-    report = audit(df, args.qi, original=original, hierarchies=hierarchies, **options)
+    population = read_table(args.population, sep=args.sep, encoding=args.encoding) if args.population else None
+    report = audit(df, args.qi, original=original, hierarchies=hierarchies, population=population, **options)
     report["input"] = str(args.input)
     return _print_audit(args, report)
 
@@ -836,6 +840,10 @@ def _print_audit(args, report) -> int:
     if "ncp" in report:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
+    if "journalist" in report.get("risk", {}):
+        r = report["risk"]
+        print(f"  risk: prosecutor {r['prosecutor']['max']:.2%} at most, journalist {r['journalist']['max']:.2%} at "
+              f"most, marketer {r['marketer']:.2%}")
     for name, v in report["violations"].items():
         print(f"  {name}={v['level']}: " + ("met" if not v["classes"] else
                                           f"VIOLATED by {plural(v['classes'], 'class', 'classes')} "
@@ -865,8 +873,8 @@ def _run_audit_on_cluster(args) -> int:
     from .cluster import audit
     from .io import check_outputs
 
-    if args.original or args.hierarchy:
-        raise ParameterError("--original and --hierarchy are not available on the dask engine")
+    if args.original or args.hierarchy or args.population:
+        raise ParameterError("--original, --hierarchy and --population are not available on the dask engine")
     check_outputs({"IN": args.input, "--ground": _ground_file(args)}, {"--report": ("report", args.report)})
     model = _model_options(args)
     report = audit(args.input, args.qi, args.sensitive, ground=model["ground"], order=model["order"], k=args.k,

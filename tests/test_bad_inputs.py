@@ -118,6 +118,9 @@ def _cases():
     add("audit", "report is the input", "names the input file", set={"IN": "in.json", "--report": "in.json"},
         files={"in.json": "{}"})
     add("audit", "report not json", "expected a .json file", set={"--report": "r.txt"})
+    add("audit", "population missing", "no such file", set={"--population": "nope.csv"})
+    add("audit", "population without the released classes", "must hold every released row",
+        set={"--population": "p.csv"}, files={"p.csv": records(3)})
     add("audit", "report in /proc", "cannot write into the folder /proc", set={"--report": "/proc/r.json"})
     add("audit", "report is a folder", "is a folder", set={"--report": "rdir.json"}, files={"rdir.json": os.mkdir})
 

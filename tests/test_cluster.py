@@ -107,9 +107,13 @@ def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path, 
     expected = ga.audit(df, qi, sensitive, ground=ground, **levels)
     got = gc.audit(_dataset(df, tmp_path / "adult", parts=4), qi, sensitive, ground=ground, scheduler=client,
                    **levels)
-    for key in ("rows", "classes", "k", "class_sizes", "l_distinct", "suppressed_cells", "ok", "ground"):
+    for key in ("rows", "classes", "k", "class_sizes", "l_distinct", "suppressed_cells", "ok", "ground", "risk"):
         assert got[key] == expected[key], key
     assert got["l"] == pytest.approx(expected["l"]) and got["t"] == pytest.approx(expected["t"])
+    for key in ("l_entropy", "beta", "beta_enhanced", "delta"):          # geoanon.criteria, on both engines
+        assert got[key] == pytest.approx(expected[key]), key
+    assert got["recursive"]["l"] == expected["recursive"]["l"]
+    assert got["recursive"]["c"] == pytest.approx(expected["recursive"]["c"])
     for name, v in expected["violations"].items():
         assert (got["violations"][name]["classes"], got["violations"][name]["rows"]) == (v["classes"], v["rows"])
 

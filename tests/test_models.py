@@ -323,3 +323,25 @@ def test_malformed_hierarchies_are_refused(rows, message, tmp_path):
         ga.Hierarchy.read_csv(path)
     good = ga.Hierarchy.from_frame(pd.DataFrame([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"]]))
     assert good.leaves == ["a", "b", "c"]
+
+
+def test_journalist_and_marketer_risk_against_a_population():
+    population = pd.DataFrame({"a": ["x"] * 10 + ["y"] * 5 + ["z"] * 5})
+    sample = population.iloc[[0, 1, 2, 10, 11, 15, 16, 17]]          # classes x: 3, y: 2, z: 3 of 10, 5, 5
+    risk = ga.audit(sample, ["a"], population=population)["risk"]
+    assert risk["prosecutor"] == {"max": 0.5, "mean": 3 / 8}
+    assert risk["journalist"]["max"] == pytest.approx(1 / 5)
+    assert risk["journalist"]["mean"] == pytest.approx((3 / 10 + 2 / 5 + 3 / 5) / 8)
+    assert risk["marketer"] == pytest.approx((3 / 10 + 2 / 5 + 3 / 5) / 8)
+    assert ga.audit(sample, ["a"])["risk"] == {"prosecutor": {"max": 0.5, "mean": 0.375}, "marketer": 0.375}
+    with pytest.raises(DataError, match="must hold every released row"):
+        ga.audit(sample, ["a"], population=population.iloc[:12])
+
+
+def test_the_audit_command_takes_a_population(tmp_path, cli):
+    population = pd.DataFrame({"a": ["x"] * 10 + ["y"] * 5 + ["z"] * 5})
+    population.to_csv(tmp_path / "pop.csv", index=False)
+    population.iloc[[0, 1, 2, 10, 11, 15, 16, 17]].to_csv(tmp_path / "s.csv", index=False)
+    code, out, err = cli("audit", tmp_path / "s.csv", "--qi", "a", "--population", tmp_path / "pop.csv")
+    assert code == 0, err
+    assert "journalist 20.00% at most, marketer 16.25%" in out

@@ -8,7 +8,8 @@ import pandas as pd
 
 from .._text import plural
 from .._codes import combined_key
-from ..audit import SUPPRESSED, AuditReport, check_roles, distribution_figures, sensitive_codes
+from ..audit import (SUPPRESSED, AuditReport, check_roles, distribution_figures, own_population_risk,
+                     sensitive_codes)
 from ..errors import AuditError, DataError, InfeasibleError, ParameterError
 from ..models import check_levels, measure_classes
 from .client import cluster_client
@@ -91,6 +92,8 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
                       **distribution_figures(extra, recursive_l),
                       ground=ground if isinstance(ground, str) else type(ground).__name__.lower())
     report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
+    if n_classes:
+        report["risk"] = own_population_risk(n_classes, rows, int(hist.index.min()))
     report["violations"] = {name: {"level": level, "classes": int(computed[name][0]), "rows": int(computed[name][1]),
                                    "examples": []} for name, level in requested.items()}
     report["ok"] = all(v["classes"] == 0 for v in report["violations"].values())

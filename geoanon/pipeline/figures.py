@@ -66,13 +66,16 @@ def published_columns(release) -> list:
 
 def prosecutor_risk(sizes: np.ndarray) -> dict:
     """``max``, ``mean`` (over records) and ``records_above`` {level: share of
-    records whose risk 1 / class size exceeds it} for the classes ``sizes``."""
+    records whose risk 1 / class size exceeds it} for the classes ``sizes``;
+    ``marketer``, the expected share of records re-identified by matching
+    them all, which for a release that is its own population is the mean."""
     sizes = np.asarray(sizes, dtype=np.int64)
     rows = int(sizes.sum())
     if rows == 0:
         return {"max": 0.0, "mean": 0.0, "records_above": {str(v): 0.0 for v in RISK_LEVELS}}
     above = {str(level): round(float(sizes[1.0 / sizes > level].sum()) / rows, 6) for level in RISK_LEVELS}
-    return {"max": round(1.0 / float(sizes.min()), 6), "mean": round(sizes.size / rows, 6), "records_above": above}
+    mean = round(sizes.size / rows, 6)
+    return {"max": round(1.0 / float(sizes.min()), 6), "mean": mean, "records_above": above, "marketer": mean}
 
 
 def size_histogram(sizes: np.ndarray) -> dict:

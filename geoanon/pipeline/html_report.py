@@ -138,12 +138,15 @@ def _sizes_section(hist: dict, k) -> str:
 
 def _risk_section(risk: dict) -> str:
     rows = [f"<tr><th>highest (1 / smallest class)</th><td class=\"n\">{risk['max']:.2%}</td></tr>",
-            f"<tr><th>average over records (classes / rows)</th><td class=\"n\">{risk['mean']:.2%}</td></tr>"]
+            f"<tr><th>average over records (classes / rows), also the marketer risk</th>"
+            f"<td class=\"n\">{risk['mean']:.2%}</td></tr>"]
     rows += [f"<tr><th>records above {level:.0%}</th><td class=\"n\">{risk['records_above'][str(level)]:.1%}</td></tr>"
              for level in RISK_LEVELS]
     return ('<h2 id="risk">Re-identification risk</h2><p>Prosecutor risk: an attacker who knows that a person is in '
             "the table and knows their quasi-identifiers picks their record out of its class with probability "
-            "1 / (class size).</p><table>" + "".join(rows) + "</table>")
+            "1 / (class size). Marketer risk: the share of records an attacker matching every record is expected "
+            "to re-identify. Journalist risk needs the population the table was drawn from: "
+            "<code>geoanon.audit(..., population=)</code>.</p><table>" + "".join(rows) + "</table>")
 
 
 def _precision_section(p: dict) -> str:
