@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._text import show
-from .errors import DataError
+from .errors import DataError, ParameterError
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")
@@ -154,3 +154,43 @@ def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
     edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
                    missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)
+
+
+LEVELS = ("day", "month", "quarter", "year")      # they nest (ISO weeks straddle months and years: not a level)
+
+
+def date_hierarchy(values, levels=("month", "year"), fmt: str | None = None):
+    """A :class:`~geoanon.models.Hierarchy` of a date column's values for the
+    ``hierarchies=`` treatment: each value (as the text the column holds)
+    under its ``levels`` (coarser each: ``"day"``, ``"week"`` (ISO, named
+    after its Monday), ``"month"``, ``"quarter"``, ``"year"``), then ``*``;
+    published labels read ``2024-03``, ``2024-Q1``, ``2024``."""
+    from .models import Hierarchy
+
+    s = pd.Series(values)
+    if not levels or list(levels) != sorted(levels, key=lambda v: LEVELS.index(v) if v in LEVELS else -1) \
+            or any(lv not in LEVELS for lv in levels) or len(set(levels)) < len(levels):
+        raise ParameterError(f"date hierarchy levels must be some of {', '.join(LEVELS)}, finest first, got "
+                             f"{show(list(levels))}")
+    distinct = s[s.notna()].drop_duplicates()
+    if len(distinct) == 0:
+        raise DataError(f"column {show(s.name)} has no dates")
+    numbers, unit = parse(distinct, fmt)
+    days = np.floor(numbers / (1 if unit == "day" else DAY)).astype(np.int64)
+    stamp = EPOCH + days.astype("timedelta64[D]")
+    rows = [distinct.astype(str).tolist()]
+    for level in levels:
+        rows.append([_label(d, level) for d in stamp])
+    rows.append(["*"] * len(distinct))
+    return Hierarchy.from_frame(pd.DataFrame(np.array(rows, dtype=object).T))
+
+
+def _label(day: np.datetime64, level: str) -> str:
+    if level == "day":
+        return str(day.astype("datetime64[D]"))
+    if level == "month":
+        return str(day.astype("datetime64[M]"))
+    if level == "quarter":
+        month = int(str(day.astype("datetime64[M]"))[5:7])
+        return f"{str(day.astype('datetime64[Y]'))}-Q{(month - 1) // 3 + 1}"
+    return str(day.astype("datetime64[Y]"))

@@ -111,3 +111,20 @@ def test_command_line_and_job(tmp_path, cli):
                        "-k", "10", "-o", tmp_path / "o2.csv")
     assert code == 0, err             # not ISO and not named: the dates are text, published as they are or '*'
     assert "visit" in pd.read_csv(tmp_path / "o2.csv").columns
+
+
+def test_a_date_hierarchy_publishes_months_quarters_or_years():
+    from geoanon.dates import date_hierarchy
+
+    h = date_hierarchy(pd.Series(["2024-03-05", "2024-03-09", "2024-05-01", "2025-01-02"]),
+                       ("month", "quarter", "year"))
+    assert h.paths[:, 1:].tolist() == [["2024-03", "2024-Q1", "2024", "*"], ["2024-03", "2024-Q1", "2024", "*"],
+                                       ["2024-05", "2024-Q2", "2024", "*"], ["2025-01", "2025-Q1", "2025", "*"]]
+    df = visits(seed=5)
+    r = ga.anonymize(df, qi=["age", "visit"], k=10, hierarchies={"visit": date_hierarchy(df["visit"])},
+                     identifiers=["lat", "lon", "sex"])
+    assert r.report.audit["k"] >= 10
+    assert r.table["visit"].str.fullmatch(r"\d{4}(-\d{2})?|\*").all()
+    for bad in (("year", "month"), ("week",), ()):
+        with pytest.raises(ga.ParameterError, match="finest first"):
+            date_hierarchy(df["visit"], bad)
