@@ -20,7 +20,7 @@ from ._text import plural, show
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .criteria import CRITERIA, meets
-from .models import Hierarchy, Model, check_ground, measure_classes
+from .models import Hierarchy, check_ground, measure_classes, one_model
 from .progress import stepped
 
 SUPPRESSED = "*"
@@ -149,7 +149,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     """
     qi = list(qi)
     check_unique_columns(df)
-    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     requested, sensitive = model.levels(), model.sensitive
     check_roles(qi, sensitive)
     if sensitive is not None and sensitive not in df.columns:
@@ -287,7 +287,7 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=No
             ground="equal", order=None, model=None) -> AuditReport:
     """Audit ``df`` and refuse (AuditError) if any class violates a requested
     level: the keywords as in :func:`audit`, or ``model``."""
-    model = _one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     report = audit(df, qi, model=model)
     if report["rows"] and not report["ok"]:
         name, v = next((n, v) for n, v in report["violations"].items() if v["classes"])
@@ -296,15 +296,3 @@ def require(df: pd.DataFrame, qi: Sequence[str], *, k=None, sensitive=None, l=No
                          f"violate{'s' if v['rows'] == 1 else ''} {name}="
                          f"{level} over columns {', '.join(qi)}")
     return report
-
-
-def _one_model(model, *, ground, **keywords) -> Model:
-    """``model``, or the :class:`~geoanon.models.Model` the keywords describe
-    (None: not requested); ParameterError when both are given."""
-    if model is None:
-        return Model(ground=ground, **keywords)
-    if not isinstance(model, Model):
-        raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
-    if any(v is not None for v in keywords.values()) or not (isinstance(ground, str) and ground == "equal"):
-        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
-    return model

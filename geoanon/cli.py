@@ -562,9 +562,6 @@ def _model_options(args) -> dict:
                "ground": ground, "order": args.order}
     if not extra:
         return options
-    if _on_cluster(args):
-        raise ParameterError(f"{', '.join(DISTRIBUTION_FLAGS[n] for n in extra)}: not available on the dask engine; "
-                             "run without --scheduler")
     if args.sensitive is None:
         raise ParameterError(f"{', '.join(DISTRIBUTION_FLAGS[n] for n in extra)} need{'s' if len(extra) == 1 else ''} "
                              "a sensitive column (--sensitive)")
@@ -876,9 +873,7 @@ def _run_audit_on_cluster(args) -> int:
     if args.original or args.hierarchy or args.population:
         raise ParameterError("--original, --hierarchy and --population are not available on the dask engine")
     check_outputs({"IN": args.input, "--ground": _ground_file(args)}, {"--report": ("report", args.report)})
-    model = _model_options(args)
-    report = audit(args.input, args.qi, args.sensitive, ground=model["ground"], order=model["order"], k=args.k,
-                   l=args.l, l_distinct=args.l_distinct, t=args.t, scheduler=args.scheduler,
+    report = audit(args.input, args.qi, **_model_options(args), scheduler=args.scheduler,
                    scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding)
     report["input"] = str(args.input)
     return _print_audit(args, report)

@@ -315,6 +315,18 @@ def required_k(k, *levels) -> int:
     return 1 if k is None else k
 
 
+def one_model(model, *, ground, **keywords) -> Model:
+    """``model``, or the :class:`~geoanon.models.Model` the keywords describe
+    (None: not requested); ParameterError when both are given."""
+    if model is None:
+        return Model(ground=ground, **keywords)
+    if not isinstance(model, Model):
+        raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
+    if any(v is not None for v in keywords.values()) or not (isinstance(ground, str) and ground == "equal"):
+        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
+    return model
+
+
 def requested_model(model, **keywords) -> "Model":
     """The model a job is asked for: ``model`` (a :class:`Model` with at least
     one level; its k None counts as 1), or the one the keywords k, l,
@@ -326,11 +338,7 @@ def requested_model(model, **keywords) -> "Model":
     if model is None:
         levels = [keywords.get(name) for name in ("l", "l_distinct", "t")]
         return Model(**{**keywords, "k": required_k(keywords.get("k"), *levels)})
-    if not isinstance(model, Model):
-        raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
-    if any(v is not None for n, v in keywords.items() if n != "ground") or not (
-            isinstance(keywords.get("ground", "equal"), str) and keywords.get("ground", "equal") == "equal"):
-        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
+    model = one_model(model, **{"ground": "equal", **keywords})
     if not model.levels():
         raise ParameterError("the model requests no level: give at least one of k, l, l_distinct, t")
     return model if model.k is not None else replace(model, k=1)

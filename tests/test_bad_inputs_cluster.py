@@ -128,9 +128,9 @@ def _cases():
     for c in ("suppress", "anonymize", "audit"):
         add(c, "l without a sensitive column", "sensitive column", set={"-l": "2", "--sensitive": None})
         add(c, "t above one", "t must be a number in [0, 1]", set={"-t": "1.5"})
-        add(c, "delta on dask", "--delta: not available on the dask engine", set={"--delta": "1"})
-        add(c, "entropy and recursive l on dask", "--l-entropy, --recursive: not available on the dask engine",
-            set={"--l-entropy": "2", "--recursive": "3,2"})
+        add(c, "delta without a sensitive column", "--delta needs a sensitive column",
+            set={"--delta": "1", "--sensitive": None})
+        add(c, "recursive l malformed", "recursive must be a pair", set={"--recursive": "3,0"})
     add("suppress", "no level", "give at least one of -k, -l, --l-distinct, -t", set={"-k": None})
     add("suppress", "report names the ground", "names the --ground file",
         set={"--report": "g.json", "--ground": "g.json", "-t": "0.5"}, files={"g.json": "d1;x;*\nd2;x;*\nd3;y;*\nd4;y;*\n"})

@@ -125,7 +125,7 @@ def test_the_audit_refuses_a_release_below_k(client):
 
     df = pd.DataFrame({"a": ["x"] * 5 + ["y"] * 2})
     with pytest.raises(ga.AuditError, match="refusing to release: 2 rows in 1 class violate k=3"):
-        audit_frame(dd.from_pandas(df, npartitions=2), ["a"], k=3)
+        audit_frame(dd.from_pandas(df, npartitions=2), ["a"], model=ga.Model(k=3))
 
 
 @pytest.mark.parametrize("change, error, message", [
@@ -461,3 +461,40 @@ def test_points_from_geoparquet_are_the_release_of_their_coordinates(client, tmp
     with pytest.raises(ga.DataError, match="geometry is a LineString, not a point"):
         gc.generalize_points(tmp_path / "lines.parquet", 1, tmp_path / "out2", scheduler=client)
     assert not (tmp_path / "out2").exists()
+
+
+def test_the_models_of_criteria_on_the_cluster(client, tmp_path):
+    """Entropy and recursive l, beta-likeness and delta on the dask engine:
+    suppression row for row as in memory, the joint release checked against
+    the whole dataset's distribution, the audit's violations as in memory."""
+    from geoanon.datasets import adult
+
+    from test_criteria import by_definition
+
+    df = adult()
+    model = ga.Model(k=5, sensitive="occupation", l_entropy=2.5, delta=3.0)
+    rel = gc.suppress(_dataset(df, tmp_path / "in", parts=5), ADULT_QI, tmp_path / "out", scheduler=client,
+                      model=model, method="lattice")
+    memory = ga.suppress(df, ADULT_QI, model=model, method="lattice")
+    expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out"), expected, check_dtype=False)
+    assert rel.report["audit"]["ok"] and rel.report["l_entropy"] == 2.5 and rel.report["delta"] == 3.0
+    people = _people(30_000, seed=12)
+    source = _dataset(people, tmp_path / "people", parts=3)
+    joint = ga.Model(k=10, sensitive="dx", beta=1.0, recursive=(3.0, 2))
+    gc.anonymize(source, tmp_path / "joint", location=("lat", "lon"), qi=["age", "sex"], model=joint,
+                 scheduler=client, max_shard_rows=8_000)
+    out = pd.read_parquet(tmp_path / "joint")
+    qi = [c for c in out.columns if c not in ("dx",) and c in (
+        "lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex")]
+    groups = {key: list(g["dx"]) for key, g in out.groupby([*qi, "class_id"], dropna=False)}   # rows by shard
+    from collections import Counter
+    figures = by_definition(groups, Counter(people["dx"]), 2)
+    assert figures["beta"] <= 1.0 + 1e-9 and figures["c"] < 3.0
+    bad = ga.Model(k=2, sensitive="occupation", delta=0.5, l_entropy=9)
+    got = gc.audit(_dataset(expected.drop(columns="class_id"), tmp_path / "rel", parts=3), ADULT_QI, model=bad,
+                   scheduler=client)
+    want = ga.audit(expected.drop(columns="class_id"), ADULT_QI, model=bad)
+    for name in ("delta", "l_entropy", "k"):
+        assert (got["violations"][name]["classes"], got["violations"][name]["rows"]) == (
+            want["violations"][name]["classes"], want["violations"][name]["rows"]), name

@@ -16,6 +16,7 @@ distribution t is measured against.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from .._validation import check_choice, check_k
 from ..audit import sensitive_codes
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
-from ..models import Model, ModelCheck, required_k
+from ..models import Model, ModelCheck, requested_model
 from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
@@ -42,7 +43,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
               sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
-              shuffle=None) -> ClusterRelease:
+              shuffle=None, model=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
     boxes (``extent="box"``), every row located. Parameters as
@@ -61,8 +62,11 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     import dask.dataframe as dd
 
     started = time.perf_counter()
-    k = check_k(required_k(k, l, l_distinct, t))
-    model = Model(k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
+    model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
+                            order=order)
+    k, sensitive, ground, order = check_k(model.k), model.sensitive, model.ground, model.order
+    against_table = model.t is not None or model.beta is not None or model.beta_enhanced is not None \
+        or model.delta is not None                                  # levels measured against the table's distribution
     method = check_choice("method", method, DESIGNS)
     kind, loc = _location(location)
     if kind != "points":
@@ -85,13 +89,12 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
         if resolution is None:
             resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
-        options = {"location": (lat, lon), "qi": qi, "sensitive": sensitive, "k": k, "l": l,
-                   "l_distinct": l_distinct, "t": t, "ground": ground, "order": listed if t is not None else order,
+        options = {"location": (lat, lon), "qi": qi, "model": replace(model, order=listed if against_table else order),
                    "interval": [c for c in qi if treatments[c] == "interval"],
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
                    "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
-                   "distribution": None if t is None else {str(v): float(w) for v, w in zip(listed, check.q)}}
+                   "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if against_table else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
         options["keep"] = [c for c in kept if c != sensitive]        # measured once, over the written dataset
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
@@ -112,9 +115,9 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
             written = dd.read_parquet(staged)
-            return done, audit_frame(written, [*published, "class_id"], sensitive if model.needs_sensitive else None,
-                                     ground=ground, order=listed if model.needs_sensitive else None, k=k, l=l,
-                                     l_distinct=l_distinct, t=t), undeclared_frame(written, loose, k, warnings)
+            audited = replace(model, order=listed) if model.needs_sensitive else model
+            return done, audit_frame(written, [*published, "class_id"], model=audited), \
+                undeclared_frame(written, loose, k, warnings)
 
         shard_stats, audit, undeclared = write_staged(output, write_and_audit)
     report = {"rows": n, **model.levels(), "sensitive": sensitive,

@@ -10,29 +10,30 @@ from .._text import plural
 from .._codes import combined_key
 from ..audit import (SUPPRESSED, AuditReport, check_roles, distribution_figures, own_population_risk,
                      sensitive_codes)
-from ..errors import AuditError, DataError, InfeasibleError, ParameterError
-from ..models import check_levels, measure_classes
+from ..errors import AuditError, DataError, InfeasibleError
+from ..criteria import CRITERIA, meets
+from ..models import measure_classes, one_model
 from .client import cluster_client
 from .release import check_scalar_dataset, is_frame, read_dataset
 
 
 def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
-          scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:
+          model=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:
     """Measure a dataset (Parquet, CSV files, or a dask DataFrame) over the
     quasi-identifiers ``qi`` on a cluster; see :func:`geoanon.audit` (every
-    ground: equal, ordered, a Hierarchy or a matrix)."""
+    ground: equal, ordered, a Hierarchy or a matrix; ``model`` for the
+    levels of :mod:`geoanon.criteria`)."""
+    model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as _:
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)
-        return audit_frame(ddf, qi, sensitive, ground=ground, order=order, k=k, l=l, l_distinct=l_distinct, t=t,
-                           refuse=False)
+        return audit_frame(ddf, qi, model=model, refuse=False)
 
 
 MEASURES = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8", "l_entropy": "f8", "recursive_c": "f8", "beta": "f8",
             "beta_enhanced": "f8", "delta": "f8"}
 
 
-def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
-                refuse=True) -> AuditReport:
+def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
     """:func:`audit` of a dask DataFrame on the current client; with
     ``refuse``, AuditError when a requested level is violated (as
     :func:`geoanon.audit.require`). Per class: the (class, sensitive value)
@@ -42,10 +43,8 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
     import dask
 
     qi = list(qi)
+    sensitive, ground, order, k = model.sensitive, model.ground, model.order, model.k
     check_roles(qi, sensitive)
-    check_levels(k=k, l=l, l_distinct=l_distinct, t=t)
-    if any(v is not None for v in (l, l_distinct, t)) and sensitive is None:
-        raise ParameterError("l, l_distinct and t need a sensitive column")
     missing = [c for c in [*qi, *([sensitive] if sensitive else [])] if c not in ddf.columns]
     if missing:
         raise DataError(f"no column {missing[0]!r} in the dataset")
@@ -58,8 +57,8 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
         codes, n_values, ground, listed = sensitive_codes(pd.Series(values.index, dtype=object), ground, order)
         q = np.bincount(codes, weights=values.to_numpy(), minlength=n_values) / values.sum()
         value_code = pd.Series(codes, index=values.index)
-        recursive_l = int((values > 0).sum())
-        recursive_l = recursive_l if recursive_l > 1 else None
+        recursive_l = model.recursive_l or int((values > 0).sum())
+        recursive_l = recursive_l if recursive_l > 1 or model.recursive_l else None
         per_class = pairs.shuffle(on=qi).map_partitions(_class_measures, qi, sensitive, value_code, n_values, ground,
                                                         q, recursive_l, meta=MEASURES)
     else:
@@ -67,8 +66,7 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
     sizes = per_class["size"]
     suppressed = [(ddf[c].astype(str) == SUPPRESSED).sum() for c in qi]
     figures = {"histogram": sizes.value_counts(), "suppressed": suppressed}
-    requested = {name: level for name, level in (("k", k), ("l", l), ("l_distinct", l_distinct), ("t", t))
-                 if level is not None}
+    requested = model.levels()
     for name, level in requested.items():
         bad = _violating(per_class, name, level)
         figures[name] = (bad.sum(), per_class["size"][bad].sum())
@@ -94,7 +92,8 @@ def audit_frame(ddf, qi, sensitive=None, *, ground="equal", order=None, k=None, 
     report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
     if n_classes:
         report["risk"] = own_population_risk(n_classes, rows, int(hist.index.min()))
-    report["violations"] = {name: {"level": level, "classes": int(computed[name][0]), "rows": int(computed[name][1]),
+    report["violations"] = {name: {"level": list(level) if name == "recursive" else level,
+                                   "classes": int(computed[name][0]), "rows": int(computed[name][1]),
                                    "examples": []} for name, level in requested.items()}
     report["ok"] = all(v["classes"] == 0 for v in report["violations"].values())
     if refuse and not report["ok"]:
@@ -140,14 +139,14 @@ def _class_measures(pairs: pd.DataFrame, qi, sensitive, value_code: pd.Series, n
                          **{name: m[name] for name in ("l_entropy", "recursive_c", "beta", "beta_enhanced", "delta")}})
 
 
+COLUMNS = {"k": "size", "l_distinct": "distinct"}      # per-class columns named apart from the criteria's measures
+
+
 def _violating(per_class, name, level):
-    if name == "k":
-        return per_class["size"] < level
-    if name == "l":
-        return per_class["l"] < level
-    if name == "l_distinct":
-        return per_class["distinct"] < level
-    return per_class["t"] > level
+    """Whether each class misses ``name`` at ``level`` (:func:`geoanon.criteria.meets`)."""
+    column = COLUMNS.get(name, CRITERIA[name].measure)
+    return per_class[column].map_partitions(lambda s: pd.Series(~meets(name, s.to_numpy(dtype=float), level),
+                                                                index=s.index), meta=(column, bool))
 
 
 def _sizes(hist: pd.Series) -> dict:

@@ -121,6 +121,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
         warnings: list = []
 
         def write_and_audit(staged):
+            from ..models import Model
             from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
@@ -130,7 +131,8 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
                      for i, part in enumerate(grouped.to_delayed())]
             done = pd.concat(dask.compute(*tasks), ignore_index=True)
             written = dd.read_parquet(staged)
-            return done, audit_frame(written, out_cols[:4], k=k), undeclared_frame(written, loose, k, warnings)
+            return done, audit_frame(written, out_cols[:4], model=Model(k=k)), \
+                undeclared_frame(written, loose, k, warnings)
 
         shard_stats, audit, undeclared = write_staged(output, write_and_audit)
     heaviest = int(shard_stats["heaviest"].max())

@@ -69,11 +69,12 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         warnings: list = []
 
         def write_and_audit(staged):
+            from ..models import Model
             from .audit import audit_frame, undeclared_frame
 
             released.to_parquet(staged, write_index=False)
             written = dd.read_parquet(staged)
-            return audit_frame(written, [column], k=k), undeclared_frame(written, loose, k, warnings)
+            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
 
         audit, undeclared = write_staged(output, write_and_audit)
     sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)

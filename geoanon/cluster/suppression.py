@@ -34,7 +34,7 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
-             order=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
+             order=None, model=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
              encoding="utf-8", keep=None, identifiers=None, strict=False, shuffle=None) -> ClusterRelease:
     """:func:`geoanon.suppress` of a dataset on a cluster, written as a
     Parquet dataset at ``output`` (rows in the input's order, published
@@ -50,7 +50,8 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
 
     started = time.perf_counter()
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                                          ground=ground, order=order, method=method)
+                                          ground=ground, order=order, model=model, method=method)
+    sensitive = model.sensitive
     deadline = started + check_time_limit(time_limit)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
@@ -78,14 +79,13 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
 
             released.to_parquet(staged, write_index=False)
             written = dd.read_parquet(staged)
-            return (audit_frame(written, [*qi, "class_id"], sensitive if model.needs_sensitive else None,
-                                ground=ground, order=order, k=model.k, l=l, l_distinct=l_distinct, t=t),
+            return (audit_frame(written, [*qi, "class_id"], model=model),
                     undeclared_frame(written, loose, model.k, warnings))
 
         audit, undeclared = write_staged(output, write_and_audit)
     sizes = grouping.sizes()
-    report = {"rows": inst.n, "k": model.k, **{name: getattr(model, name) for name in ("l", "l_distinct", "t")
-                                                if getattr(model, name) is not None},
+    report = {"rows": inst.n, **{name: level for name, level in model.as_dict().items()
+                                 if level is not None and name != "sensitive"},
               "sensitive": sensitive, **solution_details(qi, solution, method, inst),
               "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "classes": int(sizes.size),
               "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask", **undeclared,

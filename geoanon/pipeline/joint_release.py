@@ -187,8 +187,9 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         dims.too_wide = _too_wide(dims, crs, check_max_extent(max_extent_km, kind, method))
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
-    # t against a reference distribution is the caller's to audit, over the whole table the shard belongs to
-    audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(model, t=None))
+    # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
+    audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(
+        model, t=None, beta=None, beta_enhanced=None, delta=None))
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies, formats=formats)
     sizes = np.bincount(part.row_class)
     report = JobReport(
