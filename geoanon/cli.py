@@ -830,6 +830,11 @@ def _run_audit(args) -> int:
     return _print_audit(args, report)
 
 
+def _figure(v) -> str:
+    """A measure for a summary line; 'none' where no level can hold."""
+    return "none" if v is None else f"{v:.4g}"
+
+
 def _print_audit(args, report) -> int:
     print(f"  {plural(report['rows'], 'row')}, {plural(report['classes'], 'class', 'classes')}, k = {report['k']}"
           + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
@@ -837,6 +842,12 @@ def _print_audit(args, report) -> int:
     if "ncp" in report:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
+    if args.sensitive and "l_entropy" in report:
+        rec = report.get("recursive")
+        print(f"  entropy l = {_figure(report['l_entropy'])}, recursive c = "
+              + (f"{_figure(rec['c'])} at l = {rec['l']}" if rec else "-")
+              + f", beta = {_figure(report['beta'])}, enhanced beta = {_figure(report['beta_enhanced'])}, "
+              f"delta = {_figure(report['delta'])}")
     if "journalist" in report.get("risk", {}):
         r = report["risk"]
         print(f"  risk: prosecutor {r['prosecutor']['max']:.2%} at most, journalist {r['journalist']['max']:.2%} at "
