@@ -79,7 +79,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
         roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
         ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
         ddf, loose = declared_dataset(ddf, [*roles, lat, lon], identifiers, keep, strict=strict)
-        treatments = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
+        treatments, dates = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
         n, frame, plan, counts, grouped = shard_dataset(
             ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed,
@@ -93,6 +93,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
                    "interval": [c for c in qi if treatments[c] == "interval"],
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
+                   "dates": dates or None,
                    "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
                    "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if against_table else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
@@ -130,29 +131,39 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     return ClusterRelease(output=output, report=report)
 
 
-def _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets) -> dict:
+def _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets) -> tuple[dict, list]:
     """Each quasi-identifier's treatment as :func:`geoanon.anonymize` decides
-    it, numeric columns judged over the whole dataset."""
+    it, numeric and date columns judged over the whole dataset; and the date
+    columns (ISO text or datetimes), which the shards publish as ISO intervals."""
     given = _treatments(ddf._meta, qi, interval, hierarchies, suppress, sets)      # checks the names given
     chosen = {*(interval or []), *(suppress or []), *(sets or []), *(hierarchies or {})}
     open_columns = [c for c in qi if c not in chosen]
     if not open_columns:
-        return given
-    found = ddf[open_columns].map_partitions(_numeric_parts, meta=(None, "object")).compute()
-    numeric = {c: all(part[c] is not False for part in found) and any(part[c] for part in found)
-               for c in open_columns}
-    return {c: given[c] if c in chosen else ("interval" if numeric[c] else "suppress") for c in qi}
+        return given, []
+    found = ddf[open_columns].map_partitions(_kind_parts, meta=(None, "object")).compute()
+
+    def everywhere(c, kind):      # every partition with a present cell finds it of this kind
+        return all(part[c] in (None, kind) for part in found) and any(part[c] == kind for part in found)
+
+    kinds = {c: "number" if everywhere(c, "number") else "date" if everywhere(c, "date") else "text"
+             for c in open_columns}
+    out = {c: given[c] if c in chosen else ("interval" if kinds[c] in ("number", "date") else "suppress")
+           for c in qi}
+    return out, [c for c in open_columns if kinds[c] == "date"]
 
 
-def _numeric_parts(pdf: pd.DataFrame) -> pd.Series:
-    """Per column: None (no present cell), or whether every present cell is a number."""
+def _kind_parts(pdf: pd.DataFrame) -> pd.Series:
+    """Per column: None (no present cell), "number" (every present cell a
+    number), "date" (a datetime column or ISO dates) or "text"."""
+    from ..dates import is_date_column
     from ..pipeline.release import MISSING_TOKENS
 
     out = {}
     for col in pdf.columns:
         s = pdf[col]
         present = s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
-        out[col] = None if len(present) == 0 else _numeric(present)
+        out[col] = None if len(present) == 0 else "number" if _numeric(present) else \
+            "date" if is_date_column(present) else "text"
     return pd.Series([out])
 
 
