@@ -741,6 +741,7 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                         suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                         scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding, seed=args.seed,
+                        weights=args.weight, max_extent_km=args.max_extent, dates=_date_formats(args),
                         **_cluster_roles(args), **_model_options(args))
     r = release.report
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "

@@ -513,3 +513,19 @@ def test_dates_on_the_cluster_are_iso_intervals(client, tmp_path):
     assert out["visit_min"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     lo, hi, own = (pd.to_datetime(v).to_numpy() for v in (out["visit_min"], out["visit_max"], people["visit"]))
     assert ((lo <= own) & (own <= hi)).all()
+
+
+def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli):
+    people = _people(12_000, seed=14)
+    rng = np.random.default_rng(14)
+    days = np.datetime64("2023-01-01") + rng.integers(0, 700, len(people)).astype("timedelta64[D]")
+    people["visit"] = pd.to_datetime(days).strftime("%d/%m/%Y")
+    source = _dataset(people, tmp_path / "in", parts=2)
+    rel = gc.anonymize(source, tmp_path / "out", location=("lat", "lon"), qi=["age", "visit"], k=10,
+                       scheduler=client, max_shard_rows=6_000, keep=["sex", "dx"], dates={"visit": "%d/%m/%Y"},
+                       weights={"location": 8}, max_extent_km=400)
+    out = pd.read_parquet(tmp_path / "out")
+    assert rel.report["qi"]["visit"] == "interval" and out["visit_max"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    plain = gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
+                         max_shard_rows=6_000, keep=["sex", "dx", "visit"])
+    assert rel.report["location_classes"] > plain.report["location_classes"]

@@ -29,7 +29,7 @@ from ..audit import sensitive_codes
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..models import Model, ModelCheck, requested_model
-from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments
+from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments, check_dates
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
 from .points import class_offsets, release_shards, shard_dataset
@@ -43,7 +43,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
               sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
-              shuffle=None, model=None) -> ClusterRelease:
+              shuffle=None, model=None, weights=None, max_extent_km=None, dates=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
     boxes (``extent="box"``), every row located. Parameters as
@@ -56,7 +56,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: a seed to write the rows in a random order
-    (within each shard: its rows already go together).
+    (within each shard: its rows already go together). ``weights``,
+    ``max_extent_km`` and ``dates`` as in memory, applied in every shard.
     """
     import dask
     import dask.dataframe as dd
@@ -74,12 +75,16 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     lat, lon = loc["lat"], loc["lon"]
     resolution = _check_resolution(resolution)
     qi = [qi] if isinstance(qi, str) else list(qi)
+    qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
+                             if c not in qi))       # a treated column is a quasi-identifier, as in memory
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
         ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
         ddf, loose = declared_dataset(ddf, [*roles, lat, lon], identifiers, keep, strict=strict)
-        treatments, dates = _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets)
+        formats = check_dates(dates, qi)
+        treatments, found = _dataset_treatments(ddf, qi, [*(interval or []), *formats], hierarchies, suppress, sets)
+        formats = {**{c: None for c in found}, **formats}
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
         n, frame, plan, counts, grouped = shard_dataset(
             ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed,
@@ -93,7 +98,7 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
                    "interval": [c for c in qi if treatments[c] == "interval"],
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
-                   "dates": dates or None,
+                   "dates": formats or None, "weights": weights, "max_extent_km": max_extent_km,
                    "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
                    "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if against_table else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
