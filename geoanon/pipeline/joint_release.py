@@ -395,8 +395,8 @@ def _check_roles(df, kind, loc, qi, sensitive) -> None:
         raise DataError("the output column 'class_id' already exists in the input")
 
 
-def _qi_dim(df, col, treatment, hierarchy, extent, k, formats):
-    if treatment == "interval" and col in formats:
+def _qi_dim(df, col, treatment, hierarchy, extent, k, formats=None):
+    if treatment == "interval" and col in (formats or {}):
         values, unit = parse_dates(df[col], formats[col])
         return date_dim(col, values, unit, "tile" if extent == "tile" else "members", k)
     if treatment == "interval":
