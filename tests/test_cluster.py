@@ -529,3 +529,18 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
     plain = gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
                          max_shard_rows=6_000, keep=["sex", "dx", "visit"])
     assert rel.report["location_classes"] > plain.report["location_classes"]
+
+
+def test_the_columns_without_a_role_are_measured_over_many_partitions(client):
+    """Eight written parts split the group-by over two partitions (a dask
+    value_counts of such a group-by fails: measured per partition instead)."""
+    import dask.dataframe as dd
+
+    from geoanon.cluster.audit import undeclared_frame
+
+    df = pd.DataFrame({"class_id": np.arange(1000) // 10, "id": np.arange(1000) % 990})
+    warnings = []
+    found = undeclared_frame(dd.from_pandas(df, npartitions=8), ["id"], 10, warnings)["undeclared"]
+    rows = df.groupby(["class_id", "id"]).size()
+    assert found["unique_records"] == int((rows == 1).sum()) and found["records_below_k"] == len(df)
+    assert warnings

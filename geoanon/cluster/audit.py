@@ -114,7 +114,10 @@ def undeclared_frame(ddf, loose: list, k: int, warnings: list) -> dict:
         return {}
     cols = ["class_id", *loose]
     sizes = ddf[cols].groupby(cols, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
-    hist = sizes.value_counts().compute()
+    # each group lies in one output partition: histograms per partition, summed (dask's value_counts of a
+    # group-by split over several partitions fails: "'0' not found in columns")
+    per_part = sizes.map_partitions(lambda s: s.value_counts(), meta=pd.Series(dtype="i8", name="count"))
+    hist = per_part.compute().groupby(level=0).sum()
     found = {"columns": list(loose), "unique_records": int(hist.get(1, 0)),
              "records_below_k": int(sum(int(size) * int(n) for size, n in hist.items() if size < k))}
     warnings.append(undeclared_warning(found, int((hist.index.to_numpy() * hist.to_numpy()).sum()), k))
