@@ -126,14 +126,16 @@ def measure_table(n: int, job: str, client) -> dict:
     source = table_dataset(n)
     kind = job.rsplit("-", 1)[0]
     model = {"k": K, **({"l": 2, "sensitive": "diagnosis"} if kind == "suppress-l2" else {})}
+    # the table's other columns are kept deliberately, as a user releasing it would declare them
+    keep = {"keep": [c for c in ("id", "lat", "lon", "income", "diagnosis") if c != model.get("sensitive")]}
     if kind.startswith("suppress"):
         if client is None:
-            r = ga.suppress(pd.read_parquet(source), TABLE_QI, method="lattice", **model).report
+            r = ga.suppress(pd.read_parquet(source), TABLE_QI, method="lattice", **model, **keep).report
             cost, classes, k = r["cost"], r.classes, r.audit["k"]
         else:
             out = DATA / f"table_release_{n}{'' if kind == 'suppress' else '_l2'}"
             shutil.rmtree(out, ignore_errors=True)
-            r = gc.suppress(source, TABLE_QI, out, method="lattice", scheduler=client, **model).report
+            r = gc.suppress(source, TABLE_QI, out, method="lattice", scheduler=client, **model, **keep).report
             cost, classes, k = r["cost"], r["classes"], r["audit"]["k"]
         return {"classes": classes, "stars": cost, "k": k}
     if kind == "taudit":
@@ -147,11 +149,13 @@ def measure_table(n: int, job: str, client) -> dict:
                          **levels)
         return {"classes": a["classes"], "k": a["k"], "l": round(a["l"], 4), "t": round(a["t"], 6)}
     if client is None:
-        r = ga.anonymize(pd.read_parquet(source), location=("lat", "lon"), qi=TABLE_QI, k=K).report
+        r = ga.anonymize(pd.read_parquet(source), location=("lat", "lon"), qi=TABLE_QI, k=K,
+                         keep=["id", "income", "diagnosis"]).report
         return {"classes": r.classes, "k": r.audit["k"], "shards": 1}
     out = DATA / f"table_joint_{n}"
     shutil.rmtree(out, ignore_errors=True)
-    r = gc.anonymize(source, out, location=("lat", "lon"), qi=TABLE_QI, k=K, scheduler=client).report
+    r = gc.anonymize(source, out, location=("lat", "lon"), qi=TABLE_QI, k=K, scheduler=client,
+                     keep=["id", "income", "diagnosis"]).report
     return {"classes": r["classes"], "k": r["audit"]["k"], "shards": r["shards"]}
 
 
@@ -173,7 +177,7 @@ def measure(n, job) -> dict:
 
         Path("/proc/self/clear_refs").write_text("5")
         df = pd.read_parquet(source)
-        rel = ga.generalize_points(df, K, lat="lat", lon="lon")
+        rel = ga.generalize_points(df, K, lat="lat", lon="lon", keep=["id"])
         r = rel.report
         row.update(classes=r["classes"], ratio=round(r["max_class"] / r["lower_bound"], 4), shards=1)
     elif job == "audit-memory":
@@ -198,7 +202,7 @@ def measure(n, job) -> dict:
             if job.startswith("dask"):
                 out = release_path(n, workers)
                 shutil.rmtree(out, ignore_errors=True)
-                rel = gc.generalize_points(source, K, out, scheduler=client)
+                rel = gc.generalize_points(source, K, out, scheduler=client, keep=["id"])
                 r = rel.report
                 row.update(classes=r["classes"], ratio=round(r["ratio"], 4), shards=r["shards"],
                            audited_k=r["audit"]["k"])

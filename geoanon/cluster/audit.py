@@ -113,7 +113,8 @@ def undeclared_frame(ddf, loose: list, k: int, warnings: list) -> dict:
     if not loose:
         return {}
     cols = ["class_id", *loose]
-    sizes = ddf[cols].groupby(cols, dropna=False, observed=True).size(split_out=max(ddf.npartitions // 4, 1))
+    # as many output partitions as parts (a column without a role may be unique per row: a group per row)
+    sizes = ddf[cols].groupby(cols, dropna=False, observed=True).size(split_out=max(ddf.npartitions, 1))
     # each group lies in one output partition: histograms per partition, summed (dask's value_counts of a
     # group-by split over several partitions fails: "'0' not found in columns")
     per_part = sizes.map_partitions(lambda s: s.value_counts(), meta=pd.Series(dtype="i8", name="count"))
