@@ -1,7 +1,7 @@
 """Benchmark the dask engine beside the in-memory engine, in one run.
 
     pip install ".[bench,dask]"
-    python bench/bench_dask.py          # about 90 minutes; --quick for a smoke run
+    python bench/bench_dask.py          # about 40 minutes here (90 on a slower machine); --quick for a smoke run
 
 Clustered points (12 seeded Gaussian clusters over the US, coordinates to 5
 decimals) are written once as Parquet datasets of 10^6 rows per file under
