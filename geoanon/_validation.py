@@ -23,6 +23,15 @@ def check_k(k) -> int:
     return int(k)
 
 
+def check_positive(name: str, value) -> None:
+    """ParameterError unless ``value`` is a finite number > 0 (never a boolean)."""
+    from ._text import show
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)) \
+            or not (np.isfinite(value) and value > 0):
+        raise ParameterError(f"{name} must be a finite number > 0, got {show(value)}")
+
+
 def check_unique_columns(df, owner: str = "the table has") -> None:
     """DuplicateColumnError (a DataError and a TypeError) when ``df`` has two
     columns of one name: a job could generalize one and publish the other raw.

@@ -166,8 +166,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         measures = measure_classes(codes, None)
     else:
         s, n_values, ground, _ = sensitive_codes(df[sensitive], model.ground, model.order)
-        distinct = len(np.unique(s))
-        recursive_l = model.recursive_l or (distinct if distinct > 1 else None)
+        recursive_l = default_recursive_l(model, len(np.unique(s)))
         measures = measure_classes(codes, s, n_values, ground, distribution=True, recursive_l=recursive_l)
         report["ground"] = ground if isinstance(ground, str) else type(ground).__name__.lower()
     sizes = measures["size"]
@@ -189,6 +188,12 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     if original is not None:
         report["ncp"] = release_ncp(original, df, qi, hierarchies)
     return report
+
+
+def default_recursive_l(model, distinct: int) -> int | None:
+    """The l at which an audit measures recursive c: the requested one, else
+    the table's number of sensitive values (none for a single value)."""
+    return model.recursive_l or (distinct if distinct > 1 else None)
 
 
 def own_population_risk(classes: int, rows: int, smallest: int) -> dict:
@@ -215,8 +220,9 @@ def risk_figures(df: pd.DataFrame, qi, codes: np.ndarray, sizes: np.ndarray, pop
     held = population[qi].astype(object).where(population[qi].notna(), None).value_counts(dropna=False)
     F = held.reindex(keys).to_numpy(dtype=float)
     if np.isnan(F).any() or (F < sizes).any():
+        short = int(np.isnan(F).sum() + (F < sizes).sum())
         raise DataError("the population must hold every released row, published the same way: "
-                        f"{int(np.isnan(F).sum() + (F < sizes).sum())} classes are missing from it or larger than in it")
+                        f"{short} classes are missing from it or larger than in it")
     per_record = 1.0 / F[codes]
     out["journalist"] = {"max": round(float(per_record.max()), 12), "mean": round(float(per_record.mean()), 12)}
     out["marketer"] = round(float((sizes / F).sum() / n), 12)

@@ -15,3 +15,5 @@ TREATMENTS = ("interval", "hierarchy", "suppress", "set")   # how a quasi-identi
 COORDINATES_MISSING = ("error", "suppress")            # rows without coordinates
 REGIONS_UNKNOWN = ("error", "suppress")                # records naming regions the map lacks
 GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name
+DISTRIBUTION_LEVELS = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")   # geoanon.criteria's models
+LEVELS = ("k", "l", "l_distinct", "t", *DISTRIBUTION_LEVELS)   # every level a Model requests

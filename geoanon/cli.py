@@ -19,8 +19,9 @@ from pathlib import Path
 from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
-from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
-                      POINT_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN, SUPPRESS_METHODS)
+from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, DISTRIBUTION_LEVELS, EXTENTS, LABEL_METHODS,
+                      LABEL_MISSING, LABEL_ORDERS, POINT_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
+                      SUPPRESS_METHODS)
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -343,8 +344,7 @@ def _recursive(text: str) -> tuple:
     return c, l
 
 
-DISTRIBUTION_FLAGS = {"l_entropy": "--l-entropy", "recursive": "--recursive", "beta": "--beta",
-                      "beta_enhanced": "--beta-enhanced", "delta": "--delta"}
+DISTRIBUTION_FLAGS = {name: "--" + name.replace("_", "-") for name in DISTRIBUTION_LEVELS}   # --l-entropy, ...
 
 
 def _version() -> str:

@@ -28,7 +28,7 @@ union are a convex combination of the parts'); delta over the values held
 does not (a value rare in one part becomes rarer in the union), so every
 search checks each class it publishes rather than relying on unions.
 
-pycanon reports two of these differently, and the tests pin down why: its
+pycanon reports three of these differently (bench_models.py shows each): its
 entropy l is exp(entropy) truncated to an integer; its recursive c is
 floor(r / sum + 1) with the counts sorted increasing (r_1 the rarest value),
 and its enhanced beta is min(basic beta, -ln of the rarest table share), a
@@ -39,6 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .choices import DISTRIBUTION_LEVELS, LEVELS
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,9 @@ CRITERIA = {
     "beta_enhanced": Criterion("beta_enhanced", "max"),
     "delta": Criterion("delta", "max", strict=True),
 }
-DISTRIBUTION = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")
+assert tuple(CRITERIA) == LEVELS, "geoanon.choices.LEVELS names the criteria"
+DISTRIBUTION = DISTRIBUTION_LEVELS
+AGAINST_TABLE = ("t", "beta", "beta_enhanced", "delta")   # measured against the table's distribution q
 TOLERANCE = 1e-12
 
 

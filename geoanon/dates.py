@@ -27,7 +27,6 @@ from .errors import DataError, ParameterError
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")
 DAY = 86_400
-MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
 
 
 def is_date_column(s: pd.Series) -> bool:
@@ -41,8 +40,9 @@ def is_date_column(s: pd.Series) -> bool:
 
 
 def _present(s: pd.Series) -> pd.Series:
-    text = s[s.notna()].astype(str).str.strip()
-    return text[~text.str.lower().isin(MISSING)]
+    from .pipeline.release import present_cells
+
+    return present_cells(s).astype(str).str.strip()
 
 
 def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tuple[np.ndarray, str]:
@@ -54,7 +54,9 @@ def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tupl
         stamps = s.dt.tz_convert("UTC").dt.tz_localize(None) if getattr(s.dt, "tz", None) is not None else s
     else:
         text = s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).strip())
-        missing = text.isna() | text.fillna("").str.lower().isin(MISSING)
+        from .pipeline.release import MISSING_TOKENS
+
+        missing = text.isna() | text.fillna("").str.lower().isin(MISSING_TOKENS)
         text = text.where(~missing, None)
         try:
             stamps = pd.to_datetime(text, format=fmt if fmt else "ISO8601", utc=True, errors="coerce")

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._text import show
-from .choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
+from .choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LEVELS, REGION_SMALL, REGIONS_UNKNOWN
 from .errors import DataError, ParameterError
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
@@ -426,7 +426,6 @@ _COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "int
 _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_entropy": _number,
           "recursive": _recursive, "beta": _number, "beta_enhanced": _number, "delta": _number, "ground": _ground,
           "order": _strings}
-LEVELS = ("k", "l", "l_distinct", "t", "l_entropy", "recursive", "beta", "beta_enhanced", "delta")
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
             "seed": _integer,
             "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights,

@@ -38,7 +38,8 @@ from ._text import plain, show
 from .errors import DataError, InfeasibleError, ParameterError
 
 from .choices import GROUNDS
-from .criteria import CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
+from ._validation import check_positive
+from .criteria import AGAINST_TABLE, CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
 
 
 @dataclass(frozen=True)
@@ -366,8 +367,7 @@ def check_levels(**levels) -> dict:
                                      f"got {show(level)}")
             level = (plain(pair[0]), int(pair[1]))
         elif name in ("beta", "beta_enhanced", "delta"):
-            if not (number and math.isfinite(level) and level > 0):
-                raise ParameterError(f"{name} must be a finite number > 0, got {show(level)}")
+            check_positive(name, level)
         elif name == "t":
             if not (number and 0 <= level <= 1):
                 raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
@@ -434,6 +434,19 @@ class Model:
     @property
     def recursive_l(self) -> int | None:
         return None if self.recursive is None else self.recursive[1]
+
+    @property
+    def against_table(self) -> bool:
+        """Whether a requested level is measured against the table's
+        distribution (t, beta, enhanced beta, delta): a shard of a larger
+        table cannot check it alone."""
+        return any(getattr(self, name) is not None for name in AGAINST_TABLE)
+
+    def without_table_levels(self) -> "Model":
+        """The model without the levels measured against the table's distribution."""
+        from dataclasses import replace
+
+        return replace(self, **{name: None for name in AGAINST_TABLE})
 
     def levels(self) -> dict:
         """The requested levels: those that are not None."""

@@ -66,8 +66,6 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
                             order=order)
     k, sensitive, ground, order = check_k(model.k), model.sensitive, model.ground, model.order
-    against_table = model.t is not None or model.beta is not None or model.beta_enhanced is not None \
-        or model.delta is not None                                  # levels measured against the table's distribution
     method = check_choice("method", method, DESIGNS)
     kind, loc = _location(location)
     if kind != "points":
@@ -94,13 +92,15 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
         if resolution is None:
             resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
-        options = {"location": (lat, lon), "qi": qi, "model": replace(model, order=listed if against_table else order),
+        options = {"location": (lat, lon), "qi": qi,
+                   "model": replace(model, order=listed if model.against_table else order),
                    "interval": [c for c in qi if treatments[c] == "interval"],
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
                    "dates": formats or None, "weights": weights, "max_extent_km": max_extent_km,
                    "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
-                   "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if against_table else None}
+                   "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table
+                   else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
         options["keep"] = [c for c in kept if c != sensitive]        # measured once, over the written dataset
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
@@ -161,12 +161,11 @@ def _kind_parts(pdf: pd.DataFrame) -> pd.Series:
     """Per column: None (no present cell), "number" (every present cell a
     number), "date" (a datetime column or ISO dates) or "text"."""
     from ..dates import is_date_column
-    from ..pipeline.release import MISSING_TOKENS
+    from ..pipeline.release import present_cells
 
     out = {}
     for col in pdf.columns:
-        s = pdf[col]
-        present = s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+        present = present_cells(pdf[col])
         out[col] = None if len(present) == 0 else "number" if _numeric(present) else \
             "date" if is_date_column(present) else "text"
     return pd.Series([out])

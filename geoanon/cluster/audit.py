@@ -8,8 +8,8 @@ import pandas as pd
 
 from .._text import plural
 from .._codes import combined_key
-from ..audit import (SUPPRESSED, AuditReport, check_roles, distribution_figures, own_population_risk,
-                     sensitive_codes)
+from ..audit import (SUPPRESSED, AuditReport, check_roles, default_recursive_l, distribution_figures,
+                     own_population_risk, sensitive_codes)
 from ..errors import AuditError, DataError, InfeasibleError
 from ..criteria import CRITERIA, meets
 from ..models import measure_classes, one_model
@@ -57,8 +57,7 @@ def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
         codes, n_values, ground, listed = sensitive_codes(pd.Series(values.index, dtype=object), ground, order)
         q = np.bincount(codes, weights=values.to_numpy(), minlength=n_values) / values.sum()
         value_code = pd.Series(codes, index=values.index)
-        recursive_l = model.recursive_l or int((values > 0).sum())
-        recursive_l = recursive_l if recursive_l > 1 or model.recursive_l else None
+        recursive_l = default_recursive_l(model, int((values > 0).sum()))
         per_class = pairs.shuffle(on=qi).map_partitions(_class_measures, qi, sensitive, value_code, n_values, ground,
                                                         q, recursive_l, meta=MEASURES)
     else:

@@ -3,7 +3,6 @@ generalized together, so that the release meets the model over all of them."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,8 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import factorize_exact
 from .._text import plural, show
-from .._validation import check_choice, check_jobs, check_scalar_columns, check_seed, check_unique_columns
+from .._validation import (check_choice, check_jobs, check_positive, check_scalar_columns, check_seed,
+                           check_unique_columns)
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
@@ -25,7 +25,7 @@ from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
 from .naming import canonical_codes
 from .points import numeric_column
-from .release import MISSING_TOKENS, JobReport, Release, require_column
+from .release import JobReport, Release, present_cells, require_column
 from .roles import declared_table, measure_undeclared, undeclared
 
 LOCATION_KINDS = ("points", "zip", "label")
@@ -165,6 +165,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
                              if c not in qi))       # a treated column is a quasi-identifier, listed in qi or not
     kind, loc = _location(location)
     formats = check_dates(dates, qi)
+    formats.update({col: None for col in qi if col in df.columns and col not in formats
+                    and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
     _check_roles(df, kind, loc, qi, sensitive)
     weights = check_weights(weights, qi, kind is not None)
@@ -188,8 +190,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     part = joint_partition(dims, check, method, n_jobs)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
-    audit = require(table, [*published, "class_id"], model=model if distribution is None else replace(
-        model, t=None, beta=None, beta_enhanced=None, delta=None))
+    audit = require(table, [*published, "class_id"],
+                    model=model if distribution is None else model.without_table_levels())
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies, formats=formats)
     sizes = np.bincount(part.row_class)
     report = JobReport(
@@ -220,9 +222,7 @@ PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up 
 
 def check_max_extent(value, kind, method) -> float:
     """``max_extent_km`` checked: a finite number > 0, for a points location and the frontier design."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
-            np.isfinite(value) and value > 0):
-        raise ParameterError(f"max_extent_km must be a finite number > 0, got {show(value)}")
+    check_positive("max_extent_km", value)
     if kind != "points":
         raise ParameterError("max_extent_km needs a points location (lat and lon)")
     if method != "frontier":
@@ -275,9 +275,7 @@ def check_weights(weights, qi, located: bool) -> dict:
             raise ParameterError("weights names the location, and the release has none")
         if name != "location" and name not in qi:
             raise ParameterError(f"weights names {show(name)}, which is neither 'location' nor a quasi-identifier")
-        if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)) or not (
-                np.isfinite(w) and w > 0):
-            raise ParameterError(f"the weight of {show(name)} must be a finite number > 0, got {show(w)}")
+        check_positive(f"the weight of {show(name)}", w)
         out[str(name)] = float(w)
     return out
 
@@ -362,8 +360,6 @@ def _treatments(df, qi, interval, hierarchies, suppress, sets, formats=None) -> 
                                          ("hierarchy", list(hierarchies))) if col in cols]
         if len(given) > 1:
             raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
-        if formats is not None and col not in formats and is_date_column(df[col]):
-            formats[col] = None                      # found: ISO text or a datetime column
         out[col] = given[0] if given else ("interval" if _numeric(df[col]) or col in (formats or {}) else "suppress")
     return out
 
@@ -374,7 +370,7 @@ def _numeric(s: pd.Series) -> bool:
         return False
     if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
         return True
-    present = s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+    present = present_cells(s)
     return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())
 
 

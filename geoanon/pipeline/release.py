@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
 
 
+def present_cells(s: pd.Series) -> pd.Series:
+    """The cells of ``s`` that hold a value: not missing, not a missing marker."""
+    return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+
+
 @dataclass(eq=False)
 class JobReport(Mapping):
     """What a job reports: the figures every job has, typed, and its own in
