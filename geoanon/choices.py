@@ -10,6 +10,7 @@ LABEL_ORDERS = ("given", "decreasing", "random")
 LABEL_MISSING = ("label", "error")
 SUPPRESS_METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")   # geoanon.suppress
 DESIGNS = ("frontier", "location-first", "greedy", "joint")   # geoanon.anonymize: where the location cuts go
+LOCATION_LOSSES = ("spacing", "spread", "range")      # geoanon.anonymize: what a points location costs the search
 EXTENTS = ("box", "tile")                              # geoanon.anonymize: what a class publishes
 TREATMENTS = ("interval", "hierarchy", "suppress", "set")   # how a quasi-identifier is published
 COORDINATES_MISSING = ("error", "suppress")            # rows without coordinates

@@ -20,8 +20,8 @@ from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError
 from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, DISTRIBUTION_LEVELS, EXTENTS, LABEL_METHODS,
-                      LABEL_MISSING, LABEL_ORDERS, POINT_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
-                      SUPPRESS_METHODS)
+                      LABEL_MISSING, LABEL_ORDERS, LOCATION_LOSSES, POINT_METHODS, REGION_METHODS, REGION_SMALL,
+                      REGIONS_UNKNOWN, SUPPRESS_METHODS)
 
 DEMO_K = 10
 DEMO_REGION_K = 1000
@@ -189,6 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--max-extent", type=_kilometres, metavar="KM", help="precision target of a --lat/--lon "
                       "location: classes wider than this (box diagonal, e.g. 50km) are cut further wherever the model "
                       "allows; the report counts the records still wider")
+    anon.add_argument("--max-suppressed", type=_share, metavar="SHARE",
+                      help="record suppression budget (e.g. 2%%): the classes with the widest boxes (or the highest "
+                           "NCP), up to this share of the rows, are published with every quasi-identifier empty or * "
+                           "as one class, and the rest partitioned again without them (default: none)")
+    anon.add_argument("--location-loss", choices=LOCATION_LOSSES, metavar="{" + ",".join(LOCATION_LOSSES) + "}",
+                      help="what a --lat/--lon location costs the search: spacing (default of the frontier and "
+                           "location-first methods: distance against the records' local spacing, so boxes stay "
+                           "about as small as the location alone allows), spread (NCP over the coordinates' "
+                           "interquartile range), range (NCP over their range; default of greedy and joint)")
     anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
                       help="columns' weights in the objective (default 1): location=4 keeps the location finer "
                            "and generalizes the other quasi-identifiers more")
@@ -318,6 +327,15 @@ def _kilometres(text: str) -> float:
         return float(number)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a distance in km such as 50km, got {text!r}") from None
+
+
+def _share(text: str) -> float:
+    """A share of the rows: ``2%`` or ``0.02``."""
+    number = text.strip()
+    try:
+        return float(number.removesuffix("%")) / 100 if number.endswith("%") else float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share of the rows such as 2% or 0.02, got {text!r}") from None
 
 
 def _weights(text: str) -> dict:
@@ -708,8 +726,8 @@ def _run_anonymize(args) -> int:
                         dates=_date_formats(args),
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
-                        max_extent_km=args.max_extent,
-                        **_roles(args),
+                        max_extent_km=args.max_extent, location_loss=args.location_loss,
+                        max_suppressed=args.max_suppressed, **_roles(args),
                         **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
@@ -741,7 +759,8 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                         suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                         scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding, seed=args.seed,
-                        weights=args.weight, max_extent_km=args.max_extent, dates=_date_formats(args),
+                        weights=args.weight, max_extent_km=args.max_extent, location_loss=args.location_loss,
+                        max_suppressed=args.max_suppressed, dates=_date_formats(args),
                         **_cluster_roles(args), **_model_options(args))
     r = release.report
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
@@ -753,7 +772,9 @@ def _joint_summary(release, written) -> None:
     r = release.report
     print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
           f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
-          f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}")
+          f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}"
+          + (f", {plural(r.details['suppressed_records'], 'record')} suppressed"
+             if r.details.get("suppressed_records") else ""))
     for path in written:
         print(f"  wrote {path}")
 

@@ -27,7 +27,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     k = 10
 
     [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed,
-                                   # weights = { location = 4, age = 1 }, max_extent_km
+                                   # weights = { location = 4, age = 1 }, max_extent_km,
+                                   # location_loss, max_suppressed = 0.02
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,
@@ -46,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._text import show
-from .choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LEVELS, REGION_SMALL, REGIONS_UNKNOWN
+from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LEVELS, LOCATION_LOSSES, REGION_SMALL,
+                      REGIONS_UNKNOWN)
 from .errors import DataError, ParameterError
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
@@ -182,6 +184,10 @@ def _check_release(release: dict, check_bounds, geographic) -> None:
         check_bounds(release["bounds"], geographic(release.get("crs", "EPSG:4326")))
     if release.get("seed", 0) < 0:
         raise ParameterError(f"seed must be an integer >= 0, got {release['seed']}")
+    if "max_suppressed" in release:
+        from .pipeline.joint_release import check_max_suppressed
+
+        check_max_suppressed(release["max_suppressed"], None)
 
 
 def check_files(jobs: list) -> None:
@@ -429,7 +435,7 @@ _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_
 _RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
             "seed": _integer,
             "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights,
-            "max_extent_km": _number}
+            "max_extent_km": _number, "location_loss": _choice(LOCATION_LOSSES), "max_suppressed": _number}
 _OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
            "escape_formulas": _flag, "shuffle": _flag, "timings": _flag}
 OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

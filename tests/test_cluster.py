@@ -531,6 +531,26 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
     assert rel.report["location_classes"] > plain.report["location_classes"]
 
 
+def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path):
+    people = _people(12_000, seed=15)
+    source = _dataset(people, tmp_path / "in", parts=2)
+    common = dict(location=("lat", "lon"), qi=["age"], k=10, scheduler=client, max_shard_rows=6_000,
+                  keep=["sex", "dx"])
+    ranged = gc.anonymize(source, tmp_path / "range", location_loss="range", **common)
+    budget = gc.anonymize(source, tmp_path / "budget", max_suppressed=0.01, **common)
+    assert ranged.report["location_loss"] == "range" and budget.report["location_loss"] == "spacing"
+    out = pd.read_parquet(tmp_path / "budget")
+    hidden = out["lat_min"].isna()
+    per_class = out[hidden].groupby("class_id").size()
+    assert hidden.any() and (per_class >= 10).all() and hidden.sum() <= 0.01 * len(people)
+    assert budget.report["suppressed_records"] == hidden.sum() and "suppressed_records" not in ranged.report
+    assert out.loc[hidden, ["lat_max", "lon_min", "lon_max", "age_min", "age_max"]].isna().all().all()
+    assert budget.report["audit"]["k"] >= 10
+    with pytest.raises(ga.ParameterError, match="location tree"):
+        gc.anonymize(source, tmp_path / "bad", location_loss="spacing", method="joint", **common)
+    assert not (tmp_path / "bad").exists()
+
+
 def test_the_columns_without_a_role_are_measured_over_many_partitions(client):
     """Eight written parts split the group-by over two partitions (a dask
     value_counts of such a group-by fails: measured per partition instead)."""

@@ -29,21 +29,23 @@ from ..audit import sensitive_codes
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..models import Model, ModelCheck, requested_model
-from ..pipeline.joint_release import _check_resolution, _location, _numeric, _treatments, check_dates
+from ..pipeline.joint_release import (_check_resolution, _location, _numeric, _treatments, check_dates,
+                                     check_location_loss, check_max_suppressed)
 from ..pipeline.location import default_resolution
 from .client import cluster_client, cluster_failures
 from .points import class_offsets, release_shards, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
                       with_coordinates, write_staged)
 
-SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes")
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
 
 
 def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
               sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
-              shuffle=None, model=None, weights=None, max_extent_km=None, dates=None) -> ClusterRelease:
+              shuffle=None, model=None, weights=None, max_extent_km=None, dates=None,
+              location_loss=None, max_suppressed=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
     boxes (``extent="box"``), every row located. Parameters as
@@ -57,7 +59,10 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: a seed to write the rows in a random order
     (within each shard: its rows already go together). ``weights``,
-    ``max_extent_km`` and ``dates`` as in memory, applied in every shard.
+    ``max_extent_km``, ``location_loss``, ``max_suppressed`` and ``dates`` as
+    in memory, applied in every shard (the spacing loss against each shard's
+    own location tree; the budget a share of each shard's rows, whose
+    suppressed records are a class of that shard).
     """
     import dask
     import dask.dataframe as dd
@@ -71,6 +76,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     if kind != "points":
         raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
     lat, lon = loc["lat"], loc["lon"]
+    location_loss = check_location_loss(location_loss, kind, method)
+    max_suppressed = check_max_suppressed(max_suppressed, kind)
     resolution = _check_resolution(resolution)
     qi = [qi] if isinstance(qi, str) else list(qi)
     qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
@@ -98,7 +105,8 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
                    "dates": formats or None, "weights": weights, "max_extent_km": max_extent_km,
-                   "method": method, "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
+                   "location_loss": location_loss, "max_suppressed": max_suppressed, "method": method, "extent": "box", "resolution": resolution,
+                   "crs": crs, "seed": seed,
                    "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table
                    else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
@@ -128,9 +136,12 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
         shard_stats, audit, undeclared = write_staged(output, write_and_audit)
     report = {"rows": n, **model.levels(), "sensitive": sensitive,
               "location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": method,
-              "classes": int(shard_stats["classes"].sum()), "min_class": int(shard_stats["min_class"].min()),
+              "location_loss": location_loss, "classes": int(shard_stats["classes"].sum()),
+              "min_class": int(shard_stats["min_class"].min()),
               "max_class": int(shard_stats["max_class"].max()),
               "location_classes": int(shard_stats["location_classes"].sum()), "shards": plan.n_shards,
+              **({} if max_suppressed is None else {"max_suppressed": max_suppressed,
+                                                    "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
               "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", **undeclared,
               "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)
@@ -195,7 +206,8 @@ def _release_shard(options: dict, kept: list, rectangles, shard: int, rows: pd.D
     rel = anonymize_in_memory(rows, bounds=tuple(rectangles[shard]), **options)
     return _uniform(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
                                        "max_class": rel.report.max_class,
-                                       "location_classes": rel.report["location_classes"]}
+                                       "location_classes": rel.report["location_classes"],
+                                       "suppressed_records": rel.report.details.get("suppressed_records", 0)}
 
 
 def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:

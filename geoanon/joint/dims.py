@@ -349,6 +349,7 @@ class Dims:
     items: list = field(default_factory=list)
     shared_location: bool = True
     too_wide: object = None       # a location state -> whether it is wider than the user's precision target
+    diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
     _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:

@@ -14,8 +14,10 @@ from .._validation import (check_choice, check_jobs, check_positive, check_scala
                            check_unique_columns)
 from ..audit import require
 from ..errors import DataError, ParameterError
-from ..choices import CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, REGION_SMALL, REGIONS_UNKNOWN
+from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LOCATION_LOSSES, REGION_SMALL,
+                       REGIONS_UNKNOWN)
 from ..joint.dims import Dims, RankDim, SetDim, ranked, tree_from_paths
+from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.search import joint_partition
 from ..models import Hierarchy, requested_model
 from ..dates import date_dim, is_date_column
@@ -23,6 +25,7 @@ from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
+from .location import robust_spans
 from .naming import canonical_codes
 from .points import numeric_column
 from .release import JobReport, Release, present_cells, require_column
@@ -36,7 +39,7 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
-              weights=None, dates=None, max_extent_km=None) -> Release:
+              weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -72,6 +75,30 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         parts still meet the model. ``report.details["beyond_max_extent"]``
         counts the records whose published box is still wider, because their
         class cannot be cut further.
+    max_suppressed : float, optional
+        A record suppression budget, the share of the rows (0 <= share < 1;
+        ARX's suppression limit) that may be published fully suppressed
+        (:mod:`geoanon.joint.outliers`): the whole classes with the widest
+        location boxes (or, without a points location, the highest NCP per
+        record) are chosen while they fit, published with every
+        quasi-identifier empty or ``*`` as one class of their own that meets
+        the model, and the other rows are partitioned again without them.
+        ``report.details["suppressed_records"]`` counts them. With a points
+        location or none.
+    location_loss : {"spacing", "spread", "range"}, optional
+        What a points location costs the search. ``"spacing"`` (the default
+        of the frontier and location-first designs): in distance, against
+        the records' local spacing (:func:`geoanon.joint.search.location_losses`:
+        a box as precise as the location alone allows costs nothing, one
+        eight times as wide costs each location column as much as a
+        suppressed one), so the location stays about as precise as
+        :func:`geoanon.generalize_points` would publish it and the other
+        quasi-identifiers are generalized as needed. ``"spread"``: NCP over
+        the coordinates' interquartile range instead of their range;
+        ``"range"`` (the default of the greedy and joint designs, and of
+        ZIP and label locations): Xu et al.'s NCP over the range, which a
+        few far records (an island) make so wide that state-sized boxes
+        look cheap. The report's NCP is Xu et al.'s in every case.
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
@@ -164,6 +191,8 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
                              if c not in qi))       # a treated column is a quasi-identifier, listed in qi or not
     kind, loc = _location(location)
+    location_loss = check_location_loss(location_loss, kind, method)
+    max_suppressed = check_max_suppressed(max_suppressed, kind)
     formats = check_dates(dates, qi)
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
@@ -185,9 +214,16 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
                                   formats))
     for d in dims.items:
         d.weight = weights.get("location" if d.location else d.name, 1.0)
+    if location_loss == "spacing":
+        dims.diagonal = _diagonals(dims, crs)
+    elif location_loss == "spread":
+        robust_spans(dims)
     if max_extent_km is not None:
         dims.too_wide = _too_wide(dims, crs, check_max_extent(max_extent_km, kind, method))
     part = joint_partition(dims, check, method, n_jobs)
+    if max_suppressed:
+        part = _without_outliers(dims, check, part, int(max_suppressed * len(df)), method, n_jobs,
+                                 _diagonals(dims, crs) if kind == "points" else None)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
@@ -204,8 +240,12 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
             "qi": {col: treatments[col] for col in qi},
             "method": method,
             "location_classes": int(part.location_classes),
+            **({} if kind is None else {"location_loss": location_loss}),
             **({"weights": weights} if weights else {}),
             **({} if max_extent_km is None else _beyond(table, loc, crs, max_extent_km, warnings)),
+            **({} if max_suppressed is None else {
+                "max_suppressed": max_suppressed,
+                "suppressed_records": int((part.row_class == part.suppressed).sum()) if part.suppressed >= 0 else 0}),
             **({"dates": formats} if formats else {}),
             **getattr(publish_location, "details", {}),
             "ncp": ncp,
@@ -228,6 +268,65 @@ def check_max_extent(value, kind, method) -> float:
     if method != "frontier":
         raise ParameterError(f"max_extent_km works with method='frontier', not {method!r}")
     return float(value)
+
+
+def check_max_suppressed(value, kind) -> float | None:
+    """``max_suppressed`` checked: a share 0 <= share < 1, with a points location or none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 <= float(value) < 1:
+        raise ParameterError(f"max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
+                             f"got {show(value)}")
+    if kind not in (None, "points"):
+        raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
+                             "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
+    return float(value)
+
+
+def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
+    """``part``, or, where classes of at most ``budget`` rows can be published
+    suppressed and the rest still meets the model, the rest partitioned again
+    with those rows as a last class (:mod:`geoanon.joint.outliers`)."""
+    hidden = suppressed_rows(dims, check, part, budget, widths)
+    if not hidden.size:
+        return part
+    kept = np.setdiff1d(np.arange(part.row_class.size), hidden)
+    if not check.holds(check.histogram(kept)[None, :])[0]:
+        return part
+    return with_suppressed_class(dims, joint_partition(dims, check, method, n_jobs, rows=kept), hidden)
+
+
+def check_location_loss(value, kind, method) -> str:
+    """``location_loss`` checked, or its default: ``"spacing"`` for a points
+    location cut by a location tree (frontier, location-first), else ``"range"``."""
+    tree = method in ("frontier", "location-first")
+    if value is None:
+        return "spacing" if kind == "points" and tree else "range"
+    value = check_choice("location_loss", value, LOCATION_LOSSES)
+    if value != "range" and kind != "points":
+        raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")
+    if value == "spacing" and not tree:
+        raise ParameterError(f"location_loss='spacing' needs the location tree of method='frontier' or "
+                             f"'location-first', not {method!r}")
+    return value
+
+
+def _diagonals(dims, crs):
+    """Location states -> the diagonal (km) of each one's box as the search
+    measures it (its records' box on the grid, or its tile)."""
+    from pyproj import CRS
+
+    from .figures import box_extents
+
+    crs = CRS.from_user_input(crs)
+    x, y = (j for j, d in enumerate(dims.items) if d.location)
+
+    def diagonal(states) -> np.ndarray:
+        xs = np.array([dims.items[x].interval(st[x]) for st in states], dtype=np.float64).reshape(-1, 2)
+        ys = np.array([dims.items[y].interval(st[y]) for st in states], dtype=np.float64).reshape(-1, 2)
+        return box_extents(xs[:, 0], ys[:, 0], xs[:, 1], ys[:, 1], crs)[2]
+    return diagonal
 
 
 def _too_wide(dims, crs, max_km):
