@@ -21,7 +21,7 @@ _HOMES = {
     "Partition": "partition",
     "JobReport": "pipeline", "Release": "pipeline", "generalize_labels": "pipeline",
     "generalize_points": "pipeline", "generalize_regions": "pipeline",
-    "Hierarchy": "models", "Model": "models", "emd": "models", "date_hierarchy": "dates",
+    "Columns": "columns", "Hierarchy": "models", "Model": "models", "emd": "models", "date_hierarchy": "dates",
     "anonymize": "pipeline", "information_loss": "ncp",
     "RectanglePartition": "points", "partition_points": "points",
     "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",

@@ -557,6 +557,16 @@ def _roles(args) -> dict:
     return {"keep": args.keep, "identifiers": args.identifiers, "strict": args.strict}
 
 
+def _roles_of(args, location, hierarchies, options: dict):
+    """The columns' roles of ``anonymize`` from its flags; the sensitive
+    column taken from the model's ``options``, unless they are one Model."""
+    from .columns import Columns
+
+    return Columns(location=location, qi=args.qi, interval=args.interval, dates=_date_formats(args),
+                   hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
+                   sensitive=options.pop("sensitive", None), identifiers=args.identifiers, keep=args.keep)
+
+
 def _cluster_roles(args) -> dict:
     """:func:`_roles`, and the shuffle a dask job applies as it writes."""
     return {**_roles(args), "shuffle": args.seed if args.shuffle else None}
@@ -662,7 +672,7 @@ def _run_jobs(args) -> int:
             location = dict(job.location) if job.location else None
             if location and "regions" in location:
                 location["regions"] = read_table(location["regions"])
-            release = anonymize(df, location=location, **anonymize_options(job))
+            release = anonymize(df, **anonymize_options(job, location))
             release.report.files = {"job": str(job.source), "input": str(job.input),
                                     "output": str(job.outputs["table"])}
             shuffle = job.outputs.get("shuffle", False)
@@ -721,14 +731,11 @@ def _run_anonymize(args) -> int:
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     if location is not None and "regions" in location:
         location["regions"] = read_table(location["regions"])
-    release = anonymize(df, location=location, qi=args.qi,
-                        interval=args.interval, hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
-                        dates=_date_formats(args),
+    release = anonymize(df, _roles_of(args, location, hierarchies, options),
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
                         max_extent_km=args.max_extent, location_loss=args.location_loss,
-                        max_suppressed=args.max_suppressed, **_roles(args),
-                        **options)
+                        max_suppressed=args.max_suppressed, strict=args.strict, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
@@ -753,15 +760,16 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
     if args.extent != "box" or args.missing != "error":
         raise ParameterError("the dask engine's anonymize publishes boxes of located rows: --extent box, "
                              "--missing error")
-    release = anonymize(args.input, args.output, location=(location["lat"], location["lon"]), qi=args.qi,
-                        interval=args.interval,
-                        hierarchies={c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()},
-                        suppress=args.suppress, sets=args.sets, method=args.method, resolution=args.resolution,
+    hierarchies = {c: Hierarchy.read_csv(p) for c, p in hierarchy_files.items()}
+    options = _model_options(args)
+    release = anonymize(args.input, args.output,
+                        _roles_of(args, (location["lat"], location["lon"]), hierarchies, options),
+                        method=args.method, resolution=args.resolution,
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                         scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding, seed=args.seed,
                         weights=args.weight, max_extent_km=args.max_extent, location_loss=args.location_loss,
-                        max_suppressed=args.max_suppressed, dates=_date_formats(args),
-                        **_cluster_roles(args), **_model_options(args))
+                        max_suppressed=args.max_suppressed, strict=args.strict,
+                        shuffle=args.seed if args.shuffle else None, **options)
     r = release.report
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
                                            f"{plural(r['location_classes'], 'location class', 'location classes')} "

@@ -1,6 +1,7 @@
 """Batch jobs described by a TOML file: ``geoanon run JOB.toml``.
 
-A job is the joint release (:func:`geoanon.anonymize`) of one table::
+A job is the joint release (:func:`geoanon.anonymize`) of one table, its
+``[columns]`` one :class:`geoanon.Columns` (:meth:`Job.columns`)::
 
     [input]
     path = "patients.csv"          # any table the command line reads
@@ -17,7 +18,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table::
     hierarchy = { marital = "marital.csv" }   # ... as a node of an ARX hierarchy
     suppress = ["race"]            # ... as the shared value or '*'
     sets = []                      # ... as the values the class holds
-    dates = []                     # date columns among the above not in ISO text: { admitted = "%d/%m/%Y" }
+    dates = []                     # ... as ISO intervals: date columns, or { admitted = "%d/%m/%Y" }
     sensitive = "diagnosis"
     keep = ["visit"]               # published as they are, deliberately
     strict = true                  # refuse while a column has no role (default: warn)
@@ -43,7 +44,7 @@ file, section and key in one line.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._text import show
@@ -86,6 +87,18 @@ class Job:
         if isinstance(self.model.get("ground"), Path):
             files["[model] ground"] = self.model["ground"]
         return files
+
+    def columns(self, read: bool = False):
+        """The ``[columns]`` section as one :class:`geoanon.Columns` (its
+        hierarchies read from their files when ``read``)."""
+        from .columns import Columns
+        from .models import Hierarchy
+
+        t = self.treatments
+        return Columns(location=self.location, qi=t.get("qi"), interval=t.get("interval"), dates=self.dates or None,
+                       hierarchies={c: Hierarchy.read_csv(p) if read else p for c, p in t.get("hierarchy", {}).items()},
+                       suppress=t.get("suppress"), sets=t.get("sets"), sensitive=self.sensitive,
+                       identifiers=self.identifiers, keep=self.keep)
 
     def roles(self) -> dict:
         """Column -> its role, for the columns the job names."""
@@ -146,9 +159,7 @@ def load_job(path) -> Job:
 
 def job_qi(job: "Job") -> list:
     """Every quasi-identifier of the job, whatever its treatment."""
-    t = job.treatments
-    return list(dict.fromkeys([*t.get("qi", []), *t.get("interval", []), *t.get("hierarchy", {}),
-                               *t.get("suppress", []), *t.get("sets", [])]))
+    return job.columns().quasi_identifiers
 
 
 def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
@@ -248,26 +259,27 @@ def plan(job: Job) -> list[str]:
     return lines
 
 
-def anonymize_options(job: Job) -> dict:
-    """The keyword arguments of :func:`geoanon.anonymize` for the job (files read)."""
+def anonymize_options(job: Job, location) -> dict:
+    """The arguments of :func:`geoanon.anonymize` for the job (files read;
+    ``location`` with its regions read), its ``[columns]`` as one
+    :class:`geoanon.Columns` (the identifiers are dropped as the table is
+    read; the sensitive column goes with a Model of the levels of
+    :mod:`geoanon.criteria`)."""
     from .criteria import DISTRIBUTION
     from .models import Hierarchy, Model
 
-    t = job.treatments
     model = dict(job.model)
     ground = model.pop("ground", "equal")
-    options = {"qi": job_qi(job),
-               "interval": t.get("interval"), "suppress": t.get("suppress"), "sets": t.get("sets"),
-               "hierarchies": {c: Hierarchy.read_csv(p) for c, p in t.get("hierarchy", {}).items()},
-               "sensitive": job.sensitive, "ground": Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground,
-               "keep": job.keep, "strict": job.strict, "dates": job.dates or None, **model}
+    model["ground"] = Hierarchy.read_csv(ground) if isinstance(ground, Path) else ground
+    sensitive = job.sensitive
     if any(name in model for name in DISTRIBUTION):
-        keywords = {n: options.pop(n) for n in ("sensitive", "ground", *LEVELS, "order") if n in options}
-        options["model"] = Model(**keywords)
+        model = {"model": Model(sensitive=sensitive, **model)}
+        sensitive = None
     release = dict(job.release)
     if "jobs" in release:
         release["n_jobs"] = release.pop("jobs")
-    return {**options, **release}
+    columns = replace(job.columns(read=True), location=location, identifiers=(), sensitive=sensitive)
+    return {"columns": columns, "strict": job.strict, **model, **release}
 
 
 def numeric_columns(job: Job) -> list[str]:

@@ -283,8 +283,7 @@ def _cases():
     an("unknown region suppressed, too few", "published as '*'", set={**zip_location, "IN": "bad.csv"},
        flags=("--unknown", "suppress"), files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
     dated = {i: {"name": f"2024-03-{1 + i % 28:02d}"} for i in range(ROWS)}
-    an("date column not a quasi-identifier", "dates names 'name', which is not among the quasi-identifiers",
-       flags=("--date", "name"))
+    an("date column not in the table", "no column 'visit' in the table", flags=("--date", "visit"))
     an("date given twice", "--date name is given twice", set={"--qi": "age,sex,name", "--keep": "id,zip"},
        flags=("--date", "name", "--date", "name"))
     an("a date that is no date", "'2024-02-30' is not an ISO 8601 date", set={"IN": "d.csv", "--qi": "age,sex,name",

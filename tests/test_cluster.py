@@ -537,7 +537,9 @@ def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path
     common = dict(location=("lat", "lon"), qi=["age"], k=10, scheduler=client, max_shard_rows=6_000,
                   keep=["sex", "dx"])
     ranged = gc.anonymize(source, tmp_path / "range", location_loss="range", **common)
-    budget = gc.anonymize(source, tmp_path / "budget", max_suppressed=0.01, **common)
+    roles = ga.Columns(location=("lat", "lon"), qi=["age"], keep=["sex", "dx"])      # the roles as one object
+    budget = gc.anonymize(source, tmp_path / "budget", roles, k=10, scheduler=client, max_shard_rows=6_000,
+                          max_suppressed=0.01)
     assert ranged.report["location_loss"] == "range" and budget.report["location_loss"] == "spacing"
     out = pd.read_parquet(tmp_path / "budget")
     hidden = out["lat_min"].isna()

@@ -26,6 +26,7 @@ import pandas as pd
 from .._text import show
 from .._validation import check_choice, check_k
 from ..audit import sensitive_codes
+from ..columns import declared, with_sensitive
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..models import Model, ModelCheck, requested_model
@@ -40,14 +41,15 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
 
 
-def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
-              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
+def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
+              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
               method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
               sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
               shuffle=None, model=None, weights=None, max_extent_km=None, dates=None,
               location_loss=None, max_suppressed=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
-    Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``,
+    Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
+    (given as a keyword or in ``columns``, a :class:`geoanon.Columns`),
     boxes (``extent="box"``), every row located. Parameters as
     :func:`geoanon.anonymize` and :func:`geoanon.cluster.generalize_points`;
     ``resolution`` defaults to the finer of the two axes' defaults over the
@@ -68,6 +70,13 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     import dask.dataframe as dd
 
     started = time.perf_counter()
+    cols = declared(columns, location=location, qi=qi, sensitive=sensitive, interval=interval, dates=dates,
+                    hierarchies=hierarchies, suppress=suppress, sets=sets, identifiers=identifiers, keep=keep)
+    location, qi, interval, dates = cols.location, cols.quasi_identifiers, list(cols.interval), cols.dates or None
+    hierarchies, suppress, sets = cols.hierarchies or None, list(cols.suppress), list(cols.sets)
+    identifiers, keep = list(cols.identifiers), list(cols.keep)
+    model = with_sensitive(model, cols.sensitive)
+    sensitive = None if model is not None else cols.sensitive
     model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
                             order=order)
     k, sensitive, ground, order = check_k(model.k), model.sensitive, model.ground, model.order
@@ -79,15 +88,12 @@ def anonymize(source, output, *, location, qi=(), sensitive=None, k=None, l=None
     location_loss = check_location_loss(location_loss, kind, method)
     max_suppressed = check_max_suppressed(max_suppressed, kind)
     resolution = _check_resolution(resolution)
-    qi = [qi] if isinstance(qi, str) else list(qi)
-    qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
-                             if c not in qi))       # a treated column is a quasi-identifier, as in memory
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
         ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
         ddf, loose = declared_dataset(ddf, [*roles, lat, lon], identifiers, keep, strict=strict)
-        formats = check_dates(dates, qi)
+        formats = check_dates(dates)
         treatments, found = _dataset_treatments(ddf, qi, [*(interval or []), *formats], hierarchies, suppress, sets)
         formats = {**{c: None for c in found}, **formats}
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)

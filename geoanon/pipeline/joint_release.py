@@ -13,6 +13,7 @@ from .._text import plural, show
 from .._validation import (check_choice, check_jobs, check_positive, check_scalar_columns, check_seed,
                            check_unique_columns)
 from ..audit import require
+from ..columns import declared, with_sensitive
 from ..errors import DataError, ParameterError
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LOCATION_LOSSES, REGION_SMALL,
                        REGIONS_UNKNOWN)
@@ -35,7 +36,7 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 
 @stepped("generalizing the table (location and quasi-identifiers)")
-def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
+def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
               ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
               extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
@@ -47,6 +48,11 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     Parameters
     ----------
     df : DataFrame
+    columns : Columns, optional
+        Every column's role as one :class:`geoanon.Columns` (what the
+        command line and job files build), instead of the keywords location,
+        qi, sensitive, interval, dates, hierarchies, suppress, sets,
+        identifiers and keep.
     location : optional
         ``(lat, lon)`` or ``{"lat": LAT, "lon": LON}``: points, published as
         non-overlapping rectangles ``{lat}_min, {lat}_max, {lon}_min,
@@ -176,8 +182,14 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
         unless the audit passes.
     """
     started = time.perf_counter()
+    cols = declared(columns, location=location, qi=qi, sensitive=sensitive, interval=interval, dates=dates,
+                    hierarchies=hierarchies, suppress=suppress, sets=sets, identifiers=identifiers, keep=keep)
+    location, qi, interval, dates = cols.location, cols.quasi_identifiers, cols.interval, cols.dates or None
+    hierarchies, suppress, sets, sensitive = cols.hierarchies, cols.suppress, cols.sets, cols.sensitive
+    model = with_sensitive(model, sensitive)
+    sensitive = None if model is not None else sensitive
     check_unique_columns(df)
-    df, keep = declared_table(df, identifiers, keep)
+    df, keep = declared_table(df, cols.identifiers, cols.keep)
     method = check_choice("method", method, DESIGNS)
     extent = check_choice("extent", extent, EXTENTS)
     resolution = _check_resolution(resolution)
@@ -187,13 +199,10 @@ def anonymize(df: pd.DataFrame, *, location=None, qi=(), sensitive=None, k=None,
     model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
                             order=order)
     sensitive = model.sensitive
-    qi = [qi] if isinstance(qi, str) else list(qi)
-    qi += list(dict.fromkeys(c for c in (*(interval or []), *(hierarchies or {}), *(suppress or []), *(sets or []))
-                             if c not in qi))       # a treated column is a quasi-identifier, listed in qi or not
     kind, loc = _location(location)
     location_loss = check_location_loss(location_loss, kind, method)
     max_suppressed = check_max_suppressed(max_suppressed, kind)
-    formats = check_dates(dates, qi)
+    formats = check_dates(dates)
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
@@ -425,16 +434,14 @@ def _location(location):
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 
 
-def check_dates(dates, qi) -> dict:
-    """``dates`` as {column: format or None}, every column a quasi-identifier."""
+def check_dates(dates) -> dict:
+    """``dates`` as {column: format or None} (quasi-identifiers: :attr:`geoanon.Columns.quasi_identifiers`)."""
     if dates is None:
         return {}
     if isinstance(dates, str):
         dates = [dates]
     formats = dict(dates) if isinstance(dates, dict) else {col: None for col in dates}
     for col, fmt in formats.items():
-        if col not in qi:
-            raise ParameterError(f"dates names {show(col)}, which is not among the quasi-identifiers")
         if fmt is not None and not (isinstance(fmt, str) and "%" in fmt):
             raise ParameterError(f"the date format of {show(col)} must be strftime text such as '%d/%m/%Y', "
                                  f"got {show(fmt)}")
@@ -444,11 +451,6 @@ def check_dates(dates, qi) -> dict:
 def _treatments(df, qi, interval, hierarchies, suppress, sets, formats=None) -> dict:
     interval, suppress, sets = list(interval or []), list(suppress or []), list(sets or [])
     hierarchies = dict(hierarchies or {})
-    for name, cols in (("interval", interval), ("suppress", suppress), ("sets", sets),
-                       ("hierarchies", list(hierarchies))):
-        for col in cols:
-            if col not in qi:
-                raise ParameterError(f"{name} names {show(col)}, which is not among the quasi-identifiers")
     for col, h in hierarchies.items():
         if not isinstance(h, Hierarchy):
             raise ParameterError(f"hierarchies[{show(col)}] must be a Hierarchy, got {type(h).__name__}")

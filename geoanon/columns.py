@@ -1,0 +1,124 @@
+"""The roles of a table's columns, declared once (as ARX's data definition).
+
+:class:`Columns` is what :func:`geoanon.anonymize` (in memory and on dask)
+takes as ``columns=``, and what the command line's flags and a job file's
+``[columns]`` section are turned into, so that the three agree: a column
+named by a treatment (``interval``, ``dates``, ``hierarchies``,
+``suppress``, ``sets``) is a quasi-identifier whether ``qi`` lists it or
+not. The release checks the roles against the table (one role per column,
+one treatment per quasi-identifier, every named column present), as
+scikit-learn checks an estimator's parameters when it is fitted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from ._text import show
+from .errors import ParameterError
+
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Every column's role in a release.
+
+    Parameters
+    ----------
+    location : optional
+        ``(lat, lon)``, ``{"lat": .., "lon": ..}``, ``{"zip": .., "regions":
+        .., ...}`` or ``{"label": ..}`` (see :func:`geoanon.anonymize`).
+    qi : list of str
+        Quasi-identifiers published the default way (numbers as intervals,
+        the others suppressed).
+    interval, suppress, sets : list of str
+        Quasi-identifiers published as intervals, as the shared value or
+        ``*``, as the set of the class's values.
+    dates : list of str or dict
+        Date and timestamp quasi-identifiers, or ``{col: strftime format}``.
+    hierarchies : dict
+        ``{col: Hierarchy}``: quasi-identifiers published as hierarchy nodes.
+    sensitive : str, optional
+        The sensitive column (l, t and the other levels on its values), or
+        the model's (:class:`geoanon.Model`).
+    identifiers : list of str
+        Direct identifiers, dropped.
+    keep : list of str
+        Columns published as they are, deliberately.
+
+    A plain string stands for a list of one column.
+    """
+
+    location: object = None
+    qi: tuple = ()
+    interval: tuple = ()
+    dates: object = ()
+    hierarchies: dict = field(default_factory=dict)
+    suppress: tuple = ()
+    sets: tuple = ()
+    sensitive: str | None = None
+    identifiers: tuple = ()
+    keep: tuple = ()
+
+    def __post_init__(self):
+        for name in ("qi", "interval", "suppress", "sets", "identifiers", "keep"):
+            object.__setattr__(self, name, _names(name, getattr(self, name)))
+        if isinstance(self.dates, dict):
+            object.__setattr__(self, "dates", dict(self.dates))
+        else:
+            object.__setattr__(self, "dates", _names("dates", self.dates))
+        if self.hierarchies is None:
+            object.__setattr__(self, "hierarchies", {})
+        if not isinstance(self.hierarchies, dict):
+            raise ParameterError(f"hierarchies must be a dict {{column: Hierarchy}}, got {show(self.hierarchies)}")
+        object.__setattr__(self, "hierarchies", dict(self.hierarchies))
+
+    @property
+    def quasi_identifiers(self) -> list:
+        """``qi``, then every treated column it does not list, in order."""
+        out = list(self.qi)
+        for name in ("interval", "dates", "hierarchies", "suppress", "sets"):
+            out += [c for c in getattr(self, name) if c not in out]
+        return out
+
+    def keywords(self) -> dict:
+        """The roles as :func:`geoanon.anonymize`'s keyword arguments."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _names(role: str, value) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise ParameterError(f"{role} must be a column name or a list of them, got {show(value)}") from None
+
+
+def declared(columns, **keywords) -> Columns:
+    """``columns`` (a :class:`Columns`), or the one the role keywords
+    describe; ParameterError when both are given."""
+    if columns is None:
+        return Columns(**keywords)
+    if not isinstance(columns, Columns):
+        raise ParameterError(f"columns must be a geoanon.Columns, got {type(columns).__name__}")
+    given = [name for name, value in keywords.items() if value is not None and value != () and value != []
+             and value != {}]
+    if given:
+        raise ParameterError(f"give the columns' roles as columns= or as keywords, not both (also given: "
+                             f"{', '.join(given)})")
+    return columns
+
+
+def with_sensitive(model, sensitive):
+    """``model`` with the sensitive column of :class:`Columns` (None: none
+    named there); ParameterError when the two name different columns."""
+    from dataclasses import replace
+
+    if model is None or sensitive is None or model.sensitive == sensitive:
+        return model
+    if model.sensitive is not None:
+        raise ParameterError(f"columns names the sensitive column {show(sensitive)}, the model "
+                             f"{show(model.sensitive)}")
+    return replace(model, sensitive=sensitive)
