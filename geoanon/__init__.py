@@ -34,7 +34,14 @@ __all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "I
            "VerificationError", *sorted(_HOMES)]
 
 
+_SUBMODULES = ("cluster", "criteria", "datasets", "dates", "jobs", "maps")   # ga.datasets.adult() after import geoanon
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        module = import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
     if name in _HOMES:
         value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
         globals()[name] = value

@@ -1,5 +1,6 @@
 """The options of every job, in one place and without numpy, so that the
-command line builds its parser from the library's own lists."""
+command line builds its parser from the library's own lists. The first
+choice of each is its default, in the API and on the command line."""
 
 POINT_METHODS = ("balanced", "paper")                  # geoanon.partition_points / generalize_points
 REGION_METHODS = ("balanced", "paper", "exact")        # geoanon.partition_graph / generalize_regions

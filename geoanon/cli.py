@@ -23,6 +23,8 @@ from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, DISTRIBUTION_LEV
                       LABEL_MISSING, LABEL_ORDERS, LOCATION_LOSSES, POINT_METHODS, REGION_METHODS, REGION_SMALL,
                       REGIONS_UNKNOWN, SUPPRESS_METHODS)
 
+INPUT_HELP = ("table: .csv, .parquet (or a folder of Parquet parts, as the dask engine writes), .geojson, .gpkg "
+              "or .shp")
 DEMO_K = 10
 DEMO_REGION_K = 1000
 
@@ -46,6 +48,20 @@ def _bounds(text: str):
     return values
 
 
+def _job_file_format() -> str:
+    """What ``run --help`` says of the job files: :mod:`geoanon.jobs`' example and rules."""
+    import textwrap
+
+    from . import jobs
+
+    example = jobs.__doc__.split("::", 1)[1].split("\nPaths are relative", 1)[0]
+    return (textwrap.fill("Run the jobs described by TOML files, each the joint release of one table (geoanon "
+                          "anonymize); every file is checked before any job starts. A job file:", 79)
+            + "\n" + textwrap.dedent(example).rstrip() + "\n\n"
+            + textwrap.fill("Paths are relative to the job file. Every key's name, type and value, and the "
+                            "columns against the table, are checked before anything runs.", 79))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="geoanon", description="Generalize location columns so that every class holds >= k records.",
                      epilog="Safe to publish: the output table, the --map and the --report. For the data holder "
@@ -53,21 +69,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"geoanon {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    demo = sub.add_parser("demo", help="run the points job on the shipped demo records")
+    demo = sub.add_parser("demo", help="run the points and zip jobs on the shipped demo records: a table, a report "
+                                       "and a map each")
     demo.add_argument("--out", default="geoanon-demo", help="output folder (default ./geoanon-demo)")
     demo.set_defaults(run=_run_demo)
 
     points = sub.add_parser("points", help="generalize GPS coordinates into rectangles of >= k records")
-    points.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    points.add_argument("input", metavar="IN", help=INPUT_HELP)
     points.add_argument("-k", type=int, required=True, help="every class holds at least K records")
     points.add_argument("--lat", help="latitude column (omit both --lat and --lon to use point geometry)")
     points.add_argument("--lon", help="longitude column")
     points.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     points.add_argument("--map", metavar="HTML", help="write an offline map preview of the classes")
     points.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    points.add_argument("--method", default="balanced", choices=POINT_METHODS)
-    points.add_argument("--missing", default="error", choices=COORDINATES_MISSING,
-                        help="rows without coordinates: fail (default) or put them in one suppressed class")
+    _choice(points, "--method", POINT_METHODS, "balanced: cuts chosen to keep classes near the lower bound; "
+            "paper: Theorem 2's kd-tree rule (median cuts)")
+    _choice(points, "--missing", COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
+            "suppressed class")
     points.add_argument("--crs", default="EPSG:4326", help="CRS of the coordinate columns (default EPSG:4326)")
     points.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX",
                         help="region the rectangles tile (default: the data's bounding box padded out to round "
@@ -81,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     zips = sub.add_parser("zip", help="generalize a region column (zip codes, counties) into connected groups "
                                       "of >= k records")
-    zips.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    zips.add_argument("input", metavar="IN", help=INPUT_HELP)
     zips.add_argument("-k", type=int, required=True, help="every group holds at least K records")
     zips.add_argument("--zip-col", required=True, metavar="COL", help="the region column of IN")
     zips.add_argument("--regions", required=True, metavar="FILE",
@@ -92,14 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
     zips.add_argument("--classes", metavar="FILE", help="write the groups (dissolved shapes, members, weight)")
     zips.add_argument("--map", metavar="HTML", help="write an offline choropleth of the groups")
     zips.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    zips.add_argument("--method", default="balanced", choices=REGION_METHODS)
-    zips.add_argument("--contiguity", default="rook", choices=CONTIGUITY,
-                      help="polygon adjacency: shared boundary (rook, default) or any contact (queen)")
-    zips.add_argument("--unknown", default="error", choices=REGIONS_UNKNOWN,
-                      help="records whose region is not in --regions: fail (default) or generalize to '*'")
-    zips.add_argument("--small", default="error", choices=REGION_SMALL,
-                      help="connected components with records but lighter than k: fail (default), generalize "
-                           "their records to '*', or join the group of the nearest region (by centroid)")
+    _choice(zips, "--method", REGION_METHODS, "balanced: tree pass and local search; paper: Theorem 1's tree "
+            "pass; exact: the flow program (small graphs)")
+    _choice(zips, "--contiguity", CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)")
+    _choice(zips, "--unknown", REGIONS_UNKNOWN, "records whose region is not in --regions: fail, or generalize "
+            "them to '*'")
+    _choice(zips, "--small", REGION_SMALL, "connected pieces with records but lighter than k: fail, generalize "
+            "their records to '*', or join the group of the nearest region (by centroid)")
     zips.add_argument("--tiles", help="base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) "
                              "or a URL template with {z}, {x}, {y} (needs --attribution); the map then needs "
                              "network to show them")
@@ -108,18 +125,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     labels = sub.add_parser("labels", help="generalize an unordered label column (names, diagnoses) into "
                                            "classes of labels covering >= k records")
-    labels.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    labels.add_argument("input", metavar="IN", help=INPUT_HELP)
     labels.add_argument("-k", type=int, required=True, help="every class covers at least K records")
-    labels.add_argument("--col", required=True, metavar="COL", help="the label column of IN")
+    labels.add_argument("--label-col", "--col", dest="col", required=True, metavar="COL",
+                        help="the label column of IN (as anonymize --label-col; --col is its older name)")
     labels.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     labels.add_argument("--classes", metavar="FILE", help="write the label -> class table (.csv or .parquet)")
     labels.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    labels.add_argument("--method", default="balanced", choices=LABEL_METHODS)
-    labels.add_argument("--order", default="given", choices=LABEL_ORDERS,
-                        help="order in which fold and spread take the labels (given: sorted, as the job numbers "
-                             "them; decreasing: by records; random: from --seed)")
-    labels.add_argument("--missing", default="label", choices=LABEL_MISSING,
-                        help="missing values and empty strings: a label like any other (default) or fail")
+    _choice(labels, "--method", LABEL_METHODS, "balanced: classes filled to equal weight, then improved; fold: "
+            "Theorem 5; spread: Section 5's Theorem 8; paper-5/2: Theorem 8 as proved; exact: the program over sizes")
+    _choice(labels, "--label-order", LABEL_ORDERS, "order in which fold and spread take the labels (given: "
+            "sorted, as the job numbers them; decreasing: by records; random: from --seed)", dest="order")
+    _choice(labels, "--missing", LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
+            "like any other, or fail")
     labels.add_argument("--class-counts", action="store_true",
                         help="list each label's record count in --classes (off: a count of 1 names a record)")
     labels.set_defaults(run=_run_labels)
@@ -130,10 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     supp.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     supp.add_argument("--classes", metavar="FILE", help="write one row per class (.csv or .parquet)")
     supp.add_argument("--report", metavar="JSON", help="write the job's figures and its audit as JSON")
-    supp.add_argument("--method", default="auto", choices=SUPPRESS_METHODS,
-                      help="auto (default: exact, matching or the optimal program where the instance allows, "
-                           "else lattice), exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching (2-anonymity, "
-                           "2-diversity), lattice (any size), approx (Theorem 10, k only)")
+    _choice(supp, "--method", SUPPRESS_METHODS, "auto: exact, matching or the optimal program where the instance "
+            "allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching (2-anonymity, "
+            "2-diversity), lattice (any size), approx (Theorem 10, k only)")
     supp.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                       help="time for the optimal program (milp, auto); the report gives the gap if it stops first")
     supp.set_defaults(run=_run_suppress)
@@ -149,11 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--regions", metavar="FILE", help="regions for --zip-col: polygons or a CSV of centroids")
     where.add_argument("--region-id", metavar="COL", help="region id column of --regions")
     where.add_argument("--edges", metavar="FILE", help="adjacency of --regions as an edge list CSV")
-    where.add_argument("--contiguity", choices=CONTIGUITY, help="for --zip-col, as in geoanon zip (default rook)")
-    where.add_argument("--unknown", choices=REGIONS_UNKNOWN, help="for --zip-col: records whose region is not in "
-                       "--regions: fail (default) or publish '*'")
-    where.add_argument("--small", choices=REGION_SMALL, help="for --zip-col: connected pieces of the regions whose "
-                       "records cannot meet the model: fail (default), publish '*', or link to the nearest region")
+    _choice(where, "--contiguity", CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)", default=False)
+    _choice(where, "--unknown", REGIONS_UNKNOWN, "for --zip-col: records whose region is not in --regions: fail "
+            "(default), or publish '*'", default=False)
+    _choice(where, "--small", REGION_SMALL, "for --zip-col: connected pieces of the regions whose records cannot "
+            "meet the model: fail (default), publish '*', or link to the nearest region", default=False)
     where.add_argument("--label-col", metavar="COL", help="a label column as the location (published as groups)")
     anon.add_argument("--interval", type=_columns, metavar="A,...", help="QIs published as {col}_min, {col}_max "
                       "(default for numeric columns)")
@@ -170,20 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--report", metavar="JSON", help="write the job's figures, NCP and audit as JSON")
     anon.add_argument("--map", metavar="HTML", help="write an offline map of the location classes")
     anon.add_argument("--classes", metavar="FILE", help="write one row per location class")
-    anon.add_argument("--method", default="frontier", choices=DESIGNS,
-                      help="where the location cuts go: frontier (default: least NCP over the location tree), "
-                           "location-first (one class size for all), greedy, joint (anywhere, as Mondrian: "
-                           "least NCP, but the classes' rectangles may overlap)")
-    anon.add_argument("--extent", default="box", choices=EXTENTS,
-                      help="box (default): a location class publishes its records' box rounded outward to "
-                           "--resolution, an interval its class's range; tile: both publish the class's tile "
-                           "(a cover of the bounds, higher NCP)")
+    _choice(anon, "--method", DESIGNS, "where the location cuts go: frontier (the least loss over the location "
+            "tree), location-first (one class size for all), greedy, joint (anywhere, as Mondrian: least NCP, but "
+            "the classes' rectangles may overlap)")
+    _choice(anon, "--extent", EXTENTS, "box: a location class publishes its records' box rounded outward to "
+            "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
+            "bounds, higher NCP)")
     anon.add_argument("--resolution", type=float, metavar="STEP",
                       help="grid of box edges in coordinate units (default: a power of ten near 1/1000 of the span)")
     anon.add_argument("--jobs", type=int, default=1, metavar="N",
                       help="processes solving the location's shards (-1: every core; the release is the same)")
-    anon.add_argument("--missing", default="error", choices=COORDINATES_MISSING,
-                      help="rows without coordinates: fail (default) or give them a location class of their own")
+    _choice(anon, "--missing", COORDINATES_MISSING, "rows without coordinates: fail, or give them a location class "
+            "of their own")
     anon.add_argument("--crs", default="EPSG:4326", help="CRS of --lat/--lon (default EPSG:4326)")
     anon.add_argument("--bounds", type=_bounds, metavar="XMIN,YMIN,XMAX,YMAX", help="region the rectangles tile")
     anon.add_argument("--max-extent", type=_kilometres, metavar="KM", help="precision target of a --lat/--lon "
@@ -193,11 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="record suppression budget (e.g. 2%%): the classes with the widest boxes (or the highest "
                            "NCP), up to this share of the rows, are published with every quasi-identifier empty or * "
                            "as one class, and the rest partitioned again without them (default: none)")
-    anon.add_argument("--location-loss", choices=LOCATION_LOSSES, metavar="{" + ",".join(LOCATION_LOSSES) + "}",
-                      help="what a --lat/--lon location costs the search: spacing (default of the frontier and "
-                           "location-first methods: distance against the records' local spacing, so boxes stay "
-                           "about as small as the location alone allows), spread (NCP over the coordinates' "
-                           "interquartile range), range (NCP over their range; default of greedy and joint)")
+    _choice(anon, "--location-loss", LOCATION_LOSSES, "what a --lat/--lon location costs the search: spacing "
+            "(default of the frontier and location-first methods: distance against the records' local spacing, so "
+            "boxes stay about as small as the location alone allows), spread (NCP over the coordinates' "
+            "interquartile range), range (NCP over their range; default of greedy and joint)", default=False)
     anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
                       help="columns' weights in the objective (default 1): location=4 keeps the location finer "
                            "and generalizes the other quasi-identifiers more")
@@ -217,8 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--report", metavar="JSON", help="write the measures as JSON")
     aud.set_defaults(run=_run_audit)
     run = sub.add_parser("run", help="run the jobs described by TOML files (the joint release of one table each); "
-                                     "every file is checked before any job starts")
-    run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (see geoanon.jobs)")
+                                     "every file is checked before any job starts",
+                         description=_job_file_format(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (the format above)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
     run.add_argument("--strict", action="store_true",
                      help="refuse every job in which a column has no role (as [columns] strict = true)")
@@ -226,8 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     for job in (points, zips, labels, supp, anon, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
                          help="pandas (default: in this process) or dask: IN is a Parquet dataset, a folder or "
-                              "glob of CSV files, read by Dask workers; -o is a new Parquet dataset folder; "
-                              "without --scheduler a LocalCluster runs here")
+                              "glob of CSV files, read by Dask workers"
+                              + ("" if job is aud else "; -o is a new Parquet dataset folder")
+                              + "; without --scheduler a LocalCluster runs here")
         job.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster (implies --engine dask)")
         job.add_argument("--scheduler-file", metavar="FILE", help="run on the Dask cluster this file describes "
                          "(implies --engine dask)")
@@ -254,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="write the rows in a random order (from --seed): the input's order can tell who a row "
                               "is (a table sorted by name whose names were dropped)")
         job.add_argument("--seed", type=_seed, default=0, metavar="N",
-                         help="seed of what the job draws: --shuffle, --order random, anonymize's box margins "
+                         help="seed of what the job draws: --shuffle, --label-order random, anonymize's box margins "
                               "(default 0; the same seed gives the same output)")
         job.add_argument("--timings", action="store_true",
                          help="write the run time into --report and --html-report (off by default, so that the same "
@@ -296,8 +312,17 @@ def _columns(text: str) -> list:
     return names
 
 
+def _choice(parser, flag: str, choices: tuple, what: str, *, default=True, **kwargs) -> None:
+    """A flag taking one of ``choices`` (from :mod:`geoanon.choices`), its
+    default the first of them (None: the library decides, as ``what`` says)."""
+    if default:
+        kwargs["default"] = choices[0]
+        what += f" (default: {choices[0]})"
+    parser.add_argument(flag, choices=choices, metavar="{" + ",".join(choices) + "}", help=what, **kwargs)
+
+
 def _table_model_arguments(p, qi_required=True) -> None:
-    p.add_argument("input", metavar="IN", help="table: .csv, .parquet, .geojson, .gpkg or .shp")
+    p.add_argument("input", metavar="IN", help=INPUT_HELP)
     p.add_argument("--qi", required=qi_required, type=_columns, default=[], metavar="A,B,C",
                    help="the quasi-identifier columns" + ("" if qi_required else " (besides the location)"))
     p.add_argument("--sensitive", metavar="S", help="the sensitive column (for -l, --l-distinct, -t)")
@@ -433,10 +458,10 @@ def _run_points_on_cluster(args) -> int:
 def _cluster_summary(args, release, line=None) -> int:
     """Write a cluster job's JSON report if asked, and print its summary
     ``line`` (default: the partition's figures) and its warnings."""
-    from .pipeline.release import without_timings
+    from .pipeline.release import file_names, without_timings
 
     r = release.report
-    r["files"] = {"input": str(args.input), "output": str(args.output)}
+    r["files"] = file_names({"input": args.input, "output": args.output})
     _warn(args, r.get("warnings", []))
     if args.report:
         _write_json(args.report, r if args.timings else without_timings(r))

@@ -36,7 +36,10 @@ _FIXED_DATE = {"OGR_CURRENT_DATE": "2000-01-01T00:00:00.000Z"}
 
 
 def table_format(path) -> str:
-    """The format of a table file, from its extension (``.csv.gz`` is CSV)."""
+    """The format of a table file, from its extension (``.csv.gz`` is CSV);
+    a folder of Parquet parts (a dataset the dask engine wrote) is Parquet."""
+    if parquet_dataset(path):
+        return "parquet"
     suffix = Path(path).suffix.lower()
     if suffix == ".gz" and Path(path).stem.lower().endswith(".csv"):
         suffix = ".csv"
@@ -44,6 +47,21 @@ def table_format(path) -> str:
         known = ", ".join(FORMATS)
         raise ParameterError(f"{path}: unknown table format {suffix or '(no extension)'!r}; use one of {known}")
     return FORMATS[suffix]
+
+
+def parquet_dataset(path) -> bool:
+    """Whether ``path`` is a folder holding Parquet parts."""
+    path = Path(path)
+    return path.is_dir() and any(path.rglob("*.parquet"))
+
+
+def parquet_parts(path: Path) -> list:
+    """A Parquet file, or a dataset folder's parts in natural order (part.2
+    before part.10, as dask numbers them and reads them back)."""
+    if not path.is_dir():
+        return [path]
+    return sorted(path.rglob("*.parquet"), key=lambda p: [int(t) if t.isdigit() else t
+                                                          for t in re.split(r"(\d+)", str(p.relative_to(path)))])
 
 
 @stepped("reading {0}")
@@ -59,9 +77,9 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
     """
     fmt = table_format(path)
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and not parquet_dataset(path):
         raise DataError(f"{path}: is a folder, not a table")
-    if not path.is_file():
+    if not path.exists():
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
@@ -93,7 +111,7 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
     schema, a geo file's fields and ``geometry``)."""
     fmt = table_format(path)
     path = Path(path)
-    if not path.is_file():
+    if not (path.is_file() or parquet_dataset(path)):
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
@@ -101,7 +119,7 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return [c for c in pq.read_schema(path).names if not c.startswith("__index_level_")]
+            return [c for c in pq.read_schema(parquet_parts(path)[0]).names if not c.startswith("__index_level_")]
         import pyogrio
 
         return [*pyogrio.read_info(path)["fields"].tolist(), "geometry"]
@@ -196,12 +214,14 @@ def _read_geo(path: Path):
 def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
-    metadata = pq.read_schema(path).metadata or {}
+    parts = parquet_parts(path)
+    metadata = pq.read_schema(parts[0]).metadata or {}
     if b"geo" in metadata:
         import geopandas as gpd
 
-        return gpd.read_parquet(path)
-    return pd.read_parquet(path)
+        return pd.concat([gpd.read_parquet(p) for p in parts], ignore_index=True) if len(parts) > 1 \
+            else gpd.read_parquet(parts[0])
+    return pd.read_parquet([str(p) for p in parts]) if len(parts) > 1 else pd.read_parquet(parts[0])
 
 
 def _first_line(exc: BaseException) -> str:
@@ -240,33 +260,45 @@ def read_edge_list(source, *, columns=None, ids=None):
     return graph_from_edges(left, right, ids=ids)
 
 
-def check_writable(path) -> Path:
+def check_writable(path, *, creatable: bool = False) -> Path:
     """Validate an output path before any work: an existing folder this process
     can create files in (tried, not assumed), and no folder, device or other
     non-regular file in the way. Stale staging folders of dead jobs in that
-    folder are removed."""
+    folder are removed. ``creatable``: a missing folder will do if this
+    process can create it (the nearest existing folder above it is tried)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir() and creatable:
+        above = next((p for p in folder.parents if p.exists()), Path("."))
+        if not above.is_dir() or folder.exists():
+            raise DataError(f"{path}: {above if not above.is_dir() else folder} is not a folder")
+        _probe(path, above)
+        return path
     if not folder.is_dir():
         raise DataError(f"{path}: the folder {folder} does not exist")
     if path.is_dir():
         raise DataError(f"{path}: is a folder")
     if path.exists() and not path.is_file():
         raise DataError(f"{path}: exists and is not a regular file")
+    _probe(path, folder)
+    remove_stale_staging(folder)
+    return path
+
+
+def _probe(path: Path, folder: Path) -> None:
+    """DataError unless this process can create a file in ``folder`` (tried)."""
     try:
         fd, probe = tempfile.mkstemp(prefix=".geoanon-probe.", dir=folder)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
         raise DataError(f"{path}: cannot write into the folder {folder} ({exc.strerror or exc})") from None
-    remove_stale_staging(folder)
-    return path
 
 
 OUTPUT_SUFFIXES = {"report": ".json", "map": ".html", "html_report": ".html"}
 
 
-def check_outputs(inputs: dict, outputs: dict, *, classes_formats=None) -> None:
+def check_outputs(inputs: dict, outputs: dict, *, classes_formats=None, creatable: bool = False) -> None:
     """Refuse bad output paths before any work is done: an output naming an
     input or another output (:func:`check_paths`), unknown table formats, the
     wrong extension, folders that cannot be written.
@@ -274,7 +306,8 @@ def check_outputs(inputs: dict, outputs: dict, *, classes_formats=None) -> None:
     ``inputs`` maps a name for messages to a path (or None); ``outputs`` maps
     a name for messages (a CLI flag, a job file's key) to ``(kind, path)``,
     kind "table", "classes" (a format of ``classes_formats``, default geo
-    formats and Parquet) or one of :data:`OUTPUT_SUFFIXES`.
+    formats and Parquet) or one of :data:`OUTPUT_SUFFIXES`. ``creatable``: an
+    output's folder may be missing if it can be made (:class:`StagedOutputs` makes it).
     """
     check_paths(inputs, {name: path for name, (_, path) in outputs.items()})
     allowed = GEO_FORMATS | {"parquet"} if classes_formats is None else classes_formats
@@ -288,7 +321,7 @@ def check_outputs(inputs: dict, outputs: dict, *, classes_formats=None) -> None:
                 raise ParameterError(f"{name}: the classes file must be {', '.join(sorted(allowed))}, got {path}")
         elif Path(path).suffix.lower() != OUTPUT_SUFFIXES[kind]:
             raise ParameterError(f"{name}: expected a {OUTPUT_SUFFIXES[kind]} file, got {path}")
-        check_writable(path)
+        check_writable(path, creatable=creatable)
 
 
 def check_paths(inputs: dict, outputs: dict) -> None:
@@ -435,14 +468,21 @@ class StagedOutputs:
     touched. The renames run with SIGINT and SIGTERM held back, so an interrupt
     cannot leave half of a job's outputs in place. A job killed outright
     (SIGKILL) leaves its staging folder, named ``.{name}.geoanon.{host}.{pid}.*``;
-    the next job writing into that folder removes it.
+    the next job writing into that folder removes it. A destination's missing
+    folders are made when it is staged, and removed again on discard.
     """
 
     def __init__(self):
         self._staged: list[tuple[Path, Path]] = []   # (staging folder, destination)
+        self._made: list[Path] = []                  # folders made for destinations, outermost first
 
     def stage(self, destination) -> str:
         """A temporary path to write ``destination``'s content to."""
+        destination = Path(destination)
+        missing = [p for p in reversed(destination.parents) if not p.exists()]
+        for folder in missing:
+            folder.mkdir()
+            self._made.append(folder)
         destination = check_writable(destination)
         prefix = f".{destination.name}.geoanon.{_host()}.{os.getpid()}."
         folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
@@ -459,11 +499,16 @@ class StagedOutputs:
                     _outcome.committed.append(destination.parent / part.name)
                 folder.rmdir()
             self._staged.clear()
+            self._made.clear()
 
     def discard(self) -> None:
         for folder, _ in self._staged:
             shutil.rmtree(folder, ignore_errors=True)
         self._staged.clear()
+        for folder in reversed(self._made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        self._made.clear()
 
     def __enter__(self) -> "StagedOutputs":
         return self

@@ -203,7 +203,7 @@ def _check_release(release: dict, check_bounds, geographic) -> None:
 
 def check_files(jobs: list) -> None:
     """Refuse outputs that name an input or another output of any job of the
-    batch, unknown formats, and folders that cannot be written."""
+    batch, unknown formats, and folders that cannot be written or made."""
     from .io import check_outputs
 
     inputs, outputs = {}, {}
@@ -214,7 +214,7 @@ def check_files(jobs: list) -> None:
         for key in ("map", "classes"):
             if key in job.outputs and job.location is None:
                 raise ParameterError(f"{job.source}: [output] {key} needs a location in [columns]")
-    check_outputs(inputs, outputs)
+    check_outputs(inputs, outputs, creatable=True)
 
 
 def check_columns(job: Job, columns) -> list:
@@ -255,7 +255,9 @@ def plan(job: Job) -> list[str]:
         lines.append(f"keep as they are: {', '.join(job.keep)}")
     model = ", ".join(f"{k}={v}" for k, v in job.model.items() if k not in ("ground", "order"))
     lines.append(f"model: {model}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
-    lines += [f"write {key}: {path}" for key, path in job.outputs.items() if key in OUTPUT_FILES]
+    lines += [f"write {key}: {path}" + ("" if Path(path).parent.is_dir() else
+                                        f" (the folder {Path(path).parent} is made)")
+              for key, path in job.outputs.items() if key in OUTPUT_FILES]
     return lines
 
 

@@ -251,7 +251,7 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None,
 
 
 def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=(),
-              color_by="neighbours", outlines=True):
+              color_by="neighbours", outlines=True, release_classes=None):
     """A folium map of equivalence classes.
 
     Parameters
@@ -282,6 +282,9 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     outlines : bool
         Draw coastlines, country and US state borders (Natural Earth, shipped,
         offline) over the classes, for context without tiles.
+    release_classes : int, optional
+        The release's classes, where the shapes are location classes holding
+        several of them (the joint release): the legend gives both counts.
 
     From ``CANVAS_FROM`` classes the shapes are drawn on a canvas; drawn
     coordinates keep ``DIGITS`` decimals.
@@ -332,7 +335,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         if features is not None:
             _OutlineLayer(features).add_to(m)
             _Attribution(OUTLINE_ATTRIBUTION).add_to(m)
-    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend)))
+    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend, release_classes)))
     return m
 
 
@@ -457,7 +460,7 @@ def _size_rows(forced: bool) -> list:
     return list(zip(SIZE_COLORS, labels)) + ([(FORCED_COLOR, "one region, already above k")] if forced else [])
 
 
-def _legend(k: int, n_classes: int, title, notes, rows=None) -> str:
+def _legend(k: int, n_classes: int, title, notes, rows=None, release_classes=None) -> str:
     rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;background:{c};'
                    f'border:1px solid #333;margin-right:4px"></span>{lab}</div>'
                    for c, lab in rows or [])
@@ -465,7 +468,14 @@ def _legend(k: int, n_classes: int, title, notes, rows=None) -> str:
     extra = "".join(f"<div>{html.escape(n)}</div>" for n in notes)
     return (f'<div class="geoanon-legend" style="position:fixed;top:10px;right:10px;z-index:1000;'
             f'background:white;padding:6px 8px;font:12px sans-serif;border:1px solid #999">'
-            f"{head}{n_classes} classes, k = {int(k)}<br>{rows}{extra}</div>")
+            f"{head}{_counted(n_classes, release_classes)}, k = {int(k)}<br>{rows}{extra}</div>")
+
+
+def _counted(shapes: int, release_classes) -> str:
+    """The legend's count: the classes drawn, or the location classes and the release's classes in them."""
+    if release_classes is None or release_classes == shapes:
+        return f"{shapes:,} classes"
+    return f"{shapes:,} location classes holding {release_classes:,} classes"
 
 
 def render_html(m) -> str:

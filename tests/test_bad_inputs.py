@@ -19,7 +19,7 @@ DEFAULTS = {
                "--map": "m.html"},
     "zip": {"IN": "in.csv", "-k": "30", "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS",
             "-o": "out.csv", "--report": "r.json", "--map": "m.html", "--classes": "c.geojson"},
-    "labels": {"IN": "in.csv", "-k": "40", "--col": "name", "-o": "out.csv", "--report": "r.json",
+    "labels": {"IN": "in.csv", "-k": "40", "--label-col": "name", "-o": "out.csv", "--report": "r.json",
                "--classes": "c.csv"},
     "suppress": {"IN": "in.csv", "--qi": "age,sex,race", "--sensitive": "diagnosis", "-k": "5", "-o": "out.csv",
                  "--report": "r.json", "--classes": "c.csv"},
@@ -38,7 +38,7 @@ def _cases():
         cases.append(Case(f"{command}: {case_id}", command, message, **kw))
 
     # -- files ---------------------------------------------------------------
-    missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--col": "nope"},
+    missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--label-col": "nope"},
                    "suppress": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}, "anonymize": {"--qi": "age,nope"}}
     for c in ALL:
         add(c, "missing input", "no such file", set={"IN": "nope.csv"})
@@ -349,10 +349,10 @@ def _cases():
     # -- labels --------------------------------------------------------------------
     add("labels", "missing labels refused", "1 record has a missing or empty 'name'", set={"IN": "bad.csv",
         "-k": "2", "--missing": "error"}, files={"bad.csv": records(20, {4: {"name": ""}})})
-    add("labels", "negative seed", "seed must be an integer >= 0", set={"--seed": "-1", "--order": "random"})
+    add("labels", "negative seed", "seed must be an integer >= 0", set={"--seed": "-1", "--label-order": "random"})
     add("labels", "seed not a number", "invalid int value", set={"--seed": "x"})
     add("labels", "unknown method", "invalid choice", set={"--method": "best"})
-    add("labels", "unknown order", "invalid choice", set={"--order": "sorted"})
+    add("labels", "unknown order", "invalid choice", set={"--label-order": "sorted"})
     return cases
 
 

@@ -37,7 +37,7 @@ def _defaults(address):
                    "--keep": "id,zip,name,age,sex,race,diagnosis", **on},
         "zip": {"IN": "in.csv", "-k": "30", "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS",
                 "-o": "out_ds", "--report": "r.json", "--keep": "id,lat,lon,name,age,sex,race,diagnosis", **on},
-        "labels": {"IN": "in.csv", "-k": "40", "--col": "name", "-o": "out_ds", "--report": "r.json",
+        "labels": {"IN": "in.csv", "-k": "40", "--label-col": "name", "-o": "out_ds", "--report": "r.json",
                    "--keep": "id,lat,lon,zip,age,sex,race,diagnosis", **on},
         "suppress": {"IN": "in.csv", "--qi": "age,sex,race", "--sensitive": "diagnosis", "-k": "5", "-o": "out_ds",
                      "--report": "r.json", "--keep": "id,lat,lon,zip,name", **on},
@@ -79,7 +79,7 @@ def _cases():
 
     half = ROWS // 2
     first, second = records(half), "\n".join(records(ROWS).split("\n")[half + 1:])
-    missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--col": "nope"},
+    missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--label-col": "nope"},
                    "suppress": {"--qi": "age,nope"}, "anonymize": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}}
     nested = {c: {"IN": "n.parquet"} for c in ALL}
     for c in ALL:

@@ -202,7 +202,7 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
     code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
                        "--scheduler", address)
     assert code == 2 and "exists" in err
-    code, out, err = cli("labels", source, "-k", 20, "--col", "age", "-o", tmp_path / "ages", "--scheduler", address)
+    code, out, err = cli("labels", source, "-k", 20, "--label-col", "age", "-o", tmp_path / "ages", "--scheduler", address)
     assert code == 0 and "audited k = " in out, err
     memory = ga.generalize_labels(pd.read_parquet(source), 20, column="age")
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ages"), memory.table.reset_index(drop=True),

@@ -44,7 +44,7 @@ def test_cli_csv_round_trip_keeps_na_null_true_and_empty_labels(tmp_path, cli):
     src = tmp_path / "in.csv"
     table().to_csv(src, index=False)
     out, classes, report = tmp_path / "out.csv", tmp_path / "classes.csv", tmp_path / "r.json"
-    code, stdout, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--classes", classes,
+    code, stdout, err = cli("labels", src, "-k", 2, "--label-col", "name", "-o", out, "--classes", classes,
                             "--report", report)
     assert code == 0, err
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -60,16 +60,16 @@ def test_cli_errors_leave_nothing_behind(tmp_path, cli):
     src = tmp_path / "in.csv"
     table().to_csv(src, index=False)
     out = tmp_path / "out.csv"
-    code, _, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--missing", "error")
+    code, _, err = cli("labels", src, "-k", 2, "--label-col", "name", "-o", out, "--missing", "error")
     assert code == 2 and "missing or empty" in err and err.count("\n") == 1
-    code, _, err = cli("labels", src, "-k", 100, "--col", "name", "-o", out)
+    code, _, err = cli("labels", src, "-k", 100, "--label-col", "name", "-o", out)
     assert code == 2 and "larger than" in err
-    code, _, err = cli("labels", src, "-k", 2, "--col", "nope", "-o", out)
+    code, _, err = cli("labels", src, "-k", 2, "--label-col", "nope", "-o", out)
     assert code == 2 and "no column" in err
-    code, _, err = cli("labels", src, "-k", 2, "--col", "name", "-o", out, "--classes", tmp_path / "c.geojson")
+    code, _, err = cli("labels", src, "-k", 2, "--label-col", "name", "-o", out, "--classes", tmp_path / "c.geojson")
     assert code == 2 and "classes file" in err
     (tmp_path / "empty.csv").write_text("")
-    code, _, err = cli("labels", tmp_path / "empty.csv", "-k", 2, "--col", "name", "-o", out)
+    code, _, err = cli("labels", tmp_path / "empty.csv", "-k", 2, "--label-col", "name", "-o", out)
     assert code == 2 and "empty" in err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["empty.csv", "in.csv"]
 
@@ -82,7 +82,7 @@ def test_missing_values_are_a_label_in_parquet(tmp_path, cli):
         generalize_labels(df, 3, column="dx", missing="error")
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     df.to_parquet(src)
-    code, _, err = cli("labels", src, "-k", 3, "--col", "dx", "-o", out)
+    code, _, err = cli("labels", src, "-k", 3, "--label-col", "dx", "-o", out)
     assert code == 0, err
     back = pd.read_parquet(out)
     assert back["v"].tolist() == list(range(8)) and (back.groupby("class_id").size() >= 3).all()
@@ -99,7 +99,7 @@ def test_output_is_byte_identical_across_runs(tmp_path, cli):
     outputs = []
     for run in range(2):
         out, classes = tmp_path / f"o{run}.csv", tmp_path / f"c{run}.csv"
-        assert cli("labels", src, "-k", 25, "--col", "first", "-o", out, "--classes", classes)[0] == 0
+        assert cli("labels", src, "-k", 25, "--label-col", "first", "-o", out, "--classes", classes)[0] == 0
         outputs.append((out.read_bytes(), classes.read_bytes()))
     assert outputs[0] == outputs[1]
 
@@ -123,7 +123,7 @@ def test_the_classes_table_leaves_out_counts_unless_asked(tmp_path, cli):
     assert "records" in generalize_labels(table(), 3, column="name", class_counts=True).classes.columns
     for flag, expected in (((), False), (("--class-counts",), True)):
         classes = tmp_path / "c.csv"
-        code, _, err = cli("labels", src, "-k", 3, "--col", "name", "-o", tmp_path / "o.csv", "--classes", classes,
+        code, _, err = cli("labels", src, "-k", 3, "--label-col", "name", "-o", tmp_path / "o.csv", "--classes", classes,
                            *flag)
         assert code == 0, err
         assert ("records" in pd.read_csv(classes).columns) is expected
@@ -147,7 +147,7 @@ def test_published_labels_never_start_a_formula(tmp_path, cli):
     df.to_csv(src, index=False)
     for flag, note in (((), "=1+1"), (("--escape-formulas",), "'=1+1")):
         out = tmp_path / "out.csv"
-        assert cli("labels", src, "-k", 3, "--col", "name", "-o", out, *flag)[0] == 0
+        assert cli("labels", src, "-k", 3, "--label-col", "name", "-o", out, *flag)[0] == 0
         back = pd.read_csv(out, dtype=str, keep_default_na=False)
         assert set(back["note"]) == {note}
         assert not any(v.startswith(FORMULA_START) and v not in ("-5", "+7") for v in back["name"])

@@ -76,7 +76,7 @@ COMMANDS = {
     "points": lambda d, o: ["points", d / "in.csv", "--lat", "lat", "--lon", "lon", "-k", "10", "--map", o / "m.html"],
     "zip": lambda d, o: ["zip", d / "in.csv", "--zip-col", "fips", "--regions", d / "regions.geojson", "--region-id",
                          "FIPS", "-k", "30", "--map", o / "m.html", "--classes", o / "c.geojson"],
-    "labels": lambda d, o: ["labels", d / "in.csv", "--col", "first", "-k", "10", "--classes", o / "c.csv"],
+    "labels": lambda d, o: ["labels", d / "in.csv", "--label-col", "first", "-k", "10", "--classes", o / "c.csv"],
     "suppress": lambda d, o: ["suppress", d / "in.csv", "--qi", "age,sex,race", "-k", "5", "--classes", o / "c.csv"],
     "anonymize": lambda d, o: ["anonymize", d / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", "age,sex", "-k",
                                "10", "--map", o / "m.html", "--classes", o / "c.geojson"],
@@ -156,7 +156,7 @@ def test_columns_without_a_role_are_named_measured_and_refused_when_strict(tmp_p
         ga.generalize_labels(df, 10, column="first", keep=["age"], identifiers=["age"])
     # every job measures them, on the command line too
     df.to_csv(tmp_path / "in.csv", index=False)
-    for job in (["points", "--lat", "lat", "--lon", "lon", "-k", "10"], ["labels", "--col", "first", "-k", "10"],
+    for job in (["points", "--lat", "lat", "--lon", "lon", "-k", "10"], ["labels", "--label-col", "first", "-k", "10"],
                 ["suppress", "--qi", "age,sex", "-k", "5"],
                 ["anonymize", "--lat", "lat", "--lon", "lon", "--qi", "age", "-k", "10"]):
         code, _, err = cli(job[0], tmp_path / "in.csv", *job[1:], "-o", tmp_path / "out.csv", "--report",

@@ -42,9 +42,9 @@ SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_class
 
 
 def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
-              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None,
-              method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None, scheduler_file=None,
-              sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
+              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
+              sets=None, method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
+              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
               shuffle=None, model=None, weights=None, max_extent_km=None, dates=None,
               location_loss=None, max_suppressed=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
@@ -111,8 +111,8 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
                    "suppress": [c for c in qi if treatments[c] == "suppress"],
                    "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
                    "dates": formats or None, "weights": weights, "max_extent_km": max_extent_km,
-                   "location_loss": location_loss, "max_suppressed": max_suppressed, "method": method, "extent": "box", "resolution": resolution,
-                   "crs": crs, "seed": seed,
+                   "location_loss": location_loss, "max_suppressed": max_suppressed, "method": method,
+                   "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
                    "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table
                    else None}
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
@@ -146,8 +146,9 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
               "min_class": int(shard_stats["min_class"].min()),
               "max_class": int(shard_stats["max_class"].max()),
               "location_classes": int(shard_stats["location_classes"].sum()), "shards": plan.n_shards,
-              **({} if max_suppressed is None else {"max_suppressed": max_suppressed,
-                                                    "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
+              **({} if max_suppressed is None else {
+                  "max_suppressed": max_suppressed,
+                  "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
               "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", **undeclared,
               "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
     return ClusterRelease(output=output, report=report)

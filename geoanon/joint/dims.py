@@ -203,10 +203,15 @@ def ranked(values: np.ndarray, name: str) -> tuple:
     return uniq, held, rank, bool((~present).any())
 
 
+def grid_places(step: float) -> int:
+    """The decimals a multiple of ``step`` is written with (2 for 0.01)."""
+    return max(0, -int(np.floor(np.log10(step))))
+
+
 def grid_below(v: np.ndarray, step: float) -> np.ndarray:
     """The greatest multiple of ``step`` strictly below each ``v`` (rounded
     to the step's decimals)."""
-    places = max(0, -int(np.floor(np.log10(step))))
+    places = grid_places(step)
     g = np.round(np.floor(v / step) * step, places)
     return np.where(g < v, g, np.round(g - step, places))
 

@@ -10,6 +10,7 @@ import io
 import numpy as np
 
 from .figures import RISK_LEVELS, SPREAD
+from .release import file_names
 
 TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
               "set": "group of values", "suppress": "value or *", "hierarchy": "hierarchy node",
@@ -39,7 +40,8 @@ def html_report(release, figures: dict, *, map_html: str | None = None, title: s
     adds the run time (off: the same release gives the same page)."""
     r = release.report
     e = html.escape
-    name = title or r.files.get("input") or r.job
+    names = file_names(r.files)
+    name = title or names.get("input") or r.job
     took = f", {r.seconds:.1f} s" if timings else ""
     parts = [f"<h1>Release report: {e(str(name))}</h1>",
              f'<p class="sub">geoanon {e(_version())}, {e(r.job)} job{took}. '
@@ -55,7 +57,7 @@ def html_report(release, figures: dict, *, map_html: str | None = None, title: s
     if notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(' '.join(str(n).split()))}</li>" for n in notes)
                      + "</ul>")
-    files = {key: v for key, v in r.files.items() if v}
+    files = {key: v for key, v in names.items() if v}
     if files:
         parts.append("<h2>Files</h2><table>" + "".join(f"<tr><th>{e(key)}</th><td><code>{e(str(v))}</code></td></tr>"
                                                         for key, v in files.items()) + "</table>")

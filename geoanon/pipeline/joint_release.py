@@ -36,9 +36,9 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 
 @stepped("generalizing the table (location and quasi-identifiers)")
-def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None, l_distinct=None, t=None,
-              ground="equal", order=None, interval=None, hierarchies=None, suppress=None, sets=None, method="frontier",
-              extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
+def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
+              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
+              sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:

@@ -9,7 +9,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
-from ..joint.dims import Dims, RankDim, tree_from_paths
+from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..points.frame import RELATIVE_SCALE
 from .naming import label_group_names, region_group_names
 
@@ -125,7 +125,7 @@ class PointsPublisher:
         if dx.extent == "grid":
             (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok], seed) for i, d in
                                   enumerate((dx, dy)))
-            vx, sx = _wrapped(vx), _wrapped(sx)
+            vx, sx = _wrapped(vx), _wrapped(sx, dx.step or dx.resolution)
             tiles[:, 1] = np.maximum(tiles[:, 1], sy[:, 0])
             tiles[:, 3] = np.minimum(tiles[:, 3], sy[:, 1])
             # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
@@ -173,11 +173,15 @@ def _held_box(d: RankDim, states: list, seed) -> tuple:
     return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.published(st, seed))
 
 
-def _wrapped(x: np.ndarray) -> np.ndarray:
+def _wrapped(x: np.ndarray, step: float = 0.0) -> np.ndarray:
     """Longitudes unwrapped past 180 (across the antimeridian) back into
-    [-180, 180]; an upper edge keeps 180."""
+    [-180, 180]; an upper edge keeps 180. Edges on a grid of ``step`` keep
+    its decimals (-104.7, not -104.69999999999999)."""
     lo, hi = x[:, 0], x[:, 1]
-    return np.column_stack([np.where(lo >= 180, lo - 360, lo), np.where(hi > 180, hi - 360, hi)])
+    lo, hi = np.where(lo >= 180, lo - 360, lo), np.where(hi > 180, hi - 360, hi)
+    if step:
+        lo, hi = np.round(lo, grid_places(step)), np.round(hi, grid_places(step))
+    return np.column_stack([lo, hi])
 
 
 def _location_classes(table, part, published) -> pd.DataFrame:

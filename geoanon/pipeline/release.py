@@ -32,6 +32,11 @@ def present_cells(s: pd.Series) -> pd.Series:
     return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
 
 
+def file_names(files: dict) -> dict:
+    """A report's paths as file (or dataset folder) names."""
+    return {key: None if path is None else Path(path).name for key, path in files.items()}
+
+
 @dataclass(eq=False)
 class JobReport(Mapping):
     """What a job reports: the figures every job has, typed, and its own in
@@ -57,7 +62,9 @@ class JobReport(Mapping):
     warnings : list of str or None
         The release's warnings (:class:`Release` sets them).
     files : dict
-        Paths the command line read and wrote (``input``, ``output``, ...), last.
+        Paths the command line read and wrote (``input``, ``output``, ...),
+        written last and as file names only: the report is published, and a
+        folder can name the person or the site that made it.
     """
 
     job: str
@@ -79,7 +86,7 @@ class JobReport(Mapping):
                "max_class": self.max_class, **self.details, "audit": self.audit, "seconds": self.seconds}
         if self.warnings is not None:
             out["warnings"] = self.warnings
-        out.update(self.files)
+        out.update(file_names(self.files))
         return {**{key: out[key] for key in self.lead}, **out}
 
     def __getitem__(self, key):
@@ -199,7 +206,8 @@ class Release:
 
         return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
                          tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
-                         outlines=outlines)
+                         outlines=outlines,
+                         release_classes=self.report.classes if self.report.job == "anonymize" else None)
 
     def to_file(self, path, *, shuffle: int | None = None) -> None:
         """Write the released table atomically (format from the extension; geo
