@@ -458,9 +458,13 @@ def write_table(df: pd.DataFrame, path) -> None:
 class StagedOutputs:
     """Outputs written to temporary files and moved into place together.
 
-    >>> with StagedOutputs() as out:          # doctest: +SKIP
-    ...     write_table(df, out.stage("result.csv"))
-    ...     Path(out.stage("report.json")).write_text(text)
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with StagedOutputs() as out:
+    ...     write_table(pd.DataFrame({"a": [1, 2]}), out.stage(folder / "result.csv"))
+    ...     _ = Path(out.stage(folder / "report.json")).write_text("{}")
+    >>> sorted(p.name for p in folder.iterdir())
+    ['report.json', 'result.csv']
 
     On leaving the block without an error every staged file is renamed to its
     destination; on an error, Ctrl-C or SIGTERM (which the command line turns
