@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from badinput import ROWS, Case, drop_field, header_and, make_sources, records, refused
+from optional import require
 
-distributed = pytest.importorskip("distributed")
+distributed = require("distributed")
 
 KEEP = "id,zip,name,age,sex,race,diagnosis"
 

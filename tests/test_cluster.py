@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
+from optional import require
 
-distributed = pytest.importorskip("distributed")
-gc = pytest.importorskip("geoanon.cluster")
+distributed = require("distributed")
+gc = require("geoanon.cluster")
 
 from checkers import check_rectangle_partition  # noqa: E402
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from geoanon.datasets import nc_counties
+from optional import require
 
 K = 8
 ROWS = 800
@@ -130,7 +131,7 @@ CLUSTER_SETUPS = {
 
 @pytest.fixture(scope="module")
 def address():
-    distributed = pytest.importorskip("distributed")
+    distributed = require("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   memory_limit="2GiB", silence_logs=50) as cluster:
         yield cluster.scheduler_address
