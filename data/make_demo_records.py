@@ -1,18 +1,23 @@
 """Build the demo records shipped in data/ (seeded, reproducible).
 
-    python data/make_demo_records.py PATH/TO/us_zip_centroids.csv data/
+    pip download --no-deps zipcodes==3.0.0 -d /tmp/wheels
+    python data/make_demo_records.py /tmp/wheels/zipcodes-3.0.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl data/
 
 demo_patients.csv: 20,000 synthetic records placed at real ZIP centroids of the
 contiguous US (48 states and DC). The centroids come from the zipcodes 3.0.0
-package (coordinates (c) GeoNames, CC BY 4.0). Each record's ZIP is drawn with a
-heavy-tailed weight, so that some places hold several records at identical
-coordinates, as geocoding to ZIP centroids does.
+package (coordinates (c) GeoNames, CC BY 4.0), read by make_zip_graph.py's
+``zip_records`` and ``centroids``: the 29,546 active STANDARD ZIPs with a
+centroid, in ZIP order, ZIPs sharing a centroid not collapsed. Each record's
+ZIP is drawn with a heavy-tailed weight, so that some places hold several
+records at identical coordinates, as geocoding to ZIP centroids does (12,991
+ZIPs drawn, at 12,968 distinct coordinates).
 
 demo_nc_births.csv: 30,000 synthetic birth records in North Carolina counties,
 drawn in proportion to the counties' 1974 births (BIR74 of nc_counties.geojson,
-from libpysal's sids2 example).
+from libpysal's sids2 example, read from this script's folder).
 
-Diagnoses, costs and birth weights are invented.
+Diagnoses, costs and birth weights are invented. Both files are written
+byte-identical to the shipped ones (with numpy 2 and pandas 3.1).
 """
 import sys
 from pathlib import Path
@@ -21,16 +26,15 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-CONUS = set("AL AR AZ CA CO CT DC DE FL GA IA ID IL IN KS KY LA MA MD ME MI MN MO MS MT NC ND NE NH NJ NM "
-            "NV NY OH OK OR PA RI SC SD TN TX UT VA VT WA WI WV WY".split())
+from make_zip_graph import centroids, zip_records
+
 DIAGNOSES = ["circulatory", "respiratory", "digestive", "musculoskeletal", "injury",
              "neoplasm", "endocrine", "mental health"]
 
 
-def patients(centroids: Path, n: int = 20_000) -> pd.DataFrame:
+def patients(z: pd.DataFrame, n: int = 20_000) -> pd.DataFrame:
+    """n records at the centroids (lat, lon) of the ZIPs z."""
     rng = np.random.default_rng(20261121)
-    z = pd.read_csv(centroids, dtype={"zip": str})
-    z = z[(z["type"] == "STANDARD") & (z["active"] == 1) & z["state"].isin(CONUS) & z["lat"].notna()]
     density = rng.lognormal(mean=0.0, sigma=0.7, size=len(z))
     pick = rng.choice(len(z), size=n, p=density / density.sum())
     return pd.DataFrame({
@@ -56,7 +60,8 @@ def nc_births(counties: Path, n: int = 30_000) -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    source, out = Path(sys.argv[1]), Path(sys.argv[2])
-    patients(source).to_csv(out / "demo_patients.csv", index=False)
-    nc_births(out / "nc_counties.geojson").to_csv(out / "demo_nc_births.csv", index=False)
+    wheel, out = Path(sys.argv[1]), Path(sys.argv[2])
+    patients(centroids(zip_records(wheel))).to_csv(out / "demo_patients.csv", index=False, lineterminator="\n")
+    nc_births(Path(__file__).parent / "nc_counties.geojson").to_csv(out / "demo_nc_births.csv", index=False,
+                                                                    lineterminator="\n")
     print(f"wrote {out / 'demo_patients.csv'} and {out / 'demo_nc_births.csv'}")

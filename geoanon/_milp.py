@@ -20,7 +20,9 @@ decides) and exits when its standard input closes (its parent is gone).
 
 HiGHS runs on one thread with a fixed seed and a relative gap of 0, so a
 proven optimum is exact (the default gap of 1e-4 accepts 1 star off at
-10,000) and the same on every run.
+10,000) and the same on every run. An answer is called optimal only with a
+certificate (:func:`certified`): HiGHS' dual bound equal to its cost, not
+HiGHS' status; a time limit that stops HiGHS is reported as such.
 """
 from __future__ import annotations
 
@@ -39,6 +41,35 @@ from .errors import InfeasibleError
 INLINE_NONZEROS = 5_000      # larger programs are solved in a child process
 STOP_MARGIN = 1.0            # seconds between HiGHS' own time limit and the deadline, at most
 BOUND_EVERY = 0.5            # seconds between the child's reports of a rising dual bound
+TIME_LIMIT_STATUS = "Time limit reached"     # the status of a solve stopped by its time limit
+BOUND_TOLERANCE = 1e-6       # HiGHS' absolute gap (mip_abs_gap): a bound this close to the cost meets it
+
+
+def certified(cost, bound, *, integral: bool = True) -> bool:
+    """Whether the dual (lower) bound proves ``cost`` a minimum: a finite bound
+    equal to the cost, up to the objective's integrality when its optimum is a
+    whole number (ceil(bound - 1e-6) >= cost, as in
+    :func:`geoanon.tables.milp.optimal_suppression`), else within HiGHS'
+    absolute gap of 1e-6. HiGHS' status is no certificate."""
+    if cost is None or bound is None or not np.isfinite(bound):
+        return False
+    if integral:
+        return bool(np.ceil(bound - BOUND_TOLERANCE) >= cost - BOUND_TOLERANCE)
+    return bool(bound >= cost - BOUND_TOLERANCE)
+
+
+def no_solution(solver: str, status: str, time_limit: float) -> str:
+    """Why ``solver`` has no answer: its time limit (not an infeasible request), or HiGHS' status."""
+    if status == TIME_LIMIT_STATUS:
+        return f"{solver} found no solution within the time limit of {max(time_limit, 0.0):.3g} s"
+    return f"{solver} found no solution ({status})"
+
+
+def not_proven(solver: str, status: str, time_limit: float, cost, bound) -> str:
+    """Why an answer of ``solver`` is not proven optimal: its cost above the dual bound, and what stopped HiGHS."""
+    why = (f"stopped at the time limit of {max(time_limit, 0.0):.3g} s" if status == TIME_LIMIT_STATUS
+           else f"ended: {status}")
+    return f"{solver} {why} with cost {cost:g} above its lower bound {bound:g}: not proven optimal"
 
 
 class ConstraintRows:
@@ -57,17 +88,30 @@ class ConstraintRows:
         self.low.append(low)
         self.high.append(high)
 
-    def minimize(self, c, *, integrality, upper, time_limit: float):
-        """Solve min c x over these rows, 0 <= x <= upper, with HiGHS; the
-        solution vector, or InfeasibleError unless an optimum was proven."""
+    def solve(self, c, *, integrality, upper, time_limit: float):
+        """Solve min c x over these rows, 0 <= x <= upper, with HiGHS: (x,
+        objective, dual bound, status), proven optimal or not (see
+        :func:`certified`); InfeasibleError when HiGHS found no solution, saying
+        so when its time limit stopped it."""
         from scipy.sparse import coo_matrix
 
         matrix = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.low), len(c)))
-        x, _, _, optimal, status = solve_highs(np.asarray(c, dtype=float), matrix, np.asarray(self.low, dtype=float),
-                                               np.asarray(self.high, dtype=float), np.asarray(upper, dtype=float),
-                                               np.asarray(integrality), time_limit=time_limit)
-        if not optimal or x is None:
-            raise InfeasibleError(f"the exact solver did not prove an optimum ({status})")
+        x, objective, bound, _, status = solve_highs(np.asarray(c, dtype=float), matrix,
+                                                     np.asarray(self.low, dtype=float),
+                                                     np.asarray(self.high, dtype=float),
+                                                     np.asarray(upper, dtype=float), np.asarray(integrality),
+                                                     time_limit=time_limit)
+        if x is None:
+            raise InfeasibleError(no_solution("the exact solver", status, time_limit))
+        return x, objective, bound, status
+
+    def minimize(self, c, *, integrality, upper, time_limit: float, integral: bool = False):
+        """The solution vector of :meth:`solve`, or InfeasibleError unless its
+        dual bound certifies it (:func:`certified`; ``integral``: the optimum
+        is a whole number)."""
+        x, objective, bound, status = self.solve(c, integrality=integrality, upper=upper, time_limit=time_limit)
+        if not certified(objective, bound, integral=integral):
+            raise InfeasibleError(not_proven("the exact solver", status, time_limit, objective, bound))
         return x
 
 
@@ -76,11 +120,12 @@ def solve_highs(c, matrix, row_low, row_high, col_high, integrality, *, time_lim
     """min c x, row_low <= matrix x <= row_high, 0 <= x <= col_high, with HiGHS
     for at most ``time_limit`` seconds from now, from an optional start (index
     array, value array; HiGHS completes a partial one). Returns (x or None,
-    objective or None, dual bound, proven optimal, status text). Interruptible
+    objective or None, dual bound, HiGHS' status is optimal, status text);
+    only the bound certifies an optimum (:func:`certified`). Interruptible
     at any point (see the module); ``in_thread`` keeps a large program in this
     process (for short time limits, which HiGHS' steps then keep)."""
     if not time_limit > 0:
-        return None, None, -np.inf, False, "Time limit reached"
+        return None, None, -np.inf, False, TIME_LIMIT_STATUS
     deadline = time.monotonic() + time_limit
     stop_at = time.time() + time_limit - min(STOP_MARGIN, 0.1 * time_limit)     # HiGHS' own limit, wall clock
     matrix = matrix.tocsr()
@@ -159,7 +204,7 @@ def _solve_in_thread(program: dict, deadline: float) -> dict:
         raise
     answer = _answer(h)
     if stopped and not answer["optimal"]:
-        answer["status"] = "Time limit reached"
+        answer["status"] = TIME_LIMIT_STATUS
     return answer
 
 
@@ -187,7 +232,7 @@ def _solve_in_child(program: dict, deadline: float) -> dict:
                 reader.join()
         if "status" not in received:
             if time.monotonic() >= deadline:
-                received["status"] = "Time limit reached"
+                received["status"] = TIME_LIMIT_STATUS
             else:
                 errors.seek(0)
                 last = (errors.read().decode(errors="replace").strip().splitlines() or [""])[-1]

@@ -13,7 +13,8 @@ from geoanon.errors import ParameterError
 from geoanon.models import Model
 from geoanon.tables import Instance
 from geoanon.tables.exact import exact_small
-from geoanon.tables.matching import simplex_condition_holds, simplex_matching
+from geoanon.tables import matching
+from geoanon.tables.matching import matching_program, simplex_condition_holds, simplex_matching
 from geoanon.tables.milp import kernelize, optimal_suppression
 
 from checkers import brute_force_suppression, check_suppression, emd_equal, emd_ordered
@@ -81,11 +82,48 @@ def test_simplex_matching_is_optimal(df, model):
         inst.check_feasible()
     except ga.InfeasibleError:
         return
-    grouping, optimal = simplex_matching(inst)
-    assert optimal and inst.cost(grouping)[0] == inst.cost(exact_small(inst))[0]
+    result = matching_program(inst)
+    grouping = result.grouping
+    assert result.optimal and inst.cost(grouping)[0] == inst.cost(exact_small(inst))[0] == result.objective
+    assert np.ceil(result.bound - 1e-6) >= result.objective       # the certificate: HiGHS' own dual bound
+    assert simplex_matching(inst)[1]
     assert grouping.sizes().min() >= 2
     types, _, rows = inst.entries
     assert simplex_condition_holds(inst.type_codes[types[np.repeat(np.arange(rows.size), rows)]])
+
+
+def twelve_rows():
+    """12 distinct rows, 4 attributes: 2-anonymity costs 16 stars, over the instance's own lower bound of 12."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.integers(0, 3, (12, 4)).astype(str), columns=list("abcd"))
+    return Instance(df, list("abcd"), Model(k=2))
+
+
+def stopped_with_a_gap(real, status, says_optimal):
+    """solve_highs as if HiGHS stopped with its answer, a dual bound 1.5 under it, and this status."""
+    def solve(*args, **kwargs):
+        x, objective, *_ = real(*args, **kwargs)
+        return x, objective, objective - 1.5, says_optimal, status
+    return solve
+
+
+def test_a_matching_is_optimal_only_when_its_dual_bound_meets_its_cost(monkeypatch):
+    inst = twelve_rows()
+    assert inst.lower_bound() == 12
+    result = matching_program(inst)
+    assert result.optimal and result.objective == 16 and np.ceil(result.bound - 1e-6) == 16
+    for status, says_optimal in (("Optimal", True), ("Time limit reached", False)):
+        monkeypatch.setattr(matching, "solve_highs", stopped_with_a_gap(matching.solve_highs, status, says_optimal))
+        stopped = matching_program(inst)
+        assert stopped.objective == 16 and stopped.bound == 14.5 and stopped.status == status
+        assert not stopped.optimal and not simplex_matching(inst)[1]
+        monkeypatch.undo()
+
+
+def test_a_matching_with_no_solution_in_time_says_the_time_limit():
+    with pytest.raises(ParameterError, match=r"^the matching solver found no solution within the time limit "
+                                             r"of 0 s$"):
+        matching_program(twelve_rows(), time_limit=0)
 
 
 def test_two_anonymity_on_60_distinct_rows_with_8_attributes():

@@ -78,8 +78,41 @@ def test_exact_agrees_with_brute_force():
         if x.size <= 7:
             part = cover_labels(x, k, method="exact")
             check_label_partition(x, k, part.labels)
-            assert part.max_weight == brute_force_cover(x, k)
+            assert part.max_weight == brute_force_cover(x, k) == part.lower_bound     # bound == cost
             assert part.proven_optimal
+
+
+def test_exact_is_proven_by_the_dual_bound_and_a_time_limit_says_so(monkeypatch):
+    import geoanon._milp as milp
+    from geoanon.labels import exact
+
+    x, k = np.array([4, 4, 4, 4, 4]), 7            # the optimum {4, 4}, {4, 4, 4} is 12; the general bound 10
+    assert cover_lower_bound(x, k) == 10
+    labels, bound, status = exact.bounded_cover(x, k, bins=2)
+    assert bound == np.bincount(labels, weights=x).max() == 12 and status == "Optimal"
+    part = cover_labels(x, k, method="exact")
+    assert part.max_weight == part.lower_bound == 12 and part.proven_optimal
+
+    real = milp.solve_highs
+    for status, says_optimal in (("Optimal", True), ("Time limit reached", False)):
+        def stopped(*args, **kwargs):                 # HiGHS' answer, its dual bound 1.5 under the cost
+            solution, objective, *_ = real(*args, **kwargs)
+            return solution, objective, objective - 1.5, says_optimal, status
+        monkeypatch.setattr(milp, "solve_highs", stopped)
+        part = cover_labels(x, k, method="exact")
+        assert part.max_weight == 12 and part.lower_bound == 11 and not part.proven_optimal
+        why = "stopped at the time limit of 120 s" if says_optimal is False else "ended: Optimal"
+        with pytest.raises(InfeasibleError, match=f"^the exact solver {why} with cost 12 above its lower bound 11"):
+            exact.exact_cover(x, k, bins=2)
+        monkeypatch.undo()
+
+
+def test_exact_with_no_solution_in_time_says_the_time_limit(monkeypatch):
+    from geoanon.labels import exact
+
+    monkeypatch.setattr(exact, "TIME_LIMIT", 0)
+    with pytest.raises(InfeasibleError, match=r"^the exact solver found no solution within the time limit of 0 s$"):
+        cover_labels([4, 4, 4, 4, 4], 7, method="exact")
 
 
 def test_default_against_exact_and_the_bounds_of_the_paper():

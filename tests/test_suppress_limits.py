@@ -15,7 +15,7 @@ import pytest
 
 import geoanon as ga
 import geoanon.tables.milp as milp
-from geoanon._milp import solve_highs
+from geoanon._milp import ConstraintRows, certified, solve_highs
 from geoanon.datasets import adult
 from geoanon.errors import DuplicateColumnError, InfeasibleError, ParameterError
 from geoanon.models import Model
@@ -132,6 +132,68 @@ def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatc
     assert (ax >= low - 1e-6).all() and (ax <= high + 1e-6).all() and (x <= upper + 1e-6).all()
     assert abs(c @ x - objective) < 1e-6 and objective >= 563
     assert np.allclose(x[integrality != 0], np.rint(x[integrality != 0]))
+
+
+def test_the_certificate_is_a_dual_bound_equal_to_the_cost():
+    assert certified(16, 16.0) and certified(16, 15.9999995) and certified(16, 15.5)    # whole stars: > 15 is 16
+    assert not certified(16, 15.0) and not certified(16, 15.0000001) and not certified(16, -np.inf)
+    assert not certified(None, 3.0)
+    assert certified(2.5, 2.4999995, integral=False) and not certified(2.5, 2.4, integral=False)
+
+
+def tiny_program():
+    rows = ConstraintRows()                 # min x0 + x1, x0 + x1 >= 1.5, integers: the optimum is 2
+    rows.add([(0, 1.0), (1, 1.0)], 1.5, np.inf)
+    return rows, dict(integrality=np.ones(2), upper=np.full(2, 5.0))
+
+
+def test_minimize_needs_the_certificate_and_names_the_time_limit(monkeypatch):
+    import geoanon._milp as m
+
+    rows, program = tiny_program()
+    x, objective, bound, status = rows.solve(np.ones(2), time_limit=10, **program)
+    assert objective == 2 and bound == 2 and status == "Optimal"
+    assert rows.minimize(np.ones(2), time_limit=10, **program).sum() == 2
+    with pytest.raises(InfeasibleError, match=r"^the exact solver found no solution within the time limit of 0 s$"):
+        rows.minimize(np.ones(2), time_limit=0, **program)
+    monkeypatch.setattr(m, "solve_highs", lambda *a, **kw: (x, 2.0, 1.0, False, "Time limit reached"))
+    with pytest.raises(InfeasibleError, match=r"^the exact solver stopped at the time limit of 10 s with cost 2 "
+                                              r"above its lower bound 1: not proven optimal$"):
+        rows.minimize(np.ones(2), time_limit=10, **program)
+
+
+def twelve_rows():
+    rng = np.random.default_rng(0)     # 2-anonymity costs 16 stars; the instance's own lower bound is 12
+    return pd.DataFrame(rng.integers(0, 3, (12, 4)).astype(str), columns=list("abcd"))
+
+
+def test_a_matching_stopped_by_the_time_limit_is_released_not_proven(monkeypatch):
+    import geoanon.tables.matching as matching
+
+    df = twelve_rows()
+    report = ga.suppress(df, list("abcd"), k=2, method="matching").report
+    assert report["optimal"] and report["cost"] == report["lower_bound"] == 16    # the dual bound's certificate
+    real = matching.solve_highs
+
+    def stopped(*args, **kwargs):             # HiGHS' answer, its dual bound 1.5 under the cost, out of time
+        x, objective, *_ = real(*args, **kwargs)
+        return x, objective, objective - 1.5, False, "Time limit reached"
+
+    monkeypatch.setattr(matching, "solve_highs", stopped)
+    release = ga.suppress(df, list("abcd"), k=2, method="matching")
+    report = release.report
+    assert not report["optimal"] and report["cost"] == 16 and report["lower_bound"] == 15
+    assert release.warnings == [f"the matching program stopped at the time limit; released the matching answer, "
+                                f"not proven optimal (gap {report['gap']:.1%} to the lower bound)"]
+
+
+def test_a_matching_with_no_solution_in_time_says_the_time_limit(monkeypatch):
+    import geoanon.tables.matching as matching
+
+    monkeypatch.setattr(matching, "solve_highs", lambda *a, **kw: (None, None, -np.inf, False, "Time limit reached"))
+    with pytest.raises(ParameterError, match=r"^the matching solver found no solution within the time limit of "
+                                             r"[0-9.]+ s$"):
+        ga.suppress(twelve_rows(), list("abcd"), k=2, method="matching", time_limit=5)
 
 
 CHILD = """

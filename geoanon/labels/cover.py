@@ -15,6 +15,7 @@ from ..errors import DataError
 from ..partition import Partition
 from . import greedy
 from .balanced import balanced, bins_upper_bound
+from . import exact
 from .exact import exact_cover
 
 from ..choices import LABEL_METHODS as METHODS
@@ -27,8 +28,10 @@ class LabelPartition(Partition):
 
     ``labels`` follow ``items`` (the input's labels, in input order; None
     when the input was an array, whose labels are its positions). With
-    ``method="exact"`` the lower bound is the optimum itself (HiGHS with a
-    zero gap), so ``proven_optimal`` holds.
+    ``method="exact"`` the lower bound is raised to the integer HiGHS' dual
+    bound proves (ceil(bound - 1e-6)), so ``proven_optimal`` holds only when
+    that certificate meets the largest class; a time limit that stops HiGHS
+    with a covering leaves it False, the bound as far as it got.
     """
 
     items: list = field(default=None)
@@ -68,7 +71,11 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
         filled largest-first to equal weight, repaired, then improved by moves
         and swaps (:mod:`geoanon.labels.balanced`); the best of that, fold and
         spread (in ``order``) is returned, so it is never worse than either.
-        ``"exact"``: the optimum, by a MILP over label sizes (HiGHS); small instances.
+        ``"exact"``: the optimum, by a MILP over label sizes (HiGHS); small
+        instances. Proven only by HiGHS' dual bound (see ``proven_optimal``);
+        stopped by its time limit (:data:`geoanon.labels.exact.TIME_LIMIT`),
+        the best covering found is returned with the bound proven so far, or,
+        with none, :class:`~geoanon.errors.InfeasibleError` says the time limit.
     order : {"given", "decreasing", "random"}
         The order in which fold and spread process labels; ``"random"``
         shuffles with ``seed``.
@@ -93,7 +100,8 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
     bound = cover_lower_bound(xp, k)
     bins = np.empty(xp.size, dtype=np.int64)
     if method == "exact":
-        bins[:] = exact_cover(xp, k, bins=bins_upper_bound(xp, k))
+        bins[:], proven, _ = exact.bounded_cover(xp, k, bins=bins_upper_bound(xp, k), time_limit=exact.TIME_LIMIT)
+        bound = max(bound, proven)
     elif method == "paper-5/2":
         bins[:], proven = greedy.five_halves(xp, k, lambda sizes, k: exact_cover(sizes, k, bins=4))
         bound = max(bound, proven)
@@ -107,8 +115,6 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
         weights = np.bincount(labels[positive], weights=xp)
         labels[x == 0] = int(np.argmin(weights))
     params = {"order": order, "seed": seed} if method in ("fold", "spread", "balanced") else {}
-    if method == "exact":                  # the program's optimum is its own certificate
-        bound = max(bound, int(np.bincount(labels, weights=x).max()))
     return LabelPartition(labels=labels, element_weights=x, k=k, lower_bound=bound, method=method,
                           params=params, items=items)
 

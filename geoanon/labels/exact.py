@@ -10,14 +10,16 @@ with distinct sizes s_t of multiplicity m_t and at most G bins,
 - minimize z, the largest bin.
 
 Solved by HiGHS (:mod:`geoanon._milp`, interruptible). Meant for tests, adversarial
-instances and the paper's exhaustive search on few bins.
+instances and the paper's exhaustive search on few bins. The largest bin is
+a whole number, so HiGHS' dual bound b certifies it when ceil(b - 1e-6)
+reaches it (:func:`geoanon._milp.certified`); the status is no proof.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._milp import ConstraintRows
-from ..errors import ParameterError
+from .._milp import BOUND_TOLERANCE, ConstraintRows, not_proven
+from ..errors import InfeasibleError, ParameterError
 
 EXACT_MAX_VARIABLES = 6000
 TIME_LIMIT = 120.0
@@ -29,12 +31,30 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
 
     ``bins`` bounds the number of bins (any proven upper bound on a feasible
     count); ``upper`` optionally bounds the optimum (a heuristic's value).
+    InfeasibleError unless HiGHS' dual bound certifies the optimum, saying
+    when the time limit stopped it (:func:`bounded_cover` keeps such an answer).
     """
+    labels, bound, status = bounded_cover(x, k, bins=bins, upper=upper, time_limit=time_limit)
+    largest = int(np.bincount(labels, weights=x).max())
+    if bound < largest:
+        raise InfeasibleError(not_proven("the exact solver", status, time_limit, largest, bound))
+    return labels
+
+
+def bounded_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
+                  time_limit: float = TIME_LIMIT) -> tuple[np.ndarray, int, str]:
+    """The best covering HiGHS found in ``time_limit`` seconds (arguments as
+    :func:`exact_cover`): (bins 0..c-1, a proven lower bound on the optimum,
+    HiGHS' status). The answer is optimal when its largest bin equals the
+    bound: ceil(dual bound - 1e-6), the integer the dual bound proves; a
+    time limit can leave it above. When HiGHS finds no covering in time,
+    InfeasibleError says the time limit."""
 
     sizes, types, mult = np.unique(x, return_inverse=True, return_counts=True)
     t_count, g_count = sizes.size, max(int(bins), 1)
-    if g_count == 1:
-        return np.zeros(x.size, dtype=np.int64)
+    if g_count == 1:                                 # one bin holds everything: its weight is the optimum
+        return np.zeros(x.size, dtype=np.int64), int(x.sum()), "one bin"
+
     if t_count * g_count > EXACT_MAX_VARIABLES:
         raise ParameterError(f"method='exact' is for small instances: {t_count} distinct sizes x {g_count} bins "
                              f"exceeds {EXACT_MAX_VARIABLES} variables")
@@ -67,11 +87,14 @@ def exact_cover(x: np.ndarray, k: int, *, bins: int, upper: int | None = None,
     high[Z] = total if upper is None else upper
     c = np.zeros(n_var)
     c[Z] = 1.0
-    solution = rows.minimize(c, integrality=integrality, upper=high, time_limit=time_limit)
+    solution, objective, dual, status = rows.solve(c, integrality=integrality, upper=high, time_limit=time_limit)
     counts = np.rint(solution[:U]).astype(np.int64).reshape(t_count, g_count)
     out = np.empty(x.size, dtype=np.int64)
     for t in range(t_count):
         members = np.flatnonzero(types == t)
         out[members] = np.repeat(np.arange(g_count), counts[t])
     _, labels = np.unique(out, return_inverse=True)
-    return labels.astype(np.int64)
+    largest = int(np.bincount(labels, weights=x).max())
+    # the integer the dual bound proves (a feasible covering caps it: more is rounding noise)
+    bound = min(int(np.ceil(dual - BOUND_TOLERANCE)), largest) if np.isfinite(dual) else 0
+    return labels.astype(np.int64), bound, status

@@ -26,7 +26,7 @@ from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss
 from ..progress import stepped
-from .location import robust_spans
+from .location import ground_spans, robust_spans
 from .naming import canonical_codes
 from .points import numeric_column
 from .release import JobReport, Release, present_cells, require_column
@@ -97,9 +97,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         the records' local spacing (:func:`geoanon.joint.search.location_losses`:
         a box as precise as the location alone allows costs nothing, one
         eight times as wide costs each location column as much as a
-        suppressed one), so the location stays about as precise as
-        :func:`geoanon.generalize_points` would publish it and the other
-        quasi-identifiers are generalized as needed. ``"spread"``: NCP over
+        suppressed one; the location tree is cut on ground distance alone,
+        :func:`geoanon.pipeline.location.ground_spans`), so the location stays
+        about as precise as :func:`geoanon.generalize_points` would publish it
+        and the other quasi-identifiers are generalized as needed. ``"spread"``: NCP over
         the coordinates' interquartile range instead of their range;
         ``"range"`` (the default of the greedy and joint designs, and of
         ZIP and label locations): Xu et al.'s NCP over the range, which a
@@ -225,6 +226,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         d.weight = weights.get("location" if d.location else d.name, 1.0)
     if location_loss == "spacing":
         dims.diagonal = _diagonals(dims, crs)
+        ground_spans(dims, crs)
     elif location_loss == "spread":
         robust_spans(dims)
     if max_extent_km is not None:

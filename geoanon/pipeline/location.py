@@ -77,6 +77,30 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic)
 
 
+def ground_spans(dims, crs) -> None:
+    """The location dimensions' spans set to one km on the ground
+    (``location_loss="spacing"``, whose loss does not read them): the location
+    tree is then cut on ground distance alone, towards boxes square in km, as
+    the location would be cut without the other columns (a km of box costs
+    more than any other column's whole range). A degree of longitude counts
+    the cosine of the records' median latitude times a degree of latitude."""
+    from pyproj import CRS
+
+    x, y = (d for d in dims.items if d.location)           # longitude, latitude
+    crs = CRS.from_user_input(crs)
+    if not crs.is_geographic:
+        x.span = y.span = 1000.0 / crs.axis_info[0].unit_conversion_factor
+        return
+    held = y.rank[y.rank < y.size]
+    lat = float(np.median(y.low[held])) if held.size else 0.0
+    y.span = 1.0 / KM_PER_DEGREE_LATITUDE
+    x.span = 1.0 / (KM_PER_DEGREE_LONGITUDE * max(np.cos(np.radians(lat)), 0.01))
+
+
+KM_PER_DEGREE_LATITUDE = 110.57      # at mid latitudes
+KM_PER_DEGREE_LONGITUDE = 111.32     # at the equator
+
+
 def robust_spans(dims) -> None:
     """The location dimensions' NCP measured over their records' interquartile
     range instead of their range (``location_loss="spread"``); the range

@@ -10,14 +10,17 @@ of distinct *entries* (rows identical on the quasi-identifiers, and on the
 sensitive value for 2-diversity), an integer count per group, with HiGHS:
 exact, and small when rows repeat. For 2-anonymity, rows of one type pair
 among themselves at no cost, so only the entries' multiplicities matter.
+Costs are whole stars, so an answer is proven optimal only when HiGHS' dual
+bound b meets its cost: ceil(b - 1e-6) >= cost (:func:`geoanon._milp.certified`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
-from .._milp import solve_highs
+from .._milp import certified, no_solution, solve_highs
 from ..errors import ParameterError
 from .grouping import Grouping
 from .instance import Instance
@@ -25,9 +28,29 @@ from .instance import Instance
 MAX_GROUPS = 400_000
 
 
+@dataclass
+class MatchingResult:
+    grouping: Grouping
+    objective: int                 # stars of the grouping's classes
+    bound: float                   # HiGHS' dual (lower) bound on the optimum; -inf when it has none
+    optimal: bool                  # certified: ceil(bound - 1e-6) >= objective
+    status: str                    # HiGHS' status ("Time limit reached" when stopped by the time limit)
+
+
 def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     """Optimal 2-anonymity (k = 2 alone) or 2-diversity (l = 2 alone, Liang-Yuan's
-    definition); returns (the :class:`Grouping`, proven optimal)."""
+    definition); returns (the :class:`Grouping`, proven optimal: certified by
+    HiGHS' dual bound, see :func:`matching_program`)."""
+    result = matching_program(inst, time_limit=time_limit)
+    return result.grouping, result.optimal
+
+
+def matching_program(inst: Instance, *, time_limit: float = 60.0) -> MatchingResult:
+    """The matching program of :func:`simplex_matching` solved for at most
+    ``time_limit`` seconds: its grouping, cost, dual bound, whether the bound
+    certifies the cost, and HiGHS' status. A time limit that stops HiGHS with
+    a solution returns it, not proven optimal; with none, ParameterError says
+    the time limit was reached."""
     lv = inst.model
     diversity = lv.l is not None
     if not (lv.k == 2 and not lv.needs_sensitive) and not (diversity and lv.l == 2 and lv.k <= 2
@@ -47,12 +70,15 @@ def simplex_matching(inst: Instance, *, time_limit: float = 60.0):
     r = np.concatenate([np.asarray(g) for g in groups])
     c = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
     matrix = coo_matrix((np.ones(r.size), (r, c)), shape=(types.size, len(groups)))   # duplicates add up
-    x, _, _, optimal, status = solve_highs(cost, matrix, rows.astype(float), rows.astype(float),
-                                           np.full(len(groups), float(rows.max())), np.ones(len(groups)),
-                                           time_limit=time_limit)
+    x, _, bound, _, status = solve_highs(cost, matrix, rows.astype(float), rows.astype(float),
+                                         np.full(len(groups), float(rows.max())), np.ones(len(groups)),
+                                         time_limit=time_limit)
     if x is None:
-        raise ParameterError(f"the matching solver found no solution within the time limit ({status})")
-    return _assign(inst, types.size, groups, np.rint(x).astype(np.int64)), optimal
+        raise ParameterError(no_solution("the matching solver", status, time_limit))
+    counts = np.rint(x).astype(np.int64)
+    objective = int(np.dot(cost, counts))
+    return MatchingResult(grouping=_assign(inst, types.size, groups, counts), objective=objective, bound=bound,
+                          optimal=certified(objective, bound), status=status)
 
 
 def group_cost(codes: np.ndarray, group) -> int:

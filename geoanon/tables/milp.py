@@ -40,7 +40,7 @@ from functools import partial
 import numpy as np
 
 from .._codes import combined_key
-from .._milp import solve_highs
+from .._milp import certified, solve_highs
 from ..errors import ParameterError
 from .grouping import Grouping
 from .instance import Instance
@@ -126,7 +126,7 @@ def optimal_suppression(inst: Instance, *, time_limit: float = 60.0, start=None)
         grouping = _assign_rows(inst, counts, program.pattern, program.n_sets)
         objective = float(np.dot(program.cost[:program.n_x], counts))
     # a certificate, not a status: HiGHS' dual bound (costs are whole stars) must meet the rows' cost
-    optimal = bool(grouping is not None and np.isfinite(bound) and np.ceil(bound - 1e-6) >= objective)
+    optimal = grouping is not None and certified(objective, bound)
     return result(grouping=grouping, objective=objective, bound=bound, optimal=optimal, status=status,
                   skipped=None, variables=program.n_var, integer_variables=int(program.integer.sum()),
                   constraints=program.n_row, nonzeros=program.matrix.nnz, seconds=time.perf_counter() - started)

@@ -7,13 +7,14 @@ import time
 
 import numpy as np
 
+from .._milp import TIME_LIMIT_STATUS
 from ..errors import VerificationError
 from ..progress import stepped
 from .approx import m_approximation
 from .exact import EXACT_ROWS, exact_small
 from .instance import Instance
 from .lattice import lattice
-from .matching import MAX_GROUPS, simplex_matching
+from .matching import MAX_GROUPS, matching_program
 from .milp import MAX_COLUMNS, optimal_suppression
 MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
 
@@ -40,7 +41,11 @@ def choose(inst: Instance, method: str) -> str:
 def solve(inst: Instance, method: str, deadline: float) -> dict:
     """Run ``method``; for k alone also Theorem 10 and keep the cheaper; a
     program gets the time left before ``deadline``. Returns the grouping,
-    cost, patterns, method used, optimality, lower bound and warnings."""
+    cost, patterns, method used, optimality, lower bound and warnings. A
+    program's answer is optimal only with a certificate, HiGHS' dual bound b
+    meeting its cost (ceil(b - 1e-6) >= cost), never by HiGHS' status alone;
+    b raises the lower bound, and a time limit that stopped the program is
+    named in the warnings."""
     own_bound = inst.lower_bound()
     bound, optimal, extra = own_bound, False, {}
     candidates = {}
@@ -49,7 +54,10 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     if method == "exact":
         candidates["exact"], optimal = exact_small(inst), True
     elif method == "matching":
-        candidates["matching"], optimal = simplex_matching(inst, time_limit=deadline - time.perf_counter())
+        result = matching_program(inst, time_limit=deadline - time.perf_counter())
+        candidates["matching"], optimal = result.grouping, result.optimal
+        if np.isfinite(result.bound):
+            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
     elif method in ("milp", "lattice"):
         candidates["lattice"] = lattice(inst)
     costing = time.perf_counter()
@@ -78,10 +86,11 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     optimal = optimal or cost == bound
     bound = cost if optimal else bound
     warnings = []
-    if method == "milp" and not optimal:
-        why = (f"was skipped: {result.skipped}" if result.skipped else
-               "stopped at the time limit" if result.status == "Time limit reached" else f"ended: {result.status}")
-        warnings.append(f"Theorem 9's program {why}; released the {used} answer, not proven optimal "
+    if method in ("milp", "matching") and not optimal:
+        why = (f"was skipped: {result.skipped}" if getattr(result, "skipped", None) else
+               "stopped at the time limit" if result.status == TIME_LIMIT_STATUS else f"ended: {result.status}")
+        program = "Theorem 9's program" if method == "milp" else "the matching program"
+        warnings.append(f"{program} {why}; released the {used} answer, not proven optimal "
                         f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
     candidates[used].check(inst.entries[2])
     return {"grouping": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
