@@ -326,7 +326,8 @@ def _table_model_arguments(p, qi_required=True) -> None:
     p.add_argument("--qi", required=qi_required, type=_columns, default=[], metavar="A,B,C",
                    help="the quasi-identifier columns" + ("" if qi_required else " (besides the location)"))
     p.add_argument("--sensitive", metavar="S", help="the sensitive column (for -l, --l-distinct, -t)")
-    p.add_argument("-k", type=int, help="every class holds at least K rows")
+    p.add_argument("-k", type=int, help="every class holds at least K rows (default: 1 when another level is "
+                   "given)")
     p.add_argument("-l", type=float, help="no sensitive value fills more than 1/L of a class (Liang-Yuan)")
     p.add_argument("--l-distinct", type=int, metavar="L", help="every class holds at least L distinct sensitive values")
     p.add_argument("-t", type=float, help="every class's sensitive distribution is within EMD T of the table's")

@@ -214,6 +214,23 @@ def _check_diversity(values, rows, l, l_distinct):
     return counts
 
 
+def made_diverse(values, l=None, l_distinct=None, choices=None):
+    """``values`` with rows moved from the most frequent value to the least
+    frequent of ``choices`` until the whole table meets Liang-Yuan's ``l`` and
+    ``l_distinct``: a generated table the suppression model can release."""
+    values = list(values)
+    choices = sorted(set(choices or values))
+    while True:
+        counts = Counter(values)
+        common, most = counts.most_common(1)[0]
+        rare = min(choices, key=lambda v: (counts.get(v, 0), v))
+        short_l = l is not None and most * l > len(values) + 1e-9
+        short_distinct = l_distinct is not None and len(counts) < min(l_distinct, len(choices))
+        if not (short_l or short_distinct) or counts.get(rare, 0) + 1 >= most:
+            return values
+        values[values.index(common)] = rare
+
+
 def set_partitions(items):
     """Every partition of a list into non-empty blocks."""
     if not items:

@@ -110,7 +110,7 @@ def _cases():
     add("output names the input", "names the", ('table = "first.csv"', 'table = "in.csv"'))
     add("output names the job file", "names the", ('report = "r.json"', 'report = "job.json"'), name="job.json")
     add("table named after the job file", "names the", ('table = "first.csv"', 'table = "job.toml"'))
-    add("output folder missing", "does not exist", ('table = "first.csv"', 'table = "no/first.csv"'))
+    add("output folder a file", "is not a folder", ('table = "first.csv"', 'table = "job.toml/first.csv"'))
     add("unknown output format", "unknown table format '.xlsx'", ('table = "first.csv"', 'table = "first.xlsx"'))
     add("report not json", "expected a .json file", ('report = "r.json"', 'report = "r.txt"'))
     add("map without a location", "[output] map needs a location",
