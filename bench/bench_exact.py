@@ -541,7 +541,7 @@ def write_results(rows, path: Path) -> None:
         "## Tables: optimal suppression (`python bench/bench_exact.py`)",
         "",
         f"Run on {today()}, {machine()}, pandas {version('pandas')}, highspy {version('highspy')}, "
-        f"anonypy {version('anonypy')}. Adult is `geoanon.datasets.adult()`: "
+        f"anonypy {version('anonypy')}, geoanon at commit {code_state()}. Adult is `geoanon.datasets.adult()`: "
         f"{len(ADULT_QI)} quasi-identifiers {', '.join(ADULT_QI)}; sensitive {SENSITIVE} (equal ground). "
         f"Each suppress call has time_limit={TIME_LIMIT:.0f} s for the whole call (HiGHS on one thread gets what "
         "the heuristic and building the program leave); every measurement runs in a fresh process "
