@@ -11,11 +11,10 @@ scikit-learn checks an estimator's parameters when it is fitted.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from ._text import show
 from .errors import ParameterError
-
 
 
 @dataclass(frozen=True)
@@ -79,10 +78,6 @@ class Columns:
         for name in ("interval", "dates", "hierarchies", "suppress", "sets"):
             out += [c for c in getattr(self, name) if c not in out]
         return out
-
-    def keywords(self) -> dict:
-        """The roles as :func:`geoanon.anonymize`'s keyword arguments."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def _names(role: str, value) -> tuple:

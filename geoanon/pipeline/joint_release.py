@@ -38,7 +38,8 @@ LOCATION_KINDS = ("points", "zip", "label")
 @stepped("generalizing the table (location and quasi-identifiers)")
 def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
-              sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326", bounds=None, n_jobs=1,
+              sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326",
+              bounds=None, n_jobs=1,
               distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
@@ -234,7 +235,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     part = joint_partition(dims, check, method, n_jobs)
     if max_suppressed:
         part = _without_outliers(dims, check, part, int(max_suppressed * len(df)), method, n_jobs,
-                                 _diagonals(dims, crs) if kind == "points" else None)
+                                 (dims.diagonal or _diagonals(dims, crs)) if kind == "points" else None)
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
@@ -256,7 +257,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
             **({} if max_extent_km is None else _beyond(table, loc, crs, max_extent_km, warnings)),
             **({} if max_suppressed is None else {
                 "max_suppressed": max_suppressed,
-                "suppressed_records": int((part.row_class == part.suppressed).sum()) if part.suppressed >= 0 else 0}),
+                "suppressed_records": int((part.row_class == part.suppressed).sum())}),
             **({"dates": formats} if formats else {}),
             **getattr(publish_location, "details", {}),
             "ncp": ncp,
@@ -342,20 +343,11 @@ def _diagonals(dims, crs):
 
 def _too_wide(dims, crs, max_km):
     """Whether a location state's records' box, with room for its published
-    margins, is wider than ``max_km`` (diagonal)."""
-    from pyproj import CRS
-
-    from .figures import box_extents
-
-    crs = CRS.from_user_input(crs)
-    x, y = (j for j, d in enumerate(dims.items) if d.location)
+    margins, is wider than ``max_km`` (diagonal; a missing location never is)."""
+    diagonal = dims.diagonal or _diagonals(dims, crs)
 
     def wide(state) -> bool:
-        (x0, x1), (y0, y1) = dims.items[x].interval(state[x]), dims.items[y].interval(state[y])
-        if np.isnan([x0, x1, y0, y1]).any():
-            return False
-        return bool(box_extents(np.array([x0]), np.array([y0]), np.array([x1]), np.array([y1]), crs)[2][0]
-                    * PUBLISHED_MARGIN > max_km)
+        return bool(diagonal([state])[0] * PUBLISHED_MARGIN > max_km)      # NaN compares False
     return wide
 
 
