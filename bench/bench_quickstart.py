@@ -62,10 +62,11 @@ def measure(work: Path) -> list[tuple[str, float]]:
     timed(steps, "python -m venv", [sys.executable, "-m", "venv", str(venv)], work, env)
     timed(steps, " ".join(install) + " (no pip cache)", install, clone, env)
     for command in commands:
-        timed(steps, command.split(" --")[0] + " ...", shlex.split(command), clone, env)
+        label = command.split(" --")[0] + (" ..." if " --" in command else "")
+        timed(steps, label, shlex.split(command), clone, env)
     script = clone / "quick_start.py"
     script.write_text(python)
-    timed(steps, "the Python block", ["python", str(script)], clone, env)
+    timed(steps, "the README's Python block", ["python", str(script)], clone, env)
     outputs = ["released.csv", "report.json", "report.html", "map.html", "released.parquet",
                "geoanon-demo/points.csv"]
     missing = [name for name in outputs if not (clone / name).exists()]
@@ -81,11 +82,11 @@ def write(steps: list, path: Path) -> None:
         "## Quick start (`python bench/bench_quickstart.py`)",
         "",
         f"Run on {today()}, {machine()}, geoanon at commit {code_state()}. A fresh clone, a new virtual "
-        "environment and the README's quick start in order, pip's cache off (every wheel downloaded from PyPI).",
+        "environment and the README's quick start in order, pip's cache off (every wheel downloaded from the package registry).",
         "",
         "| step | wall time |",
         "|---|---:|",
-        *[f"| `{label}` | {seconds:.1f} s |" for label, seconds in steps],
+        *[f"| {label} | {seconds:.1f} s |" for label, seconds in steps],
         f"| **total** | **{total:.0f} s** |",
         "",
         f"- Target (issue 27): a released table, its report and its map in under {TARGET_SECONDS // 60} minutes "
