@@ -82,7 +82,8 @@ def write(steps: list, path: Path) -> None:
         "## Quick start (`python bench/bench_quickstart.py`)",
         "",
         f"Run on {today()}, {machine()}, geoanon at commit {code_state()}. A fresh clone, a new virtual "
-        "environment and the README's quick start in order, pip's cache off (every wheel downloaded from the package registry).",
+        "environment and the README's quick start in order, pip's cache off (every wheel downloaded from the "
+        "package registry).",
         "",
         "| step | wall time |",
         "|---|---:|",
