@@ -323,8 +323,8 @@ def _precision_table(rows) -> list[str]:
         ncp = " / ".join("-" if col not in c else f"{c[col]:.3f}" for col in ("lat", "lon", "age"))
         visit = f"{c['visit']:.3f}" if "visit" in c else "-"
         out.append(f"| {r['data']} | {r['k']} | {r['method']} | {p['location_classes']:,} | {p['median_km']:,.0f} km | "
-                   f"{p['p90_km']:,.0f} km | {p['within_100']:.1%} | {width} | {r['ncp']:.3f} | {ncp} | {visit} | {p['stars']:,} | "
-                   f"{p.get('suppressed', 0):,} | {r['seconds']:.2f} s |")
+                   f"{p['p90_km']:,.0f} km | {p['within_100']:.1%} | {width} | {r['ncp']:.3f} | {ncp} | {visit} | "
+                   f"{p['stars']:,} | {p.get('suppressed', 0):,} | {r['seconds']:.2f} s |")
     return out
 
 
