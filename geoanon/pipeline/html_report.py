@@ -13,6 +13,7 @@ from .figures import RISK_LEVELS, SPREAD
 from .release import file_names
 
 TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
+              "date": "date range: {published}",
               "set": "group of values", "suppress": "value or *", "hierarchy": "hierarchy node",
               "kept": "kept as is", "class": "the record's class"}
 STYLE = """
