@@ -18,15 +18,19 @@ from pathlib import Path
 
 from . import _outcome
 from ._text import plural
-from .errors import DataError, GeoanonError, ParameterError
+from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, DISTRIBUTION_LEVELS, EXTENTS, LABEL_METHODS,
                       LABEL_MISSING, LABEL_ORDERS, LOCATION_LOSSES, POINT_METHODS, REGION_METHODS, REGION_SMALL,
                       REGIONS_UNKNOWN, SUPPRESS_METHODS)
 
 INPUT_HELP = ("table: .csv, .parquet (or a folder of Parquet parts, as the dask engine writes), .geojson, .gpkg "
               "or .shp")
+# How to declare a column without a role, by whether the command has --qi.
+CLI_WAYS = {True: "give {each} to --qi (generalized), --keep (published as it is) or --identifiers (dropped)",
+            False: "give {each} to --keep (published as it is) or --identifiers (dropped), or generalize it with "
+                   "geoanon anonymize --qi"}
 DEMO_K = 10
-DEMO_REGION_K = 1000
+DEMO_REGION_K = 100
 
 
 class _Parser(argparse.ArgumentParser):
@@ -235,8 +239,6 @@ def build_parser() -> argparse.ArgumentParser:
                          description=_job_file_format(), formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("jobs", nargs="+", metavar="JOB.toml", help="job files (the format above)")
     run.add_argument("--dry-run", action="store_true", help="check the jobs and print their plans; write nothing")
-    run.add_argument("--strict", action="store_true",
-                     help="refuse every job in which a column has no role (as [columns] strict = true)")
     run.set_defaults(run=_run_jobs)
     for job in (points, zips, labels, supp, anon, aud):
         job.add_argument("--engine", choices=("pandas", "dask"), default=None,
@@ -262,16 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="columns published as they are, deliberately (no warning)")
         job.add_argument("--identifiers", type=_columns, default=[], metavar="A,...",
                          help="columns dropped from the release (names, record ids)")
-        job.add_argument("--strict", action="store_true",
-                         help="refuse to run while a column has no role (a quasi-identifier, --sensitive, --keep or "
-                              "--identifiers); without it such columns are published as they are, with a warning "
-                              "and the records they single out in the report")
-        job.add_argument("--shuffle", action="store_true",
-                         help="write the rows in a random order (from --seed): the input's order can tell who a row "
-                              "is (a table sorted by name whose names were dropped)")
+        job.add_argument("--keep-order", action="store_true",
+                         help="write the rows in the input's order (default: a random order from --seed, since the "
+                              "input's order can tell who a row is: a table sorted by name whose names were dropped)")
         job.add_argument("--seed", type=_seed, default=0, metavar="N",
-                         help="seed of what the job draws: --shuffle, --label-order random, anonymize's box margins "
-                              "(default 0; the same seed gives the same output)")
+                         help="seed of what the job draws: the rows' order, --label-order random, anonymize's box "
+                              "margins (default 0; the same seed gives the same output)")
         job.add_argument("--timings", action="store_true",
                          help="write the run time into --report and --html-report (off by default, so that the same "
                               "job writes the same bytes)")
@@ -520,7 +518,7 @@ def _run_points(args) -> int:
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
-                            shuffle=args.seed if args.shuffle else None)
+                            shuffle=_shuffle(args))
     _summary(release, written)
     return 0
 
@@ -544,7 +542,7 @@ def _run_zip(args) -> int:
                             html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
-                            shuffle=args.seed if args.shuffle else None)
+                            shuffle=_shuffle(args))
     _summary(release, written)
     return 0
 
@@ -564,7 +562,7 @@ def _run_labels(args) -> int:
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
-                            shuffle=args.seed if args.shuffle else None)
+                            shuffle=_shuffle(args))
     _summary(release, written)
     return 0
 
@@ -580,7 +578,7 @@ def _check_tiles(args) -> None:
 
 def _roles(args) -> dict:
     """The columns the command line gave a role besides the job's own."""
-    return {"keep": args.keep, "identifiers": args.identifiers, "strict": args.strict}
+    return {"keep": args.keep, "identifiers": args.identifiers}
 
 
 def _roles_of(args, location, hierarchies, options: dict):
@@ -595,7 +593,12 @@ def _roles_of(args, location, hierarchies, options: dict):
 
 def _cluster_roles(args) -> dict:
     """:func:`_roles`, and the shuffle a dask job applies as it writes."""
-    return {**_roles(args), "shuffle": args.seed if args.shuffle else None}
+    return {**_roles(args), "shuffle": _shuffle(args)}
+
+
+def _shuffle(args):
+    """The seed of the written rows' random order, or None with ``--keep-order``."""
+    return None if args.keep_order else args.seed
 
 
 def _map_options(args) -> dict:
@@ -651,7 +654,7 @@ def _run_suppress(args) -> int:
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
-                            shuffle=args.seed if args.shuffle else None)
+                            shuffle=_shuffle(args))
     r = release.report
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
@@ -674,8 +677,6 @@ def _run_jobs(args) -> int:
     from .pipeline.roles import looks_identifying
 
     jobs = [load_job(path) for path in args.jobs]
-    for job in jobs:
-        job.strict = job.strict or args.strict
     check_files(jobs)
     loose = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
     if args.dry_run:
@@ -701,11 +702,11 @@ def _run_jobs(args) -> int:
             release = anonymize(df, **anonymize_options(job, location))
             release.report.files = {"job": str(job.source), "input": str(job.input),
                                     "output": str(job.outputs["table"])}
-            shuffle = job.outputs.get("shuffle", False)
+            shuffle = job.outputs.get("shuffle", True)
             if job.identifiers and not shuffle:
                 release.warnings.append("the rows keep the input's order, which can tell who they are once "
                                         f"{', '.join(job.identifiers)} {'is' if len(job.identifiers) == 1 else 'are'}"
-                                        " dropped (a table sorted by name): set [output] shuffle = true")
+                                        " dropped (a table sorted by name): drop [output] shuffle = false")
             written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
                                     map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
                                     html_report=job.outputs.get("html_report"), map_options={"title": job.input.name},
@@ -761,14 +762,14 @@ def _run_anonymize(args) -> int:
                         method=args.method, extent=args.extent, resolution=args.resolution, missing=args.missing,
                         crs=args.crs, bounds=args.bounds, n_jobs=args.jobs, seed=args.seed, weights=args.weight,
                         max_extent_km=args.max_extent, location_loss=args.location_loss,
-                        max_suppressed=args.max_suppressed, strict=args.strict, **options)
+                        max_suppressed=args.max_suppressed, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
-                            shuffle=args.seed if args.shuffle else None)
+                            shuffle=_shuffle(args))
     _joint_summary(release, written)
     return 0
 
@@ -794,8 +795,7 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                         crs=args.crs, bounds=args.bounds, scheduler=args.scheduler,
                         scheduler_file=args.scheduler_file, sep=args.sep, encoding=args.encoding, seed=args.seed,
                         weights=args.weight, max_extent_km=args.max_extent, location_loss=args.location_loss,
-                        max_suppressed=args.max_suppressed, strict=args.strict,
-                        shuffle=args.seed if args.shuffle else None, **options)
+                        max_suppressed=args.max_suppressed, shuffle=_shuffle(args), **options)
     r = release.report
     return _cluster_summary(args, release, f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')} in "
                                            f"{plural(r['location_classes'], 'location class', 'location classes')} "
@@ -947,11 +947,10 @@ def _run_audit_on_cluster(args) -> int:
 
 
 def _run_demo(args) -> int:
-    from .datasets import (DEMO_ATTRIBUTION, NC_ATTRIBUTION, data_path, demo_nc_births, demo_records,
-                           nc_counties)
-    from .pipeline import generalize_points, generalize_regions, write_release
-
+    from .columns import Columns
+    from .datasets import DEMO_ATTRIBUTION, NC_ATTRIBUTION, demo_nc_births, demo_records, nc_counties
     from .io import check_writable
+    from .pipeline import anonymize, write_release
 
     out = Path(args.out)
     try:
@@ -961,23 +960,28 @@ def _run_demo(args) -> int:
     for name in ("points.csv", "points_report.json", "points_map.html", "points_report.html", "regions.csv",
                  "regions_report.json", "regions_map.html", "regions_classes.geojson", "regions_report.html"):
         check_writable(out / name)
-    points = generalize_points(demo_records(), DEMO_K, lat="lat", lon="lon")
-    points.report.files = {"input": str(data_path("demo_patients.csv")), "output": str(out / "points.csv")}
-    regions = generalize_regions(demo_nc_births(), DEMO_REGION_K, column="county_fips", regions=nc_counties(),
-                                 region_id="FIPS")
-    regions.report.files = {"input": str(data_path("demo_nc_births.csv")), "output": str(out / "regions.csv")}
+    points = anonymize(demo_records(), Columns(location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis",
+                                               identifiers=["record_id"]), k=DEMO_K, l=2)
+    points.report.files = {"input": "demo_patients.csv", "output": "points.csv"}
+    regions = anonymize(demo_nc_births(), Columns(location={"zip": "county_fips", "regions": nc_counties(),
+                                                            "region_id": "FIPS"},
+                                                  qi=["sex", "birth_weight_g"], identifiers=["record_id"]),
+                        k=DEMO_REGION_K)
+    regions.report.files = {"input": "demo_nc_births.csv", "output": "regions.csv"}
     print(f"geoanon demo: writing into {out.resolve()}")
-    print(f"GPS points: {points.report.rows} synthetic records at US ZIP centroids, k={DEMO_K}")
-    _summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
-                                   map_html=out / "points_map.html", html_report=out / "points_report.html",
-                                   map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
-                                                "attribution": DEMO_ATTRIBUTION}))
-    print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
-    _summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
-                                    map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
-                                    html_report=out / "regions_report.html",
-                                    map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
-                                                 "attribution": NC_ATTRIBUTION}))
+    print(f"GPS points: {points.report.rows} synthetic patient records at US ZIP centroids (location, cost_usd; "
+          f"diagnosis sensitive), k={DEMO_K}, l=2")
+    _joint_summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
+                                         map_html=out / "points_map.html", html_report=out / "points_report.html",
+                                         map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
+                                                      "attribution": DEMO_ATTRIBUTION}))
+    print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties (county, sex, birth "
+          f"weight), k={DEMO_REGION_K}")
+    _joint_summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
+                                          map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
+                                          html_report=out / "regions_report.html",
+                                          map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
+                                                       "attribution": NC_ATTRIBUTION}))
     return 0
 
 
@@ -1054,6 +1058,10 @@ def main(argv=None) -> int:
             done = "the outputs were already written" if _outcome.committed else "nothing written"
             print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
             return 130
+        if isinstance(exc, UndeclaredColumnsError) and args.command != "run":
+            from .pipeline.roles import no_role
+
+            exc = UndeclaredColumnsError(no_role(exc.columns, CLI_WAYS["--qi" in args.flags.values()]), exc.columns)
         if isinstance(exc, (GeoanonError, NotImplementedError)):
             print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
             return 2

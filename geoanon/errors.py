@@ -18,6 +18,16 @@ class DataError(GeoanonError, ValueError):
     column, empty or malformed file, ...)."""
 
 
+class UndeclaredColumnsError(ParameterError):
+    """Columns with no role, which the release would publish as they are
+    (refused by default); ``columns`` names them, so that each front end can
+    say how to declare them in its own terms."""
+
+    def __init__(self, message: str, columns):
+        super().__init__(message)
+        self.columns = list(columns)
+
+
 class DuplicateColumnError(DataError, TypeError):
     """The table has two columns of one name (a copy could be published raw)."""
 

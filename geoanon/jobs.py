@@ -21,7 +21,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
     dates = []                     # ... as ISO intervals: date columns, or { admitted = "%d/%m/%Y" }
     sensitive = "diagnosis"
     keep = ["visit"]               # published as they are, deliberately
-    strict = true                  # refuse while a column has no role (default: warn)
+    strict = true                  # refuse columns without a role (the default; false: publish them, warned)
 
     [model]                        # k, l, l_distinct, t, l_entropy, recursive = [c, l], beta,
                                    # beta_enhanced, delta (at least one), ground, order
@@ -33,7 +33,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,
-    table = "released.csv"         # escape_formulas, shuffle, timings
+    table = "released.csv"         # escape_formulas, shuffle (default true: rows in a random order
+                                   # from the seed; false keeps the input's), timings
 
 Paths are relative to the job file. :func:`load_job` checks every key's name,
 type and value (levels, bounds, a model given, the decimal mark apart from
@@ -50,10 +51,12 @@ from pathlib import Path
 from ._text import show
 from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LEVELS, LOCATION_LOSSES, REGION_SMALL,
                       REGIONS_UNKNOWN)
-from .errors import DataError, ParameterError
+from .errors import DataError, ParameterError, UndeclaredColumnsError
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges", "contiguity", "unknown", "small"}, {"label"})
+JOB_WAYS = ("list {each} under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or "
+            "set strict = false to publish it with a warning")
 ZIP_OPTIONS = {"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}
 
 
@@ -70,7 +73,7 @@ class Job:
     treatments: dict = field(default_factory=dict)   # role in TREATMENTS -> columns (hierarchy: {col: path})
     sensitive: str | None = None
     keep: list = field(default_factory=list)
-    strict: bool = False
+    strict: bool = True
     model: dict = field(default_factory=dict)
     release: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
@@ -142,7 +145,7 @@ def load_job(path) -> Job:
     job = Job(source=source, input=inp["path"], csv={k: inp[k] for k in ("sep", "encoding") if k in inp},
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
-              sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
+              sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", True),
               model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}))
     for col, roles in job.roles().items():
         if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
@@ -223,7 +226,7 @@ def check_columns(job: Job, columns) -> list:
     they single out)."""
     import pandas as pd
 
-    from .pipeline.roles import undeclared
+    from .pipeline.roles import no_role, undeclared
 
     columns = list(columns)
     for col, roles in job.roles().items():
@@ -231,8 +234,8 @@ def check_columns(job: Job, columns) -> list:
             raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}")
     try:
         return undeclared(pd.DataFrame(columns=columns), job.roles(), [], strict=job.strict)
-    except ParameterError as exc:
-        raise ParameterError(f"{job.source}: [columns] {exc}") from None
+    except UndeclaredColumnsError as exc:
+        raise UndeclaredColumnsError(f"{job.source}: [columns] " + no_role(exc.columns, JOB_WAYS), exc.columns) from None
 
 
 def plan(job: Job) -> list[str]:

@@ -44,8 +44,8 @@ SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_class
 def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
-              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
-              shuffle=None, model=None, weights=None, max_extent_km=None, dates=None,
+              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
+              shuffle=0, model=None, weights=None, max_extent_km=None, dates=None,
               location_loss=None, max_suppressed=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
@@ -59,7 +59,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     generated columns are float64 (numbers) or text.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: a seed to write the rows in a random order
+    ``shuffle``: the seed of the rows' random order (None: the input's order)
     (within each shard: its rows already go together). ``weights``,
     ``max_extent_km``, ``location_loss``, ``max_suppressed`` and ``dates`` as
     in memory, applied in every shard (the spacing loss against each shard's

@@ -25,14 +25,14 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
                       seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8", keep=None,
-                      identifiers=None, strict=False, shuffle=None) -> ClusterRelease:
+                      identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
     """Generalize a dataset's label column on a cluster, written as a Parquet
     dataset at ``output`` (rows in the input's order); parameters as
     :func:`geoanon.generalize_labels` and
     :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: a seed to write the rows in a random order
+    ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
     """
     import dask.dataframe as dd

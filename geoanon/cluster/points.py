@@ -75,8 +75,8 @@ class ShardPlan:
 
 def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="balanced", crs="EPSG:4326",
                       bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
-                      max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=False,
-                      shuffle=None) -> ClusterRelease:
+                      max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
+                      shuffle=0) -> ClusterRelease:
     """Generalize the points of a dataset on a cluster into rectangles of >= k
     records, written as a Parquet dataset at ``output``.
 
@@ -95,7 +95,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
     renamed into place.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: a seed to write the rows in a random order
+    ``shuffle``: the seed of the rows' random order (None: the input's order)
     (within each shard: its rows already go together).
     """
     import dask

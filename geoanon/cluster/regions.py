@@ -21,15 +21,15 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
                        contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,
-                       scheduler_file=None, sep=",", encoding="utf-8", keep=None, identifiers=None, strict=False,
-                       shuffle=None) -> ClusterRelease:
+                       scheduler_file=None, sep=",", encoding="utf-8", keep=None, identifiers=None, strict=True,
+                       shuffle=0) -> ClusterRelease:
     """Generalize a dataset's region column on a cluster into connected groups
     of >= k records, written as a Parquet dataset at ``output`` (rows in the
     input's order); parameters as :func:`geoanon.generalize_regions` (``regions``
     a table or GeoDataFrame) and :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: a seed to write the rows in a random order
+    ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
     """
     import dask.dataframe as dd

@@ -180,7 +180,7 @@ def check_scalar_dataset(ddf, columns) -> None:
         check_scalar_columns(ddf[untyped].head(SAMPLE_CHECK, npartitions=1, compute=True), untyped)
 
 
-def declared_dataset(ddf, roles, identifiers=None, keep=None, *, strict=False) -> tuple:
+def declared_dataset(ddf, roles, identifiers=None, keep=None, *, strict=True) -> tuple:
     """The dataset without its ``identifiers`` columns, and its columns with
     no role (:mod:`geoanon.pipeline.roles`: ``roles`` are the job's own
     columns, ``keep`` the ones published deliberately); ParameterError when

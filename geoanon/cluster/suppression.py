@@ -35,14 +35,14 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, model=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
-             encoding="utf-8", keep=None, identifiers=None, strict=False, shuffle=None) -> ClusterRelease:
+             encoding="utf-8", keep=None, identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
     """:func:`geoanon.suppress` of a dataset on a cluster, written as a
     Parquet dataset at ``output`` (rows in the input's order, published
     quasi-identifiers as text, ``class_id`` last); parameters as
     :func:`geoanon.suppress` and :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: a seed to write the rows in a random order
+    ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
     """
     import dask

@@ -40,7 +40,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326",
               bounds=None, n_jobs=1,
-              distribution=None, seed=0, keep=None, identifiers=None, strict=False, model=None,
+              distribution=None, seed=0, keep=None, identifiers=None, strict=True, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
@@ -160,10 +160,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         Draws how far each moved end of a box or interval lies beyond its
         class's records (:meth:`geoanon.joint.dims.RankDim.published`).
     keep, identifiers, strict
-        Columns published as they are, and columns dropped; every other
-        column without a role is published as it is too, with a warning and
-        the records it singles out in the report (``undeclared``), or refused
-        when ``strict`` (:mod:`geoanon.pipeline.roles`).
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
     distribution : mapping, optional
         Sensitive value (as text) -> weight: the distribution t is measured
         against, instead of the table's own, for a table that is one shard of

@@ -25,7 +25,7 @@ from .roles import declared_table, measure_undeclared, undeclared
 @stepped("grouping labels")
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
                       order: str = "given", seed=None, class_counts: bool = False, keep=None, identifiers=None,
-                      strict: bool = False) -> Release:
+                      strict: bool = True) -> Release:
     """Generalize a label column: each label is replaced by its class's label.
 
     Parameters
@@ -47,10 +47,10 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         default: a label with one record is that record's raw value, and the
         classes table is for the data holder, not for publication.
     keep, identifiers, strict
-        Columns published as they are, and columns dropped; every other
-        column without a role is published as it is too, with a warning and
-        the records it singles out in the report (``undeclared``), or refused
-        when ``strict`` (:mod:`geoanon.pipeline.roles`).
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
 
     Returns
     -------

@@ -48,7 +48,7 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="balanced",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=False) -> Release:
+                      strict=True) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -75,10 +75,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         round numbers, so no published coordinate is a record's (see
         :func:`geoanon.partition_points`); bounds through a record are refused.
     keep, identifiers, strict
-        Columns published as they are, and columns dropped; every other
-        column without a role is published as it is too, with a warning and
-        the records it singles out in the report (``undeclared``), or refused
-        when ``strict`` (:mod:`geoanon.pipeline.roles`).
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
 
     Returns
     -------

@@ -32,7 +32,7 @@ EXAMPLES = 5                 # region ids named in a warning
 @stepped("partitioning regions")
 def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region_id: str, edges=None,
                        contiguity: str = "rook", method: str = "balanced", unknown: str = "error",
-                       on_small: str = "error", keep=None, identifiers=None, strict: bool = False) -> Release:
+                       on_small: str = "error", keep=None, identifiers=None, strict: bool = True) -> Release:
     """Generalize a table's region column into connected groups of >= k records.
 
     Parameters
@@ -68,10 +68,10 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         (see :func:`geoanon.partition_graph`; the report lists the groups that
         are not contiguous). Components without records need no group.
     keep, identifiers, strict
-        Columns published as they are, and columns dropped; every other
-        column without a role is published as it is too, with a warning and
-        the records it singles out in the report (``undeclared``), or refused
-        when ``strict`` (:mod:`geoanon.pipeline.roles`).
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
 
     Returns
     -------

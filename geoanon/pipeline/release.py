@@ -209,23 +209,24 @@ class Release:
                          outlines=outlines,
                          release_classes=self.report.classes if self.report.job == "anonymize" else None)
 
-    def to_file(self, path, *, shuffle: int | None = None) -> None:
+    def to_file(self, path, *, shuffle: int | None = 0) -> None:
         """Write the released table atomically (format from the extension; geo
-        formats get each row's class shape as geometry); ``shuffle``: a seed
-        to write the rows in a random order (see :meth:`table_to_write`)."""
+        formats get each row's class shape as geometry), its rows in the random
+        order of the seed ``shuffle`` (None: the input's order; see
+        :meth:`table_to_write`)."""
         with StagedOutputs() as out:
             write_table(self.table_to_write(path, shuffle=shuffle), out.stage(path))
 
     def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False,
-                       shuffle: int | None = None):
+                       shuffle: int | None = 0):
         """The table as written to ``path``: with each row's class shape in a
         geo format; ``from_text`` (read from CSV) number columns as numbers in
         a typed format (:func:`geoanon.io.numbers_from_text`); the names of the
         generated columns, and with ``escape_all`` every cell and name, never
-        starting a spreadsheet formula. The rows keep the input's order, which
-        may itself tell who they are (a table sorted by name, whose names were
-        dropped); ``shuffle`` (a seed) writes them in a random order instead,
-        the same for the same seed."""
+        starting a spreadsheet formula. The rows are written in a random order
+        drawn from the seed ``shuffle`` (the same for the same seed): the
+        input's order may itself tell who they are (a table sorted by name,
+        whose names were dropped); ``shuffle=None`` keeps it."""
         from ..io import GEO_FORMATS
 
         fmt = table_format(path)
@@ -243,7 +244,7 @@ class Release:
 @stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False,
-                  timings: bool = False, shuffle: int | None = None, staged: StagedOutputs | None = None) -> list[Path]:
+                  timings: bool = False, shuffle: int | None = 0, staged: StagedOutputs | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
     figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
@@ -257,8 +258,8 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
     (:func:`geoanon._cells.escape_formulas`). The reports carry the run time
     only with ``timings``: by default the same job writes the same bytes.
-    ``shuffle`` (a seed) writes the table's rows in a random order
-    (:meth:`Release.table_to_write`). ``staged``: an open
+    ``shuffle`` (a seed; None keeps the input's order) orders the table's rows
+    at random (:meth:`Release.table_to_write`). ``staged``: an open
     :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
     jobs' outputs together), instead of one of its own.
     """

@@ -1,12 +1,13 @@
-"""Columns without a role: a job publishes them as they are, so it names
-them, measures how many records they single out, and refuses them when
-asked to be strict.
+"""Columns without a role: a job refuses them (the default, ``strict``), or,
+when told to publish them anyway, names them in a warning and measures how
+many records they single out.
 
 Every column of a table has one role (ARX's data definition): a
 quasi-identifier or location (generalized), sensitive (kept, measured),
 ``keep`` (published as it is, by the user's choice) or ``identifiers``
-(dropped). A column given none is *undeclared*: it goes out raw, and a
-``person_id`` or ``home_city`` left there can undo the whole release.
+(dropped). A column given none is *undeclared*: published raw, a
+``person_id`` or ``home_city`` left there would undo the whole release, so
+it is refused unless ``strict=False``.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import plural, show
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, UndeclaredColumnsError
 
 IDENTIFYING = {        # what a column's name suggests it holds
     "a name": r"(first|last|full|sur|given|family|middle)?_?name|surname",
@@ -42,18 +43,28 @@ def declared_table(df: pd.DataFrame, identifiers=None, keep=None) -> tuple[pd.Da
     return (df.drop(columns=identifiers) if identifiers else df), keep
 
 
-def undeclared(df: pd.DataFrame, roles, keep, *, strict: bool = False) -> list:
+WAYS = ("make {each} a quasi-identifier (qi), list it under keep (published as it is) or identifiers (dropped), "
+        "or pass strict=False to publish it with a warning")
+
+
+def undeclared(df: pd.DataFrame, roles, keep, *, strict: bool = True) -> list:
     """The columns of ``df`` with no role (not in ``roles`` nor ``keep``, not
-    its geometry, which a job replaces); ParameterError naming them when
-    ``strict``."""
+    its geometry, which a job replaces); :class:`~geoanon.errors.UndeclaredColumnsError`
+    naming them when ``strict``."""
     geometry = getattr(df, "active_geometry_name", None)
     named = {*roles, *keep, geometry, "class_id"}
     loose = [c for c in df.columns if c not in named]
     if strict and loose:
-        raise ParameterError(f"{plural(len(loose), 'column')} {_listed(loose)} "
-                             f"{'has' if len(loose) == 1 else 'have'} no role (strict): make each a "
-                             "quasi-identifier, or list it under keep (published as it is) or identifiers (dropped)")
+        raise UndeclaredColumnsError(no_role(loose, WAYS), loose)
     return loose
+
+
+def no_role(cols: list, ways: str) -> str:
+    """The refusal of ``cols``: named, then the ``ways`` to declare them
+    (``{each}``: "it" for one column, "each" for several)."""
+    one = len(cols) == 1
+    return (f"{plural(len(cols), 'column')} {_listed(cols)} {'has' if one else 'have'} no role and would be "
+            f"published as {'it is' if one else 'they are'}: " + ways.format(each="it" if one else "each"))
 
 
 def singled_out(table: pd.DataFrame, columns: list, k: int) -> dict:

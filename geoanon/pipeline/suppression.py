@@ -27,7 +27,7 @@ from .release import JobReport, Release
 @stepped("suppressing cells")
 def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, model=None, method="auto", time_limit=60.0, keep=None, identifiers=None,
-             strict=False) -> Release:
+             strict=True) -> Release:
     """Generalize the quasi-identifiers ``qi`` of ``df`` by suppression: each
     class shows a column's value where its rows agree and ``*`` where they
     differ, every class meets the requested model, and the number of ``*``
@@ -83,10 +83,10 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
         run; an answer the time limit cut short (or a program skipped for
         time) depends on the machine's speed.
     keep, identifiers, strict
-        Columns published as they are, and columns dropped; every other
-        column without a role is published as it is too, with a warning and
-        the records it singles out in the report (``undeclared``), or refused
-        when ``strict`` (:mod:`geoanon.pipeline.roles`).
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
