@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cuts import WINDOW
+from .cuts import WINDOW, cut_clearance
 from .dims import RankDim, SetDim, TreeDim
 
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
@@ -187,12 +187,13 @@ class _Search:
         if cand.size == 0:
             return None
         at = _nearest(cand, node, local, self.size, k)   # the cut's first row (sorted order) per node
-        if d.location and d.extent == "grid" and not d.missing:
-            at = self._compact(j, at, cand, node, local, sr, rows)
+        if d.location:
+            at = self._location(j, at, cand, node, local, sr, rows)
         nodes = node[at]
         i = local[at]
         a, b = sr[at - 1] + 1, sr[at]
-        boundary = np.where((i < self.size[nodes] - i) | (b == d.size), b, a)
+        boundary = d.central_boundary(a, b) if d.location else np.where((i < self.size[nodes] - i) | (b == d.size),
+                                                                         b, a)
         # parts: left [start, at), right [at, end) in the sorted order; 0 = left, 1 = right
         part_of_row = np.full(n_rows, -1, dtype=np.int64)
         has = np.zeros(self.size.size, dtype=bool)
@@ -205,9 +206,9 @@ class _Search:
                          axis=1)                                           # (nodes, 2 parts, lo/hi)
         return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], {"tiles": tiles})
 
-    def _compact(self, j, at, cand, node, local, sr, rows):
-        """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the one whose two
-        boxes are smallest (:func:`geoanon.joint.cuts._compact_position`), else the balanced one."""
+    def _location(self, j, at, cand, node, local, sr, rows):
+        """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
+        :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
         d = self.dims.items[j]
         s = self.size[node[cand]]
         inside = (local[cand] >= WINDOW * s) & (local[cand] <= (1 - WINDOW) * s)
@@ -218,6 +219,11 @@ class _Search:
         size = self.size[wn]
         start = self.start[wn]
         last = start + size - 1
+        clearance = cut_clearance(d, sr[win - 1], sr[win], sr[start], sr[last])
+        if not (d.extent == "grid" and not d.missing):
+            balanced = np.zeros(self.size.size, dtype=np.int64)
+            balanced[node[at]] = local[at]
+            return self._pick(at, node, win, wn, i, clearance, np.abs(i - balanced[wn]).astype(float))
         cost = np.zeros(win.size)
         cost += i * (d.high[sr[win - 1]] - d.low[sr[start]]) / d.span
         cost += (size - i) * (d.high[sr[last]] - d.low[sr[win]]) / d.span
@@ -235,7 +241,14 @@ class _Search:
             down_r = span - 1 - (np.maximum.accumulate(back * span + (span - 1 - r[::-1])) - back * span)[::-1]
             cost += i * (e.high[up[win - 1]] - e.low[down[win - 1]]) / e.span
             cost += (size - i) * (e.high[up_r[win]] - e.low[down_r[win]]) / e.span
-        pick = np.lexsort((i, cost, wn))
+        return self._pick(at, node, win, wn, i, clearance, cost)
+
+    @staticmethod
+    def _pick(at, node, win, wn, i, clearance, cost):
+        """Per node, the candidate of ``win`` in a gap wide enough where there is one, else in the widest,
+        then of least ``cost``, then first (as :func:`geoanon.joint.cuts._location_position`)."""
+        clean = clearance >= 1
+        pick = np.lexsort((i, np.where(clean, cost, -clearance), ~clean, wn))
         first = np.r_[True, wn[pick][1:] != wn[pick][:-1]]
         chosen = win[pick[first]]
         out = at.copy()

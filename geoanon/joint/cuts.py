@@ -68,7 +68,9 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     admissible position nearest the balanced target: the left part gets
     floor(q / 2) of the q = floor(size / k) classes the node could hold, so
     that classes land near k (the balanced rule of ``points``). The boundary
-    gives any rank gap between the two sides to the smaller part."""
+    gives any rank gap between the two sides to the smaller part; a location
+    cut is placed where it keeps away from the records instead
+    (:func:`_location_position`, :meth:`RankDim.central_boundary`)."""
     d = dims.items[j]
     lo, hi = state[j][:2]
     if hi - lo < 2:
@@ -94,10 +96,13 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     q = s // k
     target = s * (q // 2) / q if q >= 2 else s / 2
     i = int(pos[np.argmin(np.abs(pos - target))])
-    if d.location and d.extent == "grid" and not d.missing:
-        i = _compact_position(dims, j, rows[order], sr, pos, i)
+    if d.location:
+        i = _location_position(dims, j, rows[order], sr, pos, i, k)
     a, b = int(sr[i - 1]) + 1, int(sr[i])
-    boundary = b if (i < s - i or b == d.size) else a
+    if d.location:        # the edge in the middle of the gap between the two sides
+        boundary = int(d.central_boundary(np.array([a]), np.array([b]))[0])
+    else:                 # any rank gap to the smaller part
+        boundary = b if (i < s - i or b == d.size) else a
     left_rows, right_rows = rows[order[:i]], rows[order[i:]]
     parts = [(left_rows, child_state(dims, state, j, (lo, boundary), left_rows)),
              (right_rows, child_state(dims, state, j, (boundary, hi), right_rows))]
@@ -108,28 +113,55 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
 WINDOW = 0.1      # cuts keep at least this share of the rows on each side
 
 
-def _compact_position(dims, j, rows, sr, pos, balanced) -> int:
-    """Among admissible positions keeping at least ``WINDOW`` of the rows on each side,
-    the one whose two records' boxes are smallest (summed widths over both
-    location axes, weighted by rows): cuts fall in gaps between clusters."""
+def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
+    """Among admissible positions keeping at least ``WINDOW`` of the rows on
+    each side, a cut in a gap wide enough for the edges' margin
+    (:func:`cut_clearance` at least 1) where there is one, else in the widest
+    gap; among those, on a box location (``"grid"``, every row located), the
+    one whose two records' boxes are smallest (summed widths over both
+    location axes, weighted by rows: cuts fall in gaps between clusters),
+    else the one nearest ``balanced``."""
     s = rows.size
     window = pos[(pos >= WINDOW * s) & (pos <= (1 - WINDOW) * s)]
     if window.size == 0:
         return balanced
     d = dims.items[j]
-    cost = np.zeros(window.size)
-    left, right = window - 1, window
-    cost += window * (d.high[sr[left]] - d.low[sr[0]]) / d.span
-    cost += (s - window) * (d.high[sr[-1]] - d.low[sr[right]]) / d.span
-    for e in dims.items:
-        if e is d or not e.location or e.span <= 0:
-            continue
-        r = e.rank[rows]
-        lo, hi = e.low[r], e.high[r]
-        cost += window * (np.maximum.accumulate(hi)[left] - np.minimum.accumulate(lo)[left]) / e.span
-        cost += (s - window) * (np.maximum.accumulate(hi[::-1])[::-1][right]
-                                - np.minimum.accumulate(lo[::-1])[::-1][right]) / e.span
-    return int(window[np.argmin(cost)])
+    clearance = cut_clearance(d, sr[window - 1], sr[window], sr[0], sr[-1])
+    if d.extent == "grid" and not d.missing:
+        cost = np.zeros(window.size)
+        left, right = window - 1, window
+        cost += window * (d.high[sr[left]] - d.low[sr[0]]) / d.span
+        cost += (s - window) * (d.high[sr[-1]] - d.low[sr[right]]) / d.span
+        for e in dims.items:
+            if e is d or not e.location or e.span <= 0:
+                continue
+            r = e.rank[rows]
+            lo, hi = e.low[r], e.high[r]
+            cost += window * (np.maximum.accumulate(hi)[left] - np.minimum.accumulate(lo)[left]) / e.span
+            cost += (s - window) * (np.maximum.accumulate(hi[::-1])[::-1][right]
+                                    - np.minimum.accumulate(lo[::-1])[::-1][right]) / e.span
+    else:
+        cost = np.abs(window - balanced).astype(float)
+    clean = clearance >= 1
+    key = np.where(clean, cost, -clearance)
+    return int(window[np.lexsort((window, key, ~clean))[0]])
+
+
+def cut_clearance(d: RankDim, left_last, right_first, first, last) -> np.ndarray:
+    """For cuts of a location dimension between ranks ``left_last`` and
+    ``right_first`` of nodes holding ranks ``first`` to ``last``: the gap
+    between the two sides over the gap that the margins of the boxes beside
+    the cut need (:func:`geoanon.points.margins.needed_gap` of the node's
+    extent; infinite where the right side holds only missing values, which
+    publish no box)."""
+    from ..points.margins import needed_gap
+
+    located = right_first < d.size
+    top = np.minimum(last, d.size - 1)
+    gap = d.low[np.minimum(right_first, d.size - 1)] - d.high[left_last]
+    need = needed_gap(d.high[top] - d.low[first])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(located, np.where(need > 0, gap / need, np.inf), np.inf)
 
 
 def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:

@@ -99,6 +99,21 @@ class RankDim:
     def root(self, rows: np.ndarray) -> tuple:
         return (0, self.size + (1 if self.missing else 0), *self.held(rows))
 
+    def central_boundary(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """For cuts between rank ``a - 1`` (the left side's last) and rank
+        ``b`` (the right side's first): the boundary in ``[a, b]`` whose edge
+        lies nearest the middle of the gap between the two sides' records, so
+        the cut keeps away from both (``b`` itself where the right side is the
+        missing rank)."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        located = b < self.size
+        bb = np.minimum(b, self.size - 1)
+        middle = (self.high[a - 1] + self.low[bb]) / 2
+        upper = np.clip(np.searchsorted(self.edges, middle), a, bb)
+        lower = np.clip(upper - 1, a, bb)
+        nearer = np.where(middle - self.edges[lower] <= self.edges[upper] - middle, lower, upper)
+        return np.where(located, nearer, b)
+
     def held(self, rows: np.ndarray) -> tuple:
         """The ranks ``rows`` hold: (first, end)."""
         r = self.rank[rows]
@@ -355,6 +370,7 @@ class Dims:
     shared_location: bool = True
     too_wide: object = None       # a location state -> whether it is wider than the user's precision target
     diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
+    pinning: object = None        # location states, their rows -> how many of its rows each one's box would pin
     _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:

@@ -152,7 +152,7 @@ def _solve_shards(shards) -> tuple:
     nodes whose inner partition was computed."""
     dims, check, design, location, other = _PROBLEM
     if design == "joint":
-        leaves = [leaf for shard in _cut_down(dims, check, shards, location + other) for leaf in shard]
+        leaves = [leaf for shard in cut_down(dims, check, shards, location + other) for leaf in shard]
         return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
     tree = _location_forest(dims, check, shards, location)
     chosen, evaluated, inner = (_frontier if design == "frontier" else _uniform)(dims, check, tree, other)
@@ -280,7 +280,7 @@ def _inner(dims, check, tree, node, other):
 LOOKAHEAD_CLASSES = 8   # lookahead while a node could hold this many classes (NCP +0.2-0.5% on Adult, faster)
 
 
-def _cut_down(dims, check, groups, allowed) -> list:
+def cut_down(dims, check, groups, allowed) -> list:
     """The leaves of every group ``(rows, state)`` cut along ``allowed`` with
     ``FINAL_LOOKAHEAD`` while a node holds at least ``LOOKAHEAD_CLASSES``
     times k rows; smaller nodes are finished together without it."""
@@ -305,10 +305,10 @@ def _cut_down(dims, check, groups, allowed) -> list:
 
 
 def _refined(dims, check, tree, chosen, inner, other) -> dict:
-    """The chosen location classes cut again by :func:`_cut_down`, keeping
+    """The chosen location classes cut again by :func:`cut_down`, keeping
     whichever inner partition costs less (the search above estimates each
     node's cost without lookahead, for speed)."""
-    tops = _cut_down(dims, check, [(tree.rows[node], tree.state[node]) for node in chosen], other)
+    tops = cut_down(dims, check, [(tree.rows[node], tree.state[node]) for node in chosen], other)
     out = {}
     for node, leaves in zip(chosen, tops):
         cost = sum(r.size * dims.cost(st) for r, st in leaves)
@@ -329,20 +329,21 @@ def _frontier(dims, check, tree, other):
         if tree.parent[node] >= 0:
             depth[node] = depth[tree.parent[node]] + 1
     located = location_losses(dims, tree)
+    withheld = withholding(dims, tree, located)
     inner, evaluated = {}, 0
     for d in range(int(depth.max()), -1, -1):
         below, todo = {}, []
         for node in np.flatnonzero(depth == d).tolist():
             kids = tree.children[node]
             below[node] = float(best[kids].sum()) if kids else np.inf
-            if located[node] >= below[node] or (kids and dims.too_wide is not None
-                                                and dims.too_wide(tree.state[node])):
+            if located[node] + withheld[node] >= below[node] or (kids and dims.too_wide is not None
+                                                                 and dims.too_wide(tree.state[node])):
                 best[node] = below[node]
             else:
                 todo.append(node)
         for node, (leaves, cost) in _inner_many(dims, check, tree, todo, other).items():
             evaluated += 1
-            total = _relocated(dims, tree, node, cost, located)
+            total = _relocated(dims, tree, node, cost, located) + withheld[node]
             if total <= below[node]:
                 best[node], stop[node] = total, True
                 inner[node] = (leaves, cost)
@@ -401,6 +402,29 @@ def location_losses(dims, tree) -> np.ndarray:
     return sum(d.weight for d in dims.items if d.location) * np.maximum(lost, 0.0)
 
 
+def withholding(dims, tree, located) -> np.ndarray:
+    """What each node of the location tree, published as a location class,
+    loses besides :func:`location_losses` by the records its box would pin
+    (``dims.pinning``, :mod:`geoanon.points.margins`), which are published
+    without a location (:mod:`geoanon.joint.pins`): each loses what a record
+    in its tree's root box loses, and one more, against the spacing, or the
+    whole location under NCP."""
+    n = len(tree.parent)
+    if dims.pinning is None:
+        return np.zeros(n)
+    pinned = np.asarray(dims.pinning(tree.state, tree.rows), dtype=np.float64)
+    weight = sum(d.weight for d in dims.items if d.location)
+    if dims.diagonal is None:
+        return pinned * np.array([weight - dims.location_cost(tree.state[node]) for node in range(n)])
+    diagonal = dims.diagonal(tree.state)
+    scale = np.log(np.where(np.isfinite(diagonal) & (diagonal > 0), diagonal, 1.0)) / np.log(SPACING_BASE)
+    root = np.arange(n)
+    for node in range(n):                          # parents have smaller ids than their children
+        if tree.parent[node] >= 0:
+            root[node] = root[tree.parent[node]]
+    return pinned * weight * (np.maximum(scale[root] - scale, 0.0) + 1.0)
+
+
 def _relocated(dims, tree, node, cost, located) -> float:
     """An inner partition's cost with the node's location cost ``located``
     in place of its state's NCP (the same when no spacing is measured)."""
@@ -416,6 +440,7 @@ def _uniform(dims, check, tree, other):
     sizes = np.array([r.size for r in tree.rows])
     roots = [node for node in range(len(tree.parent)) if tree.parent[node] < 0]
     located = location_losses(dims, tree) if dims.diagonal is not None else None
+    withheld = withholding(dims, tree, located)
     inner, evaluated, best, done = {}, 0, {}, set()
     size = k
     while len(done) < len(roots):
@@ -437,7 +462,7 @@ def _uniform(dims, check, tree, other):
         for root, chosen in frontier.items():
             total = 0.0
             for node in chosen:
-                total += _relocated(dims, tree, node, inner[node][1], located)
+                total += _relocated(dims, tree, node, inner[node][1], located) + withheld[node]
             if root not in best or total < best[root][0]:
                 best[root] = (total, chosen)
             if chosen == [root]:

@@ -19,6 +19,7 @@ from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LOCATI
                        REGIONS_UNKNOWN)
 from ..joint.dims import Dims, RankDim, SetDim, ranked, tree_from_paths
 from ..joint.outliers import suppressed_rows, with_suppressed_class
+from ..joint.pins import without_pins
 from ..joint.search import joint_partition
 from ..models import Hierarchy, requested_model
 from ..dates import date_dim, is_date_column
@@ -232,10 +233,16 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         robust_spans(dims)
     if max_extent_km is not None:
         dims.too_wide = _too_wide(dims, crs, check_max_extent(max_extent_km, kind, method))
+    if kind == "points":
+        dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
     part = joint_partition(dims, check, method, n_jobs)
     if max_suppressed:
         part = _without_outliers(dims, check, part, int(max_suppressed * len(df)), method, n_jobs,
                                  (dims.diagonal or _diagonals(dims, crs)) if kind == "points" else None)
+    withheld = np.zeros(0, dtype=np.int64)
+    if kind == "points":
+        part, withheld = without_pins(dims, check, part,
+                                      lambda states, rows: publish_location.pins(dims, states, rows, seed))
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],

@@ -74,7 +74,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
                             resolution=resolution or default_resolution(span, finest)))
-    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic)
+    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds)
 
 
 def ground_spans(dims, crs) -> None:
@@ -131,10 +131,11 @@ def finest_step(magnitude: float) -> float:
 class PointsPublisher:
     """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``."""
 
-    def __init__(self, lat, lon, frame, columns, crs, geographic):
+    def __init__(self, lat, lon, frame, columns, crs, geographic, xy, bounds=None):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
         first, second = sorted((lat, lon), key=columns.index)
         self.first, self.dropped = first, frozenset({second})
+        self.xy, self.bounds = xy, bounds
         self.rects = None
 
     def rectangles(self, dims, states, seed=0) -> np.ndarray:
@@ -158,9 +159,32 @@ class PointsPublisher:
         out[known] = tiles
         return out
 
+    def pins(self, dims, states, rows, seed=0) -> np.ndarray:
+        """Whether each of ``rows`` (one array per state, concatenated) lies
+        too near an edge of the box its state publishes
+        (:func:`geoanon.points.margins.pinned_rows`)."""
+        from ..points.margins import pinned_rows
+
+        boxes = self.rectangles(dims, states, seed)
+        owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
+        held = np.concatenate(rows) if len(rows) else np.zeros(0, dtype=np.int64)
+        return pinned_rows(self.xy[0][held], self.xy[1][held], boxes[owner], self.bounds)
+
+    def pinning(self, dims, states, rows, seed=0) -> np.ndarray:
+        """How many of its ``rows`` the box each of ``states`` publishes would pin."""
+        owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
+        return np.bincount(owner[self.pins(dims, states, rows, seed)], minlength=len(rows))
+
     def columns(self, df, part, dims, seed):
+        from ..errors import VerificationError
+        from ..points.margins import EDGE_MARGIN, pinned_rows
+
         self.rects = self.rectangles(dims, part.states, seed)
         r = self.rects[part.row_class]
+        pinned = np.flatnonzero(pinned_rows(*self.xy, r, self.bounds))
+        if pinned.size:
+            raise VerificationError(f"a box edge lies within {EDGE_MARGIN:.0%} of its box's extent of a record "
+                                    f"(class {int(part.row_class[pinned[0]])})")
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
         ncp = {lat: ("interval", (f"{lat}_min", f"{lat}_max")),
