@@ -19,7 +19,9 @@ Per cell:
   (0 for one value); :func:`information_loss` reports it beside, as
   ``xu_ncp``, for the columns where the two differ.
 
-A cell published empty costs 0 when the input was missing and 1 otherwise.
+A cell published empty costs 0 when the input was missing and 1 otherwise;
+an interval with one end empty is open (``90+``) and reaches the column's
+least or greatest input value.
 The overall figure averages all quasi-identifier cells.
 """
 from __future__ import annotations
@@ -130,6 +132,9 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     a, b = _numbers(lo, f"column {show(lo.name)}"), _numbers(hi, f"column {show(hi.name)}")
     present = ~np.isnan(x)
     span = float(np.nanmax(x) - np.nanmin(x)) if present.any() else 0.0
+    if present.any():             # an open end (90+) reaches the column's least or greatest value
+        a = np.where(np.isnan(a) & ~np.isnan(b), np.nanmin(x), a)
+        b = np.where(np.isnan(b) & ~np.isnan(a), np.nanmax(x), b)
     width = b - a
     if wraps:
         width = np.where(a > b, width + 360.0, width)

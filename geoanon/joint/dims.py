@@ -74,6 +74,9 @@ class RankDim:
     step: float = 0.0                     # the grid of moved ends (default: resolution)
     weight: float = 1.0                   # the dimension's weight in the objective
     calendar: str = ""                    # "day" or "second": a date column (geoanon.dates), published as ISO text
+    floor: float = -np.inf                # the column's possible range: published ends never leave it
+    ceiling: float = np.inf
+    tails: tuple = (-np.inf, np.inf)      # values below / above these are held by fewer than k rows together
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
 
@@ -133,10 +136,18 @@ class RankDim:
                     min(float(self.edges[hi]), float(self.grid_high[end - 1])))
         return (float(self.low[first]), float(self.high[end - 1]))
 
-    def published(self, states: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def published(self, states: np.ndarray, seed: int = 0, step: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """What classes of ``states`` (n x 4) publish: (low, high), NaN where
         a class holds missing values; ``"grid"`` ends are not kept inside the
-        tile here (the location's publisher does that, across the antimeridian)."""
+        tile here (the location's publisher does that, across the antimeridian).
+
+        A ``"members"`` end (an interval quasi-identifier) lies on the grid of
+        ``step`` (default ``self.step``; :func:`rounding_step` picks a round
+        one), outward from the class's records: a rare value's end first
+        moves by the margin, then past every rare value. It never leaves
+        ``[floor, ceiling]``, and an end in a tail (a value fewer than k rows
+        reach) is published open: the floor or ceiling where the column has
+        one, else NaN (``90+``: a lower end and no upper one)."""
         lo, hi, first, end = (states[:, i] for i in range(4))
         d = self.size
         known = (first < d) & (end <= d)
@@ -148,21 +159,36 @@ class RankDim:
             reach = MARGIN * (b - a)
             move_a = np.ones(a.size, dtype=bool) if self.rare is None else self.rare[f]
             move_b = np.ones(b.size, dtype=bool) if self.rare is None else self.rare[e]
-            a = np.where(move_a, self._outward(a - reach * (1 + _uniform(seed, self.name, 0, states)), -1), a)
-            b = np.where(move_b, self._outward(b + reach * (1 + _uniform(seed, self.name, 1, states)), 1), b)
+            step = step or self.step or self.resolution
+            moved_a = self._outward(a - reach * (1 + _uniform(seed, self.name, 0, states)), -1, step)
+            moved_b = self._outward(b + reach * (1 + _uniform(seed, self.name, 1, states)), 1, step)
+            if self.location:
+                a, b = np.where(move_a, moved_a, a), np.where(move_b, moved_b, b)
+            else:
+                a = np.where(self.low[f] < self.tails[0], self._open(self.floor),
+                             np.maximum(np.where(move_a, moved_a, grid_at_or_below(a, step)), self.floor))
+                b = np.where(self.high[e] > self.tails[1], self._open(self.ceiling),
+                             np.minimum(np.where(move_b, moved_b, -grid_at_or_below(-b - self.unit, step) - self.unit),
+                                        self.ceiling))
         return np.where(known, a, np.nan), np.where(known, b, np.nan)
 
-    def _outward(self, v: np.ndarray, direction: int) -> np.ndarray:
+    @staticmethod
+    def _open(bound: float) -> float:
+        """An open end: the column's bound where it has one, else NaN (no bound)."""
+        return bound if np.isfinite(bound) else np.nan
+
+    def _outward(self, v: np.ndarray, direction: int, step: float) -> np.ndarray:
         """The grid point strictly beyond ``v`` (below for -1), past every
         rare value (every value, for a coordinate: boxes of the joint design
-        overlap other classes' records)."""
-        step = self.step or self.resolution
+        overlap other classes' records); an upper end of whole numbers
+        published as a closed interval ends one unit below its grid point."""
         beyond = grid_below if direction < 0 else grid_above
-        out = beyond(v, step)
+        shift = self.unit if direction > 0 and step > self.unit else 0
+        out = beyond(v + shift, step) - shift
         avoid = np.union1d(self.low, self.high) if self.rare is None else self.low[self.rare]
         hit = np.isin(out, avoid)
         while hit.any():
-            out[hit] = beyond(out[hit], step)
+            out[hit] = beyond(out[hit] + shift, step) - shift
             hit[hit] = np.isin(out[hit], avoid)
         return out
 
@@ -180,6 +206,37 @@ class RankDim:
             return 0.0
         a, b = self.interval(state)
         return (b - a) / self.span
+
+
+ROUND_STEPS = (1, 2, 5)   # round grid steps: these times a power of ten
+ROUNDING_COST = 0.25      # a rounder grid is taken while the column's NCP stays within this share above the finest's
+
+
+def rounding_step(d: RankDim, states: np.ndarray, sizes: np.ndarray, seed: int = 0) -> float:
+    """The roundest step (1, 2 or 5 times a power of ten, at least ``d.step``)
+    on which the classes of ``states`` (``sizes`` rows each) publish their
+    ends (:meth:`RankDim.published`) for at most ``ROUNDING_COST`` more NCP
+    than on ``d.step``: 5- or 10-year age bands and round sums of money where
+    classes are wide enough to take them at little cost."""
+    base = d.step or d.resolution
+    if d.span <= 0 or base <= 0:
+        return base
+
+    def loss(step) -> float:
+        lo, hi = d.published(states, seed, step)
+        known = ~(np.isnan(lo) & np.isnan(hi))
+        lo = np.where(np.isnan(lo), d.low[0], lo)
+        hi = np.where(np.isnan(hi), d.high[-1], hi)
+        return float(np.sum(sizes[known] * (hi - lo)[known]))
+
+    limit = loss(base) * (1 + ROUNDING_COST)
+    best = base
+    for power in range(int(np.floor(np.log10(base))), int(np.ceil(np.log10(d.span))) + 1):
+        for m in ROUND_STEPS:
+            step = m * 10.0 ** power
+            if base < step <= d.span and loss(step) <= limit:
+                best = step
+    return best
 
 
 def _uniform(seed: int, name: str, side: int, states: np.ndarray) -> np.ndarray:
@@ -221,6 +278,15 @@ def ranked(values: np.ndarray, name: str) -> tuple:
 def grid_places(step: float) -> int:
     """The decimals a multiple of ``step`` is written with (2 for 0.01)."""
     return max(0, -int(np.floor(np.log10(step))))
+
+
+def grid_at_or_below(v: np.ndarray, step: float) -> np.ndarray:
+    """The greatest multiple of ``step`` at or below each ``v`` (a quotient
+    within 1e-9 of a whole number counts as one: 0.3 is a multiple of 0.1)."""
+    q = np.asarray(v, dtype=np.float64) / step
+    whole = np.round(q)
+    q = np.where(np.abs(q - whole) < 1e-9, whole, q)
+    return np.round(np.floor(q) * step, grid_places(step))
 
 
 def grid_below(v: np.ndarray, step: float) -> np.ndarray:

@@ -329,7 +329,7 @@ def _frontier(dims, check, tree, other):
         if tree.parent[node] >= 0:
             depth[node] = depth[tree.parent[node]] + 1
     located = location_losses(dims, tree)
-    withheld = withholding(dims, tree, located)
+    withheld = withholding(dims, tree, check.model.k)
     inner, evaluated = {}, 0
     for d in range(int(depth.max()), -1, -1):
         below, todo = {}, []
@@ -402,7 +402,7 @@ def location_losses(dims, tree) -> np.ndarray:
     return sum(d.weight for d in dims.items if d.location) * np.maximum(lost, 0.0)
 
 
-def withholding(dims, tree, located) -> np.ndarray:
+def withholding(dims, tree, k) -> np.ndarray:
     """What each node of the location tree, published as a location class,
     loses besides :func:`location_losses` by the records its box would pin
     (``dims.pinning``, :mod:`geoanon.points.margins`), which are published
@@ -413,6 +413,8 @@ def withholding(dims, tree, located) -> np.ndarray:
     if dims.pinning is None:
         return np.zeros(n)
     pinned = np.asarray(dims.pinning(tree.state, tree.rows), dtype=np.float64)
+    size = np.array([r.size for r in tree.rows], dtype=np.float64)
+    pinned = np.where(size - pinned >= k, pinned, np.where(pinned > 0, size, 0.0))   # a class short of k goes whole
     weight = sum(d.weight for d in dims.items if d.location)
     if dims.diagonal is None:
         return pinned * np.array([weight - dims.location_cost(tree.state[node]) for node in range(n)])
@@ -440,7 +442,7 @@ def _uniform(dims, check, tree, other):
     sizes = np.array([r.size for r in tree.rows])
     roots = [node for node in range(len(tree.parent)) if tree.parent[node] < 0]
     located = location_losses(dims, tree) if dims.diagonal is not None else None
-    withheld = withholding(dims, tree, located)
+    withheld = withholding(dims, tree, check.model.k)
     inner, evaluated, best, done = {}, 0, {}, set()
     size = k
     while len(done) < len(roots):

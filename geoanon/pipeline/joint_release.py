@@ -17,7 +17,7 @@ from ..columns import declared, with_sensitive
 from ..errors import DataError, ParameterError
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LOCATION_LOSSES, REGION_SMALL,
                        REGIONS_UNKNOWN)
-from ..joint.dims import Dims, RankDim, SetDim, ranked, tree_from_paths
+from ..joint.dims import Dims, RankDim, SetDim, ranked, rounding_step, tree_from_paths
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
 from ..joint.search import joint_partition
@@ -519,13 +519,15 @@ def _qi_dim(df, col, treatment, hierarchy, extent, k, formats=None):
     return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
 
 
-def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1) -> RankDim:
+def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1, domain=None) -> RankDim:
     """A :class:`RankDim` of a numeric column (NaN: missing). Its outer
     edges are the values' range padded outward to round numbers
     (:func:`geoanon.points.frame.padded_box`'s rule), so a tile never ends on
     the least or greatest value; a published end on a value fewer than ``k``
     rows hold moves outward on the grid of 1 (whole numbers) or of
-    :func:`geoanon.pipeline.location.default_resolution` (see :class:`RankDim`)."""
+    :func:`geoanon.pipeline.location.default_resolution` (see :class:`RankDim`),
+    never out of ``domain`` (low, high; default: from 0 up when no value is
+    negative), and ends beyond the values that ``k`` rows reach are open."""
     from ..points.frame import padded_box, shortest_decimal_between
     from .location import default_resolution, finest_step
 
@@ -541,9 +543,14 @@ def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1) -> Rank
         edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
         edges[0], edges[d] = low, high
     span = float(uniq[-1] - uniq[0])
+    floor, ceiling = domain if domain is not None else (0.0 if uniq[0] >= 0 else -np.inf, np.inf)
+    reach = np.cumsum(held)
+    tails = (float(uniq[np.searchsorted(reach, k)]) if reach[-1] >= k else -np.inf,
+             float(uniq[::-1][np.searchsorted(np.cumsum(held[::-1]), k)]) if reach[-1] >= k else np.inf)
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=span,
                    unit=int(whole), missing=missing, extent=extent, rare=held < k,
-                   step=1.0 if whole else default_resolution(span, finest_step(float(np.abs(uniq).max()))))
+                   step=1.0 if whole else default_resolution(span, finest_step(float(np.abs(uniq).max()))),
+                   floor=float(floor), ceiling=float(ceiling), tails=tails)
 
 
 def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -583,7 +590,9 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
         j = n_loc + offset
         d = dims.items[j]
         if treatments[col] == "interval":
-            lo, hi = d.published(np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4), seed)
+            st = np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4)
+            step = None if d.calendar else rounding_step(d, st, np.bincount(cls, minlength=len(states)), seed)
+            lo, hi = d.published(st, seed, step)
             if d.calendar:
                 new_columns[col] = {f"{col}_min": pd.Series(iso_dates(lo, d.calendar)[cls], index=df.index),
                                     f"{col}_max": pd.Series(iso_dates(hi, d.calendar)[cls], index=df.index)}

@@ -74,7 +74,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
                             resolution=resolution or default_resolution(span, finest)))
-    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds)
+    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y))
 
 
 def ground_spans(dims, crs) -> None:
@@ -131,11 +131,11 @@ def finest_step(magnitude: float) -> float:
 class PointsPublisher:
     """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``."""
 
-    def __init__(self, lat, lon, frame, columns, crs, geographic, xy, bounds=None):
+    def __init__(self, lat, lon, frame, columns, crs, geographic, xy):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
         first, second = sorted((lat, lon), key=columns.index)
         self.first, self.dropped = first, frozenset({second})
-        self.xy, self.bounds = xy, bounds
+        self.xy = xy
         self.rects = None
 
     def rectangles(self, dims, states, seed=0) -> np.ndarray:
@@ -168,7 +168,7 @@ class PointsPublisher:
         boxes = self.rectangles(dims, states, seed)
         owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
         held = np.concatenate(rows) if len(rows) else np.zeros(0, dtype=np.int64)
-        return pinned_rows(self.xy[0][held], self.xy[1][held], boxes[owner], self.bounds)
+        return pinned_rows(self.xy[0][held], self.xy[1][held], boxes[owner])
 
     def pinning(self, dims, states, rows, seed=0) -> np.ndarray:
         """How many of its ``rows`` the box each of ``states`` publishes would pin."""
@@ -181,7 +181,7 @@ class PointsPublisher:
 
         self.rects = self.rectangles(dims, part.states, seed)
         r = self.rects[part.row_class]
-        pinned = np.flatnonzero(pinned_rows(*self.xy, r, self.bounds))
+        pinned = np.flatnonzero(pinned_rows(*self.xy, r))
         if pinned.size:
             raise VerificationError(f"a box edge lies within {EDGE_MARGIN:.0%} of its box's extent of a record "
                                     f"(class {int(part.row_class[pinned[0]])})")

@@ -23,12 +23,16 @@ taken is the *policy*:
     ``lb(w) = ceil(w / floor(w / k))`` and ``T`` the target largest class, so that
     sides that split into classes of at most ``T`` come first; (2) one level of
     lookahead: how many sides that must become exactly two classes would have
-    no cut of their own along the axis; (3) the sides' margin inside a feasible
-    weight range ``[m k, m T]``, so that the next cut has positions to choose
-    from; (4) whether the sides can still reach the instance's exact lower bound
-    (multiples of k for unit weights); (5) the wider spread of the node's points
-    along the axis (squarer rectangles); (6) nearness to the weighted median
-    (shallow trees).
+    no cut of their own along the axis; (3) whether the gap between the two
+    sides is narrower than ``GAP_SHARE`` of the node's extent (its edge would lie
+    near the records beside it, :mod:`geoanon.points.margins`); (4) the sides'
+    margin inside a feasible weight range ``[m k, m T]``, so that the next cut
+    has positions to choose from; (5) whether the sides can still reach the
+    instance's exact lower bound (multiples of k for unit weights); (6) the
+    wider spread of the node's points along the axis (squarer rectangles); (7)
+    nearness to the weighted median (shallow trees). Either policy places the
+    cut's boundary in the middle of the gap between its two sides
+    (:func:`central_boundary`).
 
 Cuts are looked for within ``WINDOW_CLASSES`` target classes of the weighted
 median first, where a large node always has good ones; a node with none there on
@@ -43,7 +47,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .margins import EDGE_MARGIN
+
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
+GAP_SHARE = 2 * EDGE_MARGIN   # a cut whose gap is narrower than this share of its node's extent is tight
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
 
@@ -64,6 +71,7 @@ class KdTree:
     weight: np.ndarray   # weight of each node
     leaves: np.ndarray   # node id of each leaf
     label: np.ndarray    # leaf index of each point
+    ends: tuple = ()     # the least and greatest coordinate of every rank: x lows, x highs, y lows, y highs
 
 
 @dataclass(frozen=True)
@@ -125,13 +133,13 @@ def _stuck(side, table, k, target):
 
 
 @_jit
-def _cut_keys(lo, up, balanced, k, target, exact, cap, roomy, pre, suf, ahead):
+def _cut_keys(lo, up, balanced, k, target, exact, cap, roomy, pre, suf, ahead, tight):
     """The ranking keys of a cut with sides of weight ``lo`` and ``up``, smallest
-    best: (score, stuck sides, -margin, inexact, imbalance). "paper" ranks by
-    imbalance alone."""
+    best: (score, stuck sides, tight gap, -margin, inexact, imbalance). "paper"
+    ranks by imbalance alone."""
     imbalance = abs(lo - up)
     if not balanced:
-        return 0, 0, 0, 0, imbalance
+        return 0, 0, 0, 0, 0, imbalance
     score = target
     if lo > target * (lo // k) or up > target * (up // k):
         score = max(max(_lower_bound(lo, k), _lower_bound(up, k)), target)
@@ -142,7 +150,7 @@ def _cut_keys(lo, up, balanced, k, target, exact, cap, roomy, pre, suf, ahead):
     inexact = 0
     if exact < target and (lo > exact * (lo // k) or up > exact * (up // k)):
         inexact = 1
-    return score, risk, margin, inexact, imbalance
+    return score, risk, tight, margin, inexact, imbalance
 
 
 @_jit
@@ -171,15 +179,21 @@ def _tables(weight, rank, a, b, total, k, target, pre, suf):
 
 
 @_jit
-def _best_cut(weight, rank, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead, pre, suf):
+def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead, pre,
+              suf):
     """The best cut of segment [a, b) along one axis among those whose lower
     side weighs in [lo, hi]: ``(position, lower weight, keys)``, position -1 when
-    there is none. The position is the lower side's last; ties go to the first."""
+    there is none. The position is the lower side's last; ties go to the first.
+    A cut is *tight* where the gap between its sides' coordinates (``coord`` of
+    the ``point`` at each position) is narrower than ``GAP_SHARE`` of the
+    segment's extent: its edge would lie near the records of the boxes beside
+    it (:mod:`geoanon.points.margins`)."""
     look = ahead and (lo <= 2 * target or total - hi <= 2 * target)
     if look:
         _tables(weight, rank, a, b, total, k, target, pre, suf)
+    need = GAP_SHARE * (coord[point[b - 1]] - coord[point[a]])
     best_pos, best_lower = -1, 0
-    best = (0, 0, 0, 0, 0)
+    best = (0, 0, 0, 0, 0, 0)
     c = 0
     for p in range(a, b - 1):
         c += weight[p]
@@ -187,7 +201,8 @@ def _best_cut(weight, rank, a, b, total, lo, hi, balanced, k, target, exact, cap
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
-        keys = _cut_keys(c, total - c, balanced, k, target, exact, cap, roomy, pre, suf, look)
+        tight = 1 if coord[point[p + 1]] - coord[point[p]] < need else 0
+        keys = _cut_keys(c, total - c, balanced, k, target, exact, cap, roomy, pre, suf, look, tight)
         if best_pos < 0 or keys < best:
             best_pos, best_lower, best = p, c, keys
     return best_pos, best_lower, best
@@ -210,14 +225,16 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
     for j in range(n_nodes):
         a, b, total = start[j], start[j] + size[j], node_w[j]
         lo, hi = max(k, total // 2 - reach), min(total - k, total // 2 + reach)
-        px, lx, kx = _best_cut(xw, xr, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead, pre, suf)
-        py, ly, ky = _best_cut(yw, yr, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead, pre, suf)
+        px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
+                               pre, suf)
+        py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
+                               pre, suf)
         if px < 0 and py < 0 and (lo > k or hi < total - k):
             lo, hi = k, total - k
-            px, lx, kx = _best_cut(xw, xr, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
-                                   pre, suf)
-            py, ly, ky = _best_cut(yw, yr, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
-                                   pre, suf)
+            px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy,
+                                   ahead, pre, suf)
+            py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy,
+                                   ahead, pre, suf)
         if px < 0 and py < 0:
             continue
         has[j] = True
@@ -225,8 +242,8 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
             if balanced:
                 ex = xc[xp[b - 1]] - xc[xp[a]]
                 ey = yc[yp[b - 1]] - yc[yp[a]]
-                head_x, head_y = kx[:4], ky[:4]
-                use_y = head_y < head_x or (head_y == head_x and (ey > ex or (ey == ex and ky[4] < kx[4])))
+                head_x, head_y = kx[:5], ky[:5]
+                use_y = head_y < head_x or (head_y == head_x and (ey > ex or (ey == ex and ky[5] < kx[5])))
             else:
                 use_y = depth[j] % 2 == 1
         else:
@@ -325,6 +342,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     y_order = y_order.astype(idx_t, copy=False)
     rule = _Rule(policy == "balanced", int(k), int(target), int(target if exact is None else exact)).args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    ends = (*rank_ends(x, rx), *rank_ends(y[y_order], ry[y_order]))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
@@ -355,7 +373,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         n_leaves += stuck.size
 
         cut = np.flatnonzero(has)
-        boundary = np.where(axis_y[cut], yr[cut_pos[cut]], xr[cut_pos[cut]]) + 1
+        boundary = np.where(axis_y[cut], central_boundary(*ends[2:], yr[cut_pos[cut]], yr[cut_pos[cut] + 1]),
+                            central_boundary(*ends[:2], xr[cut_pos[cut]], xr[cut_pos[cut] + 1]))
         n_left = cut_pos[cut] - start[cut] + 1
         c_size = np.stack([n_left, size[cut] - n_left], 1).ravel()
         c_w = np.stack([w_left[cut], node_w[cut] - w_left[cut]], 1).ravel()
@@ -387,4 +406,26 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         start = np.cumsum(size) - size
 
     return KdTree(parent=np.concatenate(parents), box=np.concatenate(boxes), weight=np.concatenate(weights),
-                  leaves=np.concatenate(leaves), label=label)
+                  leaves=np.concatenate(leaves), label=label, ends=ends)
+
+
+def rank_ends(values: np.ndarray, ranks: np.ndarray) -> tuple:
+    """The least and the greatest of ``values`` holding each rank (both in
+    rank order: ``ranks`` nondecreasing, dense from 0)."""
+    first = np.r_[True, ranks[1:] != ranks[:-1]]
+    last = np.r_[first[1:], True]
+    return values[first], values[last]
+
+
+def central_boundary(lows: np.ndarray, highs: np.ndarray, left, right) -> np.ndarray:
+    """For cuts between rank ``left`` (the lower side's last) and rank
+    ``right`` (the upper side's first) of an axis whose ranks span ``lows`` to
+    ``highs``: the boundary ``b`` in ``(left, right]`` (between ranks ``b - 1``
+    and ``b``) nearest the middle of the gap between the two sides, so the
+    edge keeps away from both (the first such on a tie)."""
+    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+    mids = (highs[:-1] + lows[1:]) / 2                # boundary b lies near mids[b - 1]
+    middle = (highs[left] + lows[right]) / 2
+    upper = np.clip(np.searchsorted(mids, middle) + 1, left + 1, right)
+    lower = np.clip(upper - 1, left + 1, right)
+    return np.where(middle - mids[lower - 1] <= mids[upper - 1] - middle, lower, upper)

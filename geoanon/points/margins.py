@@ -16,14 +16,12 @@ import numpy as np
 EDGE_MARGIN = 0.01     # share of a box's extent that separates each edge from the records published with it
 
 
-def pinned_rows(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, fixed=None) -> np.ndarray:
+def pinned_rows(x: np.ndarray, y: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """Which rows lie closer than :data:`EDGE_MARGIN` of their box's extent to
     one of its edges, on either axis.
 
     ``boxes`` holds each row's published (xmin, ymin, xmax, ymax), NaN where
-    it has none; ``xmin > xmax`` crosses the antimeridian (widths mod 360).
-    Edges equal to the corresponding side of ``fixed`` (bounds the user
-    declared, which tell nothing of the records) are exempt."""
+    it has none; ``xmin > xmax`` crosses the antimeridian (widths mod 360)."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     out = np.zeros(len(boxes), dtype=bool)
     known = ~np.isnan(boxes).any(axis=1)
@@ -38,12 +36,7 @@ def pinned_rows(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, fixed=None) -> 
         else:
             width, below, above = hi - lo, w - lo, hi - w
         reach = EDGE_MARGIN * width
-        near = below < reach
-        far = above < reach
-        if fixed is not None:
-            near &= lo != fixed[axis]
-            far &= hi != fixed[axis + 2]
-        out[known] |= near | far
+        out[known] |= (below < reach) | (above < reach)
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..partition import count_lower_bound
-from .kdtree import KdTree
+from .kdtree import KdTree, central_boundary
 
 REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the target
 SEARCH_BUDGET = 2000   # states one exact search may expand before it gives up
@@ -136,16 +136,19 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
     return None
 
 
-def _apply_cuts(cuts, box, gx, gy):
-    """Leaf boxes (global rank boundaries) of a local cut tree inside ``box``."""
+def _apply_cuts(cuts, box, gx, gy, ends):
+    """Leaf boxes (global rank boundaries) of a local cut tree inside ``box``,
+    each cut in the middle of its gap (:func:`~geoanon.points.kdtree.central_boundary`;
+    ``ends``: the tree's rank ends)."""
     if cuts is None:
         return [tuple(box)]
     axis, j, low, high = cuts
-    b = int((gx if axis == 0 else gy)[j]) + 1
+    g = gx if axis == 0 else gy
+    b = int(central_boundary(*ends[2 * axis:2 * axis + 2], g[j], g[j + 1]))
     lo_box, hi_box = list(box), list(box)
     lo_box[2 * axis + 1] = b
     hi_box[2 * axis] = b
-    return _apply_cuts(low, lo_box, gx, gy) + _apply_cuts(high, hi_box, gx, gy)
+    return _apply_cuts(low, lo_box, gx, gy, ends) + _apply_cuts(high, hi_box, gx, gy, ends)
 
 
 def forced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
@@ -200,7 +203,7 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
             if found is None:
                 continue
             best, cuts = found
-            new_boxes = np.array(_apply_cuts(cuts, nb, gx, gy), dtype=np.int64)
+            new_boxes = np.array(_apply_cuts(cuts, nb, gx, gy, tree.ends), dtype=np.int64)
             new_weights = np.empty(len(new_boxes), dtype=np.int64)
             for i, b in enumerate(new_boxes):
                 mine = pts[(rx[pts] >= b[0]) & (rx[pts] < b[1]) & (ry[pts] >= b[2]) & (ry[pts] < b[3])]
