@@ -2,7 +2,8 @@
 command line builds its parser from the library's own lists. The first
 choice of each is its default, in the API and on the command line."""
 
-POINT_METHODS = ("balanced", "paper")                  # geoanon.partition_points / generalize_points
+POINT_METHODS = ("balanced", "gaps", "paper")          # geoanon.partition_points
+POINT_JOB_METHODS = ("gaps", "balanced", "paper")      # geoanon.generalize_points: edges away from the records
 REGION_METHODS = ("balanced", "paper", "exact")        # geoanon.partition_graph / generalize_regions
 REGION_SMALL = ("error", "suppress", "nearest")        # pieces of the map too light for k
 CONTIGUITY = ("rook", "queen")                         # adjacency of polygons

@@ -20,7 +20,7 @@ from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, DISTRIBUTION_LEVELS, EXTENTS, LABEL_METHODS,
-                      LABEL_MISSING, LABEL_ORDERS, LOCATION_LOSSES, POINT_METHODS, REGION_METHODS, REGION_SMALL,
+                      LABEL_MISSING, LABEL_ORDERS, LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL,
                       REGIONS_UNKNOWN, SUPPRESS_METHODS)
 
 INPUT_HELP = ("table: .csv, .parquet (or a folder of Parquet parts, as the dask engine writes), .geojson, .gpkg "
@@ -86,8 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     points.add_argument("-o", "--output", required=True, metavar="OUT", help="output table (format by extension)")
     points.add_argument("--map", metavar="HTML", help="write an offline map preview of the classes")
     points.add_argument("--report", metavar="JSON", help="write the job's figures as JSON")
-    _choice(points, "--method", POINT_METHODS, "balanced: cuts chosen to keep classes near the lower bound; "
-            "paper: Theorem 2's kd-tree rule (median cuts)")
+    _choice(points, "--method", POINT_JOB_METHODS, "gaps: every cut in a gap wide enough that no published edge "
+            "lies near a record (classes of k to 2k-1); balanced: cuts chosen to keep classes near the lower bound; "
+            "paper: Theorem 2's kd-tree rule (median cuts); with balanced and paper, more records lie near an edge "
+            "and are published without a location")
     _choice(points, "--missing", COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
             "suppressed class")
     points.add_argument("--crs", default="EPSG:4326", help="CRS of the coordinate columns (default EPSG:4326)")
@@ -512,7 +514,7 @@ def _run_points(args) -> int:
     if args.lat is None and not has_geometry(df):
         raise ParameterError(f"{args.input} has no point geometry: give --lat and --lon")
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
-                                missing=args.missing, crs=args.crs, bounds=args.bounds, **_roles(args))
+                                missing=args.missing, crs=args.crs, bounds=args.bounds, seed=args.seed, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
     _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._text import plural, show
 from .._validation import check_choice, check_k
-from ..choices import POINT_METHODS
+from ..choices import POINT_JOB_METHODS
 from ..errors import DataError, InfeasibleError
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
@@ -73,7 +73,7 @@ class ShardPlan:
         return np.array(out, dtype=np.float64).reshape(-1, 4)
 
 
-def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="balanced", crs="EPSG:4326",
+def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="gaps", crs="EPSG:4326",
                       bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
                       max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
                       shuffle=0) -> ClusterRelease:
@@ -103,7 +103,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
 
     started = time.perf_counter()
     check_k(k)
-    method = check_choice("method", method, POINT_METHODS)
+    method = check_choice("method", method, POINT_JOB_METHODS)
     inputs = [] if is_frame(source) else [source]
     output = check_dataset_output(output, inputs)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
@@ -125,7 +125,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="b
             from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
-            release = partial(_partition_shard, k, lat, lon, method, crs, rectangles)
+            release = partial(_partition_shard, k, lat, lon, method, crs, seed, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
                                                   Path(staged) / f"part.{i:05d}.parquet", shuffle)
                      for i, part in enumerate(grouped.to_delayed())]
@@ -372,12 +372,12 @@ def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=N
     return pd.DataFrame(stats, columns=list(summary)).astype("i8")
 
 
-def _partition_shard(k, lat, lon, method, crs, rectangles, shard: int, rows: pd.DataFrame):
+def _partition_shard(k, lat, lon, method, crs, seed, rectangles, shard: int, rows: pd.DataFrame):
     """A shard partitioned by the in-memory engine inside its rectangle, and its figures."""
     from ..pipeline.points import generalize_points as generalize_in_memory
 
     rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]),
-                               keep=[c for c in rows.columns if c not in (lat, lon)])   # measured over the whole
-    part = rel.partition
-    return rel.table, {"classes": part.n_classes, "min_class": part.min_weight, "max_class": part.max_weight,
-                       "heaviest": int(pd.DataFrame(part.xy).groupby([0, 1]).size().max())}   # as numbers
+                               keep=[c for c in rows.columns if c not in (lat, lon)], seed=seed)   # measured over the whole
+    r = rel.report
+    return rel.table, {"classes": r.classes, "min_class": r.min_class, "max_class": r.max_class,
+                       "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max())}   # as numbers

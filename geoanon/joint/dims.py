@@ -79,6 +79,7 @@ class RankDim:
     tails: tuple = (-np.inf, np.inf)      # values below / above these are held by fewer than k rows together
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
+    _avoid: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.extent == "grid":
@@ -87,12 +88,19 @@ class RankDim:
 
     def _off_values(self, grid: np.ndarray, step) -> np.ndarray:
         """Grid edges moved one more step outward while they equal any row's value."""
-        values = np.union1d(self.low, self.high)
-        hit = np.isin(grid, values)
+        values = self._avoided()
+        hit = _held(values, grid)
         while hit.any():
             grid[hit] = step(grid[hit], self.resolution)
-            hit[hit] = np.isin(grid[hit], values)
+            hit[hit] = _held(values, grid[hit])
         return grid
+
+    def _avoided(self) -> np.ndarray:
+        """The values no moved end may land on, sorted: the rare ones, or
+        every value (a coordinate, or without ``rare``); computed once."""
+        if self._avoid is None:
+            self._avoid = np.union1d(self.low, self.high) if self.rare is None else np.unique(self.low[self.rare])
+        return self._avoid
 
     @property
     def size(self) -> int:
@@ -185,11 +193,11 @@ class RankDim:
         beyond = grid_below if direction < 0 else grid_above
         shift = self.unit if direction > 0 and step > self.unit else 0
         out = beyond(v + shift, step) - shift
-        avoid = np.union1d(self.low, self.high) if self.rare is None else self.low[self.rare]
-        hit = np.isin(out, avoid)
+        avoid = self._avoided()
+        hit = _held(avoid, out)
         while hit.any():
             out[hit] = beyond(out[hit] + shift, step) - shift
-            hit[hit] = np.isin(out[hit], avoid)
+            hit[hit] = _held(avoid, out[hit])
         return out
 
     def cost(self, state: tuple) -> float:
@@ -278,6 +286,13 @@ def ranked(values: np.ndarray, name: str) -> tuple:
 def grid_places(step: float) -> int:
     """The decimals a multiple of ``step`` is written with (2 for 0.01)."""
     return max(0, -int(np.floor(np.log10(step))))
+
+
+def _held(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether each of ``x`` is one of the sorted ``values`` (``np.isin``
+    without sorting ``values`` again on every call)."""
+    at = np.minimum(np.searchsorted(values, x), max(values.size - 1, 0))
+    return values[at] == x if values.size else np.zeros(np.shape(x), dtype=bool)
 
 
 def grid_at_or_below(v: np.ndarray, step: float) -> np.ndarray:

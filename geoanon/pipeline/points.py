@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..choices import COORDINATES_MISSING
+from ..choices import COORDINATES_MISSING, POINT_JOB_METHODS
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import require
@@ -46,9 +46,9 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
 
 
 @stepped("partitioning points")
-def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="balanced",
+def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=True) -> Release:
+                      strict=True, seed=0) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -63,8 +63,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         geometry (in its CRS); a geometry
         without a CRS is read as EPSG:4326 when every coordinate fits it (with
         a warning), and refused otherwise.
-    method : {"balanced", "paper"}
-        See :func:`geoanon.partition_points`.
+    method : {"gaps", "balanced", "paper"}
+        See :func:`geoanon.partition_points`; ``"gaps"`` (default) places every
+        cut where the published edges keep away from the records, with
+        classes of k to 2k - 1 records.
     missing : {"error", "suppress"}
         Rows without coordinates raise DataError, or form one fully
         generalized class (empty bounds), which must itself reach k.
@@ -79,23 +81,31 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
         column without a role is refused (UndeclaredColumnsError), or, with
         ``strict=False``, published as it is, with a warning and the records
         it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
+    seed : int
+        Seed of the boxes' margins (the same seed gives the same release).
 
     Returns
     -------
     Release
         ``table`` has ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where
         ``lat`` was (``lon`` removed), and ``class_id`` last. A GeoDataFrame's
-        geometry becomes the class rectangle. Rectangles are half-open:
-        ``min <= value < max``, closed at the outer edge of ``bounds``; a class
-        with ``lon_min > lon_max`` crosses the antimeridian (RFC 7946, 3.1.9)
-        and its geometry is a MultiPolygon cut there. ``warnings`` name what
-        was assumed or looks wrong (a CRS assumed, records at (0, 0)).
+        geometry becomes the class's box. Each class publishes its records'
+        box moved outward by 5-10% of its extent onto a grid, inside its
+        rectangle of the partition (which tiles ``bounds``), so no edge lies
+        within 1% of the box's extent of one of its records
+        (:mod:`geoanon.points.margins`); records such an edge would pin are
+        published without a location (``withheld_rows``), in the one class
+        of rows without coordinates. A class with ``lon_min > lon_max``
+        crosses the antimeridian (RFC 7946, 3.1.9) and its geometry is a
+        MultiPolygon cut there. ``warnings`` name what was assumed or looks
+        wrong (a CRS assumed, records at (0, 0)). ``partition`` is the
+        partition of the plane (its rectangles tile ``bounds``).
     """
     started = time.perf_counter()
     check_unique_columns(df)
     df, keep = declared_table(df, identifiers, keep)
     k = check_k(k)
-    method = check_choice("method", method, ("balanced", "paper"))
+    method = check_choice("method", method, POINT_JOB_METHODS)
     missing = check_choice("missing", missing, COORDINATES_MISSING)
     geometry = has_geometry(df)
     warnings = []
@@ -133,19 +143,18 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
     part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
     if crs is not None and _geographic(crs):
         warnings += _null_island(xy)
-
+    boxes, class_id, withheld = published_boxes(x, y, present, part, k, crs, bounds, seed)
     rect = np.full((len(df), 4), np.nan)
-    rect[present] = part.rectangles[part.labels]
-    class_id = np.full(len(df), part.n_classes, dtype=np.int64)
-    class_id[present] = part.labels
+    located = class_id < boxes.shape[0]
+    rect[located] = boxes[class_id[located]]
     table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
 
     def row_shapes():
         import geopandas as gpd
 
-        boxes = np.full(len(df), None, dtype=object)
-        boxes[present] = rectangle_shapes(rect[present])
-        return gpd.GeoSeries(boxes, index=df.index, crs=crs)
+        shapes = np.full(len(df), None, dtype=object)
+        shapes[located] = rectangle_shapes(rect[located])
+        return gpd.GeoSeries(shapes, index=df.index, crs=crs)
 
     if geometry:
         table = with_geometry(table, row_shapes())
@@ -155,7 +164,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
                   lon_name: ("longitude" if _geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
     ncp = information_loss(pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True), treatments)
-    weights = np.r_[part.weights, [n_absent] if n_absent else []].astype(np.int64)
+    weights = np.bincount(class_id)
     report = JobReport(
         job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
         min_class=int(weights.min()), max_class=int(weights.max()), audit=audit,
@@ -164,7 +173,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
             "lower_bound": part.lower_bound,
             "ratio": round(part.ratio, 6),
             "method": method,
-            "suppressed_rows": n_absent,
+            "suppressed_rows": int((~located).sum()),
+            "withheld_rows": int(withheld),
             "columns": {"lat": lat_name, "lon": lon_name},
             "crs": None if crs is None else str(crs),
             "bounds": list(part.bounds),
@@ -172,13 +182,64 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="b
             **measure_undeclared(table, loose, k, warnings),
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
-    across = int((part.rectangles[:, 0] > part.rectangles[:, 2]).sum())
+    if withheld:
+        notes.append(f"{plural(withheld, 'record')} published without a location: an edge of their class's box "
+                     "would lie within 1% of its extent of one of them")
+    across = int((boxes[:, 0] > boxes[:, 2]).sum())
     if across:
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
                      f"({lon_name}_min > {lon_name}_max, RFC 7946)")
-    return Release(table=table, partition=part, report=report, classes=part.to_geodataframe(), notes=notes,
+    classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
+    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
                    location={"kind": "points", "columns": (lat_name, lon_name)})
+
+
+def published_boxes(x, y, present, part, k, crs, bounds, seed=0) -> tuple:
+    """What the classes of ``part`` (over the rows ``present``) publish: each
+    its records' box moved out by a margin onto the grid, inside its
+    rectangle (the joint release's rule,
+    :class:`~geoanon.pipeline.location.PointsPublisher`). The rows whose box
+    would lie too near them (:mod:`geoanon.points.margins`), and the rest of
+    any class they leave short of k, join the rows without coordinates in one
+    last class without a location (with too few of them, every class they
+    come from goes whole). Returns the kept classes' boxes, every row's class
+    (the number of boxes for the last one) and the number of rows withheld."""
+    from .location import points_location
+
+    dims, publisher = points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress",
+                                      crs, bounds, [], "box", None)
+    label = np.full(len(x), -1, dtype=np.int64)
+    label[present] = part.labels
+    order = present[np.argsort(part.labels, kind="stable")]
+    starts = np.cumsum(part.weights) - part.weights
+    members = np.split(order, starts[1:])
+    held = [(np.minimum.reduceat(d.rank[order], starts), np.maximum.reduceat(d.rank[order], starts) + 1)
+            for d in dims.items]                       # the ranks each class's records hold, per axis
+    tiles = part.rank_boxes
+    states = list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
+                      zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
+    boxes = publisher.rectangles(dims, states, seed)
+    pinned = np.zeros(len(x), dtype=bool)
+    pinned[order] = publisher.pins(dims, states, members, seed)
+    hit = np.bincount(label[pinned], minlength=part.n_classes)
+    gone = pinned | np.isin(label, np.flatnonzero(part.weights - hit < k))
+    absent = label < 0
+    if 0 < int((gone | absent).sum()) < k:          # too few to be a class: their classes go whole
+        gone = np.isin(label, np.flatnonzero(hit > 0))
+    kept = np.flatnonzero(np.bincount(label[~gone & ~absent], minlength=part.n_classes) > 0)
+    renumber = np.full(part.n_classes + 1, kept.size, dtype=np.int64)
+    renumber[kept] = np.arange(kept.size)
+    class_id = renumber[np.where(gone | absent, part.n_classes, label)]
+    return boxes[kept], class_id, int(gone.sum())
+
+
+def gpd_classes(boxes: np.ndarray, weights: np.ndarray, crs):
+    """One row per published class: ``class_id``, ``weight`` and its box."""
+    import geopandas as gpd
+
+    return gpd.GeoDataFrame({"class_id": np.arange(len(boxes)), "weight": np.asarray(weights, dtype=np.int64)},
+                            geometry=rectangle_shapes(boxes), crs=crs)
 
 
 def rows_without_coordinates(df, x, y, missing: str, remedy: str) -> np.ndarray:

@@ -23,16 +23,21 @@ taken is the *policy*:
     ``lb(w) = ceil(w / floor(w / k))`` and ``T`` the target largest class, so that
     sides that split into classes of at most ``T`` come first; (2) one level of
     lookahead: how many sides that must become exactly two classes would have
-    no cut of their own along the axis; (3) whether the gap between the two
-    sides is narrower than ``GAP_SHARE`` of the node's extent (its edge would lie
-    near the records beside it, :mod:`geoanon.points.margins`); (4) the sides'
-    margin inside a feasible weight range ``[m k, m T]``, so that the next cut
-    has positions to choose from; (5) whether the sides can still reach the
-    instance's exact lower bound (multiples of k for unit weights); (6) the
-    wider spread of the node's points along the axis (squarer rectangles); (7)
-    nearness to the weighted median (shallow trees). Either policy places the
-    cut's boundary in the middle of the gap between its two sides
-    (:func:`central_boundary`).
+    no cut of their own along the axis; (3) the sides' margin inside a feasible
+    weight range ``[m k, m T]``, so that the next cut has positions to choose
+    from; (4) whether the sides can still reach the instance's exact lower bound
+    (multiples of k for unit weights); (5) the wider spread of the node's points
+    along the axis (squarer rectangles); (6) nearness to the weighted median
+    (shallow trees).
+``"gaps"``
+    as ``"balanced"``, with one key before all others: how wide the gap between
+    the two sides is, up to ``GAP_SHARE`` of the node's extent (in
+    ``GAP_STEPS`` steps), so that cuts fall where the edges keep away from the
+    records (:mod:`geoanon.points.margins`); with a target of 2k - 1, the
+    classes' sizes leave the cuts room to choose.
+
+Every policy places a cut's boundary in the middle of the gap between its two
+sides (:func:`central_boundary`).
 
 Cuts are looked for within ``WINDOW_CLASSES`` target classes of the weighted
 median first, where a large node always has good ones; a node with none there on
@@ -50,7 +55,8 @@ import numpy as np
 from .margins import EDGE_MARGIN
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
-GAP_SHARE = 2 * EDGE_MARGIN   # a cut whose gap is narrower than this share of its node's extent is tight
+GAP_SHARE = 2 * EDGE_MARGIN   # the gap a cut needs, as a share of its node's extent
+GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
 
@@ -82,6 +88,7 @@ class _Rule:
     k: int
     target: int
     exact: int
+    gaps: bool = False
 
     @property
     def cap(self) -> int:
@@ -99,7 +106,7 @@ class _Rule:
         return self.balanced and self.target - self.k + 1 <= min(LOOKAHEAD_WIDTH, self.k)
 
     def args(self):
-        return (self.balanced, self.k, self.target, self.exact, self.cap, self.roomy, self.lookahead)
+        return (self.balanced, self.gaps, self.k, self.target, self.exact, self.cap, self.roomy, self.lookahead)
 
 
 @_jit
@@ -133,13 +140,15 @@ def _stuck(side, table, k, target):
 
 
 @_jit
-def _cut_keys(lo, up, balanced, k, target, exact, cap, roomy, pre, suf, ahead, tight):
-    """The ranking keys of a cut with sides of weight ``lo`` and ``up``, smallest
-    best: (score, stuck sides, tight gap, -margin, inexact, imbalance). "paper"
-    ranks by imbalance alone."""
+def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ahead, room):
+    """The ranking keys of a cut with sides of weight ``lo`` and ``up`` and a
+    gap ``room`` times the one its edge needs, smallest best: (narrower gap,
+    score, stuck sides, -margin, inexact, imbalance), the gap first only for
+    ``gaps``. "paper" ranks by imbalance alone."""
     imbalance = abs(lo - up)
     if not balanced:
         return 0, 0, 0, 0, 0, imbalance
+    narrow = -int(GAP_STEPS * min(room, 1.0)) if gaps else 0
     score = target
     if lo > target * (lo // k) or up > target * (up // k):
         score = max(max(_lower_bound(lo, k), _lower_bound(up, k)), target)
@@ -150,7 +159,7 @@ def _cut_keys(lo, up, balanced, k, target, exact, cap, roomy, pre, suf, ahead, t
     inexact = 0
     if exact < target and (lo > exact * (lo // k) or up > exact * (up // k)):
         inexact = 1
-    return score, risk, tight, margin, inexact, imbalance
+    return narrow, score, risk, margin, inexact, imbalance
 
 
 @_jit
@@ -179,15 +188,15 @@ def _tables(weight, rank, a, b, total, k, target, pre, suf):
 
 
 @_jit
-def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead, pre,
-              suf):
+def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy, ahead,
+              pre, suf):
     """The best cut of segment [a, b) along one axis among those whose lower
     side weighs in [lo, hi]: ``(position, lower weight, keys)``, position -1 when
     there is none. The position is the lower side's last; ties go to the first.
-    A cut is *tight* where the gap between its sides' coordinates (``coord`` of
-    the ``point`` at each position) is narrower than ``GAP_SHARE`` of the
-    segment's extent: its edge would lie near the records of the boxes beside
-    it (:mod:`geoanon.points.margins`)."""
+    A cut's gap is measured between its sides' coordinates (``coord`` of the
+    ``point`` at each position) against ``GAP_SHARE`` of the segment's extent,
+    the gap that keeps its edge away from the records of the boxes beside it
+    (:mod:`geoanon.points.margins`)."""
     look = ahead and (lo <= 2 * target or total - hi <= 2 * target)
     if look:
         _tables(weight, rank, a, b, total, k, target, pre, suf)
@@ -201,8 +210,8 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, k, targ
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
-        tight = 1 if coord[point[p + 1]] - coord[point[p]] < need else 0
-        keys = _cut_keys(c, total - c, balanced, k, target, exact, cap, roomy, pre, suf, look, tight)
+        room = (coord[point[p + 1]] - coord[point[p]]) / need if need > 0 else 1.0
+        keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, pre, suf, look, room)
         if best_pos < 0 or keys < best:
             best_pos, best_lower, best = p, c, keys
     return best_pos, best_lower, best
@@ -210,7 +219,7 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, k, targ
 
 @_jit
 def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
-                  balanced, k, target, exact, cap, roomy, ahead):
+                  balanced, gaps, k, target, exact, cap, roomy, ahead):
     """One cut per node: ``(has, axis_y, pos, lower)``: whether the node has an
     admissible cut, along which axis, the lower side's last position in that
     axis's order, and the lower side's weight."""
@@ -225,15 +234,15 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
     for j in range(n_nodes):
         a, b, total = start[j], start[j] + size[j], node_w[j]
         lo, hi = max(k, total // 2 - reach), min(total - k, total // 2 + reach)
-        px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
+        px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy, ahead,
                                pre, suf)
-        py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy, ahead,
+        py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy, ahead,
                                pre, suf)
         if px < 0 and py < 0 and (lo > k or hi < total - k):
             lo, hi = k, total - k
-            px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy,
+            px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy,
                                    ahead, pre, suf)
-            py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, k, target, exact, cap, roomy,
+            py, ly, ky = _best_cut(yw, yr, yp, yc, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy,
                                    ahead, pre, suf)
         if px < 0 and py < 0:
             continue
@@ -326,7 +335,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     k : int
     target : int
         The largest class aimed at (used by ``"balanced"``).
-    policy : {"balanced", "paper"}
+    policy : {"balanced", "gaps", "paper"}
     y_order : int array, optional
         The points' order by y, if already known.
     exact : int, optional
@@ -340,7 +349,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     if y_order is None:
         y_order = np.argsort(ry)
     y_order = y_order.astype(idx_t, copy=False)
-    rule = _Rule(policy == "balanced", int(k), int(target), int(target if exact is None else exact)).args()
+    rule = _Rule(policy != "paper", int(k), int(target), int(target if exact is None else exact),
+                 policy == "gaps").args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     ends = (*rank_ends(x, rx), *rank_ends(y[y_order], ry[y_order]))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
@@ -373,8 +383,11 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         n_leaves += stuck.size
 
         cut = np.flatnonzero(has)
-        boundary = np.where(axis_y[cut], central_boundary(*ends[2:], yr[cut_pos[cut]], yr[cut_pos[cut] + 1]),
-                            central_boundary(*ends[:2], xr[cut_pos[cut]], xr[cut_pos[cut] + 1]))
+        boundary = np.empty(cut.size, dtype=np.int64)
+        for along_y, r, lows, highs in ((False, xr, *ends[:2]), (True, yr, *ends[2:])):
+            on = axis_y[cut] == along_y
+            at = cut_pos[cut[on]]
+            boundary[on] = central_boundary(lows, highs, r[at], r[at + 1])
         n_left = cut_pos[cut] - start[cut] + 1
         c_size = np.stack([n_left, size[cut] - n_left], 1).ravel()
         c_w = np.stack([w_left[cut], node_w[cut] - w_left[cut]], 1).ravel()

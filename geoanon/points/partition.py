@@ -38,6 +38,7 @@ class RectanglePartition(Partition):
     rectangles: np.ndarray = field(default=None)  # (n_classes, 4)
     bounds: tuple = field(default=None)           # (xmin, ymin, xmax, ymax) tiled
     crs: Any = None
+    rank_boxes: np.ndarray = field(default=None)  # (n_classes, 4) the rectangles as rank boundaries of the frame
 
     def contains(self, xy: np.ndarray, classes: np.ndarray) -> np.ndarray:
         """Whether each point lies in the rectangle of its class (half-open rule)."""
@@ -180,13 +181,14 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         heaviest = int(np.bincount(cells, weights=pw).max())
     total = int(w.sum())
     lower_bound = count_lower_bound(total, k, heaviest)
-    if method == "balanced":
+    if method != "paper":
         light, heavy = pw[pw < k], int(pw[pw >= k].sum())
         # A few points of k or more records (a geocoder's default location) would set the scale of
         # every class: aim at the other points' bound then, and measure a class beyond such a point.
         few_heavy = light.size > 0 and 0 < 2 * heavy < total
         aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
-        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, aim, y_order, few_heavy)
+        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, aim, y_order, few_heavy,
+                                                gaps=method == "gaps")
     else:
         tree = kd_partition(rx, ry, x, pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
         leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
@@ -206,6 +208,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         rectangles=edges[np.argsort(rank)],
         bounds=frame.box,
         crs=crs,
+        rank_boxes=boxes[np.argsort(rank)],
     )
 
 
@@ -272,7 +275,7 @@ def _is_geographic(crs) -> bool:
         raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
-def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False):
+def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for a T the data can meet.
 
@@ -298,10 +301,13 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     (two on larger instances), and the best pass is kept.
     """
     def run(target):
-        tree = kd_partition(rx, ry, x, y, pw, k, target, "balanced",
+        tree = kd_partition(rx, ry, x, y, pw, k, target, "gaps" if gaps else "balanced",
                             y_order=y_order, exact=lower_bound)
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
+
+    if gaps:                    # one pass, classes below 2k: room for the cuts to find their gaps
+        return run(max(lower_bound, 2 * k - 1))[1:]
 
     plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
     coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)
@@ -464,14 +470,16 @@ def _axis_ranks(values: np.ndarray, order: np.ndarray | None = None, seam: int |
 
 def _boundary_values(lows, highs, boundary, lo: float, hi: float, seam=None, upper=False) -> np.ndarray:
     """Coordinates of rank boundaries: ``lo`` / ``hi`` at the ends, else the
-    shortest decimal strictly between the two ranks it separates. The
+    shortest decimal in the middle half of the gap between the two ranks it
+    separates (away from both, :mod:`geoanon.points.margins`). The
     boundary before rank ``seam`` crosses the antimeridian: it lies at ±180
     (180 as an upper edge, -180 as a lower one) unless a record is there."""
     distinct, where = np.unique(boundary, return_inverse=True)
     out = np.where(distinct == 0, lo, hi).astype(np.float64)
     inner = np.flatnonzero((distinct > 0) & (distinct < len(lows)))
     b = distinct[inner]
-    out[inner] = shortest_decimal_between(highs[b - 1], lows[b])
+    gap = lows[b] - highs[b - 1]
+    out[inner] = shortest_decimal_between(highs[b - 1] + gap / 4, lows[b] - gap / 4)
     at = inner[b == seam] if seam is not None else inner[:0]
     if at.size:
         out[at] = ((180.0 if upper else -180.0) if highs[seam - 1] < 180
