@@ -185,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--date", action="append", default=[], metavar="COL[:FORMAT]",
                       help="a date QI (ISO 8601 text and datetime columns are found without it), with its strftime "
                            "format when not ISO (visit:%%d/%%m/%%Y); published as ISO intervals; repeatable")
+    anon.add_argument("--range", action="append", default=[], metavar="COL=LOW:HIGH",
+                      help="the values an interval QI can take (age=0:120; either end may be empty): published ends "
+                           "never leave it (default: from 0 for a column without negative values); repeatable")
     anon.add_argument("--suppress", type=_columns, metavar="A,...", help="QIs published as the shared value or '*' "
                       "(default for other columns)")
     anon.add_argument("--sets", type=_columns, metavar="A,...", help="QIs published as the values their class holds, "
@@ -590,7 +593,8 @@ def _roles_of(args, location, hierarchies, options: dict):
 
     return Columns(location=location, qi=args.qi, interval=args.interval, dates=_date_formats(args),
                    hierarchies=hierarchies, suppress=args.suppress, sets=args.sets,
-                   sensitive=options.pop("sensitive", None), identifiers=args.identifiers, keep=args.keep)
+                   sensitive=options.pop("sensitive", None), identifiers=args.identifiers, keep=args.keep,
+                   ranges=_ranges(args))
 
 
 def _cluster_roles(args) -> dict:
@@ -850,6 +854,24 @@ def _date_formats(args) -> dict | None:
             raise ParameterError(f"--date {col} is given twice")
         out[col] = fmt or None
     return out or None
+
+
+def _ranges(args) -> dict:
+    """{column: (low, high)} of the repeatable ``--range COL=LOW:HIGH`` (an empty end: no bound)."""
+    out = {}
+    for item in args.range:
+        col, sep, span = item.partition("=")
+        low, colon, high = span.partition(":")
+        try:
+            ends = tuple(float(v) if v.strip() else None for v in (low, high))
+        except ValueError:
+            ends = None
+        if not sep or not col or not colon or ends is None:
+            raise ParameterError(f"--range expects COL=LOW:HIGH such as age=0:120, got {item!r}")
+        if col in out:
+            raise ParameterError(f"--range {col}= is given twice")
+        out[col] = ends
+    return out
 
 
 def _hierarchy_files(args) -> dict:

@@ -43,6 +43,10 @@ class Columns:
         Direct identifiers, dropped.
     keep : list of str
         Columns published as they are, deliberately.
+    ranges : dict
+        ``{col: (low, high)}``: the values an interval quasi-identifier can
+        take (None for no bound; every value must lie inside); published ends
+        never leave it. Default for a column without negative values: from 0.
 
     A plain string stands for a list of one column.
     """
@@ -57,6 +61,7 @@ class Columns:
     sensitive: str | None = None
     identifiers: tuple = ()
     keep: tuple = ()
+    ranges: dict = field(default_factory=dict)
 
     def __post_init__(self):
         for name in ("qi", "interval", "suppress", "sets", "identifiers", "keep"):
@@ -70,6 +75,7 @@ class Columns:
         if not isinstance(self.hierarchies, dict):
             raise ParameterError(f"hierarchies must be a dict {{column: Hierarchy}}, got {show(self.hierarchies)}")
         object.__setattr__(self, "hierarchies", dict(self.hierarchies))
+        object.__setattr__(self, "ranges", _ranges(self.ranges))
 
     @property
     def quasi_identifiers(self) -> list:
@@ -78,6 +84,35 @@ class Columns:
         for name in ("interval", "dates", "hierarchies", "suppress", "sets"):
             out += [c for c in getattr(self, name) if c not in out]
         return out
+
+
+def _ranges(value) -> dict:
+    """``{col: (low, high)}`` checked: numbers or None, low below high."""
+    import math
+    from numbers import Real
+
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ParameterError(f"ranges must be a dict {{column: (low, high)}}, got {show(value)}")
+    out = {}
+    for col, bounds in value.items():
+        try:
+            low, high = bounds
+        except (TypeError, ValueError):
+            raise ParameterError(f"ranges[{show(col)}] must be (low, high), got {show(bounds)}") from None
+        ends = []
+        for end, default in ((low, -math.inf), (high, math.inf)):
+            if end is None:
+                ends.append(default)
+            elif isinstance(end, bool) or not isinstance(end, Real) or math.isnan(end):
+                raise ParameterError(f"ranges[{show(col)}] must hold numbers or None, got {show(bounds)}")
+            else:
+                ends.append(float(end))
+        if not ends[0] < ends[1]:
+            raise ParameterError(f"ranges[{show(col)}] must have its low below its high, got {show(bounds)}")
+        out[col] = tuple(ends)
+    return out
 
 
 def _names(role: str, value) -> tuple:

@@ -19,6 +19,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
     suppress = ["race"]            # ... as the shared value or '*'
     sets = []                      # ... as the values the class holds
     dates = []                     # ... as ISO intervals: date columns, or { admitted = "%d/%m/%Y" }
+    ranges = { age = [0, 120] }    # the values an interval can take (default: from 0 without negatives)
     sensitive = "diagnosis"
     keep = ["visit"]               # published as they are, deliberately
     strict = true                  # refuse columns without a role (the default; false: publish them, warned)
@@ -78,6 +79,7 @@ class Job:
     release: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
     dates: dict = field(default_factory=dict)        # date columns -> strftime format or None (ISO)
+    ranges: dict = field(default_factory=dict)       # interval columns -> [low, high] of their possible values
 
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
@@ -101,7 +103,7 @@ class Job:
         return Columns(location=self.location, qi=t.get("qi"), interval=t.get("interval"), dates=self.dates or None,
                        hierarchies={c: Hierarchy.read_csv(p) if read else p for c, p in t.get("hierarchy", {}).items()},
                        suppress=t.get("suppress"), sets=t.get("sets"), sensitive=self.sensitive,
-                       identifiers=self.identifiers, keep=self.keep)
+                       identifiers=self.identifiers, keep=self.keep, ranges=self.ranges)
 
     def roles(self) -> dict:
         """Column -> its role, for the columns the job names."""
@@ -146,7 +148,8 @@ def load_job(path) -> Job:
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", True),
-              model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}))
+              model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}),
+              ranges=cols.get("ranges", {}))
     for col, roles in job.roles().items():
         if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
@@ -390,6 +393,16 @@ def _dates(where, value):
     raise where.error('a list of columns, or a table of column = format such as { visit = "%d/%m/%Y" }', value)
 
 
+def _ranges(where, value):
+    def bound(v):
+        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    if not isinstance(value, dict) or not all(isinstance(v, list) and len(v) == 2 and all(map(bound, v))
+                                              for v in value.values()):
+        raise where.error("a table of column = [low, high], such as { age = [0, 120] }", value)
+    return {str(k): tuple(v) for k, v in value.items()}
+
+
 def _weights(where, value):
     if not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                               for v in value.values()):
@@ -445,7 +458,7 @@ def _location(where, value):
 _INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
 _COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
             "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "keep": _columns,
-            "strict": _flag, "dates": _dates}
+            "strict": _flag, "dates": _dates, "ranges": _ranges}
 _MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_entropy": _number,
           "recursive": _recursive, "beta": _number, "beta_enhanced": _number, "delta": _number, "ground": _ground,
           "order": _strings}

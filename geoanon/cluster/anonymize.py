@@ -26,7 +26,7 @@ import pandas as pd
 from .._text import show
 from .._validation import check_choice, check_k
 from ..audit import sensitive_codes
-from ..columns import declared, with_sensitive
+from ..columns import Columns, declared, with_sensitive
 from ..choices import DESIGNS
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..models import Model, ModelCheck, requested_model
@@ -92,7 +92,8 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
         roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
         ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
-        ddf, loose = declared_dataset(ddf, [*roles, lat, lon], identifiers, keep, strict=strict)
+        ddf, loose = declared_dataset(ddf, [*roles, lat, lon, *([sensitive] if sensitive else [])], identifiers, keep,
+                                      strict=strict)                # a sensitive column has its role, asked of or not
         formats = check_dates(dates)
         treatments, found = _dataset_treatments(ddf, qi, [*(interval or []), *formats], hierarchies, suppress, sets)
         formats = {**{c: None for c in found}, **formats}
@@ -105,18 +106,18 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
         if resolution is None:
             resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
-        options = {"location": (lat, lon), "qi": qi,
-                   "model": replace(model, order=listed if model.against_table else order),
-                   "interval": [c for c in qi if treatments[c] == "interval"],
-                   "suppress": [c for c in qi if treatments[c] == "suppress"],
-                   "sets": [c for c in qi if treatments[c] == "set"], "hierarchies": hierarchies,
-                   "dates": formats or None, "weights": weights, "max_extent_km": max_extent_km,
+        kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
+        shard_columns = Columns(location=(lat, lon), qi=qi, interval=[c for c in qi if treatments[c] == "interval"],
+                                suppress=[c for c in qi if treatments[c] == "suppress"],
+                                sets=[c for c in qi if treatments[c] == "set"], hierarchies=hierarchies,
+                                dates=formats or None, keep=[c for c in kept if c != sensitive],  # measured once,
+                                ranges=cols.ranges)                                              # over the dataset
+        options = {"columns": shard_columns, "model": replace(model, order=listed if model.against_table else order),
+                   "weights": weights, "max_extent_km": max_extent_km,
                    "location_loss": location_loss, "max_suppressed": max_suppressed, "method": method,
                    "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
                    "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table
                    else None}
-        kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
-        options["keep"] = [c for c in kept if c != sensitive]        # measured once, over the written dataset
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
                      *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
                                                      else (c,))]]

@@ -56,8 +56,8 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
-        ddf, loose = declared_dataset(open_dataset(source, columns, sep=sep, encoding=encoding), columns, identifiers,
-                                      keep, strict=strict)
+        ddf, loose = declared_dataset(open_dataset(source, columns, sep=sep, encoding=encoding),
+                                      [*columns, *([sensitive] if sensitive else [])], identifiers, keep, strict=strict)
         # every pass maps the same frame (a projection could be read in other partitions) and checks its rows
         found = list(ddf.map_partitions(_pairs, columns, meta=(None, "object")).compute())
         inst, entry_of_pair, starred_type = _instance(found, qi, model)

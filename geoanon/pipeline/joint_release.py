@@ -210,6 +210,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
     _check_roles(df, kind, loc, qi, sensitive)
+    unranged = [c for c in cols.ranges if treatments.get(c) != "interval" or c in formats]
+    if unranged:
+        raise ParameterError(f"ranges names {show(unranged[0])}, which is not a number quasi-identifier "
+                             "published as an interval")
     weights = check_weights(weights, qi, kind is not None)
     roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
              *([sensitive] if sensitive is not None else [])]
@@ -223,7 +227,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
                                             resolution)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k,
-                                  formats))
+                                  formats, cols.ranges.get(col)))
     for d in dims.items:
         d.weight = weights.get("location" if d.location else d.name, 1.0)
     if location_loss == "spacing":
@@ -493,12 +497,19 @@ def _check_roles(df, kind, loc, qi, sensitive) -> None:
         raise DataError("the output column 'class_id' already exists in the input")
 
 
-def _qi_dim(df, col, treatment, hierarchy, extent, k, formats=None):
+def _qi_dim(df, col, treatment, hierarchy, extent, k, formats=None, domain=None):
     if treatment == "interval" and col in (formats or {}):
         values, unit = parse_dates(df[col], formats[col])
         return date_dim(col, values, unit, "tile" if extent == "tile" else "members", k)
     if treatment == "interval":
-        return interval_dim(col, numeric_column(df, col), "tile" if extent == "tile" else "members", k)
+        values = numeric_column(df, col)
+        if domain is not None:
+            outside = np.flatnonzero((values < domain[0]) | (values > domain[1]))
+            if outside.size:
+                i = int(outside[0])
+                raise DataError(f"column {show(col)}, row {show(df.index[i])}: {show(df[col].iloc[i])} is outside its "
+                                f"range [{domain[0]:g}, {domain[1]:g}] ({plural(outside.size, 'row')})")
+        return interval_dim(col, values, "tile" if extent == "tile" else "members", k, domain)
     values = df[col]
     if treatment == "hierarchy":
         paths = hierarchy.paths
