@@ -15,7 +15,8 @@ us_zip_delaunay_nodes.csv.gz (zip, state, lat, lon): the active STANDARD ZIPs
 of the 48 contiguous states and DC, sorted by ZIP; ZIPs sharing a centroid are
 collapsed to the lowest. The coordinates are the source's, parsed as floats
 (the source's "40" is written 40.0). One, 77352 (TX), sits at (0, 0) in the
-source (a failed geocoding) and is kept.
+source (a failed geocoding, "Null Island") and is left out: no shipped node
+lies at (0, 0), so no group stretches across the Atlantic to it.
 
 us_zip_delaunay_edges.csv.gz (zip_a, zip_b with zip_a < zip_b, sorted): the
 edges of the Delaunay triangulation (scipy/Qhull) of those centroids projected
@@ -69,9 +70,9 @@ def centroids(records: list) -> pd.DataFrame:
 
 
 def nodes(records: list) -> pd.DataFrame:
-    """The centroids sorted by ZIP, ZIPs sharing a centroid collapsed to the lowest."""
+    """The centroids sorted by ZIP, ZIPs sharing a centroid collapsed to the lowest, none at (0, 0)."""
     z = centroids(records).sort_values("zip", kind="stable").drop_duplicates(["lat", "lon"], keep="first")
-    return z.reset_index(drop=True)
+    return z[(z["lat"] != 0) | (z["lon"] != 0)].reset_index(drop=True)
 
 
 def edges(nodes: pd.DataFrame) -> pd.DataFrame:
