@@ -436,10 +436,13 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
     - one published tuple per class (``class_id``), every class >= k rows, and
       the requested l (no sensitive value above 1/l of a class) and l_distinct;
     - a row's coordinates lie in its rectangle (half-open, closed at the outer
-      edge), no coordinate of a record is published, and two distinct
-      rectangles never overlap;
+      edge), no coordinate of a record is published, two distinct rectangles
+      never overlap, and no edge lies within 1% of its rectangle's extent of
+      one of its rows; a row with coordinates may be published without a
+      rectangle (an edge would have pinned it), never one without them with one;
     - an interval holds the row's value (NaN only for a missing value or a
-      class mixing missing and present ones); a suppressed cell is the raw
+      class mixing missing and present ones; one end NaN is an open end, the
+      value on its side of the other); a suppressed cell is the raw
       value or ``*``, ``*`` exactly where the class's values differ; a
       hierarchy cell is an ancestor of the raw value (or the value itself); a
       set cell names exactly the class's values that k rows hold, then ``*``
@@ -467,17 +470,24 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
     if lat is not None:
         ys = [float(v) for v in raw[lat]]
         xs = [float(v) for v in raw[lon]]
-        rect = {}
+        rect, boxed = {}, []
         for i in range(n):
             r = tuple(float(released[f"{name}_{side}"].iloc[i]) for name, side in
                       ((lon, "min"), (lat, "min"), (lon, "max"), (lat, "max")))
+            if any(v != v for v in r):            # no location published: all four cells empty
+                assert all(v != v for v in r), "a rectangle with an empty edge"
+                continue
+            assert xs[i] == xs[i] and ys[i] == ys[i], "a row without coordinates published with a rectangle"
             rect[released["class_id"].iloc[i]] = r
+            boxed.append(i)
             assert not ({r[0], r[2]} & set(xs) or {r[1], r[3]} & set(ys)), "a record's coordinate is published"
         outer = (min(r[0] for r in rect.values()), min(r[1] for r in rect.values()),
                  max(r[2] for r in rect.values()), max(r[3] for r in rect.values()))
-        for i in range(n):
+        for i in boxed:
             r = rect[released["class_id"].iloc[i]]
             assert in_interval(xs[i], r[0], r[2], outer[2]) and in_interval(ys[i], r[1], r[3], outer[3])
+            for v, lo_edge, hi_edge in ((xs[i], r[0], r[2]), (ys[i], r[1], r[3])):
+                assert min(v - lo_edge, hi_edge - v) >= 0.01 * (hi_edge - lo_edge), "an edge pins a record"
         distinct = [] if overlap else sorted(set(rect.values()))
         for a in range(len(distinct)):
             for b in range(a + 1, len(distinct)):
@@ -487,7 +497,7 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         for name, values, lo_i, hi_i in ((lat, ys, 1, 3), (lon, xs, 0, 2)):
             span = max(values) - min(values)
             cells[name] = sum((rect[released["class_id"].iloc[i]][hi_i] - rect[released["class_id"].iloc[i]][lo_i])
-                              / span if span else 0.0 for i in range(n)) / n
+                              / span if span else 0.0 for i in boxed) / n + (n - len(boxed)) / n
     for col in intervals:
         raw_values = [None if _missing(v) else float(v) for v in raw[col]]
         present = [v for v in raw_values if v is not None]
@@ -498,11 +508,14 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
             members[c].append(raw_values[i])
         for i, v in enumerate(raw_values):
             lo, hi = released[f"{col}_min"].iloc[i], released[f"{col}_max"].iloc[i]
-            if _missing(lo) or _missing(hi):
-                assert _missing(lo) and _missing(hi)
+            if _missing(lo) and _missing(hi):
                 mixed = any(u is None for u in members[released["class_id"].iloc[i]])
                 assert v is None or mixed, f"{col}: a present value published empty in a class without missing"
                 total += 0.0 if v is None else 1.0
+            elif _missing(lo) or _missing(hi):    # an open end: the value on the side of the other
+                assert v is not None and (float(lo) <= v if _missing(hi) else v <= float(hi)), (col, v, lo, hi)
+                top, bottom = max(present), min(present)
+                total += ((top - float(lo)) if _missing(hi) else (float(hi) - bottom)) / span if span else 0.0
             else:
                 assert v is not None and float(lo) <= v <= float(hi), f"{col}: {v} not in [{lo}, {hi}]"
                 total += (float(hi) - float(lo)) / span if span else 0.0

@@ -59,7 +59,7 @@ def test_islands_are_suppressed_and_no_longer_widen_the_mainland():
     assert set(np.flatnonzero(hidden)) >= set(range(800, len(df)))       # every island record
     widest = _box_extents(plain.table, "lat", "lon", "EPSG:4326")[2]
     left = _box_extents(budget.table[~hidden], "lat", "lon", "EPSG:4326")[2]
-    assert widest.max() > 5000 > left.max()
+    assert np.nanmax(widest) > 5000 > np.nanmax(left)
     # the report's NCP charges every suppressed cell in full
     assert budget.report["ncp"]["columns"]["sex"] >= hidden.mean()
 
@@ -81,7 +81,8 @@ def test_without_a_location_the_costliest_classes_go():
     r = ga.anonymize(df, qi=["age", "sex"], k=4, max_suppressed=0.02)
     hidden = r.table["age_min"].isna().to_numpy()
     assert r.report.details["suppressed_records"] == hidden.sum() >= 4 and hidden[-4:].all()
-    assert (r.table.loc[~hidden, "age_max"] <= 41).all() and plain.table["age_max"].max() >= 104
+    assert (r.table.loc[~hidden, "age_max"] <= 41).all()
+    assert plain.table.iloc[-4:]["age_max"].isna().all()     # without a budget, top-coded: 96+
     assert r.report.audit["k"] >= 4
 
 

@@ -108,7 +108,11 @@ class RankDim:
         return self.edges.size - 1
 
     def root(self, rows: np.ndarray) -> tuple:
-        return (0, self.size + (1 if self.missing else 0), *self.held(rows))
+        """The state of ``rows`` alone: the whole tile of the values, with the
+        missing rank where they hold it (the missing rank alone where they hold
+        nothing else)."""
+        first, end = self.held(rows)
+        return (self.size if first >= self.size else 0, self.size + 1 if end > self.size else self.size, first, end)
 
     def central_boundary(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """For cuts between rank ``a - 1`` (the left side's last) and rank

@@ -88,7 +88,8 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
     if design == "greedy":
         leaves, owner = _greedy(dims, check, rows, root, location, other)
         return _result(dims, leaves, owner, design, 0, _unique_states(leaves, owner), n)
-    shards = _shards(dims, check, rows, root, location)
+    shards = [shard for group in _located_apart(dims, check, rows, location)
+              for shard in _shards(dims, check, *group, location)]
     solved = _map_shards((dims, check, design, location, other), shards, n_jobs)     # runs of shards
     leaves, owner, loc_states, evaluated = [], [], [], 0
     for states, inners, count in solved:
@@ -100,6 +101,21 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
     if design == "joint":
         return _result(dims, leaves, None, design, evaluated, None, n)
     return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated, loc_states, n)
+
+
+def _located_apart(dims, check, rows, location) -> list:
+    """The rows with a location and those without (a coordinate missing) as
+    two groups (rows, state), when the rows without meet the model on their
+    own: they are a location class of their own. Else one group: the rows
+    without a location share the class of the last located ones, which then
+    publishes none."""
+    ranked = [dims.items[j] for j in location if isinstance(dims.items[j], RankDim)]
+    absent = np.zeros(rows.size, dtype=bool)
+    for d in ranked:
+        absent |= d.rank[rows] >= d.size
+    if absent.all() or not absent.any() or not check.holds(check.histogram(rows[absent])[None, :])[0]:
+        return [(rows, dims.root(rows))]
+    return [(part, dims.root(part)) for part in (rows[~absent], rows[absent])]
 
 
 def _shards(dims, check, rows, root, location) -> list:
@@ -377,7 +393,8 @@ def location_losses(dims, tree) -> np.ndarray:
     not the scale of everyone's, as they do the min-max range of NCP. Rows
     without a location lose 1 in a box with located rows. The loss counts
     once per location column (two for lat and lon), times the location's
-    weight.
+    weight. Located rows in a node that publishes no location (it holds rows
+    without one too) lose what a box one base wider than the widest does.
 
     ``SPACING_BASE`` was chosen on ``bench/bench_anonymize.py``'s airports
     table (Adult placed near the US airports, k = 10) among 4, 8 and 16:
@@ -398,7 +415,8 @@ def location_losses(dims, tree) -> np.ndarray:
         if parent >= 0:
             finest[parent] += finest[node]
             located[parent] += located[node]
-    lost = np.where(known, located * scale - finest + (n - located), 0.0)
+    widest = float(scale[known].max()) + 1.0 if known.any() else 1.0   # no location: lost as beyond the widest box
+    lost = np.where(known, located * scale - finest + (n - located), located * widest - finest)
     return sum(d.weight for d in dims.items if d.location) * np.maximum(lost, 0.0)
 
 
