@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 
@@ -67,7 +68,9 @@ PLAN = ([("adult", k, "none", m) for k in (5, 10, 50) for m in ["anonypy", "chai
         + [("adult", 10, "none", CLI)]
         + [("adult", 10, "2", m) for m in ["anonypy", "chained", "geoanon_frontier", OURS, NCP_OURS, JOINT]]
         + [("synthetic", 10, "none", m) for m in [OURS, OURS + "+jobs2", NCP_OURS, JOINT, JOINT + "+jobs2"]])
-PRECISION = ["points", "anonypy", "geoanon_frontier", "geoanon_frontier+spread", "geoanon_frontier+range",
+BEFORE = "geoanon_frontier+nomargin+raw"   # the default as it was: edges anywhere, ends on the records' values
+PRECISION = ["points", "points+balanced", "anonypy", "geoanon_frontier", "geoanon_frontier+nomargin",
+             "geoanon_frontier+raw", BEFORE, "geoanon_frontier+spread", "geoanon_frontier+range",
              "geoanon_frontier+base4", "geoanon_frontier+base16", OURS, NCP_OURS, JOINT, OURS + "+w4",
              NCP_OURS + "+w16", OURS + "+e100", OURS + "+e100+sup2", OURS + "+e250", "geoanon_frontier+sup2"]
 PLAN += ([("airports", k, "none", m) for k in (5, 10, 50) for m in PRECISION]
@@ -140,11 +143,13 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
     visit = data.endswith("+visit")
     df = airports_table(visit)[QI + (["visit"] if visit else [])]
     started = time.perf_counter()
-    if method == "points":
-        t = ga.generalize_points(df[["lat", "lon"]], k, lat="lat", lon="lon").table
+    if method.startswith("points"):
+        t = ga.generalize_points(df[["lat", "lon"]], k, lat="lat", lon="lon",
+                                 method="balanced" if method.endswith("+balanced") else "gaps").table
         seconds = time.perf_counter() - started
         boxes = t[["lat_min", "lat_max", "lon_min", "lon_max"]].drop_duplicates().shape[0]
         prec = _precision(t.lat_min, t.lat_max, t.lon_min, t.lon_max, None, 0, boxes)
+        prec["withheld"] = int(t.lat_min.isna().sum())
         columns = ga.information_loss(df, t, {"lat": ("interval", ("lat_min", "lat_max")),
                                               "lon": ("interval", ("lon_min", "lon_max"))})["columns"]
         classes = int(t["class_id"].nunique())
@@ -159,6 +164,7 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
         columns, classes = _mondrian_ncp(df, parts), len(parts)
     else:
         design, *options = method.split("_", 1)[1].split("+")
+        _as_before(options)
         weight = next((float(o[1:]) for o in options if o.startswith("w")), None)
         extent = next((float(o[1:]) for o in options if o.startswith("e")), None)
         budget = next((float(o[3:]) / 100 for o in options if o.startswith("sup")), None)
@@ -172,10 +178,28 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
         prec = _precision(t.lat_min, t.lat_max, t.lon_min, t.lon_max, t.age_max - t.age_min, stars,
                           release.report.details["location_classes"])
         prec["suppressed"] = release.report.details.get("suppressed_records", 0)
+        prec["withheld"] = int(t.lat_min.isna().sum()) - prec["suppressed"]
         columns, classes = release.report["ncp"]["columns"], release.report.classes
     return {"method": method, "data": data, "n": len(df), "k": k, "l": None, "seconds": seconds,
             "peak_mb": peak_mb(), "classes": classes, "max_class": 0,
             "ncp": float(np.mean(list(columns.values()))), "columns": columns, "precision": prec}
+
+
+def _as_before(options) -> None:
+    """``+nomargin``: box edges anywhere (no margin from the records, none
+    withheld); ``+raw``: interval ends on the records' values (no round
+    grid, no floor at 0, no open ends), as before issue 33 (this process only)."""
+    if "nomargin" in options:
+        import geoanon.points.margins as margins
+
+        margins.EDGE_MARGIN = 0.0
+    if "raw" in options:
+        import geoanon.joint.dims as dims
+        import geoanon.pipeline.joint_release as joint
+
+        dims.ROUNDING_COST = 0.0
+        plain = joint.interval_dim
+        joint.interval_dim = lambda *a, **kw: replace(plain(*a, **kw), floor=-np.inf, tails=(-np.inf, np.inf))
 
 
 def synthetic_table(n=1_000_000) -> pd.DataFrame:
@@ -311,12 +335,12 @@ def _line(r) -> str:
 
 def _precision_table(rows) -> list[str]:
     out = ["| data | k | method | location classes | box diagonal median | p90 | within 100 km | age width (median) | "
-           "NCP | NCP lat / lon / age | NCP visit | stars | suppressed records | time |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
+           "NCP | NCP lat / lon / age | NCP visit | stars | suppressed records | withheld locations | time |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "failed" in r:
             data, k, _, method = r["job"]
-            out.append(f"| {data} | {k} | {method} | {r['failed'][:80]} |" + " |" * 10)
+            out.append(f"| {data} | {k} | {method} | {r['failed'][:80]} |" + " |" * 11)
             continue
         p, c = r["precision"], r["columns"]
         width = "-" if p["age_width"] is None else f"{p['age_width']:g}"
@@ -324,7 +348,7 @@ def _precision_table(rows) -> list[str]:
         visit = f"{c['visit']:.3f}" if "visit" in c else "-"
         out.append(f"| {r['data']} | {r['k']} | {r['method']} | {p['location_classes']:,} | {p['median_km']:,.0f} km | "
                    f"{p['p90_km']:,.0f} km | {p['within_100']:.1%} | {width} | {r['ncp']:.3f} | {ncp} | {visit} | "
-                   f"{p['stars']:,} | {p.get('suppressed', 0):,} | {r['seconds']:.2f} s |")
+                   f"{p['stars']:,} | {p.get('suppressed', 0):,} | {p.get('withheld', 0):,} | {r['seconds']:.2f} s |")
     return out
 
 
@@ -347,6 +371,18 @@ def _precision_targets(rows) -> list[str]:
                          f"{p['within_100_boxed']:.1%} of those published with a box)"
                          + ("; target >= 95%: " + ("met" if p["within_100"] >= 0.95 else "MISSED")
                             if name.endswith("sup2") else ""))
+    for k in (5, 10, 50):
+        now, margin_only, round_only, before = (ok.get(("airports", k, m)) for m in (
+            "geoanon_frontier", "geoanon_frontier+raw", "geoanon_frontier+nomargin", BEFORE))
+        if now and before and margin_only and round_only:
+            p, b, m = now["precision"], before["precision"], margin_only["precision"]
+            lines.append(f"- airports, k={k}: edges at least 1% of their box from every record, and round, bounded, "
+                         f"top-coded interval ends, cost median box {b['median_km']:,.0f} -> {p['median_km']:,.0f} km "
+                         f"and NCP {before['ncp']:.3f} -> {now['ncp']:.3f} ({now['ncp'] / before['ncp'] - 1:+.1%}), "
+                         f"{p['withheld']:,} records ({p['withheld'] / now['n']:.2%}) published without a location; "
+                         f"the margin alone: median box {m['median_km']:,.0f} km, NCP {margin_only['ncp']:.3f}; the "
+                         f"round ends alone: NCP {round_only['ncp']:.3f} (median age width {b['age_width']:g} -> "
+                         f"{round_only['precision']['age_width']:g} years)")
     alone = ok.get(("airports", 10, "points"))
     if alone:
         lines.append(f"  - `points` alone: {alone['precision']['within_100']:.1%} within 100 km")
