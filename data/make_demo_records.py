@@ -4,7 +4,9 @@
     python data/make_demo_records.py /tmp/wheels/zipcodes-3.0.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl data/
 
 demo_patients.csv: 20,000 synthetic records placed at real ZIP centroids of the
-contiguous US (48 states and DC). The centroids come from the zipcodes 3.0.0
+contiguous US (48 states and DC), with their ZIP code (text: 01001 keeps its
+leading zero; a ZIP sharing its centroid with a lower one is not a node of the
+shipped graph, as real ZIP columns hold codes a map lacks). The centroids come from the zipcodes 3.0.0
 package (coordinates (c) GeoNames, CC BY 4.0), read by make_zip_graph.py's
 ``zip_records`` and ``centroids``: the 29,546 active STANDARD ZIPs with a
 centroid, in ZIP order, ZIPs sharing a centroid not collapsed. Each record's
@@ -33,7 +35,7 @@ DIAGNOSES = ["circulatory", "respiratory", "digestive", "musculoskeletal", "inju
 
 
 def patients(z: pd.DataFrame, n: int = 20_000) -> pd.DataFrame:
-    """n records at the centroids (lat, lon) of the ZIPs z."""
+    """n records at the centroids (lat, lon) of the ZIPs z, with their ZIP."""
     rng = np.random.default_rng(20261121)
     density = rng.lognormal(mean=0.0, sigma=0.7, size=len(z))
     pick = rng.choice(len(z), size=n, p=density / density.sum())
@@ -41,6 +43,7 @@ def patients(z: pd.DataFrame, n: int = 20_000) -> pd.DataFrame:
         "record_id": [f"R{i:05d}" for i in range(1, n + 1)],
         "diagnosis": rng.choice(DIAGNOSES, size=n),
         "cost_usd": np.round(rng.lognormal(7.5, 1.0, size=n)).astype(int),
+        "zip": z["zip"].to_numpy()[pick],
         "lat": z["lat"].to_numpy()[pick],
         "lon": z["lon"].to_numpy()[pick],
     })

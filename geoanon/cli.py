@@ -985,7 +985,7 @@ def _run_demo(args) -> int:
                  "regions_report.json", "regions_map.html", "regions_classes.geojson", "regions_report.html"):
         check_writable(out / name)
     points = anonymize(demo_records(), Columns(location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis",
-                                               identifiers=["record_id"]), k=DEMO_K, l=2)
+                                               identifiers=["record_id", "zip"]), k=DEMO_K, l=2)
     points.report.files = {"input": "demo_patients.csv", "output": "points.csv"}
     regions = anonymize(demo_nc_births(), Columns(location={"zip": "county_fips", "regions": nc_counties(),
                                                             "region_id": "FIPS"},

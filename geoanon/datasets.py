@@ -28,7 +28,8 @@ def data_path(name: str) -> Path:
 
 def demo_records() -> pd.DataFrame:
     """20,000 synthetic patient records placed at real US ZIP centroids
-    (columns record_id, diagnosis, cost_usd, lat, lon; all cells as strings)."""
+    (columns record_id, diagnosis, cost_usd, zip, lat, lon; all cells as
+    strings, so ZIP 01001 keeps its leading zero)."""
     return read_table(data_path("demo_patients.csv"))
 
 
