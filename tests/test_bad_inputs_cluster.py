@@ -276,3 +276,20 @@ def test_rows_are_written_in_a_seeded_random_order_on_the_cluster(job, sources, 
         assert table.sort_values("id").reset_index(drop=True).equals(kept.sort_values("id").reset_index(drop=True))
     if job == "suppress":
         assert kept["id"].tolist() == df["id"].tolist()
+
+
+def test_the_command_line_on_the_cluster_writes_a_random_order_unless_keep_order(sources, address, tmp_path, cli):
+    """--seed draws the dask engine's order as the in-memory one's; --keep-order keeps the input's."""
+    n = len(pd.read_csv(sources / "in.csv"))
+    tables = {}
+    for name, flags in (("a", []), ("b", []), ("c", ["--seed", "7"]), ("kept", ["--keep-order"])):
+        code, _, err = cli("suppress", sources / "in.csv", "--qi", "age,sex", "-k", "5", "--keep",
+                           "id,lat,lon,zip,name,race,diagnosis", "-o", tmp_path / name, "--scheduler", address, *flags)
+        assert code == 0, err
+        tables[name] = pd.read_parquet(tmp_path / name)
+    assert tables["a"].equals(tables["b"]) and not tables["a"].equals(tables["c"])
+    assert tables["kept"]["id"].astype(int).tolist() == list(range(n))
+    for name in ("a", "c"):
+        positions = tables[name]["id"].astype(int).to_numpy()
+        assert sorted(positions) == list(range(n)) and (positions == np.arange(n)).sum() <= n // 50
+        assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2
