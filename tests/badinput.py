@@ -173,6 +173,7 @@ def refused(cli, case, defaults, sources, folder, monkeypatch):
     assert code == 2, (code, out, err)
     assert len(lines) == 1 and "Traceback" not in err, err
     assert case.message in lines[0], lines[0]
+    assert "no role" not in lines[0] or "no role" in case.message, lines[0]     # refused for the case's own reason
     assert "np." not in lines[0] and "on_small=" not in lines[0] and "missing='" not in lines[0], lines[0]
     assert snapshot(folder) == before
     assert (folder / "out.csv").read_bytes() == PRECIOUS

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
+from geoanon.errors import UndeclaredColumnsError
 from geoanon.joint.dims import MARGIN
 from checkers import brute_force_set_ncp, brute_force_suppression, check_joint_release, without_outlines
 
@@ -31,12 +32,24 @@ def _table(n=600, seed=0):
     })
 
 
+def declared(*treated):
+    """The roles of the columns of ``_table`` a release does not treat itself
+    (``treated``: its quasi-identifiers and sensitive column): the record id
+    dropped, the others published as they are."""
+    return {"identifiers": ["id"], "keep": [c for c in ("age", "sex", "marital", "diagnosis") if c not in treated]}
+
+
+def published(df):
+    """What a release of ``df`` publishes besides its treated columns: all but the dropped id."""
+    return df.drop(columns="id")
+
+
 @pytest.mark.parametrize("method", ["frontier", "location-first", "greedy", "joint"])
 def test_release_is_valid_over_all_published_columns(method):
     df = _table()
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=8, method=method,
-                     sensitive="diagnosis", l=2)
-    cells = check_joint_release(df, r.table, 8, lat="lat", lon="lon", intervals=["age"],
+                     sensitive="diagnosis", l=2, **declared("age", "sex", "marital", "diagnosis"))
+    cells = check_joint_release(published(df), r.table, 8, lat="lat", lon="lon", intervals=["age"],
                                 suppressed=["sex", "marital"], sensitive="diagnosis", l=2,
                                 overlap=method == "joint")
     ncp = r.report["ncp"]["columns"]
@@ -50,8 +63,9 @@ def test_release_is_valid_over_all_published_columns(method):
 def test_boxes_are_the_records_box_moved_outward_inside_their_tile(resolution):
     df = _table(700, seed=5)
     df.loc[3, "age"] = 104                                     # one outlier
-    box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution)
-    check_joint_release(df, box.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
+    box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution,
+                       **declared("age", "sex"))
+    check_joint_release(published(df), box.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
     t = box.table
     for name in ("lat", "lon"):
         span = df[name].max() - df[name].min()
@@ -104,9 +118,9 @@ def test_an_isolated_record_is_not_pinned_by_its_box():
 def test_tiles_cover_the_bounds_and_the_range():
     df = _table(500, seed=6)
     bounds = (-95.0, 25.0, -65.0, 45.0)
-    tile = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, extent="tile", bounds=bounds)
-    box = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, bounds=bounds)
-    check_joint_release(df, tile.table, 6, lat="lat", lon="lon", intervals=["age"])
+    tile = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, extent="tile", bounds=bounds, **declared("age"))
+    box = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, bounds=bounds, **declared("age"))
+    check_joint_release(published(df), tile.table, 6, lat="lat", lon="lon", intervals=["age"])
     t = tile.table
     rects = t[["lon_min", "lat_min", "lon_max", "lat_max"]].drop_duplicates().to_numpy()
     area = ((rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])).sum()
@@ -122,10 +136,11 @@ def test_sets_publish_the_values_of_the_class_and_cost_less_than_stars():
     df = _table(600, seed=7)
     df.loc[::7, "marital"] = "a|b\\c"          # a value holding the separator and the escape
     df.loc[::11, "marital"] = None
-    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2)
+    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2,
+                        **declared("age", "sex", "marital", "diagnosis"))
     sets = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2,
-                        sets=["sex", "marital"])
-    cells = check_joint_release(df, sets.table, 9, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+                        sets=["sex", "marital"], **declared("age", "sex", "marital", "diagnosis"))
+    cells = check_joint_release(published(df), sets.table, 9, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                                 sensitive="diagnosis", l=2)
     for col in ("sex", "marital"):
         assert sets.report["ncp"]["columns"][col] == pytest.approx(cells[col], abs=1e-9)
@@ -136,9 +151,10 @@ def test_sets_publish_the_values_of_the_class_and_cost_less_than_stars():
 def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
     df = _table()
     h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
-    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10)
-    node = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10, hierarchies={"marital": h})
-    check_joint_release(df, node.table, 10, lat="lat", lon="lon", intervals=["age"], hierarchies={"marital": MARITAL})
+    star = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10, **declared("age", "marital"))
+    node = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10, hierarchies={"marital": h},
+                        **declared("age", "marital"))
+    check_joint_release(published(df), node.table, 10, lat="lat", lon="lon", intervals=["age"], hierarchies={"marital": MARITAL})
     assert set(node.table["marital"]) <= {p[j] for p in MARITAL for j in range(3)}
     assert node.report["ncp"]["overall"] <= star.report["ncp"]["overall"] + 1e-12
 
@@ -146,13 +162,14 @@ def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
 def test_points_then_suppress_by_hand_is_unsafe_or_worse():
     df = _table(800, seed=3)
     qi = ["age", "sex", "marital"]
-    by_hand = ga.generalize_points(df.drop(columns=qi), 10, lat="lat", lon="lon").table
+    by_hand = ga.generalize_points(df.drop(columns=qi), 10, lat="lat", lon="lon", identifiers=["id"],
+                                   keep=["diagnosis"]).table
     chained = by_hand.drop(columns="class_id").join(df[qi])
     rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
     assert ga.audit(chained, rect + qi)["k"] < 10                     # the points job alone leaves the table unsafe
-    fixed = ga.suppress(chained, rect + qi, k=10, method="lattice").table
+    fixed = ga.suppress(chained, rect + qi, k=10, method="lattice", keep=["diagnosis"]).table
     assert ga.audit(fixed, rect + qi)["k"] >= 10
-    joint = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=10)
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=10, **declared(*qi))
     assert joint.report["audit"]["k"] >= 10
     chained_loss = ga.information_loss(df, fixed, {"lat": ("interval", ("lat_min", "lat_max")),
                                                    "lon": ("interval", ("lon_min", "lon_max")),
@@ -219,7 +236,7 @@ def test_zip_location_groups_are_connected():
     births = demo_nc_births()
     counties = nc_counties()
     r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
-                     qi=["sex", "birth_weight_g"], k=200)
+                     qi=["sex", "birth_weight_g"], k=200, identifiers=["record_id"])
     assert r.report["audit"]["k"] >= 200
     G = ga.graph_from_polygons(counties, "FIPS")
     for label, rows in r.table.groupby("county_fips").groups.items():
@@ -235,7 +252,7 @@ def test_zip_location_joint_design_groups_nest():
     births = demo_nc_births()
     counties = nc_counties()
     r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
-                     qi=["sex", "birth_weight_g"], k=200, method="joint")
+                     qi=["sex", "birth_weight_g"], k=200, method="joint", identifiers=["record_id"])
     assert r.report["audit"]["k"] >= 200
     shapes = r.classes.geometry.to_list()
     area = [s.area for s in shapes]
@@ -252,8 +269,8 @@ def test_zip_location_joint_design_groups_nest():
 
 def test_same_input_same_bytes(tmp_path):
     df = _table(300)
-    a = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
-    b = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    a = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
+    b = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
     a.to_file(tmp_path / "a.csv")
     b.to_file(tmp_path / "b.csv")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
@@ -261,7 +278,7 @@ def test_same_input_same_bytes(tmp_path):
 
 def test_map_shows_classes_never_records():
     df = _table(300)
-    r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
     from geoanon.maps import render_html
 
     html = without_outlines(render_html(r.preview()))
@@ -292,8 +309,15 @@ def test_map_shows_classes_never_records():
     ({"qi": ["age"], "resolution": True}, ga.ParameterError),
 ])
 def test_bad_arguments_raise_typed_errors(kwargs, error):
-    with pytest.raises(error):
-        ga.anonymize(_table(100), **{"k": 5, **kwargs})
+    location = kwargs.get("location", {})
+    used = {*kwargs["qi"], *kwargs.get("interval", ()), *kwargs.get("sets", ()), *kwargs.get("suppress", ()),
+            kwargs.get("sensitive"), *(location.values() if isinstance(location, dict) else location)}
+    # every other column declared, so that the error is the argument's own
+    roles = {"identifiers": [c for c in ("id", "lat", "lon") if c not in used],
+             "keep": [c for c in ("age", "sex", "marital", "diagnosis") if c not in used]}
+    with pytest.raises(error) as raised:
+        ga.anonymize(_table(100), **{"k": 5, **roles, **kwargs})
+    assert not isinstance(raised.value, UndeclaredColumnsError), raised.value
 
 
 def test_cli_end_to_end_and_refusals(tmp_path):
@@ -302,25 +326,28 @@ def test_cli_end_to_end_and_refusals(tmp_path):
     df.to_csv(src, index=False)
     out = tmp_path / "out.csv"
     run = [sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
-           "--qi", "age,sex,marital", "--sensitive", "diagnosis", "-l", "2", "-k", "6", "-o", str(out),
-           "--report", str(tmp_path / "r.json"), "--map", str(tmp_path / "m.html")]
+           "--qi", "age,sex,marital", "--sensitive", "diagnosis", "-l", "2", "-k", "6", "--identifiers", "id",
+           "--keep-order", "-o", str(out), "--report", str(tmp_path / "r.json"), "--map", str(tmp_path / "m.html")]
     done = subprocess.run(run, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     released = pd.read_csv(out, keep_default_na=False)
-    check_joint_release(df.astype({"age": int}), released, 6, lat="lat", lon="lon", intervals=["age"],
+    check_joint_release(published(df).astype({"age": int}), released, 6, lat="lat", lon="lon", intervals=["age"],
                         suppressed=["sex", "marital"], sensitive="diagnosis", l=2)
     bad = subprocess.run(run[:-6] + ["--lat", "lat", "--lon", "lat", "-o", str(tmp_path / "x.csv")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not (tmp_path / "x.csv").exists()
+    assert "'lat' is given two roles: location lat and location lon" in bad.stderr
     nomap = subprocess.run([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--qi", "age", "-k", "5",
+                            "--identifiers", "id,lat,lon", "--keep", "sex,marital,diagnosis",
                             "-o", str(tmp_path / "y.csv"), "--map", str(tmp_path / "y.html")],
                            capture_output=True, text=True)
-    assert nomap.returncode == 2 and not (tmp_path / "y.csv").exists()
+    assert nomap.returncode == 2 and "--map needs a location" in nomap.stderr and not (tmp_path / "y.csv").exists()
     tiles = subprocess.run([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
                             "--qi", "age,sex,marital", "--sets", "marital", "--extent", "tile", "-k", "6",
+                            "--identifiers", "id", "--keep", "diagnosis", "--keep-order",
                             "-o", str(tmp_path / "t.csv")], capture_output=True, text=True)
     assert tiles.returncode == 0, tiles.stderr
-    check_joint_release(df.astype({"age": int}), pd.read_csv(tmp_path / "t.csv", keep_default_na=False), 6,
+    check_joint_release(published(df).astype({"age": int}), pd.read_csv(tmp_path / "t.csv", keep_default_na=False), 6,
                         lat="lat", lon="lon", intervals=["age"], suppressed=["sex"], sets=["marital"])
     bad_step = subprocess.run(run[:-4] + ["--resolution", "-1"], capture_output=True, text=True)
     assert bad_step.returncode == 2 and "resolution" in bad_step.stderr
@@ -330,7 +357,7 @@ def test_audit_measures_the_information_loss_of_a_release(tmp_path):
     df = _table(500, seed=8)
     h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital", "diagnosis"], k=8,
-                     hierarchies={"marital": h}, sets=["diagnosis"])
+                     hierarchies={"marital": h}, sets=["diagnosis"], identifiers=["id"])
     qi = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex", "marital", "diagnosis", "class_id"]
     measured = ga.audit(r.table, qi, k=8, original=df, hierarchies={"marital": h})
     assert measured["ok"] and measured["ncp"]["columns"] == pytest.approx(r.report["ncp"]["columns"])
@@ -357,10 +384,10 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
     monkeypatch.setattr(search, "SHARD_ROWS", 150)
     df = _table(900, seed=9)
     kwargs = dict(location=("lat", "lon"), qi=["age", "sex", "marital"], k=7, sensitive="diagnosis", l=2,
-                  sets=["marital"])
+                  sets=["marital"], identifiers=["id"])
     one = ga.anonymize(df, **kwargs)
     two = ga.anonymize(df, **kwargs, n_jobs=2)
-    check_joint_release(df, two.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
+    check_joint_release(published(df), two.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
                         sets=["marital"], sensitive="diagnosis", l=2)
     assert one.table.equals(two.table) and one.report["ncp"] == two.report["ncp"]
     assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150
@@ -368,10 +395,11 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
 
 def test_joint_design_cuts_the_location_below_other_cuts():
     df = _table(900, seed=11)
-    frontier = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"])
+    frontier = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
+                            **declared("age", "sex", "marital"))
     joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
-                         method="joint")
-    check_joint_release(df, joint.table, 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+                         method="joint", **declared("age", "sex", "marital"))
+    check_joint_release(published(df), joint.table, 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                         overlap=True)
     rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
     boxes = joint.table.groupby("class_id")[rect].first().to_numpy()
@@ -406,8 +434,8 @@ def test_set_and_hierarchy_loss_names_both_measures():
 def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
     df = _table(600, seed=4)
     qi = ["age", "sex", "marital"]
-    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8)
-    ones = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 1, "age": 1.0})
+    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **declared(*qi))
+    ones = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 1, "age": 1.0}, **declared(*qi))
     pd.testing.assert_frame_equal(plain.table, ones.table)                 # weight 1 is the default, bit for bit
 
     def spread(r):
@@ -415,19 +443,20 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
         return float(np.median((t.lat_max - t.lat_min) + (t.lon_max - t.lon_min))), float(
             np.median(t.age_max - t.age_min))
 
-    heavy = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 16})
+    heavy = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 16}, **declared(*qi))
     assert heavy.report.audit["k"] >= 8 and heavy.report.details["weights"] == {"location": 16.0}
     (box, age), (heavy_box, heavy_age) = spread(plain), spread(heavy)
     assert heavy_box < box and heavy_age >= age
     for bad, message in (({"nope": 2}, "neither 'location' nor a quasi-identifier"), ({"age": 0}, "> 0"),
                          ({"age": float("nan")}, "> 0"), ([1, 2], "must be a dict")):
         with pytest.raises(ga.ParameterError, match=message):
-            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights=bad)
+            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights=bad, **declared(*qi))
     with pytest.raises(ga.ParameterError, match="has none"):
-        ga.anonymize(df, qi=qi, k=8, weights={"location": 2})
+        ga.anonymize(df, qi=qi, k=8, weights={"location": 2}, identifiers=["id", "lat", "lon"], keep=["diagnosis"])
     df.to_csv(tmp_path / "in.csv", index=False)
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi),
-                       "-k", "8", "--weight", "location=16", "--keep", "diagnosis", "-o", tmp_path / "o.csv")
+                       "-k", "8", "--weight", "location=16", "--keep", "diagnosis", "--identifiers", "id", "--keep-order",
+                       "-o", tmp_path / "o.csv")
     assert code == 0, err
     pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["age_min"], heavy.table["age_min"].reset_index(
         drop=True), check_dtype=False)
@@ -436,7 +465,8 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
     assert code == 2 and "NAME=NUMBER" in err
     (tmp_path / "job.toml").write_text(
         '[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex", "marital"]\n'
-        'interval = ["age"]\nkeep = ["diagnosis"]\n[model]\nk = 8\n[release]\nweights = { location = 16, sexx = 1 }\n'
+        'interval = ["age"]\nkeep = ["diagnosis"]\nidentifiers = ["id"]\n[model]\nk = 8\n'
+        '[release]\nweights = { location = 16, sexx = 1 }\n'
         '[output]\ntable = "j.csv"\n')
     code, _, err = cli("run", tmp_path / "job.toml", "--dry-run")
     assert code == 2 and "[release] weights names 'sexx'" in err
@@ -447,10 +477,10 @@ def test_a_precision_target_cuts_the_location_further(tmp_path, cli):
 
     df = _table(900, seed=6)
     qi = ["age", "sex", "marital"]
-    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8)
+    plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **declared(*qi))
     wide = np.median(_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2])
     target = wide / 3
-    tight = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, max_extent_km=target)
+    tight = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, max_extent_km=target, **declared(*qi))
     assert tight.report.audit["k"] >= 8
     d = _box_extents(tight.table, "lat", "lon", "EPSG:4326")[2]
     assert np.median(d) < wide and tight.report.details["beyond_max_extent"] == int((d > target).sum())
@@ -459,9 +489,9 @@ def test_a_precision_target_cuts_the_location_further(tmp_path, cli):
         assert any("wider than" in w for w in tight.warnings)
     for bad, message in (({"max_extent_km": 0}, "> 0"), ({"max_extent_km": 50, "method": "joint"}, "frontier")):
         with pytest.raises(ga.ParameterError, match=message):
-            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **bad)
+            ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **bad, **declared(*qi))
     with pytest.raises(ga.ParameterError, match="points location"):
-        ga.anonymize(df, qi=qi, k=8, max_extent_km=50)
+        ga.anonymize(df, qi=qi, k=8, max_extent_km=50, identifiers=["id", "lat", "lon"], keep=["diagnosis"])
     df.to_csv(tmp_path / "in.csv", index=False)
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi), "-k",
                        "8", "--max-extent", f"{target:.3f}km", "--keep", "id,diagnosis", "-o", tmp_path / "o.csv",

@@ -14,15 +14,17 @@ def sources(tmp_path_factory):
     return make_sources(tmp_path_factory.mktemp("sources"))
 
 
+# every column has a role (the job's own, --identifiers or --keep), so that each case fails for its own reason
 DEFAULTS = {
     "points": {"IN": "in.csv", "-k": "5", "--lat": "lat", "--lon": "lon", "-o": "out.csv", "--report": "r.json",
-               "--map": "m.html"},
+               "--map": "m.html", "--identifiers": "id,name", "--keep": "zip,age,sex,race,diagnosis"},
     "zip": {"IN": "in.csv", "-k": "30", "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS",
-            "-o": "out.csv", "--report": "r.json", "--map": "m.html", "--classes": "c.geojson"},
+            "-o": "out.csv", "--report": "r.json", "--map": "m.html", "--classes": "c.geojson",
+            "--identifiers": "id,name,lat,lon", "--keep": "age,sex,race,diagnosis"},
     "labels": {"IN": "in.csv", "-k": "40", "--label-col": "name", "-o": "out.csv", "--report": "r.json",
-               "--classes": "c.csv"},
+               "--classes": "c.csv", "--identifiers": "id,lat,lon", "--keep": "zip,age,sex,race,diagnosis"},
     "suppress": {"IN": "in.csv", "--qi": "age,sex,race", "--sensitive": "diagnosis", "-k": "5", "-o": "out.csv",
-                 "--report": "r.json", "--classes": "c.csv"},
+                 "--report": "r.json", "--classes": "c.csv", "--identifiers": "id,name,lat,lon", "--keep": "zip"},
     "audit": {"IN": "in.csv", "--qi": "age,sex", "--sensitive": "diagnosis", "-k": "2", "--report": "r.json"},
     "anonymize": {"IN": "in.csv", "--lat": "lat", "--lon": "lon", "--qi": "age,sex,race", "--sensitive": "diagnosis",
                   "-k": "5", "-o": "out.csv", "--report": "r.json", "--map": "m.html", "--keep": "id,zip,name"},
@@ -39,7 +41,12 @@ def _cases():
 
     # -- files ---------------------------------------------------------------
     missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--label-col": "nope"},
-                   "suppress": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}, "anonymize": {"--qi": "age,nope"}}
+                   "suppress": {"--qi": "age,nope", "--keep": "zip,sex,race"}, "audit": {"--qi": "nope"},
+                   "anonymize": {"--qi": "age,nope", "--keep": "id,zip,name,sex,race"}}
+    # the roles without the column id (renamed class_id)
+    no_id = {"points": {"--identifiers": "name"}, "zip": {"--identifiers": "name,lat,lon"},
+             "labels": {"--identifiers": "lat,lon"}, "suppress": {"--identifiers": "name,lat,lon"},
+             "anonymize": {"--keep": "zip,name"}}
     for c in ALL:
         add(c, "missing input", "no such file", set={"IN": "nope.csv"})
         add(c, "input is a folder", "is a folder", set={"IN": "folder.csv"}, files={"folder.csv": os.mkdir})
@@ -68,8 +75,27 @@ def _cases():
         add(c, "broken geojson", "cannot read geojson", set={"IN": "in.geojson"}, files={"in.geojson": "{"})
         add(c, "missing column", "no column", set=missing_col[c])
         if c in JOBS:
-            add(c, "class_id already there", "'class_id' already exists", set={"IN": "bad.csv", "--keep": None},
+            add(c, "class_id already there", "'class_id' already exists", set={"IN": "bad.csv", **no_id[c]},
                 files={"bad.csv": records(20).replace("id,", "class_id,", 1)})
+
+    # -- roles ---------------------------------------------------------------
+    without_qi = "give each to --keep (published as it is) or --identifiers (dropped), or generalize it with " \
+                 "geoanon anonymize --qi"
+    for c, loose, ways in (
+            ("points", "5 columns 'zip', 'age', 'sex', 'race', 'diagnosis'", without_qi),
+            ("zip", "4 columns 'age', 'sex', 'race', 'diagnosis'", without_qi),
+            ("labels", "5 columns 'zip', 'age', 'sex', 'race', 'diagnosis'", without_qi),
+            ("suppress", "1 column 'zip'", "give it to --qi (generalized), --keep (published as it is) or "
+                                            "--identifiers (dropped)"),
+            ("anonymize", "3 columns 'id', 'zip', 'name'", "give each to --qi (generalized), --keep (published as "
+                                                            "it is) or --identifiers (dropped)")):
+        add(c, "columns without a role", f"error: {loose} {'has' if loose[0] == '1' else 'have'} no role and would "
+            f"be published as {'it is' if loose[0] == '1' else 'they are'}: {ways}", set={"--keep": None})
+    add("anonymize", "a column without a role", "error: 1 column 'name' has no role and would be published as it is: "
+        "give it to --qi (generalized), --keep (published as it is) or --identifiers (dropped)", set={"--keep": "id,zip"})
+    for c in JOBS:
+        add(c, "--strict is gone", "unrecognized arguments: --strict", flags=("--strict",))
+        add(c, "--shuffle is gone", "unrecognized arguments: --shuffle", flags=("--shuffle",))
 
     # -- output paths ----------------------------------------------------------
     for c in JOBS:
@@ -155,7 +181,8 @@ def _cases():
         add(c, "sensitive among the quasi-identifiers", "cannot also be a quasi-identifier",
             set={"--qi": "age,diagnosis"})
         add(c, "no quasi-identifier", "expected column names", set={"--qi": ","})
-        add(c, "missing sensitive column", "no column 'nope'", set={"--sensitive": "nope", "-l": "2"})
+        add(c, "missing sensitive column", "no column 'nope'", set={"--sensitive": "nope", "-l": "2",
+            **({"--keep": "zip,diagnosis"} if c == "suppress" else {})})
         add(c, "hierarchy file missing", "is neither equal, ordered nor a hierarchy file", set={"--ground": "nofile.csv", "-t": "0.3"})
         add(c, "hierarchy without a root", "must end in one root", set={"--ground": "h2.csv", "-t": "0.3"},
             files={"h2.csv": "d1;x\nd2;y\n"})
@@ -210,7 +237,8 @@ def _cases():
         set={"IN": "bad.csv", "-k": "2", "--bounds": "-81.1,35.1,-80.1,35.9"},
         files={"bad.csv": header_and([{"lat": "35.1", "lon": "-81.1"}, {"lat": "35.9", "lon": "-80.1"}, {}, {}])})
     pts("unknown crs", "crs", set={"--crs": "EPSG:999999"})
-    pts("lat_min already there", "already exists", set={"IN": "bad.csv"},
+    pts("lat_min already there", "already exists", set={"IN": "bad.csv", "--identifiers": "id",
+        "--keep": "zip,age,sex,race,diagnosis,lat_min"},
         files={"bad.csv": records(20).replace("name", "lat_min", 1)})
     pts("few rows without coordinates", "1 row without coordinates cannot form a suppressed class of k=2",
         rows={3: {"lat": "", "lon": ""}}, flags=("--missing", "suppress"))
@@ -265,7 +293,7 @@ def _cases():
     def an(case_id, message, **kw):
         add("anonymize", case_id, message, **kw)
 
-    no_location = {"--lat": None, "--lon": None, "--map": None}
+    no_location = {"--lat": None, "--lon": None, "--map": None, "--identifiers": "lat,lon"}
     races = "a;r;*\nb;r;*\nc;s;*\n"
     an("no level", "give at least one of -k, -l, --l-distinct, -t", set={"-k": None})
     an("two locations", "give one location", set={"--zip-col": "zip"})
@@ -284,12 +312,12 @@ def _cases():
        flags=("--unknown", "suppress"), files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
     dated = {i: {"name": f"2024-03-{1 + i % 28:02d}"} for i in range(ROWS)}
     an("date column not in the table", "no column 'visit' in the table", flags=("--date", "visit"))
-    an("date given twice", "--date name is given twice", set={"--qi": "age,sex,name", "--keep": "id,zip"},
+    an("date given twice", "--date name is given twice", set={"--qi": "age,sex,race,name", "--keep": "id,zip"},
        flags=("--date", "name", "--date", "name"))
-    an("a date that is no date", "'2024-02-30' is not an ISO 8601 date", set={"IN": "d.csv", "--qi": "age,sex,name",
+    an("a date that is no date", "'2024-02-30' is not an ISO 8601 date", set={"IN": "d.csv", "--qi": "age,sex,race,name",
        "--keep": "id,zip"}, flags=("--date", "name"), files={"d.csv": records(ROWS, {**dated, 4: {"name": "2024-02-30"}})})
     an("dates in another format", "is not a date in the format '%d/%m/%Y'", set={"IN": "d.csv",
-       "--qi": "age,sex,name", "--keep": "id,zip"}, flags=("--date", "name:%d/%m/%Y"), files={"d.csv": records(ROWS, dated)})
+       "--qi": "age,sex,race,name", "--keep": "id,zip"}, flags=("--date", "name:%d/%m/%Y"), files={"d.csv": records(ROWS, dated)})
     an("regions file missing", "no such file", set={**no_location, "--zip-col": "zip", "--regions": "nope.geojson",
        "--region-id": "FIPS"})
     an("label location missing", "no column 'nope'", set={**no_location, "--label-col": "nope"})
@@ -332,7 +360,7 @@ def _cases():
     an("resolution finer than the coordinates hold", "resolution=1e-20 is finer than coordinates",
        set={"--resolution": "1e-20"})
     an("bounds through records", "touch 2 points", set={"IN": "bad.csv", "-k": "2", "--bounds": "-81.1,35.1,-80.1,35.9",
-       "--qi": "age"}, files={"bad.csv": header_and([{"lat": "35.1", "lon": "-81.1"}, {"lat": "35.9", "lon": "-80.1"},
+       "--qi": "age", "--keep": "id,zip,name,sex,race"}, files={"bad.csv": header_and([{"lat": "35.1", "lon": "-81.1"}, {"lat": "35.9", "lon": "-80.1"},
                                                     {}, {}])})
     an("bounds too small", "must contain every point", set={"--bounds": "-81,35,-80,36"})
     an("unknown crs", "crs", set={"--crs": "EPSG:999999"})
@@ -342,7 +370,6 @@ def _cases():
     an("l above what the table has", "l=9", set={"-l": "9"})
     an("keep a missing column", "keep names 'nope', which is not a column", set={"--keep": "nope"})
     an("keep and drop one column", "'id' is given two roles: identifiers and keep", flags=("--identifiers", "id"))
-    an("strict with a column without a role", "no role (strict)", set={"--keep": "id,zip"}, flags=("--strict",))
     an("negative seed", "seed must be an integer >= 0", set={"--seed": "-1"})
     an("attribution without tiles", "--attribution is the credit line of --tiles", set={"--attribution": "me"})
 

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from geoanon.errors import UndeclaredColumnsError
+
 from badinput import ROWS, Case, drop_field, header_and, make_sources, records, refused
 from optional import require
 
@@ -80,7 +82,7 @@ def _cases():
 
     half = ROWS // 2
     first, second = records(half), "\n".join(records(ROWS).split("\n")[half + 1:])
-    missing_col = {"points": {"--lat": "latitude"}, "zip": {"--zip-col": "nope"}, "labels": {"--label-col": "nope"},
+    missing_col = {"points": {"--lat": "latitude", "--keep": "id,zip,name,age,sex,race,diagnosis,lat"}, "zip": {"--zip-col": "nope"}, "labels": {"--label-col": "nope"},
                    "suppress": {"--qi": "age,nope"}, "anonymize": {"--qi": "age,nope"}, "audit": {"--qi": "nope"}}
     nested = {c: {"IN": "n.parquet"} for c in ALL}
     for c in ALL:
@@ -108,8 +110,19 @@ def _cases():
         add(c, "a scheduler for the pandas engine", "not --engine pandas", flags=("--engine", "pandas"))
         add(c, "a scheduler that is no address", "cannot reach the Dask scheduler at nonsense::addr",
             set={"--scheduler": "nonsense::addr"})
+    # every column but id (renamed class_id) has its role
+    no_id = {c: {"--keep": ",".join(x for x in _defaults("")[c]["--keep"].split(",") if x != "id")} for c in JOBS}
+    loose = {"points": "7 columns 'id', 'zip', 'name', 'age', 'sex', 'race', 'diagnosis'",
+             "zip": "8 columns 'id', 'lat', 'lon', 'name', 'age', 'sex', 'race', 'diagnosis'",
+             "labels": "8 columns 'id', 'lat', 'lon', 'zip', 'age', 'sex', 'race', 'diagnosis'",
+             "suppress": "5 columns 'id', 'lat', 'lon', 'zip', 'name'",
+             "anonymize": "3 columns 'id', 'zip', 'name'"}
+    ways = {c: "--keep (published as it is) or --identifiers (dropped), or generalize it with geoanon anonymize --qi"
+            for c in ("points", "zip", "labels")}
+    ways.update({c: "--qi (generalized), --keep (published as it is) or --identifiers (dropped)"
+                 for c in ("suppress", "anonymize")})
     for c in JOBS:
-        add(c, "class_id already there", "'class_id' already exists", set={"IN": "cid", "--keep": None},
+        add(c, "class_id already there", "'class_id' already exists", set={"IN": "cid", **no_id[c]},
             files={"cid": _folder_of(("a.csv", first.replace("id,", "class_id,", 1)))})
         add(c, "-o exists", "exists: a dataset is written whole into a new folder", set={"-o": "out.csv"})
         add(c, "-o inside the input dataset", "lies inside the input dataset", set={"IN": "ds", "-o": "ds/out"},
@@ -122,7 +135,10 @@ def _cases():
             set={"--html-report": "r.html"})
         add(c, "k zero", "k must be an integer >= 1", set={"-k": "0"})
         add(c, "k above the rows", "larger than", set={"-k": str(ROWS + 1)})
-        add(c, "strict with a column without a role", "no role (strict)", set={"--keep": None}, flags=("--strict",))
+        add(c, "columns without a role", f"error: {loose[c]} have no role and would be published as they are: "
+            f"give each to {ways[c]}", set={"--keep": None})
+        add(c, "--strict is gone", "unrecognized arguments: --strict", flags=("--strict",))
+        add(c, "--shuffle is gone", "unrecognized arguments: --shuffle", flags=("--shuffle",))
         add(c, "keep a missing column", "keep names 'nope'", set={"--keep": "nope"})
     for c in ("points", "zip", "anonymize"):
         add(c, "a map on dask", "--map is not available on the dask engine", set={"--map": "m.html"})
@@ -172,20 +188,24 @@ def _run(*argv, cwd):
 
 
 def test_stderr_holds_only_geoanons_own_lines(sources, tmp_path):
-    """A LocalCluster run: nothing of dask's on stderr, on success (the one
-    warning is geoanon's: a column without a role) and on failure (the one
-    error line), and nothing left in the folder but the outputs."""
+    """A LocalCluster run: nothing of dask's on stderr, on success (nothing
+    at all), on a refusal and on failure (the one error line), and nothing
+    left in the folder but the outputs."""
     shutil.copy(sources / "in.csv", tmp_path / "in.csv")
     done = _run("points", "in.csv", "--lat", "lat", "--lon", "lon", "-k", "5", "-o", "out", "--keep",
-                "id,zip,age,sex,race,diagnosis", "--engine", "dask", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    [line] = done.stderr.splitlines()
-    assert line.startswith("geoanon points: warning: 1 column 'name' (its name suggests a name) has no role")
+                "id,zip,age,sex,race,diagnosis", "--identifiers", "name", "--engine", "dask", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    refused = _run("points", "in.csv", "--lat", "lat", "--lon", "lon", "-k", "5", "-o", "out1", "--keep",
+                   "id,zip,age,sex,race,diagnosis", "--engine", "dask", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "geoanon points: error: 1 column 'name' has no role and would be published as it is: give it to --keep "
+        "(published as it is) or --identifiers (dropped), or generalize it with geoanon anonymize --qi"]
     short = tmp_path / "short"
     short.mkdir()
     (short / "a.csv").write_text(drop_field(records(20), 6))
-    failed = _run("points", "short", "--lat", "lat", "--lon", "lon", "-k", "5", "-o", "out2", "--engine", "dask",
-                  cwd=tmp_path)
+    failed = _run("points", "short", "--lat", "lat", "--lon", "lon", "-k", "5", "-o", "out2", "--keep",
+                  "id,zip,age,sex,race,diagnosis", "--identifiers", "name", "--engine", "dask", cwd=tmp_path)
     assert failed.returncode == 2
     [line] = failed.stderr.splitlines()
     assert line.startswith("geoanon points: error: ") and line.endswith("short/a.csv: malformed CSV: line 7 has 8 "
@@ -193,7 +213,12 @@ def test_stderr_holds_only_geoanons_own_lines(sources, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["in.csv", "out", "short"]
 
 
-def test_roles_and_shuffle_on_the_cluster(sources, address, tmp_path):
+REST = ["lat", "lon", "zip", "name", "race", "diagnosis"]     # the columns suppress(["age", "sex"]) leaves
+
+
+def test_roles_on_the_cluster(sources, address, tmp_path):
+    """Columns without a role are refused before anything is written, or,
+    with strict=False, published, named and measured over the dataset."""
     import geoanon.cluster as gc
 
     df = pd.read_csv(sources / "in.csv", dtype=str)
@@ -201,18 +226,70 @@ def test_roles_and_shuffle_on_the_cluster(sources, address, tmp_path):
     folder.mkdir()
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
         df.iloc[chunk].to_csv(folder / f"p{i}.csv", index=False)
-    kept = gc.suppress(folder, ["age", "sex"], tmp_path / "kept", k=5, scheduler=address, identifiers=["id"])
-    r = kept.report
-    assert r["undeclared"]["columns"] == ["lat", "lon", "zip", "name", "race", "diagnosis"]
+    with pytest.raises(UndeclaredColumnsError) as refused:
+        gc.suppress(folder, ["age", "sex"], tmp_path / "refused", k=5, scheduler=address, identifiers=["id"])
+    assert refused.value.columns == REST and str(refused.value).startswith(
+        "6 columns 'lat', 'lon', 'zip', 'name', 'race', 'diagnosis' have no role and would be published as they are")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+    loose = gc.suppress(folder, ["age", "sex"], tmp_path / "loose", k=5, scheduler=address, identifiers=["id"],
+                        strict=False, shuffle=None)
+    r = loose.report
+    assert r["undeclared"]["columns"] == REST
     assert r["undeclared"]["unique_records"] == ROWS and any("no role" in w for w in r["warnings"])
-    out = pd.read_parquet(tmp_path / "kept")
+    out = pd.read_parquet(tmp_path / "loose")
     assert "id" not in out.columns and out["lat"].tolist() == df["lat"].tolist()
-    mixed = gc.suppress(folder, ["age", "sex"], tmp_path / "mixed", k=5, scheduler=address, identifiers=["id"],
-                        keep=["lat", "lon", "zip", "name", "race", "diagnosis"], shuffle=3)
-    assert "undeclared" not in mixed.report
-    shuffled = pd.read_parquet(tmp_path / "mixed")
-    assert sorted(map(tuple, shuffled.to_numpy())) == sorted(map(tuple, out.to_numpy()))
-    assert shuffled["lat"].tolist() != out["lat"].tolist()
-    again = gc.suppress(folder, ["age", "sex"], tmp_path / "again", k=5, scheduler=address, identifiers=["id"],
-                        keep=["lat", "lon", "zip", "name", "race", "diagnosis"], shuffle=3)
-    assert pd.read_parquet(tmp_path / "again").equals(shuffled) and again.report["classes"] == mixed.report["classes"]
+    declared = gc.suppress(folder, ["age", "sex"], tmp_path / "declared", k=5, scheduler=address, identifiers=["id"],
+                           keep=REST, shuffle=None)
+    assert "undeclared" not in declared.report and not declared.report["warnings"]
+    assert pd.read_parquet(tmp_path / "declared").equals(out)
+
+
+@pytest.mark.parametrize("job", ["suppress", "points"])
+def test_rows_are_written_in_a_seeded_random_order_on_the_cluster(job, sources, address, tmp_path):
+    """The dask engine writes the rows in a random order drawn from
+    ``shuffle`` (0 by default; points: within each shard), the same for the
+    same seed; ``shuffle=None`` keeps the input's order."""
+    import geoanon.cluster as gc
+
+    df = pd.read_csv(sources / "in.csv", dtype=str)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
+        df.iloc[chunk].to_csv(folder / f"p{i}.csv", index=False)
+
+    def run(name, **kw):     # id kept (the input position) to see where each row went
+        if job == "suppress":
+            gc.suppress(folder, ["age", "sex"], tmp_path / name, k=5, scheduler=address, keep=["id", *REST], **kw)
+        else:
+            gc.generalize_points(folder, 5, tmp_path / name, scheduler=address,
+                                 keep=["id", "zip", "name", "age", "sex", "race", "diagnosis"], **kw)
+        return pd.read_parquet(tmp_path / name)
+
+    default, zero, three, kept = run("default"), run("zero", shuffle=0), run("three", shuffle=3), run("kept", shuffle=None)
+    assert default.equals(zero) and not default.equals(three)
+    n = len(df)
+    for table in (default, three):
+        positions = table["id"].astype(int).to_numpy()
+        assert sorted(positions) == list(range(n)) and (positions == np.arange(n)).sum() <= n // 50
+        assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2
+        # each row keeps its own values and class
+        assert table.sort_values("id").reset_index(drop=True).equals(kept.sort_values("id").reset_index(drop=True))
+    if job == "suppress":
+        assert kept["id"].tolist() == df["id"].tolist()
+
+
+def test_the_command_line_on_the_cluster_writes_a_random_order_unless_keep_order(sources, address, tmp_path, cli):
+    """--seed draws the dask engine's order as the in-memory one's; --keep-order keeps the input's."""
+    n = len(pd.read_csv(sources / "in.csv"))
+    tables = {}
+    for name, flags in (("a", []), ("b", []), ("c", ["--seed", "7"]), ("kept", ["--keep-order"])):
+        code, _, err = cli("suppress", sources / "in.csv", "--qi", "age,sex", "-k", "5", "--keep",
+                           "id,lat,lon,zip,name,race,diagnosis", "-o", tmp_path / name, "--scheduler", address, *flags)
+        assert code == 0, err
+        tables[name] = pd.read_parquet(tmp_path / name)
+    assert tables["a"].equals(tables["b"]) and not tables["a"].equals(tables["c"])
+    assert tables["kept"]["id"].astype(int).tolist() == list(range(n))
+    for name in ("a", "c"):
+        positions = tables[name]["id"].astype(int).to_numpy()
+        assert sorted(positions) == list(range(n)) and (positions == np.arange(n)).sum() <= n // 50
+        assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2

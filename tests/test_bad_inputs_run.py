@@ -100,10 +100,17 @@ def _cases():
                                                                   'suppress = ["sex", "sex"]'))
     add("a column the table lacks", "[columns] suppress: no column 'nope' in in.csv",
         ('suppress = ["sex", "race"]', 'suppress = ["sex", "nope"]'))
-    add("strict with a column without a role", "[columns] 1 column 'zip' has no role (strict)",
-        ('keep = ["zip"]', "strict = true"))
-    add("strict from the command line", "[columns] 1 column 'zip' has no role (strict)",
-        ('keep = ["zip"]', ""), flags=("--strict",))
+    add("a column without a role", "[columns] 1 column 'zip' has no role and would be published as it is: list it "
+        "under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or set strict = false "
+        "to publish it with a warning", ('keep = ["zip"]', ""))
+    add("a column without a role, dry run", "[columns] 1 column 'zip' has no role", ('keep = ["zip"]', ""),
+        flags=("--dry-run",))
+    add("strict with a column without a role", "[columns] 1 column 'zip' has no role", ('keep = ["zip"]', "strict = true"))
+    add("columns without a role in the second job", "job2.toml: [columns] 2 columns 'id', 'name' have no role",
+        flags=("job2.toml",), files={"job2.toml": _job(('identifiers = ["id", "name"]\n', ""),
+                                                       ('table = "first.csv"', 'table = "second.csv"'),
+                                                       ('report = "r.json"', 'report = "r2.json"'))})
+    add("--strict is gone", "unrecognized arguments: --strict", flags=("--strict",))
     add("strict not a flag", "expected true or false", ('keep = ["zip"]', 'keep = ["zip"]\nstrict = "yes"'))
     add("shuffle not a flag", "expected true or false", ('report = "r.json"', 'report = "r.json"\nshuffle = 1'))
     add("input missing", "no such file", ('path = "in.csv"', 'path = "nope.csv"'))

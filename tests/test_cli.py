@@ -19,6 +19,10 @@ CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     for i in range(200))
 
 
+# the roles of CSV's columns besides the location: the record id is dropped, the rest published as it is
+ROLES = ["--identifiers", "id", "--keep", "zip,diagnosis"]
+
+
 @pytest.fixture
 def workdir(tmp_path):
     (tmp_path / "in.csv").write_text(CSV, encoding="utf-8")
@@ -26,14 +30,14 @@ def workdir(tmp_path):
 
 
 def test_points_writes_table_report_and_map(workdir, cli):
-    code, out, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
+    code, out, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", *ROLES,
                           "-o", workdir / "out.csv", "--report", workdir / "r.json", "--map", workdir / "m.html"])
     assert code == 0, err
     raw = pd.read_csv(workdir / "in.csv", dtype=str, keep_default_na=False)
     res = pd.read_csv(workdir / "out.csv", dtype=str, keep_default_na=False)
-    assert list(res.columns) == ["id", "zip", "lat_min", "lat_max", "lon_min", "lon_max", "diagnosis", "class_id"]
-    for col in ("id", "zip", "diagnosis"):   # untouched, leading zeros and all
-        assert res[col].tolist() == raw[col].tolist()
+    assert list(res.columns) == ["zip", "lat_min", "lat_max", "lon_min", "lon_max", "diagnosis", "class_id"]
+    # the kept columns untouched, leading zeros and all (the rows in a random order)
+    assert sorted(zip(res["zip"], res["diagnosis"])) == sorted(zip(raw["zip"], raw["diagnosis"]))
     assert res.groupby(["lat_min", "lat_max", "lon_min", "lon_max"]).size().min() >= 10
     report = json.loads((workdir / "r.json").read_text())
     for key in ("rows", "k", "classes", "min_class", "max_class", "lower_bound", "ratio", "method", "seconds"):
@@ -49,7 +53,8 @@ def test_csv_in_other_formats_out(workdir, cli, fmt):
     import geopandas as gpd
 
     out = workdir / f"out.{fmt}"
-    code, _, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", "-o", out])
+    code, _, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", *ROLES,
+                         "--keep-order", "-o", out])
     assert code == 0, err
     res = pd.read_parquet(out) if fmt == "parquet" else gpd.read_file(out)
     assert len(res) == 200 and res["class_id"].groupby(res["class_id"]).size().min() >= 10
@@ -68,11 +73,11 @@ def test_point_geometry_input(tmp_path, cli, fmt):
     gdf = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
     src = tmp_path / f"in.{fmt}"
     gdf.to_parquet(src) if fmt == "parquet" else gdf.to_file(src)
-    code, _, err = cli(*["points", src, "-k", 10, "-o", tmp_path / "out.geojson"])
+    code, _, err = cli(*["points", src, "-k", 10, *ROLES, "-o", tmp_path / "out.geojson"])
     assert code == 0, err
     res = gpd.read_file(tmp_path / "out.geojson")
     assert (res.geometry.geom_type == "Polygon").all() and len(res) == 200
-    assert res["zip"].tolist() == df["zip"].tolist()
+    assert sorted(res["zip"]) == sorted(df["zip"]) and "id" not in res.columns
 
 
 @pytest.mark.parametrize("ext", ["csv", "geojson", "gpkg", "parquet"])
@@ -81,7 +86,7 @@ def test_same_input_gives_byte_identical_output(workdir, cli, ext):
     for i in range(2):
         (workdir / str(i)).mkdir()
         out, m = workdir / str(i) / f"out.{ext}", workdir / str(i) / "map.html"
-        code, _, err = cli(*["points", workdir / "in.csv", "-k", 7, "--lat", "lat", "--lon", "lon", "-o", out,
+        code, _, err = cli(*["points", workdir / "in.csv", "-k", 7, "--lat", "lat", "--lon", "lon", *ROLES, "-o", out,
                             "--map", m])
         assert code == 0, err
         outputs.append((out.read_bytes(), m.read_bytes()))
@@ -141,6 +146,8 @@ def test_bad_input_exit_2_one_line_nothing_written(workdir, cli, name, make, arg
         args += ["-o", str(workdir / "out.csv"), "--map", str(workdir / "m.html"), "--report", str(workdir / "r.json")]
     if "--lat" not in args:
         args += ["--lat", "lat", "--lon", "lon"]
+    # every column declared (the small files hold id, lat and lon), so that the case fails for its own reason
+    args += ROLES if src.name in ("in.csv", "in.txt") else ["--identifiers", "id"]
     code, out, err = cli(*["points", src, *args])
     assert code == 2
     lines = err.strip().splitlines()
@@ -151,7 +158,7 @@ def test_bad_input_exit_2_one_line_nothing_written(workdir, cli, name, make, arg
 
 def test_map_failure_leaves_no_table(workdir, cli, monkeypatch):
     monkeypatch.setattr(maps, "MAX_MAP_CLASSES", 3)
-    code, _, err = cli(*["points", workdir / "in.csv", "-k", 5, "--lat", "lat", "--lon", "lon",
+    code, _, err = cli(*["points", workdir / "in.csv", "-k", 5, "--lat", "lat", "--lon", "lon", *ROLES,
                         "-o", workdir / "out.csv", "--map", workdir / "m.html"])
     assert code == 2 and "at most 3 classes" in err
     assert sorted(os.listdir(workdir)) == ["in.csv"]
@@ -160,8 +167,8 @@ def test_map_failure_leaves_no_table(workdir, cli, monkeypatch):
 def test_missing_suppress(tmp_path, cli):
     rows = "id,lat,lon\n" + "".join(f"{i},{40 + i / 100},{-100 - i / 100}\n" for i in range(20)) + "a,,\nb,NA,\nc,,x\n"
     (tmp_path / "in.csv").write_text(rows.replace(",,x", ",,"))
-    code, _, err = cli(*["points", tmp_path / "in.csv", "-k", 3, "--lat", "lat", "--lon", "lon",
-                        "--missing", "suppress", "-o", tmp_path / "out.csv"])
+    code, _, err = cli(*["points", tmp_path / "in.csv", "-k", 3, "--lat", "lat", "--lon", "lon", "--identifiers", "id",
+                        "--missing", "suppress", "--keep-order", "-o", tmp_path / "out.csv"])
     assert code == 0, err
     res = pd.read_csv(tmp_path / "out.csv", keep_default_na=False, dtype=str)
     tail = res.iloc[-3:]
@@ -169,19 +176,31 @@ def test_missing_suppress(tmp_path, cli):
 
 
 def test_demo_runs_and_says_where(tmp_path, cli):
+    """The demo's GPS points are a joint release: the location and cost_usd
+    generalized, diagnosis sensitive (l=2), record_id dropped, k=10."""
     code, out, err = cli(*["demo", "--out", tmp_path / "demo"])
     assert code == 0, err
     for name in ("points.csv", "points_report.json", "points_map.html", "points_report.html", "regions_report.html"):
         assert (tmp_path / "demo" / name).is_file()
         assert str(tmp_path / "demo" / name) in out
+    assert "k=10, l=2" in out and "audited k = 10" in out
     report = json.loads((tmp_path / "demo" / "points_report.json").read_text())
-    assert report["rows"] == 20000 and report["audit"]["k"] >= 10 and report["ratio"] <= 1.1
-    # nothing published is a record's coordinate: not the table, the report, or the map
+    assert report["rows"] == 20000 and (report["k"], report["l"], report["sensitive"]) == (10, 2, "diagnosis")
+    assert report["audit"]["ok"] and report["audit"]["k"] >= 10 and report["audit"]["l"] >= 2
+    assert report["qi"] == {"cost_usd": "interval"} and report["location"]["kind"] == "points"
     raw = pd.read_csv(data_path("demo_patients.csv"))
-    coordinates = set(raw["lat"]) | set(raw["lon"])
     published = pd.read_csv(tmp_path / "demo" / "points.csv")
-    edges = set(np.ravel(published[["lat_min", "lat_max", "lon_min", "lon_max"]].to_numpy()))
-    assert not edges & coordinates and not set(report["bounds"]) & coordinates
+    assert sorted(published.columns) == sorted(["diagnosis", "cost_usd_min", "cost_usd_max", "lat_min", "lat_max",
+                                                "lon_min", "lon_max", "class_id"])          # record_id dropped
+    classes = published.groupby("class_id")
+    assert classes.size().min() >= 10 and classes["diagnosis"].agg(lambda d: d.value_counts().max() / len(d)).max() <= .5
+    # the same records, written in a random order
+    assert sorted(published["diagnosis"]) == sorted(raw["diagnosis"])
+    assert published["diagnosis"].tolist() != raw["diagnosis"].tolist()
+    # nothing published is a record's coordinate: not the table, or the map
+    coordinates = set(raw["lat"]) | set(raw["lon"])
+    edges = set(np.ravel(published[["lat_min", "lat_max", "lon_min", "lon_max"]].dropna().to_numpy()))
+    assert edges and not edges & coordinates
     html = (tmp_path / "demo" / "points_map.html").read_text()
     numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", without_outlines(html))}
     assert not numbers & coordinates
@@ -205,9 +224,9 @@ def test_large_table_round_trip(tmp_path, cli):
     df = pd.DataFrame({"lat": np.round(35 + rng.normal(size=n) * 3, 4), "lon": np.round(-90 + rng.normal(size=n) * 5, 4),
                        "payload": rng.integers(0, 10**9, n)})
     df.to_csv(tmp_path / "big.csv", index=False)
-    code, _, err = cli(*["points", tmp_path / "big.csv", "-k", 10, "--lat", "lat", "--lon", "lon",
+    code, _, err = cli(*["points", tmp_path / "big.csv", "-k", 10, "--lat", "lat", "--lon", "lon", "--keep", "payload",
                         "-o", tmp_path / "big_out.parquet", "--report", tmp_path / "r.json"])
     assert code == 0, err
     res = pd.read_parquet(tmp_path / "big_out.parquet")
-    assert res["payload"].astype(int).tolist() == df["payload"].tolist()
+    assert sorted(res["payload"].astype(int)) == sorted(df["payload"])
     assert json.loads((tmp_path / "r.json").read_text())["ratio"] <= 1.1

@@ -39,6 +39,18 @@ def _points(n=N, seed=1):
     return pd.DataFrame({"id": np.arange(n), "lat": xy[:, 1], "lon": xy[:, 0], "age": rng.integers(18, 90, n)})
 
 
+# the columns of ``_points`` besides the location, published as they are: the id to follow each row, the age
+KEEP = ["id", "age"]
+# the columns of ``adult()``: the quasi-identifiers below and the rest, published as they are (the sensitive
+# column, when a model names one, is its own role)
+ADULT = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+         "salary-class"]
+
+
+def adult_keep(qi, sensitive=None):
+    return [c for c in ADULT if c not in qi and c != sensitive]
+
+
 def _dataset(df, folder, parts=5):
     folder.mkdir()
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
@@ -49,7 +61,7 @@ def _dataset(df, folder, parts=5):
 def test_points_on_the_cluster_are_a_valid_rectangle_partition(client, tmp_path):
     df = _points()
     rel = gc.generalize_points(_dataset(df, tmp_path / "in"), K, tmp_path / "out", scheduler=client,
-                               max_shard_rows=40_000)
+                               max_shard_rows=40_000, keep=KEEP)
     out = pd.read_parquet(tmp_path / "out")
     assert sorted(out["id"]) == list(range(N))               # every row exactly once
     out = out.set_index("id").loc[df["id"]]
@@ -76,9 +88,9 @@ def test_points_from_csv_files_match_the_columns_of_the_in_memory_release(client
     (tmp_path / "csv").mkdir()
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), 3)):
         df.iloc[chunk].to_csv(tmp_path / "csv" / f"part-{i}.csv", index=False)
-    gc.generalize_points(tmp_path / "csv" / "*.csv", 20, tmp_path / "out", scheduler=client)
+    gc.generalize_points(tmp_path / "csv" / "*.csv", 20, tmp_path / "out", scheduler=client, keep=KEEP)
     out = pd.read_parquet(tmp_path / "out")
-    memory = ga.generalize_points(df.astype(str), 20)
+    memory = ga.generalize_points(df.astype(str), 20, keep=KEEP)
     assert list(out.columns) == list(memory.table.columns)
     assert len(out) == len(df) and out.groupby("class_id").size().min() >= 20
 
@@ -141,16 +153,16 @@ def test_bad_points_are_refused_and_nothing_is_left(client, tmp_path, change, er
     df[["lat", "lon"]] = df[["lat", "lon"]].astype(str)
     source = _dataset(df, tmp_path / "in", parts=2)
     with pytest.raises(error, match=message):
-        gc.generalize_points(source, 10, tmp_path / "out", scheduler=client)
+        gc.generalize_points(source, 10, tmp_path / "out", scheduler=client, keep=KEEP)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
 def test_an_existing_output_or_k_above_the_rows_is_refused(client, tmp_path):
     source = _dataset(_points(1_000, seed=4), tmp_path / "in", parts=2)
     with pytest.raises(ga.ParameterError, match="exists"):
-        gc.generalize_points(source, 10, source, scheduler=client)
+        gc.generalize_points(source, 10, source, scheduler=client, keep=KEEP)
     with pytest.raises(ga.InfeasibleError, match="larger than the dataset"):
-        gc.generalize_points(source, 5_000, tmp_path / "out", scheduler=client)
+        gc.generalize_points(source, 5_000, tmp_path / "out", scheduler=client, keep=KEEP)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
@@ -169,9 +181,10 @@ def test_a_worker_killed_mid_job_leaves_a_whole_release_or_none(tmp_path):
 
         threading.Thread(target=kill_one, daemon=True).start()
         try:
-            rel = gc.generalize_points(source, K, tmp_path / "out", scheduler=client, max_shard_rows=40_000)
+            rel = gc.generalize_points(source, K, tmp_path / "out", scheduler=client, max_shard_rows=40_000,
+                                       keep=KEEP)
         except ga.GeoanonError as exc:            # a failure is one typed line, and nothing is published
-            assert "\n" not in str(exc)
+            assert "\n" not in str(exc) and not isinstance(exc, ga.ParameterError), exc
             assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
             return
     assert killed.is_set()
@@ -187,7 +200,7 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
     source = _dataset(_points(30_000, seed=6), tmp_path / "in", parts=3)
     address = client.scheduler.address
     code, out, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
-                         "--scheduler", address, "--report", tmp_path / "r.json")
+                         "--scheduler", address, "--report", tmp_path / "r.json", "--keep", "id,age")
     assert code == 0, err
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["engine"] == "dask" and report["audit"]["k"] >= 20 and "shard" in out
@@ -198,14 +211,15 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
                          "--scheduler", address)
     assert code == 1 and "VIOLATED" in out
     code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "o2",
-                       "--scheduler", address, "--map", tmp_path / "m.html")
+                       "--scheduler", address, "--map", tmp_path / "m.html", "--keep", "id,age")
     assert code == 2 and err.count("\n") == 1 and "--map is not available on the dask engine" in err
     code, _, err = cli("points", source, "-k", 20, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
-                       "--scheduler", address)
+                       "--scheduler", address, "--keep", "id,age")
     assert code == 2 and "exists" in err
-    code, out, err = cli("labels", source, "-k", 20, "--label-col", "age", "-o", tmp_path / "ages", "--scheduler", address)
+    code, out, err = cli("labels", source, "-k", 20, "--label-col", "age", "-o", tmp_path / "ages", "--scheduler", address,
+                         "--keep", "id", "--identifiers", "lat,lon", "--keep-order")
     assert code == 0 and "audited k = " in out, err
-    memory = ga.generalize_labels(pd.read_parquet(source), 20, column="age")
+    memory = ga.generalize_labels(pd.read_parquet(source), 20, column="age", keep=["id"], identifiers=["lat", "lon"])
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ages"), memory.table.reset_index(drop=True),
                                   check_dtype=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ages", "in", "out", "r.json"]
@@ -214,7 +228,7 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
 def test_engine_dask_without_an_address_starts_a_local_cluster(tmp_path, cli):
     source = _dataset(_points(5_000, seed=7), tmp_path / "in", parts=2)
     code, out, err = cli("points", source, "-k", 10, "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out",
-                         "--engine", "dask")
+                         "--engine", "dask", "--keep", "id,age")
     assert code == 0, err
     assert pd.read_parquet(tmp_path / "out").groupby("class_id").size().min() >= 10
 
@@ -235,8 +249,9 @@ def test_labels_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp
     df = pd.DataFrame({"id": np.arange(40_000).astype(str), "name": picked})
     df.loc[df.index[::997], "name"] = ""                        # empty cells are a label like any other
     source = _csv_dataset(df, tmp_path / "in")
-    rel = gc.generalize_labels(source, 25, tmp_path / "out", column="name", scheduler=client)
-    memory = ga.generalize_labels(df, 25, column="name")
+    rel = gc.generalize_labels(source, 25, tmp_path / "out", column="name", scheduler=client, keep=["id"],
+                               shuffle=None)
+    memory = ga.generalize_labels(df, 25, column="name", keep=["id"])
     out = pd.read_parquet(tmp_path / "out")
     pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
     for key in ("classes", "min_class", "max_class", "lower_bound", "labels"):
@@ -251,7 +266,8 @@ def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tm
     births = demo_nc_births()
     births.loc[births.index[:1200:3], "county_fips"] = "99999"     # 400 records in no county
     source = _csv_dataset(births, tmp_path / "in")
-    options = {"column": "county_fips", "regions": nc_counties(), "region_id": "FIPS", "unknown": unknown}
+    options = {"column": "county_fips", "regions": nc_counties(), "region_id": "FIPS", "unknown": unknown,
+               "identifiers": ["record_id"], "keep": ["sex", "birth_weight_g"]}
     if unknown == "error":
         with pytest.raises(ga.DataError, match="400 records name regions that are not in the regions"):
             gc.generalize_regions(source, 1000, tmp_path / "out", scheduler=client, **options)
@@ -259,7 +275,7 @@ def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tm
         return
     with pytest.raises(ga.InfeasibleError, match="400 records would be suppressed"):
         gc.generalize_regions(source, 1000, tmp_path / "out", scheduler=client, **options)
-    rel = gc.generalize_regions(source, 400, tmp_path / "out", scheduler=client, **options)
+    rel = gc.generalize_regions(source, 400, tmp_path / "out", scheduler=client, shuffle=None, **options)
     memory = ga.generalize_regions(births, 400, **options)
     out = pd.read_parquet(tmp_path / "out")
     pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
@@ -278,8 +294,10 @@ def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tm
     from geoanon.datasets import adult
 
     df = adult()
-    rel = gc.suppress(_dataset(df, tmp_path / "in", parts=7), ADULT_QI, tmp_path / "out", scheduler=client, **model)
-    memory = ga.suppress(df, ADULT_QI, **model)
+    keep = adult_keep(ADULT_QI, model.get("sensitive"))
+    rel = gc.suppress(_dataset(df, tmp_path / "in", parts=7), ADULT_QI, tmp_path / "out", scheduler=client, keep=keep,
+                      shuffle=None, **model)
+    memory = ga.suppress(df, ADULT_QI, keep=keep, **model)
     out = pd.read_parquet(tmp_path / "out")
     expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
     pd.testing.assert_frame_equal(out, expected, check_dtype=False)
@@ -297,7 +315,8 @@ def test_suppress_on_the_cluster_reads_csv_files_and_missing_values(client, tmp_
                        "b": rng.integers(0, 12, n).astype(str), "c": rng.choice(list("pqrs"), n),
                        "s": rng.choice(list("uvwxyz"), n)})
     source = _csv_dataset(df, tmp_path / "csv", parts=4)
-    gc.suppress(source, ["a", "b", "c"], tmp_path / "out", k=8, l_distinct=3, sensitive="s", scheduler=client)
+    gc.suppress(source, ["a", "b", "c"], tmp_path / "out", k=8, l_distinct=3, sensitive="s", scheduler=client,
+                shuffle=None)
     from geoanon.io import read_table
 
     whole = pd.concat([read_table(p) for p in sorted(source.iterdir())], ignore_index=True)
@@ -307,8 +326,9 @@ def test_suppress_on_the_cluster_reads_csv_files_and_missing_values(client, tmp_
     pd.testing.assert_frame_equal(out, memory.table.astype({c: "string" for c in "abc"}), check_dtype=False)
     typed = df.assign(b=pd.array(rng.integers(0, 12, n), dtype="Int64"))
     typed.loc[::50, "b"] = pd.NA
-    gc.suppress(_dataset(typed, tmp_path / "typed", parts=3), ["a", "b"], tmp_path / "out2", k=8, scheduler=client)
-    memory = ga.suppress(typed, ["a", "b"], k=8)
+    gc.suppress(_dataset(typed, tmp_path / "typed", parts=3), ["a", "b"], tmp_path / "out2", k=8, scheduler=client,
+                keep=["c", "s"], shuffle=None)
+    memory = ga.suppress(typed, ["a", "b"], k=8, keep=["c", "s"])
     out = pd.read_parquet(tmp_path / "out2")
     assert (out["class_id"].to_numpy() == memory.table["class_id"].to_numpy()).all()
     assert (out["b"].isna() == memory.table["b"].isna()).all()
@@ -319,14 +339,15 @@ def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client,
 
     source = _dataset(adult().head(3000), tmp_path / "in", parts=2)
     with pytest.raises(ga.InfeasibleError, match="no grouping reaches l_distinct=20"):
-        gc.suppress(source, ADULT_QI, tmp_path / "out", l_distinct=20, sensitive="occupation", scheduler=client)
+        gc.suppress(source, ADULT_QI, tmp_path / "out", l_distinct=20, sensitive="occupation", scheduler=client,
+                    keep=adult_keep(ADULT_QI, "occupation"))
     with pytest.raises(ga.DataError, match="not in the given order"):
         gc.suppress(source, ADULT_QI, tmp_path / "out", t=0.3, sensitive="age", ground="ordered", order=[17, 18],
-                    scheduler=client)
+                    scheduler=client, keep=adult_keep(ADULT_QI, "age"))
     with pytest.raises(ga.DataError, match="no column 'nope'"):
-        gc.suppress(source, [*ADULT_QI, "nope"], tmp_path / "out", k=5, scheduler=client)
+        gc.suppress(source, [*ADULT_QI, "nope"], tmp_path / "out", k=5, scheduler=client, keep=adult_keep(ADULT_QI))
     with pytest.raises(ga.InfeasibleError, match="larger than the table"):
-        gc.suppress(source, ADULT_QI, tmp_path / "out", k=3001, scheduler=client)
+        gc.suppress(source, ADULT_QI, tmp_path / "out", k=3001, scheduler=client, keep=adult_keep(ADULT_QI))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
@@ -340,17 +361,18 @@ def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli):
     address = client.scheduler.address
     code, out, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-l", 2, "--sensitive",
                          "occupation", "--method", "lattice", "-o", tmp_path / "out", "--scheduler", address,
-                         "--report", tmp_path / "r.json")
+                         "--report", tmp_path / "r.json", "--keep", ",".join(adult_keep(ADULT_QI, "occupation")))
     assert code == 0 and "suppressed cell" in out and "audited k = " in out, err
     report = json.loads((tmp_path / "r.json").read_text())
-    memory = ga.suppress(df, ADULT_QI, k=5, l=2, sensitive="occupation", method="lattice")
+    memory = ga.suppress(df, ADULT_QI, k=5, l=2, sensitive="occupation", method="lattice",
+                         keep=adult_keep(ADULT_QI, "occupation"))
     assert report["cost"] == memory.report["cost"] and report["engine"] == "dask" and report["audit"]["l"] >= 2
     code, out, err = cli("audit", tmp_path / "out", "--qi", ",".join([*ADULT_QI, "class_id"]), "--sensitive", "age",
                          "--ground", "ordered", "-k", 5, "--scheduler", address)
     expected = ga.audit(memory.table, [*ADULT_QI, "class_id"], "age", ground="ordered")
     assert code == 0 and f"t = {expected['t']:.4f}" in out, (out, err)
     code, _, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-o", tmp_path / "o2",
-                       "--scheduler", address, "--classes", tmp_path / "c.csv")
+                       "--scheduler", address, "--classes", tmp_path / "c.csv", "--keep", ",".join(adult_keep(ADULT_QI)))
     assert code == 2 and err.count("\n") == 1 and "--classes is not available on the dask engine" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
 
@@ -385,12 +407,12 @@ def test_anonymize_on_the_cluster_is_a_valid_joint_release(client, tmp_path):
     df = _people(60_000, seed=10)
     source = _dataset(df, tmp_path / "in", parts=4)
     rel = gc.anonymize(source, tmp_path / "out", location=("lat", "lon"), qi=["age", "sex"], k=20, scheduler=client,
-                       max_shard_rows=15_000)
+                       max_shard_rows=15_000, keep=["id", "dx"])
     audit = _check_joint_release(df, pd.read_parquet(tmp_path / "out"), 20)
     r = rel.report
     assert r["shards"] >= 4 and r["qi"] == {"age": "interval", "sex": "suppress"}
     assert r["audit"]["k"] == audit.k and r["audit"]["classes"] == audit.classes == r["classes"]
-    memory = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=20)
+    memory = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=20, keep=["id", "dx"])
     assert r["classes"] >= 0.8 * memory.report.classes             # sharding costs little precision
 
 
@@ -399,11 +421,12 @@ def test_anonymize_on_the_cluster_meets_l_and_t_against_the_whole_dataset(client
     # the north-west holds one diagnosis only: the shards cut there miss l = 2 and must merge with others
     df.loc[(df["lon"] < df["lon"].quantile(0.3)) & (df["lat"] > df["lat"].quantile(0.8)), "dx"] = "a"
     source = _dataset(df, tmp_path / "in", parts=3)
-    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client, "max_shard_rows": 8_000}
+    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client, "max_shard_rows": 8_000,
+              "keep": ["id"]}
     rel = gc.anonymize(source, tmp_path / "out", k=10, l=2, sensitive="dx", **common)
     _check_joint_release(df, pd.read_parquet(tmp_path / "out"), 10, l=2)
     assert rel.report["audit"]["l"] >= 2
-    k_alone = gc.anonymize(source, tmp_path / "out_k", k=10, **common).report["shards"]
+    k_alone = gc.anonymize(source, tmp_path / "out_k", k=10, **{**common, "keep": ["id", "dx"]}).report["shards"]
     assert 1 < rel.report["shards"] < k_alone
     rel = gc.anonymize(source, tmp_path / "out_t", k=10, t=0.5, sensitive="dx", **common)
     audit = _check_joint_release(df, pd.read_parquet(tmp_path / "out_t"), 10, t=0.5)
@@ -413,15 +436,17 @@ def test_anonymize_on_the_cluster_meets_l_and_t_against_the_whole_dataset(client
 def test_anonymize_on_the_cluster_refuses_what_it_cannot_release(client, tmp_path):
     df = _people(5_000, seed=12)
     source = _dataset(df, tmp_path / "in", parts=2)
-    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client}
+    common = {"location": ("lat", "lon"), "qi": ["age", "sex"], "scheduler": client, "keep": ["id"]}
     with pytest.raises(ga.InfeasibleError, match="l_distinct=9"):
         gc.anonymize(source, tmp_path / "out", k=5, l_distinct=9, sensitive="dx", **common)
     with pytest.raises(ga.InfeasibleError, match="l=2"):
-        gc.anonymize(source, tmp_path / "out", k=5, l=2, sensitive="sex", **{**common, "qi": ["age"]})
+        gc.anonymize(source, tmp_path / "out", k=5, l=2, sensitive="sex", **{**common, "qi": ["age"],
+                                                                             "keep": ["id", "dx"]})
     with pytest.raises(ga.ParameterError, match="points location"):
-        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "location": {"label": "sex"}})
+        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "location": {"label": "sex"}, "qi": ["age"],
+                                                        "keep": ["id", "dx"]})
     with pytest.raises(ga.DataError, match="no column 'nope'"):
-        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "qi": ["nope"]})
+        gc.anonymize(source, tmp_path / "out", k=5, **{**common, "qi": ["nope"], "keep": ["id", "age", "sex", "dx"]})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
@@ -432,13 +457,14 @@ def test_the_command_line_runs_anonymize_on_a_cluster(client, tmp_path, cli):
     source = _csv_dataset(df.astype(str), tmp_path / "in")
     address = client.scheduler.address
     code, out, err = cli("anonymize", source, "--lat", "lat", "--lon", "lon", "--qi", "age,sex", "-k", 10,
-                         "-o", tmp_path / "out", "--scheduler", address, "--report", tmp_path / "r.json")
+                         "-o", tmp_path / "out", "--scheduler", address, "--report", tmp_path / "r.json",
+                         "--keep", "id,dx")
     assert code == 0 and "location class" in out and "audited k = " in out, err
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["engine"] == "dask" and report["qi"]["age"] == "interval" and report["audit"]["k"] >= 10
     _check_joint_release(df, pd.read_parquet(tmp_path / "out").astype({"id": "int64"}), 10)
     code, _, err = cli("anonymize", source, "--lat", "lat", "--lon", "lon", "--qi", "age", "-k", 10, "-o",
-                       tmp_path / "o2", "--scheduler", address, "--extent", "tile")
+                       tmp_path / "o2", "--scheduler", address, "--extent", "tile", "--keep", "id,sex,dx")
     assert code == 2 and err.count("\n") == 1 and "--extent box" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out", "r.json"]
 
@@ -452,15 +478,16 @@ def test_points_from_geoparquet_are_the_release_of_their_coordinates(client, tmp
         part = df.iloc[chunk]
         gpd.GeoDataFrame(part.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(part["lon"], part["lat"]),
                          crs="EPSG:4326").to_parquet(tmp_path / "geo" / f"part-{i}.parquet")
-    rel = gc.generalize_points(tmp_path / "geo", 20, tmp_path / "out", scheduler=client)
-    gc.generalize_points(_dataset(df, tmp_path / "plain", parts=3), 20, tmp_path / "out_plain", scheduler=client)
+    rel = gc.generalize_points(tmp_path / "geo", 20, tmp_path / "out", scheduler=client, keep=KEEP)
+    gc.generalize_points(_dataset(df, tmp_path / "plain", parts=3), 20, tmp_path / "out_plain", scheduler=client,
+                         keep=KEEP)
     out, plain = pd.read_parquet(tmp_path / "out"), pd.read_parquet(tmp_path / "out_plain")
     assert "geometry" not in out.columns and rel.report["crs"] == "EPSG:4326"
     pd.testing.assert_frame_equal(out, plain[out.columns], check_dtype=False)
     gpd.GeoDataFrame({"id": [1, 2]}, geometry=gpd.GeoSeries.from_wkt(["POINT (0 0)", "LINESTRING (0 0, 1 1)"]),
                      crs="EPSG:4326").to_parquet(tmp_path / "lines.parquet")
     with pytest.raises(ga.DataError, match="geometry is a LineString, not a point"):
-        gc.generalize_points(tmp_path / "lines.parquet", 1, tmp_path / "out2", scheduler=client)
+        gc.generalize_points(tmp_path / "lines.parquet", 1, tmp_path / "out2", scheduler=client, keep=["id"])
     assert not (tmp_path / "out2").exists()
 
 
@@ -474,9 +501,10 @@ def test_the_models_of_criteria_on_the_cluster(client, tmp_path):
 
     df = adult()
     model = ga.Model(k=5, sensitive="occupation", l_entropy=2.5, delta=3.0)
+    keep = adult_keep(ADULT_QI, "occupation")
     rel = gc.suppress(_dataset(df, tmp_path / "in", parts=5), ADULT_QI, tmp_path / "out", scheduler=client,
-                      model=model, method="lattice")
-    memory = ga.suppress(df, ADULT_QI, model=model, method="lattice")
+                      model=model, method="lattice", keep=keep, shuffle=None)
+    memory = ga.suppress(df, ADULT_QI, model=model, method="lattice", keep=keep)
     expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out"), expected, check_dtype=False)
     assert rel.report["audit"]["ok"] and rel.report["l_entropy"] == 2.5 and rel.report["delta"] == 3.0
@@ -484,7 +512,7 @@ def test_the_models_of_criteria_on_the_cluster(client, tmp_path):
     source = _dataset(people, tmp_path / "people", parts=3)
     joint = ga.Model(k=10, sensitive="dx", beta=1.0, recursive=(3.0, 2))
     gc.anonymize(source, tmp_path / "joint", location=("lat", "lon"), qi=["age", "sex"], model=joint,
-                 scheduler=client, max_shard_rows=8_000)
+                 scheduler=client, max_shard_rows=8_000, identifiers=["id"])
     out = pd.read_parquet(tmp_path / "joint")
     qi = [c for c in out.columns if c not in ("dx",) and c in (
         "lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex")]
@@ -508,7 +536,8 @@ def test_dates_on_the_cluster_are_iso_intervals(client, tmp_path):
                                             .astype("timedelta64[D]"), unit="D")
     people["row"] = np.arange(len(people))                      # rows are written by shard: kept to match them
     rel = gc.anonymize(_dataset(people, tmp_path / "in", parts=3), tmp_path / "out", location=("lat", "lon"),
-                       qi=["age", "visit"], k=10, scheduler=client, max_shard_rows=6_000, keep=["sex", "dx", "row"])
+                       qi=["age", "visit"], k=10, scheduler=client, max_shard_rows=6_000, keep=["sex", "dx", "row"],
+                       identifiers=["id"])
     assert rel.report["qi"]["visit"] == "interval" and rel.report["audit"]["k"] >= 10
     out = pd.read_parquet(tmp_path / "out").sort_values("row")
     assert out["visit_min"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
@@ -523,12 +552,13 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
     people["visit"] = pd.to_datetime(days).strftime("%d/%m/%Y")
     source = _dataset(people, tmp_path / "in", parts=2)
     rel = gc.anonymize(source, tmp_path / "out", location=("lat", "lon"), qi=["age", "visit"], k=10,
-                       scheduler=client, max_shard_rows=6_000, keep=["sex", "dx"], dates={"visit": "%d/%m/%Y"},
+                       scheduler=client, max_shard_rows=6_000, keep=["sex", "dx"], identifiers=["id"],
+                       dates={"visit": "%d/%m/%Y"},
                        weights={"location": 8}, max_extent_km=400)
     out = pd.read_parquet(tmp_path / "out")
     assert rel.report["qi"]["visit"] == "interval" and out["visit_max"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     plain = gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
-                         max_shard_rows=6_000, keep=["sex", "dx", "visit"])
+                         max_shard_rows=6_000, keep=["sex", "dx", "visit"], identifiers=["id"])
     assert rel.report["location_classes"] > plain.report["location_classes"]
 
 
@@ -536,9 +566,9 @@ def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path
     people = _people(12_000, seed=15)
     source = _dataset(people, tmp_path / "in", parts=2)
     common = dict(location=("lat", "lon"), qi=["age"], k=10, scheduler=client, max_shard_rows=6_000,
-                  keep=["sex", "dx"])
+                  keep=["sex", "dx"], identifiers=["id"])
     ranged = gc.anonymize(source, tmp_path / "range", location_loss="range", **common)
-    roles = ga.Columns(location=("lat", "lon"), qi=["age"], keep=["sex", "dx"])      # the roles as one object
+    roles = ga.Columns(location=("lat", "lon"), qi=["age"], keep=["sex", "dx"], identifiers=["id"])      # the roles as one object
     budget = gc.anonymize(source, tmp_path / "budget", roles, k=10, scheduler=client, max_shard_rows=6_000,
                           max_suppressed=0.01)
     assert ranged.report["location_loss"] == "range" and budget.report["location_loss"] == "spacing"

@@ -58,24 +58,55 @@ def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
     job = write_job(workdir)
     assert main(["run", str(job)]) == 0
     raw = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
-    released = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
-    assert "name" not in released.columns                       # identifiers are dropped
-    check_joint_release(raw.drop(columns="name"), released, 10, lat="lat", lon="lon", intervals=["age"],
-                        suppressed=["sex", "race"], sensitive="occupation", l=2)
+    shuffled = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
+    assert "name" not in shuffled.columns                       # identifiers are dropped
     report = json.loads((workdir / "out" / "report.json").read_text())
     assert report["job"] == job.name and report["audit"]["k"] >= 10          # a file name, not a path
     assert (workdir / "out" / "map.html").stat().st_size > 0
     captured = capsys.readouterr()
-    assert "wrote" in captured.out
-    assert captured.err.strip().splitlines() == [
+    assert "wrote" in captured.out and captured.err == ""
+    # in the input's order (shuffle = false): row i is record i, and the order is warned about
+    write_job(workdir, JOB.replace('map = "out/map.html"', 'map = "out/map.html"\nshuffle = false'))
+    assert main(["run", str(job)]) == 0
+    assert capsys.readouterr().err.strip().splitlines() == [
         "geoanon run: warning: the rows keep the input's order, which can tell who they are once name is dropped "
-        "(a table sorted by name): set [output] shuffle = true"]
-    # shuffled: the same rows, in an order drawn from [release] seed, the same every run
-    write_job(workdir, JOB.replace('map = "out/map.html"', 'map = "out/map.html"\nshuffle = true'))
-    assert main(["run", str(job)]) == 0 and "warning" not in capsys.readouterr().err
-    shuffled = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
-    assert not shuffled.equals(released) and sorted(map(tuple, shuffled.to_numpy())) == \
-        sorted(map(tuple, released.to_numpy()))
+        "(a table sorted by name): drop [output] shuffle = false"]
+    released = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
+    # by default the same rows, in an order drawn from [release] seed
+    assert not shuffled.equals(released) and sorted(map(tuple, shuffled.fillna("").to_numpy())) == \
+        sorted(map(tuple, released.fillna("").to_numpy()))
+    check_joint_release(raw.drop(columns="name"), released, 10, lat="lat", lon="lon", intervals=["age"],
+                        suppressed=["sex", "race"], sensitive="occupation", l=2)
+
+
+def test_a_job_writes_its_rows_in_an_order_drawn_from_its_seed(tmp_path, cli):
+    """[output] shuffle is on by default: the rows come out in a random order
+    drawn from [release] seed (the same bytes for the same seed);
+    ``shuffle = false`` writes them in the input's order."""
+    rng = np.random.default_rng(4)
+    n = 300
+    pd.DataFrame({"row": range(n), "name": [f"person {i:03d}" for i in range(n)],
+                  "lat": (35 + rng.random(n)).round(4), "lon": (-80 + rng.random(n)).round(4),
+                  "age": rng.integers(20, 80, n)}).to_csv(tmp_path / "in.csv", index=False)
+    job = ('[input]\npath = "in.csv"\n[columns]\nidentifiers = ["name"]\nlocation = { lat = "lat", lon = "lon" }\n'
+           'interval = ["age"]\nkeep = ["row"]\n[model]\nk = 5\n{release}[output]\ntable = "{table}"\n{shuffle}')
+    runs = {"a": ("", ""), "b": ("", ""), "shuffled": ("", "shuffle = true\n"),
+            "seed 7": ("[release]\nseed = 7\n", ""), "kept": ("", "shuffle = false\n"),
+            "kept 7": ("[release]\nseed = 7\n", "shuffle = false\n")}
+    for name, (release, shuffle) in runs.items():
+        (tmp_path / "job.toml").write_text(job.replace("{release}", release).replace("{table}", f"{name}.csv")
+                                           .replace("{shuffle}", shuffle))
+        code, _, err = cli("run", tmp_path / "job.toml")
+        assert code == 0, err
+    written = {name: (tmp_path / f"{name}.csv").read_bytes() for name in runs}
+    assert written["a"] == written["b"] == written["shuffled"] != written["seed 7"]
+    assert pd.read_csv(tmp_path / "kept.csv")["row"].tolist() == list(range(n))
+    for name, same in (("a", "kept"), ("seed 7", "kept 7")):      # (the seed draws the box margins too)
+        table = pd.read_csv(tmp_path / f"{name}.csv")
+        positions = table["row"].to_numpy()
+        assert sorted(positions) == list(range(n)) and (positions == np.arange(n)).sum() <= n // 50
+        assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2
+        assert table.sort_values("row").reset_index(drop=True).equals(pd.read_csv(tmp_path / f"{same}.csv"))
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(workdir, capsys):
@@ -90,7 +121,10 @@ def test_columns_without_a_role_that_look_identifying_are_warned_about(workdir, 
     df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
     df["city"] = "Raleigh"
     df.to_csv(workdir / "people.csv", sep=";", index=False)
-    assert main(["run", str(write_job(workdir)), "--dry-run"]) == 0
+    assert main(["run", str(write_job(workdir)), "--dry-run"]) == 2          # refused by default
+    assert "[columns] 1 column 'city' has no role and would be published as it is" in capsys.readouterr().err
+    published = JOB.replace('sensitive = "occupation"', 'sensitive = "occupation"\nstrict = false')
+    assert main(["run", str(write_job(workdir, published)), "--dry-run"]) == 0
     err = capsys.readouterr().err
     assert "column 'city' has no role" in err and "a place" in err
 
@@ -184,10 +218,10 @@ def test_single_purpose_commands_read_csv_with_another_delimiter_and_encoding(tm
     df.to_csv(tmp_path / "in.csv", sep="\t", index=False, encoding="latin-1")
     out = tmp_path / "out.csv"
     assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--sep", "\t",
-                 "--encoding", "latin-1", "-o", str(out)]) == 0
+                 "--encoding", "latin-1", "--keep", "ville", "-o", str(out)]) == 0
     assert (pd.read_csv(out)["ville"] == "Orléans").all()
     assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--sep", "\t",
-                 "-o", str(tmp_path / "again.csv")]) == 2
+                 "--keep", "ville", "-o", str(tmp_path / "again.csv")]) == 2
     assert not (tmp_path / "again.csv").exists()
 
 
@@ -205,8 +239,8 @@ def test_numbers_read_from_csv_stay_numbers_in_typed_formats(tmp_path):
                          "zip": ["02134"] * n, "note": ["1e3"] * (n - 1) + ["n/a"]})
     text.to_csv(tmp_path / "in.csv", index=False)
     for name in ("out.parquet", "out.gpkg", "out.csv"):
-        assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon",
-                     "-o", str(tmp_path / name)]) == 0
+        assert main(["points", str(tmp_path / "in.csv"), "-k", "5", "--lat", "lat", "--lon", "lon", "--keep",
+                     "visits,weight,zip,note", "--keep-order", "-o", str(tmp_path / name)]) == 0
     for table in (pd.read_parquet(tmp_path / "out.parquet"), gpd.read_file(tmp_path / "out.gpkg")):
         assert pd.api.types.is_integer_dtype(table["visits"]) and pd.api.types.is_float_dtype(table["weight"])
         assert table["weight"].isna().sum() == 1 and (table["zip"] == "02134").all()

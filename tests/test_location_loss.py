@@ -64,7 +64,7 @@ def test_defaults_per_design_and_location_and_refusals():
     spread = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method="joint", location_loss="spread")
     check_joint_release(df, spread.table, 5, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
                         overlap=True)
-    assert "location_loss" not in ga.anonymize(df, qi=QI, k=5).report.details
+    assert "location_loss" not in ga.anonymize(df, qi=QI, k=5, identifiers=["lat", "lon"]).report.details
     for bad, message in (({"location_loss": "km"}, "location_loss"),
                          ({"location_loss": "spacing", "method": "joint"}, "location tree"),
                          ({"location_loss": "spacing", "method": "greedy"}, "location tree")):
@@ -72,7 +72,7 @@ def test_defaults_per_design_and_location_and_refusals():
             ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, **bad)
     df["place"] = np.where(df.lat > 40, "north", "south")
     with pytest.raises(ga.ParameterError, match="points location"):
-        ga.anonymize(df, location={"label": "place"}, qi=QI, k=5, location_loss="spread")
+        ga.anonymize(df, location={"label": "place"}, qi=QI, k=5, location_loss="spread", identifiers=["lat", "lon"])
 
 
 def _leaf_tree(diagonals, sizes, parents):
@@ -127,7 +127,8 @@ def test_the_command_line_and_jobs_take_the_location_loss(tmp_path, cli):
     df = _town_and_islands(500)
     df.to_csv(tmp_path / "in.csv", index=False)
     base = ("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(QI), "-k", "5")
-    code, _, err = cli(*base, "--location-loss", "range", "-o", tmp_path / "o.csv", "--report", tmp_path / "r.json")
+    code, _, err = cli(*base, "--location-loss", "range", "-o", tmp_path / "o.csv", "--report", tmp_path / "r.json",
+                       "--keep-order")
     assert code == 0, err
     assert json.loads((tmp_path / "r.json").read_text())["location_loss"] == "range"
     api = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, location_loss="range").table
@@ -137,7 +138,8 @@ def test_the_command_line_and_jobs_take_the_location_loss(tmp_path, cli):
     code, _, err = cli(*base, "--method", "joint", "--location-loss", "spacing", "-o", tmp_path / "o3.csv")
     assert code == 2 and "location tree" in err and not (tmp_path / "o3.csv").exists()
     job = ('[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex", "marital"]\n'
-           'interval = ["age"]\n[model]\nk = 5\n[release]\nlocation_loss = "%s"\n[output]\ntable = "j.csv"\n')
+           'interval = ["age"]\n[model]\nk = 5\n[release]\nlocation_loss = "%s"\n[output]\ntable = "j.csv"\n'
+           'shuffle = false\n')
     (tmp_path / "job.toml").write_text(job % "range")
     code, _, err = cli("run", tmp_path / "job.toml")
     assert code == 0, err

@@ -118,7 +118,8 @@ def test_browser_draws_every_region_group_offline(tmp_path):
     from geoanon.datasets import demo_nc_births, nc_counties
 
     chromium = chromium_path()
-    rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS")
+    rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS",
+                                identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     page = tmp_path / "regions.html"
     page.write_text(render_html(rel.preview(title="regions")), encoding="utf-8")
     done = headless(chromium, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
@@ -174,7 +175,8 @@ def test_colouring_by_size_and_by_precision():
 
     births = demo_nc_births()
     k = int(births["county_fips"].value_counts().iloc[5])     # six counties weigh k or more on their own
-    rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_counties(), region_id="FIPS")
+    rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_counties(), region_id="FIPS",
+                                identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     assert ((rel.classes.regions == 1) & (rel.classes.weight > k)).any()
     html = render_html(rel.preview(color_by="size"))
     fills = re.search(r'"fill":\[([^\]]*)\]', html)[1]
@@ -229,10 +231,10 @@ def test_a_release_in_a_projected_crs_maps_to_finite_bounds(kind):
     if kind == "points":
         rng = np.random.default_rng(6)
         xy = gpd.points_from_xy(rng.uniform(-80, -79, 300), rng.uniform(35, 36, 300), crs=4326).to_crs(5070)
-        rel = ga.generalize_points(gpd.GeoDataFrame({"age": np.arange(300)}, geometry=xy), 10)
+        rel = ga.generalize_points(gpd.GeoDataFrame({"age": np.arange(300)}, geometry=xy), 10, keep=["age"])
     else:
         rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties().to_crs(5070),
-                                    region_id="FIPS")
+                                    region_id="FIPS", identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     html = render_html(rel.preview())
     bounds = re.findall(r"fitBounds\(\s*\[\[([^\]]*)\],\s*\[([^\]]*)\]\]", html)[-1]
     (south, west), (north, east) = (map(float, corner.split(",")) for corner in bounds)

@@ -112,14 +112,16 @@ def test_bad_budgets_are_refused(tmp_path, cli):
     df = _mainland_and_islands(200)
     for bad in (-0.1, 1, 1.5, "2%", True, float("nan")):
         with pytest.raises(ga.ParameterError, match="max_suppressed"):
-            ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, max_suppressed=bad)
+            ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, max_suppressed=bad, keep=["diagnosis"])
     df["place"] = np.where(df.lat > 30, "north", "south")
     with pytest.raises(ga.ParameterError, match="points location or none"):
-        ga.anonymize(df, location={"label": "place"}, qi=QI, k=5, max_suppressed=0.02)
+        ga.anonymize(df, location={"label": "place"}, qi=QI, k=5, max_suppressed=0.02, keep=["diagnosis"],
+                     identifiers=["lat", "lon"])
     df.drop(columns="place").to_csv(tmp_path / "in.csv", index=False)
     base = ("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(QI), "-k", "5",
             "--keep", "diagnosis")
-    code, out, err = cli(*base, "--max-suppressed", "5%", "-o", tmp_path / "o.csv", "--report", tmp_path / "r.json")
+    code, out, err = cli(*base, "--max-suppressed", "5%", "-o", tmp_path / "o.csv", "--report", tmp_path / "r.json",
+                         "--keep-order")
     assert code == 0, err
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["max_suppressed"] == 0.05 and report["suppressed_records"] >= 5

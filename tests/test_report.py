@@ -78,7 +78,7 @@ def test_group_diameters_hold_their_regions():
     from geoanon.datasets import demo_nc_births, nc_counties
 
     rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(),
-                                region_id="FIPS")
+                                region_id="FIPS", identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     width, height, diameter = _shape_extents(rel.classes)
     assert len(diameter) == rel.report.rows
     assert (diameter >= height - 1e-9).all()
@@ -112,7 +112,7 @@ def test_json_and_html_carry_the_same_figures(tmp_path, cli):
 
 def test_every_user_string_is_escaped():
     evil = '<img src=x onerror="alert(1)">'
-    rel = ga.generalize_points(_points(**{evil: "a&b"}), 10)
+    rel = ga.generalize_points(_points(**{evil: "a&b"}), 10, keep=[evil])
     rel.notes.append("<script>alert(2)</script>")
     page = rel.to_html(map=False, title="<b>title</b>")
     assert evil not in page and "<script>" not in page and "<b>title</b>" not in page
@@ -121,7 +121,7 @@ def test_every_user_string_is_escaped():
 
 def test_the_page_holds_no_record():
     df = _points(patient=[f"P{i:05d}" for i in range(600)])
-    rel = ga.generalize_points(df, 10)
+    rel = ga.generalize_points(df, 10, keep=["patient"])           # published as it is, never in the page
     page = rel.to_html(map=False)
     text = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)      # the figures' paths are drawing coordinates
     assert not any(f"{v:.5f}".rstrip("0") in text for v in df["lat"].head(50))
@@ -137,7 +137,9 @@ def test_every_job_kind_reports(tmp_path):
     from geoanon.datasets import demo_records
 
     df = demo_records().head(3000)
-    for rel in (ga.generalize_labels(df, 10, column="diagnosis"), ga.suppress(df.head(400), ["diagnosis"], k=5)):
+    roles = {"identifiers": ["record_id", "lat", "lon"], "keep": ["cost_usd"]}
+    for rel in (ga.generalize_labels(df, 10, column="diagnosis", **roles),
+                ga.suppress(df.head(400), ["diagnosis"], k=5, **roles)):
         page = rel.to_html()
         f = rel.figures()
         assert f["precision_km"] is None and "Location precision" not in page and "<iframe" not in page

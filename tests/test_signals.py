@@ -86,7 +86,8 @@ def test_killed_job_is_cleaned_up_by_the_next(big_csv, tmp_path):
     small = tmp_path / "small.csv"
     pd.read_csv(big_csv, nrows=200).to_csv(small, index=False)
     done = subprocess.run([sys.executable, "-m", "geoanon.cli", "points", str(small), "-k", "5", "--lat", "lat",
-                           "--lon", "lon", "-o", str(tmp_path / "small_out.csv")], capture_output=True, text=True)
+                           "--lon", "lon", "--keep", "payload", "-o", str(tmp_path / "small_out.csv")],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert _staging(tmp_path) == []
     assert sorted(os.listdir(tmp_path)) == ["small.csv", "small_out.csv"]
@@ -128,7 +129,8 @@ def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
     folder.mkdir()
     child = subprocess.Popen([sys.executable, "-m", "geoanon.cli", "suppress", str(source),
                               "--qi", "sex,race,marital-status,workclass", "--sensitive", "occupation", "-k", "5", "-t", "0.2",
-                              "--method", "milp", "--time-limit", "600", "-o", str(folder / "out.csv"),
+                              "--method", "milp", "--time-limit", "600", "--keep",
+                              "age,education,native-country,salary-class", "-o", str(folder / "out.csv"),
                               "--report", str(folder / "r.json")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(lambda: _children(child.pid), child)          # the HiGHS process is running

@@ -226,8 +226,8 @@ except KeyboardInterrupt:
 
 SOLVES = {
     "suppress, child process": (5_000, "ga.suppress(adult(), {qi}, l=3, sensitive='occupation', method='milp', "
-                                       "time_limit=600)"),
-    "suppress, thread": (10**9, "ga.suppress(adult(), {qi}, k=10, method='milp', time_limit=600)"),
+                                       "time_limit=600, keep={keep_l})"),
+    "suppress, thread": (10**9, "ga.suppress(adult(), {qi}, k=10, method='milp', time_limit=600, keep={keep})"),
     "cover_labels exact": (5_000, "(lambda i: ga.cover_labels(i.counts, i.k, method='exact'))"
                                   "(ga.three_partition_instance(m=12, B=1000, seed=1))"),     # minutes to solve
 }
@@ -236,7 +236,9 @@ SOLVES = {
 @pytest.mark.parametrize("name", SOLVES)
 def test_ctrl_c_stops_a_solve_with_no_solver_left(name):
     inline, call = SOLVES[name]
-    code = CHILD.format(inline=inline, call=call.format(qi=QI))
+    others = [c for c in adult().columns if c not in QI]         # published as they are
+    code = CHILD.format(inline=inline, call=call.format(qi=QI, keep=others,
+                                                        keep_l=[c for c in others if c != "occupation"]))
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
@@ -275,7 +277,7 @@ def test_kept_values_that_could_start_a_formula_are_escaped():
     df = pd.DataFrame({"q": ["=HYPERLINK(\"http://x\")+1"] * 2 + ["-2"] * 2 + ["@SUM(A1)", "+x"] + ["\tt"] * 2,
                        "n": ["-74.5", "+3", "=1+1", "plain", "a", "b", "c", "d"],
                        "raw": ["=evil()"] * 8})
-    release = ga.suppress(df, ["q", "n"], k=2)
+    release = ga.suppress(df, ["q", "n"], k=2, keep=["raw"])
     table, classes = release.table, release.classes
     assert table["raw"].tolist() == df["raw"].tolist()                 # untouched column, as given
     assert table["q"].tolist()[:4] == ["'=HYPERLINK(\"http://x\")+1"] * 2 + ["-2"] * 2
@@ -297,10 +299,10 @@ def test_roles_and_duplicate_columns():
         ga.suppress(twice, ["a"], k=2)
     assert isinstance(error.value, TypeError)
     with pytest.raises(ParameterError, match="^the quasi-identifier 'a' is listed twice$"):
-        ga.suppress(df, ["a", "a"], k=2)
+        ga.suppress(df, ["a", "a"], k=2, keep=["s"])
     with pytest.raises(ParameterError, match="^the sensitive column 's' cannot also be a quasi-identifier$"):
         ga.suppress(df, ["a", "s"], k=2, l=2, sensitive="s")
-    assert ga.suppress(df, "a", k=2).report["qi"] == ["a"]
+    assert ga.suppress(df, "a", k=2, keep=["s"]).report["qi"] == ["a"]
 
 
 def test_messages_show_values_as_typed_with_plurals():
@@ -312,6 +314,6 @@ def test_messages_show_values_as_typed_with_plurals():
     with pytest.raises(InfeasibleError, match=r"the table has only 1 distinct sensitive value$"):
         ga.suppress(df.head(2), ["a"], l_distinct=2, sensitive="s")
     with pytest.raises(InfeasibleError, match=r"^k=2 is larger than the table \(1 row\)$"):
-        ga.suppress(df.head(1), ["a"], k=2)
+        ga.suppress(df.head(1), ["a"], k=2, keep=["s"])
     with pytest.raises(ga.DataError, match=r"^no column 5 in the table$"):
-        ga.suppress(df, [5], k=2)
+        ga.suppress(df, [5], k=2, keep=["a", "s"])

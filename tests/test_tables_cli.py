@@ -11,6 +11,11 @@ from checkers import check_suppression, emd_equal
 QI = "sex,race,marital-status,workclass"
 
 
+def keep(qi=QI, sensitive=None):
+    """--keep: adult's columns that are neither quasi-identifiers nor sensitive, published as they are."""
+    return ["--keep", ",".join(c for c in adult().columns if c not in qi.split(",") and c != sensitive)]
+
+
 @pytest.fixture
 def adult_csv(tmp_path):
     df = adult().head(1500)
@@ -23,7 +28,8 @@ def adult_csv(tmp_path):
 def test_suppress_then_audit(adult_csv, tmp_path, cli):
     out, report, classes = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "classes.csv"
     code, stdout, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-k", 5, "-l", 2,
-                            "-t", 0.35, "-o", out, "--report", report, "--classes", classes, "--time-limit", 3)
+                            "-t", 0.35, "-o", out, "--report", report, "--classes", classes, "--time-limit", 3,
+                            *keep(sensitive="occupation"), "--keep-order")
     assert code == 0, err
     raw = pd.read_csv(adult_csv, dtype=str, keep_default_na=False)
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -67,7 +73,9 @@ def test_audit_with_a_hierarchy_ground(adult_csv, cli):
 def test_bad_requests_exit_2_and_write_nothing(adult_csv, tmp_path, cli, args, message):
     out = tmp_path / "out.csv"
     qi = [] if "--qi" in args else ["--qi", QI]
-    code, _, err = cli("suppress", adult_csv, *qi, *args, "-o", out, "--report", tmp_path / "r.json")
+    given = [*qi, *args]
+    roles = keep(given[given.index("--qi") + 1], "occupation" if "--sensitive" in args else None)
+    code, _, err = cli("suppress", adult_csv, *given, *roles, "-o", out, "--report", tmp_path / "r.json")
     assert code == 2 and message in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv"]
 
@@ -75,7 +83,7 @@ def test_bad_requests_exit_2_and_write_nothing(adult_csv, tmp_path, cli, args, m
 def test_a_program_the_time_limit_leaves_no_room_for_is_a_warning(adult_csv, tmp_path, cli):
     out, report = tmp_path / "out.csv", tmp_path / "r.json"
     code, _, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-l", 2, "--method", "milp",
-                       "--time-limit", 0.001, "-o", out, "--report", report)
+                       "--time-limit", 0.001, "-o", out, "--report", report, *keep(sensitive="occupation"))
     assert code == 0, err
     r = json.loads(report.read_text())
     assert r["program"] == {"skipped": "no time was left for it"} and r["method"] == "lattice"

@@ -26,9 +26,13 @@ def _records(n=3000, seed=0):
                          "weight_g": rng.integers(2000, 4500, n).astype(str)})
 
 
+# the columns of ``_records`` besides the region, published as they are (the id to follow each row)
+KEEP = ["id", "weight_g"]
+
+
 def test_release_keeps_rows_and_columns_and_groups_are_connected():
     df = _records()
-    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS")
+    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP)
     t = rel.table
     assert list(t.columns) == ["id", "fips", "weight_g", "class_id"] and len(t) == len(df)
     assert t["id"].equals(df["id"]) and t["weight_g"].equals(df["weight_g"])
@@ -68,9 +72,10 @@ def test_centroids_with_and_without_an_edge_list():
     centroids = pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1].astype(str), "lon": xy[:, 0].astype(str)})
     edges = pd.read_csv(data_path("nc_counties_rook_edges.csv"), dtype=str)
     df = _records()
-    via_edges = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=edges)
+    via_edges = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=edges,
+                                      keep=KEEP)
     assert via_edges.report["graph"]["edges"] == 231
-    via_delaunay = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips")
+    via_delaunay = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", keep=KEEP)
     assert via_delaunay.report["graph"]["edges"] > 231          # Delaunay also links non-touching centroids
     # groups known by centroids are drawn as the union of their Voronoi cells: areas that never overlap
     import shapely
@@ -87,7 +92,7 @@ def test_centroids_with_and_without_an_edge_list():
     larger = pd.concat([edges, pd.DataFrame({"FIPS_a": ["99999", "99999", "99998"],
                                              "FIPS_b": ["37001", "99998", "37003"]})], ignore_index=True)
     rel = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=larger,
-                                keep=["id", "weight_g"])
+                                keep=KEEP)
     assert rel.report["dropped_edge_regions"] == 2 and rel.report["dropped_edges"] == 3
     assert rel.report["graph"]["edges"] == 231
     assert rel.warnings == ["the edge list names 2 regions that are not in the regions (99999, 99998); "
@@ -100,11 +105,13 @@ def test_unknown_regions_and_small_components():
     df = _records(800)
     df.loc[[5, 9], "fips"] = ["99999", ""]
     with pytest.raises(ga.DataError, match=r"2 records name regions that are not in the regions \(e.g. '99999'"):
-        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS")
+        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP)
     with pytest.raises(ga.InfeasibleError, match="2 records would be suppressed"):
-        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress")
+        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress",
+                              keep=KEEP)
     df.loc[: 60, "fips"] = "00000"       # 61 unknown records: enough for a suppressed class
-    rel = ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress")
+    rel = ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress",
+                                keep=KEEP)
     starred = rel.table["fips"] == "*"
     assert starred.sum() == 61 and rel.table.loc[starred, "class_id"].nunique() == 1
     assert rel.report["unknown_rows"] == 61 and rel.report["suppressed_rows"] == 61
@@ -129,7 +136,7 @@ def test_geodataframe_records_get_group_shapes():
     df = _records(1000)
     nc = nc_counties().set_index("FIPS")
     points = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(*_centroids(nc.loc[df.fips]).T), crs=4326)
-    t = ga.generalize_regions(points, 100, column="fips", regions=nc_counties(), region_id="FIPS").table
+    t = ga.generalize_regions(points, 100, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP).table
     assert (t.geom_type.isin(["Polygon", "MultiPolygon"])).all()
     assert t.geometry.covers(points.geometry).all()
 
@@ -139,15 +146,19 @@ def test_cli_zip_polygons_with_classes_map_report(tmp_path, cli):
     df.to_csv(tmp_path / "in.csv", index=False)
     args = ["zip", tmp_path / "in.csv", "-k", 150, "--zip-col", "fips", "--regions", data_path("nc_counties.geojson"),
             "--region-id", "FIPS", "-o", tmp_path / "out.csv", "--classes", tmp_path / "groups.geojson",
-            "--map", tmp_path / "map.html", "--report", tmp_path / "r.json"]
+            "--map", tmp_path / "map.html", "--report", tmp_path / "r.json", "--keep", ",".join(KEEP)]
     code, out, err = cli(*args)
     assert code == 0, err
     res = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
-    assert res["id"].tolist() == df["id"].tolist() and res.groupby("fips").size().min() >= 150
+    assert sorted(res["id"]) == df["id"].tolist() and res.groupby("fips").size().min() >= 150
     import geopandas as gpd
 
     groups = gpd.read_file(tmp_path / "groups.geojson")
     assert set(groups.columns) >= {"class_id", "label", "members", "regions", "weight"}
+    # each record's group (by its id) holds its region
+    members = dict(zip(groups["label"], groups["members"].str.split(",")))
+    raw = dict(zip(df["id"], df["fips"]))
+    assert all(raw[i] in members[label] for i, label in zip(res["id"], res["fips"]))
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["classes"] == len(groups) and report["min_class"] >= 150
     html = (tmp_path / "map.html").read_text()
@@ -161,19 +172,38 @@ def test_cli_zip_csv_regions_and_edges(tmp_path, cli):
     _records().to_csv(tmp_path / "in.csv", index=False)
     code, _, err = cli(*["zip", tmp_path / "in.csv", "-k", 300, "--zip-col", "fips", "--regions", tmp_path / "regions.csv",
                         "--region-id", "fips", "--edges", data_path("nc_counties_rook_edges.csv"),
-                        "-o", tmp_path / "out.parquet", "--classes", tmp_path / "g.gpkg"])
+                        "-o", tmp_path / "out.parquet", "--classes", tmp_path / "g.gpkg", "--identifiers", "id",
+                        "--keep", "weight_g"])
     assert code == 0, err
     assert pd.read_parquet(tmp_path / "out.parquet").groupby("fips").size().min() >= 300
 
 
 def test_demo_also_runs_the_region_job(tmp_path, cli):
+    """The demo's births are a joint release too: the county (connected
+    groups), sex and birth weight generalized, record_id dropped, k=100."""
     code, out, err = cli(*["demo", "--out", tmp_path])
     assert code == 0, err
+    births = demo_nc_births()
     report = json.loads((tmp_path / "regions_report.json").read_text())
-    assert report["rows"] == len(demo_nc_births()) and report["audit"]["k"] >= 1000
-    assert report["ratio"] <= 1.25
-    for name in ("regions.csv", "regions_map.html", "regions_classes.geojson"):
+    assert report["rows"] == len(births) and report["k"] == 100
+    assert report["audit"]["ok"] and report["audit"]["k"] >= 100
+    assert report["location"]["kind"] == "zip" and report["qi"] == {"sex": "suppress", "birth_weight_g": "interval"}
+    published = pd.read_csv(tmp_path / "regions.csv", dtype=str)
+    assert sorted(published.columns) == ["birth_weight_g_max", "birth_weight_g_min", "class_id", "county_fips",
+                                         "sex"]                                           # record_id dropped
+    assert published.groupby("class_id").size().min() >= 100
+    # the county groups (named "FIPS+N", a county and N more) cover the 100 counties once; the classes file
+    # draws each group, with its births
+    import geopandas as gpd
+
+    counties = published["county_fips"].unique()
+    assert sum(1 + int(g.partition("+")[2] or 0) for g in counties) == births["county_fips"].nunique() == 100
+    groups = gpd.read_file(tmp_path / "regions_classes.geojson")
+    assert len(groups) == len(counties) == report["location_classes"] and groups.is_valid.all()
+    assert sorted(groups["weight"]) == sorted(published.groupby("county_fips").size())
+    for name in ("regions.csv", "regions_map.html", "regions_classes.geojson", "regions_report.html"):
         assert str(tmp_path / name) in out
+    assert "k=100" in out and "audited k = 100" in out
 
 
 BAD = [
@@ -195,7 +225,8 @@ def test_cli_zip_bad_input(tmp_path, cli, name, change, message):
         df.loc[3, "fips"] = "12345"
     df.to_csv(tmp_path / "in.csv", index=False)
     base = {"-k": 20, "--zip-col": "fips", "--regions": str(data_path("nc_counties.geojson")), "--region-id": "FIPS",
-            "-o": str(tmp_path / "out.csv"), "--map": str(tmp_path / "m.html"), "--classes": str(tmp_path / "g.geojson")}
+            "-o": str(tmp_path / "out.csv"), "--map": str(tmp_path / "m.html"), "--classes": str(tmp_path / "g.geojson"),
+            "--identifiers": "id", "--keep": "weight_g"}
     for key, value in zip((change or [])[::2], (change or [])[1::2]):
         base[key] = str(value).format(d=tmp_path)
     before = sorted(os.listdir(tmp_path))

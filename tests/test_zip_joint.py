@@ -34,7 +34,7 @@ def groups_of(release, df):
 
 def test_regions_without_records_connect_groups(tmp_path):
     df, regions, edges = regions_and_records({"a": 6, "c": 6, "f": 12})       # b, d, e hold no record
-    r = ga.anonymize(df, location=location(regions, edges, tmp_path), qi=["sex"], k=10)
+    r = ga.anonymize(df, location=location(regions, edges, tmp_path), qi=["sex"], k=10, keep=["age"])
     assert r.report.audit["k"] >= 10
     groups = groups_of(r, df)
     assert {"a", "c"} <= next(g for g in groups.values() if "a" in g)        # joined through the empty b
@@ -49,16 +49,16 @@ def test_an_island_too_light_fails_or_is_suppressed_or_joined(tmp_path):
     df, regions, edges = regions_and_records({"a": 10, "b": 10, "c": 10, "x": 4, "y": 3}, unknown=5)
     loc = location(regions, edges, tmp_path)
     with pytest.raises(DataError, match="not in the regions"):
-        ga.anonymize(df, location=loc, qi=["sex"], k=10)
+        ga.anonymize(df, location=loc, qi=["sex"], k=10, keep=["age"])
     with pytest.raises(InfeasibleError, match="small='suppress' or small='nearest'"):
-        ga.anonymize(df, location={**loc, "unknown": "suppress"}, qi=["sex"], k=10)
-    r = ga.anonymize(df, location={**loc, "unknown": "suppress", "small": "suppress"}, qi=["sex"], k=10)
+        ga.anonymize(df, location={**loc, "unknown": "suppress"}, qi=["sex"], k=10, keep=["age"])
+    r = ga.anonymize(df, location={**loc, "unknown": "suppress", "small": "suppress"}, qi=["sex"], k=10, keep=["age"])
     starred = r.table["zip"] == "*"
     assert set(df.loc[starred, "zip"]) == {"x", "y", "zz"} and starred.sum() == 12
     assert r.report.details["suppressed_rows"] == 12 and r.report.details["unknown_rows"] == 5
     assert r.report.audit["k"] >= 10
     assert not {"x", "y", "zz"} & set().union(*[g for label, g in groups_of(r, df).items() if label != "*"])
-    joined = ga.anonymize(df, location={**loc, "unknown": "suppress", "small": "nearest"}, qi=["sex"], k=5)
+    joined = ga.anonymize(df, location={**loc, "unknown": "suppress", "small": "nearest"}, qi=["sex"], k=5, keep=["age"])
     assert joined.report.details["bridges"] >= 1
     island = next(g for g in groups_of(joined, df).values() if "x" in g)
     assert "y" in island or len(island) > 1                               # x joined another piece
@@ -68,15 +68,15 @@ def test_an_island_too_light_fails_or_is_suppressed_or_joined(tmp_path):
 def test_too_few_suppressed_records_are_refused(tmp_path):
     df, regions, edges = regions_and_records({"a": 10, "b": 10, "x": 3})
     with pytest.raises(InfeasibleError, match="published as '\\*'"):
-        ga.anonymize(df, location=location(regions, edges, tmp_path, small="suppress"), qi=["sex"], k=10)
+        ga.anonymize(df, location=location(regions, edges, tmp_path, small="suppress"), qi=["sex"], k=10, keep=["age"])
 
 
 def test_bad_options_are_refused(tmp_path):
     df, regions, edges = regions_and_records({"a": 10, "b": 10})
     with pytest.raises(ga.ParameterError, match="location small"):
-        ga.anonymize(df, location=location(regions, edges, tmp_path, small="drop"), qi=["sex"], k=5)
+        ga.anonymize(df, location=location(regions, edges, tmp_path, small="drop"), qi=["sex"], k=5, keep=["age"])
     with pytest.raises(ga.ParameterError, match="unknown key"):
-        ga.anonymize(df, location={"lat": "a", "lon": "b", "small": "suppress"}, qi=["sex"], k=5)
+        ga.anonymize(df, location={"lat": "a", "lon": "b", "small": "suppress"}, qi=["sex"], k=5, keep=["age"])
 
 
 def test_command_line_and_job(tmp_path, cli):
@@ -96,11 +96,11 @@ def test_command_line_and_job(tmp_path, cli):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["suppressed_rows"] == 12 and report["location"]["small"] == "suppress"
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "a", "--lon", "b", "--small", "suppress",
-                       "--qi", "sex", "-k", "5", "-o", tmp_path / "o3.csv")
+                       "--qi", "sex", "-k", "5", "--keep", "age", "-o", tmp_path / "o3.csv")
     assert code == 2 and "--small is for a region location" in err
     (tmp_path / "job.toml").write_text(
         '[input]\npath = "in.csv"\n[columns]\nlocation = { zip = "zip", regions = "regions.csv", region_id = "id", '
-        'edges = "edges.csv", unknown = "suppress", small = "suppress" }\nqi = ["sex"]\n[model]\nk = 10\n'
+        'edges = "edges.csv", unknown = "suppress", small = "suppress" }\nqi = ["sex"]\nkeep = ["age"]\n[model]\nk = 10\n'
         '[output]\ntable = "j.csv"\n')
     code, _, err = cli("run", tmp_path / "job.toml")
     assert code == 0, err
