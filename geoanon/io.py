@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import _outcome
+from ._cells import nested_as_text
 from ._text import plural, show
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, ParameterError
@@ -212,6 +213,8 @@ def _read_geo(path: Path):
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file or dataset; its nested columns (lists, structs, maps)
+    as Arrow types, so that a Parquet output writes them back as they were."""
     import pyarrow.parquet as pq
 
     parts = parquet_parts(path)
@@ -219,9 +222,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     if b"geo" in metadata:
         import geopandas as gpd
 
-        return pd.concat([gpd.read_parquet(p) for p in parts], ignore_index=True) if len(parts) > 1 \
-            else gpd.read_parquet(parts[0])
-    return pd.read_parquet([str(p) for p in parts]) if len(parts) > 1 else pd.read_parquet(parts[0])
+        frames = [gpd.read_parquet(p, to_pandas_kwargs={"types_mapper": nested_dtype}) for p in parts]
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return pq.read_table([str(p) for p in parts] if len(parts) > 1 else parts[0]).to_pandas(types_mapper=nested_dtype)
+
+
+def nested_dtype(arrow_type):
+    """The pandas type of a nested Arrow type (list, struct, map) read from
+    Parquet: the Arrow type itself, so it is written back as it was; None
+    (the default conversion) for other types."""
+    import pyarrow as pa
+
+    return pd.ArrowDtype(arrow_type) if pa.types.is_nested(arrow_type) else None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -430,15 +442,19 @@ def write_table(df: pd.DataFrame, path) -> None:
 
     Geo formats need a GeoDataFrame (a plain table is written with empty
     geometry); Parquet keeps a GeoDataFrame's geometry (GeoParquet), CSV drops it.
+    Parquet keeps nested columns (lists, structs, maps) as they are; CSV and
+    the geo formats write them as JSON text (:func:`geoanon._cells.nested_text`).
     """
     fmt = table_format(path)
     geo = has_geometry(df)
+    if fmt != "parquet":
+        df = nested_as_text(df)
     if fmt == "csv":
         gzip = str(path).lower().endswith(".gz")
         (df.drop(columns=df.geometry.name) if geo else df).to_csv(
             path, index=False, compression={"method": "gzip", "mtime": 0} if gzip else None)
     elif fmt == "parquet":
-        df.to_parquet(path, index=False)
+        write_parquet(df, path)
     else:
         import geopandas as gpd
         import pyogrio
@@ -453,6 +469,44 @@ def write_table(df: pd.DataFrame, path) -> None:
             pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": previous})
 
 
+
+def write_parquet(df: pd.DataFrame, path) -> None:
+    """``df`` as a Parquet file (GeoParquet for a GeoDataFrame) that pandas
+    reads back (:func:`pandas_readable`); DataError for a column Arrow cannot
+    hold (Python objects of mixed types)."""
+    import pyarrow as pa
+
+    try:
+        df.to_parquet(path, index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise DataError(f"{Path(path).name}: cannot write parquet: {'. '.join(map(str, exc.args))}") from None
+    pandas_readable(path, nested_arrow_columns(df))
+
+
+def nested_arrow_columns(df: pd.DataFrame) -> list:
+    """The columns of ``df`` held as nested Arrow types (lists, structs, maps: :func:`nested_dtype`)."""
+    import pyarrow as pa
+
+    return [c for c in df.columns if pa.types.is_nested(getattr(df[c].dtype, "pyarrow_dtype", pa.null()))]
+
+
+def pandas_readable(path, columns) -> None:
+    """Rewrite the Parquet file ``path`` with its nested Arrow ``columns``
+    recorded in the pandas metadata as Python objects: pandas records the
+    name of their Arrow type, which it cannot read back (pandas-dev/pandas#53011),
+    so the file would open nowhere but here. Nothing to do without them."""
+    if not columns:
+        return
+    import json
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    metadata = json.loads(table.schema.metadata[b"pandas"])
+    for column in metadata["columns"]:
+        if column["name"] in columns:
+            column["numpy_type"] = "object"
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"pandas": json.dumps(metadata)}), path)
 
 
 class StagedOutputs:

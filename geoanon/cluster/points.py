@@ -29,6 +29,7 @@ from .._text import plural, show
 from .._validation import check_choice, check_k
 from ..choices import POINT_METHODS
 from ..errors import DataError, InfeasibleError
+from ..io import write_parquet
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
@@ -368,7 +369,7 @@ def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=N
         tables.append(table)
         stats.append({"shard": int(shard), "rows": len(rows), **figures})
     if tables:
-        pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
+        write_parquet(pd.concat(tables, ignore_index=True), path)
     return pd.DataFrame(stats, columns=list(summary)).astype("i8")
 
 
