@@ -43,7 +43,6 @@ file, section and key in one line.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -186,9 +185,10 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
 
 def _check_release(release: dict, check_bounds, geographic) -> None:
     from ._validation import check_jobs
+    from .pipeline.joint_release import _check_resolution
 
-    if "resolution" in release and not (math.isfinite(release["resolution"]) and release["resolution"] > 0):
-        raise ParameterError(f"resolution must be a positive number, got {show(release['resolution'])}")
+    if "resolution" in release:
+        _check_resolution(release["resolution"])
     if "jobs" in release:
         check_jobs(release["jobs"])
     if "bounds" in release:
