@@ -276,7 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="write the run time into --report and --html-report (off by default, so that the same "
                               "job writes the same bytes)")
     for name, command in sub.choices.items():
-        command.add_argument("-q", "--quiet", action="store_true", help="no progress display on a terminal")
+        command.add_argument("-q", "--quiet", action="store_true",
+                             help="print nothing on stdout (no summary, no 'wrote' lines) and no progress display; "
+                                  "warnings and errors still go to stderr, and the exit code tells the outcome")
         command.add_argument("-v", "--verbose", action="count", default=0,
                              help="log every step and its time on stderr (-vv: more)")
         command.set_defaults(flags=_flags(command, API_NAMES.get(name, {})))
@@ -457,24 +459,20 @@ def _run_points_on_cluster(args) -> int:
 
 
 def _cluster_summary(args, release, line=None) -> int:
-    """Write a cluster job's JSON report if asked, and print its summary
-    ``line`` (default: the partition's figures) and its warnings."""
+    """Write a cluster job's JSON report if asked, then say what it did
+    (:func:`_done`): its summary ``line`` (default: the partition's figures)."""
     from .pipeline.release import file_names, without_timings
 
     r = release.report
     r["files"] = file_names({"input": args.input, "output": args.output})
-    _warn(args, r.get("warnings", []))
     if args.report:
         _write_json(args.report, r if args.timings else without_timings(r))
     if line is None:
         shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
-        line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
-                f"{r['max_class']} (lower bound {r['lower_bound']}, ratio {r['ratio']:.3f})")
-    print(f"  {line}, audited k = {r['audit']['k']}")
-    for path in (args.output, args.report):
-        if path:
-            print(f"  wrote {path}")
-    return 0
+        line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, "
+                + _largest(r["max_class"], r["lower_bound"], r["ratio"], r.get("suppressed_rows", 0)))
+    return _done(args, r.get("warnings", []), f"{line}, audited k = {r['audit']['k']}",
+                 [path for path in (args.output, args.report) if path])
 
 
 def _run_groups_on_cluster(args) -> int:
@@ -516,13 +514,11 @@ def _run_points(args) -> int:
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
                                 missing=args.missing, crs=args.crs, bounds=args.bounds, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
                             shuffle=args.seed if args.shuffle else None)
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _run_zip(args) -> int:
@@ -539,14 +535,12 @@ def _run_zip(args) -> int:
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
                                  unknown=args.unknown, on_small=args.small, **_roles(args))
     release.report.files = {"input": str(args.input), "regions": str(args.regions), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
                             shuffle=args.seed if args.shuffle else None)
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _run_labels(args) -> int:
@@ -560,13 +554,11 @@ def _run_labels(args) -> int:
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
                                 order=args.order, seed=args.seed, class_counts=args.class_counts, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
                             shuffle=args.seed if args.shuffle else None)
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _check_tiles(args) -> None:
@@ -647,7 +639,6 @@ def _run_suppress(args) -> int:
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = suppress(df, args.qi, method=args.method, time_limit=args.time_limit, **_roles(args), **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
@@ -656,11 +647,8 @@ def _run_suppress(args) -> int:
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
     method = d["method"] if d["solver"] == d["method"] else f"{d['method']} ({d['solver']} asked)"
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
-          f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}")
-    for path in written:
-        print(f"  wrote {path}")
-    return 0
+    return _done(args, release.warnings, f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
+                 f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}", written)
 
 
 def _run_jobs(args) -> int:
@@ -715,9 +703,7 @@ def _run_jobs(args) -> int:
             done.append((job, release, written))
     for job, release, written in done:           # every output is in place: say what each job did
         print(f"geoanon run: {job.source}")
-        for line in release.warnings:
-            print(f"geoanon run: warning: {' '.join(line.split())}", file=sys.stderr)
-        _joint_summary(release, written)
+        _done(args, release.warnings, _joint_summary(release), written)
     return 0
 
 
@@ -763,14 +749,12 @@ def _run_anonymize(args) -> int:
                         max_extent_km=args.max_extent, location_loss=args.location_loss,
                         max_suppressed=args.max_suppressed, strict=args.strict, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
                             shuffle=args.seed if args.shuffle else None)
-    _joint_summary(release, written)
-    return 0
+    return _done(args, release.warnings, _joint_summary(release), written)
 
 
 def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
@@ -802,15 +786,14 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                                            f"and {plural(r['shards'], 'shard')}, smallest {r['min_class']}")
 
 
-def _joint_summary(release, written) -> None:
+def _joint_summary(release) -> str:
+    """The summary line of a joint release (anonymize, a job file)."""
     r = release.report
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
-          f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
-          f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}"
-          + (f", {plural(r.details['suppressed_records'], 'record')} suppressed"
-             if r.details.get("suppressed_records") else ""))
-    for path in written:
-        print(f"  wrote {path}")
+    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
+            f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
+            f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}"
+            + (f", {plural(r.details['suppressed_records'], 'record')} suppressed"
+               if r.details.get("suppressed_records") else ""))
 
 
 def _location_option(args):
@@ -968,25 +951,48 @@ def _run_demo(args) -> int:
     regions.report.files = {"input": str(data_path("demo_nc_births.csv")), "output": str(out / "regions.csv")}
     print(f"geoanon demo: writing into {out.resolve()}")
     print(f"GPS points: {points.report.rows} synthetic records at US ZIP centroids, k={DEMO_K}")
-    _summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
-                                   map_html=out / "points_map.html", html_report=out / "points_report.html",
-                                   map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
-                                                "attribution": DEMO_ATTRIBUTION}))
+    _done(args, points.warnings, _summary(points),
+          write_release(points, out / "points.csv", report=out / "points_report.json",
+                        map_html=out / "points_map.html", html_report=out / "points_report.html",
+                        map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
+                                     "attribution": DEMO_ATTRIBUTION}))
     print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties, k={DEMO_REGION_K}")
-    _summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
-                                    map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
-                                    html_report=out / "regions_report.html",
-                                    map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
-                                                 "attribution": NC_ATTRIBUTION}))
-    return 0
+    return _done(args, regions.warnings, _summary(regions),
+                 write_release(regions, out / "regions.csv", report=out / "regions_report.json",
+                               map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
+                               html_report=out / "regions_report.html",
+                               map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
+                                            "attribution": NC_ATTRIBUTION}))
 
 
-def _summary(release, written) -> None:
-    r = release.report
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, largest {r.max_class} "
-          f"(lower bound {r.details['lower_bound']}, ratio {r.details['ratio']:.3f}), audited k = {r.audit.k}")
+def _summary(release) -> str:
+    """The summary line of a points, zip or labels job."""
+    r, d = release.report, release.report.details
+    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
+            f"{_largest(r.max_class, d['lower_bound'], d['ratio'], d.get('suppressed_rows', 0))}, "
+            f"audited k = {r.audit.k}")
+
+
+def _largest(max_class: int, lower_bound: int, ratio: float, suppressed: int) -> str:
+    """The largest class against the proven lower bound on it. The ratio is
+    the partition's largest group over that bound; suppressed records form a
+    class outside the partition, counted apart."""
+    bound = f"{ratio:.3f} x the lower bound {lower_bound}"
+    if not suppressed:
+        return f"largest {max_class} ({bound})"
+    return f"largest group {bound}, {plural(suppressed, 'record')} suppressed"
+
+
+def _done(args, warnings, line: str, written) -> int:
+    """Say what a job did, once all its outputs are in place (a refusal
+    before then is its error line alone): its ``warnings`` on stderr, then
+    its summary ``line`` and the files ``written`` (none of it with
+    ``--quiet``, which leaves stdout empty)."""
+    _warn(args, warnings)
+    print(f"  {line}")
     for path in written:
         print(f"  wrote {path}")
+    return 0
 
 
 def _warn(args, warnings) -> None:
@@ -1009,29 +1015,53 @@ def _cli_words(message: str, args) -> str:
 @contextlib.contextmanager
 def _interrupts():
     """SIGINT, SIGTERM and SIGHUP end the command as Ctrl-C does (a
-    KeyboardInterrupt, so staged outputs are removed on the way out) and are
-    recorded in ``_outcome.interrupted``, so that an interrupt a library swallowed
-    still stops the renames; handlers restored afterwards."""
+    KeyboardInterrupt, so staged outputs are removed on the way out; the exit
+    code is 128 + the signal's number) and are recorded in
+    ``_outcome.interrupted``, so that an interrupt a library swallowed still
+    stops the renames; handlers restored afterwards."""
     previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    for name, handler in (("SIGINT", _interrupt), ("SIGTERM", _interrupt), ("SIGHUP", _interrupt),
+                          ("SIGALRM", _when_safe)):
         number = getattr(signal, name, None)
         if number is None:
             continue
         try:
-            previous[number] = signal.signal(number, _interrupt)
+            previous[number] = signal.signal(number, handler)
         except ValueError:       # not the main thread: leave the handlers alone
             break
     try:
         yield
     finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)          # no retry of _when_safe outlives the command
         for number, handler in previous.items():
             signal.signal(number, handler)
 
 
 def _interrupt(signum, frame):
-    name = signal.Signals(signum).name
-    _outcome.interrupted.append(name)
-    raise KeyboardInterrupt(name)
+    _outcome.interrupted.append(signum)
+    _when_safe(signum, frame)
+
+
+def _when_safe(signum, frame):
+    """Raise the KeyboardInterrupt of the first interrupt received, unless
+    numba's Python code is running (compiling, or unpickling a constant for
+    compiled code, which crashes on an exception it does not expect): then
+    try again in 10 ms (SIGALRM comes back here)."""
+    if not _outcome.interrupted:
+        return
+    if _in_numba(frame) and hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    raise KeyboardInterrupt(signal.Signals(_outcome.interrupted[0]).name)
+
+
+def _in_numba(frame) -> bool:
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] == "numba":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def main(argv=None) -> int:
@@ -1040,7 +1070,8 @@ def main(argv=None) -> int:
     _outcome.committed.clear()
     _outcome.interrupted.clear()
     try:
-        with _interrupts():
+        with _interrupts(), open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stdout) as stdout, \
+                contextlib.redirect_stdout(stdout):
             from . import progress
 
             progress.configure(quiet=args.quiet, verbose=args.verbose)
@@ -1053,7 +1084,7 @@ def main(argv=None) -> int:
         if isinstance(exc, KeyboardInterrupt) or _outcome.interrupted:
             done = "the outputs were already written" if _outcome.committed else "nothing written"
             print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
-            return 130
+            return 128 + (_outcome.interrupted[0] if _outcome.interrupted else signal.SIGINT)   # the shell's code
         if isinstance(exc, (GeoanonError, NotImplementedError)):
             print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
             return 2
@@ -1062,14 +1093,15 @@ def main(argv=None) -> int:
 
 def entry() -> None:
     """The ``geoanon`` program: :func:`main`'s exit code. After an interrupt
-    the process ends at once with 130: an interrupt that surfaced inside a
+    the process ends at once with 128 + the signal's number (130 for Ctrl-C,
+    143 for SIGTERM, 129 for SIGHUP): an interrupt that surfaced inside a
     library's C code (numba's cache loading) can leave the interpreter set to
     end by SIGINT on its way out instead."""
     code = main()
-    if code == 130:
+    if code > 128:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(code)
     sys.exit(code)
 
 

@@ -521,10 +521,10 @@ class StagedOutputs:
     ['report.json', 'result.csv']
 
     On leaving the block without an error every staged file is renamed to its
-    destination; on an error, Ctrl-C or SIGTERM (which the command line turns
-    into KeyboardInterrupt) every staged file is removed and no destination is
-    touched. The renames run with SIGINT and SIGTERM held back, so an interrupt
-    cannot leave half of a job's outputs in place. A job killed outright
+    destination; on an error, Ctrl-C, SIGTERM or SIGHUP (which the command
+    line turns into KeyboardInterrupt) every staged file is removed and no
+    destination is touched. The renames run with those signals held back, so
+    an interrupt cannot leave half of a job's outputs in place. A job killed outright
     (SIGKILL) leaves its staging folder, named ``.{name}.geoanon.{host}.{pid}.*``;
     the next job writing into that folder removes it. A destination's missing
     folders are made when it is staged, and removed again on discard.
@@ -535,16 +535,20 @@ class StagedOutputs:
         self._made: list[Path] = []                  # folders made for destinations, outermost first
 
     def stage(self, destination) -> str:
-        """A temporary path to write ``destination``'s content to."""
+        """A temporary path to write ``destination``'s content to. Each folder
+        is made and recorded with the interrupts held, so that discarding
+        removes every folder an interrupt leaves."""
         destination = Path(destination)
         missing = [p for p in reversed(destination.parents) if not p.exists()]
         for folder in missing:
-            folder.mkdir()
-            self._made.append(folder)
+            with _signals_held():
+                folder.mkdir()
+                self._made.append(folder)
         destination = check_writable(destination)
         prefix = f".{destination.name}.geoanon.{_host()}.{os.getpid()}."
-        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
-        self._staged.append((folder, destination))
+        with _signals_held():
+            folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
+            self._staged.append((folder, destination))
         return str(folder / destination.name)
 
     def commit(self) -> None:
@@ -584,8 +588,8 @@ class StagedOutputs:
 
 @contextlib.contextmanager
 def _signals_held():
-    """SIGINT and SIGTERM wait (POSIX) until the block is done."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    """SIGINT, SIGTERM and SIGHUP wait (POSIX) until the block is done."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
