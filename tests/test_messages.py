@@ -1,0 +1,84 @@
+"""What the command line says: a refusal is its error line alone (no warning
+before it), the summary says what its ratio is of, and ``-q`` leaves stdout
+empty (warnings and errors on stderr, the outcome in the exit code)."""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROWS = 120
+JOBS = {
+    "points": ["-k", "5", "--lat", "lat", "--lon", "lon"],
+    "zip": ["-k", "5", "--zip-col", "zip", "--regions", "regions.geojson", "--region-id", "FIPS"],
+    "labels": ["-k", "5", "--label-col", "name"],
+    "suppress": ["-k", "5", "--qi", "age,sex"],
+    "anonymize": ["-k", "5", "--lat", "lat", "--lon", "lon", "--qi", "age,sex"],
+}
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    from geoanon.datasets import nc_counties
+
+    rng = np.random.default_rng(7)
+    pd.DataFrame({"lat": np.round(35 + rng.random(ROWS), 4), "lon": np.round(-80 + rng.random(ROWS), 4),
+                  "zip": rng.choice(["37001", "37081", "37151"], ROWS), "name": rng.choice(["ann", "bob"], ROWS),
+                  "age": rng.integers(20, 80, ROWS), "sex": rng.choice(["F", "M"], ROWS)}) \
+        .to_csv(tmp_path / "in.csv", index=False)
+    nc_counties().to_file(tmp_path / "regions.geojson")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", sorted(JOBS))
+def test_a_refusal_after_the_job_is_one_line(folder, cli, command):
+    """Escaping the names makes two columns of one name: refused as the
+    table is written, after the job found columns without a role; their
+    warning is not shown."""
+    df = pd.read_csv("in.csv", dtype=str).assign(**{"=x": "1", "'=x": "2"})
+    df.to_csv("in.csv", index=False)
+    before = sorted(os.listdir(folder))
+    code, out, err = cli(command, "in.csv", *JOBS[command], "--escape-formulas", "-o", "out.csv", "--report", "r.json")
+    assert code == 2 and out == ""
+    assert err == f"geoanon {command}: error: escaping the column names that could start a formula makes two " \
+                  "columns \"'=x\"\n"
+    assert sorted(os.listdir(folder)) == before
+
+
+def test_the_ratio_is_the_largest_groups_over_its_lower_bound(folder, cli):
+    code, out, _ = cli("points", "in.csv", *JOBS["points"], "-o", "p.csv", "--keep", "zip,name,age,sex")
+    assert code == 0 and "120 rows, 24 classes, largest 5 (1.000 x the lower bound 5), audited k = 5" in out
+    unknown = pd.read_csv("in.csv", dtype=str)
+    unknown.loc[:29, "zip"] = "99999"                    # 30 records in a region not on the map
+    unknown.to_csv("in.csv", index=False)
+    code, out, err = cli("zip", "in.csv", *JOBS["zip"], "--unknown", "suppress", "-o", "z.csv",
+                         "--keep", "lat,lon,name,age,sex")
+    assert code == 0, err
+    line = out.splitlines()[0]
+    assert line.startswith("  120 rows, 4 classes, largest group ") and ", 30 records suppressed, " in line
+    assert "x the lower bound" in line and "ratio" not in line
+
+
+@pytest.mark.parametrize("command", sorted(JOBS))
+def test_quiet_prints_nothing_but_warnings(folder, cli, command):
+    code, out, err = cli(command, "in.csv", *JOBS[command], "-o", "out.csv", "--report", "r.json", "-q")
+    assert code == 0 and out == ""
+    assert err.startswith(f"geoanon {command}: warning: ") and "have no role" in err and len(err.splitlines()) == 1
+    assert os.path.isfile("out.csv") and os.path.isfile("r.json")
+
+
+def test_quiet_audit_run_and_demo(folder, cli):
+    code, out, err = cli("audit", "in.csv", "--qi", "age,sex", "-k", "5", "-q")
+    assert (code, out, err) == (1, "", "")                       # the raw table misses k = 5: the exit code says so
+    code, out, err = cli("audit", "in.csv", "--qi", "sex", "-k", "5", "--quiet")
+    assert (code, out, err) == (0, "", "")
+    (folder / "job.toml").write_text('[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\n'
+                                     'qi = ["age"]\nkeep = ["zip", "name", "sex"]\n[model]\nk = 5\n'
+                                     '[output]\ntable = "job_out.csv"\n')
+    for dry in ([], ["--dry-run"]):
+        code, out, err = cli("run", "job.toml", *dry, "-q")
+        assert (code, out, err) == (0, "", "")
+    code, out, err = cli("demo", "--out", "demo", "-q")
+    assert code == 0 and out == "" and os.path.isfile("demo/points.csv")
+    assert all(line.startswith("geoanon demo: warning: ") for line in err.splitlines())
