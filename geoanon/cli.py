@@ -656,8 +656,9 @@ def _run_jobs(args) -> int:
     the other, their outputs staged, and renamed into place only when every
     job of the batch has succeeded: a failing job leaves the earlier ones'
     outputs as they were."""
-    from .io import StagedOutputs, read_table, table_columns
-    from .jobs import anonymize_options, check_columns, check_files, load_job, numeric_columns, plan
+    from .io import StagedOutputs, read_table
+    from .jobs import anonymize_options, check_columns, check_files, input_columns, load_job, numeric_columns, plan, \
+        read_input
     from .pipeline import anonymize, write_release
     from .pipeline.roles import looks_identifying
 
@@ -665,7 +666,7 @@ def _run_jobs(args) -> int:
     for job in jobs:
         job.strict = job.strict or args.strict
     check_files(jobs)
-    loose = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
+    loose = [check_columns(job, input_columns(job)) for job in jobs]
     if args.dry_run:
         for job, cols in zip(jobs, loose):
             print(f"geoanon run: {job.source} (dry run)")
@@ -679,7 +680,7 @@ def _run_jobs(args) -> int:
     done = []
     with StagedOutputs() as staged:
         for job in jobs:
-            df = read_table(job.input, **job.csv).drop(columns=job.identifiers)
+            df = read_input(job).drop(columns=job.identifiers)
             if job.decimal != ".":
                 for col in numeric_columns(job):
                     df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
@@ -705,6 +706,28 @@ def _run_jobs(args) -> int:
         print(f"geoanon run: {job.source}")
         _done(args, release.warnings, _joint_summary(release), written)
     return 0
+
+
+def _check_sep(args) -> None:
+    """DataError when a CSV input's header lacks columns the flags name and
+    another delimiter splits it into columns that include them: the file was
+    read with the wrong ``--sep``."""
+    from ._text import show
+    from .io import DELIMITERS, likely_delimiter
+
+    if getattr(args, "sep", None) is None:
+        return
+    names = [getattr(args, dest, None) for dest in ("lat", "lon", "zip_col", "col", "label_col", "sensitive")]
+    for dest in ("qi", "keep", "identifiers", "interval", "suppress", "sets"):
+        names += getattr(args, dest, None) or []
+    names += [item.partition(":")[0] for item in getattr(args, "date", [])]
+    names += [item.partition("=")[0] for item in getattr(args, "hierarchy", [])]
+    found = likely_delimiter(args.input, args.sep, args.encoding, [n for n in names if n])
+    if found is not None:
+        other, named = found
+        quoted = "$'\\t'" if other == "\t" else f"'{other}'"
+        raise DataError(f"{args.input}: no column {show(named[0])} in its header, whose columns are separated by "
+                        f"{DELIMITERS[other]}: give --sep {quoted}")
 
 
 def _from_text(path) -> bool:
@@ -1075,6 +1098,7 @@ def main(argv=None) -> int:
             from . import progress
 
             progress.configure(quiet=args.quiet, verbose=args.verbose)
+            _check_sep(args)
             code = args.run(args)
         if _outcome.interrupted:     # swallowed on the way (after the renames: the outputs are whole)
             raise KeyboardInterrupt(_outcome.interrupted[0])

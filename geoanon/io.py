@@ -25,7 +25,7 @@ from . import _outcome
 from ._cells import nested_as_text
 from ._text import plural, show
 from ._validation import check_unique_columns
-from .errors import DataError, DuplicateColumnError, ParameterError
+from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
@@ -90,7 +90,7 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
         else:
             df = _read_geo(path)
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+        raise not_text(path, encoding, f"{exc.reason} at byte {exc.start}") from None
     except LookupError:
         raise ParameterError(f"unknown encoding {encoding!r}") from None
     except (DataError, KeyboardInterrupt):
@@ -105,6 +105,44 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
 
 def _encoding_name(encoding: str) -> str:
     return "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+
+
+def not_text(path, encoding: str, detail: str) -> DataError:
+    """The DataError of a file that is not ``encoding`` text, with the
+    encoding it reads as when a sample tells (:func:`likely_encoding`), as
+    ``encoding='NAME'`` (the command line's ``--encoding NAME``)."""
+    other = likely_encoding(path, encoding)
+    hint = f"; it reads as {other}: give encoding='{other}'" if other else ""
+    return DataError(f"{path}: not {_encoding_name(encoding)} text ({detail}){hint}")
+
+
+def likely_encoding(path, encoding: str, sample: int = 1 << 20) -> str | None:
+    """What the first ``sample`` bytes of a file that ``encoding`` cannot
+    decode read as: utf-16 after its byte order mark; else cp1252 (Windows'
+    Latin-1, whose bytes 0x80-0x9F are letters and signs) when it decodes
+    them and they occur, latin-1 otherwise. None when the sample also holds
+    UTF-8 letters (a file of mixed encodings: no single name reads it) or
+    the guess is ``encoding`` itself."""
+    import codecs
+    import gzip
+
+    opener = gzip.open if Path(path).suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            data = f.read(sample)
+    except OSError:
+        return None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        guess = "utf-16"
+    elif any(ord(c) > 127 and c != "\ufffd" for c in data.decode("utf-8", errors="replace")):
+        return None
+    else:
+        try:
+            data.decode("cp1252")
+            guess = "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
+        except UnicodeDecodeError:
+            guess = "latin-1"
+    return None if codecs.lookup(guess).name == codecs.lookup(encoding).name else guess
 
 
 def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
@@ -125,7 +163,7 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
 
         return [*pyogrio.read_info(path)["fields"].tolist(), "geometry"]
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+        raise not_text(path, encoding, f"{exc.reason} at byte {exc.start}") from None
     except LookupError:
         raise ParameterError(f"unknown encoding {encoding!r}") from None
     except DataError:
@@ -161,7 +199,7 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):
             detail = _first_line(exc).split(": ", 1)[-1]
-            raise DataError(f"{path}: not {_encoding_name(encoding)} text ({detail})") from None
+            raise not_text(path, encoding, detail) from None
         raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
     return table.to_pandas()
 
@@ -193,6 +231,33 @@ def _csv_header(path: Path, sep: str = ",", encoding: str = "utf-8") -> list:
     if not header:
         raise DataError(f"{path}: the file is empty" if header is None else f"{path}: the first line is empty")
     return header
+
+
+DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "pipes"}
+
+
+def likely_delimiter(path, sep: str, encoding: str, names) -> tuple | None:
+    """For a CSV file whose header, split on ``sep``, lacks some of
+    ``names``: the delimiter of :data:`DELIMITERS` that splits it into more
+    columns, among them the most of those names, and the names it finds (the
+    file was read with the wrong delimiter); None when no other does."""
+    path = Path(path)
+    try:
+        if not path.is_file() or table_format(path) != "csv":
+            return None
+        header = _csv_header(path, sep, encoding)
+    except (GeoanonError, UnicodeError, LookupError, OSError):
+        return None                       # unreadable: the job says why
+    absent = [n for n in dict.fromkeys(names) if n not in header]
+    if not absent:
+        return None
+    best = None
+    for other in DELIMITERS:
+        columns = _csv_header(path, other, encoding) if other != sep else []
+        found = [n for n in absent if n in columns]
+        if found and len(columns) > len(header) and (best is None or len(found) > len(best[1])):
+            best = other, found
+    return best
 
 
 def _read_geo(path: Path):

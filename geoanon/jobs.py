@@ -43,6 +43,9 @@ file, section and key in one line.
 """
 from __future__ import annotations
 
+import json
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -225,14 +228,47 @@ def check_columns(job: Job, columns) -> list:
 
     from .pipeline.roles import undeclared
 
+    from .io import DELIMITERS, likely_delimiter
+
     columns = list(columns)
     for col, roles in job.roles().items():
         if col not in columns:
-            raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}")
+            found = likely_delimiter(job.input, job.csv.get("sep", ","), job.csv.get("encoding", "utf-8"), [col])
+            hint = "" if found is None else (f"; its columns are separated by {DELIMITERS[found[0]]}: set sep = "
+                                             f"{json.dumps(found[0])} in [input]")
+            raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}{hint}")
     try:
         return undeclared(pd.DataFrame(columns=columns), job.roles(), [], strict=job.strict)
     except ParameterError as exc:
         raise ParameterError(f"{job.source}: [columns] {exc}") from None
+
+
+def input_columns(job: Job) -> list:
+    """The column names of the job's table (its header), an error in the job file's terms."""
+    from .io import table_columns
+
+    with _job_terms(job):
+        return table_columns(job.input, **job.csv)
+
+
+def read_input(job: Job):
+    """The job's table, as its ``[input]`` says to read it; an error in the job file's terms."""
+    from .io import read_table
+
+    with _job_terms(job):
+        return read_table(job.input, **job.csv)
+
+
+@contextmanager
+def _job_terms(job: Job):
+    """A reader's DataError with the job file first, and the ``[input]`` key
+    it suggests (``encoding='latin-1'``) as the file would set it."""
+    try:
+        yield
+    except DataError as exc:
+        words = re.sub(r"give (sep|encoding)='([^']*)'", lambda m: f"set {m[1]} = {json.dumps(m[2])} in [input]",
+                       str(exc))
+        raise type(exc)(f"{job.source}: {words}") from None
 
 
 def plan(job: Job) -> list[str]:

@@ -82,3 +82,54 @@ def test_quiet_audit_run_and_demo(folder, cli):
     code, out, err = cli("demo", "--out", "demo", "-q")
     assert code == 0 and out == "" and os.path.isfile("demo/points.csv")
     assert all(line.startswith("geoanon demo: warning: ") for line in err.splitlines())
+
+
+@pytest.mark.parametrize("sep, words, flag", [(";", "semicolons", "';'"), ("\t", "tabs", "$'\\t'"),
+                                              ("|", "pipes", "'|'")])
+@pytest.mark.parametrize("command", [*sorted(JOBS), "audit"])
+def test_a_table_read_with_the_wrong_delimiter_says_which(folder, cli, command, sep, words, flag):
+    pd.read_csv("in.csv", dtype=str).to_csv("other.csv", sep=sep, index=False)
+    flags = ["--qi", "age,sex", "-k", "5"] if command == "audit" else [*JOBS[command], "-o", "out.csv",
+                                                                        "--identifiers", "name"]
+    code, out, err = cli(command, "other.csv", *flags)
+    assert code == 2 and out == ""
+    first = {"points": "lat", "zip": "zip", "labels": "name", "suppress": "age", "anonymize": "lat", "audit": "age"}
+    assert err == f"geoanon {command}: error: other.csv: no column '{first[command]}' in its header, whose columns " \
+                  f"are separated by {words}: give --sep {flag}\n"
+    assert not os.path.exists("out.csv")
+
+
+@pytest.mark.parametrize("encoding, text, name", [("latin-1", "Zürich", "latin-1"), ("cp1252", "€ 5", "cp1252"),
+                                                  ("utf-16", "Zürich", "utf-16")])
+def test_text_in_another_encoding_says_which(folder, cli, encoding, text, name):
+    pd.read_csv("in.csv", dtype=str).assign(city=text).to_csv("other.csv", index=False, encoding=encoding)
+    code, out, err = cli("points", "other.csv", *JOBS["points"], "-o", "out.csv", "--keep", "zip,name,age,sex,city")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("geoanon points: error: other.csv: not UTF-8 text (")
+    assert err.endswith(f"); it reads as {name}: give --encoding {name}\n")
+    code, _, err = cli("points", "other.csv", *JOBS["points"], "-o", "out.csv", "--keep", "zip,name,age,sex,city",
+                       "--encoding", name)
+    assert code == 0 and pd.read_csv("out.csv")["city"].eq(text).all(), err
+
+
+def test_a_file_of_mixed_encodings_gets_no_guess(folder, cli):
+    text = (folder / "in.csv").read_bytes()
+    (folder / "in.csv").write_bytes(text.replace(b"ann", "änn".encode(), 3).replace(b"bob", "böb".encode("latin-1"), 1))
+    code, _, err = cli("points", "in.csv", *JOBS["points"], "-o", "out.csv")
+    assert code == 2 and "not UTF-8 text (" in err and "reads as" not in err
+
+
+def test_a_job_file_says_it_in_its_own_terms(folder, cli):
+    pd.read_csv("in.csv", dtype=str).to_csv("semi.csv", sep=";", index=False)
+    pd.read_csv("in.csv", dtype=str).assign(city="Zürich").to_csv("latin.csv", index=False, encoding="latin-1")
+    for table in ("semi", "latin"):
+        (folder / f"{table}.toml").write_text(
+            f'[input]\npath = "{table}.csv"\n[columns]\nlocation = {{ lat = "lat", lon = "lon" }}\nqi = ["age"]\n'
+            f'keep = ["zip", "name", "sex"]\n[model]\nk = 5\n[output]\ntable = "{table}_out.csv"\n')
+    code, _, err = cli("run", "semi.toml", "--dry-run")
+    assert (code, err) == (2, "geoanon run: error: semi.toml: [columns] keep: no column 'zip' in semi.csv; "
+                              "its columns are separated by semicolons: set sep = \";\" in [input]\n")
+    code, _, err = cli("run", "latin.toml")
+    assert code == 2 and err.startswith("geoanon run: error: latin.toml: latin.csv: not UTF-8 text (")
+    assert err.endswith('); it reads as latin-1: set encoding = "latin-1" in [input]\n')
+    assert not os.path.exists("latin_out.csv") and not os.path.exists("semi_out.csv")
