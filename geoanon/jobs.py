@@ -107,7 +107,8 @@ class Job:
         named = {}
         for role, cols in (("identifiers", self.identifiers), ("keep", self.keep),
                            ("sensitive", [self.sensitive] if self.sensitive else []),
-                           *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS)):
+                           *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS),
+                           ("dates", list(self.dates))):
             for col in cols:
                 named.setdefault(col, []).append(f"[columns] {role}")
         for key in ("lat", "lon", "zip", "label"):
@@ -272,29 +273,55 @@ def _job_terms(job: Job):
 
 
 def plan(job: Job) -> list[str]:
-    """What the job will do, one line per column role and output (``--dry-run``)."""
-    lines = [f"read {job.input}" + (f" ({', '.join(f'{k} {v!r}' for k, v in job.csv.items())})" if job.csv else "")]
+    """What the job will do, one line per column role, setting and output
+    (``--dry-run``): every key the job file sets is shown."""
+    read = {**job.csv, **({"decimal": job.decimal} if job.decimal != "." else {})}
+    lines = [f"read {job.input}" + (f" ({_settings(read)})" if read else "")]
     if job.identifiers:
         lines.append(f"drop {', '.join(job.identifiers)}")
     if job.location:
         kind = "points" if "lat" in job.location else "regions" if "zip" in job.location else "labels"
         cols = [job.location[k] for k in ("lat", "lon", "zip", "label") if k in job.location]
-        lines.append(f"location ({kind}): {', '.join(cols)}")
+        rest = {k: v for k, v in job.location.items() if k not in ("lat", "lon", "zip", "label")}
+        lines.append(f"location ({kind}): {', '.join(cols)}" + (f" ({_settings(rest)})" if rest else ""))
     for role in TREATMENTS:
         cols = job.treatments.get(role)
         if cols:
             how = {"qi": "quasi-identifiers (default publication)", "interval": "as intervals",
                    "hierarchy": "as hierarchy nodes", "suppress": "as the shared value or '*'",
                    "sets": "as value sets"}[role]
-            lines.append(f"{how}: {', '.join(cols)}")
+            lines.append(f"{how}: " + (_settings(cols) if role == "hierarchy" else ", ".join(cols)))
+    if job.dates:
+        lines.append("as date intervals: " + ", ".join(col if fmt is None else f"{col} ({fmt})"
+                                                        for col, fmt in job.dates.items()))
     if job.keep:
         lines.append(f"keep as they are: {', '.join(job.keep)}")
-    model = ", ".join(f"{k}={v}" for k, v in job.model.items() if k not in ("ground", "order"))
-    lines.append(f"model: {model}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    if job.strict:
+        lines.append("columns without a role: refused (strict)")
+    lines.append(f"model: {_settings(job.model)}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    if job.release:
+        lines.append(f"release: {_settings(job.release)}")
+    flags = {key: value for key, value in job.outputs.items() if key not in OUTPUT_FILES}
+    if flags:
+        lines.append(f"output: {_settings(flags)}")
     lines += [f"write {key}: {path}" + ("" if Path(path).parent.is_dir() else
                                         f" (the folder {Path(path).parent} is made)")
               for key, path in job.outputs.items() if key in OUTPUT_FILES]
     return lines
+
+
+def _settings(values: dict) -> str:
+    """``key=value`` pairs as a plan shows them (numbers plainly, tables in braces)."""
+    def shown(v):
+        if isinstance(v, dict):
+            return "{" + _settings(v) + "}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(map(shown, v)) + "]"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    return ", ".join(f"{key}={shown(v)}" for key, v in values.items())
 
 
 def anonymize_options(job: Job, location) -> dict:
