@@ -672,6 +672,7 @@ def _run_jobs(args) -> int:
             print(f"geoanon run: {job.source} (dry run)")
             for line in plan(job):
                 print(f"  {line}")
+            _warn(args, job.warnings)
             for col in cols:
                 kind = looks_identifying(col)
                 print(f"geoanon run: warning: {job.source}: column {col!r} has no role and would be published as "
@@ -704,7 +705,7 @@ def _run_jobs(args) -> int:
             done.append((job, release, written))
     for job, release, written in done:           # every output is in place: say what each job did
         print(f"geoanon run: {job.source}")
-        _done(args, release.warnings, _joint_summary(release), written)
+        _done(args, [*job.warnings, *release.warnings], _joint_summary(release), written)
     return 0
 
 

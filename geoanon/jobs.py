@@ -77,6 +77,7 @@ class Job:
     release: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
     dates: dict = field(default_factory=dict)        # date columns -> strftime format or None (ISO)
+    warnings: list = field(default_factory=list)     # about the file itself (a key under its old name)
 
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
@@ -130,9 +131,9 @@ def load_job(path) -> Job:
             raise ParameterError(f"{source}: unknown section [{name}] (sections: {', '.join(sections)})")
         if not isinstance(value, dict):
             raise ParameterError(f"{source}: {name} must be a section [{name}], not a value")
-    checked = {}
+    checked, warnings = {}, []
     for name, keys in sections.items():
-        section = raw.get(name, {})
+        section = _renamed(source, name, raw.get(name, {}), warnings)
         for key in section:
             if key not in keys:
                 raise ParameterError(f"{source}: [{name}] unknown key {key!r} (keys: {', '.join(keys)})")
@@ -146,7 +147,8 @@ def load_job(path) -> Job:
               decimal=inp.get("decimal", "."), identifiers=cols.get("identifiers", []),
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
-              model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}))
+              model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}),
+              warnings=warnings)
     for col, roles in job.roles().items():
         if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
@@ -158,6 +160,24 @@ def load_job(path) -> Job:
         except ParameterError as exc:
             raise ParameterError(f"{source}: [release] {exc}") from None
     return job
+
+
+RENAMED = {("columns", "insensitive"): "keep"}     # (section, the key's old name) -> its name now
+
+
+def _renamed(source: Path, section: str, values: dict, warnings: list) -> dict:
+    """A section's keys under their names now (:data:`RENAMED`), each old
+    name found noted in ``warnings``; ParameterError when a key is given
+    under both names."""
+    out = dict(values)
+    for (where, old), new in RENAMED.items():
+        if where == section and old in out:
+            if new in out:
+                raise ParameterError(f"{source}: [{section}] gives both {old!r} (an old name) and {new!r}: "
+                                     f"give {new!r} alone")
+            out[new] = out.pop(old)
+            warnings.append(f"{source}: {old!r} is deprecated, use {new!r}")
+    return out
 
 
 def job_qi(job: "Job") -> list:

@@ -115,6 +115,26 @@ def test_dates_are_a_role_under_strict(workdir, capsys):
     assert "column 'visit' has two roles: [columns] interval and [columns] dates" in capsys.readouterr().err
 
 
+def test_a_key_under_its_old_name_is_read_with_a_warning(workdir, capsys):
+    old = write_job(workdir, JOB.replace("keep = [", "insensitive = ["), name="old.toml")
+    for dry in (["--dry-run"], []):
+        assert main(["run", str(old), *dry]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == f"geoanon run: warning: {old}: 'insensitive' is deprecated, use 'keep'"
+    assert pd.read_csv(workdir / "out" / "released.csv", dtype=str)["education"].notna().all()   # kept as it is
+    both = write_job(workdir, JOB.replace("keep = [", 'insensitive = ["education"]\nkeep = ['), name="both.toml")
+    assert main(["run", str(both), "--dry-run"]) == 2
+    assert capsys.readouterr().err == (f"geoanon run: error: {both}: [columns] gives both 'insensitive' (an old name) "
+                                       "and 'keep': give 'keep' alone\n")
+    failing = write_job(workdir, JOB.replace("keep = [", "insensitive = [").replace("k = 10", "k = 5000"),
+                        name="failing.toml")
+    assert main(["run", str(failing)]) == 2                          # a refusal is its error line alone
+    assert capsys.readouterr().err == "geoanon run: error: k=5000 is larger than the table (1500 rows)\n"
+    typo = write_job(workdir, JOB.replace("keep = [", "insensitiv = ["), name="typo.toml")
+    assert main(["run", str(typo), "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(f"geoanon run: error: {typo}: [columns] unknown key 'insensitiv' (keys: ")
+
+
 def test_columns_without_a_role_that_look_identifying_are_warned_about(workdir, capsys):
     df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
     df["city"] = "Raleigh"
