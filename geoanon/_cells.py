@@ -74,8 +74,8 @@ def is_nested(values: pd.Series) -> bool:
         import pyarrow as pa
 
         return pa.types.is_nested(arrow)
-    if values.dtype != object:
-        return False
+    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) not in ("mixed", "mixed-integer"):
+        return False                      # one pass in C: text, numbers, dates are never nested
     kinds = values.dropna().map(type).drop_duplicates()
     return any(issubclass(k, (list, tuple, dict, set, frozenset, np.ndarray)) for k in kinds)
 

@@ -149,8 +149,10 @@ def load_job(path) -> Job:
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", False),
               model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}),
               warnings=warnings)
-    for col, roles in job.roles().items():
-        if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
+    for col, roles in job.roles().items():     # qi and dates (a type) go with one treatment: one role
+        others = [r for r in roles if r not in ("[columns] qi", "[columns] dates")]
+        if len(others) > 1 or (others and len(others) < len(roles)
+                               and others[0].removeprefix("[columns] ") not in TREATMENTS):
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
     if "weights" in job.release:
         from .pipeline.joint_release import check_weights

@@ -110,9 +110,12 @@ def test_dates_are_a_role_under_strict(workdir, capsys):
     assert main(["run", str(write_job(workdir, job))]) == 0
     released = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
     assert {"visit_min", "visit_max"} <= set(released.columns) and "visit" not in released.columns
-    both = job.replace('interval = ["age"]', 'interval = ["age", "visit"]')
-    assert main(["run", str(write_job(workdir, both)), "--dry-run"]) == 2
-    assert "column 'visit' has two roles: [columns] interval and [columns] dates" in capsys.readouterr().err
+    as_interval = job.replace('interval = ["age"]', 'interval = ["age", "visit"]')     # a date published as one
+    assert main(["run", str(write_job(workdir, as_interval)), "--dry-run"]) == 0
+    capsys.readouterr()
+    kept = job.replace('keep = ["salary-class"', 'keep = ["visit", "salary-class"')
+    assert main(["run", str(write_job(workdir, kept)), "--dry-run"]) == 2
+    assert "column 'visit' has two roles: [columns] keep and [columns] dates" in capsys.readouterr().err
 
 
 def test_a_key_under_its_old_name_is_read_with_a_warning(workdir, capsys):
