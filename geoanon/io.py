@@ -534,7 +534,6 @@ def write_table(df: pd.DataFrame, path) -> None:
             pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": previous})
 
 
-
 def write_parquet(df: pd.DataFrame, path) -> None:
     """``df`` as a Parquet file (GeoParquet for a GeoDataFrame) that pandas
     reads back (:func:`pandas_readable`); DataError for a column Arrow cannot

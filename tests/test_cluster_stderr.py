@@ -24,7 +24,8 @@ with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
 """
 COMMANDS = [
     "points {ds} -k {k} --lat lat --lon lon --keep age,sex,zip,diag -o {ds}_points{k}",
-    "zip {ds} -k {k} --zip-col zip --regions regions.geojson --region-id FIPS --keep lat,lon,age,sex,diag -o {ds}_zip{k}",
+    "zip {ds} -k {k} --zip-col zip --regions regions.geojson --region-id FIPS --keep lat,lon,age,sex,diag "
+    "-o {ds}_zip{k}",
     "labels {ds} -k {k} --label-col diag --keep lat,lon,age,sex,zip -o {ds}_labels{k}",
     "suppress {ds} -k {k} --qi age,sex --keep lat,lon,zip,diag --shuffle -o {ds}_suppress{k}",
     "anonymize {ds} -k {k} --lat lat --lon lon --qi age,sex --keep zip,diag -o {ds}_anonymize{k}",

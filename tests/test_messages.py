@@ -114,7 +114,8 @@ def test_text_in_another_encoding_says_which(folder, cli, encoding, text, name):
 
 def test_a_file_of_mixed_encodings_gets_no_guess(folder, cli):
     text = (folder / "in.csv").read_bytes()
-    (folder / "in.csv").write_bytes(text.replace(b"ann", "änn".encode(), 3).replace(b"bob", "böb".encode("latin-1"), 1))
+    mixed = text.replace(b"ann", "änn".encode(), 3).replace(b"bob", "böb".encode("latin-1"), 1)   # UTF-8 and Latin-1
+    (folder / "in.csv").write_bytes(mixed)
     code, _, err = cli("points", "in.csv", *JOBS["points"], "-o", "out.csv")
     assert code == 2 and "not UTF-8 text (" in err and "reads as" not in err
 

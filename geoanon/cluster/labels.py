@@ -35,7 +35,6 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     ``shuffle``: a seed to write the rows in a random order
     (:func:`~geoanon.cluster.release.shuffled`).
     """
-
     started = time.perf_counter()
     k = check_k(k)
     missing = check_choice("missing", missing, LABEL_MISSING)

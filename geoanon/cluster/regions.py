@@ -32,7 +32,6 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     ``shuffle``: a seed to write the rows in a random order
     (:func:`~geoanon.cluster.release.shuffled`).
     """
-
     started = time.perf_counter()
     k = check_k(k)
     unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
