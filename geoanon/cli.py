@@ -213,7 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
             "boxes stay about as small as the location alone allows), spread (NCP over the coordinates' "
             "interquartile range), range (NCP over their range; default of greedy and joint)", default=False)
     anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
-                      help="columns' weights in the objective (default 1): location=4 keeps the location finer "
+                      help="columns' weights in the objective (default 1; each from 1e-6 to 1e6, as they are "
+                           "relative): location=4 keeps the location finer "
                            "and generalizes the other quasi-identifiers more")
     anon.add_argument("--tiles", help="base map tiles for --map (see geoanon points --help)")
     anon.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
