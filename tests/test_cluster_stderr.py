@@ -27,7 +27,7 @@ COMMANDS = [
     "zip {ds} -k {k} --zip-col zip --regions regions.geojson --region-id FIPS --keep lat,lon,age,sex,diag "
     "-o {ds}_zip{k}",
     "labels {ds} -k {k} --label-col diag --keep lat,lon,age,sex,zip -o {ds}_labels{k}",
-    "suppress {ds} -k {k} --qi age,sex --keep lat,lon,zip,diag --shuffle -o {ds}_suppress{k}",
+    "suppress {ds} -k {k} --qi age,sex --keep lat,lon,zip,diag -o {ds}_suppress{k}",
     "anonymize {ds} -k {k} --lat lat --lon lon --qi age,sex --keep zip,diag -o {ds}_anonymize{k}",
     "audit {ds} -k {k} --qi age,sex",           # the raw table misses k = 5: exit 1
 ]

@@ -45,12 +45,11 @@ OPTIONS = [     # command, flags, the refusal (None: the release is made)
     ("anonymize", ["--max-suppressed", "nan"], "max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for "
                                                "2%), got nan"),
     ("anonymize", ["--jobs", BIG], None),
-    ("anonymize", ["--seed", BIG, "--shuffle"], None),
+    ("anonymize", ["--seed", BIG], None),                 # the seed of the box margins (and of the rows' order)
     ("anonymize", ["--crs", "EPSG:3857", "--bounds=-1e200,-1e200,1e200,1e200"],
      "bounds (-1e+200, -1e+200, 1e+200, 1e+200) are too large: their area is beyond what a float holds"),
     ("points", ["--crs", "EPSG:3857", "--bounds=-1e200,-1e200,1e200,1e200"],
      "bounds (-1e+200, -1e+200, 1e+200, 1e+200) are too large: their area is beyond what a float holds"),
-    ("points", ["--seed", BIG, "--shuffle"], None),
     ("suppress", ["--time-limit", "1e308"], None),
     ("suppress", ["--time-limit", "inf"], "time_limit must be a positive number of seconds, got inf"),
 ]
@@ -115,3 +114,11 @@ def test_the_shortest_decimal_between_the_largest_floats():
     a, b = np.array([-8e307, 1e307]), np.array([-7.9e307, 1.7e308])
     between = shortest_decimal_between(a, b)
     assert ((a < between) & (between < b)).all()
+
+
+def test_rows_shuffled_by_the_largest_seed(table):
+    import geoanon as ga
+
+    release = ga.generalize_points(pd.read_csv("t.csv"), 5, lat="lat", lon="lon", keep=["age", "sex", "diag", "zip"])
+    release.to_file("out.csv", shuffle=int(BIG))
+    assert sorted(pd.read_csv("out.csv")["age"]) == sorted(pd.read_csv("t.csv")["age"])
