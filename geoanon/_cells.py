@@ -5,8 +5,13 @@ OWASP's advice on CSV injection: a cell starting with ``=``, ``+``, ``-``,
 opened in a spreadsheet; prefixing a single quote makes the spreadsheet show
 it as text. Plain numbers (``-74.5``, ``+3``) are left alone: a spreadsheet
 reads them as numbers, and they cannot carry a formula.
+
+A nested cell (a Parquet list, struct or map) has no text of its own: a text
+format publishes it as JSON (:func:`nested_text`), Parquet as it is.
 """
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
@@ -18,8 +23,9 @@ _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 def escape_formulas(values: pd.Series) -> pd.Series:
     """``values`` with every text cell that could start a formula prefixed by
     ``'``; other cells (numbers, missing values, safe text) unchanged. Each
-    distinct value is looked at once."""
-    if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+    distinct value is looked at once. A nested column is left alone (its
+    JSON text starts with ``[`` or ``{``)."""
+    if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)) or is_nested(values):
         return values
     codes, uniques = pd.factorize(values)
     text = pd.Series(uniques, dtype=object)
@@ -57,3 +63,61 @@ def escape_header(df: pd.DataFrame, columns=None) -> pd.DataFrame:
         name = escaped[escaped.duplicated()].iloc[0]
         raise DataError(f"escaping the column names that could start a formula makes two columns {name!r}")
     return df.set_axis(escaped.tolist(), axis=1)
+
+
+def is_nested(values: pd.Series) -> bool:
+    """Whether a column holds lists, records or maps (a Parquet list, struct
+    or map column, read as an Arrow type or as Python objects), not one
+    value per cell."""
+    arrow = getattr(values.dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow as pa
+
+        return pa.types.is_nested(arrow)
+    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) not in ("mixed", "mixed-integer"):
+        return False                      # one pass in C: text, numbers, dates are never nested
+    kinds = values.dropna().map(type).drop_duplicates()
+    return any(issubclass(k, (list, tuple, dict, set, frozenset, np.ndarray)) for k in kinds)
+
+
+def nested_text(values: pd.Series) -> pd.Series:
+    """A nested column's cells as JSON text (a list; an object for a record,
+    and for a map unless a key repeats, then a list of [key, value] pairs);
+    a missing cell stays missing."""
+    if getattr(values.dtype, "pyarrow_dtype", None) is not None:
+        arrow = values.array.__arrow_array__()
+        try:
+            cells = arrow.to_pylist(maps_as_pydicts="strict")
+        except KeyError:
+            cells = arrow.to_pylist()
+    else:
+        cells = values.tolist()
+    return pd.Series([None if _missing(v) else json.dumps(v, ensure_ascii=False, default=_plain) for v in cells],
+                     index=values.index, dtype=object, name=values.name)
+
+
+def nested_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every nested column as JSON text (:func:`nested_text`), for a text format."""
+    nested = [col for col in df.columns if is_nested(df[col])]
+    if not nested:
+        return df
+    out = df.copy()
+    for col in nested:
+        out[col] = nested_text(df[col])
+    return out
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v))
+
+
+def _plain(v):
+    """What JSON cannot hold as it is: arrays and sets as lists, numpy
+    numbers as numbers, anything else (dates, decimals, bytes) as its text."""
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (set, frozenset)):
+        return sorted(v, key=str)
+    if isinstance(v, np.generic):
+        return v.item()
+    return str(v)

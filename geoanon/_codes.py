@@ -29,8 +29,13 @@ def factorize_exact(values) -> tuple[np.ndarray, pd.Index | np.ndarray]:
     (None, NaN, NA) are one value. Codes follow first appearance; ``uniques``
     holds each value as it first appeared. Only the cells of values that can
     merge (numbers and booleans in an object column) are looked at one by one.
+    Nested cells (lists, records, maps) are compared by their JSON text.
     """
+    from ._cells import is_nested, nested_text
+
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
+    if is_nested(values):
+        values = nested_text(values)
     codes, uniques = pd.factorize(values, use_na_sentinel=False)
     codes = codes.astype(np.int64)
     if values.dtype != object or len(values) == 0:

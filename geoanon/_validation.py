@@ -102,18 +102,9 @@ def check_scalar_columns(df, columns) -> None:
     """DataError naming the first of ``columns`` that holds lists, arrays,
     mappings or sets (a Parquet list or struct column): a quasi-identifier,
     location or sensitive value must be one value per row."""
-    for col in columns:
-        if col is None or col not in df.columns:
-            continue
-        s = df[col]
-        arrow = getattr(s.dtype, "pyarrow_dtype", None)
-        if arrow is not None:
-            import pyarrow as pa
+    from ._cells import is_nested
 
-            nested = pa.types.is_nested(arrow)
-        else:
-            kinds = s.dropna().map(type).drop_duplicates() if s.dtype == object else []
-            nested = any(issubclass(k, (list, tuple, dict, set, frozenset, np.ndarray)) for k in kinds)
-        if nested:
+    for col in columns:
+        if col is not None and col in df.columns and is_nested(df[col]):
             raise DataError(f"column {col!r} holds lists or records (a nested column); a quasi-identifier, "
                             "location or sensitive column must hold one value per row")

@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
             "boxes stay about as small as the location alone allows), spread (NCP over the coordinates' "
             "interquartile range), range (NCP over their range; default of greedy and joint)", default=False)
     anon.add_argument("--weight", type=_weights, metavar="location=W,A=W,...",
-                      help="columns' weights in the objective (default 1): location=4 keeps the location finer "
+                      help="columns' weights in the objective (default 1; each from 1e-6 to 1e6, as they are "
+                           "relative): location=4 keeps the location finer "
                            "and generalizes the other quasi-identifiers more")
     anon.add_argument("--tiles", help="base map tiles for --map (see geoanon points --help)")
     anon.add_argument("--attribution", metavar="TEXT", help="the credit line of --tiles given as a URL")
@@ -279,7 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="write the run time into --report and --html-report (off by default, so that the same "
                               "job writes the same bytes)")
     for name, command in sub.choices.items():
-        command.add_argument("-q", "--quiet", action="store_true", help="no progress display on a terminal")
+        command.add_argument("-q", "--quiet", action="store_true",
+                             help="print nothing on stdout (no summary, no 'wrote' lines) and no progress display; "
+                                  "warnings and errors still go to stderr, and the exit code tells the outcome")
         command.add_argument("-v", "--verbose", action="count", default=0,
                              help="log every step and its time on stderr (-vv: more)")
         command.set_defaults(flags=_flags(command, API_NAMES.get(name, {})))
@@ -460,24 +463,20 @@ def _run_points_on_cluster(args) -> int:
 
 
 def _cluster_summary(args, release, line=None) -> int:
-    """Write a cluster job's JSON report if asked, and print its summary
-    ``line`` (default: the partition's figures) and its warnings."""
+    """Write a cluster job's JSON report if asked, then say what it did
+    (:func:`_done`): its summary ``line`` (default: the partition's figures)."""
     from .pipeline.release import file_names, without_timings
 
     r = release.report
     r["files"] = file_names({"input": args.input, "output": args.output})
-    _warn(args, r.get("warnings", []))
     if args.report:
         _write_json(args.report, r if args.timings else without_timings(r))
     if line is None:
         shards = f" in {plural(r['shards'], 'shard')}" if "shards" in r else ""
-        line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, largest "
-                f"{r['max_class']} (lower bound {r['lower_bound']}, ratio {r['ratio']:.3f})")
-    print(f"  {line}, audited k = {r['audit']['k']}")
-    for path in (args.output, args.report):
-        if path:
-            print(f"  wrote {path}")
-    return 0
+        line = (f"{plural(r['rows'], 'row')}, {plural(r['classes'], 'class', 'classes')}{shards}, "
+                + _largest(r["max_class"], r["lower_bound"], r["ratio"], r.get("suppressed_rows", 0)))
+    return _done(args, r.get("warnings", []), f"{line}, audited k = {r['audit']['k']}",
+                 [path for path in (args.output, args.report) if path])
 
 
 def _run_groups_on_cluster(args) -> int:
@@ -519,13 +518,11 @@ def _run_points(args) -> int:
     release = generalize_points(df, args.k, lat=args.lat, lon=args.lon, method=args.method,
                                 missing=args.missing, crs=args.crs, bounds=args.bounds, seed=args.seed, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
                             shuffle=_shuffle(args))
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _run_zip(args) -> int:
@@ -542,14 +539,12 @@ def _run_zip(args) -> int:
                                  edges=args.edges, contiguity=args.contiguity, method=args.method,
                                  unknown=args.unknown, on_small=args.small, **_roles(args))
     release.report.files = {"input": str(args.input), "regions": str(args.regions), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args),
                             escape_all=args.escape_formulas, from_text=_from_text(args.input), timings=args.timings,
                             shuffle=_shuffle(args))
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _run_labels(args) -> int:
@@ -563,13 +558,11 @@ def _run_labels(args) -> int:
     release = generalize_labels(df, args.k, column=args.col, method=args.method, missing=args.missing,
                                 order=args.order, seed=args.seed, class_counts=args.class_counts, **_roles(args))
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
                             shuffle=_shuffle(args))
-    _summary(release, written)
-    return 0
+    return _done(args, release.warnings, _summary(release), written)
 
 
 def _check_tiles(args) -> None:
@@ -656,7 +649,6 @@ def _run_suppress(args) -> int:
     df = read_table(args.input, sep=args.sep, encoding=args.encoding)
     release = suppress(df, args.qi, method=args.method, time_limit=args.time_limit, **_roles(args), **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, classes=args.classes,
                             html_report=args.html_report, escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
@@ -665,11 +657,8 @@ def _run_suppress(args) -> int:
     d = r.details
     quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
     method = d["method"] if d["solver"] == d["method"] else f"{d['method']} ({d['solver']} asked)"
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
-          f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}")
-    for path in written:
-        print(f"  wrote {path}")
-    return 0
+    return _done(args, release.warnings, f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
+                 f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}", written)
 
 
 def _run_jobs(args) -> int:
@@ -677,19 +666,21 @@ def _run_jobs(args) -> int:
     the other, their outputs staged, and renamed into place only when every
     job of the batch has succeeded: a failing job leaves the earlier ones'
     outputs as they were."""
-    from .io import StagedOutputs, read_table, table_columns
-    from .jobs import anonymize_options, check_columns, check_files, load_job, numeric_columns, plan
+    from .io import StagedOutputs, read_table
+    from .jobs import anonymize_options, check_columns, check_files, input_columns, load_job, numeric_columns, plan, \
+        read_input
     from .pipeline import anonymize, write_release
     from .pipeline.roles import looks_identifying
 
     jobs = [load_job(path) for path in args.jobs]
     check_files(jobs)
-    loose = [check_columns(job, table_columns(job.input, **job.csv)) for job in jobs]
+    loose = [check_columns(job, input_columns(job)) for job in jobs]
     if args.dry_run:
         for job, cols in zip(jobs, loose):
             print(f"geoanon run: {job.source} (dry run)")
             for line in plan(job):
                 print(f"  {line}")
+            _warn(args, job.warnings)
             for col in cols:
                 kind = looks_identifying(col)
                 print(f"geoanon run: warning: {job.source}: column {col!r} has no role and would be published as "
@@ -698,7 +689,7 @@ def _run_jobs(args) -> int:
     done = []
     with StagedOutputs() as staged:
         for job in jobs:
-            df = read_table(job.input, **job.csv).drop(columns=job.identifiers)
+            df = read_input(job).drop(columns=job.identifiers)
             if job.decimal != ".":
                 for col in numeric_columns(job):
                     df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
@@ -722,10 +713,30 @@ def _run_jobs(args) -> int:
             done.append((job, release, written))
     for job, release, written in done:           # every output is in place: say what each job did
         print(f"geoanon run: {job.source}")
-        for line in release.warnings:
-            print(f"geoanon run: warning: {' '.join(line.split())}", file=sys.stderr)
-        _joint_summary(release, written)
+        _done(args, [*job.warnings, *release.warnings], _joint_summary(release), written)
     return 0
+
+
+def _check_sep(args) -> None:
+    """DataError when a CSV input's header lacks columns the flags name and
+    another delimiter splits it into columns that include them: the file was
+    read with the wrong ``--sep``."""
+    from ._text import show
+    from .io import DELIMITERS, likely_delimiter
+
+    if getattr(args, "sep", None) is None:
+        return
+    names = [getattr(args, dest, None) for dest in ("lat", "lon", "zip_col", "col", "label_col", "sensitive")]
+    for dest in ("qi", "keep", "identifiers", "interval", "suppress", "sets"):
+        names += getattr(args, dest, None) or []
+    names += [item.partition(":")[0] for item in getattr(args, "date", [])]
+    names += [item.partition("=")[0] for item in getattr(args, "hierarchy", [])]
+    found = likely_delimiter(args.input, args.sep, args.encoding, [n for n in names if n])
+    if found is not None:
+        other, named = found
+        quoted = "$'\\t'" if other == "\t" else f"'{other}'"
+        raise DataError(f"{args.input}: no column {show(named[0])} in its header, whose columns are separated by "
+                        f"{DELIMITERS[other]}: give --sep {quoted}")
 
 
 def _from_text(path) -> bool:
@@ -770,14 +781,12 @@ def _run_anonymize(args) -> int:
                         max_extent_km=args.max_extent, location_loss=args.location_loss,
                         max_suppressed=args.max_suppressed, **options)
     release.report.files = {"input": str(args.input), "output": str(args.output)}
-    _warn(args, release.warnings)
     written = write_release(release, args.output, report=args.report, map_html=args.map, classes=args.classes,
                             html_report=args.html_report,
                             map_options=_map_options(args), escape_all=args.escape_formulas,
                             from_text=_from_text(args.input), timings=args.timings,
                             shuffle=_shuffle(args))
-    _joint_summary(release, written)
-    return 0
+    return _done(args, release.warnings, _joint_summary(release), written)
 
 
 def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
@@ -808,15 +817,14 @@ def _run_anonymize_on_cluster(args, location, hierarchy_files) -> int:
                                            f"and {plural(r['shards'], 'shard')}, smallest {r['min_class']}")
 
 
-def _joint_summary(release, written) -> None:
+def _joint_summary(release) -> str:
+    """The summary line of a joint release (anonymize, a job file)."""
     r = release.report
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
-          f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
-          f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}"
-          + (f", {plural(r.details['suppressed_records'], 'record')} suppressed"
-             if r.details.get("suppressed_records") else ""))
-    for path in written:
-        print(f"  wrote {path}")
+    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
+            f"{plural(r.details['location_classes'], 'location class', 'location classes')}, "
+            f"smallest {r.min_class}, NCP {r.details['ncp']['overall']:.4f}, {_audited(r.audit)}"
+            + (f", {plural(r.details['suppressed_records'], 'record')} suppressed"
+               if r.details.get("suppressed_records") else ""))
 
 
 def _location_option(args):
@@ -995,26 +1003,49 @@ def _run_demo(args) -> int:
     print(f"geoanon demo: writing into {out.resolve()}")
     print(f"GPS points: {points.report.rows} synthetic patient records at US ZIP centroids (location, cost_usd; "
           f"diagnosis sensitive), k={DEMO_K}, l=2")
-    _joint_summary(points, write_release(points, out / "points.csv", report=out / "points_report.json",
-                                         map_html=out / "points_map.html", html_report=out / "points_report.html",
-                                         map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
-                                                      "attribution": DEMO_ATTRIBUTION}))
+    _done(args, points.warnings, _joint_summary(points),
+          write_release(points, out / "points.csv", report=out / "points_report.json",
+                        map_html=out / "points_map.html", html_report=out / "points_report.html",
+                        map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
+                                     "attribution": DEMO_ATTRIBUTION}))
     print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties (county, sex, birth "
           f"weight), k={DEMO_REGION_K}")
-    _joint_summary(regions, write_release(regions, out / "regions.csv", report=out / "regions_report.json",
-                                          map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
-                                          html_report=out / "regions_report.html",
-                                          map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
-                                                       "attribution": NC_ATTRIBUTION}))
-    return 0
+    return _done(args, regions.warnings, _joint_summary(regions),
+                 write_release(regions, out / "regions.csv", report=out / "regions_report.json",
+                               map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
+                               html_report=out / "regions_report.html",
+                               map_options={"title": f"geoanon demo: NC counties, k={DEMO_REGION_K}",
+                                            "attribution": NC_ATTRIBUTION}))
 
 
-def _summary(release, written) -> None:
-    r = release.report
-    print(f"  {plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, largest {r.max_class} "
-          f"(lower bound {r.details['lower_bound']}, ratio {r.details['ratio']:.3f}), audited k = {r.audit.k}")
+def _summary(release) -> str:
+    """The summary line of a points, zip or labels job."""
+    r, d = release.report, release.report.details
+    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
+            f"{_largest(r.max_class, d['lower_bound'], d['ratio'], d.get('suppressed_rows', 0))}, "
+            f"audited k = {r.audit.k}")
+
+
+def _largest(max_class: int, lower_bound: int, ratio: float, suppressed: int) -> str:
+    """The largest class against the proven lower bound on it. The ratio is
+    the partition's largest group over that bound; suppressed records form a
+    class outside the partition, counted apart."""
+    bound = f"{ratio:.3f} x the lower bound {lower_bound}"
+    if not suppressed:
+        return f"largest {max_class} ({bound})"
+    return f"largest group {bound}, {plural(suppressed, 'record')} suppressed"
+
+
+def _done(args, warnings, line: str, written) -> int:
+    """Say what a job did, once all its outputs are in place (a refusal
+    before then is its error line alone): its ``warnings`` on stderr, then
+    its summary ``line`` and the files ``written`` (none of it with
+    ``--quiet``, which leaves stdout empty)."""
+    _warn(args, warnings)
+    print(f"  {line}")
     for path in written:
         print(f"  wrote {path}")
+    return 0
 
 
 def _warn(args, warnings) -> None:
@@ -1037,29 +1068,53 @@ def _cli_words(message: str, args) -> str:
 @contextlib.contextmanager
 def _interrupts():
     """SIGINT, SIGTERM and SIGHUP end the command as Ctrl-C does (a
-    KeyboardInterrupt, so staged outputs are removed on the way out) and are
-    recorded in ``_outcome.interrupted``, so that an interrupt a library swallowed
-    still stops the renames; handlers restored afterwards."""
+    KeyboardInterrupt, so staged outputs are removed on the way out; the exit
+    code is 128 + the signal's number) and are recorded in
+    ``_outcome.interrupted``, so that an interrupt a library swallowed still
+    stops the renames; handlers restored afterwards."""
     previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    for name, handler in (("SIGINT", _interrupt), ("SIGTERM", _interrupt), ("SIGHUP", _interrupt),
+                          ("SIGALRM", _when_safe)):
         number = getattr(signal, name, None)
         if number is None:
             continue
         try:
-            previous[number] = signal.signal(number, _interrupt)
+            previous[number] = signal.signal(number, handler)
         except ValueError:       # not the main thread: leave the handlers alone
             break
     try:
         yield
     finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)          # no retry of _when_safe outlives the command
         for number, handler in previous.items():
             signal.signal(number, handler)
 
 
 def _interrupt(signum, frame):
-    name = signal.Signals(signum).name
-    _outcome.interrupted.append(name)
-    raise KeyboardInterrupt(name)
+    _outcome.interrupted.append(signum)
+    _when_safe(signum, frame)
+
+
+def _when_safe(signum, frame):
+    """Raise the KeyboardInterrupt of the first interrupt received, unless
+    numba's Python code is running (compiling, or unpickling a constant for
+    compiled code, which crashes on an exception it does not expect): then
+    try again in 10 ms (SIGALRM comes back here)."""
+    if not _outcome.interrupted:
+        return
+    if _in_numba(frame) and hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    raise KeyboardInterrupt(signal.Signals(_outcome.interrupted[0]).name)
+
+
+def _in_numba(frame) -> bool:
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] == "numba":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def main(argv=None) -> int:
@@ -1068,10 +1123,12 @@ def main(argv=None) -> int:
     _outcome.committed.clear()
     _outcome.interrupted.clear()
     try:
-        with _interrupts():
+        with _interrupts(), open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stdout) as stdout, \
+                contextlib.redirect_stdout(stdout):
             from . import progress
 
             progress.configure(quiet=args.quiet, verbose=args.verbose)
+            _check_sep(args)
             code = args.run(args)
         if _outcome.interrupted:     # swallowed on the way (after the renames: the outputs are whole)
             raise KeyboardInterrupt(_outcome.interrupted[0])
@@ -1081,7 +1138,7 @@ def main(argv=None) -> int:
         if isinstance(exc, KeyboardInterrupt) or _outcome.interrupted:
             done = "the outputs were already written" if _outcome.committed else "nothing written"
             print(f"geoanon {args.command}: interrupted; {done}", file=sys.stderr)
-            return 130
+            return 128 + (_outcome.interrupted[0] if _outcome.interrupted else signal.SIGINT)   # the shell's code
         if isinstance(exc, UndeclaredColumnsError) and args.command != "run":
             from .pipeline.roles import no_role
 
@@ -1094,14 +1151,15 @@ def main(argv=None) -> int:
 
 def entry() -> None:
     """The ``geoanon`` program: :func:`main`'s exit code. After an interrupt
-    the process ends at once with 130: an interrupt that surfaced inside a
+    the process ends at once with 128 + the signal's number (130 for Ctrl-C,
+    143 for SIGTERM, 129 for SIGHUP): an interrupt that surfaced inside a
     library's C code (numba's cache loading) can leave the interpreter set to
     end by SIGINT on its way out instead."""
     code = main()
-    if code == 130:
+    if code > 128:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(code)
     sys.exit(code)
 
 

@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from . import _outcome
+from ._cells import nested_as_text
 from ._text import plural, show
 from ._validation import check_unique_columns
-from .errors import DataError, DuplicateColumnError, ParameterError
+from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
@@ -89,7 +90,7 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
         else:
             df = _read_geo(path)
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+        raise not_text(path, encoding, f"{exc.reason} at byte {exc.start}") from None
     except LookupError:
         raise ParameterError(f"unknown encoding {encoding!r}") from None
     except (DataError, KeyboardInterrupt):
@@ -104,6 +105,44 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
 
 def _encoding_name(encoding: str) -> str:
     return "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+
+
+def not_text(path, encoding: str, detail: str) -> DataError:
+    """The DataError of a file that is not ``encoding`` text, with the
+    encoding it reads as when a sample tells (:func:`likely_encoding`), as
+    ``encoding='NAME'`` (the command line's ``--encoding NAME``)."""
+    other = likely_encoding(path, encoding)
+    hint = f"; it reads as {other}: give encoding='{other}'" if other else ""
+    return DataError(f"{path}: not {_encoding_name(encoding)} text ({detail}){hint}")
+
+
+def likely_encoding(path, encoding: str, sample: int = 1 << 20) -> str | None:
+    """What the first ``sample`` bytes of a file that ``encoding`` cannot
+    decode read as: utf-16 after its byte order mark; else cp1252 (Windows'
+    Latin-1, whose bytes 0x80-0x9F are letters and signs) when it decodes
+    them and they occur, latin-1 otherwise. None when the sample also holds
+    UTF-8 letters (a file of mixed encodings: no single name reads it) or
+    the guess is ``encoding`` itself."""
+    import codecs
+    import gzip
+
+    opener = gzip.open if Path(path).suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            data = f.read(sample)
+    except OSError:
+        return None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        guess = "utf-16"
+    elif any(ord(c) > 127 and c != "\ufffd" for c in data.decode("utf-8", errors="replace")):
+        return None
+    else:
+        try:
+            data.decode("cp1252")
+            guess = "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
+        except UnicodeDecodeError:
+            guess = "latin-1"
+    return None if codecs.lookup(guess).name == codecs.lookup(encoding).name else guess
 
 
 def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
@@ -124,7 +163,7 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
 
         return [*pyogrio.read_info(path)["fields"].tolist(), "geometry"]
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not {_encoding_name(encoding)} text ({exc.reason} at byte {exc.start})") from None
+        raise not_text(path, encoding, f"{exc.reason} at byte {exc.start}") from None
     except LookupError:
         raise ParameterError(f"unknown encoding {encoding!r}") from None
     except DataError:
@@ -160,7 +199,7 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):
             detail = _first_line(exc).split(": ", 1)[-1]
-            raise DataError(f"{path}: not {_encoding_name(encoding)} text ({detail})") from None
+            raise not_text(path, encoding, detail) from None
         raise DataError(f"{path}: malformed CSV: {_first_line(exc)}") from None
     return table.to_pandas()
 
@@ -194,6 +233,33 @@ def _csv_header(path: Path, sep: str = ",", encoding: str = "utf-8") -> list:
     return header
 
 
+DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "pipes"}
+
+
+def likely_delimiter(path, sep: str, encoding: str, names) -> tuple | None:
+    """For a CSV file whose header, split on ``sep``, lacks some of
+    ``names``: the delimiter of :data:`DELIMITERS` that splits it into more
+    columns, among them the most of those names, and the names it finds (the
+    file was read with the wrong delimiter); None when no other does."""
+    path = Path(path)
+    try:
+        if not path.is_file() or table_format(path) != "csv":
+            return None
+        header = _csv_header(path, sep, encoding)
+    except (GeoanonError, UnicodeError, LookupError, OSError):
+        return None                       # unreadable: the job says why
+    absent = [n for n in dict.fromkeys(names) if n not in header]
+    if not absent:
+        return None
+    best = None
+    for other in DELIMITERS:
+        columns = _csv_header(path, other, encoding) if other != sep else []
+        found = [n for n in absent if n in columns]
+        if found and len(columns) > len(header) and (best is None or len(found) > len(best[1])):
+            best = other, found
+    return best
+
+
 def _read_geo(path: Path):
     """A GeoDataFrame; GDAL's warnings about broken geometry become one DataError line."""
     import warnings
@@ -212,6 +278,8 @@ def _read_geo(path: Path):
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file or dataset; its nested columns (lists, structs, maps)
+    as Arrow types, so that a Parquet output writes them back as they were."""
     import pyarrow.parquet as pq
 
     parts = parquet_parts(path)
@@ -219,9 +287,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     if b"geo" in metadata:
         import geopandas as gpd
 
-        return pd.concat([gpd.read_parquet(p) for p in parts], ignore_index=True) if len(parts) > 1 \
-            else gpd.read_parquet(parts[0])
-    return pd.read_parquet([str(p) for p in parts]) if len(parts) > 1 else pd.read_parquet(parts[0])
+        frames = [gpd.read_parquet(p, to_pandas_kwargs={"types_mapper": nested_dtype}) for p in parts]
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return pq.read_table([str(p) for p in parts] if len(parts) > 1 else parts[0]).to_pandas(types_mapper=nested_dtype)
+
+
+def nested_dtype(arrow_type):
+    """The pandas type of a nested Arrow type (list, struct, map) read from
+    Parquet: the Arrow type itself, so it is written back as it was; None
+    (the default conversion) for other types."""
+    import pyarrow as pa
+
+    return pd.ArrowDtype(arrow_type) if pa.types.is_nested(arrow_type) else None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -430,15 +507,19 @@ def write_table(df: pd.DataFrame, path) -> None:
 
     Geo formats need a GeoDataFrame (a plain table is written with empty
     geometry); Parquet keeps a GeoDataFrame's geometry (GeoParquet), CSV drops it.
+    Parquet keeps nested columns (lists, structs, maps) as they are; CSV and
+    the geo formats write them as JSON text (:func:`geoanon._cells.nested_text`).
     """
     fmt = table_format(path)
     geo = has_geometry(df)
+    if fmt != "parquet":
+        df = nested_as_text(df)
     if fmt == "csv":
         gzip = str(path).lower().endswith(".gz")
         (df.drop(columns=df.geometry.name) if geo else df).to_csv(
             path, index=False, compression={"method": "gzip", "mtime": 0} if gzip else None)
     elif fmt == "parquet":
-        df.to_parquet(path, index=False)
+        write_parquet(df, path)
     else:
         import geopandas as gpd
         import pyogrio
@@ -453,6 +534,43 @@ def write_table(df: pd.DataFrame, path) -> None:
             pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": previous})
 
 
+def write_parquet(df: pd.DataFrame, path) -> None:
+    """``df`` as a Parquet file (GeoParquet for a GeoDataFrame) that pandas
+    reads back (:func:`pandas_readable`); DataError for a column Arrow cannot
+    hold (Python objects of mixed types)."""
+    import pyarrow as pa
+
+    try:
+        df.to_parquet(path, index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise DataError(f"{Path(path).name}: cannot write parquet: {'. '.join(map(str, exc.args))}") from None
+    pandas_readable(path, nested_arrow_columns(df))
+
+
+def nested_arrow_columns(df: pd.DataFrame) -> list:
+    """The columns of ``df`` held as nested Arrow types (lists, structs, maps: :func:`nested_dtype`)."""
+    import pyarrow as pa
+
+    return [c for c in df.columns if pa.types.is_nested(getattr(df[c].dtype, "pyarrow_dtype", pa.null()))]
+
+
+def pandas_readable(path, columns) -> None:
+    """Rewrite the Parquet file ``path`` with its nested Arrow ``columns``
+    recorded in the pandas metadata as Python objects: pandas records the
+    name of their Arrow type, which it cannot read back (pandas-dev/pandas#53011),
+    so the file would open nowhere but here. Nothing to do without them."""
+    if not columns:
+        return
+    import json
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    metadata = json.loads(table.schema.metadata[b"pandas"])
+    for column in metadata["columns"]:
+        if column["name"] in columns:
+            column["numpy_type"] = "object"
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"pandas": json.dumps(metadata)}), path)
 
 
 class StagedOutputs:
@@ -467,10 +585,10 @@ class StagedOutputs:
     ['report.json', 'result.csv']
 
     On leaving the block without an error every staged file is renamed to its
-    destination; on an error, Ctrl-C or SIGTERM (which the command line turns
-    into KeyboardInterrupt) every staged file is removed and no destination is
-    touched. The renames run with SIGINT and SIGTERM held back, so an interrupt
-    cannot leave half of a job's outputs in place. A job killed outright
+    destination; on an error, Ctrl-C, SIGTERM or SIGHUP (which the command
+    line turns into KeyboardInterrupt) every staged file is removed and no
+    destination is touched. The renames run with those signals held back, so
+    an interrupt cannot leave half of a job's outputs in place. A job killed outright
     (SIGKILL) leaves its staging folder, named ``.{name}.geoanon.{host}.{pid}.*``;
     the next job writing into that folder removes it. A destination's missing
     folders are made when it is staged, and removed again on discard.
@@ -481,16 +599,20 @@ class StagedOutputs:
         self._made: list[Path] = []                  # folders made for destinations, outermost first
 
     def stage(self, destination) -> str:
-        """A temporary path to write ``destination``'s content to."""
+        """A temporary path to write ``destination``'s content to. Each folder
+        is made and recorded with the interrupts held, so that discarding
+        removes every folder an interrupt leaves."""
         destination = Path(destination)
         missing = [p for p in reversed(destination.parents) if not p.exists()]
         for folder in missing:
-            folder.mkdir()
-            self._made.append(folder)
+            with _signals_held():
+                folder.mkdir()
+                self._made.append(folder)
         destination = check_writable(destination)
         prefix = f".{destination.name}.geoanon.{_host()}.{os.getpid()}."
-        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
-        self._staged.append((folder, destination))
+        with _signals_held():
+            folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
+            self._staged.append((folder, destination))
         return str(folder / destination.name)
 
     def commit(self) -> None:
@@ -530,8 +652,8 @@ class StagedOutputs:
 
 @contextlib.contextmanager
 def _signals_held():
-    """SIGINT and SIGTERM wait (POSIX) until the block is done."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    """SIGINT, SIGTERM and SIGHUP wait (POSIX) until the block is done."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return

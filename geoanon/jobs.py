@@ -45,7 +45,9 @@ file, section and key in one line.
 """
 from __future__ import annotations
 
-import math
+import json
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -80,6 +82,7 @@ class Job:
     outputs: dict = field(default_factory=dict)      # table, report, map, classes, html_report -> path; flags
     dates: dict = field(default_factory=dict)        # date columns -> strftime format or None (ISO)
     ranges: dict = field(default_factory=dict)       # interval columns -> [low, high] of their possible values
+    warnings: list = field(default_factory=list)     # about the file itself (a key under its old name)
 
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
@@ -110,7 +113,8 @@ class Job:
         named = {}
         for role, cols in (("identifiers", self.identifiers), ("keep", self.keep),
                            ("sensitive", [self.sensitive] if self.sensitive else []),
-                           *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS)):
+                           *((role, list(self.treatments.get(role, ()))) for role in TREATMENTS),
+                           ("dates", list(self.dates))):
             for col in cols:
                 named.setdefault(col, []).append(f"[columns] {role}")
         for key in ("lat", "lon", "zip", "label"):
@@ -132,9 +136,9 @@ def load_job(path) -> Job:
             raise ParameterError(f"{source}: unknown section [{name}] (sections: {', '.join(sections)})")
         if not isinstance(value, dict):
             raise ParameterError(f"{source}: {name} must be a section [{name}], not a value")
-    checked = {}
+    checked, warnings = {}, []
     for name, keys in sections.items():
-        section = raw.get(name, {})
+        section = _renamed(source, name, raw.get(name, {}), warnings)
         for key in section:
             if key not in keys:
                 raise ParameterError(f"{source}: [{name}] unknown key {key!r} (keys: {', '.join(keys)})")
@@ -149,9 +153,11 @@ def load_job(path) -> Job:
               location=cols.get("location"), treatments={r: cols[r] for r in TREATMENTS if r in cols},
               sensitive=cols.get("sensitive"), keep=cols.get("keep", []), strict=cols.get("strict", True),
               model=checked["model"], release=checked["release"], outputs=out, dates=cols.get("dates", {}),
-              ranges=cols.get("ranges", {}))
-    for col, roles in job.roles().items():
-        if len(roles) > 1 and not (len(roles) == 2 and roles[0] == "[columns] qi"):   # qi and its treatment: one role
+              ranges=cols.get("ranges", {}), warnings=warnings)
+    for col, roles in job.roles().items():     # qi and dates (a type) go with one treatment: one role
+        others = [r for r in roles if r not in ("[columns] qi", "[columns] dates")]
+        if len(others) > 1 or (others and len(others) < len(roles)
+                               and others[0].removeprefix("[columns] ") not in TREATMENTS):
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
     if "weights" in job.release:
         from .pipeline.joint_release import check_weights
@@ -161,6 +167,24 @@ def load_job(path) -> Job:
         except ParameterError as exc:
             raise ParameterError(f"{source}: [release] {exc}") from None
     return job
+
+
+RENAMED = {("columns", "insensitive"): "keep"}     # (section, the key's old name) -> its name now
+
+
+def _renamed(source: Path, section: str, values: dict, warnings: list) -> dict:
+    """A section's keys under their names now (:data:`RENAMED`), each old
+    name found noted in ``warnings``; ParameterError when a key is given
+    under both names."""
+    out = dict(values)
+    for (where, old), new in RENAMED.items():
+        if where == section and old in out:
+            if new in out:
+                raise ParameterError(f"{source}: [{section}] gives both {old!r} (an old name) and {new!r}: "
+                                     f"give {new!r} alone")
+            out[new] = out.pop(old)
+            warnings.append(f"{source}: {old!r} is deprecated, use {new!r}")
+    return out
 
 
 def job_qi(job: "Job") -> list:
@@ -192,9 +216,10 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
 
 def _check_release(release: dict, check_bounds, geographic) -> None:
     from ._validation import check_jobs
+    from .pipeline.joint_release import _check_resolution
 
-    if "resolution" in release and not (math.isfinite(release["resolution"]) and release["resolution"] > 0):
-        raise ParameterError(f"resolution must be a positive number, got {show(release['resolution'])}")
+    if "resolution" in release:
+        _check_resolution(release["resolution"])
     if "jobs" in release:
         check_jobs(release["jobs"])
     if "bounds" in release:
@@ -231,40 +256,99 @@ def check_columns(job: Job, columns) -> list:
 
     from .pipeline.roles import no_role, undeclared
 
+    from .io import DELIMITERS, likely_delimiter
+
     columns = list(columns)
     for col, roles in job.roles().items():
         if col not in columns:
-            raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}")
+            found = likely_delimiter(job.input, job.csv.get("sep", ","), job.csv.get("encoding", "utf-8"), [col])
+            hint = "" if found is None else (f"; its columns are separated by {DELIMITERS[found[0]]}: set sep = "
+                                             f"{json.dumps(found[0])} in [input]")
+            raise DataError(f"{job.source}: {roles[0]}: no column {col!r} in {job.input.name}{hint}")
     try:
         return undeclared(pd.DataFrame(columns=columns), job.roles(), [], strict=job.strict)
     except UndeclaredColumnsError as exc:
         raise UndeclaredColumnsError(f"{job.source}: [columns] " + no_role(exc.columns, JOB_WAYS), exc.columns) from None
 
 
+def input_columns(job: Job) -> list:
+    """The column names of the job's table (its header), an error in the job file's terms."""
+    from .io import table_columns
+
+    with _job_terms(job):
+        return table_columns(job.input, **job.csv)
+
+
+def read_input(job: Job):
+    """The job's table, as its ``[input]`` says to read it; an error in the job file's terms."""
+    from .io import read_table
+
+    with _job_terms(job):
+        return read_table(job.input, **job.csv)
+
+
+@contextmanager
+def _job_terms(job: Job):
+    """A reader's DataError with the job file first, and the ``[input]`` key
+    it suggests (``encoding='latin-1'``) as the file would set it."""
+    try:
+        yield
+    except DataError as exc:
+        words = re.sub(r"give (sep|encoding)='([^']*)'", lambda m: f"set {m[1]} = {json.dumps(m[2])} in [input]",
+                       str(exc))
+        raise type(exc)(f"{job.source}: {words}") from None
+
+
 def plan(job: Job) -> list[str]:
-    """What the job will do, one line per column role and output (``--dry-run``)."""
-    lines = [f"read {job.input}" + (f" ({', '.join(f'{k} {v!r}' for k, v in job.csv.items())})" if job.csv else "")]
+    """What the job will do, one line per column role, setting and output
+    (``--dry-run``): every key the job file sets is shown."""
+    read = {**job.csv, **({"decimal": job.decimal} if job.decimal != "." else {})}
+    lines = [f"read {job.input}" + (f" ({_settings(read)})" if read else "")]
     if job.identifiers:
         lines.append(f"drop {', '.join(job.identifiers)}")
     if job.location:
         kind = "points" if "lat" in job.location else "regions" if "zip" in job.location else "labels"
         cols = [job.location[k] for k in ("lat", "lon", "zip", "label") if k in job.location]
-        lines.append(f"location ({kind}): {', '.join(cols)}")
+        rest = {k: v for k, v in job.location.items() if k not in ("lat", "lon", "zip", "label")}
+        lines.append(f"location ({kind}): {', '.join(cols)}" + (f" ({_settings(rest)})" if rest else ""))
     for role in TREATMENTS:
         cols = job.treatments.get(role)
         if cols:
             how = {"qi": "quasi-identifiers (default publication)", "interval": "as intervals",
                    "hierarchy": "as hierarchy nodes", "suppress": "as the shared value or '*'",
                    "sets": "as value sets"}[role]
-            lines.append(f"{how}: {', '.join(cols)}")
+            lines.append(f"{how}: " + (_settings(cols) if role == "hierarchy" else ", ".join(cols)))
+    if job.dates:
+        lines.append("as date intervals: " + ", ".join(col if fmt is None else f"{col} ({fmt})"
+                                                        for col, fmt in job.dates.items()))
     if job.keep:
         lines.append(f"keep as they are: {', '.join(job.keep)}")
-    model = ", ".join(f"{k}={v}" for k, v in job.model.items() if k not in ("ground", "order"))
-    lines.append(f"model: {model}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    if not job.strict:
+        lines.append("columns without a role: published with a warning (strict = false)")
+    lines.append(f"model: {_settings(job.model)}" + (f", sensitive {job.sensitive}" if job.sensitive else ""))
+    if job.release:
+        lines.append(f"release: {_settings(job.release)}")
+    flags = {key: value for key, value in job.outputs.items() if key not in OUTPUT_FILES}
+    if flags:
+        lines.append(f"output: {_settings(flags)}")
     lines += [f"write {key}: {path}" + ("" if Path(path).parent.is_dir() else
                                         f" (the folder {Path(path).parent} is made)")
               for key, path in job.outputs.items() if key in OUTPUT_FILES]
     return lines
+
+
+def _settings(values: dict) -> str:
+    """``key=value`` pairs as a plan shows them (numbers plainly, tables in braces)."""
+    def shown(v):
+        if isinstance(v, dict):
+            return "{" + _settings(v) + "}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(map(shown, v)) + "]"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    return ", ".join(f"{key}={shown(v)}" for key, v in values.items())
 
 
 def anonymize_options(job: Job, location) -> dict:

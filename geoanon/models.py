@@ -510,7 +510,7 @@ class ModelCheck:
         m = self.model
         ok = size >= m.k
         if m.l is not None:
-            ok &= size >= m.l * hist.max(axis=1) - 1e-9
+            ok &= hist.max(axis=1) <= (size + 1e-9) / m.l      # size >= l * max, without overflow
         if m.l_distinct is not None:
             ok &= (hist > 0).sum(axis=1) >= m.l_distinct
         if m.t is not None:

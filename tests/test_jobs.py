@@ -117,6 +117,58 @@ def test_dry_run_prints_the_plan_and_writes_nothing(workdir, capsys):
     assert "write table: " in out and list((workdir / "out").iterdir()) == []
 
 
+def test_dry_run_shows_every_setting_the_job_makes(workdir, capsys):
+    job = JOB.replace('sep = ";"', 'sep = ";"\ndecimal = ","').replace(
+        "[output]", '[release]\nmethod = "frontier"\nmax_extent_km = 50\nweights = { location = 4, age = 1 }\n'
+                    'seed = 3\nmax_suppressed = 0.02\n\n[output]\nshuffle = true\ntimings = true\n')
+    assert main(["run", str(write_job(workdir, job)), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "  read " + str(workdir / "people.csv") + " (sep=;, decimal=,)" in out
+    assert "  model: k=10, l=2, sensitive occupation" in out
+    assert "  release: method=frontier, max_extent_km=50, weights={location=4, age=1}, seed=3, max_suppressed=0.02" \
+        in out
+    assert "  output: shuffle=true, timings=true" in out
+
+
+def test_dates_are_a_role_under_strict(workdir, capsys):
+    df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
+    df["visit"] = pd.date_range("2020-01-01", periods=len(df), freq="D").strftime("%d/%m/%Y")
+    df.to_csv(workdir / "people.csv", sep=";", index=False)
+    job = JOB.replace("keep = [", 'dates = { visit = "%d/%m/%Y" }\nstrict = true\nkeep = [')
+    assert main(["run", str(write_job(workdir, job)), "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "  as date intervals: visit (%d/%m/%Y)" in captured.out.splitlines() and captured.err == ""
+    assert main(["run", str(write_job(workdir, job))]) == 0
+    released = pd.read_csv(workdir / "out" / "released.csv", dtype=str)
+    assert {"visit_min", "visit_max"} <= set(released.columns) and "visit" not in released.columns
+    as_interval = job.replace('interval = ["age"]', 'interval = ["age", "visit"]')     # a date published as one
+    assert main(["run", str(write_job(workdir, as_interval)), "--dry-run"]) == 0
+    capsys.readouterr()
+    kept = job.replace('keep = ["salary-class"', 'keep = ["visit", "salary-class"')
+    assert main(["run", str(write_job(workdir, kept)), "--dry-run"]) == 2
+    assert "column 'visit' has two roles: [columns] keep and [columns] dates" in capsys.readouterr().err
+
+
+def test_a_key_under_its_old_name_is_read_with_a_warning(workdir, capsys):
+    old = write_job(workdir, JOB.replace("keep = [", "insensitive = ["), name="old.toml")
+    for dry in (["--dry-run"], []):
+        assert main(["run", str(old), *dry]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == f"geoanon run: warning: {old}: 'insensitive' is deprecated, use 'keep'"
+    assert pd.read_csv(workdir / "out" / "released.csv", dtype=str)["education"].notna().all()   # kept as it is
+    both = write_job(workdir, JOB.replace("keep = [", 'insensitive = ["education"]\nkeep = ['), name="both.toml")
+    assert main(["run", str(both), "--dry-run"]) == 2
+    assert capsys.readouterr().err == (f"geoanon run: error: {both}: [columns] gives both 'insensitive' (an old name) "
+                                       "and 'keep': give 'keep' alone\n")
+    failing = write_job(workdir, JOB.replace("keep = [", "insensitive = [").replace("k = 10", "k = 5000"),
+                        name="failing.toml")
+    assert main(["run", str(failing)]) == 2                          # a refusal is its error line alone
+    assert capsys.readouterr().err == "geoanon run: error: k=5000 is larger than the table (1500 rows)\n"
+    typo = write_job(workdir, JOB.replace("keep = [", "insensitiv = ["), name="typo.toml")
+    assert main(["run", str(typo), "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(f"geoanon run: error: {typo}: [columns] unknown key 'insensitiv' (keys: ")
+
+
 def test_columns_without_a_role_that_look_identifying_are_warned_about(workdir, capsys):
     df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
     df["city"] = "Raleigh"

@@ -107,13 +107,16 @@ def undeclared_frame(ddf, loose: list, k: int, warnings: list) -> dict:
     """:func:`geoanon.pipeline.roles.measure_undeclared` of a written
     dataset by a distributed group-by over ``class_id`` and the columns with
     no role: the report's ``undeclared`` entry, and its warning."""
+    from .._cells import nested_as_text
     from ..pipeline.roles import undeclared_warning
 
     if not loose:
         return {}
     cols = ["class_id", *loose]
-    # as many output partitions as parts (a column without a role may be unique per row: a group per row)
-    sizes = ddf[cols].groupby(cols, dropna=False, observed=True).size(split_out=max(ddf.npartitions, 1))
+    # as many output partitions as parts (a column without a role may be unique per row: a group per row);
+    # lists and records grouped by their text
+    sizes = ddf[cols].map_partitions(nested_as_text).groupby(cols, dropna=False, observed=True).size(
+        split_out=max(ddf.npartitions, 1))
     # each group lies in one output partition: histograms per partition, summed (dask's value_counts of a
     # group-by split over several partitions fails: "'0' not found in columns")
     per_part = sizes.map_partitions(lambda s: s.value_counts(), meta=pd.Series(dtype="i8", name="count"))

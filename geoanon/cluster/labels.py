@@ -20,7 +20,7 @@ from ..labels import cover_labels
 from ..pipeline.labels import canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_staged)
+                      write_dataset, write_staged)
 
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
@@ -35,8 +35,6 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
     """
-    import dask.dataframe as dd
-
     started = time.perf_counter()
     k = check_k(k)
     missing = check_choice("missing", missing, LABEL_MISSING)
@@ -70,8 +68,7 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
             from ..models import Model
             from .audit import audit_frame, undeclared_frame
 
-            released.to_parquet(staged, write_index=False)
-            written = dd.read_parquet(staged)
+            written = write_dataset(released, staged)
             return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
 
         audit, undeclared = write_staged(output, write_and_audit)

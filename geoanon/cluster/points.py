@@ -29,6 +29,7 @@ from .._text import plural, show
 from .._validation import check_choice, check_k
 from ..choices import POINT_JOB_METHODS
 from ..errors import DataError, InfeasibleError
+from ..io import write_parquet
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
@@ -163,8 +164,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     n = _check_stats(stats, k, lat, lon)
     frame = _frame(stats, bounds, geographic)
     sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=seed).compute()
-    row_bytes = float(ddf.head(1000).memory_usage(deep=True, index=False).sum()) / max(min(n, 1000), 1)
-    cap = max_shard_rows or shard_rows(client, row_bytes)
+    cap = max_shard_rows or shard_rows(client, _row_bytes(ddf, stats["rows"].to_numpy()))
     shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
     plan = _plan(ddf, sample, lat, lon, shards, frame, k)
     found = ddf.map_partitions(_shard_counts, lat, lon, plan, sensitive, values, meta=(None, "object")).compute()
@@ -207,6 +207,17 @@ def _coordinate_stats(pdf: pd.DataFrame, lat, lon, geographic) -> pd.DataFrame:
                          "xmax": [x[good].max() if good.any() else np.nan],
                          "ymin": [y[good].min() if good.any() else np.nan],
                          "ymax": [y[good].max() if good.any() else np.nan]})
+
+
+def _row_bytes(ddf, rows: np.ndarray, sample: int = 1000) -> float:
+    """The memory a row takes, from the first ``sample`` rows: read from as
+    many leading partitions (of ``rows`` rows each) as hold them, since a head
+    asking fewer partitions for more rows than they have makes dask warn on
+    the worker, onto the command's stderr."""
+    n = min(int(rows.sum()), sample)
+    parts = int(np.searchsorted(np.cumsum(rows), n)) + 1
+    head = ddf.head(n, npartitions=-1 if parts >= ddf.npartitions else parts)
+    return float(head.memory_usage(deep=True, index=False).sum()) / max(len(head), 1)
 
 
 def _check_stats(stats: pd.DataFrame, k: int, lat, lon) -> int:
@@ -368,7 +379,7 @@ def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=N
         tables.append(table)
         stats.append({"shard": int(shard), "rows": len(rows), **figures})
     if tables:
-        pd.concat(tables, ignore_index=True).to_parquet(path, index=False)
+        write_parquet(pd.concat(tables, ignore_index=True), path)
     return pd.DataFrame(stats, columns=list(summary)).astype("i8")
 
 

@@ -16,7 +16,7 @@ from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, regi
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_staged)
+                      write_dataset, write_staged)
 
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
@@ -32,8 +32,6 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
     """
-    import dask.dataframe as dd
-
     started = time.perf_counter()
     k = check_k(k)
     unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
@@ -72,8 +70,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
             from ..models import Model
             from .audit import audit_frame, undeclared_frame
 
-            released.to_parquet(staged, write_index=False)
-            written = dd.read_parquet(staged)
+            written = write_dataset(released, staged)
             return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
 
         audit, undeclared = write_staged(output, write_and_audit)

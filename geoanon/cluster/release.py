@@ -80,19 +80,20 @@ def read_dataset(source, *, sep=",", encoding="utf-8"):
     large CSV file is better split, or converted to Parquet."""
     import dask.dataframe as dd
 
+    from ..io import csv_header, nested_dtype
+
     kind, files = dataset_files(source)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
         schemas = [pq.read_schema(f) for f in files]
         _same_columns(files, [[c for c in s.names if not c.startswith("__index_level_")] for s in schemas])
+        nested = {"arrow_to_pandas": {"types_mapper": nested_dtype}}     # lists, structs, maps kept as they are
         if b"geo" in (schemas[0].metadata or {}):      # GeoParquet: its geometry as geometry
             import dask_geopandas
 
-            return dask_geopandas.read_parquet(files)
-        return dd.read_parquet(files)
-    from ..io import csv_header
-
+            return dask_geopandas.read_parquet(files, **nested)
+        return dd.read_parquet(files, **nested)
     header = _same_columns(files, [csv_header(Path(f), sep, encoding) for f in files])
     return dd.from_map(_read_csv_part, files, sep=sep, encoding=encoding, meta=_text_frame(header),
                        enforce_metadata=False)
@@ -177,7 +178,8 @@ def check_scalar_dataset(ddf, columns) -> None:
     check_scalar_columns(ddf._meta, columns)
     untyped = [c for c in columns if ddf._meta[c].dtype == object]
     if untyped:
-        check_scalar_columns(ddf[untyped].head(SAMPLE_CHECK, npartitions=1, compute=True), untyped)
+        # the first partition alone (a head over several that finds too few rows warns on the worker)
+        check_scalar_columns(ddf.partitions[0][untyped].head(SAMPLE_CHECK), untyped)
 
 
 def declared_dataset(ddf, roles, identifiers=None, keep=None, *, strict=True) -> tuple:
@@ -197,9 +199,13 @@ def shuffled(ddf, seed: int):
     """The rows of ``ddf`` in a random order drawn from ``seed``: a key per
     row from the seed and its partition, rows moved by key and sorted by it
     in each partition (the same order for the same seed and partitions)."""
+    from ..io import nested_arrow_columns
+
     meta = ddf._meta.assign(_order=pd.Series(dtype="u8"))
     keyed = ddf.map_partitions(_random_keys, seed, meta=meta)
-    return keyed.shuffle("_order").map_partitions(_by_key, meta=ddf._meta)
+    # dask's P2P shuffle moves Arrow tables whose nested columns pandas cannot read back: move pandas frames then
+    method = {"shuffle_method": "tasks"} if nested_arrow_columns(ddf._meta) else {}
+    return keyed.shuffle("_order", **method).map_partitions(_by_key, meta=ddf._meta)
 
 
 def _random_keys(pdf: pd.DataFrame, seed: int, partition_info=None) -> pd.DataFrame:
@@ -228,6 +234,22 @@ def check_dataset_output(output, inputs) -> Path:
             raise ParameterError(f"-o {output} lies inside the input dataset {source}: write the release elsewhere")
     check_writable(output)
     return output
+
+
+def write_dataset(released, staged):
+    """Write ``released`` as a Parquet dataset into the folder ``staged`` (by
+    the workers, its nested columns readable by pandas: :func:`geoanon.io.pandas_readable`)
+    and read it back lazily, for the audit."""
+    import dask
+    import dask.dataframe as dd
+
+    from ..io import nested_arrow_columns, pandas_readable
+
+    released.to_parquet(staged, write_index=False)
+    nested = nested_arrow_columns(released._meta)
+    if nested:
+        dask.compute(*[dask.delayed(pandas_readable)(part, nested) for part in Path(staged).glob("*.parquet")])
+    return dd.read_parquet(staged)
 
 
 def write_staged(output, write):

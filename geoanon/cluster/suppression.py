@@ -21,16 +21,15 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._cells import escape_formulas
 from .._codes import combined_key
 from ..audit import SUPPRESSED, sensitive_codes
 from ..errors import DataError
-from ..pipeline.suppression import check_time_limit, solution_details, suppression_model
+from ..pipeline.suppression import check_time_limit, solution_details, suppressed_cells, suppression_model
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_staged)
+                      write_dataset, write_staged)
 
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
@@ -46,7 +45,6 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     (:func:`~geoanon.cluster.release.shuffled`).
     """
     import dask
-    import dask.dataframe as dd
 
     started = time.perf_counter()
     qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
@@ -77,8 +75,7 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
         def write_and_audit(staged):
             from .audit import audit_frame, undeclared_frame
 
-            released.to_parquet(staged, write_index=False)
-            written = dd.read_parquet(staged)
+            written = write_dataset(released, staged)
             return (audit_frame(written, [*qi, "class_id"], model=model),
                     undeclared_frame(written, loose, model.k, warnings))
 
@@ -181,6 +178,6 @@ def _publish(pdf: pd.DataFrame, plan: dict, qi: list, patterns: np.ndarray, part
     out = pdf.copy()
     for j, col in enumerate(qi):
         starred = patterns[raw, j] < 0
-        out[col] = escape_formulas(pdf[col].astype(object).where(~starred, SUPPRESSED)).astype("string")
+        out[col] = suppressed_cells(pdf[col], starred)
     out["class_id"] = raw
     return out

@@ -375,9 +375,12 @@ def _beyond(table, loc, crs, max_km, warnings) -> dict:
     return {"max_extent_km": max_km, "beyond_max_extent": beyond}
 
 
+MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
+
+
 def check_weights(weights, qi, located: bool) -> dict:
     """``weights`` checked: a mapping from ``"location"`` (with a location)
-    or a quasi-identifier to a finite number > 0."""
+    or a quasi-identifier to a number in [MIN_WEIGHT, 1 / MIN_WEIGHT]."""
     if weights is None:
         return {}
     if not isinstance(weights, dict):
@@ -389,6 +392,9 @@ def check_weights(weights, qi, located: bool) -> dict:
         if name != "location" and name not in qi:
             raise ParameterError(f"weights names {show(name)}, which is neither 'location' nor a quasi-identifier")
         check_positive(f"the weight of {show(name)}", w)
+        if not MIN_WEIGHT <= w <= 1 / MIN_WEIGHT:
+            raise ParameterError(f"the weight of {show(name)} must be between {MIN_WEIGHT:g} and {1 / MIN_WEIGHT:g} "
+                                 f"(weights are relative), got {show(w)}")
         out[str(name)] = float(w)
     return out
 

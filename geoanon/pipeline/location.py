@@ -55,6 +55,10 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
     frame = rank_frame(xy, None, geographic, bounds)
+    reach = float(np.abs(frame.box).max())
+    if resolution is not None and resolution > reach:
+        raise ParameterError(f"resolution={show(resolution)} is coarser than the region the boxes tile (coordinates "
+                             f"up to {show(reach)}); give at most {show(reach)}")
     if geographic:
         warnings += _null_island(xy)
     dims = []

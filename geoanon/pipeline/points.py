@@ -115,6 +115,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         raise DataError(f"no column {show(lat)} in the GeoDataFrame: omit lat and lon to use its geometry")
     if lat is not None and lat == lon:
         raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
+    check_scalar_columns(df, [lat, lon])
     if lat is None:                     # a GeoDataFrame without lat and lon columns
         x, y, crs = _geometry_coordinates(df, warnings)
         lat_name, lon_name = ("lat", "lon") if _geographic(crs) else ("y", "x")
@@ -126,7 +127,6 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         x, y = numeric_column(df, lon), numeric_column(df, lat)
         lat_name, lon_name = lat, lon
     loose = undeclared(df, [lat, lon], keep, strict=strict)
-    check_scalar_columns(df, [lat, lon])
     out_cols = [f"{lat_name}_min", f"{lat_name}_max", f"{lon_name}_min", f"{lon_name}_max"]
     clash = [c for c in out_cols + ["class_id"] if c in df.columns and c not in (lat, lon)]
     if clash:

@@ -149,10 +149,12 @@ class Release:
         self.report.warnings = self.warnings
 
     def geo_table(self):
-        """The released table as a GeoDataFrame whose geometry is each row's class shape."""
+        """The released table as a GeoDataFrame whose geometry is each row's
+        class shape; as it is when its classes have no shape (labels,
+        suppression: written with empty geometry)."""
         import geopandas as gpd
 
-        if isinstance(self.table, gpd.GeoDataFrame):
+        if isinstance(self.table, gpd.GeoDataFrame) or self.row_shapes is None:
             return self.table
         shapes = self.row_shapes()
         return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)

@@ -118,7 +118,7 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
     table = df.copy()
     for j, col in enumerate(qi):
         starred = patterns[row_class, j] < 0
-        table[col] = escape_formulas(df[col].astype(object).where(~starred, SUPPRESSED))
+        table[col] = suppressed_cells(df[col], starred)
     table["class_id"] = row_class
     audit = require(table, [*qi, "class_id"], model=model)
     treatments = {col: ("suppress", col) for col in qi}
@@ -136,6 +136,13 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"],
                    treatments=treatments)
+
+
+def suppressed_cells(values: pd.Series, starred) -> pd.Series:
+    """A quasi-identifier as published: each cell its value, or ``*`` where
+    ``starred``, as text (numbers and ``*`` share no other type) that cannot
+    start a spreadsheet formula."""
+    return escape_formulas(values.astype(object).where(~starred, SUPPRESSED)).astype("string")
 
 
 def suppression_model(qi, *, model=None, method, **keywords) -> tuple[list, Model, str]:

@@ -107,6 +107,11 @@ def _round_step(x: float) -> tuple:
     return 5, e - 1
 
 
+def measurable(box) -> bool:
+    """Whether the area of ``box`` (xmin, ymin, xmax, ymax) is a finite float."""
+    return math.isfinite((float(box[2]) - float(box[0])) * (float(box[3]) - float(box[1])))
+
+
 def check_bounds(bounds, geographic: bool) -> tuple:
     """``bounds`` as four floats, or ParameterError: finite, ymin <= ymax,
     xmin <= xmax unless the region wraps (geographic CRS only), and within
@@ -125,6 +130,8 @@ def check_bounds(bounds, geographic: bool) -> tuple:
         raise ParameterError(f"bounds must be finite numbers, got ({text})")
     if b[1] > b[3]:
         raise ParameterError(f"bounds ({text}): ymin is above ymax")
+    if not measurable(b):
+        raise ParameterError(f"bounds ({text}) are too large: their area is beyond what a float holds")
     if not geographic:
         if b[0] > b[2]:
             raise ParameterError(f"bounds ({text}): xmin is above xmax (a region across the antimeridian "
@@ -200,7 +207,7 @@ def shortest_decimal_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     magnitude = max(float(np.abs(a).max()), float(np.abs(b).max()), 1e-300)
     todo = out < b
     with np.errstate(over="ignore", invalid="ignore"):
-        for d in range(-int(np.ceil(np.log10(magnitude))) - 1, 309):
+        for d in range(max(-int(np.ceil(np.log10(magnitude))) - 1, -308), 309):
             idx = np.flatnonzero(todo)
             if idx.size == 0:
                 break

@@ -11,8 +11,8 @@ from .._text import plural, show
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
-from .frame import (check_bounds, check_contains, default_bounds, rectangle_shapes, shortest_decimal_between,
-                    unwrapped, wraps)
+from .frame import (check_bounds, check_contains, default_bounds, measurable, rectangle_shapes,
+                    shortest_decimal_between, unwrapped, wraps)
 from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
 from .repair import repair, unforced
@@ -242,6 +242,9 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
             raise DataError(
                 f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside longitude [-180, 180] / latitude "
                 f"[-90, 90] (first: {name(i)}, lon={show(a[i, 0])}, lat={show(a[i, 1])})")
+    if not measurable((*a.min(axis=0), *a.max(axis=0))):
+        raise DataError(f"the points spread over x from {show(a[:, 0].min())} to {show(a[:, 0].max())} and y from "
+                        f"{show(a[:, 1].min())} to {show(a[:, 1].max())}: an area beyond what a float holds")
     return np.ascontiguousarray(a + 0.0)  # -0.0 becomes 0.0: equal coordinates are one point
 
 
