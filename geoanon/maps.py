@@ -38,6 +38,7 @@ DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
 PIXELS = 1200          # a map's width in pixels: shapes and outlines are simplified to its span / PIXELS
 ZOOM_SNAP = 0.25       # fitted to the classes in quarter zoom levels, so they fill the view
 WORLD = (-180.0, -60.0, 180.0, 75.0)    # the view when no class has a shape
+FILL_OPACITY = 0.6
 THIN_FROM = 2_000      # classes from which their edges are drawn half as wide (dense maps stay readable)
 # Colour scales, in the legend's order: the class's width in km (fine to
 # coarse, see width_cuts), records / k, neighbouring classes apart.
@@ -80,7 +81,7 @@ var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
     style: function (f) {
       var s = scales[scale];
       return {fillColor: s.colors[s.index[f.properties.i]], color: "#333333", weight: {{ this.weight }},
-              fillOpacity: 0.6};
+              fillOpacity: {{ this.opacity }}};
     }
   });
   layer.bindPopup(function (shape) {
@@ -114,7 +115,7 @@ var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
         self.values = _script_json(json.dumps(values, separators=(",", ":")))
         self.fields = _script_json(json.dumps(fields))
         self.scales = _script_json(json.dumps(scales, separators=(",", ":")))
-        self.scale, self.weight = scale, weight
+        self.scale, self.weight, self.opacity = scale, weight, FILL_OPACITY
 
 
 class _OutlineLayer(MacroElement):

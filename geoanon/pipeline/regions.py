@@ -423,8 +423,9 @@ def _on_land(frame, sites: np.ndarray, gap: float):
     """``frame`` cut to the countries holding the sites (:func:`geoanon.datasets.land`;
     a country holding fewer than ``COUNTRY_SHARE`` of them is a neighbour into
     which border regions' centroids fall), the small islands holding sites,
-    and a disc of ``gap`` around each site off them; ``frame`` as it is when
-    that land holds fewer than half of the sites (sites at sea)."""
+    and a disc around each site off them (as wide as its distance to that
+    land, at most ``gap``); ``frame`` as it is when that land holds fewer than
+    half of the sites (sites at sea)."""
     import shapely
 
     faces, country = _land()
@@ -436,8 +437,10 @@ def _on_land(frame, sites: np.ndarray, gap: float):
     on = np.unique(site[kept[face]])
     if 2 * on.size < len(sites):
         return frame
-    off = np.setdiff1d(np.arange(len(sites)), on)
-    return shapely.intersection(frame, shapely.union_all(np.r_[faces[kept], shapely.buffer(points[off], gap)]))
+    land = shapely.union_all(faces[kept])
+    off = points[np.setdiff1d(np.arange(len(sites)), on)]
+    reach = np.minimum(shapely.distance(off, land), gap)      # to the land, if nearer: no bleeding across a border
+    return shapely.intersection(frame, shapely.union_all(np.r_[land, shapely.buffer(off, reach)]))
 
 
 @lru_cache(maxsize=1)
