@@ -59,15 +59,38 @@ def outlines():
     import shapely
 
     with np.load(data_path("ne_outlines.npz")) as z:
-        steps, counts, kind = z["xy"], z["counts"], z["kind"]
+        xy, line, kind = *_grid_points(z["xy"], z["counts"]), z["kind"]
+    lines = shapely.linestrings(xy, indices=line)
+    return gpd.GeoDataFrame({"kind": np.array(OUTLINE_KINDS)[kind]}, geometry=lines, crs="EPSG:4326")
+
+
+def land():
+    """The land cut into countries (Natural Earth 1:10m land and land
+    borders, public domain, simplified to about 1 km): a GeoDataFrame of
+    polygons with ``country``, the ADM0_A3 code ("" for small islands), in
+    EPSG:4326. See data/make_outlines.py."""
+    import geopandas as gpd
+    import numpy as np
+    import shapely
+
+    with np.load(data_path("ne_land.npz")) as z:
+        (xy, ring), rings, country = _grid_points(z["xy"], z["counts"]), z["rings"], z["country"]
+    polygons = shapely.polygons(shapely.linearrings(xy, indices=ring), indices=np.repeat(np.arange(rings.size), rings))
+    return gpd.GeoDataFrame({"country": country}, geometry=polygons, crs="EPSG:4326")
+
+
+def _grid_points(steps, counts) -> tuple:
+    """Points stored as steps on the hundredth-degree grid (each line's first
+    point absolute): their coordinates in degrees and each one's line."""
+    import numpy as np
+
     first = np.r_[0, np.cumsum(counts)[:-1]]
     line = np.repeat(np.arange(counts.size), counts)
     xy = np.empty(steps.shape, dtype=np.int64)
     for axis in (0, 1):      # each line's running sum from its first point
         total = np.cumsum(steps[:, axis], dtype=np.int64)
         xy[:, axis] = total - (total[first] - steps[first, axis])[line]
-    lines = shapely.linestrings(xy / 100.0, indices=line)
-    return gpd.GeoDataFrame({"kind": np.array(OUTLINE_KINDS)[kind]}, geometry=lines, crs="EPSG:4326")
+    return xy / 100.0, line
 
 
 def census_names(which: str = "female") -> pd.Series:

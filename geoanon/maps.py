@@ -1,12 +1,15 @@
 """Map previews of equivalence classes (folium), self-contained and offline.
 
 A preview draws the generalized classes, never the records: one shape per
-class, filled by how full the class is relative to k, with its size in a
-tooltip. Leaflet's JavaScript and CSS come from the ``django-js-lib-leaflet``
-distribution and are inlined, so the HTML file opens on a machine with no
-network; base tiles are off unless asked for (:func:`check_tiles` vets them
-before any work). Every string placed in the page is HTML-escaped, and element
-ids are numbered deterministically, so the same classes give the same file.
+class on a canvas, filled by a colour scale the viewer switches in the legend
+(width in km, records / k, or neighbours apart), with the class's published
+values and size in a popup; classes without a shape (suppressed or unknown
+locations) are counted in the legend. Leaflet's JavaScript and CSS come from
+the ``django-js-lib-leaflet`` distribution and are inlined, so the HTML file
+opens on a machine with no network; base tiles are off unless asked for
+(:func:`check_tiles` vets them before any work). Every string placed in the
+page is HTML-escaped, and element ids are numbered deterministically, so the
+same classes give the same file.
 Classes across the antimeridian are drawn whole: when the shapes' largest
 longitude gap is not the one across ±180°, everything east of the
 antimeridian is drawn 360° further east (Leaflet takes longitudes beyond 180).
@@ -31,9 +34,17 @@ from .datasets import OUTLINE_ATTRIBUTION
 from .errors import ParameterError
 
 MAX_MAP_CLASSES = 100_000
-CANVAS_FROM = 2_000    # classes from which the map draws on a canvas (SVG paths make large pages stall)
 DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
-COLOR_BY = ("neighbours", "size", "precision")
+PIXELS = 1200          # a map's width in pixels: shapes and outlines are simplified to its span / PIXELS
+ZOOM_SNAP = 0.25       # fitted to the classes in quarter zoom levels, so they fill the view
+WORLD = (-180.0, -60.0, 180.0, 75.0)    # the view when no class has a shape
+FILL_OPACITY = 0.6
+THIN_FROM = 2_000      # classes from which their edges are drawn half as wide (dense maps stay readable)
+# Colour scales, in the legend's order: the class's width in km (fine to
+# coarse, see width_cuts), records / k, neighbouring classes apart.
+COLOR_BY = ("precision", "size", "neighbours")
+COLOR_NAMES = {"precision": "width", "size": "records / k", "neighbours": "neighbours"}
+PRECISION_COLORS = ("#fef0d9", "#fdcc8a", "#fc8d59", "#e34a33", "#b30000")
 # Fill colors by class size / k: at k, up to 10% over, 50% over, 2x, more.
 SIZE_BINS = (1.0, 1.1, 1.5, 2.0)
 SIZE_COLORS = ("#1a9850", "#91cf60", "#fee08b", "#fc8d59", "#d73027")
@@ -41,52 +52,61 @@ FORCED_COLOR = "#9e9e9e"       # a group that is one region already above k: no 
 # Distinct fills for neighbouring classes (ColorBrewer's Set2 and Dark2 hues).
 NEIGHBOUR_COLORS = ("#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#e5c494", "#1b9e77",
                     "#d95f02", "#7570b3")
-# Precision (a class's width in km), fine to coarse: quintiles of the classes drawn.
-PRECISION_COLORS = ("#fef0d9", "#fdcc8a", "#fc8d59", "#e34a33", "#b30000")
+# What a class's popup shows: column, heading, unit.
+POPUP = (("class_id", "class", ""), ("label", "published", ""), ("regions", "regions", ""),
+         ("classes", "classes", ""), ("records", "records", ""), ("km", "width", " km"))
 # Context lines: Natural Earth coastlines, country and US state borders.
 OUTLINE_STYLES = {"coast": {"color": "#3b6e8f", "weight": 1.2, "opacity": 0.9},
                   "country": {"color": "#444444", "weight": 1.2, "opacity": 0.9, "dashArray": "4 3"},
                   "state": {"color": "#777777", "weight": 0.8, "opacity": 0.8, "dashArray": "2 3"}}
 OUTLINE_MARGIN = 0.5      # outlines drawn this far around the classes, in spans (the view is wider than the fit)
-OUTLINE_PIXELS = 1200      # outlines simplified to the span / this many
 
 
 class _ClassLayer(MacroElement):
-    """The classes as one GeoJSON layer built, styled and labelled in the
-    browser (a fill per feature, a tooltip of ``fields``): the page holds the
-    geometries and one array per property, no per-feature style or keys, and
-    Python does no per-feature work. The data is HTML-safe JSON (``<``, ``>``
-    and ``&`` escaped), its string values already HTML-escaped for the tooltip."""
+    """The classes as one GeoJSON layer built, styled and explained in the
+    browser: the page holds the geometries, one array per popup field and,
+    per colour scale, a palette and each class's index in it; the legend's
+    radio buttons (``name="geoanon-colour"``) switch the scale. Python does
+    no per-feature work. The data is HTML-safe JSON (``<``, ``>`` and ``&``
+    escaped), its string values already HTML-escaped for the popup."""
 
     _template = Template("""{% macro script(this, kwargs) %}
-var {{ this.get_name() }} = (function (shapes, values, fields) {
+var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
+  var picked = document.querySelector('input[name="geoanon-colour"]:checked');
+  var scale = picked ? picked.value : {{ this.scale|tojson }};
   var features = shapes.map(function (geometry, i) {
-    var properties = {};
-    for (var key in values) { properties[key] = values[key][i]; }
-    return {type: "Feature", geometry: geometry, properties: properties};
+    return {type: "Feature", geometry: geometry, properties: {i: i}};
   });
   var layer = L.geoJSON({type: "FeatureCollection", features: features}, {
     style: function (f) {
-      return {fillColor: f.properties.fill, color: "#333333", weight: 1, fillOpacity: 0.55};
-    },
-    onEachFeature: function (f, shape) {
-      shape.bindTooltip(function () {
-        var box = shape.getBounds();
-        var km = {{ this._parent.get_name() }}.distance(box.getSouthWest(), box.getNorthEast()) / 1000;
-        return fields.map(function (k) {
-          return "<b>" + k.replace("_id", "") + "</b> " + f.properties[k];
-        }).concat(["<b>width</b> " + km.toFixed(1) + " km"]).join("<br>");
-      }, {sticky: true});
-      shape.on("mouseover", function () { shape.setStyle({weight: 3, fillOpacity: 0.8}); });
-      shape.on("mouseout", function () { layer.resetStyle(shape); });
+      var s = scales[scale];
+      return {fillColor: s.colors[s.index[f.properties.i]], color: "#333333", weight: {{ this.weight }},
+              fillOpacity: {{ this.opacity }}};
     }
   });
+  layer.bindPopup(function (shape) {
+    var i = shape.feature.properties.i;
+    return fields.map(function (f) {
+      return "<b>" + f[1] + "</b> " + values[f[0]][i] + f[2];
+    }).join("<br>");
+  }, {maxWidth: 360});
+  layer.on("mouseover", function (e) { e.layer.setStyle({weight: 3}); });
+  layer.on("mouseout", function (e) { layer.resetStyle(e.layer); });
+  function show() {
+    document.querySelectorAll(".geoanon-legend [data-scale]").forEach(function (rows) {
+      rows.style.display = rows.getAttribute("data-scale") === scale ? "" : "none";
+    });
+  }
+  document.querySelectorAll('input[name="geoanon-colour"]').forEach(function (input) {
+    input.addEventListener("change", function () { scale = input.value; layer.resetStyle(); show(); });
+  });
+  show();
   document.body.setAttribute("data-classes-drawn", features.length);
   return layer;
-})({{ this.shapes }}, {{ this.values }}, {{ this.fields }}).addTo({{ this._parent.get_name() }});
+})({{ this.shapes }}, {{ this.values }}, {{ this.fields }}, {{ this.scales }}).addTo({{ this._parent.get_name() }});
 {% endmacro %}""")
 
-    def __init__(self, geoms, values: dict, fields: list):
+    def __init__(self, geoms, values: dict, fields: list, scales: dict, scale: str, weight: float):
         import shapely
 
         super().__init__()
@@ -94,6 +114,8 @@ var {{ this.get_name() }} = (function (shapes, values, fields) {
         self.shapes = _script_json("[" + ",".join(shapely.to_geojson(geoms).tolist()) + "]")
         self.values = _script_json(json.dumps(values, separators=(",", ":")))
         self.fields = _script_json(json.dumps(fields))
+        self.scales = _script_json(json.dumps(scales, separators=(",", ":")))
+        self.scale, self.weight, self.opacity = scale, weight, FILL_OPACITY
 
 
 class _OutlineLayer(MacroElement):
@@ -130,7 +152,7 @@ def outline_features(bounds) -> str | None:
     if xmax > 180:       # drawn east of the antimeridian: the western lines, 360 degrees east
         east = shapely.clip_by_rect(geoms, -180.0, ymin, xmax - 360.0, ymax)
         pieces.append(shapely.transform(east, lambda c: c + np.array([360.0, 0.0])))
-    tolerance = span / OUTLINE_PIXELS
+    tolerance = span / PIXELS
     digits = int(np.clip(np.ceil(-np.log10(tolerance)), 1, 4))    # a tenth of a pixel or finer
     features = []
     for kind in OUTLINE_STYLES:
@@ -230,10 +252,11 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None,
     """An empty folium map fitted to ``bounds`` = (xmin, ymin, xmax, ymax), with
     Leaflet inlined and, by default, no base tiles; ``tiles_attribution``
     (escaped) credits the tiles (required for a URL, see :func:`check_tiles`);
-    ``canvas``: shapes drawn on a canvas rather than as SVG."""
+    ``canvas``: shapes drawn on a canvas rather than as SVG. The view is
+    fitted in steps of ``ZOOM_SNAP`` zoom levels."""
     import folium
 
-    m = folium.Map(tiles=None, control_scale=True, prefer_canvas=canvas)
+    m = folium.Map(tiles=None, control_scale=True, prefer_canvas=canvas, zoom_snap=ZOOM_SNAP)
     m.default_js = []
     m.default_css = []
     js, css = leaflet_assets()
@@ -251,15 +274,17 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None,
 
 
 def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=(),
-              color_by="neighbours", outlines=True, release_classes=None):
+              color_by="precision", outlines=True, release_classes=None):
     """A folium map of equivalence classes.
 
     Parameters
     ----------
     classes : GeoDataFrame
-        One row per class with ``class_id`` and ``weight`` (records), optionally
-        ``label`` and ``regions`` (shown in the tooltip), geometry in EPSG:4326
-        or a CRS that converts to it.
+        One row per class with ``class_id`` and ``weight`` (records),
+        optionally ``label`` (its published values), ``regions`` and
+        ``classes`` (shown in its popup), geometry in EPSG:4326 or a CRS that
+        converts to it. Classes without geometry (suppressed or unknown
+        locations) are not drawn; the legend counts their records.
     k : int
         The anonymity level, for coloring and the legend.
     title : str, optional
@@ -273,12 +298,12 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         The tiles' credit line (escaped); required for a URL.
     notes : sequence of str
         Extra legend lines (escaped), e.g. about suppressed records.
-    color_by : {"neighbours", "size", "precision"}
-        ``"neighbours"``: classes that touch get different fills (a greedy
-        colouring of their adjacency); ``"size"``: records / k, where a group
-        that is one region already above k is grey, not an alarm;
-        ``"precision"``: the class's width in km (quintiles). The tooltip
-        gives each class's width, computed in the browser from its shape.
+    color_by : {"precision", "size", "neighbours"}
+        The colour scale shown first; the legend switches between all three.
+        ``"precision"``: the class's width in km (the diagonal of its box;
+        :func:`width_cuts`); ``"size"``: records / k, where a group that is one region
+        already above k is grey, not an alarm; ``"neighbours"``: classes that
+        touch get different fills (a greedy colouring of their adjacency).
     outlines : bool
         Draw coastlines, country and US state borders (Natural Earth, shipped,
         offline) over the classes, for context without tiles.
@@ -286,8 +311,9 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
         The release's classes, where the shapes are location classes holding
         several of them (the joint release): the legend gives both counts.
 
-    From ``CANVAS_FROM`` classes the shapes are drawn on a canvas; drawn
-    coordinates keep ``DIGITS`` decimals.
+    The shapes are drawn on a canvas (SVG tiles of a map filled with classes
+    outgrow Chromium's tile memory and draw as a strip), simplified to about a
+    pixel of the fitted view; drawn coordinates keep ``DIGITS`` decimals.
     """
     import folium
 
@@ -295,48 +321,69 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     if len(classes) > MAX_MAP_CLASSES:
         raise ParameterError(f"a map preview draws at most {MAX_MAP_CLASSES} classes, got {len(classes)}; "
                              "raise k or preview a subset")
-    extra = [c for c in ("label", "regions") if c in classes.columns]
-    gdf = classes[["class_id", "weight", *extra, classes.geometry.name]].copy()
-    shapes, outside = lonlat_shapes(gdf)
-    gdf = gdf.set_geometry(shapes.to_numpy(), crs="EPSG:4326")
-    if outside:
-        gdf = gdf[~gdf.geometry.is_empty].reset_index(drop=True)
-        notes = [*notes, f"{plural(outside, 'class', 'classes')} beyond the area where {classes.crs.name} holds "
-                         "are not drawn"]
-    gdf[gdf.geometry.name] = _rounded(unwrap_antimeridian(gdf.geometry.to_numpy()))
-    ratio = gdf["weight"].to_numpy() / k
+    extra = [c for c in ("label", "regions", "classes") if c in classes.columns]
+    gdf, notes = _drawable(classes[["class_id", "weight", *extra, classes.geometry.name]], list(notes))
     gdf["class_id"] = gdf["class_id"].astype(int)
     gdf["records"] = gdf["weight"].astype(int)
-    for c in extra:   # the tooltip shows values as HTML
+    for c in extra:   # the popup shows values as HTML
         if not pd.api.types.is_numeric_dtype(gdf[c]):
             gdf[c] = [html.escape(str(v)) for v in gdf[c]]
     geoms = gdf.geometry.to_numpy()
-    if color_by == "neighbours":
-        gdf["fill"], legend = np.array(NEIGHBOUR_COLORS)[neighbour_colors(geoms) % len(NEIGHBOUR_COLORS)], None
-    elif color_by == "size":
-        forced = (classes["regions"].to_numpy() == 1) & (ratio > 1) if "regions" in classes.columns else \
-            np.zeros(len(gdf), dtype=bool)
-        gdf["fill"] = np.where(forced, FORCED_COLOR,
-                               np.array(SIZE_COLORS)[np.searchsorted(SIZE_BINS, ratio, side="left")])
-        legend = _size_rows(forced.any())
-    else:
-        width = class_widths_km(geoms)
-        cuts = np.quantile(width, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]) if len(width) else np.zeros(6)
-        gdf["fill"] = np.array(PRECISION_COLORS)[np.searchsorted(cuts[1:-1], width, side="left")]
-        legend = [(c, f"{lo:.3g}&ndash;{hi:.3g} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1], cuts[1:])]
-    fields = ["class_id", *extra, "records"]
-    gdf = gdf[[*fields, "fill", gdf.geometry.name]]
+    width = class_widths_km(geoms)
+    gdf["km"] = pd.Series([_two_digits(v) for v in width.tolist()], dtype=object)
+    scales, rows = _color_scales(geoms, width, gdf["records"].to_numpy() / k, gdf.get("regions"))
+    fields = [list(f) for f in POPUP if f[0] in gdf.columns]
 
-    m = offline_map(gdf.total_bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution,
-                    canvas=len(gdf) >= CANVAS_FROM)
-    _ClassLayer(gdf.geometry.to_numpy(), {f: gdf[f].tolist() for f in [*fields, "fill"]}, fields).add_to(m)
+    bounds = gdf.total_bounds if len(gdf) else WORLD
+    m = offline_map(bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution, canvas=True)
+    span = max(bounds[2] - bounds[0], bounds[3] - bounds[1])
+    _ClassLayer(_drawn(geoms, span / PIXELS), {f[0]: gdf[f[0]].tolist() for f in fields}, fields, scales, color_by,
+                weight=1 if len(gdf) < THIN_FROM else 0.5).add_to(m)
     if outlines:
-        features = outline_features(gdf.total_bounds)
+        features = outline_features(bounds)
         if features is not None:
             _OutlineLayer(features).add_to(m)
             _Attribution(OUTLINE_ATTRIBUTION).add_to(m)
-    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, legend, release_classes)))
+    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, rows, color_by, release_classes)))
     return m
+
+
+def _drawable(classes, notes: list) -> tuple:
+    """The classes with a shape, in longitude/latitude and unwrapped across the
+    antimeridian, and the notes with a line for those not drawn."""
+    shapeless = (classes.geometry.isna() | classes.geometry.is_empty).to_numpy()
+    if shapeless.any():
+        records = int(classes["weight"].to_numpy()[shapeless].sum())
+        notes.append(f"{plural(records, 'record')} in {plural(int(shapeless.sum()), 'class', 'classes')} without an "
+                     "area (suppressed or unknown locations), not drawn")
+        classes = classes[~shapeless]
+    shapes, outside = lonlat_shapes(classes)
+    gdf = classes.set_geometry(shapes.to_numpy(), crs="EPSG:4326")
+    if outside:
+        gdf = gdf[~gdf.geometry.is_empty]
+        notes.append(f"{plural(outside, 'class', 'classes')} beyond the area where {classes.crs.name} holds "
+                     "are not drawn")
+    gdf = gdf.reset_index(drop=True)
+    gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
+    return gdf, notes
+
+
+def _color_scales(geoms, width, ratio, regions) -> tuple:
+    """Each colour scale (:data:`COLOR_BY`) as its palette and every class's
+    index in it, and its legend rows (colour, HTML label)."""
+    cuts = width_cuts(width)
+    forced = (regions.to_numpy() == 1) & (ratio > 1) if regions is not None else np.zeros(len(ratio), dtype=bool)
+    scales = {
+        "precision": (PRECISION_COLORS, np.searchsorted(cuts[1:-1], width, side="left")),
+        "size": (SIZE_COLORS + (FORCED_COLOR,), np.where(forced, len(SIZE_COLORS),
+                                                          np.searchsorted(SIZE_BINS, ratio, side="left"))),
+        "neighbours": (NEIGHBOUR_COLORS, neighbour_colors(geoms) % len(NEIGHBOUR_COLORS)),
+    }
+    rows = {"precision": [(c, f"{_km(lo)}&ndash;{_km(hi)} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1],
+                                                                                            cuts[1:])],
+            "size": _size_rows(forced.any()),
+            "neighbours": [(None, "neighbouring classes get different fills")]}
+    return {name: {"colors": list(colors), "index": index.tolist()} for name, (colors, index) in scales.items()}, rows
 
 
 def lonlat_shapes(classes) -> tuple:
@@ -414,10 +461,11 @@ def class_widths_km(geoms: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.hypot(dx, dy))
 
 
-def _rounded(geoms: np.ndarray) -> np.ndarray:
+def _drawn(geoms: np.ndarray, tolerance: float) -> np.ndarray:
+    """Shapes simplified to ``tolerance`` (a pixel), coordinates to ``DIGITS`` decimals."""
     import shapely
 
-    return shapely.transform(geoms, lambda c: np.round(c, DIGITS))
+    return shapely.transform(shapely.simplify(geoms, tolerance), lambda c: np.round(c, DIGITS))
 
 
 def unwrap_antimeridian(geoms: np.ndarray) -> np.ndarray:
@@ -454,21 +502,53 @@ def unwrap_antimeridian(geoms: np.ndarray) -> np.ndarray:
     return out
 
 
+def width_cuts(width: np.ndarray) -> np.ndarray:
+    """The precision scale's bin edges: from the narrowest class's width to
+    the widest's in equal steps of their logarithm (each colour a few times
+    wider than the one before, so towns and countryside both show), rounded
+    to two significant digits."""
+    positive = width[width > 0]
+    if positive.size == 0:
+        return np.zeros(len(PRECISION_COLORS) + 1)
+    edges = np.geomspace(positive.min(), positive.max(), len(PRECISION_COLORS) + 1)
+    return np.array([_two_digits(v) for v in edges.tolist()], dtype=float)
+
+
+def _two_digits(v: float):
+    """``v`` to two significant digits, whole from 10 on (as legends and popups show widths)."""
+    rounded = float(f"{v:.2g}")
+    return int(rounded) if rounded >= 10 else rounded
+
+
+def _km(v: float) -> str:
+    """A width in km as the legend writes it: 0.041, 3.5, 87, 1,200."""
+    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+
+
 def _size_rows(forced: bool) -> list:
     edges = [f"{lo:g}&ndash;{hi:g}&times;k" for lo, hi in zip(SIZE_BINS[:-1], SIZE_BINS[1:])]
     labels = ["exactly k"] + edges + [f"over {SIZE_BINS[-1]:g}&times;k"]
     return list(zip(SIZE_COLORS, labels)) + ([(FORCED_COLOR, "one region, already above k")] if forced else [])
 
 
-def _legend(k: int, n_classes: int, title, notes, rows=None, release_classes=None) -> str:
-    rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;background:{c};'
-                   f'border:1px solid #333;margin-right:4px"></span>{lab}</div>'
-                   for c, lab in rows or [])
+def _legend(k: int, n_classes: int, title, notes, rows: dict, color_by: str, release_classes=None) -> str:
+    """The legend, fixed at the top right: counts, a radio button per colour
+    scale (the page's script switches them) with that scale's rows, notes."""
+    swatch = ('<span style="display:inline-block;width:12px;height:12px;background:{};border:1px solid #333;'
+              'margin-right:4px"></span>')
+    radios = "".join(f'<label style="margin-right:6px"><input type="radio" name="geoanon-colour" value="{name}"'
+                     f'{" checked" if name == color_by else ""}>{COLOR_NAMES[name]}</label>' for name in COLOR_BY)
+    hidden = ' style="display:none"'
+    scales = "".join(f'<div data-scale="{name}"{"" if name == color_by else hidden}>'
+                     + "".join(f"<div>{'' if c is None else swatch.format(c)}{lab}</div>" for c, lab in rows[name])
+                     + "</div>" for name in COLOR_BY)
     head = f"<b>{html.escape(title)}</b><br>" if title else ""
     extra = "".join(f"<div>{html.escape(n)}</div>" for n in notes)
-    return (f'<div class="geoanon-legend" style="position:fixed;top:10px;right:10px;z-index:1000;'
+    return (f'<div class="geoanon-legend" style="position:fixed;top:10px;right:10px;z-index:1000;max-width:340px;'
             f'background:white;padding:6px 8px;font:12px sans-serif;border:1px solid #999">'
-            f"{head}{_counted(n_classes, release_classes)}, k = {int(k)}<br>{rows}{extra}</div>")
+            f"{head}{_counted(n_classes, release_classes)}, k = {int(k)}<br>"
+            f"<div>colour by {radios}</div>{scales}{extra}<div><i>click a class for its published values</i></div>"
+            "</div>")
 
 
 def _counted(shapes: int, release_classes) -> str:

@@ -40,3 +40,32 @@ def console_messages(stderr: str) -> list:
     """The page's console messages in Chromium's log (run with
     ``--enable-logging=stderr``)."""
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+def with_script(page, script: str, out):
+    """Write ``page`` to ``out`` with ``script`` run once the page has loaded
+    (its map built); the script reports by setting attributes on <body>."""
+    text = page.read_text(encoding="utf-8")
+    hook = ('<script>window.addEventListener("load", function () { setTimeout(function () {\n'
+            f"{script}\n}}, 0); }});</script></body>")
+    out.write_text(text.replace("</body>", hook, 1), encoding="utf-8")
+    return out
+
+
+def painted(shot, colors, opacity, background="#dddddd", tolerance=8):
+    """Mask of the screenshot's pixels filled with one of ``colors`` (hex) at
+    ``opacity`` over the map's ``background``."""
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    under = np.array(_rgb(background))
+    mask = np.zeros(rgb.shape[:2], dtype=bool)
+    for color in colors:
+        want = opacity * np.array(_rgb(color)) + (1 - opacity) * under
+        mask |= (np.abs(rgb - want) <= tolerance).all(axis=2)
+    return mask
+
+
+def _rgb(color: str) -> tuple:
+    return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))

@@ -498,18 +498,20 @@ class GroupPublisher:
             return classes, None
         import geopandas as gpd
 
+        from .regions import group_shapes
+
         d = self.dim
-        shapes = []
+        members = []
         for st in part.location_states:
             level, node = st[0]
             leaves = np.flatnonzero(d.ancestors[level] == node)
-            names = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
-            shapes.append(self.shapes.loc[names].union_all() if names else None)
+            members.append([d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP])
+        shapes = group_shapes(self.shapes, members)
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
 
         def row_shapes():
             loc = part.location_class[part.row_class]
-            return gpd.GeoSeries(np.asarray(shapes, dtype=object)[loc], index=table.index, crs=self.shapes.crs)
+            return gpd.GeoSeries(shapes[loc], index=table.index, crs=self.shapes.crs)
 
         return classes, row_shapes
 

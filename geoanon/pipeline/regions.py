@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ from .roles import declared_table, measure_undeclared, undeclared
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
+COUNTRY_SHARE = 0.01         # of the centroids: a country holding fewer is not drawn on (see _on_land)
 
 
 @stepped("partitioning regions")
@@ -359,28 +361,41 @@ def region_values(series: pd.Series) -> pd.Series:
 
 
 def _class_shapes(shapes, members, labels, weights):
-    """One row per group: label, regions, members, weight and shape (the union
-    of its polygons, or of its centroids' Voronoi cells: :func:`_voronoi_cells`)."""
+    """One row per group: label, regions, members, weight and shape (:func:`group_shapes`)."""
     import geopandas as gpd
-    import shapely
 
-    if not shapes.geom_type.isin(["Polygon", "MultiPolygon"]).all():
-        shapes = _voronoi_cells(shapes)
-    geometry = [shapely.union_all(shapes.loc[group].to_numpy()) for group in members]
     return gpd.GeoDataFrame({
         "class_id": np.arange(len(members)),
         "label": labels,
         "regions": [len(m) for m in members],
         "members": escape_formulas(pd.Series([",".join(sorted(m)) for m in members], dtype=object)),
         "weight": np.asarray(weights, dtype=np.int64),
-    }, geometry=geometry, crs=shapes.crs)
+    }, geometry=group_shapes(shapes, members), crs=shapes.crs)
+
+
+def group_shapes(shapes, members) -> np.ndarray:
+    """Each group's shape: the union of its ``members``' (region ids of
+    ``shapes``) polygons or, for regions known by centroids, of their
+    Voronoi cells (:func:`_voronoi_cells`); None for a group without members."""
+    import shapely
+
+    if not shapes.geom_type.isin(["Polygon", "MultiPolygon"]).all():
+        shapes = _voronoi_cells(shapes)
+    geoms = shapes.to_numpy()[shapes.index.get_indexer([v for m in members for v in m])]
+    ends = np.cumsum([len(m) for m in members])
+    out = np.full(len(members), None, dtype=object)
+    for g, (start, end) in enumerate(zip(np.r_[0, ends[:-1]], ends)):
+        if end > start:
+            out[g] = shapely.union_all(geoms[start:end])
+    return out
 
 
 def _voronoi_cells(points):
     """Each centroid's Voronoi cell among all centroids, clipped to their convex
-    hull widened by the median distance between nearest centroids: regions
-    known only by centroids become areas that tile the map, so every group is
-    an area and no two groups overlap (regions sharing a centroid share its cell)."""
+    hull widened by the median distance between nearest centroids and, in
+    longitude/latitude, to the land (:func:`_on_land`): regions known only by
+    centroids become areas that tile the map, so every group is an area and
+    no two groups overlap (regions sharing a centroid share its cell)."""
     import geopandas as gpd
     import shapely
     from scipy.spatial import cKDTree
@@ -392,14 +407,60 @@ def _voronoi_cells(points):
     else:
         gap = 0.01 * max(1.0, float(np.abs(sites).max()))
     frame = shapely.buffer(shapely.convex_hull(shapely.multipoints(sites)), gap)
+    if points.crs is not None and _is_geographic(points.crs):
+        frame = _on_land(frame, sites, gap)
     if len(sites) == 1:
         cells = np.array([frame], dtype=object)
     else:
         pieces = shapely.get_parts(shapely.voronoi_polygons(shapely.multipoints(sites), extend_to=frame))
         at, cell = shapely.STRtree(pieces).query(shapely.points(sites), predicate="within")
         cells = np.empty(len(sites), dtype=object)
-        cells[at] = shapely.intersection(pieces[cell], frame)
+        cells[at] = _clipped(pieces[cell], frame)
     return gpd.GeoSeries(cells[site_of.ravel()], index=points.index, crs=points.crs)
+
+
+def _on_land(frame, sites: np.ndarray, gap: float):
+    """``frame`` cut to the countries holding the sites (:func:`geoanon.datasets.land`;
+    a country holding fewer than ``COUNTRY_SHARE`` of them is a neighbour into
+    which border regions' centroids fall), the small islands holding sites,
+    and a disc around each site off them (as wide as its distance to that
+    land, at most ``gap``); ``frame`` as it is when that land holds fewer than
+    half of the sites (sites at sea)."""
+    import shapely
+
+    faces, country = _land()
+    points = shapely.points(sites)
+    face, site = shapely.STRtree(points).query(faces, predicate="intersects")     # each face prepared once
+    codes, held = np.unique(country[face], return_counts=True)
+    kept = np.isin(country, codes[(held >= COUNTRY_SHARE * len(sites)) & (codes != "")])
+    kept[face[country[face] == ""]] = True
+    on = np.unique(site[kept[face]])
+    if 2 * on.size < len(sites):
+        return frame
+    land = shapely.union_all(faces[kept])
+    off = points[np.setdiff1d(np.arange(len(sites)), on)]
+    reach = np.minimum(shapely.distance(off, land), gap)      # to the land, if nearer: no bleeding across a border
+    return shapely.intersection(frame, shapely.union_all(np.r_[land, shapely.buffer(off, reach)]))
+
+
+@lru_cache(maxsize=1)
+def _land() -> tuple:
+    """The shipped land polygons and their country codes, decoded once per process."""
+    from ..datasets import land
+
+    found = land()
+    return found.geometry.to_numpy(), found["country"].to_numpy()
+
+
+def _clipped(cells: np.ndarray, frame) -> np.ndarray:
+    """The cells cut to ``frame``; those wholly inside it as they are."""
+    import shapely
+
+    shapely.prepare(frame)
+    out = cells.copy()
+    cut = ~shapely.contains_properly(frame, cells)
+    out[cut] = shapely.intersection(cells[cut], frame)
+    return out
 
 
 def _row_shapes(classes, class_id, index):

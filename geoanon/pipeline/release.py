@@ -198,7 +198,7 @@ class Release:
             Path(out.stage(path)).write_text(page, encoding="utf-8")
         return None
 
-    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="neighbours",
+    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="precision",
                 outlines=True):
         """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
         from ..maps import class_map
