@@ -11,7 +11,7 @@ import types
 from importlib import import_module
 
 from .errors import (AuditError, DataError, DuplicateColumnError, GeoanonError, InfeasibleError, ParameterError,
-                     VerificationError)
+                     UndeclaredColumnsError, VerificationError)
 
 __version__ = "0.1.0"
 
@@ -31,7 +31,7 @@ _HOMES = {
 }
 
 __all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError", "ParameterError",
-           "VerificationError", *sorted(_HOMES)]
+           "UndeclaredColumnsError", "VerificationError", *sorted(_HOMES)]
 
 
 _SUBMODULES = ("cluster", "criteria", "datasets", "dates", "jobs", "maps")   # ga.datasets.adult() after import geoanon

@@ -19,6 +19,39 @@ def intervals_meet(a_lo, a_hi, b_lo, b_hi, outer_hi):
     return lo < hi or (a_closed and b_closed and lo <= hi)
 
 
+def check_published_boxes(xy, labels, boxes, k):
+    """Assert the rules of published boxes (one row per record: ``boxes`` its
+    class's xmin, ymin, xmax, ymax, NaN where it is published without a
+    location); return the class sizes.
+
+    - every class holds >= k rows, and publishes one box, or none;
+    - a row lies strictly inside its box, no edge within 1% of the box's
+      extent of it;
+    - the boxes of different classes never overlap.
+    """
+    import numpy as np
+
+    labels, boxes, xy = np.asarray(labels), np.asarray(boxes, dtype=float), np.asarray(xy, dtype=float)
+    sizes = Counter(labels.tolist())
+    assert min(sizes.values()) >= k, f"a class is below k={k}"
+    boxed = ~np.isnan(boxes).any(axis=1)
+    assert (np.isnan(boxes[~boxed]).all(axis=1)).all(), "a box with an empty edge"
+    for axis in (0, 1):
+        lo, hi, v = boxes[boxed, axis], boxes[boxed, axis + 2], xy[boxed, axis]
+        assert (lo < v).all() and (v < hi).all(), "a row outside its box"
+        assert (np.minimum(v - lo, hi - v) >= 0.01 * (hi - lo)).all(), "an edge pins a record"
+    per_class = {}
+    for c, box in zip(labels[boxed].tolist(), map(tuple, boxes[boxed])):
+        assert per_class.setdefault(c, box) == box, f"class {c} publishes two boxes"
+    assert not set(per_class) & set(labels[~boxed].tolist()), "a class both with and without a box"
+    distinct = np.array(sorted(set(per_class.values())))
+    if len(distinct):
+        meet = ((distinct[:, None, 0] < distinct[None, :, 2]) & (distinct[None, :, 0] < distinct[:, None, 2])
+                & (distinct[:, None, 1] < distinct[None, :, 3]) & (distinct[None, :, 1] < distinct[:, None, 3]))
+        assert meet.sum() == len(distinct), "two boxes overlap"
+    return sizes
+
+
 def check_rectangle_partition(xy, weights, k, labels, rectangles, bounds):
     """Assert the rules of a rectangle partition; return the class weights.
 
@@ -472,8 +505,8 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         xs = [float(v) for v in raw[lon]]
         rect, boxed = {}, []
         for i in range(n):
-            r = tuple(float(released[f"{name}_{side}"].iloc[i]) for name, side in
-                      ((lon, "min"), (lat, "min"), (lon, "max"), (lat, "max")))
+            r = tuple(float("nan") if _missing(v) else float(v) for v in (released[f"{name}_{side}"].iloc[i] for name, side in
+                      ((lon, "min"), (lat, "min"), (lon, "max"), (lat, "max"))))
             if any(v != v for v in r):            # no location published: all four cells empty
                 assert all(v != v for v in r), "a rectangle with an empty edge"
                 continue

@@ -44,7 +44,8 @@ def test_points_writes_table_report_and_map(workdir, cli):
         assert key in report
     assert report["rows"] == 200 and report["min_class"] >= 10
     html = (workdir / "m.html").read_text()
-    assert drawn_shapes(html) == report["classes"]
+    boxed = res.loc[res["lat_min"] != "", "class_id"].nunique()   # a class published without a location has no shape
+    assert drawn_shapes(html) == boxed and boxed >= report["classes"] - 1
     assert "wrote" in out
 
 
@@ -60,9 +61,10 @@ def test_csv_in_other_formats_out(workdir, cli, fmt):
     assert len(res) == 200 and res["class_id"].groupby(res["class_id"]).size().min() >= 10
     assert res["zip"].astype(str).str.zfill(5).tolist() == [f"{i % 7:05d}" for i in range(200)]
     if fmt != "parquet":   # geo formats carry each row's class rectangle, never the point
-        assert res.crs.to_epsg() == 4326 and (res.geometry.geom_type == "Polygon").all()
+        boxed = res.geometry.notna()          # rows an edge would pin have no location, so no geometry
+        assert res.crs.to_epsg() == 4326 and (res.geometry[boxed].geom_type == "Polygon").all() and boxed.mean() > 0.9
         lon = pd.read_csv(workdir / "in.csv")["lon"]
-        assert (res.geometry.bounds["minx"] <= lon + 1e-9).all()
+        assert (res.geometry[boxed].bounds["minx"] <= lon[boxed] + 1e-9).all()
 
 
 @pytest.mark.parametrize("fmt", ["geojson", "gpkg", "parquet"])
@@ -76,7 +78,8 @@ def test_point_geometry_input(tmp_path, cli, fmt):
     code, _, err = cli(*["points", src, "-k", 10, *ROLES, "-o", tmp_path / "out.geojson"])
     assert code == 0, err
     res = gpd.read_file(tmp_path / "out.geojson")
-    assert (res.geometry.geom_type == "Polygon").all() and len(res) == 200
+    boxed = res.geometry.notna()
+    assert (res.geometry[boxed].geom_type == "Polygon").all() and boxed.mean() > 0.9 and len(res) == 200
     assert sorted(res["zip"]) == sorted(df["zip"]) and "id" not in res.columns
 
 
@@ -229,4 +232,5 @@ def test_large_table_round_trip(tmp_path, cli):
     assert code == 0, err
     res = pd.read_parquet(tmp_path / "big_out.parquet")
     assert sorted(res["payload"].astype(int)) == sorted(df["payload"])
-    assert json.loads((tmp_path / "r.json").read_text())["ratio"] <= 1.1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["ratio"] <= 2 and report["withheld_rows"] < 0.01 * n   # classes of k to 2k - 1, cut in the gaps

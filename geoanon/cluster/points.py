@@ -2,10 +2,11 @@
 
 The plane is cut into vertical strips and each strip into rectangles
 (shards), so that the shards tile the frame and none holds more rows than a
-worker can partition. Cut positions start from quantiles of a sample and are
-then moved strictly between the two neighbouring records' coordinates found
-by an exact distributed pass (at the decimal with the fewest digits between
-them, as :func:`geoanon.partition_points` places its own cuts): no published
+worker can partition. Cut positions start from the widest gaps of a sample
+near its quantiles and are then moved between the two neighbouring records'
+coordinates found by an exact distributed pass (at the decimal with the
+fewest digits in the middle half of their gap, as
+:func:`geoanon.partition_points` places its own cuts): no published
 edge is a record's coordinate and identical points never part. Exact
 distributed counts check every shard: a cut that leaves fewer than k records
 on a side is dropped. This is Theorem 2's stopping rule applied at the top:
@@ -261,17 +262,34 @@ def _plan(ddf, sample: pd.DataFrame, lat, lon, shards: int, frame, k: int) -> Sh
     x = pd.to_numeric(sample[lon]).to_numpy(dtype=np.float64)
     y = pd.to_numeric(sample[lat]).to_numpy(dtype=np.float64)
     n_strips = max(1, math.isqrt(shards))
-    targets = np.unique(np.quantile(x, np.arange(1, n_strips) / n_strips)) if n_strips > 1 else np.zeros(0)
-    x_cuts = _between(ddf, lon, [targets])[0]
+    x_cuts = _between(ddf, lon, [_gap_targets(x, n_strips)])[0]
     strip = np.searchsorted(x_cuts, x)
     per_strip = [-(-shards // (x_cuts.size + 1))] * (x_cuts.size + 1)
-    y_targets = []
-    for i, pieces in enumerate(per_strip):
-        ys = y[strip == i]
-        y_targets.append(np.unique(np.quantile(ys, np.arange(1, pieces) / pieces)) if pieces > 1 and ys.size
-                         else np.zeros(0))
-    y_cuts = _between(ddf, lat, y_targets)
+    y_cuts = _between(ddf, lat, [_gap_targets(y[strip == i], pieces) for i, pieces in enumerate(per_strip)])
     return ShardPlan(frame=tuple(float(v) for v in frame), x_cuts=x_cuts, y_cuts=y_cuts)
+
+
+GAP_WINDOW = 0.1     # a shard cut moves within this share of a shard's sample rows to the widest gap there
+
+
+def _gap_targets(values: np.ndarray, pieces: int) -> np.ndarray:
+    """Where to cut ``values`` (a sample) into ``pieces`` of about equal
+    rows: near each quantile, the middle of the widest gap between
+    consecutive sample values within ``GAP_WINDOW`` of a piece's rows, so
+    that the shards' edges, which every box beside them shares, keep away
+    from the records (:mod:`geoanon.points.margins`)."""
+    v = np.sort(values)
+    if pieces < 2 or v.size < 2:
+        return np.zeros(0)
+    reach = max(1, int(GAP_WINDOW * v.size / pieces))
+    gaps = np.diff(v)
+    out = []
+    for q in np.arange(1, pieces) / pieces:
+        at = int(q * (v.size - 1))
+        lo, hi = max(at - reach, 0), min(at + reach, gaps.size)
+        i = lo + int(np.argmax(gaps[lo:hi]))
+        out.append((v[i] + v[i + 1]) / 2)
+    return np.unique(out)
 
 
 def _between(ddf, col, groups: list) -> list:
@@ -288,8 +306,9 @@ def _between(ddf, col, groups: list) -> list:
         below, above = np.maximum(below, lo), np.minimum(above, hi)
     cuts = np.full(flat.size, np.nan)
     ok = np.isfinite(below) & np.isfinite(above)
-    if ok.any():
-        cuts[ok] = shortest_decimal_between(below[ok], above[ok])
+    if ok.any():                       # the roundest number in the middle half of the gap: away from both
+        gap = above[ok] - below[ok]
+        cuts[ok] = shortest_decimal_between(below[ok] + gap / 4, above[ok] - gap / 4)
     owner = np.repeat(np.arange(len(groups)), [len(t) for t in groups])
     return [np.unique(cuts[(owner == g) & ~np.isnan(cuts)]) for g in range(len(groups))]
 

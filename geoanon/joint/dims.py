@@ -168,10 +168,12 @@ class RankDim:
             a, b = self.edges[lo].astype(float), self.edges[np.minimum(hi, d)] - self.unit
         else:
             a, b = self.low[f].astype(float), self.high[e].astype(float)
-            reach = MARGIN * (b - a)
+            step = step or self.step or self.resolution
+            # a coordinate's margin is at least a share of the grid's step too: an edge a step out from a box
+            # narrower than the step would lie near its records for the box's extent (geoanon.points.margins)
+            reach = MARGIN * (np.maximum(b - a, step) if self.location else b - a)
             move_a = np.ones(a.size, dtype=bool) if self.rare is None else self.rare[f]
             move_b = np.ones(b.size, dtype=bool) if self.rare is None else self.rare[e]
-            step = step or self.step or self.resolution
             moved_a = self._outward(a - reach * (1 + _uniform(seed, self.name, 0, states)), -1, step)
             moved_b = self._outward(b + reach * (1 + _uniform(seed, self.name, 1, states)), 1, step)
             if self.location:

@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InfeasibleError
+from .dims import RankDim
 from .outliers import _blank
 
 
@@ -26,10 +27,13 @@ def without_pins(dims, check, part, pins):
     without a location, cut along the other quasi-identifiers as the frontier's
     classes are (:func:`geoanon.joint.search.cut_down`); and the rows moved.
 
-    A class that misses the model without its pinned rows goes whole; when
-    the moved rows together miss it, every class holding a pinned row goes
-    whole instead (a union of classes meets k, l and t). InfeasibleError when
-    even those miss it (a union can miss delta-disclosure)."""
+    A class that misses the model without its pinned rows gives up, besides,
+    rows of its most frequent sensitive value until it meets it again
+    (:func:`_mending`), or goes whole; while
+    the moved rows together miss it, whole classes join them one at a time
+    (:func:`_diluting`; a union of classes meets k, l and t).
+    InfeasibleError when even all of them miss it (a union can miss
+    delta-disclosure)."""
     n_classes = len(part.states)
     members = _members(part.row_class, n_classes)
     flags = pins(part.states, members)
@@ -40,16 +44,54 @@ def without_pins(dims, check, part, pins):
         return part, np.zeros(0, dtype=np.int64)
     moved = pinned.copy()
     for c in hit.tolist():
-        rest = members[c][~pinned[members[c]]]
-        if rest.size and not check.holds(check.histogram(rest)[None, :])[0]:
-            moved[members[c]] = True
+        moved[_mending(check, members[c][~pinned[members[c]]])] = True
+    located = part.row_class >= 0
+    per_class = np.zeros((n_classes, check.n_values), dtype=np.int64)
+    np.add.at(per_class, (part.row_class[located], check.codes[located]), 1)
+    whole = np.bincount(part.row_class[located & moved], minlength=n_classes) == per_class.sum(axis=1)
+    hist = check.histogram(np.flatnonzero(moved))
+    while not check.holds(hist[None, :])[0]:          # too few or too alike: whole classes join
+        c = _diluting(per_class, hist, whole, hit)
+        if c is None:
+            break
+        hist = hist + per_class[c] - check.histogram(members[c][moved[members[c]]])
+        moved[members[c]] = whole[c] = True
     rows = np.flatnonzero(moved)
     if not check.holds(check.histogram(rows)[None, :])[0]:
-        rows = np.flatnonzero(np.isin(part.row_class, hit))
-        if not check.holds(check.histogram(rows)[None, :])[0]:
-            raise InfeasibleError(f"the {rows.size} records whose box edges would pin them cannot meet "
-                                  f"{check.describe()} together without a location")
-    return _moved(dims, check, part, rows), rows
+        raise InfeasibleError(f"the {rows.size} records whose box edges would pin them cannot meet "
+                              f"{check.describe()} together without a location")
+    return _moved(dims, check, part, rows, pins), rows
+
+
+def _diluting(per_class, hist, whole, hit):
+    """The class to move whole next, while the moved rows (sensitive counts
+    ``hist``) miss the model: a class holding pinned rows before any other,
+    then the one whose rows (``per_class`` counts) hold the smallest share of
+    the moved rows' most frequent sensitive value (mending moved that value's
+    rows: they need other values beside them); None when every class has moved."""
+    left = np.flatnonzero(~whole)
+    if left.size == 0:
+        return None
+    sizes = per_class[left].sum(axis=1)
+    share = per_class[left, int(np.argmax(hist))] / np.maximum(sizes, 1)
+    return int(left[np.lexsort((left, share, ~np.isin(left, hit)))[0]])
+
+
+def _mending(check, rest: np.ndarray) -> np.ndarray:
+    """The rows of ``rest`` (what a class keeps) that must leave with its
+    pinned ones so the rest meets the model: none where it does, one row at a
+    time of its most frequent sensitive value (the last in row order) while it
+    misses it, every row where it cannot (fewer than k)."""
+    keep = np.ones(rest.size, dtype=bool)
+    while keep.any():
+        hist = check.histogram(rest[keep])
+        if check.holds(hist[None, :])[0]:
+            break
+        if keep.sum() <= check.model.k:
+            keep[:] = False
+            break
+        keep[np.flatnonzero(keep & (check.codes[rest] == int(np.argmax(hist))))[-1]] = False
+    return rest[~keep]
 
 
 def _members(row_class: np.ndarray, n: int) -> list:
@@ -59,10 +101,36 @@ def _members(row_class: np.ndarray, n: int) -> list:
     return np.split(order, np.cumsum(np.bincount(row_class[located], minlength=n))[:-1])
 
 
-def _moved(dims, check, part, rows):
+def _shrunk(dims, states, location_class, row_class) -> list:
+    """``states`` with every location class's box held to the rows it keeps
+    (the same for all its classes): a box that stayed as it was would still
+    show where a moved record lies. Its rows kept their margins from the tile's
+    edges, which stay, and from its own edges, which move with its range.
+    Classes that publish no location (the suppressed class) stay as they are."""
+    located = [j for j, d in enumerate(dims.items) if d.location and isinstance(d, RankDim)]
+    rows = np.flatnonzero(row_class >= 0)
+    place = location_class[row_class[rows]]
+    out = [list(st) for st in states]
+    for j in located:
+        d = dims.items[j]
+        rank = d.rank[rows]
+        first = np.full(place.max() + 1, np.iinfo(np.int64).max)
+        end = np.full(place.max() + 1, -1)
+        np.minimum.at(first, place, rank)
+        np.maximum.at(end, place, rank + 1)
+        for c, st in enumerate(out):
+            lo, hi, held, _ = st[j]
+            if held < d.size:
+                st[j] = (lo, hi, int(first[location_class[c]]), int(end[location_class[c]]))
+    return [tuple(st) for st in out]
+
+
+def _moved(dims, check, part, rows, pins):
     """``part`` with ``rows`` in one new location class publishing no location,
     cut along the other dimensions; classes and location classes left empty
-    dropped."""
+    dropped, the others' boxes held to the rows they keep where no edge then
+    pins one of them (a box's margins are drawn anew from its state, so a
+    smaller range can give a wider box)."""
     from .search import cut_down
 
     root = [_blank(d) if d.location else s for d, s in zip(dims.items, dims.root(rows))]
@@ -73,8 +141,13 @@ def _moved(dims, check, part, rows):
     renumber = np.full(len(part.states), -1, dtype=np.int64)
     renumber[kept] = np.arange(kept.size)
     row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
-    states = [part.states[c] for c in kept.tolist()]
     places, location_class = np.unique(part.location_class[kept], return_inverse=True)
+    before = [part.states[c] for c in kept.tolist()]
+    states = _shrunk(dims, before, location_class, row_class)
+    kept_rows = _members(row_class, kept.size)
+    pinning = np.bincount(np.repeat(location_class, [r.size for r in kept_rows])[pins(states, kept_rows)],
+                          minlength=places.size) > 0
+    states = [old if pinning[place] else new for old, new, place in zip(before, states, location_class)]
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if dims.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
@@ -84,6 +157,7 @@ def _moved(dims, check, part, rows):
     for c, state in enumerate(states):
         cost += sizes[c] * dims.cell_costs(state)
     suppressed = int(renumber[part.suppressed]) if part.suppressed >= 0 else -1
+    first_of = np.unique(location_class[:kept.size], return_index=True)[1]
     return replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,
-                   location_states=[*(part.location_states[p] for p in places.tolist()), tuple(root)],
+                   location_states=[*(states[c] for c in first_of.tolist()), tuple(root)],
                    location_classes=places.size + 1, suppressed=suppressed)

@@ -50,7 +50,12 @@ WAYS = ("make {each} a quasi-identifier (qi), list it under keep (published as i
 def undeclared(df: pd.DataFrame, roles, keep, *, strict: bool = True) -> list:
     """The columns of ``df`` with no role (not in ``roles`` nor ``keep``, not
     its geometry, which a job replaces); :class:`~geoanon.errors.UndeclaredColumnsError`
-    naming them when ``strict``."""
+    naming them when ``strict``; DataError first for a column of ``roles`` the table lacks."""
+    from .release import require_column
+
+    for col in roles:              # a misspelt column is named as such, not as its neighbour without a role
+        if col is not None:
+            require_column(df, col)
     geometry = getattr(df, "active_geometry_name", None)
     named = {*roles, *keep, geometry, "class_id"}
     loose = [c for c in df.columns if c not in named]
