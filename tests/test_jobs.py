@@ -260,7 +260,9 @@ def test_paths_are_relative_to_the_job_file_and_decimal_commas_are_read(workdir,
     finally:
         os.chdir(before)
     released = pd.read_csv(workdir / "out" / "released.csv")
-    assert released["lat_min"].between(34.5, 37.5).all() and released["lon_max"].between(-80.5, -76.5).all()
+    boxed = released.dropna(subset=["lat_min"])      # the rows a box edge would pin have no location
+    assert len(boxed) > 0.95 * len(released)
+    assert boxed["lat_min"].between(34.5, 37.5).all() and boxed["lon_max"].between(-80.5, -76.5).all()
 
 
 def test_single_purpose_commands_read_csv_with_another_delimiter_and_encoding(tmp_path):

@@ -30,11 +30,13 @@ taken is the *policy*:
     along the axis (squarer rectangles); (6) nearness to the weighted median
     (shallow trees).
 ``"gaps"``
-    as ``"balanced"``, with one key before all others: how wide the gap between
-    the two sides is, up to ``GAP_SHARE`` of the node's extent (in
-    ``GAP_STEPS`` steps), so that cuts fall where the edges keep away from the
-    records (:mod:`geoanon.points.margins`); with a target of 2k - 1, the
-    classes' sizes leave the cuts room to choose.
+    as ``"balanced"``, with one key before all others for the cut's position
+    on an axis: how wide the gap between the two sides is, up to
+    ``GAP_SHARE`` of the node's extent (in ``GAP_STEPS`` steps), so that cuts
+    fall where the edges keep away from the records
+    (:mod:`geoanon.points.margins`); with a target of 2k - 1, the classes'
+    sizes leave the cuts room to choose. The axis is chosen as ``"balanced"``
+    chooses it (a wider gap on a narrow axis would cut slivers).
 
 Every policy places a cut's boundary in the middle of the gap between its two
 sides (:func:`central_boundary`).
@@ -251,7 +253,7 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
             if balanced:
                 ex = xc[xp[b - 1]] - xc[xp[a]]
                 ey = yc[yp[b - 1]] - yc[yp[a]]
-                head_x, head_y = kx[:5], ky[:5]
+                head_x, head_y = kx[1:5], ky[1:5]     # the axis by the classes' sizes and spread, not the gap
                 use_y = head_y < head_x or (head_y == head_x and (ey > ex or (ey == ex and ky[5] < kx[5])))
             else:
                 use_y = depth[j] % 2 == 1
