@@ -315,5 +315,5 @@ def test_messages_show_values_as_typed_with_plurals():
         ga.suppress(df.head(2), ["a"], l_distinct=2, sensitive="s")
     with pytest.raises(InfeasibleError, match=r"^k=2 is larger than the table \(1 row\)$"):
         ga.suppress(df.head(1), ["a"], k=2, keep=["s"])
-    with pytest.raises(ga.DataError, match=r"^no column 5 in the table$"):
+    with pytest.raises(ga.DataError, match=r"^no column 5 in the table \(columns: a, s\)$"):
         ga.suppress(df, [5], k=2, keep=["a", "s"])
