@@ -39,7 +39,7 @@ taken is the *policy*:
     chooses it (a wider gap on a narrow axis would cut slivers).
 
 Every policy places a cut's boundary in the middle of the gap between its two
-sides (:func:`central_boundary`).
+sides (:meth:`AxisEnds.central_boundary`).
 
 Cuts are looked for within ``WINDOW_CLASSES`` target classes of the weighted
 median first, where a large node always has good ones; a node with none there on
@@ -79,7 +79,7 @@ class KdTree:
     weight: np.ndarray   # weight of each node
     leaves: np.ndarray   # node id of each leaf
     label: np.ndarray    # leaf index of each point
-    ends: tuple = ()     # the least and greatest coordinate of every rank: x lows, x highs, y lows, y highs
+    ends: tuple = ()     # the AxisEnds of x and of y
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
     look = ahead and (lo <= 2 * target or total - hi <= 2 * target)
     if look:
         _tables(weight, rank, a, b, total, k, target, pre, suf)
-    need = GAP_SHARE * (coord[point[b - 1]] - coord[point[a]])
+    need = GAP_SHARE * (coord[point[b - 1]] - coord[point[a]]) if gaps else 0.0
     best_pos, best_lower = -1, 0
     best = (0, 0, 0, 0, 0, 0)
     c = 0
@@ -212,7 +212,7 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
-        room = (coord[point[p + 1]] - coord[point[p]]) / need if need > 0 else 1.0
+        room = (coord[point[p + 1]] - coord[point[p]]) / need if gaps and need > 0 else 1.0
         keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, pre, suf, look, room)
         if best_pos < 0 or keys < best:
             best_pos, best_lower, best = p, c, keys
@@ -354,7 +354,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     rule = _Rule(policy != "paper", int(k), int(target), int(target if exact is None else exact),
                  policy == "gaps").args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    ends = (*rank_ends(x, rx), *rank_ends(y[y_order], ry[y_order]))
+    ends = (AxisEnds.of(x, rx), AxisEnds.of(y[y_order], ry[y_order]))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
@@ -386,10 +386,10 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
 
         cut = np.flatnonzero(has)
         boundary = np.empty(cut.size, dtype=np.int64)
-        for along_y, r, lows, highs in ((False, xr, *ends[:2]), (True, yr, *ends[2:])):
+        for along_y, r, axis_ends in ((False, xr, ends[0]), (True, yr, ends[1])):
             on = axis_y[cut] == along_y
             at = cut_pos[cut[on]]
-            boundary[on] = central_boundary(lows, highs, r[at], r[at + 1])
+            boundary[on] = axis_ends.central_boundary(r[at], r[at + 1])
         n_left = cut_pos[cut] - start[cut] + 1
         c_size = np.stack([n_left, size[cut] - n_left], 1).ravel()
         c_w = np.stack([w_left[cut], node_w[cut] - w_left[cut]], 1).ravel()
@@ -424,23 +424,49 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
                   leaves=np.concatenate(leaves), label=label, ends=ends)
 
 
-def rank_ends(values: np.ndarray, ranks: np.ndarray) -> tuple:
-    """The least and the greatest of ``values`` holding each rank (both in
-    rank order: ``ranks`` nondecreasing, dense from 0)."""
-    first = np.r_[True, ranks[1:] != ranks[:-1]]
-    last = np.r_[first[1:], True]
-    return values[first], values[last]
+@dataclass(frozen=True)
+class AxisEnds:
+    """The least and the greatest coordinate holding each rank of an axis,
+    and the middles between consecutive ranks (``mids[b - 1]`` lies between
+    ranks ``b - 1`` and ``b``)."""
+
+    lows: np.ndarray
+    highs: np.ndarray
+    mids: np.ndarray
+
+    @classmethod
+    def of(cls, values: np.ndarray, ranks: np.ndarray) -> "AxisEnds":
+        """From ``values`` in rank order (``ranks`` nondecreasing, dense from 0)."""
+        first = np.r_[True, ranks[1:] != ranks[:-1]]
+        last = np.r_[first[1:], True]
+        lows, highs = values[first], values[last]
+        return cls(lows, highs, (highs[:-1] + lows[1:]) / 2)
+
+    def central_boundary(self, left, right) -> np.ndarray:
+        """For cuts between rank ``left`` (the lower side's last) and rank
+        ``right`` (the upper side's first): the boundary ``b`` in ``(left,
+        right]`` (between ranks ``b - 1`` and ``b``) nearest the middle of the
+        gap between the two sides, so the edge keeps away from both (the
+        first such on a tie)."""
+        left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+        out = np.empty(left.shape, dtype=np.int64)
+        _central(self.lows, self.highs, self.mids, left.ravel(), right.ravel(), out.ravel())
+        return out
 
 
-def central_boundary(lows: np.ndarray, highs: np.ndarray, left, right) -> np.ndarray:
-    """For cuts between rank ``left`` (the lower side's last) and rank
-    ``right`` (the upper side's first) of an axis whose ranks span ``lows`` to
-    ``highs``: the boundary ``b`` in ``(left, right]`` (between ranks ``b - 1``
-    and ``b``) nearest the middle of the gap between the two sides, so the
-    edge keeps away from both (the first such on a tie)."""
-    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
-    mids = (highs[:-1] + lows[1:]) / 2                # boundary b lies near mids[b - 1]
-    middle = (highs[left] + lows[right]) / 2
-    upper = np.clip(np.searchsorted(mids, middle) + 1, left + 1, right)
-    lower = np.clip(upper - 1, left + 1, right)
-    return np.where(middle - mids[lower - 1] <= mids[upper - 1] - middle, lower, upper)
+@numba.njit(cache=True)
+def _central(lows, highs, mids, left, right, out):
+    """:meth:`AxisEnds.central_boundary`, each searching only its own gap."""
+    for j in range(left.size):
+        a, b = left[j], right[j]
+        middle = (highs[a] + lows[b]) / 2
+        lo, hi = a, b                       # the first i in [a, b) with mids[i] >= middle, else b
+        while lo < hi:
+            m = (lo + hi) // 2
+            if mids[m] < middle:
+                lo = m + 1
+            else:
+                hi = m
+        upper = min(lo + 1, b)
+        lower = max(upper - 1, a + 1)
+        out[j] = lower if middle - mids[lower - 1] <= mids[upper - 1] - middle else upper

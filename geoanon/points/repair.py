@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..partition import count_lower_bound
-from .kdtree import KdTree, central_boundary
+from .kdtree import KdTree
 
 REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the target
 SEARCH_BUDGET = 2000   # states one exact search may expand before it gives up
@@ -138,13 +138,13 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
 
 def _apply_cuts(cuts, box, gx, gy, ends):
     """Leaf boxes (global rank boundaries) of a local cut tree inside ``box``,
-    each cut in the middle of its gap (:func:`~geoanon.points.kdtree.central_boundary`;
-    ``ends``: the tree's rank ends)."""
+    each cut in the middle of its gap (:meth:`~geoanon.points.kdtree.AxisEnds.central_boundary`;
+    ``ends``: the tree's ends of x and y)."""
     if cuts is None:
         return [tuple(box)]
     axis, j, low, high = cuts
     g = gx if axis == 0 else gy
-    b = int(central_boundary(*ends[2 * axis:2 * axis + 2], g[j], g[j + 1]))
+    b = int(ends[axis].central_boundary(g[j], g[j + 1])[()])
     lo_box, hi_box = list(box), list(box)
     lo_box[2 * axis + 1] = b
     hi_box[2 * axis] = b
