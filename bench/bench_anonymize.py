@@ -236,7 +236,8 @@ def measure(method: str, data: str, k, l) -> dict:
         seconds, parts = min((_mondrian(df, k, l, sensitive) for _ in range(repeats)), key=lambda r: r[0])
         columns, sizes = _mondrian_ncp(df, parts), [len(p) for p in parts]
     elif method == "chained":
-        points = ga.generalize_points(df, k, lat="lat", lon="lon").table.drop(columns="class_id")
+        others = [c for c in df.columns if c not in ("lat", "lon")]
+        points = ga.generalize_points(df, k, lat="lat", lon="lon", keep=others).table.drop(columns="class_id")
         rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
         release = ga.suppress(points, rect + ["age", *CATEGORICAL], k=k, l=l, sensitive=sensitive, method="lattice")
         seconds = time.perf_counter() - started

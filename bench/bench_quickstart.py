@@ -35,7 +35,7 @@ def readme_blocks(language: str) -> list[str]:
 
 def quick_start() -> tuple[list[str], list[str], str]:
     """The quick start's install command, its geoanon commands (the demo first) and its Python code."""
-    first = readme_blocks("bash")[:2]
+    first = readme_blocks("bash")[:3]
     lines = [line for block in first for line in block.replace("\\\n", " ").splitlines() if line.strip()]
     install = next(line for line in lines if line.startswith("pip install"))
     commands = [line for line in lines if line.startswith("geoanon ")]
