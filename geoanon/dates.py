@@ -40,7 +40,7 @@ def is_date_column(s: pd.Series) -> bool:
 
 
 def _present(s: pd.Series) -> pd.Series:
-    from .pipeline.release import present_cells
+    from ._cells import present_cells
 
     return present_cells(s).astype(str).str.strip()
 
@@ -54,7 +54,7 @@ def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tupl
         stamps = s.dt.tz_convert("UTC").dt.tz_localize(None) if getattr(s.dt, "tz", None) is not None else s
     else:
         text = s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).strip())
-        from .pipeline.release import MISSING_TOKENS
+        from ._cells import MISSING_TOKENS
 
         missing = text.isna() | text.fillna("").str.lower().isin(MISSING_TOKENS)
         text = text.where(~missing, None)

@@ -10,6 +10,7 @@ a failed job leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import re
 import shutil
@@ -571,6 +572,26 @@ def pandas_readable(path, columns) -> None:
         if column["name"] in columns:
             column["numpy_type"] = "object"
     pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"pandas": json.dumps(metadata)}), path)
+
+
+_BATCH = contextvars.ContextVar("geoanon_batch", default=None)
+
+
+@contextlib.contextmanager
+def batch(out: "StagedOutputs"):
+    """Within the block, a job that writes its own outputs (a dask job's
+    dataset) stages them into ``out`` instead, so that they are renamed
+    with the caller's other outputs, all or nothing."""
+    token = _BATCH.set(out)
+    try:
+        yield out
+    finally:
+        _BATCH.reset(token)
+
+
+def current_batch():
+    """The :class:`StagedOutputs` of the enclosing :func:`batch`, or None."""
+    return _BATCH.get()
 
 
 class StagedOutputs:

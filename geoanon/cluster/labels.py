@@ -17,15 +17,16 @@ from .._validation import check_choice, check_k
 from ..choices import LABEL_MISSING
 from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
-from ..pipeline.labels import canonical_labels, label_class_names
+from ..pipeline.release import JobReport
+from ..pipeline.labels import label_classes, canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
-                      seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8", keep=None,
-                      identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
+                      seed=None, class_counts=False, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
+                      keep=None, identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
     """Generalize a dataset's label column on a cluster, written as a Parquet
     dataset at ``output`` (rows in the input's order); parameters as
     :func:`geoanon.generalize_labels` and
@@ -69,15 +70,21 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
             from .audit import audit_frame, undeclared_frame
 
             written = write_dataset(released, staged)
-            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
+            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings), \
+                list(written.columns)
 
-        audit, undeclared = write_staged(output, write_and_audit)
-    report = {"rows": rows, "k": k, "labels": int(len(uniques)), "classes": part.n_classes,
-              "min_class": part.min_weight, "max_class": part.max_weight, "lower_bound": part.lower_bound,
-              "ratio": round(part.ratio, 6), "proven_optimal": part.proven_optimal, "method": method,
-              "column": column, "engine": "dask", **undeclared, "warnings": warnings, "audit": audit,
-              "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
+    report = JobReport(
+        job="labels", rows=rows, model={"k": k}, classes=part.n_classes, min_class=part.min_weight,
+        max_class=part.max_weight, audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={"labels": int(len(uniques)), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
+                 "proven_optimal": part.proven_optimal, "method": method, "column": column, "engine": "dask",
+                 **undeclared},
+        lead=("rows", "k", "labels"))
+    return ClusterRelease(report=report, classes=label_classes(uniques, counts, part, names, class_counts),
+                          warnings=warnings, treatments={column: ("set", column)},
+                          location={"kind": "labels", "columns": (column,)}, output=output, columns=columns,
+                          sizes=np.asarray(part.weights, dtype=np.int64))
 
 
 def _label_counts(values: pd.Series) -> pd.Series:

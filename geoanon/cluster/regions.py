@@ -11,8 +11,9 @@ import pandas as pd
 from .._validation import check_choice, check_k
 from ..choices import REGIONS_UNKNOWN
 from ..errors import DataError, InfeasibleError
-from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, region_graph, region_groups,
-                                region_values)
+from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, refuse_unknown, region_graph,
+                                region_groups, region_values)
+from ..pipeline.release import JobReport
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
@@ -55,7 +56,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         if unknown == "error":
             outside = counts[~known]
             refuse_unknown(int(outside.sum()), outside.index.to_series().fillna("(missing)")[:EXAMPLES].tolist())
-        part, _, labels, class_of = region_groups(graph, counts[known].to_dict(), k, method, on_small)
+        part, members, labels, class_of = region_groups(graph, counts[known].to_dict(), k, method, on_small)
         n_suppressed = rows - int(sum(v for r, v in counts[known].items() if r in class_of))
         check_suppressed(n_suppressed, k)
         lookup = pd.Series(class_of, dtype="i8")
@@ -71,15 +72,20 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
             from .audit import audit_frame, undeclared_frame
 
             written = write_dataset(released, staged)
-            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
+            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings), \
+                list(written.columns)
 
-        audit, undeclared = write_staged(output, write_and_audit)
-    sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
-    report = {"rows": rows, "k": k, "classes": int(sizes.size), "min_class": int(sizes.min()),
-              "max_class": int(sizes.max()), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
-              "method": method, "suppressed_rows": n_suppressed, "column": column, "engine": "dask", **undeclared,
-              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
+    groups = RegionGroups(found, part, members, labels, n_suppressed, int(counts[~known].sum()), column, method)
+    sizes = groups.sizes()
+    report = JobReport(
+        job="regions", rows=rows, model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={**groups.details(), "engine": "dask", **undeclared})
+    return ClusterRelease(report=report, classes=groups.classes(), notes=groups.notes(),
+                          warnings=[*found.warnings, *warnings], treatments={column: ("set", column)},
+                          location={"kind": "regions", "columns": (column,)}, output=output, columns=columns,
+                          sizes=sizes)
 
 
 def _region_counts(values: pd.Series) -> pd.Series:

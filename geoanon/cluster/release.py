@@ -11,28 +11,82 @@ import pandas as pd
 
 from .._text import show
 from ..errors import DataError, ParameterError
-from ..io import StagedOutputs, check_writable
+from .._geo import box_extents
+from ..io import StagedOutputs, check_writable, current_batch
+from ..pipeline.release import Published, side_outputs
 
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 
 
 @dataclass
-class ClusterRelease:
-    """What a cluster job wrote and measured.
+class ClusterRelease(Published):
+    """A release a cluster job wrote: :class:`~geoanon.pipeline.release.Published`'s
+    report, classes (brought to the client: one row per class, or per
+    location class) and figures, and:
 
     Attributes
     ----------
     output : Path
         The Parquet dataset written (a folder of part files).
-    report : dict
-        The job's figures, as the in-memory engine's report: rows, k,
-        classes, smallest and largest class, lower bound and ratio where the
-        job has them, the audit of the written dataset, shards, seconds.
+    columns : list of str
+        Its columns.
+    sizes : ndarray
+        The size of every class.
+    boxes : DataFrame, optional
+        The classes of a points location as numbers (their columns, and the
+        box ``xmin, ymin, xmax, ymax``) in ``crs``: ``classes`` draws them
+        when first asked.
     """
 
-    output: Path
-    report: dict = field(default_factory=dict)
+    output: Path = None
+    columns: list = field(default_factory=list)
+    sizes: np.ndarray = None
+    boxes: pd.DataFrame = None
+    crs: object = None
+
+    @property
+    def classes(self):
+        if self._classes is None and self.boxes is not None:
+            import geopandas as gpd
+            import shapely
+
+            b = self.boxes
+            shapes = np.where(b["xmin"].isna(), None, shapely.box(b["xmin"], b["ymin"], b["xmax"], b["ymax"]))
+            self._classes = gpd.GeoDataFrame(b.drop(columns=["xmin", "ymin", "xmax", "ymax"]), geometry=shapes,
+                                             crs=self.crs)
+        return self._classes
+
+    @classes.setter
+    def classes(self, value):
+        self._classes = value
+
+    def column_names(self) -> list:
+        return list(self.columns)
+
+    def class_sizes(self) -> np.ndarray:
+        return np.asarray(self.sizes, dtype=np.int64)
+
+    def box_extents(self, crs) -> tuple:
+        """Width, height and diameter (km) of every location class's box, and
+        the records each holds (NaN for a class without a box)."""
+        b = self.boxes
+        extents = box_extents(*(b[c].to_numpy(dtype=np.float64) for c in ("xmin", "ymin", "xmax", "ymax")), crs)
+        return (*extents, b["weight"].to_numpy(dtype=np.int64))
+
+    def has_map(self) -> bool:
+        return self.boxes is not None or super().has_map()
+
+    def to_file(self, path, *, report=None, map_html=None, classes=None, html_report=None, map_options=None,
+                timings: bool = False, staged: StagedOutputs | None = None, **written) -> list[Path]:
+        """Write the release's report, map, class file and HTML report beside
+        its dataset ``path`` (which the job wrote: ``written``, the options
+        of the table's writing, were applied then), all or nothing."""
+        if Path(path) != Path(self.output):
+            raise ParameterError(f"this release was written to {self.output}, not {path}")
+        side_outputs(self, report=report, map_html=map_html, classes=classes, html_report=html_report,
+                     map_options=map_options, timings=timings, staged=staged)
+        return [Path(p) for p in (path, report, map_html, classes, html_report) if p is not None]
 
 
 def is_frame(source) -> bool:
@@ -255,6 +309,10 @@ def write_dataset(released, staged):
 def write_staged(output, write):
     """Run ``write(staged_path)``, which writes the dataset there (by the
     workers) and audits it, raising to refuse; then rename the staging folder
-    into place. On any error nothing is left. Returns what ``write`` returned."""
+    into place (with the outputs of the batch open, :func:`geoanon.io.batch`).
+    On any error nothing is left. Returns what ``write`` returned."""
+    batch = current_batch()
+    if batch is not None:            # renamed with the batch's other outputs (a command's report and map)
+        return write(batch.stage(output))
     with StagedOutputs() as out:
         return write(out.stage(output))

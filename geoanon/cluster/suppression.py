@@ -24,6 +24,7 @@ import pandas as pd
 from .._codes import combined_key
 from ..audit import SUPPRESSED, sensitive_codes
 from ..errors import DataError
+from ..pipeline.release import JobReport
 from ..pipeline.suppression import check_time_limit, solution_details, suppressed_cells, suppression_model
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
@@ -77,17 +78,18 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
 
             written = write_dataset(released, staged)
             return (audit_frame(written, [*qi, "class_id"], model=model),
-                    undeclared_frame(written, loose, model.k, warnings))
+                    undeclared_frame(written, loose, model.k, warnings), list(written.columns))
 
-        audit, undeclared = write_staged(output, write_and_audit)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
     sizes = grouping.sizes()
-    report = {"rows": inst.n, **{name: level for name, level in model.as_dict().items()
-                                 if level is not None and name != "sensitive"},
-              "sensitive": sensitive, **solution_details(qi, solution, method, inst),
-              "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "classes": int(sizes.size),
-              "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask", **undeclared,
-              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+    report = JobReport(
+        job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={**solution_details(qi, solution, method, inst),
+                 "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "engine": "dask", **undeclared},
+        lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
+    return ClusterRelease(report=report, warnings=warnings, treatments={col: ("suppress", col) for col in qi},
+                          output=output, columns=columns, sizes=np.asarray(sizes, dtype=np.int64))
 
 
 def _local_pairs(pdf: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -92,14 +92,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
     warnings: list = []
-    by_class = np.lexsort((-counts, part.labels))
-    classes = pd.DataFrame({
-        "label": escape_formulas(pd.Series(uniques.take(by_class), dtype=object)),
-        "class_id": part.labels[by_class],
-        "class_label": names[part.labels[by_class]],
-    })
-    if class_counts:
-        classes.insert(1, "records", counts[by_class])
+    classes = label_classes(uniques, counts, part, names, class_counts)
     report = JobReport(
         job="labels", rows=int(len(df)), model={"k": k}, classes=part.n_classes, min_class=part.min_weight,
         max_class=part.max_weight, audit=audit, seconds=round(time.perf_counter() - started, 3),
@@ -116,6 +109,21 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         lead=("rows", "k", "labels"))
     return Release(table=table, partition=part, report=report, classes=classes, treatments=treatments,
                    warnings=warnings, location={"kind": "labels", "columns": (column,)})
+
+
+def label_classes(uniques, counts: np.ndarray, part, names: np.ndarray, class_counts: bool) -> pd.DataFrame:
+    """One row per label, in class order: the label, its records when
+    ``class_counts`` (a count of 1 names a record), its class and the class's
+    published name."""
+    by_class = np.lexsort((-counts, part.labels))
+    classes = pd.DataFrame({
+        "label": escape_formulas(pd.Series(pd.Index(uniques, dtype=object).take(by_class), dtype=object)),
+        "class_id": part.labels[by_class],
+        "class_label": names[part.labels[by_class]],
+    })
+    if class_counts:
+        classes.insert(1, "records", counts[by_class])
+    return classes
 
 
 def canonical_labels(uniques, counts: np.ndarray):

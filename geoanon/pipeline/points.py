@@ -17,7 +17,8 @@ from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
 from ..ncp import information_loss
 from ..progress import stepped
-from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
+from .._cells import MISSING_TOKENS
+from .release import JobReport, Release, require_column, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
 
@@ -183,8 +184,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     if withheld:
-        notes.append(f"{plural(withheld, 'record')} published without a location: an edge of their class's box "
-                     "would lie within 1% of its extent of one of them")
+        notes.append(withheld_note(withheld))
     across = int((boxes[:, 0] > boxes[:, 2]).sum())
     if across:
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
@@ -193,6 +193,12 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
                    location={"kind": "points", "columns": (lat_name, lon_name)})
+
+
+def withheld_note(withheld: int) -> str:
+    """The map's and report's note on records published without a location."""
+    return (f"{plural(withheld, 'record')} published without a location: an edge of their class's box would lie "
+            "within 1% of its extent of one of them")
 
 
 def published_boxes(x, y, present, part, k, crs, bounds, seed=0) -> tuple:

@@ -23,7 +23,8 @@ from ..regions.graphs import region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
 from .points import numeric_column
 from .naming import region_group_names
-from .release import MISSING_TOKENS, JobReport, Release, check_job_columns, with_geometry
+from .._cells import MISSING_TOKENS
+from .release import JobReport, Release, check_job_columns, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
@@ -97,7 +98,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph, shapes = found.graph, found.shapes
+    graph = found.graph
 
     values = region_values(df[column])
     known = values.isin(pd.Index(list(graph.nodes)))
@@ -115,45 +116,73 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     table[column] = np.asarray(labels, dtype=object)[class_id]
     table["class_id"] = class_id
 
-    classes = _class_shapes(shapes, members, labels[:-1], part.weights)
+    groups = RegionGroups(found, part, members, labels, n_suppressed, int(outside.sum()), column, method)
+    classes = groups.classes()
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
-    sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
-    summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
-    lonely = part.suppressed & ~part.empty
-    noncontiguous = part.noncontiguous_groups()
+    sizes = groups.sizes()
     report = JobReport(
         job="regions", rows=int(len(df)), model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
-        details={
+        details={**groups.details(), "ncp": information_loss(df, table, treatments),
+                 **measure_undeclared(table, loose, k, found.warnings)})
+    notes = groups.notes()
+    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
+                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
+                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
+
+
+@dataclass
+class RegionGroups:
+    """What a partition of a region graph publishes, whichever engine counted
+    the records: its classes (dissolved shapes), class sizes, the report's
+    figures and the map's notes."""
+
+    found: "RegionGraph"
+    part: object
+    members: list
+    labels: list
+    suppressed: int        # records generalized to '*'
+    unknown: int           # records naming no region of the graph
+    column: str
+    method: str
+
+    def classes(self):
+        return _class_shapes(self.found.shapes, self.members, self.labels[:-1], self.part.weights)
+
+    def sizes(self) -> np.ndarray:
+        return np.r_[self.part.weights, [self.suppressed] if self.suppressed else []].astype(np.int64)
+
+    def details(self) -> dict:
+        part, graph = self.part, self.found.graph
+        lonely = part.suppressed & ~part.empty
+        return {
             "lower_bound": part.lower_bound,
             "ratio": round(part.ratio, 6),
-            "method": method,
+            "method": self.method,
             "tree_degree": part.tree_degree,
-            "suppressed_rows": n_suppressed,
-            "unknown_rows": int(outside.sum()),
+            "suppressed_rows": self.suppressed,
+            "unknown_rows": self.unknown,
             "suppressed_regions": int(np.count_nonzero(lonely)),
             "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
             "empty_components": part.params["empty_components"],
             "bridges": int(len(part.bridges)),
-            "noncontiguous_groups": [labels[c] for c in noncontiguous],
-            **found.counts,
-            "column": column,
-            "graph": summary,
-            "ncp": information_loss(df, table, treatments),
-            **measure_undeclared(table, loose, k, found.warnings),
-        })
-    notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
-        if n_suppressed else []
-    if noncontiguous:
-        notes.append(f"{plural(len(noncontiguous), 'group')} joined to the nearest region across a gap "
-                     "(not contiguous)")
-    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
-                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
-                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
+            "noncontiguous_groups": [self.labels[c] for c in part.noncontiguous_groups()],
+            **self.found.counts,
+            "column": self.column,
+            "graph": graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES),
+        }
+
+    def notes(self) -> list:
+        notes = [f"{plural(self.suppressed, 'record')} generalized to '*' (unknown regions or components lighter "
+                 "than k)"] if self.suppressed else []
+        joined = len(self.part.noncontiguous_groups())
+        if joined:
+            notes.append(f"{plural(joined, 'group')} joined to the nearest region across a gap (not contiguous)")
+        return notes
 
 
 @dataclass

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_header, escape_table
+from .._geo import row_box_extents
 from .._text import plain
 from .._validation import check_seed
 from ..errors import DataError, ParameterError
@@ -23,14 +24,6 @@ from ..progress import stepped
 if TYPE_CHECKING:
     from ..audit import AuditReport
     from ..joint.search import JointPartition
-
-MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
-
-
-def present_cells(s: pd.Series) -> pd.Series:
-    """The cells of ``s`` that hold a value: not missing, not a missing marker."""
-    return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
-
 
 def file_names(files: dict) -> dict:
     """A report's paths as file (or dataset folder) names."""
@@ -100,20 +93,12 @@ class JobReport(Mapping):
 
 
 @dataclass
-class Release:
-    """A generalized table ready to publish, with what made it.
+class Published:
+    """What every release has, in memory or on a cluster: its report, its
+    classes, and what the maps, the JSON and the HTML report show of it.
 
     Attributes
     ----------
-    table : DataFrame or GeoDataFrame
-        The released rows: every input row and non-QI column, QI columns
-        generalized, plus ``class_id``.
-    partition : Partition, JointPartition or None
-        What the job partitioned: the points' plane (a RectanglePartition),
-        the region graph (a GraphPartition) or the labels (a LabelPartition),
-        each covering the rows not suppressed; the joint search's classes of
-        rows (anonymize); None under the suppression model, whose classes are
-        groups of rows, not of a domain.
     report : JobReport
         Figures of the job (rows, classes, sizes, model, its own details,
         audit, seconds).
@@ -135,34 +120,15 @@ class Release:
         "columns": (column,)}``; None without one.
     """
 
-    table: pd.DataFrame
-    partition: Partition | JointPartition | None
     report: JobReport
     classes: object = None
     notes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
-    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
     treatments: dict = field(default_factory=dict)
     location: dict | None = None
 
     def __post_init__(self):
         self.report.warnings = self.warnings
-
-    def geo_table(self):
-        """The released table as a GeoDataFrame whose geometry is each row's
-        class shape; as it is when its classes have no shape (labels,
-        suppression: written with empty geometry)."""
-        import geopandas as gpd
-
-        if isinstance(self.table, gpd.GeoDataFrame) or self.row_shapes is None:
-            return self.table
-        shapes = self.row_shapes()
-        return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
-
-    def generated_columns(self) -> list:
-        """The columns the job named (``{col}_min``, ``{col}_max``); the
-        others keep their input's names."""
-        return [c for _, published in self.treatments.values() if isinstance(published, tuple) for c in published]
 
     def has_map(self) -> bool:
         """Whether the classes have shapes to draw."""
@@ -211,13 +177,70 @@ class Release:
                          outlines=outlines,
                          release_classes=self.report.classes if self.report.job == "anonymize" else None)
 
-    def to_file(self, path, *, shuffle: int | None = 0) -> None:
+
+@dataclass
+class Release(Published):
+    """A generalized table ready to publish, with what made it
+    (:class:`Published`'s attributes, and:)
+
+    Attributes
+    ----------
+    table : DataFrame or GeoDataFrame
+        The released rows: every input row and non-QI column, QI columns
+        generalized, plus ``class_id``.
+    partition : Partition, JointPartition or None
+        What the job partitioned: the points' plane (a RectanglePartition),
+        the region graph (a GraphPartition) or the labels (a LabelPartition),
+        each covering the rows not suppressed; the joint search's classes of
+        rows (anonymize); None under the suppression model, whose classes are
+        groups of rows, not of a domain.
+    """
+
+    table: pd.DataFrame = None
+    partition: Partition | JointPartition | None = None
+    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+
+    def column_names(self) -> list:
+        """The released table's columns (its geometry left out)."""
+        geometry = getattr(self.table, "_geometry_column_name", None)
+        return [c for c in self.table.columns if c != geometry]
+
+    def class_sizes(self) -> np.ndarray:
+        """The size of every class, from the audit."""
+        per_class = getattr(self.report.audit, "per_class", None)
+        if per_class is None:
+            return np.zeros(0, dtype=np.int64)
+        return per_class["measures"]["size"].to_numpy(dtype=np.int64)
+
+    def box_extents(self, crs) -> tuple:
+        """Width, height and diameter (km) of every row's published box (NaN
+        without one), and None: each counts once."""
+        return (*row_box_extents(self.table, *self.location["columns"], crs), None)
+
+    def geo_table(self):
+        """The released table as a GeoDataFrame whose geometry is each row's
+        class shape; as it is when its classes have no shape (labels,
+        suppression: written with empty geometry)."""
+        import geopandas as gpd
+
+        if isinstance(self.table, gpd.GeoDataFrame) or self.row_shapes is None:
+            return self.table
+        shapes = self.row_shapes()
+        return gpd.GeoDataFrame(self.table, geometry=shapes, crs=shapes.crs)
+
+    def generated_columns(self) -> list:
+        """The columns the job named (``{col}_min``, ``{col}_max``); the
+        others keep their input's names."""
+        return [c for _, published in self.treatments.values() if isinstance(published, tuple) for c in published]
+
+    def to_file(self, path, *, shuffle: int | None = 0, **outputs) -> list[Path]:
         """Write the released table atomically (format from the extension; geo
         formats get each row's class shape as geometry), its rows in the random
         order of the seed ``shuffle`` (None: the input's order; see
-        :meth:`table_to_write`)."""
-        with StagedOutputs() as out:
-            write_table(self.table_to_write(path, shuffle=shuffle), out.stage(path))
+        :meth:`table_to_write`), and with it the ``outputs`` of
+        :func:`write_release` (report, map_html, classes, html_report, ...),
+        all or nothing. Returns the paths written."""
+        return write_release(self, path, shuffle=shuffle, **outputs)
 
     def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False,
                        shuffle: int | None = 0):
@@ -265,6 +288,19 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
     jobs' outputs together), instead of one of its own.
     """
+    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
+    with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
+        write_table(table, out.stage(output))
+        side_outputs(release, report=report, map_html=map_html, classes=classes, html_report=html_report,
+                     map_options=map_options, timings=timings, staged=out)
+    return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
+
+
+def side_outputs(release: Published, *, report=None, map_html=None, classes=None, html_report=None,
+                 map_options=None, timings: bool = False, staged: StagedOutputs | None = None) -> None:
+    """Write what accompanies a release's table, if asked: its JSON report
+    (the job's figures and :func:`~geoanon.pipeline.figures.release_figures`),
+    map, class file and HTML report, each rendered before any is staged."""
     figures = release.figures() if report is not None or html_report is not None else None
     report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
     html = None
@@ -278,9 +314,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
 
         page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
                              timings=timings)
-    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
     with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
-        write_table(table, out.stage(output))
         if report is not None:
             Path(out.stage(report)).write_text(report_text, encoding="utf-8")
         if map_html is not None:
@@ -289,7 +323,6 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
             write_table(release.classes, out.stage(classes))
         if html_report is not None:
             Path(out.stage(html_report)).write_text(page, encoding="utf-8")
-    return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
 
 
 def without_timings(report):
