@@ -77,7 +77,7 @@ class Option:
         elif self.choices is not None:
             kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
         else:
-            kwargs["type"] = self.kind.text if self.kind.text in (int, float) else self.kind.parse   # argparse words those
+            kwargs["type"] = self.kind.parse
             if self.metavar:
                 kwargs["metavar"] = self.metavar
         if self.repeat:

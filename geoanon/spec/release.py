@@ -98,6 +98,8 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
     roles = {name: values.pop(name) for name in ROLES if name in values}
     levels = {name: values.pop(name) for name in MODEL_KEYWORDS if name in values and name in taken}
     for name, value in values.items():
+        if name not in options_of(command):
+            raise TypeError(f"{command}() got an unexpected keyword argument {name!r}")
         if name not in offered and value is not None and value != options_of(command)[name].default:
             raise ParameterError(f"{name} is not offered by {ENGINE_NAMES[engine]}")
     options = {name: values.get(name, row.default) for name, row in taken.items()
