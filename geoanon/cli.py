@@ -124,11 +124,11 @@ def _run_release(args) -> int:
         raise ParameterError(f"{unsupported[0]} is not available on the {'dask' if engine == 'dask' else 'pandas'} "
                              "engine")
     job = JOBS[command]
-    values = flag_values(args, command)
+    values = {**flag_values(args, command), "output": args.output}
     if command in ("suppress", "anonymize"):
         _require_level(values)
     inputs = {"IN": args.input, **{flag: path for flag, path in job.inputs(values).items() if path is not None}}
-    _check_outputs(inputs, args, job.classes_formats)
+    _check_outputs(inputs, args, job.classes_formats, dataset=engine == "dask")
     _check_tiles(values)
     from .io import StagedOutputs, batch
 
@@ -170,6 +170,8 @@ def _api(command: str, engine: str, values: dict, **fixed) -> dict:
     out = {name: values[name] for name in taken if name in values and name not in APART}
     if "shuffle" in out:
         out["shuffle"] = values["seed"] if values["shuffle"] else None
+    if engine == "dask" and command in JOBS:
+        out["output"] = values["output"]
     return {**out, **fixed}
 
 
@@ -387,12 +389,17 @@ def _job_file_format() -> str:
                             "columns against the table, are checked before anything runs.", 79))
 
 
-def _check_outputs(inputs: dict, args, classes_formats=None) -> None:
-    """Refuse bad output paths of the command's output flags before any work is done."""
+def _check_outputs(inputs: dict, args, classes_formats=None, dataset: bool = False) -> None:
+    """Refuse bad output paths of the command's output flags before any work
+    is done. ``dataset``: -o is a Parquet dataset folder, checked by the dask
+    job itself; here only that no other output names it."""
     from .io import check_outputs
 
-    flags = (("output", "-o", "table"), ("report", "--report", "report"), ("map", "--map", "map"),
-             ("classes", "--classes", "classes"), ("html_report", "--html-report", "html_report"))
+    if dataset:
+        inputs = {**inputs, "-o": args.output}
+    flags = ((() if dataset else (("output", "-o", "table"),))
+             + (("report", "--report", "report"), ("map", "--map", "map"), ("classes", "--classes", "classes"),
+                ("html_report", "--html-report", "html_report")))
     check_outputs(inputs, {flag: (kind, getattr(args, dest, None)) for dest, flag, kind in flags},
                   classes_formats=classes_formats)
 

@@ -311,6 +311,7 @@ def write_staged(output, write):
     workers) and audits it, raising to refuse; then rename the staging folder
     into place (with the outputs of the batch open, :func:`geoanon.io.batch`).
     On any error nothing is left. Returns what ``write`` returned."""
+    output = Path(output).absolute()  # the workers may run in another folder
     batch = current_batch()
     if batch is not None:            # renamed with the batch's other outputs (a command's report and map)
         return write(batch.stage(output))
