@@ -23,7 +23,7 @@ from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .choices import DISTRIBUTION_LEVELS
-from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, given_flags
+from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, unsupported_flags
 
 INPUT_HELP = ("table: .csv, .parquet (or a folder of Parquet parts, as the dask engine writes), .geojson, .gpkg "
               "or .shp")
@@ -119,10 +119,9 @@ def _run_release(args) -> int:
     (every output staged, then renamed together) and summarized."""
     command = args.command
     engine = _engine(args)
-    unsupported = given_flags(args, command, engine)
+    unsupported = unsupported_flags(args, command, engine)
     if unsupported:
-        raise ParameterError(f"{unsupported[0]} is not available on the {'dask' if engine == 'dask' else 'pandas'} "
-                             "engine")
+        raise ParameterError(unsupported[0])
     job = JOBS[command]
     values = {**flag_values(args, command), "output": args.output}
     if command in ("suppress", "anonymize"):
@@ -345,10 +344,9 @@ def _run_audit(args) -> int:
     from .models import Hierarchy
 
     engine = _engine(args)
-    unsupported = given_flags(args, "audit", engine)
+    unsupported = unsupported_flags(args, "audit", engine)
     if unsupported:
-        raise ParameterError(f"{', '.join(unsupported)} {'is' if len(unsupported) == 1 else 'are'} not available on "
-                             "the dask engine")
+        raise ParameterError(unsupported[0])
     values = flag_values(args, "audit")
     if values["hierarchies"] and values["original"] is None:
         raise ParameterError("--hierarchy needs --original (it only serves the information loss)")

@@ -59,6 +59,7 @@ class Option:
     group: str | None = None          # the command line's argument group
     api: tuple | None = None
     invert: bool = False              # a flag that turns the option off (--keep-order: shuffle false)
+    why: str = ""                     # why the engines without it lack it, for the refusal
 
     def __post_init__(self):
         if self.api is None:
@@ -100,6 +101,8 @@ def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH,
                   default=options[0] if default else None, choices=options, **more)
 
 
+DASK_BOXES = "it publishes boxes of located rows (--extent box, --missing error)"
+DASK_POINTS = "the dask engine's joint release needs --lat and --lon"
 LOCATION_GROUP = "location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, or none)"
 SEED_HELP = ("seed of what the job draws: the rows' order, --label-order random, anonymize's box margins (default 0; "
              "the same seed gives the same output)")
@@ -157,30 +160,30 @@ OPTIONS = (
     Option("edges", ("zip",), kinds.PATH, "adjacency as an edge list CSV of two region id columns", flag="--edges",
            metavar="FILE"),
     Option("zip", ("anonymize",), kinds.TEXT, "region column (published as connected groups)", flag="--zip-col",
-           key="columns.location.zip", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, api=()),
+           key="columns.location.zip", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     Option("regions", ("anonymize",), kinds.PATH, "regions for --zip-col: polygons or a CSV of centroids",
-           flag="--regions", key="columns.location.regions", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, api=()),
+           flag="--regions", key="columns.location.regions", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     Option("region_id", ("anonymize",), kinds.TEXT, "region id column of --regions", flag="--region-id",
-           key="columns.location.region_id", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, api=()),
+           key="columns.location.region_id", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     Option("edges", ("anonymize",), kinds.PATH, "adjacency of --regions as an edge list CSV", flag="--edges",
-           key="columns.location.edges", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, api=()),
+           key="columns.location.edges", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     _choice("contiguity", ("zip",), CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)"),
     _choice("contiguity", ("anonymize",), CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)",
-            key="columns.location.contiguity", default=False, group=LOCATION_GROUP, engines=MEMORY, api=()),
+            key="columns.location.contiguity", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     _choice("unknown", ("zip",), REGIONS_UNKNOWN, "records whose region is not in --regions: fail, or generalize "
             "them to '*'"),
     _choice("unknown", ("anonymize",), REGIONS_UNKNOWN, "for --zip-col: records whose region is not in --regions: "
             "fail (default), or publish '*'", key="columns.location.unknown", default=False, group=LOCATION_GROUP,
-            engines=MEMORY, api=()),
+            engines=MEMORY, why=DASK_POINTS, api=()),
     _choice("on_small", ("zip",), REGION_SMALL, "connected pieces with records but lighter than k: fail, generalize "
             "their records to '*', or join the group of the nearest region (by centroid)", flag="--small"),
     _choice("small", ("anonymize",), REGION_SMALL, "for --zip-col: connected pieces of the regions whose records "
             "cannot meet the model: fail (default), publish '*', or link to the nearest region",
-            key="columns.location.small", default=False, group=LOCATION_GROUP, engines=MEMORY, api=()),
+            key="columns.location.small", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     Option("column", ("labels",), kinds.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
            "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
     Option("label", ("anonymize",), kinds.TEXT, "a label column as the location (published as groups)",
-           flag="--label-col", key="columns.location.label", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, api=()),
+           flag="--label-col", key="columns.location.label", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     Option("interval", ("anonymize",), kinds.COLUMNS, "QIs published as {col}_min, {col}_max (default for numeric "
            "columns)", flag="--interval", key="columns.interval", metavar="A,..."),
     Option("hierarchies", ("anonymize",), kinds.HIERARCHY, "a QI published as the node of an ARX hierarchy CSV "
@@ -231,12 +234,12 @@ OPTIONS = (
     Option("class_counts", ("labels",), kinds.FLAG, "list each label's record count in --classes (off: a count of 1 "
            "names a record)", flag="--class-counts", default=False),
     _choice("missing", ("points",), COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
-            "suppressed class", engines=MEMORY),
+            "suppressed class", engines=MEMORY, why=DASK_BOXES),
     _choice("missing", ("anonymize",), COORDINATES_MISSING, "rows without coordinates: fail, or give them a location "
-            "class of their own", key="release.missing", engines=MEMORY),
+            "class of their own", key="release.missing", engines=MEMORY, why=DASK_BOXES),
     _choice("extent", ("anonymize",), EXTENTS, "box: a location class publishes its records' box rounded outward to "
             "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
-            "bounds, higher NCP)", key="release.extent", engines=MEMORY),
+            "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
     Option("resolution", ("anonymize",), kinds.NUMBER, "grid of box edges in coordinate units (default: a power of "
            "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP"),
     Option("n_jobs", ("anonymize",), kinds.INTEGER, "processes solving the location's shards (-1: every core; the "
@@ -354,7 +357,9 @@ def flag_values(args, command: str) -> dict:
     return out
 
 
-def given_flags(args, command: str, engine: str) -> list:
-    """The flags of ``command`` given in ``args`` that ``engine`` does not support."""
-    return [row.flag for row in OPTIONS if command in row.commands and row.flag is not None
+def unsupported_flags(args, command: str, engine: str) -> list:
+    """A refusal for each flag of ``command`` given in ``args`` that ``engine`` does not support."""
+    name = "dask" if engine == "dask" else "pandas"
+    return [f"{row.flag} is not available on the {name} engine" + (f": {row.why}" if row.why else "")
+            for row in OPTIONS if command in row.commands and row.flag is not None
             and engine not in row.engines and getattr(args, row.dest) not in (None, [], row.default)]
