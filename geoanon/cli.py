@@ -139,7 +139,7 @@ def _run_release(args) -> int:
                                   classes=values.get("classes"), html_report=values.get("html_report"),
                                   map_options={"tiles": values.get("tiles"), "tiles_attribution": values.get("attribution"),
                                                "title": Path(args.input).name},
-                                  escape_all=values["escape_formulas"], from_text=_from_text(args.input),
+                                  escape_all=values["escape_formulas"], from_text=engine == "memory" and _from_text(args.input),
                                   timings=values["timings"], shuffle=values["seed"] if values["shuffle"] else None,
                                   staged=out)
     return _done(args, release.warnings, job.summary(release), written)
