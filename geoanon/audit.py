@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ._codes import combined_key, factorize_exact
-from ._text import plural, show
+from ._text import plural
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .criteria import CRITERIA, meets
-from .models import Hierarchy, check_ground, measure_classes, one_model
+from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
 SUPPRESSED = "*"
@@ -50,51 +50,6 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
         raise DataError(f"no column {missing[0]!r} in the table")
     columns = [factorize_exact(df[col])[0] for col in qi]
     return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
-
-
-def sensitive_codes(values: pd.Series, ground="equal", order=None):
-    """Index of every row's sensitive value in the ground's value order, the
-    number of values, the checked ground and the values in that order.
-
-    ``"equal"``: order of first appearance (irrelevant to the EMD).
-    ``"ordered"``: ``order`` if given (every value must be in it), else the
-    values sorted, numerically when all of them are numbers.
-    A :class:`~geoanon.models.Hierarchy`: its leaves' order; every value must
-    be a leaf. A matrix: ``order`` gives the values of its rows (required).
-    """
-    if isinstance(ground, Hierarchy):
-        listed = ground.leaves
-    elif order is not None:
-        listed = list(order)
-        if len(set(listed)) != len(listed):
-            raise ParameterError("the order of the sensitive values lists a value twice")
-    elif isinstance(ground, str) and ground == "ordered":
-        listed = _sorted_values(values)
-    elif isinstance(ground, str):
-        codes, uniques = pd.factorize(values, use_na_sentinel=False)
-        return codes.astype(np.int64), len(uniques), check_ground(ground), list(uniques)
-    else:
-        raise ParameterError("a ground matrix needs order=: the sensitive value of each of its rows")
-    text = values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
-    index = pd.Index([str(v) for v in listed])
-    codes = index.get_indexer(text)
-    if (codes < 0).any():
-        bad = text[codes < 0].iloc[0]
-        where = "hierarchy's leaves" if isinstance(ground, Hierarchy) else "given order"
-        raise DataError(f"sensitive value {show(bad)} is not in the {where} ({plural((codes < 0).sum(), 'row')})")
-    return codes.astype(np.int64), len(listed), check_ground(ground, len(listed)), listed
-
-
-def _sorted_values(values: pd.Series) -> list:
-    uniques = pd.unique(values.dropna())
-    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-    if numbers.notna().all():
-        listed = [uniques[i] for i in np.argsort(numbers.to_numpy(dtype=float), kind="stable")]
-    else:
-        listed = sorted(uniques, key=str)
-    if values.isna().any():
-        raise DataError("the ordered ground needs a value in every row: the sensitive column has missing values")
-    return listed
 
 
 @stepped("auditing")

@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from . import __version__
+    from ._version import __version__
 
     return __version__
 
@@ -315,7 +315,7 @@ def _check_tiles(values: dict) -> None:
     if attribution is not None and not tiles:
         raise ParameterError("--attribution is the credit line of --tiles: give --tiles too")
     if tiles:                      # the maps module (folium, xyzservices) loads only when there is something to check
-        from .maps import check_tiles
+        from .report.maps import check_tiles
 
         check_tiles(tiles, attribution)
 
@@ -404,7 +404,7 @@ def _check_outputs(inputs: dict, args, classes_formats=None, dataset: bool = Fal
 
 def _write_json(path, report) -> None:
     from .io import StagedOutputs
-    from .pipeline.release import report_json
+    from .report.release import report_json
 
     with StagedOutputs() as out:
         Path(out.stage(path)).write_text(report_json(report), encoding="utf-8")

@@ -19,12 +19,11 @@ import socket
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from . import _outcome
 from ._cells import nested_as_text
-from ._text import plural, show
+from ._text import plural
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
@@ -85,7 +84,7 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
-            df = _read_csv(path, sep, encoding)
+            df = read_csv_text(path, sep, encoding)
         elif fmt == "parquet":
             df = _read_parquet(path)
         else:
@@ -173,7 +172,7 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
         raise DataError(f"{path}: cannot read {fmt}: {_first_line(exc)}") from None
 
 
-def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
+def read_csv_text(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
     """Every cell as its exact string; the header's names exactly as written."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -310,32 +309,6 @@ def _first_line(exc: BaseException) -> str:
 def has_geometry(df) -> bool:
     """Whether ``df`` is a GeoDataFrame with an active geometry column."""
     return getattr(df, "active_geometry_name", None) is not None
-
-
-def read_edge_list(source, *, columns=None, ids=None):
-    """Region graph (networkx) from an edge list: a table file (e.g. CSV) or a
-    DataFrame with two id columns.
-
-    ``columns`` names the two id columns (default: the first two). Ids are read
-    as strings; self-loops and repeated edges are dropped. ``ids`` adds regions
-    that have no edge (isolated nodes).
-    """
-    from .regions.graphs import graph_from_edges
-
-    frame = pd.DataFrame(read_table(source) if isinstance(source, (str, Path)) else source)
-    if frame.shape[1] < 2:
-        raise DataError("an edge list needs two id columns")
-    check_unique_columns(frame, "the edge list has")
-    cols = list(frame.columns[:2]) if columns is None else list(columns)
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise DataError(f"no column {show(missing[0])} in the edge list")
-    left = frame[cols[0]].astype(str).str.strip()
-    right = frame[cols[1]].astype(str).str.strip()
-    blank = (left == "") | (right == "") | frame[cols[0]].isna() | frame[cols[1]].isna()
-    if blank.any():
-        raise DataError(f"edge list row {show(frame.index[int(np.flatnonzero(blank.to_numpy())[0])])} has an empty id")
-    return graph_from_edges(left, right, ids=ids)
 
 
 def check_writable(path, *, creatable: bool = False) -> Path:

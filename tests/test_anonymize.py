@@ -288,7 +288,7 @@ def test_same_input_same_bytes(tmp_path):
 def test_map_shows_classes_never_records():
     df = _table(300)
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
-    from geoanon.maps import render_html
+    from geoanon.report.maps import render_html
 
     html = without_outlines(render_html(r.preview()))
     for v in df["lat"].head(30).tolist() + df["lon"].head(30).tolist():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import geoanon as ga
 from geoanon._geo import row_box_extents
-from geoanon.pipeline.figures import _shape_extents, prosecutor_risk, size_histogram
+from geoanon.report.figures import _shape_extents, prosecutor_risk, size_histogram
 
 from browser import chromium_path, console_messages, headless, screenshot
 

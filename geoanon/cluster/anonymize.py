@@ -27,12 +27,12 @@ from types import MappingProxyType
 
 from .._text import show
 from .._validation import check_k
-from ..audit import sensitive_codes
+from ..models import sensitive_codes
 from ..columns import Columns
 from ..errors import DataError, InfeasibleError
 from ..models import Model, ModelCheck
 from ..pipeline.location import default_resolution
-from ..pipeline.release import JobReport
+from ..report.release import JobReport
 from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
 from .client import cluster_client, cluster_failures
@@ -197,7 +197,7 @@ def _kind_parts(pdf: pd.DataFrame) -> pd.Series:
 
 def _model_check(ddf, model: Model) -> tuple[ModelCheck, list]:
     """The model bound to the whole dataset's sensitive values (their order, as
-    :func:`~geoanon.audit.sensitive_codes` gives it, and their distribution)."""
+    :func:`~geoanon.models.sensitive_codes` gives it, and their distribution)."""
     counts = ddf[model.sensitive].value_counts(dropna=False, sort=False).compute()
     if counts.index.isna().any():
         raise DataError(f"{show(model.sensitive)} has missing values: the dask engine needs every sensitive "

@@ -9,7 +9,8 @@ import pandas as pd
 from .._text import plural
 from .._codes import combined_key
 from ..audit import (SUPPRESSED, AuditReport, check_roles, default_recursive_l, distribution_figures,
-                     own_population_risk, sensitive_codes)
+                     own_population_risk)
+from ..models import sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError
 from ..criteria import CRITERIA, meets
 from ..models import measure_classes, one_model

@@ -17,7 +17,7 @@ from .._validation import check_choice, check_k
 from ..choices import LABEL_MISSING
 from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
-from ..pipeline.release import JobReport
+from ..report.release import JobReport
 from ..pipeline.labels import label_classes, canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,

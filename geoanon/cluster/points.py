@@ -35,7 +35,7 @@ from ..io import write_parquet
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
 from ..pipeline.points import withheld_note
-from ..pipeline.release import JobReport
+from ..report.release import JobReport
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,

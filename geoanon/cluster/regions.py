@@ -13,7 +13,7 @@ from ..choices import REGIONS_UNKNOWN
 from ..errors import DataError, InfeasibleError
 from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, refuse_unknown, region_graph,
                                 region_groups, region_values)
-from ..pipeline.release import JobReport
+from ..report.release import JobReport
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,

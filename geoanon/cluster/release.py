@@ -13,7 +13,7 @@ from .._text import show
 from ..errors import DataError, ParameterError
 from .._geo import box_extents
 from ..io import StagedOutputs, check_writable, current_batch
-from ..pipeline.release import Published, side_outputs
+from ..report.release import Published, side_outputs
 
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
@@ -21,7 +21,7 @@ SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 
 @dataclass
 class ClusterRelease(Published):
-    """A release a cluster job wrote: :class:`~geoanon.pipeline.release.Published`'s
+    """A release a cluster job wrote: :class:`~geoanon.report.release.Published`'s
     report, classes (brought to the client: one row per class, or per
     location class) and figures, and:
 
@@ -171,9 +171,9 @@ def _same_columns(files: list, names: list) -> list:
 def _read_csv_part(path: str, sep: str, encoding: str) -> pd.DataFrame:
     """One CSV file of a dataset, as :func:`geoanon.io.read_table` reads it
     (an empty file body is an empty partition)."""
-    from ..io import _read_csv
+    from ..io import read_csv_text
 
-    return _read_csv(Path(path), sep, encoding)
+    return read_csv_text(Path(path), sep, encoding)
 
 
 def _text_frame(columns: list) -> pd.DataFrame:

@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from .._codes import combined_key
-from ..audit import SUPPRESSED, sensitive_codes
+from ..audit import SUPPRESSED
+from ..models import sensitive_codes
 from ..errors import DataError
-from ..pipeline.release import JobReport
+from ..report.release import JobReport
 from ..pipeline.suppression import check_time_limit, solution_details, suppressed_cells, suppression_model
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve

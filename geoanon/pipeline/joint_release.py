@@ -13,11 +13,11 @@ from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
-from ..joint.dims import Dims, RankDim, SetDim, ranked, rounding_step, tree_from_paths
+from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step, tree_from_paths
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
 from ..joint.search import joint_partition
-from ..dates import date_dim, is_date_column
+from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss
@@ -28,7 +28,8 @@ from ..spec.release import treatments as spec_treatments
 from .location import ground_spans, robust_spans
 from .naming import canonical_codes
 from .points import numeric_column
-from .release import JobReport, Release, require_column
+from .._validation import require_column
+from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
 LOCATION_KINDS = ("points", "zip", "label")

@@ -18,7 +18,8 @@ from ..labels import cover_labels
 from ..ncp import information_loss
 from ..progress import stepped
 from .naming import canonical_codes, canonical_order, label_group_names
-from .release import JobReport, Release, check_job_columns
+from .._validation import check_job_columns
+from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
 

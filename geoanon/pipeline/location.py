@@ -35,8 +35,9 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     records' bounding box rounded outward to multiples of ``resolution``
     (default :func:`default_resolution` per axis), inside the tile."""
     from ..points.frame import check_bounds
-    from ..points.partition import _is_geographic, check_coordinates, rank_frame
-    from .points import _null_island, numeric_column, rows_without_coordinates
+    from .._geo import is_geographic
+    from ..points.partition import check_coordinates, rank_frame
+    from .coordinates import null_island, numeric_column, rows_without_coordinates
 
     lat, lon = loc["lat"], loc["lon"]
     if lat == lon:
@@ -51,7 +52,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     if resolution is not None and resolution < finest:
         raise ParameterError(f"resolution={show(resolution)} is finer than coordinates as large as "
                              f"{show(float(np.abs(xy).max()))} can hold; give at least {finest:g}")
-    geographic = crs is not None and _is_geographic(crs)
+    geographic = crs is not None and is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
     frame = rank_frame(xy, None, geographic, bounds)
@@ -60,7 +61,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         raise ParameterError(f"resolution={show(resolution)} is coarser than the region the boxes tile (coordinates "
                              f"up to {show(reach)}); give at most {show(reach)}")
     if geographic:
-        warnings += _null_island(xy)
+        warnings += null_island(xy)
     dims = []
     for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
         lows, highs = frame.x_ends if axis == 0 else frame.y_ends

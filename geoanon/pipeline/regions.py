@@ -10,21 +10,23 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
+from .._geo import is_geographic
 from ..choices import REGIONS_UNKNOWN
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
-from ..io import has_geometry, read_edge_list
+from ..io import has_geometry
 from ..ncp import information_loss
 from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
-from ..regions.graphs import region_ids, repair_polygons
+from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
-from .points import numeric_column
+from .coordinates import numeric_column
 from .naming import region_group_names
 from .._cells import MISSING_TOKENS
-from .release import JobReport, Release, check_job_columns, with_geometry
+from .._validation import check_job_columns
+from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
@@ -224,7 +226,7 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
         if not (polygonal or kinds <= {shapely.GeometryType.POINT}):
             raise DataError("region geometries must be all polygons or all points")
         crs = _crs(regions.crs, geoms, found.warnings)
-        geographic = bool(_is_geographic(crs))
+        geographic = bool(is_geographic(crs))
         if polygonal:
             geoms = _repaired(geoms, ids, found)
         if geographic:
@@ -256,13 +258,6 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
         _warn_null_island(ids, centroids, found.warnings)
     found.graph, found.shapes = graph, shapes
     return found
-
-
-def _is_geographic(crs) -> bool:
-    """Whether a CRS (pyproj object or anything pyproj reads) is longitude/latitude."""
-    from pyproj import CRS
-
-    return CRS.from_user_input(crs).is_geographic
 
 
 def _crs(crs, geoms, warnings: list):
@@ -436,7 +431,7 @@ def _voronoi_cells(points):
     else:
         gap = 0.01 * max(1.0, float(np.abs(sites).max()))
     frame = shapely.buffer(shapely.convex_hull(shapely.multipoints(sites)), gap)
-    if points.crs is not None and _is_geographic(points.crs):
+    if points.crs is not None and is_geographic(points.crs):
         frame = _on_land(frame, sites, gap)
     if len(sites) == 1:
         cells = np.array([frame], dtype=object)

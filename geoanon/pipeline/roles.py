@@ -51,7 +51,7 @@ def undeclared(df: pd.DataFrame, roles, keep, *, strict: bool = True) -> list:
     """The columns of ``df`` with no role (not in ``roles`` nor ``keep``, not
     its geometry, which a job replaces); :class:`~geoanon.errors.UndeclaredColumnsError`
     naming them when ``strict``; DataError first for a column of ``roles`` the table lacks."""
-    from .release import require_column
+    from .._validation import require_column
 
     for col in roles:              # a misspelt column is named as such, not as its neighbour without a role
         if col is not None:

@@ -21,7 +21,7 @@ from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
 from .roles import declared_table, measure_undeclared, undeclared
-from .release import JobReport, Release
+from ..report.release import JobReport, Release
 
 
 @stepped("suppressing cells")

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._geo import is_geographic
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
@@ -168,7 +169,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     xy = check_coordinates(xy, crs)
     w = check_weights(weights, len(xy))
     check_total(int(w.sum()), k)
-    geographic = crs is not None and _is_geographic(crs)
+    geographic = is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
 
@@ -235,7 +236,7 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
         i, n = int(np.flatnonzero(bad)[0]), int(bad.sum())
         raise DataError(f"{plural(n, 'point')} {'has' if n == 1 else 'have'} NaN or infinite coordinates "
                         f"(first: {name(i)}, x={show(a[i, 0])}, y={show(a[i, 1])})")
-    if crs is not None and _is_geographic(crs):
+    if is_geographic(crs):
         out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
         if out.any():
             i, n = int(np.flatnonzero(out)[0]), int(out.sum())
@@ -267,16 +268,6 @@ def _reject_bool_and_complex(xy, row_names=None) -> None:
     elif a.dtype.kind in "bc":
         kind = "booleans" if a.dtype.kind == "b" else "complex numbers"
         raise DataError(f"coordinates must be real numbers, got {kind}")
-
-
-def _is_geographic(crs) -> bool:
-    from pyproj import CRS
-    from pyproj.exceptions import CRSError
-
-    try:
-        return CRS.from_user_input(crs).is_geographic
-    except CRSError as exc:
-        raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
 def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False):

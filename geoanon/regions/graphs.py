@@ -6,11 +6,12 @@ Region ids are strings, so zip codes and FIPS codes keep their leading zeros.
 Partitioners work on a compact array form (:class:`CompactGraph`) built once.
 Every node built from polygons or centroids carries its ``centroid`` (x, y);
 ``G.graph["geographic"]`` says whether those are longitude/latitude. Edge
-list files are read by :func:`geoanon.io.read_edge_list`.
+list files are read by :func:`read_edge_list`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from functools import cached_property
 
 import networkx as nx
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import plural, show
+from .._validation import check_unique_columns
 from ..errors import DataError, ParameterError
 
 from ..choices import CONTIGUITY
@@ -244,7 +246,7 @@ def _nth_smallest(values: np.ndarray, owner: np.ndarray, n: int, nth: int | None
 
 def graph_from_edges(a, b, ids=None) -> nx.Graph:
     """Graph of the edges (a[i], b[i]) between region ids (strings, e.g. from
-    :func:`geoanon.io.read_edge_list`); self-loops and repeated edges are
+    :func:`read_edge_list`); self-loops and repeated edges are
     dropped. ``ids`` adds regions that have no edge (isolated nodes)."""
     G = nx.Graph()
     if ids is not None:
@@ -414,3 +416,29 @@ def _components(indptr, indices):
                     top += 1
         count += 1
     return comp
+
+
+def read_edge_list(source, *, columns=None, ids=None):
+    """Region graph (networkx) from an edge list: a table file (e.g. CSV) or a
+    DataFrame with two id columns.
+
+    ``columns`` names the two id columns (default: the first two). Ids are read
+    as strings; self-loops and repeated edges are dropped. ``ids`` adds regions
+    that have no edge (isolated nodes).
+    """
+    from ..io import read_table
+
+    frame = pd.DataFrame(read_table(source) if isinstance(source, (str, Path)) else source)
+    if frame.shape[1] < 2:
+        raise DataError("an edge list needs two id columns")
+    check_unique_columns(frame, "the edge list has")
+    cols = list(frame.columns[:2]) if columns is None else list(columns)
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise DataError(f"no column {show(missing[0])} in the edge list")
+    left = frame[cols[0]].astype(str).str.strip()
+    right = frame[cols[1]].astype(str).str.strip()
+    blank = (left == "") | (right == "") | frame[cols[0]].isna() | frame[cols[1]].isna()
+    if blank.any():
+        raise DataError(f"edge list row {show(frame.index[int(np.flatnonzero(blank.to_numpy())[0])])} has an empty id")
+    return graph_from_edges(left, right, ids=ids)

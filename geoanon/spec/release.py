@@ -143,7 +143,7 @@ def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:
     column (``numeric(col)``; dates: ``spec.options["dates"]``) and
     ``"suppress"`` for the others. ``frame`` (a table, or a dask dataset's
     empty meta) must hold every quasi-identifier."""
-    from ..pipeline.release import require_column
+    from .._validation import require_column
 
     c = spec.columns
     for col, h in c.hierarchies.items():

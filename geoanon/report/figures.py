@@ -163,7 +163,7 @@ def _shape_extents(classes):
     record (each class repeated by its ``weight``)."""
     import shapely
 
-    from ..maps import lonlat_shapes
+    from .maps import lonlat_shapes
 
     shapes = lonlat_shapes(classes)[0].to_numpy()
     weights = classes["weight"].to_numpy(dtype=np.int64)

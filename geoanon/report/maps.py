@@ -28,10 +28,10 @@ import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
-from ._text import plural, show
-from ._validation import check_choice
-from .datasets import OUTLINE_ATTRIBUTION
-from .errors import ParameterError
+from .._text import plural, show
+from .._validation import check_choice
+from ..datasets import OUTLINE_ATTRIBUTION
+from ..errors import ParameterError
 
 MAX_MAP_CLASSES = 100_000
 DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
@@ -172,7 +172,7 @@ def outline_features(bounds) -> str | None:
 @lru_cache(maxsize=1)
 def _outline_lines() -> tuple:
     """The shipped outlines as (lines, kinds) arrays, decoded once per process."""
-    from .datasets import outlines
+    from ..datasets import outlines
 
     lines = outlines()
     return lines.geometry.to_numpy(), lines["kind"].to_numpy()

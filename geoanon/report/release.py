@@ -16,80 +16,14 @@ from .._cells import escape_header, escape_table
 from .._geo import row_box_extents
 from .._text import plain
 from .._validation import check_seed
-from ..errors import DataError, ParameterError
+from ..errors import ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
 from ..progress import stepped
+from .job_report import JobReport
 
 if TYPE_CHECKING:
-    from ..audit import AuditReport
     from ..joint.search import JointPartition
-
-def file_names(files: dict) -> dict:
-    """A report's paths as file (or dataset folder) names."""
-    return {key: None if path is None else Path(path).name for key, path in files.items()}
-
-
-@dataclass(eq=False)
-class JobReport(Mapping):
-    """What a job reports: the figures every job has, typed, and its own in
-    ``details``. It reads as the flat dict :meth:`to_dict` gives (``report["k"]``,
-    ``report.get("ncp")``), which is what :func:`write_release` writes.
-
-    Attributes
-    ----------
-    job : str
-        The job: "points", "regions", "labels", "suppress" or "anonymize"
-        (not in the dict).
-    rows, classes, min_class, max_class : int
-        Rows of the table, classes of the release, smallest and largest class.
-    model : dict
-        The requested model: ``{"k": k}``, or :meth:`Model.as_dict <geoanon.models.Model.as_dict>`.
-    audit : AuditReport
-        The audit of the released table.
-    seconds : float
-    details : dict
-        The job's own figures, in the dict after the class sizes.
-    lead : tuple of str
-        Keys that open the dict, in this order (where a job's layout differs).
-    warnings : list of str or None
-        The release's warnings (:class:`Release` sets them).
-    files : dict
-        Paths the command line read and wrote (``input``, ``output``, ...),
-        written last and as file names only: the report is published, and a
-        folder can name the person or the site that made it.
-    """
-
-    job: str
-    rows: int
-    model: dict
-    classes: int
-    min_class: int
-    max_class: int
-    audit: AuditReport
-    seconds: float
-    details: dict = field(default_factory=dict)
-    lead: tuple = ()
-    warnings: list | None = None
-    files: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """The report as one flat dict, in the order it is written."""
-        out = {"rows": self.rows, **self.model, "classes": self.classes, "min_class": self.min_class,
-               "max_class": self.max_class, **self.details, "audit": self.audit, "seconds": self.seconds}
-        if self.warnings is not None:
-            out["warnings"] = self.warnings
-        out.update(file_names(self.files))
-        return {**{key: out[key] for key in self.lead}, **out}
-
-    def __getitem__(self, key):
-        return self.to_dict()[key]
-
-    def __iter__(self):
-        return iter(self.to_dict())
-
-    def __len__(self) -> int:
-        return len(self.to_dict())
 
 
 @dataclass
@@ -135,7 +69,7 @@ class Published:
         return self.classes is not None and hasattr(self.classes, "geometry")
 
     def figures(self) -> dict:
-        """:func:`~geoanon.pipeline.figures.release_figures`: the columns'
+        """:func:`~geoanon.report.figures.release_figures`: the columns'
         treatment, class sizes, prosecutor risk and location precision (km)."""
         from .figures import release_figures
 
@@ -150,11 +84,11 @@ class Published:
         return {**d, **(self.figures() if figures is None else figures), **files}
 
     def to_html(self, path=None, *, map: bool = True, timings: bool = False, **map_options):
-        """The HTML report (:mod:`geoanon.pipeline.html_report`) as text, or
+        """The HTML report (:mod:`geoanon.report.html`) as text, or
         written atomically to ``path``; ``map=False`` leaves the map out,
         ``timings`` adds the run time."""
-        from ..maps import render_html
-        from .html_report import html_report
+        from .maps import render_html
+        from .html import html_report
 
         shown = render_html(self.preview(**map_options)) if map and self.has_map() else None
         page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"), timings=timings)
@@ -166,8 +100,8 @@ class Published:
 
     def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="precision",
                 outlines=True):
-        """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
-        from ..maps import class_map
+        """A folium map of the classes (never the records); see :func:`geoanon.report.maps.class_map`."""
+        from .maps import class_map
 
         if not self.has_map():
             raise ParameterError("this release has no map: its classes have no geometry")
@@ -271,7 +205,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
                   map_options=None, escape_all: bool = False, from_text: bool = False,
                   timings: bool = False, shuffle: int | None = 0, staged: StagedOutputs | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
-    figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
+    figures and :func:`~geoanon.report.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
     same figures, and the map when the release has one), all or nothing.
     ``from_text``: the table was read from CSV (every cell text); in a typed
@@ -299,18 +233,18 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
 def side_outputs(release: Published, *, report=None, map_html=None, classes=None, html_report=None,
                  map_options=None, timings: bool = False, staged: StagedOutputs | None = None) -> None:
     """Write what accompanies a release's table, if asked: its JSON report
-    (the job's figures and :func:`~geoanon.pipeline.figures.release_figures`),
+    (the job's figures and :func:`~geoanon.report.figures.release_figures`),
     map, class file and HTML report, each rendered before any is staged."""
     figures = release.figures() if report is not None or html_report is not None else None
     report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
     html = None
     if map_html is not None or (html_report is not None and release.has_map()):
-        from ..maps import render_html
+        from .maps import render_html
 
         html = render_html(release.preview(**(map_options or {})))
     page = None
     if html_report is not None:
-        from .html_report import html_report as render_report
+        from .html import html_report as render_report
 
         page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
                              timings=timings)
@@ -349,19 +283,6 @@ def report_json(report: Mapping) -> str:
         return v
 
     return json.dumps(clean(report), indent=2, allow_nan=False, default=str) + "\n"
-
-
-def require_column(df: pd.DataFrame, column: str) -> None:
-    """DataError unless ``df`` has ``column``."""
-    if column not in df.columns:
-        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
-
-
-def check_job_columns(df: pd.DataFrame, column: str) -> None:
-    """DataError unless ``df`` has the column to generalize and no ``class_id`` yet."""
-    require_column(df, column)
-    if "class_id" in df.columns:
-        raise DataError("the output column 'class_id' already exists in the input")
 
 
 def with_geometry(table, shapes):
