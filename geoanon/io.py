@@ -172,13 +172,20 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
         raise DataError(f"{path}: cannot read {fmt}: {_first_line(exc)}") from None
 
 
-def read_csv_text(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
-    """Every cell as its exact string; the header's names exactly as written."""
+def read_csv_text(path: Path, sep: str = ",", encoding: str = "utf-8", byte_range=None) -> pd.DataFrame:
+    """Every cell as its exact string; the header's names exactly as written.
+    ``byte_range``: only the rows in bytes ``(start, end)`` of the file, which
+    begin and end on line breaks after the header (a dask partition)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     header = csv_header(path, sep, encoding)
     invalid = []
+    source, skip = path, 1
+    if byte_range is not None:
+        with open(path, "rb") as f:
+            f.seek(byte_range[0])
+            source, skip = pa.BufferReader(f.read(byte_range[1] - byte_range[0])), 0
 
     def refuse(row):
         invalid.append(row)
@@ -186,15 +193,16 @@ def read_csv_text(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.Dat
 
     try:
         table = pcsv.read_csv(
-            path,
-            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=1, encoding=encoding),
+            source,
+            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=skip, encoding=encoding),
             parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=refuse),
             convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in header},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except pa.ArrowInvalid as exc:
         if invalid:
             row = invalid[0]
-            where = f"line {row.number}" if row.number is not None else f"the row {row.text[:40]!r}"
+            where = f"line {row.number}" if row.number is not None and byte_range is None \
+                else f"the row {row.text[:40]!r}"
             raise DataError(f"{path}: malformed CSV: {where} has {plural(row.actual_columns, 'field')}, "
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):

@@ -93,6 +93,28 @@ def test_points_from_csv_files_match_the_columns_of_the_in_memory_release(client
     assert len(out) == len(df) and out.groupby("class_id").size().min() >= 20
 
 
+def test_a_large_csv_file_is_read_in_partitions_of_whole_lines(client, tmp_path, monkeypatch):
+    from geoanon.cluster import release as cluster_release
+
+    df = _points(6_000, seed=4)
+    df.to_csv(tmp_path / "big.csv", index=False)
+    whole = gc.generalize_points(tmp_path / "big.csv", 20, tmp_path / "whole", scheduler=client, keep=KEEP)
+    monkeypatch.setattr(cluster_release, "CSV_BLOCK", 10_000)
+    blocks = cluster_release.csv_blocks(tmp_path / "big.csv")
+    size = (tmp_path / "big.csv").stat().st_size
+    assert len(blocks) > 5 and blocks[-1][1] == size and all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
+    read = cluster_release.read_dataset(tmp_path / "big.csv")
+    assert read.npartitions == len(blocks)
+    assert read.compute().to_numpy().tolist() == pd.read_csv(tmp_path / "big.csv", dtype=str).to_numpy().tolist()
+    split = gc.generalize_points(tmp_path / "big.csv", 20, tmp_path / "split", scheduler=client, keep=KEEP)
+    assert split.report["audit"]["k"] >= 20 and split.report["rows"] == whole.report["rows"] == len(df)
+    released = [pd.read_parquet(tmp_path / name).sort_values("id").reset_index(drop=True) for name in ("whole", "split")]
+    assert released[0].equals(released[1])
+    quoted = df.astype(str).assign(age='"7"')
+    quoted.to_csv(tmp_path / "quoted.csv", index=False)       # a quoted value may hold a line break: not split
+    assert cluster_release.csv_blocks(tmp_path / "quoted.csv") == [None]
+
+
 def test_the_lower_bound_counts_a_point_written_two_ways_as_one(client, tmp_path):
     rng = np.random.default_rng(9)
     df = pd.DataFrame({"lat": np.round(35 + rng.random(3_000), 4).astype(str),

@@ -128,10 +128,10 @@ def _kind(path: str):
 def read_dataset(source, *, sep=",", encoding="utf-8"):
     """A lazy dask DataFrame of a dataset, refused (before any work) when a
     file's header names a column twice or differs from the first file's.
-    CSV files are read one per partition by the in-memory engine's reader
-    (:func:`geoanon.io.read_table`'s: every cell its exact string, a row with
-    more or fewer fields than the header refused, naming its line): a very
-    large CSV file is better split, or converted to Parquet."""
+    CSV files are read by the in-memory engine's reader (:func:`geoanon.io.read_table`'s:
+    every cell its exact string, a row with more or fewer fields than the
+    header refused), in partitions of about ``CSV_BLOCK`` bytes
+    (:func:`csv_blocks`)."""
     import dask.dataframe as dd
 
     from ..io import csv_header, nested_dtype
@@ -149,8 +149,38 @@ def read_dataset(source, *, sep=",", encoding="utf-8"):
             return dask_geopandas.read_parquet(files, **nested)
         return dd.read_parquet(files, **nested)
     header = _same_columns(files, [csv_header(Path(f), sep, encoding) for f in files])
-    return dd.from_map(_read_csv_part, files, sep=sep, encoding=encoding, meta=_text_frame(header),
+    parts = [(f, block) for f in files for block in csv_blocks(Path(f), encoding)]
+    return dd.from_map(_read_csv_part, parts, sep=sep, encoding=encoding, meta=_text_frame(header),
                        enforce_metadata=False)
+
+
+CSV_BLOCK = 64 * 2**20      # bytes of a CSV file per partition, as dask's read_csv
+
+
+def csv_blocks(path: Path, encoding: str = "utf-8") -> list:
+    """The byte ranges ``(start, end)`` of a CSV file's partitions: about
+    ``CSV_BLOCK`` bytes of whole lines each, after the header. The whole file
+    is one partition (``[None]``) when it is small, gzipped, in an encoding
+    whose line breaks are not single bytes, or holds a quote character: a
+    quoted value may hold a line break, where no block may end."""
+    import codecs
+    import mmap
+
+    size = path.stat().st_size
+    single_byte_breaks = codecs.lookup(encoding).name in ("utf-8", "ascii", "iso8859-1", "cp1252")
+    if size <= CSV_BLOCK or path.suffix.lower() == ".gz" or not single_byte_breaks:
+        return [None]
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data.find(b'"') >= 0:
+            return [None]
+        cuts = [data.find(b"\n") + 1]
+        while cuts[-1] > 0 and cuts[-1] + CSV_BLOCK < size:
+            cuts.append(data.find(b"\n", cuts[-1] + CSV_BLOCK) + 1)
+    if cuts[0] == 0:            # the header is the whole file
+        return [None]
+    if cuts[-1] in (0, size):   # no line break after the last cut, or the file's last byte
+        cuts.pop()
+    return list(zip(cuts, cuts[1:] + [size]))
 
 
 def _same_columns(files: list, names: list) -> list:
@@ -168,12 +198,13 @@ def _same_columns(files: list, names: list) -> list:
     return names[0]
 
 
-def _read_csv_part(path: str, sep: str, encoding: str) -> pd.DataFrame:
-    """One CSV file of a dataset, as :func:`geoanon.io.read_table` reads it
-    (an empty file body is an empty partition)."""
+def _read_csv_part(part: tuple, sep: str, encoding: str) -> pd.DataFrame:
+    """One partition of a CSV dataset, ``(file, byte range or None)``, as
+    :func:`geoanon.io.read_table` reads it (an empty body is an empty partition)."""
     from ..io import read_csv_text
 
-    return read_csv_text(Path(path), sep, encoding)
+    path, block = part
+    return read_csv_text(Path(path), sep, encoding, byte_range=block)
 
 
 def _text_frame(columns: list) -> pd.DataFrame:
