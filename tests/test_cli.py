@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geoanon import maps
+from geoanon.report import maps
 from geoanon.datasets import data_path
 
 from checkers import drawn_shapes, without_outlines
