@@ -148,9 +148,11 @@ LEVELS = ("day", "month", "quarter", "year")      # they nest (ISO weeks straddl
 def date_hierarchy(values, levels=("month", "year"), fmt: str | None = None):
     """A :class:`~geoanon.models.Hierarchy` of a date column's values for the
     ``hierarchies=`` treatment: each value (as the text the column holds)
-    under its ``levels`` (coarser each: ``"day"``, ``"week"`` (ISO, named
-    after its Monday), ``"month"``, ``"quarter"``, ``"year"``), then ``*``;
-    published labels read ``2024-03``, ``2024-Q1``, ``2024``."""
+    under its ``levels``, some of ``"day"``, ``"month"``, ``"quarter"``,
+    ``"year"``, each given once, finest first (no week: ISO weeks straddle
+    months and years), then ``*``; published labels read ``2024-03-05``,
+    ``2024-03``, ``2024-Q1``, ``2024``. ``"day"`` suits a column with times:
+    in a column of days it repeats the value, which a hierarchy refuses."""
     from .models import Hierarchy
 
     s = pd.Series(values)

@@ -106,7 +106,16 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         ``"range"`` (the default of the greedy and joint designs, and of
         ZIP and label locations): Xu et al.'s NCP over the range, which a
         few far records (an island) make so wide that state-sized boxes
-        look cheap. The report's NCP is Xu et al.'s in every case.
+        look cheap. The choice steers the search only: the report's NCP
+        (:func:`geoanon.information_loss`) is measured the same way for
+        every choice. An interval cell (a location box's latitude and
+        longitude count as two) costs its width over the column's input
+        range, Xu et al.'s NCP (2006); a set or hierarchy node (a ZIP or
+        label group included) covering c of the column's |A| distinct
+        input values costs (c - 1) / (|A| - 1), Iyengar's loss metric
+        (2002), with Xu et al.'s c / |A| reported beside as ``xu_ncp``; in
+        a suppressed column a kept value costs 0 and ``*`` 1; an empty
+        interval costs 0 where the input was missing, else 1.
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
