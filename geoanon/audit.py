@@ -23,6 +23,9 @@ from .criteria import CRITERIA, meets
 from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
+__all__ = ["AuditReport", "SUPPRESSED", "audit", "check_roles", "class_codes", "default_recursive_l",
+           "distribution_figures", "own_population_risk", "require"]
+
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from ._text import show
 from .errors import ParameterError
 
+__all__ = ["Columns", "declared", "with_sensitive"]
+
 
 @dataclass(frozen=True)
 class Columns:

@@ -4,6 +4,9 @@ The command line turns any of them into exit code 2 and one line on stderr;
 anything else escaping is a bug.
 """
 
+__all__ = ["AuditError", "ClusterError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError",
+           "ParameterError", "UndeclaredColumnsError", "VerificationError"]
+
 
 class GeoanonError(Exception):
     """Base class of the errors geoanon raises for bad input or impossible requests."""

@@ -33,6 +33,8 @@ from ._codes import factorize_exact
 from ._text import show
 from .errors import DataError
 
+__all__ = ["SUPPRESSED", "infer_treatments", "information_loss", "parse_numbers"]
+
 SUPPRESSED = "*"
 LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
 

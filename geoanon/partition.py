@@ -17,6 +17,8 @@ import numpy as np
 
 from .errors import VerificationError
 
+__all__ = ["Partition", "count_lower_bound"]
+
 
 def count_lower_bound(total: int, k: int, heaviest: int) -> int:
     """Lower bound on the largest class of any partition into classes of weight >= k.

@@ -40,6 +40,8 @@ from .points import class_offsets, release_shards, released, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
                       with_coordinates, write_staged)
 
+__all__ = ["anonymize"]
+
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
 
 

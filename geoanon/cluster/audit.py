@@ -17,6 +17,8 @@ from ..models import measure_classes, one_model
 from .client import cluster_client
 from .release import check_scalar_dataset, is_frame, read_dataset
 
+__all__ = ["audit", "audit_frame", "undeclared_frame"]
+
 
 def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
           model=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8") -> AuditReport:

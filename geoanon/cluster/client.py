@@ -7,6 +7,8 @@ import os
 
 from ..errors import ClusterError, ParameterError
 
+__all__ = ["cluster_client", "cluster_failures", "n_workers", "quiet", "shard_rows"]
+
 BYTES_PER_POINT = 240        # what the in-memory points engine needs per record (bench_points)
 MEMORY_SAFETY = 4            # a shard's rows, shuffle buffers and the partition's arrays at once
 

@@ -23,6 +23,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["generalize_labels"]
+
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
                       seed=None, class_counts=False, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",

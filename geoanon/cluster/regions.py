@@ -19,6 +19,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["generalize_regions"]
+
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
                        contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,

@@ -15,6 +15,9 @@ from .._geo import box_extents
 from ..io import StagedOutputs, check_writable, current_batch
 from ..report.release import Published, side_outputs
 
+__all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset", "is_frame",
+           "open_dataset", "read_dataset", "shuffled", "with_coordinates", "write_dataset", "write_staged"]
+
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 

@@ -33,6 +33,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["suppress"]
+
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, model=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",

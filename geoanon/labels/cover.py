@@ -21,6 +21,8 @@ from .exact import exact_cover
 from ..choices import LABEL_METHODS as METHODS
 from ..choices import LABEL_ORDERS as ORDERS
 
+__all__ = ["LabelPartition", "cover_labels", "cover_lower_bound"]
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class LabelPartition(Partition):

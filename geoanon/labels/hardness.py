@@ -13,6 +13,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
+__all__ = ["ThreePartitionInstance", "three_partition_instance"]
+
 
 class ThreePartitionInstance(NamedTuple):
     counts: np.ndarray      # the 3m weights, shuffled

@@ -32,6 +32,8 @@ from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["anonymize", "release_joint"]
+
 LOCATION_KINDS = ("points", "zip", "label")
 
 

@@ -22,6 +22,8 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["canonical_labels", "generalize_labels", "label_class_names", "label_classes"]
+
 
 @stepped("grouping labels")
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",

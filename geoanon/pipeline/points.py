@@ -22,6 +22,8 @@ from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["generalize_points", "withheld_note"]
+
 
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",

@@ -29,6 +29,9 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "refuse_unknown",
+           "region_graph", "region_groups", "region_values"]
+
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
 COUNTRY_SHARE = 0.01         # of the centroids: a country holding fewer is not drawn on (see _on_land)

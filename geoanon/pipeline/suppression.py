@@ -23,6 +23,8 @@ from ..tables.solve import choose, solve
 from .roles import declared_table, measure_undeclared, undeclared
 from ..report.release import JobReport, Release
 
+__all__ = ["check_time_limit", "solution_details", "suppress", "suppressed_cells", "suppression_model"]
+
 
 @stepped("suppressing cells")
 def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",

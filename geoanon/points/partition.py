@@ -18,6 +18,8 @@ from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
 from .repair import repair, unforced
 
+__all__ = ["RectanglePartition", "check_coordinates", "partition_points", "rank_frame"]
+
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
 MAX_PASSES = 5                  # passes of the search for a reachable target

@@ -24,6 +24,9 @@ from .._validation import check_unique_columns
 from ..errors import DataError, ParameterError
 
 from ..choices import CONTIGUITY
+
+__all__ = ["CompactGraph", "UnionFind", "graph_from_points", "graph_from_polygons", "graph_summary", "is_lonlat",
+           "metric_coordinates", "read_edge_list", "region_ids", "repair_polygons"]
 PRUNE = 8.0   # graph_from_points drops Delaunay edges longer than this many local spacings
 
 

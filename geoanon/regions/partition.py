@@ -29,6 +29,8 @@ from .tree_pass import TreeShape, best_tree_partition, greedy_tree_partition
 from ..choices import REGION_METHODS as METHODS
 from ..choices import REGION_SMALL as ON_SMALL
 
+__all__ = ["GraphPartition", "nearest_bridges", "node_points", "partition_graph"]
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class GraphPartition(Partition):

@@ -45,6 +45,8 @@ from .._text import show
 from ..errors import ParameterError
 from .graphs import CompactGraph, UnionFind
 
+__all__ = ["SpanningTree", "low_degree_spanning_tree", "random_spanning_tree"]
+
 
 
 @dataclass

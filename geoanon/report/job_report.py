@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+__all__ = ["JobReport", "file_names"]
+
 if TYPE_CHECKING:
     from ..audit import AuditReport
 

@@ -22,6 +22,8 @@ from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
+__all__ = ["Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
+
 if TYPE_CHECKING:
     from ..joint.search import JointPartition
 
