@@ -41,8 +41,8 @@ from .choices import GROUNDS
 from ._validation import check_positive
 from .criteria import AGAINST_TABLE, CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
 
-__all__ = ["Hierarchy", "Model", "ModelCheck", "check_levels", "emd", "emd_rows", "measure_classes", "one_model",
-           "requested_model", "required_k", "sensitive_codes"]
+__all__ = ["GROUNDS", "Hierarchy", "Model", "ModelCheck", "check_levels", "emd", "emd_rows", "measure_classes",
+           "one_model", "requested_model", "required_k", "sensitive_codes"]
 
 
 @dataclass(frozen=True)

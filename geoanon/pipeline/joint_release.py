@@ -27,7 +27,7 @@ from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
 from .location import ground_spans, robust_spans
 from .naming import canonical_codes
-from .points import numeric_column
+from .coordinates import numeric_column
 from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared

@@ -29,7 +29,7 @@ from .tree_pass import TreeShape, best_tree_partition, greedy_tree_partition
 from ..choices import REGION_METHODS as METHODS
 from ..choices import REGION_SMALL as ON_SMALL
 
-__all__ = ["GraphPartition", "nearest_bridges", "node_points", "partition_graph"]
+__all__ = ["GraphPartition", "ON_SMALL", "nearest_bridges", "node_points", "partition_graph"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)

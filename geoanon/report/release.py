@@ -22,7 +22,7 @@ from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
-__all__ = ["Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
+__all__ = ["JobReport", "Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
 
 if TYPE_CHECKING:
     from ..joint.search import JointPartition
