@@ -152,7 +152,18 @@ def date_hierarchy(values, levels=("month", "year"), fmt: str | None = None):
     ``hierarchies=`` treatment: each value (as the text the column holds)
     under its ``levels`` (coarser each: ``"day"``, ``"week"`` (ISO, named
     after its Monday), ``"month"``, ``"quarter"``, ``"year"``), then ``*``;
-    published labels read ``2024-03``, ``2024-Q1``, ``2024``."""
+    published labels read ``2024-03``, ``2024-Q1``, ``2024``.
+
+    Examples
+    --------
+    >>> import geoanon as ga
+    >>> tree = ga.date_hierarchy(["2024-01-15", "2024-02-03", "2025-07-04"], levels=("month", "quarter", "year"))
+    >>> for path in tree.paths.tolist():
+    ...     print(path)
+    ['2024-01-15', '2024-01', '2024-Q1', '2024', '*']
+    ['2024-02-03', '2024-02', '2024-Q1', '2024', '*']
+    ['2025-07-04', '2025-07', '2025-Q3', '2025', '*']
+    """
     from .models import Hierarchy
 
     s = pd.Series(values)
