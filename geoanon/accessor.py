@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+__all__ = ["GeoanonAccessor"]
+
 
 @pd.api.extensions.register_dataframe_accessor("geoanon")
 class GeoanonAccessor:

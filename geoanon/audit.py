@@ -23,6 +23,9 @@ from .criteria import CRITERIA, meets
 from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
+__all__ = ["AuditReport", "SUPPRESSED", "audit", "check_roles", "class_codes", "default_recursive_l",
+           "distribution_figures", "own_population_risk", "require"]
+
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
 
@@ -31,7 +34,23 @@ class AuditReport(dict):
     """The audit's figures (a dict, so it serializes to JSON as is, with
     attribute access like SciPy's ``OptimizeResult``); ``per_class`` holds one
     row per class: its quasi-identifier values under ``"qi"`` and its size, l,
-    l_distinct and t under ``"measures"``."""
+    l_distinct and t under ``"measures"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 2, "age": ["30-39"] * 3 + ["40-49"] * 2})
+    >>> report = ga.audit(df, ["zip", "age"])
+    >>> report.k, report["classes"]
+    (2, 2)
+    >>> report.per_class
+              qi        measures
+             zip    age     size
+    class
+    0      277**  30-39        3
+    1      276**  40-49        2
+    """
 
     per_class: pd.DataFrame = None
 
@@ -101,6 +120,22 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         to the table's distribution); ``suppressed_cells`` ("*" in ``qi``);
         ``violations`` per requested level (classes, rows, examples) and ``ok``;
         ``ncp`` with ``original``.
+
+    Examples
+    --------
+    Two classes of three records; one holds "flu" twice, so no value fills
+    at most half of it:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 3,
+    ...                    "age": ["30-39"] * 3 + ["40-49"] * 3,
+    ...                    "diagnosis": ["flu", "copd", "flu", "flu", "asthma", "copd"]})
+    >>> report = ga.audit(df, ["zip", "age"], "diagnosis", k=3, l=2)
+    >>> report["k"], report["l"], report["l_distinct"]
+    (3, 1.5, 2)
+    >>> report["ok"], report["violations"]["l"]["examples"]
+    (False, [{'zip': '277**', 'age': '30-39', 'size': 3, 'l': 1.5}])
     """
     qi = list(qi)
     check_unique_columns(df)

@@ -25,6 +25,8 @@ from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsEr
 from .choices import DISTRIBUTION_LEVELS
 from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, unsupported_flags
 
+__all__ = ["build_parser", "entry", "main"]
+
 INPUT_HELP = ("table: .csv, .parquet (or a folder of Parquet parts, as the dask engine writes), .geojson, .gpkg "
               "or .shp")
 # How to declare a column without a role, by whether the command has --qi.

@@ -24,6 +24,8 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
+__all__ = ["LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso", "outer_edges", "parse"]
+
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")
 DAY = 86_400
@@ -152,7 +154,18 @@ def date_hierarchy(values, levels=("month", "year"), fmt: str | None = None):
     ``"year"``, each given once, finest first (no week: ISO weeks straddle
     months and years), then ``*``; published labels read ``2024-03-05``,
     ``2024-03``, ``2024-Q1``, ``2024``. ``"day"`` suits a column with times:
-    in a column of days it repeats the value, which a hierarchy refuses."""
+    in a column of days it repeats the value, which a hierarchy refuses.
+
+    Examples
+    --------
+    >>> import geoanon as ga
+    >>> tree = ga.date_hierarchy(["2024-01-15", "2024-02-03", "2025-07-04"], levels=("month", "quarter", "year"))
+    >>> for path in tree.paths.tolist():
+    ...     print(path)
+    ['2024-01-15', '2024-01', '2024-Q1', '2024', '*']
+    ['2024-02-03', '2024-02', '2024-Q1', '2024', '*']
+    ['2025-07-04', '2025-07', '2025-Q3', '2025', '*']
+    """
     from .models import Hierarchy
 
     s = pd.Series(values)

@@ -28,6 +28,11 @@ from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
 
+__all__ = ["DELIMITERS", "GEO_FORMATS", "StagedOutputs", "batch", "check_outputs", "check_paths", "check_writable",
+           "csv_header", "current_batch", "has_geometry", "likely_delimiter", "nested_arrow_columns",
+           "nested_dtype", "numbers_from_text", "pandas_readable", "parquet_dataset", "read_csv_text",
+           "read_table", "table_columns", "table_format", "write_parquet", "write_table"]
+
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
 GEO_FORMATS = {"geojson", "gpkg", "shp"}
 _DRIVERS = {"geojson": "GeoJSON", "gpkg": "GPKG", "shp": "ESRI Shapefile"}

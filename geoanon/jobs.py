@@ -58,6 +58,9 @@ from .spec import kinds
 from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_resolution, check_weights
 from .spec.options import OPTIONS, Option
 
+__all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
+           "plan", "read_input"]
+
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges", "contiguity", "unknown", "small"}, {"label"})
 JOB_WAYS = ("list {each} under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or "

@@ -41,6 +41,9 @@ from .choices import GROUNDS
 from ._validation import check_positive
 from .criteria import AGAINST_TABLE, CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
 
+__all__ = ["GROUNDS", "Hierarchy", "Model", "ModelCheck", "check_levels", "emd", "emd_rows", "measure_classes",
+           "one_model", "requested_model", "required_k", "sensitive_codes"]
+
 
 @dataclass(frozen=True)
 class Hierarchy:
@@ -49,6 +52,25 @@ class Hierarchy:
 
     ``paths`` is an object array (leaves x (H + 1)); distributions given to
     :func:`emd` follow the order of its rows (``leaves``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> tree = ga.Hierarchy.from_frame(pd.DataFrame([["flu", "respiratory", "*"],
+    ...                                              ["copd", "respiratory", "*"],
+    ...                                              ["gout", "joints", "*"]]))
+    >>> tree.leaves, tree.height
+    (['flu', 'copd', 'gout'], 2)
+    >>> tree.distance_matrix()
+    array([[0. , 0.5, 1. ],
+           [0.5, 0. , 1. ],
+           [1. , 1. , 0. ]])
+
+    ARX's hierarchies of the Adult data set are shipped:
+
+    >>> ga.datasets.adult_hierarchy("race").leaves
+    ['White', 'Asian-Pac-Islander', 'Amer-Indian-Eskimo', 'Other', 'Black']
     """
 
     paths: np.ndarray
@@ -167,6 +189,23 @@ def emd(p, q, *, ground="equal") -> float:
     missing from one weighing 0: ordered by value for "ordered" (numerically
     when they are numbers), as the hierarchy's leaves for a Hierarchy (a
     matrix ground needs vectors in its row order).
+
+    Examples
+    --------
+    All of a class on the first of three values, against a table that holds
+    them equally:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> round(ga.emd([1, 0, 0], [1, 1, 1]), 4)                      # every move costs 1
+    0.6667
+    >>> round(ga.emd([1, 0, 0], [1, 1, 1], ground="ordered"), 4)    # a move costs its distance / 2
+    0.5
+    >>> tree = ga.Hierarchy.from_frame(pd.DataFrame([["flu", "respiratory", "*"],
+    ...                                              ["copd", "respiratory", "*"],
+    ...                                              ["gout", "joints", "*"]]))
+    >>> ga.emd({"flu": 1}, {"flu": 1, "copd": 1, "gout": 1}, ground=tree)   # flu to copd is cheap
+    0.5
     """
     p, q = _by_value(p, q, ground)
     p, q = (np.asarray(v, dtype=float) for v in (p, q))
@@ -398,6 +437,19 @@ class Model:
     ``l_entropy`` (entropy l-diversity), ``recursive`` = (c, l) (recursive
     (c, l)-diversity), ``beta`` and ``beta_enhanced`` (basic and enhanced
     beta-likeness), ``delta`` (delta-disclosure privacy).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> model = ga.Model(k=3, l_entropy=1.8, sensitive="diagnosis")
+    >>> model.levels()
+    {'k': 3, 'l_entropy': 1.8}
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 3,
+    ...                    "diagnosis": ["flu", "copd", "flu", "flu", "asthma", "copd"]})
+    >>> report = ga.audit(df, ["zip"], model=model)
+    >>> report["ok"], report["l_entropy"]
+    (True, 1.889881574842)
     """
 
     k: int | None = 1

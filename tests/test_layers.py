@@ -92,3 +92,29 @@ def test_no_private_name_crosses_a_package():
                 if name and name.startswith("_") and not name.startswith("__") and t in MODULES
                 and package(t) != package(m)]
     assert not crossing, crossing
+
+
+def public(module: str) -> bool:
+    return not any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def test_every_public_module_defines_all():
+    """``__all__`` in every module whose name has no part starting with ``_``."""
+    missing = [m for m in MODULES if public(m) and not any(
+        isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        for node in ast.parse(MODULES[m].read_text(encoding="utf-8")).body)]
+    assert not missing, missing
+
+
+def test_all_names_exist_and_imports_use_them():
+    """Every name a module lists in ``__all__`` exists, once; every public name
+    a module imports from another public module is in that module's ``__all__``."""
+    import importlib
+
+    listed = {m: importlib.import_module(m).__all__ for m in MODULES if public(m)}
+    wrong = [(m, name) for m, names in listed.items() for name in names
+             if not hasattr(importlib.import_module(m), name) or names.count(name) > 1]
+    assert not wrong, wrong
+    unlisted = [(m, t, name) for m in MODULES for t, name in imports(m)
+                if name and not name.startswith("_") and t in listed and t != m and name not in listed[t]]
+    assert not unlisted, unlisted

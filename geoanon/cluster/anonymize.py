@@ -40,6 +40,8 @@ from .points import class_offsets, release_shards, released, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
                       with_coordinates, write_staged)
 
+__all__ = ["anonymize"]
+
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
 
 
@@ -67,6 +69,30 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     in memory, applied in every shard (the spacing loss against each shard's
     own location tree; the budget a share of each shard's rows, whose
     suppressed records are a class of that shard).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "age": [34, 38, 45, 51, 29, 33, 62, 58],
+    ...                    "sex": ["F", "M", "F", "M", "F", "F", "M", "M"],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.anonymize(dd.from_pandas(df, npartitions=2), Path(folder.name, "released"),
+    ...                        location=("lat", "lon"), qi=["age", "sex"], sensitive="diagnosis", k=2, l_distinct=2,
+    ...                        scheduler=client)
+    >>> release.columns
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
+    >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
+    (2, 2)
+    >>> client.close(); folder.cleanup()
     """
     import dask
     import dask.dataframe as dd

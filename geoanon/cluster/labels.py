@@ -23,6 +23,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["generalize_labels"]
+
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
                       seed=None, class_counts=False, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
@@ -35,6 +37,27 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"name": ["Ann", "Ann", "Ann", "Bob", "Cy", "Dee", "Dee", "Dee", "Eve", "Flo"]})
+    >>> release = gc.generalize_labels(dd.from_pandas(df, npartitions=2), 3, Path(folder.name, "released"),
+    ...                                column="name", scheduler=client)
+    >>> pd.read_parquet(release.output)["name"].value_counts().sort_index()
+    name
+    Ann+1      4
+    Dee        3
+    group 1    3
+    Name: count, dtype: int64
+    >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
     k = check_k(k)

@@ -41,6 +41,8 @@ from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
 
+__all__ = ["class_offsets", "generalize_points", "release_shards", "released", "shard_dataset"]
+
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
 
@@ -102,6 +104,30 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (within each shard: its rows already go together).
+
+    Examples
+    --------
+    A dask DataFrame released on an in-process cluster (pass the Client of a
+    real one, or its address):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.generalize_points(dd.from_pandas(df, npartitions=2), 2, Path(folder.name, "released"),
+    ...                                keep=["diagnosis"], scheduler=client)
+    >>> release.columns
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'diagnosis', 'class_id']
+    >>> release.sizes, len(pd.read_parquet(release.output))
+    (array([2, 2, 2, 2]), 8)
+    >>> client.close(); folder.cleanup()
     """
     import dask
     import dask.dataframe as dd

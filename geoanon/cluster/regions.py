@@ -19,6 +19,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["generalize_regions"]
+
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
                        contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,
@@ -32,6 +34,30 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> regions = pd.DataFrame({"zip": ["27701", "27703", "27705", "27707", "27713"],
+    ...                         "lat": [35.99, 35.97, 36.02, 35.95, 35.90],
+    ...                         "lon": [-78.90, -78.84, -78.95, -78.95, -78.92]})
+    >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
+    >>> release = gc.generalize_regions(dd.from_pandas(df, npartitions=2), 3, Path(folder.name, "released"),
+    ...                                 column="zip", regions=regions, region_id="zip", scheduler=client)
+    >>> pd.read_parquet(release.output)["zip"].value_counts().sort_index()
+    zip
+    27701+1    4
+    27713      3
+    group 1    3
+    Name: count, dtype: int64
+    >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
     k = check_k(k)

@@ -15,6 +15,9 @@ from .._geo import box_extents
 from ..io import StagedOutputs, check_writable, current_batch
 from ..report.release import Published, side_outputs
 
+__all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset", "is_frame",
+           "open_dataset", "read_dataset", "shuffled", "with_coordinates", "write_dataset", "write_staged"]
+
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 
@@ -37,6 +40,27 @@ class ClusterRelease(Published):
         The classes of a points location as numbers (their columns, and the
         box ``xmin, ymin, xmax, ymax``) in ``crs``: ``classes`` draws them
         when first asked.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.generalize_points(dd.from_pandas(df, npartitions=2), 2, Path(folder.name, "released"),
+    ...                                keep=["diagnosis"], scheduler=client)
+    >>> release.output.name, release.report["classes"]
+    ('released', 4)
+    >>> release.classes.columns.tolist()
+    ['class_id', 'weight', 'geometry']
+    >>> client.close(); folder.cleanup()
     """
 
     output: Path = None

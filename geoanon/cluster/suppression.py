@@ -33,6 +33,8 @@ from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["suppress"]
+
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, model=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
@@ -45,6 +47,33 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"age": ["30-39"] * 3 + ["40-49"] * 3,
+    ...                    "sex": ["F", "M", "F", "M", "M", "F"],
+    ...                    "zip": ["27701", "27701", "27705", "27705", "27705", "27705"]})
+    >>> release = gc.suppress(dd.from_pandas(df, npartitions=2), ["age", "sex", "zip"], Path(folder.name, "released"),
+    ...                       k=3, scheduler=client, shuffle=None)
+    >>> pd.read_parquet(release.output)
+         age sex    zip  class_id
+    0  30-39   *      *         0
+    1  30-39   *      *         0
+    2  30-39   *      *         0
+    3  40-49   *  27705         1
+    4  40-49   *  27705         1
+    5  40-49   *  27705         1
+    >>> release.report["cost"]
+    9
+    >>> client.close(); folder.cleanup()
     """
     import dask
 

@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "grid_places", "ranked", "rounding_step",
+           "tree_from_paths"]
+
 
 MARGIN = 0.05     # a moved end lies between this share of the class's range and twice it beyond its records
 

@@ -10,6 +10,8 @@ from .._text import plural, show
 from .._validation import require_column
 from ..errors import DataError
 
+__all__ = ["null_island", "numeric_column", "rows_without_coordinates"]
+
 
 def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     """Column ``col`` as float64, NaN where missing; DataError naming the first

@@ -27,10 +27,12 @@ from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
 from .location import ground_spans, robust_spans
 from .naming import canonical_codes
-from .points import numeric_column
+from .coordinates import numeric_column
 from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
+
+__all__ = ["anonymize", "release_joint"]
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -186,6 +188,39 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         of the classes inside it); ``partition``: the joint search's
         :class:`~geoanon.joint.search.JointPartition`. Nothing is returned
         unless the audit passes.
+
+    Examples
+    --------
+    Eight patients in Durham and Raleigh: location, age and sex generalized
+    together, so that every class holds two records and two diagnoses:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({
+    ...     "lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...     "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...     "age": [34, 38, 45, 51, 29, 33, 62, 58],
+    ...     "sex": ["F", "M", "F", "M", "F", "F", "M", "M"],
+    ...     "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], sensitive="diagnosis",
+    ...                        k=2, l_distinct=2)
+    >>> release.table.columns.tolist()
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
+    >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
+       age_min  age_max sex diagnosis  class_id
+    0       30       54   *       flu         1
+    1       35       49   *      copd         0
+    2       35       49   *       flu         0
+    3       30       54   *      gout         1
+    4        0       39   F      copd         2
+    5        0       39   F       flu         2
+    6       55     <NA>   M      gout         3
+    7       55     <NA>   M       flu         3
+    >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
+    (2, 2)
+
+    An end in a tail (fewer than k records beyond it) is published open: the
+    column's floor (0 for ages) or no end at all (``<NA>``, as in "55+").
     """
     return release_joint(df, release_spec("anonymize", **{name: v for name, v in locals().items() if name != "df"}))
 

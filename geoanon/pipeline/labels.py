@@ -22,6 +22,8 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["canonical_labels", "generalize_labels", "label_class_names", "label_classes"]
+
 
 @stepped("grouping labels")
 def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "balanced", missing: str = "label",
@@ -62,6 +64,23 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         :mod:`geoanon.pipeline.naming`) and ``class_id`` last (classes numbered
         in the labels' sorted order, not the rows'); ``classes`` holds one row per label
         (label, records, class_id, class_label), in class order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"name": ["Ann", "Ann", "Ann", "Bob", "Cy", "Dee", "Dee", "Dee", "Eve", "Flo"]})
+    >>> release = ga.generalize_labels(df, k=3, column="name")
+    >>> release.table["name"].tolist()
+    ['Ann+1', 'Ann+1', 'Ann+1', 'group 1', 'group 1', 'Dee', 'Dee', 'Dee', 'group 1', 'Ann+1']
+    >>> release.classes
+      label  class_id class_label
+    0   Ann         0       Ann+1
+    1   Flo         0       Ann+1
+    2   Bob         1     group 1
+    3    Cy         1     group 1
+    4   Eve         1     group 1
+    5   Dee         2         Dee
     """
     started = time.perf_counter()
     check_unique_columns(df)

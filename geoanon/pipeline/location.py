@@ -13,6 +13,9 @@ from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..points.frame import RELATIVE_SCALE
 from .naming import label_group_names, region_group_names
 
+__all__ = ["NoLocation", "PointsPublisher", "default_resolution", "finest_step", "ground_spans", "group_location",
+           "points_location", "robust_spans"]
+
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
 
 

@@ -22,6 +22,8 @@ from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["generalize_points", "withheld_note"]
+
 
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
@@ -78,6 +80,28 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         MultiPolygon cut there. ``warnings`` name what was assumed or looks
         wrong (a CRS assumed, records at (0, 0)). ``partition`` is the
         partition of the plane (its rectangles tile ``bounds``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({
+    ...     "lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...     "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...     "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = ga.generalize_points(df, k=2, keep=["diagnosis"])
+    >>> release.table
+       lat_min  lat_max  lon_min  lon_max diagnosis  class_id
+    0  35.9870  36.0222 -78.9010 -78.8893       flu         1
+    1  35.9783  36.0119 -78.9320 -78.9081      copd         0
+    2  35.9783  36.0119 -78.9320 -78.9081       flu         0
+    3  35.9870  36.0222 -78.9010 -78.8893      gout         1
+    4  35.7782  35.8019 -78.6615 -78.6386      copd         2
+    5  35.7782  35.8019 -78.6615 -78.6386       flu         2
+    6  35.7684  35.7918 -78.6306 -78.6190      gout         3
+    7  35.7684  35.7918 -78.6306 -78.6190       flu         3
+    >>> release.report["classes"], release.report["audit"]["k"]
+    (4, 2)
     """
     started = time.perf_counter()
     check_unique_columns(df)

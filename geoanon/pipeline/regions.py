@@ -29,6 +29,9 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
+__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "refuse_unknown",
+           "region_graph", "region_groups", "region_values"]
+
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
 COUNTRY_SHARE = 0.01         # of the centroids: a country holding fewer is not drawn on (see _on_land)
@@ -89,6 +92,25 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
+
+    Examples
+    --------
+    Ten records in five ZIP codes, the regions given by their centroids:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> regions = pd.DataFrame({"zip": ["27701", "27703", "27705", "27707", "27713"],
+    ...                         "lat": [35.99, 35.97, 36.02, 35.95, 35.90],
+    ...                         "lon": [-78.90, -78.84, -78.95, -78.95, -78.92]})
+    >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
+    >>> release = ga.generalize_regions(df, k=3, column="zip", regions=regions, region_id="zip")
+    >>> release.table["zip"].tolist()
+    ['27701+1', '27701+1', '27701+1', '27701+1', 'group 1', 'group 1', 'group 1', '27713', '27713', '27713']
+    >>> release.classes[["label", "members", "weight"]]
+         label      members  weight
+    0  27701+1  27701,27703       4
+    1  group 1  27705,27707       3
+    2    27713        27713       3
     """
     started = time.perf_counter()
     check_unique_columns(df)

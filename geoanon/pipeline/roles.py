@@ -19,6 +19,9 @@ import pandas as pd
 from .._text import plural, show
 from ..errors import DataError, ParameterError, UndeclaredColumnsError
 
+__all__ = ["declared_table", "looks_identifying", "measure_undeclared", "no_role", "undeclared",
+           "undeclared_warning"]
+
 IDENTIFYING = {        # what a column's name suggests it holds
     "a name": r"(first|last|full|sur|given|family|middle)?_?name|surname",
     "an address": r"address|addr|street|house_?number|road",

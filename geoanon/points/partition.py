@@ -18,6 +18,8 @@ from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
 from .repair import repair, unforced
 
+__all__ = ["RectanglePartition", "check_coordinates", "partition_points", "rank_frame"]
+
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
 MAX_PASSES = 5                  # passes of the search for a reachable target
@@ -33,6 +35,19 @@ class RectanglePartition(Partition):
     ``bounds``. The rectangles are disjoint and tile ``bounds``. A region or
     class with ``xmin > xmax`` crosses the antimeridian (RFC 7946, 3.1.9): it
     holds ``x >= xmin`` and ``x < xmax``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import geoanon as ga
+    >>> lonlat = np.array([[-78.90, 35.99], [-78.91, 36.01], [-78.64, 35.78], [-78.66, 35.80]])
+    >>> part = ga.partition_points(lonlat, k=2)
+    >>> part.verify()
+    RectanglePartition(method='balanced', k=2, classes=2, max_weight=2, lower_bound=2, ratio=1.0000)
+    >>> part.members()
+    [[0, 1], [2, 3]]
+    >>> part.to_geodataframe().total_bounds.tolist() == list(part.bounds)
+    True
     """
 
     xy: np.ndarray = field(default=None)          # (n, 2) coordinates of the elements
@@ -163,6 +178,21 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     Aleutians, Guam with Hawaii) gets classes that wrap, published normalized
     with ``xmin > xmax`` (RFC 7946, 3.1.9), not classes that span the globe.
     The result is deterministic.
+
+    Examples
+    --------
+    Nine points on a 3 x 3 grid of planar coordinates, in classes of at least 3:
+
+    >>> import numpy as np
+    >>> import geoanon as ga
+    >>> xy = np.array([[x, y] for y in (0.5, 1.5, 2.5) for x in (0.5, 1.5, 2.5)])
+    >>> part = ga.partition_points(xy, k=3, crs=None)
+    >>> part.labels
+    array([0, 1, 2, 0, 1, 2, 0, 1, 2])
+    >>> part.rectangles.tolist()            # (xmin, ymin, xmax, ymax) per class
+    [[0.4, 0.4, 1.0, 2.6], [1.0, 0.4, 2.0, 2.6], [2.0, 0.4, 2.6, 2.6]]
+    >>> part.max_weight, part.lower_bound   # every class holds k: optimal
+    (3, 3)
     """
     k = check_k(k)
     method = check_choice("method", method, METHODS)

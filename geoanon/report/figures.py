@@ -20,6 +20,8 @@ import numpy as np
 
 from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE, haversine_km
 
+__all__ = ["RISK_LEVELS", "SPREAD", "release_figures"]
+
 RISK_LEVELS = (0.05, 0.10, 0.20)
 SPREAD = {"min": 0.0, "p10": 0.1, "median": 0.5, "p90": 0.9, "max": 1.0}
 INTEGER_BINS = 40         # class sizes spanning at most this many values get one bin per size

@@ -12,6 +12,8 @@ import numpy as np
 from .figures import RISK_LEVELS, SPREAD
 from .job_report import file_names
 
+__all__ = ["html_report"]
+
 TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
               "date": "date range: {published}",
               "set": "group of values", "suppress": "value or *", "hierarchy": "hierarchy node",

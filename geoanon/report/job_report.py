@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+__all__ = ["JobReport", "file_names"]
+
 if TYPE_CHECKING:
     from ..audit import AuditReport
 
@@ -43,6 +45,18 @@ class JobReport(Mapping):
         Paths the command line read and wrote (``input``, ``output``, ...),
         written last and as file names only: the report is published, and a
         folder can name the person or the site that made it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63]})
+    >>> report = ga.generalize_points(df, k=2).report
+    >>> report.job, report["k"], report["classes"], report.audit["k"]
+    ('points', 2, 4, 2)
+    >>> list(report)[:7]
+    ['rows', 'k', 'classes', 'min_class', 'max_class', 'lower_bound', 'ratio']
     """
 
     job: str

@@ -33,6 +33,8 @@ from .._validation import check_choice
 from ..datasets import OUTLINE_ATTRIBUTION
 from ..errors import ParameterError
 
+__all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html"]
+
 MAX_MAP_CLASSES = 100_000
 DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
 PIXELS = 1200          # a map's width in pixels: shapes and outlines are simplified to its span / PIXELS

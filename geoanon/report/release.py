@@ -22,6 +22,8 @@ from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
+__all__ = ["JobReport", "Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
+
 if TYPE_CHECKING:
     from ..joint.search import JointPartition
 
@@ -128,6 +130,22 @@ class Release(Published):
         each covering the rows not suppressed; the joint search's classes of
         rows (anonymize); None under the suppression model, whose classes are
         groups of rows, not of a domain.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63]})
+    >>> release = ga.generalize_points(df, k=2)
+    >>> release.column_names(), release.class_sizes()
+    (['lat_min', 'lat_max', 'lon_min', 'lon_max', 'class_id'], array([2, 2, 2, 2]))
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = release.to_file(Path(folder, "released.csv"), report=Path(folder, "report.json"))
+    ...     sorted(path.name for path in written)
+    ['released.csv', 'report.json']
     """
 
     table: pd.DataFrame = None

@@ -12,6 +12,9 @@ from .._validation import check_choice, check_positive
 from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
+__all__ = ["LOCATION_SHAPES", "check_dates", "check_location_loss", "check_max_extent", "check_max_suppressed",
+           "check_resolution", "check_weights", "parse_location"]
+
 LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
                    "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
                    "label": ({"label"}, set())}

@@ -13,6 +13,9 @@ from typing import Callable
 from .._text import show
 from ..errors import ParameterError
 
+__all__ = ["BOUNDS", "CHAR", "COLUMNS", "DATES", "FLAG", "GROUND", "HIERARCHY", "INTEGER", "KILOMETRES", "Kind",
+           "NUMBER", "PATH", "RANGES", "RECURSIVE", "SEED", "SHARE", "TEXT", "VALUES", "WEIGHTS", "choice"]
+
 
 @dataclass(frozen=True)
 class Kind:

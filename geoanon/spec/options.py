@@ -22,6 +22,8 @@ from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_
 from . import kinds
 from .kinds import Kind
 
+__all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "unsupported_flags"]
+
 COMMANDS = ("points", "zip", "labels", "suppress", "anonymize", "audit")
 RELEASES = ("points", "zip", "labels", "suppress", "anonymize")        # the commands that write a release
 TABLES = ("suppress", "anonymize", "audit")                           # the commands over a table's QIs and model

@@ -27,6 +27,8 @@ from .checks import (check_dates, check_location_loss, check_max_extent, check_m
                      check_weights, parse_location)
 from .options import OPTIONS
 
+__all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
+
 ROLES = ("location", "qi", "sensitive", "interval", "dates", "hierarchies", "suppress", "sets", "identifiers", "keep")
 MODEL_KEYWORDS = ("k", "l", "l_distinct", "t", "ground", "order")
 ENGINE_NAMES = {"memory": "the in-memory engine", "dask": "the dask engine"}

@@ -20,6 +20,8 @@ from ..errors import DataError, InfeasibleError
 from ..models import Model, measure_classes
 from .grouping import Grouping
 
+__all__ = ["Instance", "class_patterns", "rank_within", "value_texts"]
+
 
 class Instance:
     """Row types and entries (type, sensitive value, rows) of a table under

@@ -34,6 +34,8 @@ from .grouping import Grouping
 from .instance import Instance, class_patterns
 from .repair import column_sets, free_part_repair
 
+__all__ = ["lattice"]
+
 CANDIDATES = 32        # classes tried for the final merges, per step
 
 

@@ -40,6 +40,8 @@ from .._codes import combined_key
 from .grouping import Grouping
 from .instance import Instance
 
+__all__ = ["column_sets", "free_part_repair"]
+
 SUBSETS = 256          # column sets tried per level, at most
 
 # A row pulled out of a free part counts against a group as this many repaired rows. Tuned on Adult (sex, race,
