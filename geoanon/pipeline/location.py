@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
+from .._geo import KM_PER_DEGREE
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
@@ -101,12 +102,8 @@ def ground_spans(dims, crs) -> None:
         return
     held = y.rank[y.rank < y.size]
     lat = float(np.median(y.low[held])) if held.size else 0.0
-    y.span = 1.0 / KM_PER_DEGREE_LATITUDE
-    x.span = 1.0 / (KM_PER_DEGREE_LONGITUDE * max(np.cos(np.radians(lat)), 0.01))
-
-
-KM_PER_DEGREE_LATITUDE = 110.57      # at mid latitudes
-KM_PER_DEGREE_LONGITUDE = 111.32     # at the equator
+    y.span = 1.0 / KM_PER_DEGREE
+    x.span = 1.0 / (KM_PER_DEGREE * max(np.cos(np.radians(lat)), 0.01))
 
 
 def robust_spans(dims) -> None:

@@ -28,6 +28,7 @@ import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
+from .._geo import box_extents
 from .._text import plural, show
 from .._validation import check_choice
 from ..datasets import OUTLINE_ATTRIBUTION
@@ -451,16 +452,13 @@ def neighbour_colors(geoms: np.ndarray) -> np.ndarray:
 
 
 def class_widths_km(geoms: np.ndarray) -> np.ndarray:
-    """Each shape's width in km: the diagonal of its bounding box (longitude
-    and latitude; a degree of longitude is shortened by the cosine of the
-    middle latitude)."""
+    """Each shape's width in km: the diameter of its bounding box in
+    longitude/latitude (:func:`geoanon._geo.box_extents`, as the report's
+    figures measure it; 0 for an empty shape)."""
     import shapely
 
     box = shapely.bounds(geoms).reshape(-1, 4)
-    middle = np.radians((box[:, 1] + box[:, 3]) / 2)
-    dx = (box[:, 2] - box[:, 0]) * 111.32 * np.cos(middle)
-    dy = (box[:, 3] - box[:, 1]) * 110.57
-    return np.nan_to_num(np.hypot(dx, dy))
+    return np.nan_to_num(box_extents(box[:, 0], box[:, 1], box[:, 2], box[:, 3], "EPSG:4326")[2])
 
 
 def _drawn(geoms: np.ndarray, tolerance: float) -> np.ndarray:
