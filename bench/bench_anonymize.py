@@ -362,8 +362,8 @@ def _precision_targets(rows) -> list[str]:
         lines.append(f"- airports, k=10: the default's median box diagonal {ours['precision']['median_km']:,.0f} km "
                      f"= {x:.1f}x `points` alone ({points['precision']['median_km']:,.0f} km); target <= 3x: "
                      f"{'met' if x <= 3 else 'MISSED'}")
-    for name, what in ((OURS + "+e100", "max_extent_km=100"), (OURS + "+e100+sup2", "max_extent_km=100, "
-                                                                                 "max_suppressed=0.02")):
+    for name, what in ((OURS + "+e100", "value sets, max_extent_km=100"),
+                       (OURS + "+e100+sup2", "value sets, max_extent_km=100, max_suppressed=0.02")):
         capped = ok.get(("airports", 10, name))
         if capped:
             p = capped["precision"]

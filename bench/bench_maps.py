@@ -15,7 +15,7 @@ Releases (seeded, each built in the measuring process):
   (0, 0), k = 5: one polygon per group, Voronoi cells clipped to the land;
 - ``zip_joint``: the joint release of the same records with age and sex.
 
-Pages: ``geoanon`` (:func:`geoanon.maps.class_map` and ``render_html``: a canvas
+Pages: ``geoanon`` (:func:`geoanon.report.maps.class_map` and ``render_html``: a canvas
 layer built in the browser, colour scales, popups, outlines); ``svg``: the same
 page drawn as SVG; ``markers``: the ZIP groups drawn as their members'
 centroids (what the joint release drew before its groups were polygons);
@@ -125,7 +125,7 @@ def zip_records(n: int, seed: int = 7):
 
 
 def build(method: str, rel, k: int) -> str:
-    from geoanon.maps import class_map, offline_map, render_html
+    from geoanon.report.maps import class_map, offline_map, render_html
 
     if method == "geoanon":
         return render_html(rel.preview())

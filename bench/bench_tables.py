@@ -148,10 +148,13 @@ def load(table: str):
 
 
 def released(df: pd.DataFrame, qi, k: int) -> pd.DataFrame:
-    """The table as geoanon.suppress(k) publishes it, without its class_id column."""
+    """The table as geoanon.suppress(k) publishes it, without its class_id
+    column; the other columns are kept as they are (the strict default
+    refuses columns without a role)."""
     import geoanon as ga
 
-    return ga.suppress(df, qi, k=k, method="lattice").table.drop(columns="class_id")
+    others = [c for c in df.columns if c not in qi]
+    return ga.suppress(df, qi, k=k, method="lattice", keep=others).table.drop(columns="class_id")
 
 
 # ---------------------------------------------------------------- audit against pycanon

@@ -13,7 +13,7 @@ from importlib import import_module
 from .errors import (AuditError, DataError, DuplicateColumnError, GeoanonError, InfeasibleError, ParameterError,
                      UndeclaredColumnsError, VerificationError)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401  (geoanon.__version__)
 
 _HOMES = {
     "AuditReport": "audit", "audit": "audit",
@@ -26,7 +26,7 @@ _HOMES = {
     "RectanglePartition": "points", "partition_points": "points",
     "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",
     "graph_summary": "regions", "low_degree_spanning_tree": "regions", "partition_graph": "regions",
-    "read_edge_list": "io",
+    "read_edge_list": "regions",
     "suppress": "pipeline",
 }
 
@@ -34,7 +34,7 @@ __all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "I
            "UndeclaredColumnsError", "VerificationError", *sorted(_HOMES)]
 
 
-_SUBMODULES = ("cluster", "criteria", "datasets", "dates", "jobs", "maps")   # ga.datasets.adult() after import geoanon
+_SUBMODULES = ("cluster", "criteria", "datasets", "dates", "jobs", "report")   # ga.datasets.adult() after import geoanon
 
 
 def __getattr__(name):

@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pandas as pd
 
+MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})     # cells that mean "no value"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 
@@ -121,3 +122,18 @@ def _plain(v):
     if isinstance(v, np.generic):
         return v.item()
     return str(v)
+
+
+def present_cells(s: pd.Series) -> pd.Series:
+    """The cells of ``s`` that hold a value: not missing, not a missing marker."""
+    return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+
+
+def numeric_cells(s: pd.Series) -> bool:
+    """Whether every present cell is a number (text such as "42" counts)."""
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
+        return True
+    present = present_cells(s)
+    return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())

@@ -108,3 +108,16 @@ def check_scalar_columns(df, columns) -> None:
         if col is not None and col in df.columns and is_nested(df[col]):
             raise DataError(f"column {col!r} holds lists or records (a nested column); a quasi-identifier, "
                             "location or sensitive column must hold one value per row")
+
+
+def require_column(df, column: str) -> None:
+    """DataError unless ``df`` has ``column``."""
+    if column not in df.columns:
+        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
+
+
+def check_job_columns(df, column: str) -> None:
+    """DataError unless ``df`` has the column to generalize and no ``class_id`` yet."""
+    require_column(df, column)
+    if "class_id" in df.columns:
+        raise DataError("the output column 'class_id' already exists in the input")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+__all__ = ["GeoanonAccessor"]
+
 
 @pd.api.extensions.register_dataframe_accessor("geoanon")
 class GeoanonAccessor:
@@ -21,11 +23,11 @@ class GeoanonAccessor:
     def __init__(self, df: pd.DataFrame):
         self._df = df
 
-    def anonymize(self, **kwargs):
-        """:func:`geoanon.anonymize` on this table."""
+    def anonymize(self, columns=None, **kwargs):
+        """:func:`geoanon.anonymize` on this table (``columns``: a :class:`geoanon.Columns`, or the keywords)."""
         from .pipeline import anonymize
 
-        return anonymize(self._df, **kwargs)
+        return anonymize(self._df, columns, **kwargs)
 
     def audit(self, qi, sensitive=None, **kwargs):
         """:func:`geoanon.audit` of this table."""

@@ -16,12 +16,15 @@ import numpy as np
 import pandas as pd
 
 from ._codes import combined_key, factorize_exact
-from ._text import plural, show
+from ._text import plural
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .criteria import CRITERIA, meets
-from .models import Hierarchy, check_ground, measure_classes, one_model
+from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
+
+__all__ = ["AuditReport", "SUPPRESSED", "audit", "check_roles", "class_codes", "default_recursive_l",
+           "distribution_figures", "own_population_risk", "require"]
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
@@ -31,7 +34,23 @@ class AuditReport(dict):
     """The audit's figures (a dict, so it serializes to JSON as is, with
     attribute access like SciPy's ``OptimizeResult``); ``per_class`` holds one
     row per class: its quasi-identifier values under ``"qi"`` and its size, l,
-    l_distinct and t under ``"measures"``."""
+    l_distinct and t under ``"measures"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 2, "age": ["30-39"] * 3 + ["40-49"] * 2})
+    >>> report = ga.audit(df, ["zip", "age"])
+    >>> report.k, report["classes"]
+    (2, 2)
+    >>> report.per_class
+              qi        measures
+             zip    age     size
+    class
+    0      277**  30-39        3
+    1      276**  40-49        2
+    """
 
     per_class: pd.DataFrame = None
 
@@ -50,51 +69,6 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
         raise DataError(f"no column {missing[0]!r} in the table")
     columns = [factorize_exact(df[col])[0] for col in qi]
     return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
-
-
-def sensitive_codes(values: pd.Series, ground="equal", order=None):
-    """Index of every row's sensitive value in the ground's value order, the
-    number of values, the checked ground and the values in that order.
-
-    ``"equal"``: order of first appearance (irrelevant to the EMD).
-    ``"ordered"``: ``order`` if given (every value must be in it), else the
-    values sorted, numerically when all of them are numbers.
-    A :class:`~geoanon.models.Hierarchy`: its leaves' order; every value must
-    be a leaf. A matrix: ``order`` gives the values of its rows (required).
-    """
-    if isinstance(ground, Hierarchy):
-        listed = ground.leaves
-    elif order is not None:
-        listed = list(order)
-        if len(set(listed)) != len(listed):
-            raise ParameterError("the order of the sensitive values lists a value twice")
-    elif isinstance(ground, str) and ground == "ordered":
-        listed = _sorted_values(values)
-    elif isinstance(ground, str):
-        codes, uniques = pd.factorize(values, use_na_sentinel=False)
-        return codes.astype(np.int64), len(uniques), check_ground(ground), list(uniques)
-    else:
-        raise ParameterError("a ground matrix needs order=: the sensitive value of each of its rows")
-    text = values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
-    index = pd.Index([str(v) for v in listed])
-    codes = index.get_indexer(text)
-    if (codes < 0).any():
-        bad = text[codes < 0].iloc[0]
-        where = "hierarchy's leaves" if isinstance(ground, Hierarchy) else "given order"
-        raise DataError(f"sensitive value {show(bad)} is not in the {where} ({plural((codes < 0).sum(), 'row')})")
-    return codes.astype(np.int64), len(listed), check_ground(ground, len(listed)), listed
-
-
-def _sorted_values(values: pd.Series) -> list:
-    uniques = pd.unique(values.dropna())
-    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-    if numbers.notna().all():
-        listed = [uniques[i] for i in np.argsort(numbers.to_numpy(dtype=float), kind="stable")]
-    else:
-        listed = sorted(uniques, key=str)
-    if values.isna().any():
-        raise DataError("the ordered ground needs a value in every row: the sensitive column has missing values")
-    return listed
 
 
 @stepped("auditing")
@@ -146,6 +120,22 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         to the table's distribution); ``suppressed_cells`` ("*" in ``qi``);
         ``violations`` per requested level (classes, rows, examples) and ``ok``;
         ``ncp`` with ``original``.
+
+    Examples
+    --------
+    Two classes of three records; one holds "flu" twice, so no value fills
+    at most half of it:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 3,
+    ...                    "age": ["30-39"] * 3 + ["40-49"] * 3,
+    ...                    "diagnosis": ["flu", "copd", "flu", "flu", "asthma", "copd"]})
+    >>> report = ga.audit(df, ["zip", "age"], "diagnosis", k=3, l=2)
+    >>> report["k"], report["l"], report["l_distinct"]
+    (3, 1.5, 2)
+    >>> report["ok"], report["violations"]["l"]["examples"]
+    (False, [{'zip': '277**', 'age': '30-39', 'size': 3, 'l': 1.5}])
     """
     qi = list(qi)
     check_unique_columns(df)

@@ -2,6 +2,10 @@
 command line builds its parser from the library's own lists. The first
 choice of each is its default, in the API and on the command line."""
 
+__all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "DISTRIBUTION_LEVELS", "EXTENTS", "GROUNDS",
+           "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LEVELS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
+           "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS"]
+
 POINT_METHODS = ("balanced", "gaps", "paper")          # geoanon.partition_points
 POINT_JOB_METHODS = ("gaps", "balanced", "paper")      # geoanon.generalize_points: edges away from the records
 REGION_METHODS = ("balanced", "paper", "exact")        # geoanon.partition_graph / generalize_regions

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from ._text import show
 from .errors import ParameterError
 
+__all__ = ["Columns", "declared", "with_sensitive"]
+
 
 @dataclass(frozen=True)
 class Columns:
@@ -49,6 +51,22 @@ class Columns:
         never leave it. Default for a column without negative values: from 0.
 
     A plain string stands for a list of one column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> columns = ga.Columns(location=("lat", "lon"), interval="age", suppress="sex", sensitive="diagnosis")
+    >>> columns.quasi_identifiers
+    ['age', 'sex']
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "age": [34, 38, 45, 51, 29, 33, 62, 58],
+    ...                    "sex": ["F", "M", "F", "M", "F", "F", "M", "M"],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = ga.anonymize(df, columns, k=2, l_distinct=2)
+    >>> release.report["qi"], release.report["audit"]["l_distinct"]
+    ({'age': 'interval', 'sex': 'suppress'}, 2)
     """
 
     location: object = None

@@ -42,6 +42,9 @@ import numpy as np
 
 from .choices import DISTRIBUTION_LEVELS, LEVELS
 
+__all__ = ["AGAINST_TABLE", "CRITERIA", "Criterion", "DISTRIBUTION", "dense_measures", "distribution_measures",
+           "meets", "shortfall"]
+
 
 @dataclass(frozen=True)
 class Criterion:

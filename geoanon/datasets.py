@@ -9,6 +9,9 @@ import pandas as pd
 
 from .io import read_table
 
+__all__ = ["DEMO_ATTRIBUTION", "NC_ATTRIBUTION", "OUTLINE_ATTRIBUTION", "adult", "adult_hierarchy", "census_names",
+           "data_path", "demo_nc_births", "demo_records", "land", "nc_counties", "outlines"]
+
 DEMO_ATTRIBUTION = ("Synthetic records at US ZIP centroids; coordinates (c) GeoNames, CC BY 4.0, "
                     "via the zipcodes 3.0.0 package")
 NC_ATTRIBUTION = ("Synthetic births in North Carolina counties, drawn by 1974 births; county boundaries "

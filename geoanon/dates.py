@@ -24,6 +24,8 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
+__all__ = ["LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso", "outer_edges", "parse"]
+
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")
 DAY = 86_400
@@ -40,7 +42,7 @@ def is_date_column(s: pd.Series) -> bool:
 
 
 def _present(s: pd.Series) -> pd.Series:
-    from .pipeline.release import present_cells
+    from ._cells import present_cells
 
     return present_cells(s).astype(str).str.strip()
 
@@ -54,7 +56,7 @@ def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tupl
         stamps = s.dt.tz_convert("UTC").dt.tz_localize(None) if getattr(s.dt, "tz", None) is not None else s
     else:
         text = s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).strip())
-        from .pipeline.release import MISSING_TOKENS
+        from ._cells import MISSING_TOKENS
 
         missing = text.isna() | text.fillna("").str.lower().isin(MISSING_TOKENS)
         text = text.where(~missing, None)
@@ -142,31 +144,28 @@ def outer_edges(low: float, high: float, unit: str) -> tuple[float, float]:
     return float(start), float(max(end, high + 2))
 
 
-def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
-    """A :class:`~geoanon.joint.dims.RankDim` of a date column (whole days or
-    seconds, NaN: missing): cut on the calendar (:func:`calendar_cuts`), outer
-    edges on year starts beyond the values, closed intervals published as ISO
-    text (``calendar``)."""
-    from .joint.dims import RankDim, ranked
-
-    uniq, held, rank, missing = ranked(values, name)
-    d = uniq.size
-    edges = np.empty(d + 1)
-    edges[1:d] = calendar_cuts(uniq[:-1], uniq[1:], unit)
-    edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
-    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
-                   missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)
-
-
 LEVELS = ("day", "month", "quarter", "year")      # they nest (ISO weeks straddle months and years: not a level)
 
 
 def date_hierarchy(values, levels=("month", "year"), fmt: str | None = None):
     """A :class:`~geoanon.models.Hierarchy` of a date column's values for the
     ``hierarchies=`` treatment: each value (as the text the column holds)
-    under its ``levels`` (coarser each: ``"day"``, ``"week"`` (ISO, named
-    after its Monday), ``"month"``, ``"quarter"``, ``"year"``), then ``*``;
-    published labels read ``2024-03``, ``2024-Q1``, ``2024``."""
+    under its ``levels``, some of ``"day"``, ``"month"``, ``"quarter"``,
+    ``"year"``, each given once, finest first (no week: ISO weeks straddle
+    months and years), then ``*``; published labels read ``2024-03-05``,
+    ``2024-03``, ``2024-Q1``, ``2024``. ``"day"`` suits a column with times:
+    in a column of days it repeats the value, which a hierarchy refuses.
+
+    Examples
+    --------
+    >>> import geoanon as ga
+    >>> tree = ga.date_hierarchy(["2024-01-15", "2024-02-03", "2025-07-04"], levels=("month", "quarter", "year"))
+    >>> for path in tree.paths.tolist():
+    ...     print(path)
+    ['2024-01-15', '2024-01', '2024-Q1', '2024', '*']
+    ['2024-02-03', '2024-02', '2024-Q1', '2024', '*']
+    ['2025-07-04', '2025-07', '2025-Q3', '2025', '*']
+    """
     from .models import Hierarchy
 
     s = pd.Series(values)

@@ -10,6 +10,7 @@ a failed job leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import re
 import shutil
@@ -18,15 +19,19 @@ import socket
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from . import _outcome
 from ._cells import nested_as_text
-from ._text import plural, show
+from ._text import plural
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
+
+__all__ = ["DELIMITERS", "GEO_FORMATS", "StagedOutputs", "batch", "check_outputs", "check_paths", "check_writable",
+           "csv_header", "current_batch", "has_geometry", "likely_delimiter", "nested_arrow_columns",
+           "nested_dtype", "numbers_from_text", "pandas_readable", "parquet_dataset", "read_csv_text",
+           "read_table", "table_columns", "table_format", "write_parquet", "write_table"]
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".geojson": "geojson", ".gpkg": "gpkg", ".shp": "shp"}
 GEO_FORMATS = {"geojson", "gpkg", "shp"}
@@ -84,7 +89,7 @@ def read_table(path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame
         raise DataError(f"{path}: no such file")
     try:
         if fmt == "csv":
-            df = _read_csv(path, sep, encoding)
+            df = read_csv_text(path, sep, encoding)
         elif fmt == "parquet":
             df = _read_parquet(path)
         else:
@@ -172,13 +177,20 @@ def table_columns(path, *, sep: str = ",", encoding: str = "utf-8") -> list:
         raise DataError(f"{path}: cannot read {fmt}: {_first_line(exc)}") from None
 
 
-def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
-    """Every cell as its exact string; the header's names exactly as written."""
+def read_csv_text(path: Path, sep: str = ",", encoding: str = "utf-8", byte_range=None) -> pd.DataFrame:
+    """Every cell as its exact string; the header's names exactly as written.
+    ``byte_range``: only the rows in bytes ``(start, end)`` of the file, which
+    begin and end on line breaks after the header (a dask partition)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     header = csv_header(path, sep, encoding)
     invalid = []
+    source, skip = path, 1
+    if byte_range is not None:
+        with open(path, "rb") as f:
+            f.seek(byte_range[0])
+            source, skip = pa.BufferReader(f.read(byte_range[1] - byte_range[0])), 0
 
     def refuse(row):
         invalid.append(row)
@@ -186,15 +198,16 @@ def _read_csv(path: Path, sep: str = ",", encoding: str = "utf-8") -> pd.DataFra
 
     try:
         table = pcsv.read_csv(
-            path,
-            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=1, encoding=encoding),
+            source,
+            read_options=pcsv.ReadOptions(use_threads=False, column_names=header, skip_rows=skip, encoding=encoding),
             parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=refuse),
             convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in header},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except pa.ArrowInvalid as exc:
         if invalid:
             row = invalid[0]
-            where = f"line {row.number}" if row.number is not None else f"the row {row.text[:40]!r}"
+            where = f"line {row.number}" if row.number is not None and byte_range is None \
+                else f"the row {row.text[:40]!r}"
             raise DataError(f"{path}: malformed CSV: {where} has {plural(row.actual_columns, 'field')}, "
                             f"the header {row.expected_columns}") from None
         if "invalid UTF8" in str(exc):
@@ -309,32 +322,6 @@ def _first_line(exc: BaseException) -> str:
 def has_geometry(df) -> bool:
     """Whether ``df`` is a GeoDataFrame with an active geometry column."""
     return getattr(df, "active_geometry_name", None) is not None
-
-
-def read_edge_list(source, *, columns=None, ids=None):
-    """Region graph (networkx) from an edge list: a table file (e.g. CSV) or a
-    DataFrame with two id columns.
-
-    ``columns`` names the two id columns (default: the first two). Ids are read
-    as strings; self-loops and repeated edges are dropped. ``ids`` adds regions
-    that have no edge (isolated nodes).
-    """
-    from .regions.graphs import graph_from_edges
-
-    frame = pd.DataFrame(read_table(source) if isinstance(source, (str, Path)) else source)
-    if frame.shape[1] < 2:
-        raise DataError("an edge list needs two id columns")
-    check_unique_columns(frame, "the edge list has")
-    cols = list(frame.columns[:2]) if columns is None else list(columns)
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise DataError(f"no column {show(missing[0])} in the edge list")
-    left = frame[cols[0]].astype(str).str.strip()
-    right = frame[cols[1]].astype(str).str.strip()
-    blank = (left == "") | (right == "") | frame[cols[0]].isna() | frame[cols[1]].isna()
-    if blank.any():
-        raise DataError(f"edge list row {show(frame.index[int(np.flatnonzero(blank.to_numpy())[0])])} has an empty id")
-    return graph_from_edges(left, right, ids=ids)
 
 
 def check_writable(path, *, creatable: bool = False) -> Path:
@@ -571,6 +558,26 @@ def pandas_readable(path, columns) -> None:
         if column["name"] in columns:
             column["numpy_type"] = "object"
     pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"pandas": json.dumps(metadata)}), path)
+
+
+_BATCH = contextvars.ContextVar("geoanon_batch", default=None)
+
+
+@contextlib.contextmanager
+def batch(out: "StagedOutputs"):
+    """Within the block, a job that writes its own outputs (a dask job's
+    dataset) stages them into ``out`` instead, so that they are renamed
+    with the caller's other outputs, all or nothing."""
+    token = _BATCH.set(out)
+    try:
+        yield out
+    finally:
+        _BATCH.reset(token)
+
+
+def current_batch():
+    """The :class:`StagedOutputs` of the enclosing :func:`batch`, or None."""
+    return _BATCH.get()
 
 
 class StagedOutputs:

@@ -52,15 +52,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._text import show
-from .choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LEVELS, LOCATION_LOSSES, REGION_SMALL,
-                      REGIONS_UNKNOWN)
+from .choices import LEVELS
 from .errors import DataError, ParameterError, UndeclaredColumnsError
+from .spec import kinds
+from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_resolution, check_weights
+from .spec.options import OPTIONS, Option
+
+__all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
+           "plan", "read_input"]
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges", "contiguity", "unknown", "small"}, {"label"})
 JOB_WAYS = ("list {each} under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or "
             "set strict = false to publish it with a warning")
-ZIP_OPTIONS = {"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}
 
 
 @dataclass
@@ -129,8 +133,7 @@ def load_job(path) -> Job:
     if not source.is_file():
         raise DataError(f"{source}: no such job file")
     raw = _read_toml(source)
-    where = _Where(source)
-    sections = {"input": _INPUT, "columns": _COLUMNS, "model": _MODEL, "release": _RELEASE, "output": _OUTPUT}
+    sections = SECTIONS
     for name, value in raw.items():
         if name not in sections:
             raise ParameterError(f"{source}: unknown section [{name}] (sections: {', '.join(sections)})")
@@ -142,7 +145,7 @@ def load_job(path) -> Job:
         for key in section:
             if key not in keys:
                 raise ParameterError(f"{source}: [{name}] unknown key {key!r} (keys: {', '.join(keys)})")
-        checked[name] = {key: keys[key](where.at(name, key), value) for key, value in section.items()}
+        checked[name] = {key: _read_value(source, name, key, value) for key, value in section.items()}
     for name, key in (("input", "path"), ("output", "table")):
         if key not in checked[name]:
             raise ParameterError(f"{source}: [{name}] {key} is required")
@@ -160,8 +163,6 @@ def load_job(path) -> Job:
                                and others[0].removeprefix("[columns] ") not in TREATMENTS):
             raise ParameterError(f"{source}: column {col!r} has two roles: {' and '.join(roles)}")
     if "weights" in job.release:
-        from .pipeline.joint_release import check_weights
-
         try:
             check_weights(job.release["weights"], job_qi(job), job.location is not None)
         except ParameterError as exc:
@@ -195,9 +196,9 @@ def job_qi(job: "Job") -> list:
 def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
     """What the keys' types do not say: the decimal mark apart from the
     delimiter, a model given and its levels in range, the release's values."""
+    from ._geo import is_geographic
     from .models import check_levels
     from .points.frame import check_bounds
-    from .pipeline.points import _geographic
 
     if inp.get("decimal", ".") == inp.get("sep", ","):
         raise ParameterError(f"{source}: [input] decimal and sep are both {inp.get('sep', ',')!r}: a number's "
@@ -207,7 +208,7 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
         raise ParameterError(f"{source}: [model] needs at least one of {', '.join(LEVELS)} (a release at k = 1 "
                              "protects no one)")
     for section, check in (("model", lambda: check_levels(**levels)),
-                           ("release", lambda: _check_release(release, check_bounds, _geographic))):
+                           ("release", lambda: _check_release(release, check_bounds, is_geographic))):
         try:
             check()
         except ParameterError as exc:
@@ -216,10 +217,9 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
 
 def _check_release(release: dict, check_bounds, geographic) -> None:
     from ._validation import check_jobs
-    from .pipeline.joint_release import _check_resolution
 
     if "resolution" in release:
-        _check_resolution(release["resolution"])
+        check_resolution(release["resolution"])
     if "jobs" in release:
         check_jobs(release["jobs"])
     if "bounds" in release:
@@ -227,8 +227,6 @@ def _check_release(release: dict, check_bounds, geographic) -> None:
     if release.get("seed", 0) < 0:
         raise ParameterError(f"seed must be an integer >= 0, got {release['seed']}")
     if "max_suppressed" in release:
-        from .pipeline.joint_release import check_max_suppressed
-
         check_max_suppressed(release["max_suppressed"], None)
 
 
@@ -396,160 +394,44 @@ def _read_toml(source: Path) -> dict:
         raise DataError(f"{source}: not valid TOML: {exc}") from None
 
 
-class _Where:
-    """The job file and the key being checked, for error messages and relative paths."""
-
-    def __init__(self, source: Path, section: str = "", key: str = ""):
-        self.source, self.section, self.key = source, section, key
-
-    def at(self, section: str, key: str) -> "_Where":
-        return _Where(self.source, section, key)
-
-    def error(self, expected: str, value) -> ParameterError:
-        return ParameterError(f"{self.source}: [{self.section}] {self.key}: expected {expected}, got {show(value)}")
-
-    def path(self, value) -> Path:
-        return self.source.parent / value
-
-
-def _text(where, value):
-    if not isinstance(value, str) or not value:
-        raise where.error("a non-empty string", value)
-    return value
-
-
-def _char(where, value):
-    if not isinstance(value, str) or len(value) != 1:
-        raise where.error("one character", value)
-    return value
-
-
-def _path(where, value):
-    return where.path(_text(where, value))
-
-
-def _columns(where, value):
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise where.error("a list of column names", value)
-    if len(set(value)) != len(value):
-        raise where.error("each column once", value)
-    return value
-
-
-def _integer(where, value):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise where.error("an integer", value)
-    return value
-
-
-def _number(where, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise where.error("a number", value)
-    return float(value)
-
-
-def _flag(where, value):
-    if not isinstance(value, bool):
-        raise where.error("true or false", value)
-    return value
-
-
-def _choice(options):
-    def check(where, value):
-        if value not in options:
-            raise where.error(f"one of {', '.join(options)}", value)
-        return value
-    return check
-
-
-def _bounds(where, value):
-    if not isinstance(value, list) or len(value) != 4 or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        raise where.error("[xmin, ymin, xmax, ymax]", value)
-    return [float(v) for v in value]
-
-
-def _dates(where, value):
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return {v: None for v in value}
-    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
-        return dict(value)
-    raise where.error('a list of columns, or a table of column = format such as { visit = "%d/%m/%Y" }', value)
-
-
-def _ranges(where, value):
-    def bound(v):
-        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-
-    if not isinstance(value, dict) or not all(isinstance(v, list) and len(v) == 2 and all(map(bound, v))
-                                              for v in value.values()):
-        raise where.error("a table of column = [low, high], such as { age = [0, 120] }", value)
-    return {str(k): tuple(v) for k, v in value.items()}
-
-
-def _weights(where, value):
-    if not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                              for v in value.values()):
-        raise where.error("a table of column = number, such as { location = 4, age = 1 }", value)
-    return {str(k): float(v) for k, v in value.items()}
-
-
-def _recursive(where, value):
-    if not (isinstance(value, list) and len(value) == 2 and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and isinstance(value[1], int)):
-        raise where.error("[c, l] (a number and an integer)", value)
-    return (float(value[0]), value[1])
-
-
-def _strings(where, value):
-    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
-        raise where.error("a list of values", value)
-    return value
-
-
-def _ground(where, value):
-    from .models import GROUNDS
-
-    value = _text(where, value)
-    return value if value in GROUNDS else where.path(value)
-
-
-def _files(where, value):
-    if not isinstance(value, dict) or not all(isinstance(v, str) and v for v in value.values()):
-        raise where.error("a table of column = \"file\"", value)
-    return {col: where.path(p) for col, p in value.items()}
-
-
-def _location(where, value):
+def _location(where: str, folder: Path, value) -> dict:
+    """``[columns] location``: a table of one location's keys (the rows of
+    :data:`~geoanon.spec.options.OPTIONS` under ``columns.location``), each
+    read as its row says."""
+    rows = section_keys("columns.location")
     if not isinstance(value, dict):
-        raise where.error("a table such as { lat = \"lat\", lon = \"lon\" }", value)
+        raise ParameterError(f'{where}: expected a table such as {{ lat = "lat", lon = "lon" }}, got {show(value)}')
     keys = set(value)
-    shape = next((s for s in LOCATIONS if keys <= s and keys), None)
+    shape = next((needed for needed, optional in LOCATION_SHAPES.values() if keys and keys <= needed | optional),
+                 None)
     if shape is None:
-        raise where.error("{ lat, lon }, { zip, regions, region_id, edges, contiguity, unknown, small } or { label }",
-                          value)
-    required = shape - {"edges", *ZIP_OPTIONS}
-    if keys < required:
-        raise ParameterError(f"{where.source}: [columns] location: missing {', '.join(sorted(required - keys))}")
-    out = {}
-    for key, v in value.items():
-        at = where.at("columns", f"location.{key}")
-        out[key] = _path(at, v) if key in ("regions", "edges") else _choice(ZIP_OPTIONS[key])(at, v) \
-            if key in ZIP_OPTIONS else _text(at, v)
-    return out
+        raise ParameterError(f"{where}: expected {{ lat, lon }}, {{ zip, regions, region_id, edges, contiguity, "
+                             f"unknown, small }} or {{ label }}, got {show(value)}")
+    if not shape <= keys:
+        raise ParameterError(f"{where}: missing {', '.join(sorted(shape - keys))}")
+    return {key: rows[key].kind.read(v, folder, f"{where}.{key}") for key, v in value.items()}
 
 
-_INPUT = {"path": _path, "sep": _char, "encoding": _text, "decimal": _char}
-_COLUMNS = {"identifiers": _columns, "location": _location, "qi": _columns, "interval": _columns,
-            "hierarchy": _files, "suppress": _columns, "sets": _columns, "sensitive": _text, "keep": _columns,
-            "strict": _flag, "dates": _dates, "ranges": _ranges}
-_MODEL = {"k": _integer, "l": _number, "l_distinct": _integer, "t": _number, "l_entropy": _number,
-          "recursive": _recursive, "beta": _number, "beta_enhanced": _number, "delta": _number, "ground": _ground,
-          "order": _strings}
-_RELEASE = {"method": _choice(DESIGNS), "extent": _choice(EXTENTS), "resolution": _number, "jobs": _integer,
-            "seed": _integer,
-            "missing": _choice(COORDINATES_MISSING), "crs": _text, "bounds": _bounds, "weights": _weights,
-            "max_extent_km": _number, "location_loss": _choice(LOCATION_LOSSES), "max_suppressed": _number}
-_OUTPUT = {"table": _path, "report": _path, "html_report": _path, "map": _path, "classes": _path,
-           "escape_formulas": _flag, "shuffle": _flag, "timings": _flag}
+def section_keys(section: str) -> dict:
+    """The job file's keys of ``section`` (``"release"``, or a nested table
+    such as ``"columns.location"``) -> their rows of the options table."""
+    prefix = section + "."
+    return {row.key[len(prefix):]: row for row in OPTIONS
+            if row.key is not None and row.key.startswith(prefix) and "." not in row.key[len(prefix):]}
+
+
+def _read_value(source: Path, section: str, key: str, value):
+    """A key's value, read as its row's kind says (the location: :func:`_location`)."""
+    where = f"{source}: [{section}] {key}"
+    if section == "columns" and key == "location":
+        return _location(where, source.parent, value)
+    return SECTIONS[section][key].kind.read(value, source.parent, where)
+
+
+SECTIONS = {"input": {"path": Option("path", (), kinds.PATH, "the table", key="input.path"),
+                      **section_keys("input")},
+            "columns": {**section_keys("columns"), "location": None},
+            "model": section_keys("model"), "release": section_keys("release"),
+            "output": {"table": Option("table", (), kinds.PATH, "the released table", key="output.table"),
+                       **section_keys("output")}}
 OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

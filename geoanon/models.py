@@ -34,12 +34,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._text import plain, show
+from ._text import plain, plural, show
 from .errors import DataError, InfeasibleError, ParameterError
 
 from .choices import GROUNDS
 from ._validation import check_positive
 from .criteria import AGAINST_TABLE, CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
+
+__all__ = ["GROUNDS", "Hierarchy", "Model", "ModelCheck", "check_levels", "emd", "emd_rows", "measure_classes",
+           "one_model", "requested_model", "required_k", "sensitive_codes"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,25 @@ class Hierarchy:
 
     ``paths`` is an object array (leaves x (H + 1)); distributions given to
     :func:`emd` follow the order of its rows (``leaves``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> tree = ga.Hierarchy.from_frame(pd.DataFrame([["flu", "respiratory", "*"],
+    ...                                              ["copd", "respiratory", "*"],
+    ...                                              ["gout", "joints", "*"]]))
+    >>> tree.leaves, tree.height
+    (['flu', 'copd', 'gout'], 2)
+    >>> tree.distance_matrix()
+    array([[0. , 0.5, 1. ],
+           [0.5, 0. , 1. ],
+           [1. , 1. , 0. ]])
+
+    ARX's hierarchies of the Adult data set are shipped:
+
+    >>> ga.datasets.adult_hierarchy("race").leaves
+    ['White', 'Asian-Pac-Islander', 'Amer-Indian-Eskimo', 'Other', 'Black']
     """
 
     paths: np.ndarray
@@ -167,6 +189,23 @@ def emd(p, q, *, ground="equal") -> float:
     missing from one weighing 0: ordered by value for "ordered" (numerically
     when they are numbers), as the hierarchy's leaves for a Hierarchy (a
     matrix ground needs vectors in its row order).
+
+    Examples
+    --------
+    All of a class on the first of three values, against a table that holds
+    them equally:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> round(ga.emd([1, 0, 0], [1, 1, 1]), 4)                      # every move costs 1
+    0.6667
+    >>> round(ga.emd([1, 0, 0], [1, 1, 1], ground="ordered"), 4)    # a move costs its distance / 2
+    0.5
+    >>> tree = ga.Hierarchy.from_frame(pd.DataFrame([["flu", "respiratory", "*"],
+    ...                                              ["copd", "respiratory", "*"],
+    ...                                              ["gout", "joints", "*"]]))
+    >>> ga.emd({"flu": 1}, {"flu": 1, "copd": 1, "gout": 1}, ground=tree)   # flu to copd is cheap
+    0.5
     """
     p, q = _by_value(p, q, ground)
     p, q = (np.asarray(v, dtype=float) for v in (p, q))
@@ -398,6 +437,19 @@ class Model:
     ``l_entropy`` (entropy l-diversity), ``recursive`` = (c, l) (recursive
     (c, l)-diversity), ``beta`` and ``beta_enhanced`` (basic and enhanced
     beta-likeness), ``delta`` (delta-disclosure privacy).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> model = ga.Model(k=3, l_entropy=1.8, sensitive="diagnosis")
+    >>> model.levels()
+    {'k': 3, 'l_entropy': 1.8}
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 3,
+    ...                    "diagnosis": ["flu", "copd", "flu", "flu", "asthma", "copd"]})
+    >>> report = ga.audit(df, ["zip"], model=model)
+    >>> report["ok"], report["l_entropy"]
+    (True, 1.889881574842)
     """
 
     k: int | None = 1
@@ -464,7 +516,6 @@ class Model:
         ``distribution`` (value -> weight, values as text): the distribution
         t is measured against, instead of the table's (for a shard of a larger
         table; ``order`` should then list every value)."""
-        from .audit import sensitive_codes
 
         n = len(df)
         if self.k > n:
@@ -536,3 +587,48 @@ class ModelCheck:
 
     def describe(self) -> str:
         return ", ".join(f"{name}={value}" for name, value in self.model.levels().items())
+
+
+def sensitive_codes(values: pd.Series, ground="equal", order=None):
+    """Index of every row's sensitive value in the ground's value order, the
+    number of values, the checked ground and the values in that order.
+
+    ``"equal"``: order of first appearance (irrelevant to the EMD).
+    ``"ordered"``: ``order`` if given (every value must be in it), else the
+    values sorted, numerically when all of them are numbers.
+    A :class:`~geoanon.models.Hierarchy`: its leaves' order; every value must
+    be a leaf. A matrix: ``order`` gives the values of its rows (required).
+    """
+    if isinstance(ground, Hierarchy):
+        listed = ground.leaves
+    elif order is not None:
+        listed = list(order)
+        if len(set(listed)) != len(listed):
+            raise ParameterError("the order of the sensitive values lists a value twice")
+    elif isinstance(ground, str) and ground == "ordered":
+        listed = _sorted_values(values)
+    elif isinstance(ground, str):
+        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        return codes.astype(np.int64), len(uniques), check_ground(ground), list(uniques)
+    else:
+        raise ParameterError("a ground matrix needs order=: the sensitive value of each of its rows")
+    text = values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
+    index = pd.Index([str(v) for v in listed])
+    codes = index.get_indexer(text)
+    if (codes < 0).any():
+        bad = text[codes < 0].iloc[0]
+        where = "hierarchy's leaves" if isinstance(ground, Hierarchy) else "given order"
+        raise DataError(f"sensitive value {show(bad)} is not in the {where} ({plural((codes < 0).sum(), 'row')})")
+    return codes.astype(np.int64), len(listed), check_ground(ground, len(listed)), listed
+
+
+def _sorted_values(values: pd.Series) -> list:
+    uniques = pd.unique(values.dropna())
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    if numbers.notna().all():
+        listed = [uniques[i] for i in np.argsort(numbers.to_numpy(dtype=float), kind="stable")]
+    else:
+        listed = sorted(uniques, key=str)
+    if values.isna().any():
+        raise DataError("the ordered ground needs a value in every row: the sensitive column has missing values")
+    return listed

@@ -17,6 +17,8 @@ import numpy as np
 
 from .errors import VerificationError
 
+__all__ = ["Partition", "count_lower_bound"]
+
 
 def count_lower_bound(total: int, k: int, heaviest: int) -> int:
     """Lower bound on the largest class of any partition into classes of weight >= k.
@@ -49,6 +51,21 @@ class Partition:
         The algorithm that produced it.
     params : mapping
         Further parameters used.
+
+    Examples
+    --------
+    Five elements, the first of weight 2, in two classes of weight >= 3:
+
+    >>> import numpy as np
+    >>> from geoanon import Partition
+    >>> part = Partition(labels=np.array([0, 0, 1, 1, 1]), element_weights=np.array([2, 1, 1, 1, 1]),
+    ...                  k=3, lower_bound=3, method="by hand")
+    >>> part.members()
+    [[0, 1], [2, 3, 4]]
+    >>> part.weights, part.max_weight, part.proven_optimal
+    (array([3, 3]), 3, True)
+    >>> part.verify()
+    Partition(method='by hand', k=3, classes=2, max_weight=3, lower_bound=3, ratio=1.0000)
     """
 
     labels: np.ndarray

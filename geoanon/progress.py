@@ -15,6 +15,8 @@ import sys
 import time
 from contextlib import contextmanager
 
+__all__ = ["configure", "step", "stepped"]
+
 log = logging.getLogger("geoanon")
 _display = {"console": None, "live": None, "task": None, "depth": 0}
 

@@ -288,7 +288,7 @@ def test_same_input_same_bytes(tmp_path):
 def test_map_shows_classes_never_records():
     df = _table(300)
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
-    from geoanon.maps import render_html
+    from geoanon.report.maps import render_html
 
     html = without_outlines(render_html(r.preview()))
     for v in df["lat"].head(30).tolist() + df["lon"].head(30).tolist():
@@ -482,16 +482,16 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
 
 
 def test_a_precision_target_cuts_the_location_further(tmp_path, cli):
-    from geoanon.pipeline.figures import _box_extents
+    from geoanon._geo import row_box_extents
 
     df = _table(900, seed=6)
     qi = ["age", "sex", "marital"]
     plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **declared(*qi))
-    wide = np.nanmedian(_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2])
+    wide = np.nanmedian(row_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2])
     target = wide / 3
     tight = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, max_extent_km=target, **declared(*qi))
     assert tight.report.audit["k"] >= 8
-    d = _box_extents(tight.table, "lat", "lon", "EPSG:4326")[2]
+    d = row_box_extents(tight.table, "lat", "lon", "EPSG:4326")[2]
     assert np.nanmedian(d) < wide and tight.report.details["beyond_max_extent"] == int((d > target).sum())
     assert tight.report.details["location_classes"] > plain.report.details["location_classes"]
     if tight.report.details["beyond_max_extent"]:

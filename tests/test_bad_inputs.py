@@ -154,8 +154,8 @@ def _cases():
     for c in ALL:
         add(c, "k zero", "k must be an integer >= 1", set={"-k": "0"})
         add(c, "k negative", "k must be an integer >= 1", set={"-k": "-3"})
-        add(c, "k not a number", "invalid int value", set={"-k": "ten"})
-        add(c, "k fractional", "invalid int value", set={"-k": "2.5"})
+        add(c, "k not a number", "expected an integer", set={"-k": "ten"})
+        add(c, "k fractional", "expected an integer", set={"-k": "2.5"})
         add(c, "k above the rows", "larger than", set={"-k": str(ROWS + 1)})
     for c in ("suppress", "audit", "anonymize"):
         for value in ("nan", "inf", "-inf", "0.5", "-2"):
@@ -163,7 +163,7 @@ def _cases():
         for value in ("nan", "inf", "1.5", "-0.1"):
             add(c, f"t {value}", "t must be a number in [0, 1]", set={"-t": value})
         add(c, "l_distinct zero", "l_distinct must be an integer >= 1", set={"--l-distinct": "0"})
-        add(c, "l_distinct fractional", "invalid int value", set={"--l-distinct": "2.5"})
+        add(c, "l_distinct fractional", "expected an integer", set={"--l-distinct": "2.5"})
         for flag, value, message in (("--l-entropy", "0.5", "l_entropy must be a finite number >= 1"),
                                      ("--l-entropy", "nan", "l_entropy must be a finite number >= 1"),
                                      ("--recursive", "3", "expected C,L"), ("--recursive", "3,2,1", "expected C,L"),
@@ -377,7 +377,7 @@ def _cases():
     add("labels", "missing labels refused", "1 record has a missing or empty 'name'", set={"IN": "bad.csv",
         "-k": "2", "--missing": "error"}, files={"bad.csv": records(20, {4: {"name": ""}})})
     add("labels", "negative seed", "seed must be an integer >= 0", set={"--seed": "-1", "--label-order": "random"})
-    add("labels", "seed not a number", "invalid int value", set={"--seed": "x"})
+    add("labels", "seed not a number", "expected an integer", set={"--seed": "x"})
     add("labels", "unknown method", "invalid choice", set={"--method": "best"})
     add("labels", "unknown order", "invalid choice", set={"--label-order": "sorted"})
     return cases

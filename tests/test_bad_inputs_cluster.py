@@ -131,8 +131,6 @@ def _cases():
         add(c, "output folder missing", "does not exist", set={"-o": "no/such/out"})
         add(c, "report names the input", "names the input file", set={"--report": "in.csv"})
         add(c, "report not json", "expected a .json file", set={"--report": "r.txt"})
-        add(c, "html report on dask", "--html-report is not available on the dask engine",
-            set={"--html-report": "r.html"})
         add(c, "k zero", "k must be an integer >= 1", set={"-k": "0"})
         add(c, "k above the rows", "larger than", set={"-k": str(ROWS + 1)})
         add(c, "columns without a role", f"error: {loose[c]} have no role and would be published as they are: "
@@ -141,7 +139,7 @@ def _cases():
         add(c, "--shuffle is gone", "unrecognized arguments: --shuffle", flags=("--shuffle",))
         add(c, "keep a missing column", "keep names 'nope'", set={"--keep": "nope"})
     for c in ("points", "zip", "anonymize"):
-        add(c, "a map on dask", "--map is not available on the dask engine", set={"--map": "m.html"})
+        add(c, "map names the input", "names the input file", set={"--map": "in.csv"})
     for c in ("suppress", "anonymize", "audit"):
         add(c, "l without a sensitive column", "sensitive column", set={"-l": "2", "--sensitive": None})
         add(c, "t above one", "t must be a number in [0, 1]", set={"-t": "1.5"})

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geoanon import maps
+from geoanon.report import maps
 from geoanon.datasets import data_path
 
 from checkers import drawn_shapes, without_outlines
@@ -114,7 +114,7 @@ BAD = [
     ("header only", _bad_csv("id,lat,lon\n"), ["-k", 2], "no rows"),
     ("k zero", None, ["-k", 0], "k must be an integer >= 1"),
     ("k negative", None, ["-k", -3], "k must be an integer >= 1"),
-    ("k not a number", None, ["-k", "ten"], "invalid int value"),
+    ("k not a number", None, ["-k", "ten"], "expected an integer"),
     ("k too large", None, ["-k", 201], "k=201 is larger than the data"),
     ("NaN coordinate", _bad_csv("id,lat,lon\n1,40.1,-100\n2,,-100\n3,40.3,-100\n"), ["-k", 1],
      "1 row has no coordinates (first: row 1)"),

@@ -1,6 +1,7 @@
 """Every example of the README, the guides in docs/ and the docstrings runs."""
 import doctest
 import importlib
+import inspect
 import os
 import pkgutil
 import re
@@ -80,22 +81,47 @@ def test_the_guides_job_file_is_valid(tmp_path, cli):
 
 
 def _modules_with_examples():
+    """Every module of geoanon whose source holds a ``>>>`` line (geoanon.cluster's too)."""
     for info in pkgutil.walk_packages(geoanon.__path__, "geoanon."):
-        if info.name.startswith("geoanon.cluster"):
-            continue                    # needs the dask extra; it has no examples
         spec = importlib.util.find_spec(info.name)
-        if spec and spec.origin and ">>>" in Path(spec.origin).read_text():
+        if spec and spec.origin and ">>>" in Path(spec.origin).read_text(encoding="utf-8"):
             yield info.name
 
 
 @pytest.mark.parametrize("name", sorted(_modules_with_examples()))
 def test_docstring_examples_run(name, tmp_path, monkeypatch):
+    if name.startswith("geoanon.cluster."):
+        pytest.importorskip("distributed")       # the dask extra
     monkeypatch.chdir(tmp_path)
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted and not result.failed
 
 
+def _public_api():
+    """(name, object) of every function and class ``geoanon`` and ``geoanon.cluster`` export."""
+    import geoanon.cluster
+
+    for package in (geoanon, geoanon.cluster):
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                yield f"{package.__name__}.{name}", obj
+
+
+EXAMPLES = re.compile(r"^Examples\n-{8}\n(.*\n)*>>> ", re.M)
+
+
+def test_every_public_function_and_class_has_examples():
+    """A numpydoc Examples section with doctest lines on every function and
+    class of ``geoanon.__all__`` and ``geoanon.cluster.__all__``: a new public
+    name without one fails here."""
+    missing = [name for name, obj in _public_api() if not EXAMPLES.search(inspect.getdoc(obj) or "")]
+    assert not missing, missing
+
+
 def test_every_module_with_examples_is_found():
-    assert "geoanon.io" in set(_modules_with_examples())
+    found = set(_modules_with_examples())
+    homes = {obj.__module__ for _, obj in _public_api()}
+    assert "geoanon.io" in found and homes <= found, sorted(homes - found)
     assert os.path.exists(ROOT / "docs" / "python.md")

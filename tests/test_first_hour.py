@@ -98,7 +98,7 @@ def test_a_folder_of_parquet_parts_is_read_in_memory_in_order(tmp_path, cli):
 
 def test_the_map_legend_counts_location_classes_and_the_classes_in_them():
     import geoanon as ga
-    from geoanon.maps import render_html
+    from geoanon.report.maps import render_html
 
     rng = np.random.default_rng(2)
     n = 400

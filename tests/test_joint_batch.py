@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geoanon.joint import batch, search
+from geoanon._cells import numeric_cells
 from geoanon.models import Model
+from geoanon.spec.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
 
@@ -38,7 +40,9 @@ def _problem(df, seed, model, extent, hierarchies=None):
                                               "EPSG:4326", None, [], extent, None)
     qi = ["age", "sex", "race", "marital"]
     hierarchies = hierarchies or {}
-    treatments = anonymize_module._treatments(df, qi, None, hierarchies, None, ["race"] if seed % 2 else None)
+    spec = release_spec("anonymize", qi=qi, hierarchies=hierarchies, sets=["race"] if seed % 2 else None,
+                        location={"lat": "lat", "lon": "lon"}, k=check.model.k)
+    treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
     for col in qi:
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
                                                    check.model.k))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import geoanon as ga
 from geoanon.joint.dims import Dims, RankDim
 from geoanon.joint.search import SPACING_BASE, _Tree, location_losses
-from geoanon.pipeline.figures import _box_extents
+from geoanon._geo import row_box_extents
 from checkers import check_joint_release
 
 QI = ["age", "sex", "marital"]
@@ -29,7 +29,7 @@ def _town_and_islands(n=1500, far=6, seed=0):
 
 
 def _median_km(table) -> float:
-    return float(np.nanmedian(_box_extents(table, "lat", "lon", "EPSG:4326")[2]))
+    return float(np.nanmedian(row_box_extents(table, "lat", "lon", "EPSG:4326")[2]))
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -11,7 +11,7 @@ import pytest
 
 import geoanon as ga
 from geoanon.datasets import data_path
-from geoanon.maps import (FILL_OPACITY, PRECISION_COLORS, SIZE_BINS, SIZE_COLORS, check_tiles, class_map, class_widths_km,
+from geoanon.report.maps import (FILL_OPACITY, PRECISION_COLORS, SIZE_BINS, SIZE_COLORS, check_tiles, class_map, class_widths_km,
                           leaflet_assets, render_html)
 
 from browser import chromium_path, console_messages, headless, painted, screenshot, with_script
@@ -226,7 +226,7 @@ def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
 def test_neighbouring_classes_get_different_colours():
     import shapely
 
-    from geoanon.maps import neighbour_colors
+    from geoanon.report.maps import neighbour_colors
 
     geoms = _release(1200, 10).classes.geometry.to_numpy()
     color = neighbour_colors(geoms)
@@ -492,7 +492,7 @@ def test_outlines_are_natural_earth_lines_where_they_belong():
 def test_maps_carry_outlines_near_their_classes_only():
     import json
 
-    from geoanon.maps import outline_features
+    from geoanon.report.maps import outline_features
 
     nc = json.loads(outline_features((-84.3, 33.8, -75.4, 36.6)))
     kinds = {f["properties"]["kind"] for f in nc["features"]}

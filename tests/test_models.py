@@ -269,7 +269,7 @@ def test_the_audit_keeps_values_of_different_kinds_apart():
 
 
 def test_reports_are_strict_json():
-    from geoanon.pipeline.release import report_json
+    from geoanon.report.release import report_json
 
     text = report_json({"a": float("nan"), "b": [np.float64("inf"), np.int64(3)], "c": {"d": np.bool_(True)}})
     assert json.loads(text) == {"a": None, "b": [None, 3], "c": {"d": True}}

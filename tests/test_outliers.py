@@ -10,7 +10,7 @@ import pytest
 import geoanon as ga
 from geoanon.joint.outliers import suppressed_rows
 from geoanon.joint.search import JointPartition
-from geoanon.pipeline.figures import _box_extents
+from geoanon._geo import row_box_extents
 from checkers import check_joint_release
 
 QI = ["age", "sex"]
@@ -57,8 +57,8 @@ def test_islands_are_suppressed_and_no_longer_widen_the_mainland():
     hidden = _check_suppressed(df, budget, 5)
     assert 5 <= hidden.sum() <= 0.02 * len(df)
     assert set(np.flatnonzero(hidden)) >= set(range(800, len(df)))       # every island record
-    widest = _box_extents(plain.table, "lat", "lon", "EPSG:4326")[2]
-    left = _box_extents(budget.table[~hidden], "lat", "lon", "EPSG:4326")[2]
+    widest = row_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2]
+    left = row_box_extents(budget.table[~hidden], "lat", "lon", "EPSG:4326")[2]
     assert np.nanmax(widest) > 5000 > np.nanmax(left)
     # the report's NCP charges every suppressed cell in full
     assert budget.report["ncp"]["columns"]["sex"] >= hidden.mean()

@@ -160,7 +160,7 @@ def test_geodataframe_geometry_is_replaced_by_rectangles():
 def test_preview_draws_classes_not_points():
     rel = ga.generalize_points(_records(), 10, **ROLES)
     m = rel.preview(title="<script>alert(1)</script>")
-    from geoanon.maps import render_html
+    from geoanon.report.maps import render_html
 
     html = render_html(m)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.maps import render_html, unwrap_antimeridian
+from geoanon.report.maps import render_html, unwrap_antimeridian
 from geoanon.points.partition import shortest_decimal_between
 
 from checkers import (check_rectangle_partition, check_wrapped_rectangle_partition, drawn_geometries, point_weights,

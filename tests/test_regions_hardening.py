@@ -13,7 +13,7 @@ from shapely.geometry import Polygon
 
 import geoanon as ga
 from geoanon.datasets import data_path, nc_counties
-from geoanon.maps import render_html
+from geoanon.report.maps import render_html
 
 from checkers import check_bridged_partition, check_connected_partition, drawn_shapes, great_circle
 

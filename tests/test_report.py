@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.pipeline.figures import _box_extents, _shape_extents, prosecutor_risk, size_histogram
+from geoanon._geo import row_box_extents
+from geoanon.report.figures import _shape_extents, prosecutor_risk, size_histogram
 
 from browser import chromium_path, console_messages, headless, screenshot
 
@@ -47,14 +48,14 @@ def test_size_histogram_holds_every_class_and_record_in_its_bin(sizes):
 def test_rectangle_extents_in_km():
     boxes = pd.DataFrame({"lat_min": [0.0, 60.0, -10.0], "lat_max": [1.0, 61.0, 10.0],
                           "lon_min": [0.0, 0.0, 179.0], "lon_max": [1.0, 2.0, -179.0]})
-    width, height, diameter = _box_extents(boxes, "lat", "lon", "EPSG:4326")
+    width, height, diameter = row_box_extents(boxes, "lat", "lon", "EPSG:4326")
     assert width[0] == pytest.approx(ONE_DEGREE_KM) and height[0] == pytest.approx(ONE_DEGREE_KM)
     assert diameter[0] == pytest.approx(157.25, abs=0.05)            # the diagonal of a 1-degree box at the equator
     assert width[1] == pytest.approx(2 * ONE_DEGREE_KM * np.cos(np.radians(60)))   # on the parallel nearer the equator
     assert width[2] == pytest.approx(2 * ONE_DEGREE_KM)              # across the antimeridian, two degrees
     assert height[2] == pytest.approx(20 * ONE_DEGREE_KM)
     feet = pd.DataFrame({"y_min": [0.0], "y_max": [2000.0], "x_min": [0.0], "x_max": [1000.0]})
-    width, height, diameter = _box_extents(feet, "y", "x", "EPSG:2264")   # NC State Plane, US survey feet
+    width, height, diameter = row_box_extents(feet, "y", "x", "EPSG:2264")   # NC State Plane, US survey feet
     assert width[0] == pytest.approx(0.3048006) and height[0] == pytest.approx(0.6096012)
     assert diameter[0] == pytest.approx(np.hypot(0.3048006, 0.6096012))
 
@@ -63,7 +64,7 @@ def test_point_precision_agrees_with_the_wgs84_geodesic():
     from pyproj import Geod
 
     rel = ga.generalize_points(_points(), 10)
-    width, height, diameter = _box_extents(rel.table, "lat", "lon", "EPSG:4326")
+    width, height, diameter = row_box_extents(rel.table, "lat", "lon", "EPSG:4326")
     t = rel.table
     _, _, metres = Geod(ellps="WGS84").inv(t.lon_min.to_numpy(), t.lat_min.to_numpy(), t.lon_max.to_numpy(),
                                           t.lat_max.to_numpy())

@@ -236,7 +236,7 @@ def test_cli_zip_bad_input(tmp_path, cli, name, change, message):
 
 
 def test_region_map_escapes_labels():
-    from geoanon.maps import render_html
+    from geoanon.report.maps import render_html
 
     regions = pd.DataFrame({"id": ["<b>x</b>", "y", "z"], "lat": [0, 0, 0], "lon": [0, 1, 2]})
     df = pd.DataFrame({"r": ["<b>x</b>"] * 3 + ["y"] * 3 + ["z"] * 3})

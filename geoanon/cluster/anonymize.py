@@ -23,20 +23,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from types import MappingProxyType
+
 from .._text import show
-from .._validation import check_choice, check_k
-from ..audit import sensitive_codes
-from ..columns import Columns, declared, with_sensitive
-from ..choices import DESIGNS
-from ..errors import DataError, InfeasibleError, ParameterError
-from ..models import Model, ModelCheck, requested_model
-from ..pipeline.joint_release import (_check_resolution, _location, _numeric, _treatments, check_dates,
-                                     check_location_loss, check_max_suppressed)
+from .._validation import check_k
+from ..models import sensitive_codes
+from ..columns import Columns
+from ..errors import DataError, InfeasibleError
+from ..models import Model, ModelCheck
 from ..pipeline.location import default_resolution
+from ..report.release import JobReport
+from ..spec import ReleaseSpec, release_spec
+from ..spec.release import treatments as spec_treatments
 from .client import cluster_client, cluster_failures
-from .points import class_offsets, release_shards, shard_dataset
+from .points import class_offsets, release_shards, released, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
                       with_coordinates, write_staged)
+
+__all__ = ["anonymize"]
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
 
@@ -65,59 +69,72 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     in memory, applied in every shard (the spacing loss against each shard's
     own location tree; the budget a share of each shard's rows, whose
     suppressed records are a class of that shard).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "age": [34, 38, 45, 51, 29, 33, 62, 58],
+    ...                    "sex": ["F", "M", "F", "M", "F", "F", "M", "M"],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.anonymize(dd.from_pandas(df, npartitions=2), Path(folder.name, "released"),
+    ...                        location=("lat", "lon"), qi=["age", "sex"], sensitive="diagnosis", k=2, l_distinct=2,
+    ...                        scheduler=client)
+    >>> release.columns
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
+    >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
+    (2, 2)
+    >>> client.close(); folder.cleanup()
     """
     import dask
     import dask.dataframe as dd
 
     started = time.perf_counter()
-    cols = declared(columns, location=location, qi=qi, sensitive=sensitive, interval=interval, dates=dates,
-                    hierarchies=hierarchies, suppress=suppress, sets=sets, identifiers=identifiers, keep=keep)
-    location, qi, interval, dates = cols.location, cols.quasi_identifiers, list(cols.interval), cols.dates or None
-    hierarchies, suppress, sets = cols.hierarchies or None, list(cols.suppress), list(cols.sets)
-    identifiers, keep = list(cols.identifiers), list(cols.keep)
-    model = with_sensitive(model, cols.sensitive)
-    sensitive = None if model is not None else cols.sensitive
-    model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
-                            order=order)
-    k, sensitive, ground, order = check_k(model.k), model.sensitive, model.ground, model.order
-    method = check_choice("method", method, DESIGNS)
-    kind, loc = _location(location)
-    if kind != "points":
-        raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
+    given = {name: v for name, v in locals().items() if name not in ("source", "output", "dask", "dd", "started")}
+    spec = release_spec("anonymize", "dask", **given)
+    cols, model, o = spec.columns, spec.model, spec.options
+    qi, k, sensitive, (kind, loc) = cols.quasi_identifiers, check_k(spec.model.k), model.sensitive, spec.location
     lat, lon = loc["lat"], loc["lon"]
-    location_loss = check_location_loss(location_loss, kind, method)
-    max_suppressed = check_max_suppressed(max_suppressed, kind)
-    resolution = _check_resolution(resolution)
     output = check_dataset_output(output, [] if is_frame(source) else [source])
-    with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
+    with cluster_client(o["scheduler"], scheduler_file=o["scheduler_file"]) as client, cluster_failures():
         roles = [*qi, *([sensitive] if model.needs_sensitive else [])]
-        ddf, crs = with_coordinates(open_dataset(source, roles, sep=sep, encoding=encoding), lat, lon, crs)
-        ddf, loose = declared_dataset(ddf, [*roles, lat, lon, *([sensitive] if sensitive else [])], identifiers, keep,
-                                      strict=strict)                # a sensitive column has its role, asked of or not
-        formats = check_dates(dates)
-        treatments, found = _dataset_treatments(ddf, qi, [*(interval or []), *formats], hierarchies, suppress, sets)
-        formats = {**{c: None for c in found}, **formats}
+        ddf, crs = with_coordinates(open_dataset(source, roles, sep=o["sep"], encoding=o["encoding"]), lat, lon,
+                                    o["crs"])
+        ddf, loose = declared_dataset(ddf, [*roles, lat, lon, *([sensitive] if sensitive else [])],
+                                      list(cols.identifiers), list(cols.keep),
+                                      strict=o["strict"])          # a sensitive column has its role, asked of or not
+        treatments, found = _dataset_treatments(ddf, spec)
+        formats = {**{c: None for c in found}, **o["dates"]}
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
         n, frame, plan, counts, grouped = shard_dataset(
-            ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed,
+            ddf, client, lat, lon, k, crs, o["bounds"], o["max_shard_rows"], o["seed"],
             sensitive=sensitive if check else None, values=None if check is None else [str(v) for v in listed],
             ok=None if check is None else check.holds)
         if check is not None and not check.holds(counts.sum(axis=0)[None, :])[0]:
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
+        resolution = o["resolution"]
         if resolution is None:
             resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
         shard_columns = Columns(location=(lat, lon), qi=qi, interval=[c for c in qi if treatments[c] == "interval"],
                                 suppress=[c for c in qi if treatments[c] == "suppress"],
-                                sets=[c for c in qi if treatments[c] == "set"], hierarchies=hierarchies,
+                                sets=[c for c in qi if treatments[c] == "set"], hierarchies=cols.hierarchies,
                                 dates=formats or None, keep=[c for c in kept if c != sensitive],  # measured once,
                                 ranges=cols.ranges)                                              # over the dataset
-        options = {"columns": shard_columns, "model": replace(model, order=listed if model.against_table else order),
-                   "weights": weights, "max_extent_km": max_extent_km,
-                   "location_loss": location_loss, "max_suppressed": max_suppressed, "method": method,
-                   "extent": "box", "resolution": resolution, "crs": crs, "seed": seed,
-                   "distribution": {str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table
-                   else None}
+        shard_spec = ReleaseSpec(
+            "anonymize", "memory", shard_columns,
+            replace(model, order=listed if model.against_table else model.order), spec.location,
+            MappingProxyType({**{name: o[name] for name in SHARED}, "dates": formats, "crs": crs,
+                              "resolution": resolution, "extent": "box", "missing": "error", "n_jobs": 1}),
+            reference={str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table else None)
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
                      *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
                                                      else (c,))]]
@@ -130,69 +147,83 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
             from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
-            release = partial(_release_shard, options, kept, rectangles)
+            release = partial(_release_shard, shard_spec, kept, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
-                                                  Path(staged) / f"part.{i:05d}.parquet", shuffle)
+                                                  Path(staged) / f"part.{i:05d}.parquet", o["shuffle"])
                      for i, part in enumerate(grouped.to_delayed())]
-            done = pd.concat(dask.compute(*tasks), ignore_index=True)
+            done = released(tasks)
             written = dd.read_parquet(staged)
             audited = replace(model, order=listed) if model.needs_sensitive else model
             return done, audit_frame(written, [*published, "class_id"], model=audited), \
-                undeclared_frame(written, loose, k, warnings)
+                undeclared_frame(written, loose, k, warnings), list(written.columns)
 
-        shard_stats, audit, undeclared = write_staged(output, write_and_audit)
-    report = {"rows": n, **model.levels(), "sensitive": sensitive,
-              "location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": method,
-              "location_loss": location_loss, "classes": int(shard_stats["classes"].sum()),
-              "min_class": int(shard_stats["min_class"].min()),
-              "max_class": int(shard_stats["max_class"].max()),
-              "location_classes": int(shard_stats["location_classes"].sum()), "shards": plan.n_shards,
-              **({} if max_suppressed is None else {
-                  "max_suppressed": max_suppressed,
-                  "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
-              "resolution": resolution, "bounds": [float(v) for v in frame], "engine": "dask", **undeclared,
-              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+        (shard_stats, boxes, sizes, published_as), audit, undeclared, columns = write_staged(output, write_and_audit)
+    max_suppressed = o["max_suppressed"]
+    report = JobReport(
+        job="anonymize", rows=n, model=model.as_dict(), classes=int(shard_stats["classes"].sum()),
+        min_class=int(shard_stats["min_class"].min()), max_class=int(shard_stats["max_class"].max()), audit=audit,
+        seconds=round(time.perf_counter() - started, 3),
+        details={"location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": o["method"],
+                 "location_classes": int(shard_stats["location_classes"].sum()),
+                 "location_loss": o["location_loss"],
+                 **({"weights": o["weights"]} if o["weights"] else {}),
+                 **({} if max_suppressed is None else {
+                     "max_suppressed": max_suppressed,
+                     "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
+                 **({"dates": formats} if formats else {}),
+                 "shards": plan.n_shards, "resolution": resolution, "bounds": [float(v) for v in frame],
+                 "engine": "dask", **undeclared},
+        lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
+    return ClusterRelease(report=report, warnings=warnings, treatments=published_as,
+                          location={"kind": "points", "columns": (lat, lon)}, output=output, columns=columns,
+                          sizes=sizes, boxes=boxes, crs=crs)
 
 
-def _dataset_treatments(ddf, qi, interval, hierarchies, suppress, sets) -> tuple[dict, list]:
-    """Each quasi-identifier's treatment as :func:`geoanon.anonymize` decides
-    it, numeric and date columns judged over the whole dataset; and the date
-    columns (ISO text or datetimes), which the shards publish as ISO intervals."""
-    given = _treatments(ddf._meta, qi, interval, hierarchies, suppress, sets)      # checks the names given
-    chosen = {*(interval or []), *(suppress or []), *(sets or []), *(hierarchies or {})}
-    open_columns = [c for c in qi if c not in chosen]
+# The options every shard applies as the whole release was asked them.
+SHARED = ("method", "seed", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "bounds")
+
+
+def _dataset_treatments(ddf, spec) -> tuple[dict, list]:
+    """Each quasi-identifier's treatment as the in-memory release decides it
+    (:func:`geoanon.spec.release.treatments`), numeric and date columns
+    judged over the whole dataset; and the date columns found (ISO text or
+    datetimes), which the shards publish as ISO intervals."""
+    c = spec.columns
+    chosen = {*c.interval, *spec.options["dates"], *c.suppress, *c.sets, *c.hierarchies}
+    open_columns = [col for col in c.quasi_identifiers if col not in chosen]
+    spec_treatments(ddf._meta, spec, lambda col: False)          # the names and treatments given, checked
     if not open_columns:
-        return given, []
+        return spec_treatments(ddf._meta, spec, lambda col: col in spec.options["dates"]), []
     found = ddf[open_columns].map_partitions(_kind_parts, meta=(None, "object")).compute()
 
-    def everywhere(c, kind):      # every partition with a present cell finds it of this kind
-        return all(part[c] in (None, kind) for part in found) and any(part[c] == kind for part in found)
+    def everywhere(col, kind):      # every partition with a present cell finds it of this kind
+        return all(part[col] in (None, kind) for part in found) and any(part[col] == kind for part in found)
 
-    kinds = {c: "number" if everywhere(c, "number") else "date" if everywhere(c, "date") else "text"
-             for c in open_columns}
-    out = {c: given[c] if c in chosen else ("interval" if kinds[c] in ("number", "date") else "suppress")
-           for c in qi}
-    return out, [c for c in open_columns if kinds[c] == "date"]
+    kinds = {col: "number" if everywhere(col, "number") else "date" if everywhere(col, "date") else "text"
+             for col in open_columns}
+    dates = [col for col in open_columns if kinds[col] == "date"]
+    out = spec_treatments(ddf._meta, spec.but(dates={**spec.options["dates"], **dict.fromkeys(dates)}),
+                          lambda col: kinds.get(col) == "number")
+    return out, dates
 
 
 def _kind_parts(pdf: pd.DataFrame) -> pd.Series:
     """Per column: None (no present cell), "number" (every present cell a
     number), "date" (a datetime column or ISO dates) or "text"."""
+    from .._cells import numeric_cells, present_cells
     from ..dates import is_date_column
-    from ..pipeline.release import present_cells
 
     out = {}
     for col in pdf.columns:
         present = present_cells(pdf[col])
-        out[col] = None if len(present) == 0 else "number" if _numeric(present) else \
+        out[col] = None if len(present) == 0 else "number" if numeric_cells(present) else \
             "date" if is_date_column(present) else "text"
     return pd.Series([out])
 
 
 def _model_check(ddf, model: Model) -> tuple[ModelCheck, list]:
     """The model bound to the whole dataset's sensitive values (their order, as
-    :func:`~geoanon.audit.sensitive_codes` gives it, and their distribution)."""
+    :func:`~geoanon.models.sensitive_codes` gives it, and their distribution)."""
     counts = ddf[model.sensitive].value_counts(dropna=False, sort=False).compute()
     if counts.index.isna().any():
         raise DataError(f"{show(model.sensitive)} has missing values: the dask engine needs every sensitive "
@@ -207,15 +238,15 @@ def _model_check(ddf, model: Model) -> tuple[ModelCheck, list]:
     return ModelCheck(model, np.zeros(0, dtype=np.int64), n_values, ground, q, list(listed)), list(listed)
 
 
-def _release_shard(options: dict, kept: list, rectangles, shard: int, rows: pd.DataFrame):
+def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame):
     """A shard released by the in-memory joint release inside its rectangle, and its figures."""
-    from ..pipeline.joint_release import anonymize as anonymize_in_memory
+    from ..pipeline.joint_release import release_joint
 
-    rel = anonymize_in_memory(rows, bounds=tuple(rectangles[shard]), **options)
+    rel = release_joint(rows, spec.but(bounds=tuple(rectangles[shard])))
     return _uniform(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
                                        "max_class": rel.report.max_class,
                                        "location_classes": rel.report["location_classes"],
-                                       "suppressed_records": rel.report.details.get("suppressed_records", 0)}
+                                       "suppressed_records": rel.report.details.get("suppressed_records", 0)}, rel
 
 
 def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:

@@ -9,12 +9,15 @@ import pandas as pd
 from .._text import plural
 from .._codes import combined_key
 from ..audit import (SUPPRESSED, AuditReport, check_roles, default_recursive_l, distribution_figures,
-                     own_population_risk, sensitive_codes)
+                     own_population_risk)
+from ..models import sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError
 from ..criteria import CRITERIA, meets
 from ..models import measure_classes, one_model
 from .client import cluster_client
 from .release import check_scalar_dataset, is_frame, read_dataset
+
+__all__ = ["audit", "audit_frame", "undeclared_frame"]
 
 
 def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=None, l_distinct=None, t=None,
@@ -22,7 +25,22 @@ def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=N
     """Measure a dataset (Parquet, CSV files, or a dask DataFrame) over the
     quasi-identifiers ``qi`` on a cluster; see :func:`geoanon.audit` (every
     ground: equal, ordered, a Hierarchy or a matrix; ``model`` for the
-    levels of :mod:`geoanon.criteria`)."""
+    levels of :mod:`geoanon.criteria`).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> df = pd.DataFrame({"zip": ["277**"] * 3 + ["276**"] * 3,
+    ...                    "diagnosis": ["flu", "copd", "flu", "flu", "asthma", "copd"]})
+    >>> report = gc.audit(dd.from_pandas(df, npartitions=2), ["zip"], "diagnosis", k=3, l=2, scheduler=client)
+    >>> report["k"], report["l"], report["ok"]
+    (3, 1.5, False)
+    >>> client.close()
+    """
     model = one_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground, order=order)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as _:
         ddf = source if is_frame(source) else read_dataset(source, sep=sep, encoding=encoding)

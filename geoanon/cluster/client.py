@@ -7,6 +7,8 @@ import os
 
 from ..errors import ClusterError, ParameterError
 
+__all__ = ["cluster_client", "cluster_failures", "n_workers", "quiet", "shard_rows"]
+
 BYTES_PER_POINT = 240        # what the in-memory points engine needs per record (bench_points)
 MEMORY_SAFETY = 4            # a shard's rows, shuffle buffers and the partition's arrays at once
 
@@ -58,7 +60,20 @@ def cluster_client(scheduler=None, *, scheduler_file=None, n_workers=None, memor
     Client (left open), a connection to its address or to ``scheduler_file``
     (closed after), or a ``LocalCluster`` of processes on this machine
     (``n_workers`` default: the cores; ``memory_limit`` per worker, default
-    Dask's share of the machine's memory), shut down after."""
+    Dask's share of the machine's memory), shut down after.
+
+    Examples
+    --------
+    >>> import distributed
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> with gc.cluster_client(client) as job_client:      # a Client is used as it is
+    ...     job_client is client
+    True
+    >>> client.status
+    'running'
+    >>> client.close()
+    """
     distributed = _import_distributed()
     if isinstance(scheduler, distributed.Client):
         yield scheduler

@@ -17,15 +17,18 @@ from .._validation import check_choice, check_k
 from ..choices import LABEL_MISSING
 from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
-from ..pipeline.labels import canonical_labels, label_class_names
+from ..report.release import JobReport
+from ..pipeline.labels import label_classes, canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
 
+__all__ = ["generalize_labels"]
+
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
-                      seed=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8", keep=None,
-                      identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
+                      seed=None, class_counts=False, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
+                      keep=None, identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
     """Generalize a dataset's label column on a cluster, written as a Parquet
     dataset at ``output`` (rows in the input's order); parameters as
     :func:`geoanon.generalize_labels` and
@@ -34,6 +37,27 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"name": ["Ann", "Ann", "Ann", "Bob", "Cy", "Dee", "Dee", "Dee", "Eve", "Flo"]})
+    >>> release = gc.generalize_labels(dd.from_pandas(df, npartitions=2), 3, Path(folder.name, "released"),
+    ...                                column="name", scheduler=client)
+    >>> pd.read_parquet(release.output)["name"].value_counts().sort_index()
+    name
+    Ann+1      4
+    Dee        3
+    group 1    3
+    Name: count, dtype: int64
+    >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
     k = check_k(k)
@@ -69,15 +93,21 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
             from .audit import audit_frame, undeclared_frame
 
             written = write_dataset(released, staged)
-            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
+            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings), \
+                list(written.columns)
 
-        audit, undeclared = write_staged(output, write_and_audit)
-    report = {"rows": rows, "k": k, "labels": int(len(uniques)), "classes": part.n_classes,
-              "min_class": part.min_weight, "max_class": part.max_weight, "lower_bound": part.lower_bound,
-              "ratio": round(part.ratio, 6), "proven_optimal": part.proven_optimal, "method": method,
-              "column": column, "engine": "dask", **undeclared, "warnings": warnings, "audit": audit,
-              "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
+    report = JobReport(
+        job="labels", rows=rows, model={"k": k}, classes=part.n_classes, min_class=part.min_weight,
+        max_class=part.max_weight, audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={"labels": int(len(uniques)), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
+                 "proven_optimal": part.proven_optimal, "method": method, "column": column, "engine": "dask",
+                 **undeclared},
+        lead=("rows", "k", "labels"))
+    return ClusterRelease(report=report, classes=label_classes(uniques, counts, part, names, class_counts),
+                          warnings=warnings, treatments={column: ("set", column)},
+                          location={"kind": "labels", "columns": (column,)}, output=output, columns=columns,
+                          sizes=np.asarray(part.weights, dtype=np.int64))
 
 
 def _label_counts(values: pd.Series) -> pd.Series:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._geo import is_geographic
 from .._text import plural, show
 from .._validation import check_choice, check_k
 from ..choices import POINT_JOB_METHODS
@@ -33,10 +34,14 @@ from ..errors import DataError, InfeasibleError
 from ..io import write_parquet
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
+from ..pipeline.points import withheld_note
+from ..report.release import JobReport
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
+
+__all__ = ["class_offsets", "generalize_points", "release_shards", "released", "shard_dataset"]
 
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
@@ -99,6 +104,30 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (within each shard: its rows already go together).
+
+    Examples
+    --------
+    A dask DataFrame released on an in-process cluster (pass the Client of a
+    real one, or its address):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.generalize_points(dd.from_pandas(df, npartitions=2), 2, Path(folder.name, "released"),
+    ...                                keep=["diagnosis"], scheduler=client)
+    >>> release.columns
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'diagnosis', 'class_id']
+    >>> release.sizes, len(pd.read_parquet(release.output))
+    (array([2, 2, 2, 2]), 8)
+    >>> client.close(); folder.cleanup()
     """
     import dask
     import dask.dataframe as dd
@@ -131,22 +160,27 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
                                                   Path(staged) / f"part.{i:05d}.parquet", shuffle)
                      for i, part in enumerate(grouped.to_delayed())]
-            done = pd.concat(dask.compute(*tasks), ignore_index=True)
+            done = released(tasks)
             written = dd.read_parquet(staged)
             return done, audit_frame(written, out_cols[:4], model=Model(k=k)), \
-                undeclared_frame(written, loose, k, warnings)
+                undeclared_frame(written, loose, k, warnings), list(written.columns)
 
-        shard_stats, audit, undeclared = write_staged(output, write_and_audit)
+        (shard_stats, boxes, sizes, treatments), audit, undeclared, columns = write_staged(output, write_and_audit)
     heaviest = int(shard_stats["heaviest"].max())
     lower = count_lower_bound(n, k, heaviest)
     largest = int(shard_stats["max_class"].max())
-    report = {"rows": n, "k": k, "classes": int(shard_stats["classes"].sum()),
-              "min_class": int(shard_stats["min_class"].min()), "max_class": largest, "lower_bound": lower,
-              "ratio": round(largest / lower, 6), "method": method, "shards": plan.n_shards,
-              "columns": {"lat": lat, "lon": lon}, "crs": None if crs is None else str(crs),
-              "bounds": [float(v) for v in frame], "engine": "dask", **undeclared, "warnings": warnings, "audit": audit,
-              "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+    withheld = int(shard_stats["withheld_rows"].sum())
+    report = JobReport(
+        job="points", rows=n, model={"k": k}, classes=int(shard_stats["classes"].sum()),
+        min_class=int(shard_stats["min_class"].min()), max_class=largest, audit=audit,
+        seconds=round(time.perf_counter() - started, 3),
+        details={"lower_bound": lower, "ratio": round(largest / lower, 6), "method": method,
+                 "withheld_rows": withheld, "shards": plan.n_shards, "columns": {"lat": lat, "lon": lon},
+                 "crs": None if crs is None else str(crs), "bounds": [float(v) for v in frame], "engine": "dask",
+                 **undeclared})
+    return ClusterRelease(report=report, notes=[withheld_note(withheld)] if withheld else [], warnings=warnings,
+                          treatments=treatments, location={"kind": "points", "columns": (lat, lon)}, output=output,
+                          columns=columns, sizes=sizes, boxes=boxes, crs=crs)
 
 
 def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *, sensitive=None, values=None,
@@ -160,7 +194,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
         if col not in columns:
             raise DataError(f"no column {col!r} in the dataset (columns: {', '.join(map(str, columns[:12]))})")
     check_scalar_dataset(ddf, [lat, lon])
-    geographic = _geographic(crs)
+    geographic = is_geographic(crs)
     stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
     n = _check_stats(stats, k, lat, lon)
     frame = _frame(stats, bounds, geographic)
@@ -178,13 +212,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     return n, frame, plan, counts, grouped
 
 
-def _geographic(crs) -> bool:
-    from pyproj import CRS
-
-    return crs is not None and CRS.from_user_input(crs).is_geographic
-
-
-SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest")
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest", "withheld_rows")
 _STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object", "outside": "i8",
                "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
 
@@ -382,32 +410,62 @@ def class_offsets(counts: np.ndarray, k: int) -> np.ndarray:
     return np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
 
 
-def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=None) -> pd.DataFrame:
+def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=None) -> tuple:
     """Release every shard of a shuffled part (indexed by shard) by
-    ``release(shard, rows) -> (table, figures)``, its class ids offset, and
-    write the rows to ``path`` (Parquet; nothing for an empty part), in a
-    random order drawn from ``shuffle`` and the shard when it is a seed; one
-    ``summary`` row per shard. Only the summary goes back to the client, so no
-    released rows wait in a worker's memory for a writer."""
-    tables, stats = [], []
+    ``release(shard, rows) -> (table, figures, Release)`` (the shard's
+    in-memory release), its class ids offset, and write the rows to ``path``
+    (Parquet; nothing for an empty part), in a random order drawn from
+    ``shuffle`` and the shard when it is a seed. Returns one ``summary`` row
+    per shard, the shards' classes as numbers (:func:`class_boxes`), every
+    class's size and the columns' treatments: only these go back to the
+    client, so no released rows wait in a worker's memory for a writer."""
+    tables, stats, boxes, sizes, treatments = [], [], [], [], None
     for shard, rows in pdf.groupby(level=0, sort=True):
-        table, figures = release(int(shard), rows.reset_index(drop=True))
-        table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + int(offsets[shard])
+        table, figures, rel = release(int(shard), rows.reset_index(drop=True))
+        treatments = rel.treatments
+        offset = int(offsets[shard])
+        sizes.append(np.bincount(table["class_id"].to_numpy(dtype=np.int64)))
+        table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + offset
         if shuffle is not None:
             table = table.iloc[np.random.default_rng([shuffle, int(shard)]).permutation(len(table))]
         tables.append(table)
         stats.append({"shard": int(shard), "rows": len(rows), **figures})
+        boxes.append(class_boxes(rel.classes, offset))
     if tables:
         write_parquet(pd.concat(tables, ignore_index=True), path)
-    return pd.DataFrame(stats, columns=list(summary)).astype("i8")
+    return (pd.DataFrame(stats, columns=list(summary)).astype("i8"),
+            pd.concat(boxes, ignore_index=True) if boxes else None,
+            np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64), treatments)
+
+
+def class_boxes(classes, offset: int) -> pd.DataFrame:
+    """A shard's classes (a GeoDataFrame of boxes) as numbers: their columns,
+    ``class_id`` offset, and each box's ``xmin, ymin, xmax, ymax`` (NaN
+    without one)."""
+    bounds = classes.geometry.bounds
+    out = pd.DataFrame(classes.drop(columns=classes.geometry.name))
+    out["class_id"] = out["class_id"].to_numpy(dtype=np.int64) + offset
+    return out.assign(xmin=bounds["minx"].to_numpy(), ymin=bounds["miny"].to_numpy(),
+                      xmax=bounds["maxx"].to_numpy(), ymax=bounds["maxy"].to_numpy())
+
+
+def released(tasks) -> tuple:
+    """The shards' summary, classes as numbers, class sizes and treatments, gathered."""
+    import dask
+
+    done = dask.compute(*tasks)
+    boxes = [d[1] for d in done if d[1] is not None]
+    return (pd.concat([d[0] for d in done], ignore_index=True), pd.concat(boxes, ignore_index=True) if boxes else None,
+            np.concatenate([d[2] for d in done]), next((d[3] for d in done if d[3] is not None), {}))
 
 
 def _partition_shard(k, lat, lon, method, crs, seed, rectangles, shard: int, rows: pd.DataFrame):
-    """A shard partitioned by the in-memory engine inside its rectangle, and its figures."""
+    """A shard partitioned by the in-memory engine inside its rectangle, its figures and classes."""
     from ..pipeline.points import generalize_points as generalize_in_memory
 
     rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]),
                                keep=[c for c in rows.columns if c not in (lat, lon)], seed=seed)   # measured over the whole
     r = rel.report
     return rel.table, {"classes": r.classes, "min_class": r.min_class, "max_class": r.max_class,
-                       "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max())}   # as numbers
+                       "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max()),
+                       "withheld_rows": r["withheld_rows"]}, rel   # as numbers

@@ -11,12 +11,15 @@ import pandas as pd
 from .._validation import check_choice, check_k
 from ..choices import REGIONS_UNKNOWN
 from ..errors import DataError, InfeasibleError
-from ..pipeline.regions import (EXAMPLES, check_suppressed, refuse_unknown, region_graph, region_groups,
-                                region_values)
+from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, refuse_unknown, region_graph,
+                                region_groups, region_values)
+from ..report.release import JobReport
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
+
+__all__ = ["generalize_regions"]
 
 
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
@@ -31,6 +34,30 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> regions = pd.DataFrame({"zip": ["27701", "27703", "27705", "27707", "27713"],
+    ...                         "lat": [35.99, 35.97, 36.02, 35.95, 35.90],
+    ...                         "lon": [-78.90, -78.84, -78.95, -78.95, -78.92]})
+    >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
+    >>> release = gc.generalize_regions(dd.from_pandas(df, npartitions=2), 3, Path(folder.name, "released"),
+    ...                                 column="zip", regions=regions, region_id="zip", scheduler=client)
+    >>> pd.read_parquet(release.output)["zip"].value_counts().sort_index()
+    zip
+    27701+1    4
+    27713      3
+    group 1    3
+    Name: count, dtype: int64
+    >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
     k = check_k(k)
@@ -55,7 +82,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         if unknown == "error":
             outside = counts[~known]
             refuse_unknown(int(outside.sum()), outside.index.to_series().fillna("(missing)")[:EXAMPLES].tolist())
-        part, _, labels, class_of = region_groups(graph, counts[known].to_dict(), k, method, on_small)
+        part, members, labels, class_of = region_groups(graph, counts[known].to_dict(), k, method, on_small)
         n_suppressed = rows - int(sum(v for r, v in counts[known].items() if r in class_of))
         check_suppressed(n_suppressed, k)
         lookup = pd.Series(class_of, dtype="i8")
@@ -71,15 +98,20 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
             from .audit import audit_frame, undeclared_frame
 
             written = write_dataset(released, staged)
-            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings)
+            return audit_frame(written, [column], model=Model(k=k)), undeclared_frame(written, loose, k, warnings), \
+                list(written.columns)
 
-        audit, undeclared = write_staged(output, write_and_audit)
-    sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
-    report = {"rows": rows, "k": k, "classes": int(sizes.size), "min_class": int(sizes.min()),
-              "max_class": int(sizes.max()), "lower_bound": part.lower_bound, "ratio": round(part.ratio, 6),
-              "method": method, "suppressed_rows": n_suppressed, "column": column, "engine": "dask", **undeclared,
-              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
+    groups = RegionGroups(found, part, members, labels, n_suppressed, int(counts[~known].sum()), column, method)
+    sizes = groups.sizes()
+    report = JobReport(
+        job="regions", rows=rows, model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={**groups.details(), "engine": "dask", **undeclared})
+    return ClusterRelease(report=report, classes=groups.classes(), notes=groups.notes(),
+                          warnings=[*found.warnings, *warnings], treatments={column: ("set", column)},
+                          location={"kind": "regions", "columns": (column,)}, output=output, columns=columns,
+                          sizes=sizes)
 
 
 def _region_counts(values: pd.Series) -> pd.Series:

@@ -11,28 +11,106 @@ import pandas as pd
 
 from .._text import show
 from ..errors import DataError, ParameterError
-from ..io import StagedOutputs, check_writable
+from .._geo import box_extents
+from ..io import StagedOutputs, check_writable, current_batch
+from ..report.release import Published, side_outputs
+
+__all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset", "is_frame",
+           "open_dataset", "read_dataset", "shuffled", "with_coordinates", "write_dataset", "write_staged"]
 
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 
 
 @dataclass
-class ClusterRelease:
-    """What a cluster job wrote and measured.
+class ClusterRelease(Published):
+    """A release a cluster job wrote: :class:`~geoanon.report.release.Published`'s
+    report, classes (brought to the client: one row per class, or per
+    location class) and figures, and:
 
     Attributes
     ----------
     output : Path
         The Parquet dataset written (a folder of part files).
-    report : dict
-        The job's figures, as the in-memory engine's report: rows, k,
-        classes, smallest and largest class, lower bound and ratio where the
-        job has them, the audit of the written dataset, shards, seconds.
+    columns : list of str
+        Its columns.
+    sizes : ndarray
+        The size of every class.
+    boxes : DataFrame, optional
+        The classes of a points location as numbers (their columns, and the
+        box ``xmin, ymin, xmax, ymax``) in ``crs``: ``classes`` draws them
+        when first asked.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...                    "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = gc.generalize_points(dd.from_pandas(df, npartitions=2), 2, Path(folder.name, "released"),
+    ...                                keep=["diagnosis"], scheduler=client)
+    >>> release.output.name, release.report["classes"]
+    ('released', 4)
+    >>> release.classes.columns.tolist()
+    ['class_id', 'weight', 'geometry']
+    >>> client.close(); folder.cleanup()
     """
 
-    output: Path
-    report: dict = field(default_factory=dict)
+    output: Path = None
+    columns: list = field(default_factory=list)
+    sizes: np.ndarray = None
+    boxes: pd.DataFrame = None
+    crs: object = None
+
+    @property
+    def classes(self):
+        if self._classes is None and self.boxes is not None:
+            import geopandas as gpd
+            import shapely
+
+            b = self.boxes
+            shapes = np.where(b["xmin"].isna(), None, shapely.box(b["xmin"], b["ymin"], b["xmax"], b["ymax"]))
+            self._classes = gpd.GeoDataFrame(b.drop(columns=["xmin", "ymin", "xmax", "ymax"]), geometry=shapes,
+                                             crs=self.crs)
+        return self._classes
+
+    @classes.setter
+    def classes(self, value):
+        self._classes = value
+
+    def column_names(self) -> list:
+        return list(self.columns)
+
+    def class_sizes(self) -> np.ndarray:
+        return np.asarray(self.sizes, dtype=np.int64)
+
+    def box_extents(self, crs) -> tuple:
+        """Width, height and diameter (km) of every location class's box, and
+        the records each holds (NaN for a class without a box)."""
+        b = self.boxes
+        extents = box_extents(*(b[c].to_numpy(dtype=np.float64) for c in ("xmin", "ymin", "xmax", "ymax")), crs)
+        return (*extents, b["weight"].to_numpy(dtype=np.int64))
+
+    def has_map(self) -> bool:
+        return self.boxes is not None or super().has_map()
+
+    def to_file(self, path, *, report=None, map_html=None, classes=None, html_report=None, map_options=None,
+                timings: bool = False, staged: StagedOutputs | None = None, **written) -> list[Path]:
+        """Write the release's report, map, class file and HTML report beside
+        its dataset ``path`` (which the job wrote: ``written``, the options
+        of the table's writing, were applied then), all or nothing."""
+        if Path(path) != Path(self.output):
+            raise ParameterError(f"this release was written to {self.output}, not {path}")
+        side_outputs(self, report=report, map_html=map_html, classes=classes, html_report=html_report,
+                     map_options=map_options, timings=timings, staged=staged)
+        return [Path(p) for p in (path, report, map_html, classes, html_report) if p is not None]
 
 
 def is_frame(source) -> bool:
@@ -74,10 +152,10 @@ def _kind(path: str):
 def read_dataset(source, *, sep=",", encoding="utf-8"):
     """A lazy dask DataFrame of a dataset, refused (before any work) when a
     file's header names a column twice or differs from the first file's.
-    CSV files are read one per partition by the in-memory engine's reader
-    (:func:`geoanon.io.read_table`'s: every cell its exact string, a row with
-    more or fewer fields than the header refused, naming its line): a very
-    large CSV file is better split, or converted to Parquet."""
+    CSV files are read by the in-memory engine's reader (:func:`geoanon.io.read_table`'s:
+    every cell its exact string, a row with more or fewer fields than the
+    header refused), in partitions of about ``CSV_BLOCK`` bytes
+    (:func:`csv_blocks`)."""
     import dask.dataframe as dd
 
     from ..io import csv_header, nested_dtype
@@ -95,8 +173,38 @@ def read_dataset(source, *, sep=",", encoding="utf-8"):
             return dask_geopandas.read_parquet(files, **nested)
         return dd.read_parquet(files, **nested)
     header = _same_columns(files, [csv_header(Path(f), sep, encoding) for f in files])
-    return dd.from_map(_read_csv_part, files, sep=sep, encoding=encoding, meta=_text_frame(header),
+    parts = [(f, block) for f in files for block in csv_blocks(Path(f), encoding)]
+    return dd.from_map(_read_csv_part, parts, sep=sep, encoding=encoding, meta=_text_frame(header),
                        enforce_metadata=False)
+
+
+CSV_BLOCK = 64 * 2**20      # bytes of a CSV file per partition, as dask's read_csv
+
+
+def csv_blocks(path: Path, encoding: str = "utf-8") -> list:
+    """The byte ranges ``(start, end)`` of a CSV file's partitions: about
+    ``CSV_BLOCK`` bytes of whole lines each, after the header. The whole file
+    is one partition (``[None]``) when it is small, gzipped, in an encoding
+    whose line breaks are not single bytes, or holds a quote character: a
+    quoted value may hold a line break, where no block may end."""
+    import codecs
+    import mmap
+
+    size = path.stat().st_size
+    single_byte_breaks = codecs.lookup(encoding).name in ("utf-8", "ascii", "iso8859-1", "cp1252")
+    if size <= CSV_BLOCK or path.suffix.lower() == ".gz" or not single_byte_breaks:
+        return [None]
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data.find(b'"') >= 0:
+            return [None]
+        cuts = [data.find(b"\n") + 1]
+        while cuts[-1] > 0 and cuts[-1] + CSV_BLOCK < size:
+            cuts.append(data.find(b"\n", cuts[-1] + CSV_BLOCK) + 1)
+    if cuts[0] == 0:            # the header is the whole file
+        return [None]
+    if cuts[-1] in (0, size):   # no line break after the last cut, or the file's last byte
+        cuts.pop()
+    return list(zip(cuts, cuts[1:] + [size]))
 
 
 def _same_columns(files: list, names: list) -> list:
@@ -114,12 +222,13 @@ def _same_columns(files: list, names: list) -> list:
     return names[0]
 
 
-def _read_csv_part(path: str, sep: str, encoding: str) -> pd.DataFrame:
-    """One CSV file of a dataset, as :func:`geoanon.io.read_table` reads it
-    (an empty file body is an empty partition)."""
-    from ..io import _read_csv
+def _read_csv_part(part: tuple, sep: str, encoding: str) -> pd.DataFrame:
+    """One partition of a CSV dataset, ``(file, byte range or None)``, as
+    :func:`geoanon.io.read_table` reads it (an empty body is an empty partition)."""
+    from ..io import read_csv_text
 
-    return _read_csv(Path(path), sep, encoding)
+    path, block = part
+    return read_csv_text(Path(path), sep, encoding, byte_range=block)
 
 
 def _text_frame(columns: list) -> pd.DataFrame:
@@ -255,6 +364,11 @@ def write_dataset(released, staged):
 def write_staged(output, write):
     """Run ``write(staged_path)``, which writes the dataset there (by the
     workers) and audits it, raising to refuse; then rename the staging folder
-    into place. On any error nothing is left. Returns what ``write`` returned."""
+    into place (with the outputs of the batch open, :func:`geoanon.io.batch`).
+    On any error nothing is left. Returns what ``write`` returned."""
+    output = Path(output).absolute()  # the workers may run in another folder
+    batch = current_batch()
+    if batch is not None:            # renamed with the batch's other outputs (a command's report and map)
+        return write(batch.stage(output))
     with StagedOutputs() as out:
         return write(out.stage(output))

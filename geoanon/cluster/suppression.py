@@ -22,14 +22,18 @@ import numpy as np
 import pandas as pd
 
 from .._codes import combined_key
-from ..audit import SUPPRESSED, sensitive_codes
+from ..audit import SUPPRESSED
+from ..models import sensitive_codes
 from ..errors import DataError
+from ..report.release import JobReport
 from ..pipeline.suppression import check_time_limit, solution_details, suppressed_cells, suppression_model
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
                       write_dataset, write_staged)
+
+__all__ = ["suppress"]
 
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
@@ -43,6 +47,33 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (:func:`~geoanon.cluster.release.shuffled`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import dask.dataframe as dd
+    >>> import distributed
+    >>> import pandas as pd
+    >>> import geoanon.cluster as gc
+    >>> client = distributed.Client(n_workers=1, processes=False, dashboard_address=":0")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> df = pd.DataFrame({"age": ["30-39"] * 3 + ["40-49"] * 3,
+    ...                    "sex": ["F", "M", "F", "M", "M", "F"],
+    ...                    "zip": ["27701", "27701", "27705", "27705", "27705", "27705"]})
+    >>> release = gc.suppress(dd.from_pandas(df, npartitions=2), ["age", "sex", "zip"], Path(folder.name, "released"),
+    ...                       k=3, scheduler=client, shuffle=None)
+    >>> pd.read_parquet(release.output)
+         age sex    zip  class_id
+    0  30-39   *      *         0
+    1  30-39   *      *         0
+    2  30-39   *      *         0
+    3  40-49   *  27705         1
+    4  40-49   *  27705         1
+    5  40-49   *  27705         1
+    >>> release.report["cost"]
+    9
+    >>> client.close(); folder.cleanup()
     """
     import dask
 
@@ -77,17 +108,18 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
 
             written = write_dataset(released, staged)
             return (audit_frame(written, [*qi, "class_id"], model=model),
-                    undeclared_frame(written, loose, model.k, warnings))
+                    undeclared_frame(written, loose, model.k, warnings), list(written.columns))
 
-        audit, undeclared = write_staged(output, write_and_audit)
+        audit, undeclared, columns = write_staged(output, write_and_audit)
     sizes = grouping.sizes()
-    report = {"rows": inst.n, **{name: level for name, level in model.as_dict().items()
-                                 if level is not None and name != "sensitive"},
-              "sensitive": sensitive, **solution_details(qi, solution, method, inst),
-              "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "classes": int(sizes.size),
-              "min_class": int(sizes.min()), "max_class": int(sizes.max()), "engine": "dask", **undeclared,
-              "warnings": warnings, "audit": audit, "seconds": round(time.perf_counter() - started, 3)}
-    return ClusterRelease(output=output, report=report)
+    report = JobReport(
+        job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
+        max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
+        details={**solution_details(qi, solution, method, inst),
+                 "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "engine": "dask", **undeclared},
+        lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
+    return ClusterRelease(report=report, warnings=warnings, treatments={col: ("suppress", col) for col in qi},
+                          output=output, columns=columns, sizes=np.asarray(sizes, dtype=np.int64))
 
 
 def _local_pairs(pdf: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,8 @@ import numpy as np
 from .cuts import WINDOW, cut_clearance
 from .dims import RankDim, SetDim, TreeDim
 
+__all__ = ["location_forest", "split_all", "vectorizable"]
+
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
 
 

@@ -15,6 +15,8 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
+__all__ = ["WINDOW", "best_cut", "cut_clearance", "rank_cut"]
+
 
 @dataclass
 class Cut:

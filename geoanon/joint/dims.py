@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "grid_places", "ranked", "rounding_step",
+           "tree_from_paths"]
+
 
 MARGIN = 0.05     # a moved end lies between this share of the class's range and twice it beyond its records
 
@@ -479,3 +482,19 @@ class Dims:
                 self._costs.clear()
             cost = self._costs[state] = float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state)))
         return cost
+
+
+def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
+    """A :class:`RankDim` of a date column (whole days or
+    seconds, NaN: missing): cut on the calendar (:func:`~geoanon.dates.calendar_cuts`), outer
+    edges on year starts beyond the values, closed intervals published as ISO
+    text (``calendar``)."""
+    from ..dates import calendar_cuts, outer_edges
+
+    uniq, held, rank, missing = ranked(values, name)
+    d = uniq.size
+    edges = np.empty(d + 1)
+    edges[1:d] = calendar_cuts(uniq[:-1], uniq[1:], unit)
+    edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
+    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
+                   missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)

@@ -17,6 +17,8 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
+__all__ = ["suppressed_rows", "with_suppressed_class"]
+
 
 def suppressed_rows(dims, check, part, budget: int, widths=None) -> np.ndarray:
     """The rows of whole classes of ``part`` published suppressed: the classes

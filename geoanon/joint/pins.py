@@ -20,6 +20,8 @@ from ..errors import InfeasibleError
 from .dims import RankDim
 from .outliers import _blank
 
+__all__ = ["without_pins"]
+
 
 def without_pins(dims, check, part, pins):
     """``part`` with its pinned records (``pins``: states, rows per state ->

@@ -41,6 +41,8 @@ from .batch import location_forest, split_all, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
+__all__ = ["JointPartition", "cut_down", "joint_partition", "location_losses"]
+
 
 
 @dataclass

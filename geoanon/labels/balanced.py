@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["balanced", "bins_upper_bound"]
+
 FINE = 1 / 100         # items at most this fraction of the average class are water-filled
 PARTNERS = 8           # lightest (or heaviest) classes tried for an exchange, per step
 STEPS_PER_CLASS = 4    # exchanges per class, at most (plus STEPS_BASE)

@@ -21,6 +21,8 @@ from .exact import exact_cover
 from ..choices import LABEL_METHODS as METHODS
 from ..choices import LABEL_ORDERS as ORDERS
 
+__all__ = ["LabelPartition", "cover_labels", "cover_lower_bound"]
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class LabelPartition(Partition):
@@ -32,6 +34,15 @@ class LabelPartition(Partition):
     bound proves (ceil(bound - 1e-6)), so ``proven_optimal`` holds only when
     that certificate meets the largest class; a time limit that stops HiGHS
     with a covering leaves it False, the bound as far as it got.
+
+    Examples
+    --------
+    >>> import geoanon as ga
+    >>> part = ga.cover_labels({"flu": 5, "copd": 2, "asthma": 1, "cancer": 3, "gout": 1}, k=4)
+    >>> part.verify()
+    LabelPartition(method='balanced', k=4, classes=2, max_weight=6, lower_bound=6, ratio=1.0000)
+    >>> part.class_of()
+    {'flu': 0, 'copd': 1, 'asthma': 0, 'cancer': 1, 'gout': 1}
     """
 
     items: list = field(default=None)
@@ -87,6 +98,18 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
     LabelPartition
         With ``lower_bound`` from :func:`cover_lower_bound` (raised by the case
         analysis of paper-5/2 when it proves more) and ``ratio``.
+
+    Examples
+    --------
+    Twelve records under five diagnoses, in classes of at least 4:
+
+    >>> import geoanon as ga
+    >>> counts = {"flu": 5, "copd": 2, "asthma": 1, "cancer": 3, "gout": 1}
+    >>> part = ga.cover_labels(counts, k=4)
+    >>> part.members()
+    [['flu', 'asthma'], ['copd', 'cancer', 'gout']]
+    >>> part.weights, part.lower_bound, part.proven_optimal
+    (array([6, 6]), 6, True)
     """
     k = check_k(k)
     method = check_choice("method", method, METHODS)

@@ -21,6 +21,8 @@ import numpy as np
 from .._milp import BOUND_TOLERANCE, ConstraintRows, not_proven
 from ..errors import InfeasibleError, ParameterError
 
+__all__ = ["TIME_LIMIT", "bounded_cover", "exact_cover"]
+
 EXACT_MAX_VARIABLES = 6000
 TIME_LIMIT = 120.0
 

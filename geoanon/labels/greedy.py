@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["five_halves", "fold", "spread"]
+
 
 def next_fit(x: np.ndarray, k: int) -> tuple[np.ndarray, int]:
     """Greedy covering in the given order: a bin closes as soon as it holds >= k.

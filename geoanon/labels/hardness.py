@@ -13,6 +13,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
+__all__ = ["ThreePartitionInstance", "three_partition_instance"]
+
 
 class ThreePartitionInstance(NamedTuple):
     counts: np.ndarray      # the 3m weights, shuffled
@@ -22,7 +24,19 @@ class ThreePartitionInstance(NamedTuple):
 
 def three_partition_instance(m: int, B: int, *, seed=None) -> ThreePartitionInstance:
     """A random yes-instance of 3-Partition with m triples of sum B (B >= 12,
-    so that integers strictly between B/4 and B/2 can sum to B)."""
+    so that integers strictly between B/4 and B/2 can sum to B).
+
+    Examples
+    --------
+    >>> import geoanon as ga
+    >>> instance = ga.three_partition_instance(3, 30, seed=1)
+    >>> instance.counts
+    array([11, 10,  9, 11,  8,  8,  9, 13, 11])
+    >>> instance.counts[instance.triples].sum(axis=1)      # the planted triples
+    array([30, 30, 30])
+    >>> ga.cover_labels(instance.counts, k=instance.k).max_weight   # the optimum, k
+    30
+    """
     if m < 1 or B < 12:
         raise ParameterError(f"need m >= 1 and B >= 12, got m={m}, B={B}")
     rng = np.random.default_rng(seed)

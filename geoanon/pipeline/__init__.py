@@ -9,8 +9,9 @@ write them. Every other column and every row is kept, in order.
 from importlib import import_module
 
 _HOMES = {"anonymize": "joint_release", "generalize_labels": "labels", "generalize_points": "points",
-          "numeric_column": "points", "generalize_regions": "regions", "region_graph": "regions",
-          "JobReport": "release", "Release": "release", "write_release": "release", "suppress": "suppression"}
+          "numeric_column": "coordinates", "generalize_regions": "regions", "region_graph": "regions",
+          "JobReport": ".report.release", "Release": ".report.release",
+          "write_release": ".report.release", "suppress": "suppression"}
 
 __all__ = sorted(_HOMES)
 

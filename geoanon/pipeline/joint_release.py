@@ -7,31 +7,32 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._cells import escape_formulas
+from .._cells import escape_formulas, numeric_cells
 from .._codes import factorize_exact
 from .._text import plural, show
-from .._validation import (check_choice, check_jobs, check_positive, check_scalar_columns, check_seed,
-                           check_unique_columns)
+from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
-from ..columns import declared, with_sensitive
 from ..errors import DataError, ParameterError
-from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LOCATION_LOSSES, REGION_SMALL,
-                       REGIONS_UNKNOWN)
-from ..joint.dims import Dims, RankDim, SetDim, ranked, rounding_step, tree_from_paths
+from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step, tree_from_paths
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
 from ..joint.search import joint_partition
-from ..models import Hierarchy, requested_model
-from ..dates import date_dim, is_date_column
+from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss
+from .._geo import box_extents, row_box_extents
 from ..progress import stepped
+from ..spec import ReleaseSpec, release_spec
+from ..spec.release import treatments as spec_treatments
 from .location import ground_spans, robust_spans
 from .naming import canonical_codes
-from .points import numeric_column
-from .release import JobReport, Release, present_cells, require_column
+from .coordinates import numeric_column
+from .._validation import require_column
+from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
+
+__all__ = ["anonymize", "release_joint"]
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -41,7 +42,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326",
               bounds=None, n_jobs=1,
-              distribution=None, seed=0, keep=None, identifiers=None, strict=True, model=None,
+              seed=0, keep=None, identifiers=None, strict=True, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
@@ -107,7 +108,16 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         ``"range"`` (the default of the greedy and joint designs, and of
         ZIP and label locations): Xu et al.'s NCP over the range, which a
         few far records (an island) make so wide that state-sized boxes
-        look cheap. The report's NCP is Xu et al.'s in every case.
+        look cheap. The choice steers the search only: the report's NCP
+        (:func:`geoanon.information_loss`) is measured the same way for
+        every choice. An interval cell (a location box's latitude and
+        longitude count as two) costs its width over the column's input
+        range, Xu et al.'s NCP (2006); a set or hierarchy node (a ZIP or
+        label group included) covering c of the column's |A| distinct
+        input values costs (c - 1) / (|A| - 1), Iyengar's loss metric
+        (2002), with Xu et al.'s c / |A| reported beside as ``xu_ncp``; in
+        a suppressed column a kept value costs 0 and ``*`` 1; an empty
+        interval costs 0 where the input was missing, else 1.
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
@@ -165,11 +175,6 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         column without a role is refused (UndeclaredColumnsError), or, with
         ``strict=False``, published as it is, with a warning and the records
         it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
-    distribution : mapping, optional
-        Sensitive value (as text) -> weight: the distribution t is measured
-        against, instead of the table's own, for a table that is one shard of
-        a larger release (the dask engine's); ``order`` then lists every value.
-        The shard's own audit then leaves t to the caller's audit of the whole.
 
     Returns
     -------
@@ -183,65 +188,90 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         of the classes inside it); ``partition``: the joint search's
         :class:`~geoanon.joint.search.JointPartition`. Nothing is returned
         unless the audit passes.
+
+    Examples
+    --------
+    Eight patients in Durham and Raleigh: location, age and sex generalized
+    together, so that every class holds two records and two diagnoses:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({
+    ...     "lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...     "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...     "age": [34, 38, 45, 51, 29, 33, 62, 58],
+    ...     "sex": ["F", "M", "F", "M", "F", "F", "M", "M"],
+    ...     "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], sensitive="diagnosis",
+    ...                        k=2, l_distinct=2)
+    >>> release.table.columns.tolist()
+    ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
+    >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
+       age_min  age_max sex diagnosis  class_id
+    0       30       54   *       flu         1
+    1       35       49   *      copd         0
+    2       35       49   *       flu         0
+    3       30       54   *      gout         1
+    4        0       39   F      copd         2
+    5        0       39   F       flu         2
+    6       55     <NA>   M      gout         3
+    7       55     <NA>   M       flu         3
+    >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
+    (2, 2)
+
+    An end in a tail (fewer than k records beyond it) is published open: the
+    column's floor (0 for ages) or no end at all (``<NA>``, as in "55+").
     """
+    return release_joint(df, release_spec("anonymize", **{name: v for name, v in locals().items() if name != "df"}))
+
+
+def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
+    """The joint release of ``df`` as ``spec`` asks (:func:`anonymize`; the
+    dask engine's shards call it with their part of the spec)."""
     started = time.perf_counter()
-    cols = declared(columns, location=location, qi=qi, sensitive=sensitive, interval=interval, dates=dates,
-                    hierarchies=hierarchies, suppress=suppress, sets=sets, identifiers=identifiers, keep=keep)
-    location, qi, interval, dates = cols.location, cols.quasi_identifiers, cols.interval, cols.dates or None
-    hierarchies, suppress, sets, sensitive = cols.hierarchies, cols.suppress, cols.sets, cols.sensitive
-    model = with_sensitive(model, sensitive)
-    sensitive = None if model is not None else sensitive
+    cols, o = spec.columns, spec.options
+    qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, dict(o["dates"])
+    model, (kind, loc) = spec.model, spec.location
+    sensitive = model.sensitive
+    method, extent, crs, seed = o["method"], o["extent"], o["crs"], o["seed"]
     check_unique_columns(df)
     df, keep = declared_table(df, cols.identifiers, cols.keep)
-    method = check_choice("method", method, DESIGNS)
-    extent = check_choice("extent", extent, EXTENTS)
-    resolution = _check_resolution(resolution)
-    n_jobs = check_jobs(n_jobs)
-    seed = check_seed(seed)
-    missing = check_choice("missing", missing, COORDINATES_MISSING)
-    model = requested_model(model, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
-                            order=order)
-    sensitive = model.sensitive
-    kind, loc = _location(location)
-    location_loss = check_location_loss(location_loss, kind, method)
-    max_suppressed = check_max_suppressed(max_suppressed, kind)
-    formats = check_dates(dates)
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
-    treatments = _treatments(df, qi, interval, hierarchies, suppress, sets, formats)
+    treatments = spec_treatments(df, spec.but(dates=formats), lambda col: numeric_cells(df[col]))
     _check_roles(df, kind, loc, qi, sensitive)
     unranged = [c for c in cols.ranges if treatments.get(c) != "interval" or c in formats]
     if unranged:
         raise ParameterError(f"ranges names {show(unranged[0])}, which is not a number quasi-identifier "
                              "published as an interval")
-    weights = check_weights(weights, qi, kind is not None)
+    weights = o["weights"]
     roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
              *([sensitive] if sensitive is not None else [])]
-    loose = undeclared(df, roles, keep, strict=strict)
+    loose = undeclared(df, roles, keep, strict=o["strict"])
     check_scalar_columns(df, roles)
     if len(df) == 0:
         raise DataError("the table has no rows")
-    check = model.compile(df, distribution)
+    check = model.compile(df, spec.reference)
     warnings: list = []
-    dims, publish_location = _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent,
-                                            resolution)
+    dims, publish_location = _location_dims(df, kind, loc, check, o["missing"], crs, o["bounds"], warnings, extent,
+                                            o["resolution"])
     for col in qi:
-        dims.items.append(_qi_dim(df, col, treatments[col], (hierarchies or {}).get(col), extent, model.k,
+        dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
     for d in dims.items:
         d.weight = weights.get("location" if d.location else d.name, 1.0)
-    if location_loss == "spacing":
+    if o["location_loss"] == "spacing":
         dims.diagonal = _diagonals(dims, crs)
         ground_spans(dims, crs)
-    elif location_loss == "spread":
+    elif o["location_loss"] == "spread":
         robust_spans(dims)
-    if max_extent_km is not None:
-        dims.too_wide = _too_wide(dims, crs, check_max_extent(max_extent_km, kind, method))
+    if o["max_extent_km"] is not None:
+        dims.too_wide = _too_wide(dims, crs, o["max_extent_km"])
     if kind == "points":
         dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
-    part = joint_partition(dims, check, method, n_jobs)
-    if max_suppressed:
-        part = _without_outliers(dims, check, part, int(max_suppressed * len(df)), method, n_jobs,
+    part = joint_partition(dims, check, method, o["n_jobs"])
+    if o["max_suppressed"]:
+        part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(df)), method, o["n_jobs"],
                                  (dims.diagonal or _diagonals(dims, crs)) if kind == "points" else None)
     withheld = np.zeros(0, dtype=np.int64)
     if kind == "points":
@@ -250,9 +280,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
-                    model=model if distribution is None else model.without_table_levels())
-    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies, formats=formats)
+                    model=model if spec.reference is None else model.without_table_levels())
+    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
     sizes = np.bincount(part.row_class)
+    max_suppressed = o["max_suppressed"]
     report = JobReport(
         job="anonymize", rows=int(len(df)), model=model.as_dict(), classes=int(sizes.size),
         min_class=int(sizes.min()), max_class=int(sizes.max()), audit=audit,
@@ -263,9 +294,9 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
             "qi": {col: treatments[col] for col in qi},
             "method": method,
             "location_classes": int(part.location_classes),
-            **({} if kind is None else {"location_loss": location_loss}),
+            **({} if kind is None else {"location_loss": o["location_loss"]}),
             **({"weights": weights} if weights else {}),
-            **({} if max_extent_km is None else _beyond(table, loc, crs, max_extent_km, warnings)),
+            **({} if o["max_extent_km"] is None else _beyond(table, loc, crs, o["max_extent_km"], warnings)),
             **({} if max_suppressed is None else {
                 "max_suppressed": max_suppressed,
                 "suppressed_records": int((part.row_class == part.suppressed).sum())}),
@@ -283,30 +314,6 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
 PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up to 10% a side, then onto the grid
 
 
-def check_max_extent(value, kind, method) -> float:
-    """``max_extent_km`` checked: a finite number > 0, for a points location and the frontier design."""
-    check_positive("max_extent_km", value)
-    if kind != "points":
-        raise ParameterError("max_extent_km needs a points location (lat and lon)")
-    if method != "frontier":
-        raise ParameterError(f"max_extent_km works with method='frontier', not {method!r}")
-    return float(value)
-
-
-def check_max_suppressed(value, kind) -> float | None:
-    """``max_suppressed`` checked: a share 0 <= share < 1, with a points location or none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0 <= float(value) < 1:
-        raise ParameterError(f"max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
-                             f"got {show(value)}")
-    if kind not in (None, "points"):
-        raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
-                             "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
-    return float(value)
-
-
 def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
     """``part``, or, where classes of at most ``budget`` rows can be published
     suppressed and the rest still meets the model, the rest partitioned again
@@ -320,27 +327,10 @@ def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
     return with_suppressed_class(dims, joint_partition(dims, check, method, n_jobs, rows=kept), hidden)
 
 
-def check_location_loss(value, kind, method) -> str:
-    """``location_loss`` checked, or its default: ``"spacing"`` for a points
-    location cut by a location tree (frontier, location-first), else ``"range"``."""
-    tree = method in ("frontier", "location-first")
-    if value is None:
-        return "spacing" if kind == "points" and tree else "range"
-    value = check_choice("location_loss", value, LOCATION_LOSSES)
-    if value != "range" and kind != "points":
-        raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")
-    if value == "spacing" and not tree:
-        raise ParameterError(f"location_loss='spacing' needs the location tree of method='frontier' or "
-                             f"'location-first', not {method!r}")
-    return value
-
-
 def _diagonals(dims, crs):
     """Location states -> the diagonal (km) of each one's box as the search
     measures it (its records' box on the grid, or its tile)."""
     from pyproj import CRS
-
-    from .figures import box_extents
 
     crs = CRS.from_user_input(crs)
     x, y = (j for j, d in enumerate(dims.items) if d.location)
@@ -364,39 +354,13 @@ def _too_wide(dims, crs, max_km):
 
 def _beyond(table, loc, crs, max_km, warnings) -> dict:
     """The report's count of records published in boxes wider than ``max_km``, and its warning."""
-    from .figures import _box_extents
-
-    diameter = _box_extents(table, loc["lat"], loc["lon"], crs)[2]
+    diameter = row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
     beyond = int((diameter > max_km).sum())
     if beyond:
         warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
                         f"published in boxes wider than {max_km:g} km: their location classes cannot be cut further "
                         "while every part meets the model")
     return {"max_extent_km": max_km, "beyond_max_extent": beyond}
-
-
-MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
-
-
-def check_weights(weights, qi, located: bool) -> dict:
-    """``weights`` checked: a mapping from ``"location"`` (with a location)
-    or a quasi-identifier to a number in [MIN_WEIGHT, 1 / MIN_WEIGHT]."""
-    if weights is None:
-        return {}
-    if not isinstance(weights, dict):
-        raise ParameterError(f"weights must be a dict of column -> number, got {type(weights).__name__}")
-    out = {}
-    for name, w in weights.items():
-        if name == "location" and not located:
-            raise ParameterError("weights names the location, and the release has none")
-        if name != "location" and name not in qi:
-            raise ParameterError(f"weights names {show(name)}, which is neither 'location' nor a quasi-identifier")
-        check_positive(f"the weight of {show(name)}", w)
-        if not MIN_WEIGHT <= w <= 1 / MIN_WEIGHT:
-            raise ParameterError(f"the weight of {show(name)} must be between {MIN_WEIGHT:g} and {1 / MIN_WEIGHT:g} "
-                                 f"(weights are relative), got {show(w)}")
-        out[str(name)] = float(w)
-    return out
 
 
 def _release_location(kind, loc):
@@ -406,84 +370,6 @@ def _release_location(kind, loc):
     if kind == "points":
         return {"kind": "points", "columns": (loc["lat"], loc["lon"])}
     return {"kind": "regions" if kind == "zip" else "labels", "columns": (loc[kind],)}
-
-
-def _check_resolution(resolution):
-    if resolution is None:
-        return None
-    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not np.isfinite(resolution) \
-            or resolution <= 0:
-        raise ParameterError(f"resolution must be a positive number, got {show(resolution)}")
-    return float(resolution)
-
-
-def _location(location):
-    """(kind, spec) of the ``location`` argument."""
-    if location is None:
-        return None, {}
-    if isinstance(location, (tuple, list)):
-        if len(location) != 2:
-            raise ParameterError(f"location as a pair must be (lat, lon), got {show(location)}")
-        return "points", {"lat": location[0], "lon": location[1]}
-    if not isinstance(location, dict):
-        raise ParameterError("location must be (lat, lon) or a dict with lat and lon, zip, or label")
-    keys = set(location)
-    shapes = {"points": ({"lat", "lon"}, set()),
-              "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
-              "label": ({"label"}, set())}
-    for kind, (needed, optional) in shapes.items():
-        if needed <= keys:
-            extra = keys - needed - optional
-            if extra:
-                raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {kind} location")
-            location = dict(location)
-            for key, choices in (("contiguity", CONTIGUITY), ("unknown", REGIONS_UNKNOWN), ("small", REGION_SMALL)):
-                if location.get(key) is not None:
-                    location[key] = check_choice(f"location {key}", location[key], choices)
-            return kind, location
-    raise ParameterError(f"location needs lat and lon, or zip, regions and region_id, or label; "
-                         f"got keys {', '.join(sorted(map(str, keys)))}")
-
-
-def check_dates(dates) -> dict:
-    """``dates`` as {column: format or None} (quasi-identifiers: :attr:`geoanon.Columns.quasi_identifiers`)."""
-    if dates is None:
-        return {}
-    if isinstance(dates, str):
-        dates = [dates]
-    formats = dict(dates) if isinstance(dates, dict) else {col: None for col in dates}
-    for col, fmt in formats.items():
-        if fmt is not None and not (isinstance(fmt, str) and "%" in fmt):
-            raise ParameterError(f"the date format of {show(col)} must be strftime text such as '%d/%m/%Y', "
-                                 f"got {show(fmt)}")
-    return formats
-
-
-def _treatments(df, qi, interval, hierarchies, suppress, sets, formats=None) -> dict:
-    interval, suppress, sets = list(interval or []), list(suppress or []), list(sets or [])
-    hierarchies = dict(hierarchies or {})
-    for col, h in hierarchies.items():
-        if not isinstance(h, Hierarchy):
-            raise ParameterError(f"hierarchies[{show(col)}] must be a Hierarchy, got {type(h).__name__}")
-    out = {}
-    for col in qi:
-        require_column(df, col)
-        given = [name for name, cols in (("interval", interval), ("suppress", suppress), ("set", sets),
-                                         ("hierarchy", list(hierarchies))) if col in cols]
-        if len(given) > 1:
-            raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
-        out[col] = given[0] if given else ("interval" if _numeric(df[col]) or col in (formats or {}) else "suppress")
-    return out
-
-
-def _numeric(s: pd.Series) -> bool:
-    """Whether every present cell is a number (text such as "42" counts)."""
-    if pd.api.types.is_bool_dtype(s):
-        return False
-    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
-        return True
-    present = present_cells(s)
-    return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())
 
 
 def _check_roles(df, kind, loc, qi, sensitive) -> None:

@@ -18,8 +18,11 @@ from ..labels import cover_labels
 from ..ncp import information_loss
 from ..progress import stepped
 from .naming import canonical_codes, canonical_order, label_group_names
-from .release import JobReport, Release, check_job_columns
+from .._validation import check_job_columns
+from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
+
+__all__ = ["canonical_labels", "generalize_labels", "label_class_names", "label_classes"]
 
 
 @stepped("grouping labels")
@@ -61,6 +64,23 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         :mod:`geoanon.pipeline.naming`) and ``class_id`` last (classes numbered
         in the labels' sorted order, not the rows'); ``classes`` holds one row per label
         (label, records, class_id, class_label), in class order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"name": ["Ann", "Ann", "Ann", "Bob", "Cy", "Dee", "Dee", "Dee", "Eve", "Flo"]})
+    >>> release = ga.generalize_labels(df, k=3, column="name")
+    >>> release.table["name"].tolist()
+    ['Ann+1', 'Ann+1', 'Ann+1', 'group 1', 'group 1', 'Dee', 'Dee', 'Dee', 'group 1', 'Ann+1']
+    >>> release.classes
+      label  class_id class_label
+    0   Ann         0       Ann+1
+    1   Flo         0       Ann+1
+    2   Bob         1     group 1
+    3    Cy         1     group 1
+    4   Eve         1     group 1
+    5   Dee         2         Dee
     """
     started = time.perf_counter()
     check_unique_columns(df)
@@ -92,14 +112,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
     warnings: list = []
-    by_class = np.lexsort((-counts, part.labels))
-    classes = pd.DataFrame({
-        "label": escape_formulas(pd.Series(uniques.take(by_class), dtype=object)),
-        "class_id": part.labels[by_class],
-        "class_label": names[part.labels[by_class]],
-    })
-    if class_counts:
-        classes.insert(1, "records", counts[by_class])
+    classes = label_classes(uniques, counts, part, names, class_counts)
     report = JobReport(
         job="labels", rows=int(len(df)), model={"k": k}, classes=part.n_classes, min_class=part.min_weight,
         max_class=part.max_weight, audit=audit, seconds=round(time.perf_counter() - started, 3),
@@ -116,6 +129,21 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         lead=("rows", "k", "labels"))
     return Release(table=table, partition=part, report=report, classes=classes, treatments=treatments,
                    warnings=warnings, location={"kind": "labels", "columns": (column,)})
+
+
+def label_classes(uniques, counts: np.ndarray, part, names: np.ndarray, class_counts: bool) -> pd.DataFrame:
+    """One row per label, in class order: the label, its records when
+    ``class_counts`` (a count of 1 names a record), its class and the class's
+    published name."""
+    by_class = np.lexsort((-counts, part.labels))
+    classes = pd.DataFrame({
+        "label": escape_formulas(pd.Series(pd.Index(uniques, dtype=object).take(by_class), dtype=object)),
+        "class_id": part.labels[by_class],
+        "class_label": names[part.labels[by_class]],
+    })
+    if class_counts:
+        classes.insert(1, "records", counts[by_class])
+    return classes
 
 
 def canonical_labels(uniques, counts: np.ndarray):

@@ -7,11 +7,15 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
+from .._geo import KM_PER_DEGREE
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..points.frame import RELATIVE_SCALE
 from .naming import label_group_names, region_group_names
+
+__all__ = ["NoLocation", "PointsPublisher", "default_resolution", "finest_step", "ground_spans", "group_location",
+           "points_location", "robust_spans"]
 
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
 
@@ -35,8 +39,9 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     records' bounding box rounded outward to multiples of ``resolution``
     (default :func:`default_resolution` per axis), inside the tile."""
     from ..points.frame import check_bounds
-    from ..points.partition import _is_geographic, check_coordinates, rank_frame
-    from .points import _null_island, numeric_column, rows_without_coordinates
+    from .._geo import is_geographic
+    from ..points.partition import check_coordinates, rank_frame
+    from .coordinates import null_island, numeric_column, rows_without_coordinates
 
     lat, lon = loc["lat"], loc["lon"]
     if lat == lon:
@@ -51,7 +56,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     if resolution is not None and resolution < finest:
         raise ParameterError(f"resolution={show(resolution)} is finer than coordinates as large as "
                              f"{show(float(np.abs(xy).max()))} can hold; give at least {finest:g}")
-    geographic = crs is not None and _is_geographic(crs)
+    geographic = crs is not None and is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
     frame = rank_frame(xy, None, geographic, bounds)
@@ -60,7 +65,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         raise ParameterError(f"resolution={show(resolution)} is coarser than the region the boxes tile (coordinates "
                              f"up to {show(reach)}); give at most {show(reach)}")
     if geographic:
-        warnings += _null_island(xy)
+        warnings += null_island(xy)
     dims = []
     for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
         lows, highs = frame.x_ends if axis == 0 else frame.y_ends
@@ -97,12 +102,8 @@ def ground_spans(dims, crs) -> None:
         return
     held = y.rank[y.rank < y.size]
     lat = float(np.median(y.low[held])) if held.size else 0.0
-    y.span = 1.0 / KM_PER_DEGREE_LATITUDE
-    x.span = 1.0 / (KM_PER_DEGREE_LONGITUDE * max(np.cos(np.radians(lat)), 0.01))
-
-
-KM_PER_DEGREE_LATITUDE = 110.57      # at mid latitudes
-KM_PER_DEGREE_LONGITUDE = 111.32     # at the equator
+    y.span = 1.0 / KM_PER_DEGREE
+    x.span = 1.0 / (KM_PER_DEGREE * max(np.cos(np.radians(lat)), 0.01))
 
 
 def robust_spans(dims) -> None:

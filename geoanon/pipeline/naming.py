@@ -23,6 +23,8 @@ import math
 import numpy as np
 import pandas as pd
 
+__all__ = ["canonical_codes", "canonical_order", "label_group_names", "region_group_names"]
+
 NEUTRAL = "group {}"
 
 

@@ -17,32 +17,12 @@ from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
 from ..ncp import information_loss
 from ..progress import stepped
-from .release import MISSING_TOKENS, JobReport, Release, require_column, with_geometry
+from .._geo import is_geographic
+from ..report.release import JobReport, Release, with_geometry
+from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 
-
-def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
-    """Column ``col`` as float64, NaN where missing; DataError naming the first
-    value that is neither a number nor a missing marker."""
-    require_column(df, col)
-    s = df[col]
-    if pd.api.types.is_bool_dtype(s):
-        raise DataError(f"column {col!r} holds booleans, not coordinates")
-    if pd.api.types.is_complex_dtype(s):
-        raise DataError(f"column {col!r} holds complex numbers, not coordinates")
-    if pd.api.types.is_numeric_dtype(s):
-        return s.to_numpy(dtype=np.float64, na_value=np.nan)
-    odd = np.flatnonzero([isinstance(v, (bool, np.bool_, complex, np.complexfloating)) for v in s]) \
-        if s.dtype == object else np.zeros(0, dtype=np.int64)     # text columns hold no booleans
-    if odd.size:
-        i = int(odd[0])
-        raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(s.iloc[i])} is not a coordinate")
-    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    for i in np.flatnonzero(np.isnan(values)):   # only the cells that did not parse
-        v = s.iloc[i]
-        if not (pd.isna(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TOKENS)):
-            raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(v)} is not a number")
-    return values
+__all__ = ["generalize_points", "withheld_note"]
 
 
 @stepped("partitioning points")
@@ -100,6 +80,28 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         MultiPolygon cut there. ``warnings`` name what was assumed or looks
         wrong (a CRS assumed, records at (0, 0)). ``partition`` is the
         partition of the plane (its rectangles tile ``bounds``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({
+    ...     "lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...     "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63],
+    ...     "diagnosis": ["flu", "copd", "flu", "gout", "copd", "flu", "gout", "flu"]})
+    >>> release = ga.generalize_points(df, k=2, keep=["diagnosis"])
+    >>> release.table
+       lat_min  lat_max  lon_min  lon_max diagnosis  class_id
+    0  35.9870  36.0222 -78.9010 -78.8893       flu         1
+    1  35.9783  36.0119 -78.9320 -78.9081      copd         0
+    2  35.9783  36.0119 -78.9320 -78.9081       flu         0
+    3  35.9870  36.0222 -78.9010 -78.8893      gout         1
+    4  35.7782  35.8019 -78.6615 -78.6386      copd         2
+    5  35.7782  35.8019 -78.6615 -78.6386       flu         2
+    6  35.7684  35.7918 -78.6306 -78.6190      gout         3
+    7  35.7684  35.7918 -78.6306 -78.6190       flu         3
+    >>> release.report["classes"], release.report["audit"]["k"]
+    (4, 2)
     """
     started = time.perf_counter()
     check_unique_columns(df)
@@ -118,7 +120,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     check_scalar_columns(df, [lat, lon])
     if lat is None:                     # a GeoDataFrame without lat and lon columns
         x, y, crs = _geometry_coordinates(df, warnings)
-        lat_name, lon_name = ("lat", "lon") if _geographic(crs) else ("y", "x")
+        lat_name, lon_name = ("lat", "lon") if is_geographic(crs) else ("y", "x")
         raw = [c for c in (lat_name, lon_name) if c in df.columns]
         if raw:
             raise DataError(f"the GeoDataFrame has a column {show(raw[0])} besides its geometry, which would be "
@@ -141,8 +143,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
     part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
-    if crs is not None and _geographic(crs):
-        warnings += _null_island(xy)
+    if crs is not None and is_geographic(crs):
+        warnings += null_island(xy)
     boxes, class_id, withheld = published_boxes(x, y, present, part, k, crs, bounds, seed)
     rect = np.full((len(df), 4), np.nan)
     located = class_id < boxes.shape[0]
@@ -162,7 +164,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     part.verify()
     audit = require(table, out_cols, k=k)
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
-                  lon_name: ("longitude" if _geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
+                  lon_name: ("longitude" if is_geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
     ncp = information_loss(pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True), treatments)
     weights = np.bincount(class_id)
     report = JobReport(
@@ -183,8 +185,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     if withheld:
-        notes.append(f"{plural(withheld, 'record')} published without a location: an edge of their class's box "
-                     "would lie within 1% of its extent of one of them")
+        notes.append(withheld_note(withheld))
     across = int((boxes[:, 0] > boxes[:, 2]).sum())
     if across:
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
@@ -193,6 +194,12 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
                    location={"kind": "points", "columns": (lat_name, lon_name)})
+
+
+def withheld_note(withheld: int) -> str:
+    """The map's and report's note on records published without a location."""
+    return (f"{plural(withheld, 'record')} published without a location: an edge of their class's box would lie "
+            "within 1% of its extent of one of them")
 
 
 def published_boxes(x, y, present, part, k, crs, bounds, seed=0) -> tuple:
@@ -242,33 +249,6 @@ def gpd_classes(boxes: np.ndarray, weights: np.ndarray, crs):
                             geometry=rectangle_shapes(boxes), crs=crs)
 
 
-def rows_without_coordinates(df, x, y, missing: str, remedy: str) -> np.ndarray:
-    """Which rows lack a coordinate; DataError when some do and ``missing`` is
-    "error" (the message ends with what missing='suppress' would do, ``remedy``),
-    or when no row has coordinates."""
-    absent = np.isnan(x) | np.isnan(y)
-    n_absent = int(absent.sum())
-    if n_absent and missing == "error":
-        i = int(np.flatnonzero(absent)[0])
-        raise DataError(f"{plural(n_absent, 'row')} {'has' if n_absent == 1 else 'have'} no coordinates "
-                        f"(first: row {show(df.index[i])}); use missing='suppress' to {remedy}")
-    if n_absent == len(df):
-        raise DataError("no row has coordinates")
-    return absent
-
-
-def _null_island(xy: np.ndarray) -> list:
-    """A warning about records at exactly (0, 0), a common placeholder for a
-    missing location. It counts them and names no row: the report holding it
-    is published, and a row named there would be a row whose coordinate it
-    states."""
-    n = int(np.count_nonzero((xy[:, 0] == 0) & (xy[:, 1] == 0)))
-    if n == 0:
-        return []
-    return [f"{plural(n, 'record')} at exactly (0, 0) (\"Null Island\", a common placeholder for a missing "
-            "location); if their location is unknown, blank it and use missing='suppress'"]
-
-
 def _replace_columns(df, lat, lon, new: dict, class_id) -> pd.DataFrame:
     """``df`` without ``lat``/``lon``, the new columns where the first of them
     was (at the end when coordinates came from the geometry), ``class_id`` last."""
@@ -308,9 +288,3 @@ def _geometry_coordinates(gdf, warnings: list):
     warnings.append("the input geometry has no CRS; assumed EPSG:4326 (longitude/latitude), "
                     "since every coordinate fits it")
     return x, y, "EPSG:4326"
-
-
-def _geographic(crs) -> bool:
-    from pyproj import CRS
-
-    return crs is not None and CRS.from_user_input(crs).is_geographic

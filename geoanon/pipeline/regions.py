@@ -10,21 +10,27 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
+from .._geo import is_geographic
 from ..choices import REGIONS_UNKNOWN
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
-from ..io import has_geometry, read_edge_list
+from ..io import has_geometry
 from ..ncp import information_loss
 from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
-from ..regions.graphs import region_ids, repair_polygons
+from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
-from .points import numeric_column
+from .coordinates import numeric_column
 from .naming import region_group_names
-from .release import MISSING_TOKENS, JobReport, Release, check_job_columns, with_geometry
+from .._cells import MISSING_TOKENS
+from .._validation import check_job_columns
+from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
+
+__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "refuse_unknown",
+           "region_graph", "region_groups", "region_values"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -86,6 +92,25 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
+
+    Examples
+    --------
+    Ten records in five ZIP codes, the regions given by their centroids:
+
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> regions = pd.DataFrame({"zip": ["27701", "27703", "27705", "27707", "27713"],
+    ...                         "lat": [35.99, 35.97, 36.02, 35.95, 35.90],
+    ...                         "lon": [-78.90, -78.84, -78.95, -78.95, -78.92]})
+    >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
+    >>> release = ga.generalize_regions(df, k=3, column="zip", regions=regions, region_id="zip")
+    >>> release.table["zip"].tolist()
+    ['27701+1', '27701+1', '27701+1', '27701+1', 'group 1', 'group 1', 'group 1', '27713', '27713', '27713']
+    >>> release.classes[["label", "members", "weight"]]
+         label      members  weight
+    0  27701+1  27701,27703       4
+    1  group 1  27705,27707       3
+    2    27713        27713       3
     """
     started = time.perf_counter()
     check_unique_columns(df)
@@ -97,7 +122,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph, shapes = found.graph, found.shapes
+    graph = found.graph
 
     values = region_values(df[column])
     known = values.isin(pd.Index(list(graph.nodes)))
@@ -115,45 +140,73 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     table[column] = np.asarray(labels, dtype=object)[class_id]
     table["class_id"] = class_id
 
-    classes = _class_shapes(shapes, members, labels[:-1], part.weights)
+    groups = RegionGroups(found, part, members, labels, n_suppressed, int(outside.sum()), column, method)
+    classes = groups.classes()
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
-    sizes = np.r_[part.weights, [n_suppressed] if n_suppressed else []].astype(np.int64)
-    summary = graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES)
-    lonely = part.suppressed & ~part.empty
-    noncontiguous = part.noncontiguous_groups()
+    sizes = groups.sizes()
     report = JobReport(
         job="regions", rows=int(len(df)), model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
-        details={
+        details={**groups.details(), "ncp": information_loss(df, table, treatments),
+                 **measure_undeclared(table, loose, k, found.warnings)})
+    notes = groups.notes()
+    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
+                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
+                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
+
+
+@dataclass
+class RegionGroups:
+    """What a partition of a region graph publishes, whichever engine counted
+    the records: its classes (dissolved shapes), class sizes, the report's
+    figures and the map's notes."""
+
+    found: "RegionGraph"
+    part: object
+    members: list
+    labels: list
+    suppressed: int        # records generalized to '*'
+    unknown: int           # records naming no region of the graph
+    column: str
+    method: str
+
+    def classes(self):
+        return _class_shapes(self.found.shapes, self.members, self.labels[:-1], self.part.weights)
+
+    def sizes(self) -> np.ndarray:
+        return np.r_[self.part.weights, [self.suppressed] if self.suppressed else []].astype(np.int64)
+
+    def details(self) -> dict:
+        part, graph = self.part, self.found.graph
+        lonely = part.suppressed & ~part.empty
+        return {
             "lower_bound": part.lower_bound,
             "ratio": round(part.ratio, 6),
-            "method": method,
+            "method": self.method,
             "tree_degree": part.tree_degree,
-            "suppressed_rows": n_suppressed,
-            "unknown_rows": int(outside.sum()),
+            "suppressed_rows": self.suppressed,
+            "unknown_rows": self.unknown,
             "suppressed_regions": int(np.count_nonzero(lonely)),
             "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
             "empty_components": part.params["empty_components"],
             "bridges": int(len(part.bridges)),
-            "noncontiguous_groups": [labels[c] for c in noncontiguous],
-            **found.counts,
-            "column": column,
-            "graph": summary,
-            "ncp": information_loss(df, table, treatments),
-            **measure_undeclared(table, loose, k, found.warnings),
-        })
-    notes = [f"{plural(n_suppressed, 'record')} generalized to '*' (unknown regions or components lighter than k)"] \
-        if n_suppressed else []
-    if noncontiguous:
-        notes.append(f"{plural(len(noncontiguous), 'group')} joined to the nearest region across a gap "
-                     "(not contiguous)")
-    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
-                   warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
-                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
+            "noncontiguous_groups": [self.labels[c] for c in part.noncontiguous_groups()],
+            **self.found.counts,
+            "column": self.column,
+            "graph": graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES),
+        }
+
+    def notes(self) -> list:
+        notes = [f"{plural(self.suppressed, 'record')} generalized to '*' (unknown regions or components lighter "
+                 "than k)"] if self.suppressed else []
+        joined = len(self.part.noncontiguous_groups())
+        if joined:
+            notes.append(f"{plural(joined, 'group')} joined to the nearest region across a gap (not contiguous)")
+        return notes
 
 
 @dataclass
@@ -195,7 +248,7 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
         if not (polygonal or kinds <= {shapely.GeometryType.POINT}):
             raise DataError("region geometries must be all polygons or all points")
         crs = _crs(regions.crs, geoms, found.warnings)
-        geographic = bool(_is_geographic(crs))
+        geographic = bool(is_geographic(crs))
         if polygonal:
             geoms = _repaired(geoms, ids, found)
         if geographic:
@@ -227,13 +280,6 @@ def region_graph(regions, region_id: str, *, edges=None, contiguity: str = "rook
         _warn_null_island(ids, centroids, found.warnings)
     found.graph, found.shapes = graph, shapes
     return found
-
-
-def _is_geographic(crs) -> bool:
-    """Whether a CRS (pyproj object or anything pyproj reads) is longitude/latitude."""
-    from pyproj import CRS
-
-    return CRS.from_user_input(crs).is_geographic
 
 
 def _crs(crs, geoms, warnings: list):
@@ -407,7 +453,7 @@ def _voronoi_cells(points):
     else:
         gap = 0.01 * max(1.0, float(np.abs(sites).max()))
     frame = shapely.buffer(shapely.convex_hull(shapely.multipoints(sites)), gap)
-    if points.crs is not None and _is_geographic(points.crs):
+    if points.crs is not None and is_geographic(points.crs):
         frame = _on_land(frame, sites, gap)
     if len(sites) == 1:
         cells = np.array([frame], dtype=object)

@@ -19,6 +19,9 @@ import pandas as pd
 from .._text import plural, show
 from ..errors import DataError, ParameterError, UndeclaredColumnsError
 
+__all__ = ["declared_table", "looks_identifying", "measure_undeclared", "no_role", "undeclared",
+           "undeclared_warning"]
+
 IDENTIFYING = {        # what a column's name suggests it holds
     "a name": r"(first|last|full|sur|given|family|middle)?_?name|surname",
     "an address": r"address|addr|street|house_?number|road",
@@ -51,7 +54,7 @@ def undeclared(df: pd.DataFrame, roles, keep, *, strict: bool = True) -> list:
     """The columns of ``df`` with no role (not in ``roles`` nor ``keep``, not
     its geometry, which a job replaces); :class:`~geoanon.errors.UndeclaredColumnsError`
     naming them when ``strict``; DataError first for a column of ``roles`` the table lacks."""
-    from .release import require_column
+    from .._validation import require_column
 
     for col in roles:              # a misspelt column is named as such, not as its neighbour without a role
         if col is not None:

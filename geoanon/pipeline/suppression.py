@@ -21,7 +21,9 @@ from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
 from .roles import declared_table, measure_undeclared, undeclared
-from .release import JobReport, Release
+from ..report.release import JobReport, Release
+
+__all__ = ["check_time_limit", "solution_details", "suppress", "suppressed_cells", "suppression_model"]
 
 
 @stepped("suppressing cells")
@@ -99,6 +101,21 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
         leading ``'`` (quasi-identifier columns of ``table`` and ``classes``;
         the others are untouched). Nothing is returned unless the audit of
         the released table (quasi-identifiers and class_id) passes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"age": ["30-39"] * 3 + ["40-49"] * 3,
+    ...                    "sex": ["F", "M", "F", "M", "M", "F"],
+    ...                    "zip": ["27701", "27701", "27705", "27705", "27705", "27705"]})
+    >>> release = ga.suppress(df, ["age", "sex", "zip"], k=3)
+    >>> release.classes
+       class_id    age sex    zip  size  stars
+    0         0  30-39   *      *     3      2
+    1         1  40-49   *  27705     3      1
+    >>> release.report["cost"], release.report["optimal"]     # nine stars, the fewest possible
+    (9, True)
     """
     started = time.perf_counter()
     check_unique_columns(df)

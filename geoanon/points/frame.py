@@ -26,6 +26,9 @@ import numpy as np
 from .._text import plural, show
 from ..errors import DataError, ParameterError
 
+__all__ = ["RELATIVE_SCALE", "WORLD", "check_bounds", "check_contains", "default_bounds", "measurable",
+           "padded_box", "rectangle_shapes", "shortest_decimal_between", "unwrapped", "wraps"]
+
 PAD_FRACTION = 0.05     # the bounds lie at least this fraction of the scale beyond the records
 RELATIVE_SCALE = 1e-9   # the scale is at least this fraction of the coordinates' magnitude ...
 ABSOLUTE_SCALE = 1e-12  # ... and at least this

@@ -56,6 +56,8 @@ import numpy as np
 
 from .margins import EDGE_MARGIN
 
+__all__ = ["AxisEnds", "KdTree", "kd_partition"]
+
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 GAP_SHARE = 2 * EDGE_MARGIN   # the gap a cut needs, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps

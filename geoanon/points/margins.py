@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["EDGE_MARGIN", "needed_gap", "pinned_rows"]
+
 EDGE_MARGIN = 0.01     # share of a box's extent that separates each edge from the records published with it
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._geo import is_geographic
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
@@ -16,6 +17,8 @@ from .frame import (check_bounds, check_contains, default_bounds, measurable, re
 from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
 from .repair import repair, unforced
+
+__all__ = ["RectanglePartition", "check_coordinates", "partition_points", "rank_frame"]
 
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
@@ -32,6 +35,19 @@ class RectanglePartition(Partition):
     ``bounds``. The rectangles are disjoint and tile ``bounds``. A region or
     class with ``xmin > xmax`` crosses the antimeridian (RFC 7946, 3.1.9): it
     holds ``x >= xmin`` and ``x < xmax``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import geoanon as ga
+    >>> lonlat = np.array([[-78.90, 35.99], [-78.91, 36.01], [-78.64, 35.78], [-78.66, 35.80]])
+    >>> part = ga.partition_points(lonlat, k=2)
+    >>> part.verify()
+    RectanglePartition(method='balanced', k=2, classes=2, max_weight=2, lower_bound=2, ratio=1.0000)
+    >>> part.members()
+    [[0, 1], [2, 3]]
+    >>> part.to_geodataframe().total_bounds.tolist() == list(part.bounds)
+    True
     """
 
     xy: np.ndarray = field(default=None)          # (n, 2) coordinates of the elements
@@ -162,13 +178,28 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     Aleutians, Guam with Hawaii) gets classes that wrap, published normalized
     with ``xmin > xmax`` (RFC 7946, 3.1.9), not classes that span the globe.
     The result is deterministic.
+
+    Examples
+    --------
+    Nine points on a 3 x 3 grid of planar coordinates, in classes of at least 3:
+
+    >>> import numpy as np
+    >>> import geoanon as ga
+    >>> xy = np.array([[x, y] for y in (0.5, 1.5, 2.5) for x in (0.5, 1.5, 2.5)])
+    >>> part = ga.partition_points(xy, k=3, crs=None)
+    >>> part.labels
+    array([0, 1, 2, 0, 1, 2, 0, 1, 2])
+    >>> part.rectangles.tolist()            # (xmin, ymin, xmax, ymax) per class
+    [[0.4, 0.4, 1.0, 2.6], [1.0, 0.4, 2.0, 2.6], [2.0, 0.4, 2.6, 2.6]]
+    >>> part.max_weight, part.lower_bound   # every class holds k: optimal
+    (3, 3)
     """
     k = check_k(k)
     method = check_choice("method", method, METHODS)
     xy = check_coordinates(xy, crs)
     w = check_weights(weights, len(xy))
     check_total(int(w.sum()), k)
-    geographic = crs is not None and _is_geographic(crs)
+    geographic = is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
 
@@ -235,7 +266,7 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
         i, n = int(np.flatnonzero(bad)[0]), int(bad.sum())
         raise DataError(f"{plural(n, 'point')} {'has' if n == 1 else 'have'} NaN or infinite coordinates "
                         f"(first: {name(i)}, x={show(a[i, 0])}, y={show(a[i, 1])})")
-    if crs is not None and _is_geographic(crs):
+    if is_geographic(crs):
         out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
         if out.any():
             i, n = int(np.flatnonzero(out)[0]), int(out.sum())
@@ -267,16 +298,6 @@ def _reject_bool_and_complex(xy, row_names=None) -> None:
     elif a.dtype.kind in "bc":
         kind = "booleans" if a.dtype.kind == "b" else "complex numbers"
         raise DataError(f"coordinates must be real numbers, got {kind}")
-
-
-def _is_geographic(crs) -> bool:
-    from pyproj import CRS
-    from pyproj.exceptions import CRSError
-
-    try:
-        return CRS.from_user_input(crs).is_geographic
-    except CRSError as exc:
-        raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
 def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False):

@@ -15,6 +15,8 @@ import numpy as np
 from ..partition import count_lower_bound
 from .kdtree import KdTree
 
+__all__ = ["repair", "unforced"]
+
 REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the target
 SEARCH_BUDGET = 2000   # states one exact search may expand before it gives up
 TOTAL_BUDGET = 20_000  # states all searches of one repair may expand, plus one per 50 points

@@ -22,6 +22,8 @@ import numpy as np
 from .._milp import ConstraintRows
 from .graphs import CompactGraph
 
+__all__ = ["EXACT_MAX_NODES", "TIME_LIMIT", "exact_partition"]
+
 EXACT_MAX_NODES = 40
 TIME_LIMIT = 120.0
 

@@ -24,6 +24,8 @@ from .graphs import CompactGraph
 from .spanning import random_spanning_tree
 from .tree_pass import TreeShape, best_tree_partition
 
+__all__ = ["LocalSearch"]
+
 SEARCH_ROUNDS = 50   # local-search improvements per group, at most
 RESOLVE_TREES = 3    # random spanning trees per re-solved neighbourhood
 RESOLVE_HOPS = 3     # neighbourhoods re-solved: groups within 1, 2, ... hops of the heaviest

@@ -29,6 +29,8 @@ from .tree_pass import TreeShape, best_tree_partition, greedy_tree_partition
 from ..choices import REGION_METHODS as METHODS
 from ..choices import REGION_SMALL as ON_SMALL
 
+__all__ = ["GraphPartition", "ON_SMALL", "nearest_bridges", "node_points", "partition_graph"]
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class GraphPartition(Partition):
@@ -41,6 +43,17 @@ class GraphPartition(Partition):
     heaviest node + d (k - 1)). ``bridges`` holds the links (pairs of node
     positions) that ``on_small="nearest"`` added from light components to
     their nearest regions: groups are connected in the graph plus bridges.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import geoanon as ga
+    >>> G = nx.Graph([("a", "b"), ("b", "c"), ("a", "d"), ("b", "e"), ("c", "f"), ("d", "e"), ("e", "f")])
+    >>> part = ga.partition_graph(G, k=2)
+    >>> part.verify()
+    GraphPartition(method='balanced', k=2, classes=3, max_weight=2, lower_bound=2, ratio=1.0000)
+    >>> part.class_of()
+    {'a': 0, 'b': 0, 'c': 1, 'd': 2, 'e': 2, 'f': 1}
     """
 
     nodes: list = field(default=None)
@@ -143,6 +156,20 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
         k, its heaviest region, ceil(W / floor(W / k)) and, for each region
         lighter than k, its weight plus its lightest neighbour's (its group
         must hold both).
+
+    Examples
+    --------
+    Six regions on a 2 x 3 grid (``a b c`` above ``d e f``); ``d`` and ``e``
+    hold no record and join the group they connect:
+
+    >>> import networkx as nx
+    >>> import geoanon as ga
+    >>> G = nx.Graph([("a", "b"), ("b", "c"), ("a", "d"), ("b", "e"), ("c", "f"), ("d", "e"), ("e", "f")])
+    >>> part = ga.partition_graph(G, k=3, weights={"a": 3, "b": 1, "c": 2, "f": 1})
+    >>> part.members()
+    [['a', 'b'], ['c', 'd', 'e', 'f']]
+    >>> part.weights, part.lower_bound
+    (array([4, 3]), 4)
     """
     from .exact import EXACT_MAX_NODES, exact_partition
 

@@ -45,6 +45,8 @@ from .._text import show
 from ..errors import ParameterError
 from .graphs import CompactGraph, UnionFind
 
+__all__ = ["SpanningTree", "low_degree_spanning_tree", "random_spanning_tree"]
+
 
 
 @dataclass
@@ -97,6 +99,18 @@ def low_degree_spanning_tree(G, *, start: str = "dfs") -> SpanningTree:
     -------
     SpanningTree
         Over ``list(G.nodes)`` in order (for a networkx graph).
+
+    Examples
+    --------
+    A wheel's hub touches every node; the tree avoids it (a Hamiltonian path):
+
+    >>> import networkx as nx
+    >>> import geoanon as ga
+    >>> tree = ga.low_degree_spanning_tree(nx.wheel_graph(6))
+    >>> tree.max_degree, tree.lower_bound, tree.certified
+    (2, 2, True)
+    >>> tree.degree
+    array([2, 1, 2, 2, 2, 1])
     """
     graph = G if isinstance(G, CompactGraph) else CompactGraph.from_networkx(G)
     if start not in ("dfs", "bfs"):

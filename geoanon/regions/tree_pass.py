@@ -23,6 +23,8 @@ import numpy as np
 
 from .graphs import CompactGraph
 
+__all__ = ["TreeShape", "best_tree_partition", "greedy_tree_partition"]
+
 _jit = numba.njit(cache=True, nogil=True)
 SHED_OPTIONS = 4     # a node's heaviest open child pieces the balanced pass considers handing away
 

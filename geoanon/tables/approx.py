@@ -20,6 +20,8 @@ import numpy as np
 
 from .grouping import Grouping
 
+__all__ = ["k_lower_bound", "m_approximation"]
+
 
 def k_lower_bound(type_size: np.ndarray, k: int) -> int:
     """The lower bound on the optimal cost that Theorem 10's case analysis proves."""

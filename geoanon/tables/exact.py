@@ -21,6 +21,8 @@ from ..models import emd_rows
 from .grouping import Grouping
 from .instance import Instance
 
+__all__ = ["EXACT_ROWS", "exact_small"]
+
 EXACT_ROWS = 16
 
 

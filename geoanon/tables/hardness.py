@@ -25,6 +25,10 @@ from ..errors import ParameterError
 from ..models import Model
 from .instance import Instance
 
+__all__ = ["HardInstance", "binary_3_anonymity_from_graph", "half_anonymity_from_bisection",
+           "t_closeness_from_3dm", "t_closeness_from_k_anonymity", "three_dm_yes_instance",
+           "triangles_and_stars_graph"]
+
 STAR_GROUND = np.array([[0.0, 1.0, 1.0, 0.5],     # Theorem 7: values 1, 2, 3 at distance 1,
                         [1.0, 0.0, 1.0, 0.5],     # the new rows' value 4 at 1/2 from each
                         [1.0, 1.0, 0.0, 0.5],

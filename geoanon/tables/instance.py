@@ -14,11 +14,13 @@ import pandas as pd
 
 from .._codes import combined_key
 from .._text import plural, show
-from ..audit import sensitive_codes
+from ..models import sensitive_codes
 from ..criteria import CRITERIA, DISTRIBUTION, meets, shortfall
 from ..errors import DataError, InfeasibleError
 from ..models import Model, measure_classes
 from .grouping import Grouping
+
+__all__ = ["Instance", "class_patterns", "rank_within", "value_texts"]
 
 
 class Instance:
@@ -57,7 +59,7 @@ class Instance:
         """An instance from its entries alone: ``type_codes`` (types x m, types
         numbered in order of first appearance), and per entry (sorted by type,
         then value; ``values`` None without a sensitive model) its type, value
-        and rows; the sensitive values as :func:`~geoanon.audit.sensitive_codes`
+        and rows; the sensitive values as :func:`~geoanon.models.sensitive_codes`
         numbers them (``n_values``, ``ground``, ``labels``); ``texts``, per
         column the :func:`value_texts` of its codes (for :meth:`canonical`)."""
         out = cls.__new__(cls)

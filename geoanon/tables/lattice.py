@@ -26,17 +26,16 @@ what is left into the class where it adds the fewest stars.
 """
 from __future__ import annotations
 
-from itertools import combinations
-from math import comb
 
 import numpy as np
 
 from .._codes import combined_key
 from .grouping import Grouping
 from .instance import Instance, class_patterns
-from .repair import free_part_repair
+from .repair import column_sets, free_part_repair
 
-SUBSETS = 256          # column sets tried per level, at most
+__all__ = ["lattice"]
+
 CANDIDATES = 32        # classes tried for the final merges, per step
 
 
@@ -66,7 +65,7 @@ def _climb(inst: Instance, *, borrow: bool = True) -> Grouping:
     lender = _Lenders(inst, alone) if borrow and inst.model.t is None and not inst.model.on_distribution else None
     best_sets = [()]
     for size in range(1, inst.m + 1):
-        sets = _column_sets(inst.m, size, best_sets)
+        sets = column_sets(inst.m, size, best_sets)
         gains = {}
         while (class_of_type < 0).any():
             pending = np.flatnonzero(class_of_type < 0)
@@ -213,14 +212,6 @@ def _spare(lv, counts, values):
             last = ((counts > 0).sum(axis=1) <= lv.l_distinct).astype(np.int64)
             out[:, j] = np.minimum(out[:, j], counts[:, v] - last)
     return np.maximum(out, 0)
-
-
-def _column_sets(m, size, best_below):
-    """Column sets of ``size`` to try: all of them, or extensions of the best below."""
-    if comb(m, size) <= SUBSETS:
-        return list(combinations(range(m), size))
-    grown = {tuple(sorted({*s, j})) for s in best_below for j in range(m) if j not in s}
-    return sorted(grown)[:SUBSETS]
 
 
 def _release(inst, pending, columns):

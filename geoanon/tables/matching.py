@@ -25,6 +25,8 @@ from ..errors import ParameterError
 from .grouping import Grouping
 from .instance import Instance
 
+__all__ = ["MAX_GROUPS", "matching_program", "simplex_matching"]
+
 MAX_GROUPS = 400_000
 
 

@@ -47,6 +47,8 @@ from .instance import Instance
 from .neighborhoods import improve
 from .rounding import TIGHTEN, release_from_relaxation
 
+__all__ = ["MAX_COLUMNS", "kernelize", "optimal_suppression"]
+
 MAX_COLUMNS = 12                   # 2^m patterns per entry
 PROGRAM_BYTES = 2 * 2**30          # memory budget of a program (built, and HiGHS' copy): larger ones are skipped
 BYTES_PER_NONZERO = 160            # measured: about 80 to build it and 80 in HiGHS after a few seconds

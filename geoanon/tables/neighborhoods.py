@@ -20,6 +20,8 @@ import numpy as np
 
 from .._milp import solve_highs
 
+__all__ = ["improve"]
+
 NEIGHBOURS = 30         # entries freed at a time
 STEP_SECONDS = 0.3      # HiGHS' time on one neighbourhood
 STALL = 100             # neighbourhoods in a row without a cheaper release end the search

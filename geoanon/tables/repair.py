@@ -31,11 +31,18 @@ cheaper.
 """
 from __future__ import annotations
 
+from itertools import combinations
+from math import comb
+
 import numpy as np
 
 from .._codes import combined_key
 from .grouping import Grouping
 from .instance import Instance
+
+__all__ = ["column_sets", "free_part_repair"]
+
+SUBSETS = 256          # column sets tried per level, at most
 
 # A row pulled out of a free part counts against a group as this many repaired rows. Tuned on Adult (sex, race,
 # marital-status, workclass; occupation, l = 3) by a scan of 0.2-0.7: 0.3 released the fewest stars (1,360; 0.75
@@ -46,12 +53,11 @@ PULL_WEIGHT = 0.3
 def free_part_repair(inst: Instance) -> Grouping:
     """The classes of the rows; see the module.
     The instance must be feasible (:meth:`Instance.check_feasible`)."""
-    from .lattice import _column_sets
 
     search = _Repair(inst)
     best_sets = [()]
     for size in range(1, inst.m + 1):
-        sets = _column_sets(inst.m, size, best_sets)
+        sets = column_sets(inst.m, size, best_sets)
         scores = {}
         while search.pending.any():
             plans = {s: search.plans(s) for s in sets}
@@ -241,3 +247,11 @@ class _Repair:
                 blocks.append(([e], [low], [high - low], [group]))
         entry, start, size, klass = (np.concatenate([np.asarray(b[i]) for b in blocks]) for i in range(4))
         return Grouping.of(entry, start, size, klass)
+
+
+def column_sets(m, size, best_below):
+    """Column sets of ``size`` to try: all of them, or extensions of the best below."""
+    if comb(m, size) <= SUBSETS:
+        return list(combinations(range(m), size))
+    grown = {tuple(sorted({*s, j})) for s in best_below for j in range(m) if j not in s}
+    return sorted(grown)[:SUBSETS]

@@ -23,6 +23,8 @@ import numpy as np
 from ..models import emd_rows
 from .instance import Instance
 
+__all__ = ["TIGHTEN", "release_from_relaxation"]
+
 TIGHTEN = 0.06        # the relaxation is solved with t (1 - TIGHTEN); see the module
 
 

@@ -16,6 +16,8 @@ from .instance import Instance
 from .lattice import lattice
 from .matching import MAX_GROUPS, matching_program
 from .milp import MAX_COLUMNS, optimal_suppression
+
+__all__ = ["choose", "solve"]
 MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
 
 

@@ -13,107 +13,28 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_header, escape_table
+from .._geo import row_box_extents
 from .._text import plain
 from .._validation import check_seed
-from ..errors import DataError, ParameterError
+from ..errors import ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
 from ..progress import stepped
+from .job_report import JobReport
+
+__all__ = ["JobReport", "Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
 
 if TYPE_CHECKING:
-    from ..audit import AuditReport
     from ..joint.search import JointPartition
-
-MISSING_TOKENS = frozenset({"", "na", "nan", "null", "none", "n/a", "#n/a"})
-
-
-def present_cells(s: pd.Series) -> pd.Series:
-    """The cells of ``s`` that hold a value: not missing, not a missing marker."""
-    return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
-
-
-def file_names(files: dict) -> dict:
-    """A report's paths as file (or dataset folder) names."""
-    return {key: None if path is None else Path(path).name for key, path in files.items()}
-
-
-@dataclass(eq=False)
-class JobReport(Mapping):
-    """What a job reports: the figures every job has, typed, and its own in
-    ``details``. It reads as the flat dict :meth:`to_dict` gives (``report["k"]``,
-    ``report.get("ncp")``), which is what :func:`write_release` writes.
-
-    Attributes
-    ----------
-    job : str
-        The job: "points", "regions", "labels", "suppress" or "anonymize"
-        (not in the dict).
-    rows, classes, min_class, max_class : int
-        Rows of the table, classes of the release, smallest and largest class.
-    model : dict
-        The requested model: ``{"k": k}``, or :meth:`Model.as_dict <geoanon.models.Model.as_dict>`.
-    audit : AuditReport
-        The audit of the released table.
-    seconds : float
-    details : dict
-        The job's own figures, in the dict after the class sizes.
-    lead : tuple of str
-        Keys that open the dict, in this order (where a job's layout differs).
-    warnings : list of str or None
-        The release's warnings (:class:`Release` sets them).
-    files : dict
-        Paths the command line read and wrote (``input``, ``output``, ...),
-        written last and as file names only: the report is published, and a
-        folder can name the person or the site that made it.
-    """
-
-    job: str
-    rows: int
-    model: dict
-    classes: int
-    min_class: int
-    max_class: int
-    audit: AuditReport
-    seconds: float
-    details: dict = field(default_factory=dict)
-    lead: tuple = ()
-    warnings: list | None = None
-    files: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """The report as one flat dict, in the order it is written."""
-        out = {"rows": self.rows, **self.model, "classes": self.classes, "min_class": self.min_class,
-               "max_class": self.max_class, **self.details, "audit": self.audit, "seconds": self.seconds}
-        if self.warnings is not None:
-            out["warnings"] = self.warnings
-        out.update(file_names(self.files))
-        return {**{key: out[key] for key in self.lead}, **out}
-
-    def __getitem__(self, key):
-        return self.to_dict()[key]
-
-    def __iter__(self):
-        return iter(self.to_dict())
-
-    def __len__(self) -> int:
-        return len(self.to_dict())
 
 
 @dataclass
-class Release:
-    """A generalized table ready to publish, with what made it.
+class Published:
+    """What every release has, in memory or on a cluster: its report, its
+    classes, and what the maps, the JSON and the HTML report show of it.
 
     Attributes
     ----------
-    table : DataFrame or GeoDataFrame
-        The released rows: every input row and non-QI column, QI columns
-        generalized, plus ``class_id``.
-    partition : Partition, JointPartition or None
-        What the job partitioned: the points' plane (a RectanglePartition),
-        the region graph (a GraphPartition) or the labels (a LabelPartition),
-        each covering the rows not suppressed; the joint search's classes of
-        rows (anonymize); None under the suppression model, whose classes are
-        groups of rows, not of a domain.
     report : JobReport
         Figures of the job (rows, classes, sizes, model, its own details,
         audit, seconds).
@@ -135,18 +56,118 @@ class Release:
         "columns": (column,)}``; None without one.
     """
 
-    table: pd.DataFrame
-    partition: Partition | JointPartition | None
     report: JobReport
     classes: object = None
     notes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
-    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
     treatments: dict = field(default_factory=dict)
     location: dict | None = None
 
     def __post_init__(self):
         self.report.warnings = self.warnings
+
+    def has_map(self) -> bool:
+        """Whether the classes have shapes to draw."""
+        return self.classes is not None and hasattr(self.classes, "geometry")
+
+    def figures(self) -> dict:
+        """:func:`~geoanon.report.figures.release_figures`: the columns'
+        treatment, class sizes, prosecutor risk and location precision (km)."""
+        from .figures import release_figures
+
+        return release_figures(self)
+
+    def report_dict(self, figures: dict | None = None, *, timings: bool = False) -> dict:
+        """The report as written to JSON: the job's figures, then ``figures``
+        (default :meth:`figures`), then the files. Every ``seconds`` is null
+        unless ``timings`` (:func:`without_timings`)."""
+        d = self.report.to_dict() if timings else without_timings(self.report.to_dict())
+        files = {key: d.pop(key) for key in self.report.files}
+        return {**d, **(self.figures() if figures is None else figures), **files}
+
+    def to_html(self, path=None, *, map: bool = True, timings: bool = False, **map_options):
+        """The HTML report (:mod:`geoanon.report.html`) as text, or
+        written atomically to ``path``; ``map=False`` leaves the map out,
+        ``timings`` adds the run time."""
+        from .maps import render_html
+        from .html import html_report
+
+        shown = render_html(self.preview(**map_options)) if map and self.has_map() else None
+        page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"), timings=timings)
+        if path is None:
+            return page
+        with StagedOutputs() as out:
+            Path(out.stage(path)).write_text(page, encoding="utf-8")
+        return None
+
+    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="precision",
+                outlines=True):
+        """A folium map of the classes (never the records); see :func:`geoanon.report.maps.class_map`."""
+        from .maps import class_map
+
+        if not self.has_map():
+            raise ParameterError("this release has no map: its classes have no geometry")
+
+        return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
+                         tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
+                         outlines=outlines,
+                         release_classes=self.report.classes if self.report.job == "anonymize" else None)
+
+
+@dataclass
+class Release(Published):
+    """A generalized table ready to publish, with what made it
+    (:class:`Published`'s attributes, and:)
+
+    Attributes
+    ----------
+    table : DataFrame or GeoDataFrame
+        The released rows: every input row and non-QI column, QI columns
+        generalized, plus ``class_id``.
+    partition : Partition, JointPartition or None
+        What the job partitioned: the points' plane (a RectanglePartition),
+        the region graph (a GraphPartition) or the labels (a LabelPartition),
+        each covering the rows not suppressed; the joint search's classes of
+        rows (anonymize); None under the suppression model, whose classes are
+        groups of rows, not of a domain.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"lat": [35.99, 36.01, 35.98, 36.02, 35.78, 35.80, 35.77, 35.79],
+    ...                    "lon": [-78.90, -78.91, -78.93, -78.89, -78.64, -78.66, -78.62, -78.63]})
+    >>> release = ga.generalize_points(df, k=2)
+    >>> release.column_names(), release.class_sizes()
+    (['lat_min', 'lat_max', 'lon_min', 'lon_max', 'class_id'], array([2, 2, 2, 2]))
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = release.to_file(Path(folder, "released.csv"), report=Path(folder, "report.json"))
+    ...     sorted(path.name for path in written)
+    ['released.csv', 'report.json']
+    """
+
+    table: pd.DataFrame = None
+    partition: Partition | JointPartition | None = None
+    row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+
+    def column_names(self) -> list:
+        """The released table's columns (its geometry left out)."""
+        geometry = getattr(self.table, "_geometry_column_name", None)
+        return [c for c in self.table.columns if c != geometry]
+
+    def class_sizes(self) -> np.ndarray:
+        """The size of every class, from the audit."""
+        per_class = getattr(self.report.audit, "per_class", None)
+        if per_class is None:
+            return np.zeros(0, dtype=np.int64)
+        return per_class["measures"]["size"].to_numpy(dtype=np.int64)
+
+    def box_extents(self, crs) -> tuple:
+        """Width, height and diameter (km) of every row's published box (NaN
+        without one), and None: each counts once."""
+        return (*row_box_extents(self.table, *self.location["columns"], crs), None)
 
     def geo_table(self):
         """The released table as a GeoDataFrame whose geometry is each row's
@@ -164,60 +185,14 @@ class Release:
         others keep their input's names."""
         return [c for _, published in self.treatments.values() if isinstance(published, tuple) for c in published]
 
-    def has_map(self) -> bool:
-        """Whether the classes have shapes to draw."""
-        return self.classes is not None and hasattr(self.classes, "geometry")
-
-    def figures(self) -> dict:
-        """:func:`~geoanon.pipeline.figures.release_figures`: the columns'
-        treatment, class sizes, prosecutor risk and location precision (km)."""
-        from .figures import release_figures
-
-        return release_figures(self)
-
-    def report_dict(self, figures: dict | None = None, *, timings: bool = False) -> dict:
-        """The report as written to JSON: the job's figures, then ``figures``
-        (default :meth:`figures`), then the files. Every ``seconds`` is null
-        unless ``timings`` (:func:`without_timings`)."""
-        d = self.report.to_dict() if timings else without_timings(self.report.to_dict())
-        files = {key: d.pop(key) for key in self.report.files}
-        return {**d, **(self.figures() if figures is None else figures), **files}
-
-    def to_html(self, path=None, *, map: bool = True, timings: bool = False, **map_options):
-        """The HTML report (:mod:`geoanon.pipeline.html_report`) as text, or
-        written atomically to ``path``; ``map=False`` leaves the map out,
-        ``timings`` adds the run time."""
-        from ..maps import render_html
-        from .html_report import html_report
-
-        shown = render_html(self.preview(**map_options)) if map and self.has_map() else None
-        page = html_report(self, self.figures(), map_html=shown, title=map_options.get("title"), timings=timings)
-        if path is None:
-            return page
-        with StagedOutputs() as out:
-            Path(out.stage(path)).write_text(page, encoding="utf-8")
-        return None
-
-    def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="precision",
-                outlines=True):
-        """A folium map of the classes (never the records); see :func:`geoanon.maps.class_map`."""
-        from ..maps import class_map
-
-        if not self.has_map():
-            raise ParameterError("this release has no map: its classes have no geometry")
-
-        return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
-                         tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
-                         outlines=outlines,
-                         release_classes=self.report.classes if self.report.job == "anonymize" else None)
-
-    def to_file(self, path, *, shuffle: int | None = 0) -> None:
+    def to_file(self, path, *, shuffle: int | None = 0, **outputs) -> list[Path]:
         """Write the released table atomically (format from the extension; geo
         formats get each row's class shape as geometry), its rows in the random
         order of the seed ``shuffle`` (None: the input's order; see
-        :meth:`table_to_write`)."""
-        with StagedOutputs() as out:
-            write_table(self.table_to_write(path, shuffle=shuffle), out.stage(path))
+        :meth:`table_to_write`), and with it the ``outputs`` of
+        :func:`write_release` (report, map_html, classes, html_report, ...),
+        all or nothing. Returns the paths written."""
+        return write_release(self, path, shuffle=shuffle, **outputs)
 
     def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False,
                        shuffle: int | None = 0):
@@ -248,7 +223,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
                   map_options=None, escape_all: bool = False, from_text: bool = False,
                   timings: bool = False, shuffle: int | None = 0, staged: StagedOutputs | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
-    figures and :func:`~geoanon.pipeline.figures.release_figures`), map, class
+    figures and :func:`~geoanon.report.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
     same figures, and the map when the release has one), all or nothing.
     ``from_text``: the table was read from CSV (every cell text); in a typed
@@ -265,22 +240,33 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
     jobs' outputs together), instead of one of its own.
     """
+    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
+    with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
+        write_table(table, out.stage(output))
+        side_outputs(release, report=report, map_html=map_html, classes=classes, html_report=html_report,
+                     map_options=map_options, timings=timings, staged=out)
+    return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
+
+
+def side_outputs(release: Published, *, report=None, map_html=None, classes=None, html_report=None,
+                 map_options=None, timings: bool = False, staged: StagedOutputs | None = None) -> None:
+    """Write what accompanies a release's table, if asked: its JSON report
+    (the job's figures and :func:`~geoanon.report.figures.release_figures`),
+    map, class file and HTML report, each rendered before any is staged."""
     figures = release.figures() if report is not None or html_report is not None else None
     report_text = None if report is None else report_json(release.report_dict(figures, timings=timings))
     html = None
     if map_html is not None or (html_report is not None and release.has_map()):
-        from ..maps import render_html
+        from .maps import render_html
 
         html = render_html(release.preview(**(map_options or {})))
     page = None
     if html_report is not None:
-        from .html_report import html_report as render_report
+        from .html import html_report as render_report
 
         page = render_report(release, figures, map_html=html, title=(map_options or {}).get("title"),
                              timings=timings)
-    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
     with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
-        write_table(table, out.stage(output))
         if report is not None:
             Path(out.stage(report)).write_text(report_text, encoding="utf-8")
         if map_html is not None:
@@ -289,7 +275,6 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
             write_table(release.classes, out.stage(classes))
         if html_report is not None:
             Path(out.stage(html_report)).write_text(page, encoding="utf-8")
-    return [Path(p) for p in (output, report, map_html, classes, html_report) if p is not None]
 
 
 def without_timings(report):
@@ -316,19 +301,6 @@ def report_json(report: Mapping) -> str:
         return v
 
     return json.dumps(clean(report), indent=2, allow_nan=False, default=str) + "\n"
-
-
-def require_column(df: pd.DataFrame, column: str) -> None:
-    """DataError unless ``df`` has ``column``."""
-    if column not in df.columns:
-        raise DataError(f"no column {column!r} in the table (columns: {', '.join(map(str, df.columns[:12]))})")
-
-
-def check_job_columns(df: pd.DataFrame, column: str) -> None:
-    """DataError unless ``df`` has the column to generalize and no ``class_id`` yet."""
-    require_column(df, column)
-    if "class_id" in df.columns:
-        raise DataError("the output column 'class_id' already exists in the input")
 
 
 def with_geometry(table, shapes):

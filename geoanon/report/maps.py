@@ -28,10 +28,13 @@ import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
-from ._text import plural, show
-from ._validation import check_choice
-from .datasets import OUTLINE_ATTRIBUTION
-from .errors import ParameterError
+from .._geo import box_extents
+from .._text import plural, show
+from .._validation import check_choice
+from ..datasets import OUTLINE_ATTRIBUTION
+from ..errors import ParameterError
+
+__all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html"]
 
 MAX_MAP_CLASSES = 100_000
 DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
@@ -172,7 +175,7 @@ def outline_features(bounds) -> str | None:
 @lru_cache(maxsize=1)
 def _outline_lines() -> tuple:
     """The shipped outlines as (lines, kinds) arrays, decoded once per process."""
-    from .datasets import outlines
+    from ..datasets import outlines
 
     lines = outlines()
     return lines.geometry.to_numpy(), lines["kind"].to_numpy()
@@ -449,16 +452,13 @@ def neighbour_colors(geoms: np.ndarray) -> np.ndarray:
 
 
 def class_widths_km(geoms: np.ndarray) -> np.ndarray:
-    """Each shape's width in km: the diagonal of its bounding box (longitude
-    and latitude; a degree of longitude is shortened by the cosine of the
-    middle latitude)."""
+    """Each shape's width in km: the diameter of its bounding box in
+    longitude/latitude (:func:`geoanon._geo.box_extents`, as the report's
+    figures measure it; 0 for an empty shape)."""
     import shapely
 
     box = shapely.bounds(geoms).reshape(-1, 4)
-    middle = np.radians((box[:, 1] + box[:, 3]) / 2)
-    dx = (box[:, 2] - box[:, 0]) * 111.32 * np.cos(middle)
-    dy = (box[:, 3] - box[:, 1]) * 110.57
-    return np.nan_to_num(np.hypot(dx, dy))
+    return np.nan_to_num(box_extents(box[:, 0], box[:, 1], box[:, 2], box[:, 3], "EPSG:4326")[2])
 
 
 def _drawn(geoms: np.ndarray, tolerance: float) -> np.ndarray:

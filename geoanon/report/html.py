@@ -10,7 +10,9 @@ import io
 import numpy as np
 
 from .figures import RISK_LEVELS, SPREAD
-from .release import file_names
+from .job_report import file_names
+
+__all__ = ["html_report"]
 
 TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
               "date": "date range: {published}",
@@ -36,7 +38,7 @@ code { font-size: .9em; }
 
 def html_report(release, figures: dict, *, map_html: str | None = None, title: str | None = None,
                 timings: bool = False) -> str:
-    """The page for ``release`` and its :func:`~geoanon.pipeline.figures.release_figures`;
+    """The page for ``release`` and its :func:`~geoanon.report.figures.release_figures`;
     ``map_html`` (a rendered class map) is embedded when given; ``timings``
     adds the run time (off: the same release gives the same page)."""
     r = release.report
@@ -214,6 +216,6 @@ def _km(v) -> str:
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__

@@ -17,10 +17,11 @@ these same figures.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-EARTH_RADIUS_KM = 6371.0088
-KM_PER_DEGREE = np.pi * EARTH_RADIUS_KM / 180
+from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE, haversine_km
+
+__all__ = ["RISK_LEVELS", "SPREAD", "release_figures"]
+
 RISK_LEVELS = (0.05, 0.10, 0.20)
 SPREAD = {"min": 0.0, "p10": 0.1, "median": 0.5, "p90": 0.9, "max": 1.0}
 INTEGER_BINS = 40         # class sizes spanning at most this many values get one bin per size
@@ -31,7 +32,7 @@ def release_figures(release) -> dict:
     """``published`` (the columns), ``class_sizes``, ``risk`` and ``precision_km`` of a
     :class:`~geoanon.pipeline.Release` (``precision_km`` is None without a
     geographic location)."""
-    sizes = _class_sizes(release.report.audit)
+    sizes = release.class_sizes()
     return {"published": published_columns(release), "class_sizes": size_histogram(sizes),
             "risk": prosecutor_risk(sizes), "precision_km": location_precision(release)}
 
@@ -51,13 +52,12 @@ def published_columns(release) -> list:
         carried[published[0]] = {"column": col, "role": "location" if col in location else "quasi-identifier",
                                  "treatment": kind, "published": published, "ncp": ncp.get(col)}
         carried.update({p: None for p in published[1:]})
-    geometry = getattr(release.table, "_geometry_column_name", None)
     out = []
-    for col in release.table.columns:
+    for col in release.column_names():
         if col in carried:
             if carried[col] is not None:
                 out.append(carried[col])
-        elif col not in ("class_id", geometry):
+        elif col != "class_id":
             out.append({"column": col, "role": "sensitive" if col == sensitive else "other", "treatment": "kept",
                         "published": [col], "ncp": None})
     out.append({"column": "class_id", "role": "added", "treatment": "class", "published": ["class_id"], "ncp": None})
@@ -105,75 +105,59 @@ def location_precision(release) -> dict | None:
     loc = release.location
     if loc is None or loc["kind"] == "labels":
         return None
-    crs = getattr(release.classes, "crs", None)
+    crs = release.crs if hasattr(release, "crs") else getattr(release.classes, "crs", None)
     if crs is None:
         return None
     if loc["kind"] == "points":
-        width, height, diameter = _box_extents(release.table, *loc["columns"], crs)
+        width, height, diameter, weights = release.box_extents(crs)
     else:
-        width, height, diameter = _shape_extents(release.classes)
+        (width, height, diameter), weights = _shape_extents(release.classes), None
     known = ~np.isnan(diameter)
     width, height, diameter = width[known], height[known], diameter[known]
-    out = {"records": int(known.sum()), "without": int(release.report.rows - known.sum()),
+    weights = None if weights is None else weights[known]
+    measured = int(known.sum() if weights is None else weights.sum())
+    out = {"records": measured, "without": int(release.report.rows - measured),
            "measure": "rectangle" if loc["kind"] == "points" else "group"}
     for name, values in (("width", width), ("height", height), ("diameter", diameter)):
-        out[name] = _spread(values)
-    out["histogram"] = _log_histogram(diameter)
+        out[name] = _spread(values, weights)
+    out["histogram"] = _log_histogram(diameter, weights)
     return out
 
 
-def _class_sizes(audit) -> np.ndarray:
-    per_class = getattr(audit, "per_class", None)
-    if per_class is None:
-        return np.zeros(0, dtype=np.int64)
-    return per_class["measures"]["size"].to_numpy(dtype=np.int64)
-
-
-def _spread(values: np.ndarray) -> dict:
+def _spread(values: np.ndarray, weights=None) -> dict:
+    """min, p10, median, p90, max and mean of ``values``, each counted
+    ``weights`` times (the quantiles those repeated values have)."""
     if values.size == 0:
         return {**{name: None for name in SPREAD}, "mean": None}
-    q = np.quantile(values, list(SPREAD.values()))
-    return {**{name: round(float(v), 4) for name, v in zip(SPREAD, q)}, "mean": round(float(values.mean()), 4)}
+    if weights is None:
+        q, mean = np.quantile(values, list(SPREAD.values())), values.mean()
+    else:
+        q, mean = _repeated_quantiles(values, weights, list(SPREAD.values())), np.average(values, weights=weights)
+    return {**{name: round(float(v), 4) for name, v in zip(SPREAD, q)}, "mean": round(float(mean), 4)}
 
 
-def _log_histogram(values: np.ndarray) -> dict:
+def _repeated_quantiles(values: np.ndarray, weights: np.ndarray, qs: list) -> np.ndarray:
+    """``np.quantile(np.repeat(values, weights), qs)`` without the repeat."""
+    order = np.argsort(values, kind="stable")
+    v, ends = values[order], np.cumsum(weights[order])
+    position = np.asarray(qs) * (ends[-1] - 1)
+    below = np.floor(position)
+    lo = v[np.searchsorted(ends, below, side="right")]
+    hi = v[np.searchsorted(ends, np.minimum(below + 1, ends[-1] - 1), side="right")]
+    return lo + (position - below) * (hi - lo)
+
+
+def _log_histogram(values: np.ndarray, weights=None) -> dict:
     """Records per bin, bins evenly spaced in log10 over the positive values
-    (zero-width areas in the first bin)."""
+    (zero-width areas in the first bin); each value counted ``weights`` times."""
     if values.size == 0:
         return {"edges": [], "records": []}
     positive = values[values > 0]
     lo = float(positive.min()) if positive.size else 1.0
     hi = max(float(values.max()), lo * 1.001)
     edges = np.geomspace(lo, hi, LOG_BINS + 1)
-    records = np.histogram(np.clip(values, lo, hi), bins=edges)[0]
-    return {"edges": [round(float(e), 6) for e in edges], "records": records.tolist()}
-
-
-def _box_extents(table: pd.DataFrame, lat: str, lon: str, crs):
-    """Width, height and diameter in km of each row's published rectangle
-    (NaN where a row has none)."""
-    def column(name):
-        return pd.to_numeric(table[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-
-    return box_extents(column(f"{lon}_min"), column(f"{lat}_min"), column(f"{lon}_max"), column(f"{lat}_max"), crs)
-
-
-def box_extents(x0, y0, x1, y1, crs):
-    """Width, height and diameter in km of boxes given by their corners in
-    ``crs`` (a longitude interval with x0 > x1 crosses the antimeridian)."""
-    from pyproj import CRS
-
-    crs = CRS.from_user_input(crs)
-    if not crs.is_geographic:
-        metres = crs.axis_info[0].unit_conversion_factor
-        width, height = (x1 - x0) * metres / 1000, (y1 - y0) * metres / 1000
-        return width, height, np.hypot(width, height)
-    dlon = np.where(x0 > x1, x1 + 360.0 - x0, x1 - x0)
-    equatorward = np.where((y0 < 0) & (y1 > 0), 0.0, np.minimum(np.abs(y0), np.abs(y1)))
-    width = np.radians(dlon) * EARTH_RADIUS_KM * np.cos(np.radians(equatorward))
-    height = (y1 - y0) * KM_PER_DEGREE
-    diagonal = _haversine(y0, x0, y1, x0 + dlon)
-    return width, height, np.maximum(diagonal, width)
+    records = np.histogram(np.clip(values, lo, hi), bins=edges, weights=weights)[0]
+    return {"edges": [round(float(e), 6) for e in edges], "records": records.astype(np.int64).tolist()}
 
 
 def _shape_extents(classes):
@@ -181,7 +165,7 @@ def _shape_extents(classes):
     record (each class repeated by its ``weight``)."""
     import shapely
 
-    from ..maps import lonlat_shapes
+    from .maps import lonlat_shapes
 
     shapes = lonlat_shapes(classes)[0].to_numpy()
     weights = classes["weight"].to_numpy(dtype=np.int64)
@@ -194,12 +178,6 @@ def _shape_extents(classes):
         y_eq = 0.0 if y.min() < 0 < y.max() else float(np.abs(y).min())
         extents[i, 0] = np.radians(np.ptp(x)) * EARTH_RADIUS_KM * np.cos(np.radians(y_eq))
         extents[i, 1] = np.ptp(y) * KM_PER_DEGREE
-        extents[i, 2] = _haversine(y[:, None], x[:, None], y[None, :], x[None, :]).max()
+        extents[i, 2] = haversine_km(y[:, None], x[:, None], y[None, :], x[None, :]).max()
     per_record = np.repeat(extents, weights, axis=0)
     return per_record[:, 0], per_record[:, 1], per_record[:, 2]
-
-
-def _haversine(lat1, lon1, lat2, lon2):
-    lat1, lon1, lat2, lon2 = map(np.radians, (lat1, lon1, lat2, lon2))
-    a = np.sin((lat2 - lat1) / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))

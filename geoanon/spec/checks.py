@@ -1,0 +1,132 @@
+"""What an option's value must be beyond its kind, and how it bears on the
+others (a precision target needs a points location): the checks every
+engine and front end share, each raising ParameterError in one line that
+names the option and the value."""
+from __future__ import annotations
+
+import numbers
+import math
+
+from .._text import show
+from .._validation import check_choice, check_positive
+from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
+from ..errors import ParameterError
+
+__all__ = ["LOCATION_SHAPES", "check_dates", "check_location_loss", "check_max_extent", "check_max_suppressed",
+           "check_resolution", "check_weights", "parse_location"]
+
+LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
+                   "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
+                   "label": ({"label"}, set())}
+MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
+
+
+def parse_location(location) -> tuple:
+    """(kind, {key: value}) of the ``location`` argument: kind None (no
+    location), ``"points"``, ``"zip"`` or ``"label"``."""
+    if location is None:
+        return None, {}
+    if isinstance(location, (tuple, list)):
+        if len(location) != 2:
+            raise ParameterError(f"location as a pair must be (lat, lon), got {show(location)}")
+        return "points", {"lat": location[0], "lon": location[1]}
+    if not isinstance(location, dict):
+        raise ParameterError("location must be (lat, lon) or a dict with lat and lon, zip, or label")
+    keys = set(location)
+    for kind, (needed, optional) in LOCATION_SHAPES.items():
+        if needed <= keys:
+            extra = keys - needed - optional
+            if extra:
+                raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {kind} location")
+            location = dict(location)
+            for key, choices in (("contiguity", CONTIGUITY), ("unknown", REGIONS_UNKNOWN), ("small", REGION_SMALL)):
+                if location.get(key) is not None:
+                    location[key] = check_choice(f"location {key}", location[key], choices)
+            return kind, location
+    raise ParameterError(f"location needs lat and lon, or zip, regions and region_id, or label; "
+                         f"got keys {', '.join(sorted(map(str, keys)))}")
+
+
+def check_resolution(resolution):
+    """``resolution``: None or a finite number > 0."""
+    if resolution is None:
+        return None
+    if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not math.isfinite(resolution) \
+            or resolution <= 0:
+        raise ParameterError(f"resolution must be a positive number, got {show(resolution)}")
+    return float(resolution)
+
+
+def check_max_extent(value, kind, method) -> float | None:
+    """``max_extent_km``: None, or a finite number > 0 for a points location and the frontier design."""
+    if value is None:
+        return None
+    check_positive("max_extent_km", value)
+    if kind != "points":
+        raise ParameterError("max_extent_km needs a points location (lat and lon)")
+    if method != "frontier":
+        raise ParameterError(f"max_extent_km works with method='frontier', not {method!r}")
+    return float(value)
+
+
+def check_max_suppressed(value, kind) -> float | None:
+    """``max_suppressed``: None, or a share 0 <= share < 1, with a points location or none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
+        raise ParameterError(f"max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
+                             f"got {show(value)}")
+    if kind not in (None, "points"):
+        raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
+                             "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
+    return float(value)
+
+
+def check_location_loss(value, kind, method) -> str:
+    """``location_loss``, or its default: ``"spacing"`` for a points
+    location cut by a location tree (frontier, location-first), else ``"range"``."""
+    tree = method in ("frontier", "location-first")
+    if value is None:
+        return "spacing" if kind == "points" and tree else "range"
+    value = check_choice("location_loss", value, LOCATION_LOSSES)
+    if value != "range" and kind != "points":
+        raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")
+    if value == "spacing" and not tree:
+        raise ParameterError(f"location_loss='spacing' needs the location tree of method='frontier' or "
+                             f"'location-first', not {method!r}")
+    return value
+
+
+def check_weights(weights, qi, located: bool) -> dict:
+    """``weights``: a mapping from ``"location"`` (with a location) or a
+    quasi-identifier to a number in [MIN_WEIGHT, 1 / MIN_WEIGHT]."""
+    if weights is None:
+        return {}
+    if not isinstance(weights, dict):
+        raise ParameterError(f"weights must be a dict of column -> number, got {type(weights).__name__}")
+    out = {}
+    for name, w in weights.items():
+        if name == "location" and not located:
+            raise ParameterError("weights names the location, and the release has none")
+        if name != "location" and name not in qi:
+            raise ParameterError(f"weights names {show(name)}, which is neither 'location' nor a quasi-identifier")
+        check_positive(f"the weight of {show(name)}", w)
+        if not MIN_WEIGHT <= w <= 1 / MIN_WEIGHT:
+            raise ParameterError(f"the weight of {show(name)} must be between {MIN_WEIGHT:g} and {1 / MIN_WEIGHT:g} "
+                                 f"(weights are relative), got {show(w)}")
+        out[str(name)] = float(w)
+    return out
+
+
+def check_dates(dates) -> dict:
+    """``dates`` as {column: strftime format or None (ISO)}."""
+    if dates is None:
+        return {}
+    if isinstance(dates, str):
+        dates = [dates]
+    formats = dict(dates) if isinstance(dates, dict) else {col: None for col in dates}
+    for col, fmt in formats.items():
+        if fmt is not None and not (isinstance(fmt, str) and "%" in fmt):
+            raise ParameterError(f"the date format of {show(col)} must be strftime text such as '%d/%m/%Y', "
+                                 f"got {show(fmt)}")
+    return formats

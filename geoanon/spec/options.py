@@ -1,0 +1,367 @@
+"""Every option of every job, declared once (as scikit-learn declares an
+estimator's ``_parameter_constraints``).
+
+A row of :data:`OPTIONS` names an option as the API takes it, the jobs
+(commands) that offer it, the engines that support it, its kind (how
+command-line text and a job file's value are read: :mod:`geoanon.spec.kinds`),
+its default, its command-line flag and help, and its job-file key. The
+command line builds its parser from the rows (:func:`add_arguments`), job
+files check their keys against them (:func:`job_keys`), and a test checks
+every public function's keywords against them; what a value must be beyond
+its kind is checked once, where the release spec is built
+(:mod:`geoanon.spec.release`). Adding an option is one row here plus its
+implementation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
+                       LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
+                       SUPPRESS_METHODS)
+from . import kinds
+from .kinds import Kind
+
+__all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "unsupported_flags"]
+
+COMMANDS = ("points", "zip", "labels", "suppress", "anonymize", "audit")
+RELEASES = ("points", "zip", "labels", "suppress", "anonymize")        # the commands that write a release
+TABLES = ("suppress", "anonymize", "audit")                           # the commands over a table's QIs and model
+BOTH = ("memory", "dask")
+MEMORY = ("memory",)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the jobs in ``commands``.
+
+    ``name`` is the API keyword; ``flag`` the command-line flag (None: none;
+    ``aliases`` its other spellings); ``key`` the job file's ``section.key``
+    (None: not in job files); ``engines`` those that support it; ``default``
+    the value when it is not given (on the command line too); ``repeat``: a
+    flag given once per value (``--hierarchy A=F --hierarchy B=G``);
+    ``required``: the command needs it; ``api``: the engines whose job
+    function takes it as a keyword (default: those that support it; none for
+    what only the front ends do, such as writing a map).
+    """
+
+    name: str
+    commands: tuple
+    kind: Kind
+    help: str
+    flag: str | None = None
+    key: str | None = None
+    engines: tuple = BOTH
+    default: object = None
+    metavar: str | None = None
+    aliases: tuple = ()
+    choices: tuple | None = None
+    repeat: bool = False
+    required: bool = False
+    group: str | None = None          # the command line's argument group
+    api: tuple | None = None
+    invert: bool = False              # a flag that turns the option off (--keep-order: shuffle false)
+    why: str = ""                     # why the engines without it lack it, for the refusal
+
+    def __post_init__(self):
+        if self.api is None:
+            object.__setattr__(self, "api", self.engines)
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores the flag's value under."""
+        return self.name
+
+    def argument(self, parser) -> None:
+        """Add the row's flag to ``parser`` (an argparse parser or group)."""
+        kwargs = {"dest": self.dest, "help": self.help.replace("%", "%%")}
+        if self.kind is kinds.FLAG:
+            kwargs.update(action="store_false" if self.invert else "store_true")
+        elif self.choices is not None:
+            kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
+        else:
+            kwargs["type"] = self.kind.parse
+            if self.metavar:
+                kwargs["metavar"] = self.metavar
+        if self.repeat:
+            kwargs.update(action="append", default=[])
+        elif self.kind is not kinds.FLAG:
+            kwargs["default"] = self.default
+        if self.required:
+            kwargs["required"] = True
+        parser.add_argument(*self.flags(), **kwargs)
+
+    def flags(self) -> tuple:
+        return (self.flag, *self.aliases)
+
+
+def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH, default=True, **more) -> Option:
+    """An option taking one of ``options``: its default the first of them
+    (said in the help), or None (the library decides, as ``help`` says)."""
+    return Option(name, commands, kinds.choice(options), help + (f" (default: {options[0]})" if default else ""),
+                  flag=flag or "--" + name.replace("_", "-"), key=key, engines=engines,
+                  default=options[0] if default else None, choices=options, **more)
+
+
+DASK_BOXES = "it publishes boxes of located rows (--extent box, --missing error)"
+DASK_POINTS = "the dask engine's joint release needs --lat and --lon"
+LOCATION_GROUP = "location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, or none)"
+SEED_HELP = ("seed of what the job draws: the rows' order, --label-order random, anonymize's box margins (default 0; "
+             "the same seed gives the same output)")
+TILES_HELP = ("base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) or a URL template with {z}, "
+              "{x}, {y} (needs --attribution); the map then needs network to show them")
+
+OPTIONS = (
+    # -- the model ----------------------------------------------------------------------------
+    Option("k", ("points",), kinds.INTEGER, "every class holds at least K records", flag="-k", required=True),
+    Option("k", ("zip",), kinds.INTEGER, "every group holds at least K records", flag="-k", required=True),
+    Option("k", ("labels",), kinds.INTEGER, "every class covers at least K records", flag="-k", required=True),
+    Option("k", TABLES, kinds.INTEGER, "every class holds at least K rows (default: 1 when another level is given)",
+           flag="-k", key="model.k"),
+    Option("l", TABLES, kinds.NUMBER, "no sensitive value fills more than 1/L of a class (Liang-Yuan)", flag="-l",
+           key="model.l"),
+    Option("l_distinct", TABLES, kinds.INTEGER, "every class holds at least L distinct sensitive values",
+           flag="--l-distinct", key="model.l_distinct", metavar="L"),
+    Option("t", TABLES, kinds.NUMBER, "every class's sensitive distribution is within EMD T of the table's",
+           flag="-t", key="model.t"),
+    Option("l_entropy", TABLES, kinds.NUMBER, "entropy l-diversity: every class's sensitive entropy is at least ln L",
+           flag="--l-entropy", api=(), key="model.l_entropy", metavar="L"),
+    Option("recursive", TABLES, kinds.RECURSIVE, "recursive (c,l)-diversity: in every class the most frequent "
+           "value's count is below C times the sum of the L-th most frequent and rarer", flag="--recursive",
+           api=(), key="model.recursive", metavar="C,L"),
+    Option("beta", TABLES, kinds.NUMBER, "basic beta-likeness: no value's share in a class exceeds its share in the "
+           "table by more than BETA times the latter", flag="--beta", api=(), key="model.beta"),
+    Option("beta_enhanced", TABLES, kinds.NUMBER, "enhanced beta-likeness: as --beta, with the bound min(BETA, -ln "
+           "of the value's share in the table)", flag="--beta-enhanced", api=(), key="model.beta_enhanced", metavar="BETA"),
+    Option("delta", TABLES, kinds.NUMBER, "delta-disclosure: |ln(share in the class / share in the table)| is below "
+           "DELTA for every value a class holds", flag="--delta", api=(), key="model.delta"),
+    Option("ground", TABLES, kinds.GROUND, "EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV "
+           "file (leaf;...;root)", flag="--ground", key="model.ground", default="equal", metavar="GROUND"),
+    Option("order", TABLES, kinds.VALUES, "order of the sensitive values for --ground ordered (default: sorted, "
+           "numerically if numbers)", flag="--order", key="model.order", metavar="V1,V2,..."),
+
+    # -- the columns' roles -------------------------------------------------------------------
+    Option("qi", ("suppress", "audit"), kinds.COLUMNS, "the quasi-identifier columns", flag="--qi", required=True,
+           metavar="A,B,C", default=[]),
+    Option("qi", ("anonymize",), kinds.COLUMNS, "the quasi-identifier columns (besides the location)", flag="--qi",
+           key="columns.qi", metavar="A,B,C", default=[]),
+    Option("sensitive", TABLES, kinds.TEXT, "the sensitive column (for -l, --l-distinct, -t)", flag="--sensitive",
+           key="columns.sensitive", metavar="S"),
+    Option("lat", ("points",), kinds.TEXT, "latitude column (omit both --lat and --lon to use point geometry)",
+           flag="--lat"),
+    Option("lon", ("points",), kinds.TEXT, "longitude column", flag="--lon"),
+    Option("lat", ("anonymize",), kinds.TEXT, "latitude column (points, published as non-overlapping rectangles)",
+           flag="--lat", key="columns.location.lat", group=LOCATION_GROUP, api=()),
+    Option("lon", ("anonymize",), kinds.TEXT, "longitude column", flag="--lon", key="columns.location.lon",
+           group=LOCATION_GROUP, api=()),
+    Option("column", ("zip",), kinds.TEXT, "the region column of IN", flag="--zip-col", required=True, metavar="COL"),
+    Option("regions", ("zip",), kinds.PATH, "regions: polygons (.geojson, .gpkg, .shp) or a CSV with centroid "
+           "lat/lon columns", flag="--regions", required=True, metavar="FILE"),
+    Option("region_id", ("zip",), kinds.TEXT, "region id column of --regions", flag="--region-id", required=True,
+           metavar="COL"),
+    Option("edges", ("zip",), kinds.PATH, "adjacency as an edge list CSV of two region id columns", flag="--edges",
+           metavar="FILE"),
+    Option("zip", ("anonymize",), kinds.TEXT, "region column (published as connected groups)", flag="--zip-col",
+           key="columns.location.zip", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    Option("regions", ("anonymize",), kinds.PATH, "regions for --zip-col: polygons or a CSV of centroids",
+           flag="--regions", key="columns.location.regions", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    Option("region_id", ("anonymize",), kinds.TEXT, "region id column of --regions", flag="--region-id",
+           key="columns.location.region_id", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    Option("edges", ("anonymize",), kinds.PATH, "adjacency of --regions as an edge list CSV", flag="--edges",
+           key="columns.location.edges", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    _choice("contiguity", ("zip",), CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)"),
+    _choice("contiguity", ("anonymize",), CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)",
+            key="columns.location.contiguity", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    _choice("unknown", ("zip",), REGIONS_UNKNOWN, "records whose region is not in --regions: fail, or generalize "
+            "them to '*'"),
+    _choice("unknown", ("anonymize",), REGIONS_UNKNOWN, "for --zip-col: records whose region is not in --regions: "
+            "fail (default), or publish '*'", key="columns.location.unknown", default=False, group=LOCATION_GROUP,
+            engines=MEMORY, why=DASK_POINTS, api=()),
+    _choice("on_small", ("zip",), REGION_SMALL, "connected pieces with records but lighter than k: fail, generalize "
+            "their records to '*', or join the group of the nearest region (by centroid)", flag="--small"),
+    _choice("small", ("anonymize",), REGION_SMALL, "for --zip-col: connected pieces of the regions whose records "
+            "cannot meet the model: fail (default), publish '*', or link to the nearest region",
+            key="columns.location.small", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    Option("column", ("labels",), kinds.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
+           "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
+    Option("label", ("anonymize",), kinds.TEXT, "a label column as the location (published as groups)",
+           flag="--label-col", key="columns.location.label", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    Option("interval", ("anonymize",), kinds.COLUMNS, "QIs published as {col}_min, {col}_max (default for numeric "
+           "columns)", flag="--interval", key="columns.interval", metavar="A,..."),
+    Option("hierarchies", ("anonymize",), kinds.HIERARCHY, "a QI published as the node of an ARX hierarchy CSV "
+           "(leaf;...;root); repeatable", flag="--hierarchy", key="columns.hierarchy", metavar="COL=FILE",
+           repeat=True),
+    Option("hierarchies", ("audit",), kinds.HIERARCHY, "with --original: a column published as nodes of this ARX "
+           "hierarchy; repeatable", flag="--hierarchy", metavar="COL=FILE", repeat=True, engines=MEMORY),
+    Option("dates", ("anonymize",), kinds.DATES, "a date QI (ISO 8601 text and datetime columns are found without "
+           "it), with its strftime format when not ISO (visit:%d/%m/%Y); published as ISO intervals; repeatable",
+           flag="--date", key="columns.dates", metavar="COL[:FORMAT]", repeat=True),
+    Option("ranges", ("anonymize",), kinds.RANGES, "the values an interval QI can take (age=0:120; either end may be "
+           "empty): published ends never leave it (default: from 0 for a column without negative values); "
+           "repeatable", flag="--range", key="columns.ranges", metavar="COL=LOW:HIGH", repeat=True, api=()),
+    Option("suppress", ("anonymize",), kinds.COLUMNS, "QIs published as the shared value or '*' (default for other "
+           "columns)", flag="--suppress", key="columns.suppress", metavar="A,..."),
+    Option("sets", ("anonymize",), kinds.COLUMNS, "QIs published as the values their class holds, joined by '|' "
+           "(cheaper than '*', but every value present is shown)", flag="--sets", key="columns.sets",
+           metavar="A,..."),
+    Option("keep", RELEASES, kinds.COLUMNS, "columns published as they are, deliberately (no warning)", flag="--keep",
+           key="columns.keep", metavar="A,...", default=[]),
+    Option("identifiers", RELEASES, kinds.COLUMNS, "columns dropped from the release (names, record ids)",
+           flag="--identifiers", key="columns.identifiers", metavar="A,...", default=[]),
+    Option("strict", RELEASES, kinds.FLAG, "refuse columns without a role (false: publish them with a warning)",
+           key="columns.strict", default=True),
+
+    # -- how the release is made --------------------------------------------------------------
+    _choice("method", ("points",), POINT_JOB_METHODS, "gaps: every cut in a gap wide enough that no published edge "
+            "lies near a record (classes of k to 2k-1); balanced: cuts chosen to keep classes near the lower bound; "
+            "paper: Theorem 2's kd-tree rule (median cuts); with balanced and paper, more records lie near an edge "
+            "and are published without a location"),
+    _choice("method", ("zip",), REGION_METHODS, "balanced: tree pass and local search; paper: Theorem 1's tree pass; "
+            "exact: the flow program (small graphs)"),
+    _choice("method", ("labels",), LABEL_METHODS, "balanced: classes filled to equal weight, then improved; fold: "
+            "Theorem 5; spread: Section 5's Theorem 8; paper-5/2: Theorem 8 as proved; exact: the program over "
+            "sizes"),
+    _choice("method", ("suppress",), SUPPRESS_METHODS, "auto: exact, matching or the optimal program where the "
+            "instance allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching "
+            "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
+    _choice("method", ("anonymize",), DESIGNS, "where the location cuts go: frontier (the least loss over the "
+            "location tree), location-first (one class size for all), greedy, joint (anywhere, as Mondrian: least "
+            "NCP, but the classes' rectangles may overlap)", key="release.method"),
+    Option("time_limit", ("suppress",), kinds.NUMBER, "time for the optimal program (milp, auto); the report gives "
+           "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS"),
+    _choice("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
+            "the job numbers them; decreasing: by records; random: from --seed)", flag="--label-order"),
+    _choice("missing", ("labels",), LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
+            "like any other, or fail"),
+    Option("class_counts", ("labels",), kinds.FLAG, "list each label's record count in --classes (off: a count of 1 "
+           "names a record)", flag="--class-counts", default=False),
+    _choice("missing", ("points",), COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
+            "suppressed class", engines=MEMORY, why=DASK_BOXES),
+    _choice("missing", ("anonymize",), COORDINATES_MISSING, "rows without coordinates: fail, or give them a location "
+            "class of their own", key="release.missing", engines=MEMORY, why=DASK_BOXES),
+    _choice("extent", ("anonymize",), EXTENTS, "box: a location class publishes its records' box rounded outward to "
+            "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
+            "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
+    Option("resolution", ("anonymize",), kinds.NUMBER, "grid of box edges in coordinate units (default: a power of "
+           "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP"),
+    Option("n_jobs", ("anonymize",), kinds.INTEGER, "processes solving the location's shards (-1: every core; the "
+           "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY),
+    Option("crs", ("points",), kinds.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
+           default="EPSG:4326"),
+    Option("crs", ("anonymize",), kinds.TEXT, "CRS of --lat/--lon (default EPSG:4326)", flag="--crs",
+           key="release.crs", default="EPSG:4326"),
+    Option("bounds", ("points",), kinds.BOUNDS, "region the rectangles tile (default: the data's bounding box padded "
+           "out to round numbers; XMIN > XMAX crosses the antimeridian); write --bounds=-125,24,-66,50 when it "
+           "starts with a minus sign", flag="--bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
+    Option("bounds", ("anonymize",), kinds.BOUNDS, "region the rectangles tile", flag="--bounds",
+           key="release.bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
+    Option("max_extent_km", ("anonymize",), kinds.KILOMETRES, "precision target of a --lat/--lon location: classes "
+           "wider than this (box diagonal, e.g. 50km) are cut further wherever the model allows; the report counts "
+           "the records still wider", flag="--max-extent", key="release.max_extent_km", metavar="KM"),
+    Option("max_suppressed", ("anonymize",), kinds.SHARE, "record suppression budget (e.g. 2%): the classes with the "
+           "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
+           "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
+           flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE"),
+    _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what a --lat/--lon location costs the search: "
+            "spacing (default of the frontier and location-first methods: distance against the records' local "
+            "spacing, so boxes stay about as small as the location alone allows), spread (NCP over the coordinates' "
+            "interquartile range), range (NCP over their range; default of greedy and joint)",
+            key="release.location_loss", default=False),
+    Option("weights", ("anonymize",), kinds.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
+           "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "
+           "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),
+    Option("seed", ("points", "labels", "anonymize"), kinds.SEED, SEED_HELP, flag="--seed", key="release.seed",
+           default=0, metavar="N"),
+    Option("seed", ("zip", "suppress"), kinds.SEED, SEED_HELP, flag="--seed", default=0, metavar="N", api=()),
+
+    # -- audit's extra inputs -----------------------------------------------------------------
+    Option("original", ("audit",), kinds.PATH, "the input the release was made from (same rows and order): adds the "
+           "information loss (NCP) of its columns published among --qi", flag="--original", metavar="FILE",
+           engines=MEMORY),
+    Option("population", ("audit",), kinds.PATH, "the population IN is a sample of, published the same way: adds "
+           "the journalist and marketer risk", flag="--population", metavar="FILE", engines=MEMORY),
+
+    # -- reading the input --------------------------------------------------------------------
+    Option("sep", COMMANDS, kinds.CHAR, "CSV delimiter (default ,)", flag="--sep", key="input.sep", default=",", api=("dask",),
+           metavar="CHAR"),
+    Option("encoding", COMMANDS, kinds.TEXT, "CSV text encoding (default utf-8)", flag="--encoding",
+           key="input.encoding", default="utf-8", api=("dask",)),
+    Option("decimal", ("anonymize",), kinds.CHAR, "decimal mark of the numbers read from CSV text (default .)",
+           key="input.decimal", default=".", api=()),
+
+    # -- the outputs --------------------------------------------------------------------------
+    Option("report", ("points", "zip", "labels"), kinds.PATH, "write the job's figures as JSON", flag="--report", api=(),
+           metavar="JSON"),
+    Option("report", ("suppress",), kinds.PATH, "write the job's figures and its audit as JSON", flag="--report", api=(),
+           metavar="JSON"),
+    Option("report", ("anonymize",), kinds.PATH, "write the job's figures, NCP and audit as JSON", flag="--report", api=(),
+           key="output.report", metavar="JSON"),
+    Option("report", ("audit",), kinds.PATH, "write the measures as JSON", flag="--report", api=(), metavar="JSON"),
+    Option("map", ("points",), kinds.PATH, "write an offline map preview of the classes", flag="--map", api=(),
+           metavar="HTML"),
+    Option("map", ("zip",), kinds.PATH, "write an offline choropleth of the groups", flag="--map", api=(), metavar="HTML"),
+    Option("map", ("anonymize",), kinds.PATH, "write an offline map of the location classes", flag="--map", api=(),
+           key="output.map", metavar="HTML"),
+    Option("classes", ("zip",), kinds.PATH, "write the groups (dissolved shapes, members, weight)", flag="--classes", api=(),
+           metavar="FILE", engines=MEMORY),
+    Option("classes", ("labels",), kinds.PATH, "write the label -> class table (.csv or .parquet)", flag="--classes", api=(),
+           metavar="FILE", engines=MEMORY),
+    Option("classes", ("suppress",), kinds.PATH, "write one row per class (.csv or .parquet)", flag="--classes", api=(),
+           metavar="FILE", engines=MEMORY),
+    Option("classes", ("anonymize",), kinds.PATH, "write one row per location class", flag="--classes", api=(),
+           key="output.classes", metavar="FILE", engines=MEMORY),
+    Option("html_report", RELEASES, kinds.PATH, "write a self-contained page on the release: the model met, the "
+           "columns' treatment and information loss, class sizes, re-identification risk, location precision in km "
+           "and the map", flag="--html-report", api=(), key="output.html_report", metavar="HTML"),
+    Option("tiles", ("points", "zip"), kinds.TEXT, TILES_HELP, flag="--tiles", api=()),
+    Option("tiles", ("anonymize",), kinds.TEXT, "base map tiles for --map (see geoanon points --help)",
+           flag="--tiles", api=()),
+    Option("attribution", ("points", "zip", "anonymize"), kinds.TEXT, "the credit line of --tiles given as a URL",
+           flag="--attribution", api=(), metavar="TEXT"),
+    Option("escape_formulas", RELEASES, kinds.FLAG, "also prefix ' to cells of untouched columns that could start a "
+           "spreadsheet formula (generated cells always are)", flag="--escape-formulas", api=(),
+           key="output.escape_formulas", default=False),
+    Option("shuffle", RELEASES, kinds.FLAG, "write the rows in the input's order (default: a random order from "
+           "--seed, since the input's order can tell who a row is: a table sorted by name whose names were dropped)",
+           flag="--keep-order", invert=True, key="output.shuffle", default=True, api=("dask",)),
+    Option("timings", RELEASES, kinds.FLAG, "write the run time into --report and --html-report (off by default, so "
+           "that the same job writes the same bytes)", flag="--timings", api=(), key="output.timings", default=False),
+
+    # -- the engine ---------------------------------------------------------------------------
+    Option("scheduler", COMMANDS, kinds.TEXT, "run on this Dask cluster (implies --engine dask)", flag="--scheduler",
+           metavar="ADDRESS", engines=("dask",)),
+    Option("scheduler_file", COMMANDS, kinds.TEXT, "run on the Dask cluster this file describes (implies --engine "
+           "dask)", flag="--scheduler-file", metavar="FILE", engines=("dask",)),
+    Option("max_shard_rows", ("points", "anonymize"), kinds.INTEGER, "the most rows a shard holds (default: from "
+           "the workers' memory)", engines=("dask",)),
+)
+
+
+def add_arguments(parser, command: str) -> None:
+    """Add the flags of ``command``'s rows to ``parser``, in the table's
+    order (rows with a ``group`` in that argument group)."""
+    groups = {}
+    for row in OPTIONS:
+        if command in row.commands and row.flag is not None:
+            where = parser if row.group is None else groups.setdefault(row.group, parser.add_argument_group(row.group))
+            row.argument(where)
+
+
+def flag_values(args, command: str) -> dict:
+    """API name -> value of ``command``'s flags as ``args`` holds them (a
+    repeated flag's texts collected into ``{column: value}``; ParameterError
+    for a malformed one)."""
+    out = {}
+    for row in OPTIONS:
+        if command in row.commands and row.flag is not None:
+            value = getattr(args, row.dest)
+            out[row.name] = row.kind.collect(row.flag, value) if row.repeat else value
+    return out
+
+
+def unsupported_flags(args, command: str, engine: str) -> list:
+    """A refusal for each flag of ``command`` given in ``args`` that ``engine`` does not support."""
+    name = "dask" if engine == "dask" else "pandas"
+    return [f"{row.flag} is not available on the {name} engine" + (f": {row.why}" if row.why else "")
+            for row in OPTIONS if command in row.commands and row.flag is not None
+            and engine not in row.engines and getattr(args, row.dest) not in (None, [], row.default)]

@@ -1,0 +1,163 @@
+"""The release spec: what a job is asked for, checked once, whichever engine
+runs it and whichever front end (Python, the command line, a job file)
+asked.
+
+:func:`release_spec` turns a job's keywords into a :class:`ReleaseSpec`: the
+columns' roles (:class:`geoanon.Columns`), the model
+(:class:`geoanon.Model`) and every option of :data:`~geoanon.spec.options.OPTIONS`
+offered by the job and the engine, each checked (its choices, its range, how
+it bears on the others) and defaulted. The engines (:mod:`geoanon.pipeline`
+in memory, :mod:`geoanon.cluster` on dask) take the spec; what can only be
+checked against the table (a column's presence, its type) they check with
+:func:`treatments`, also shared.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+import pandas as pd
+
+from .._text import show
+from .._validation import check_choice, check_jobs, check_k, check_seed
+from ..columns import Columns, declared, with_sensitive
+from ..errors import ParameterError
+from ..models import Hierarchy, Model, requested_model
+from .checks import (check_dates, check_location_loss, check_max_extent, check_max_suppressed, check_resolution,
+                     check_weights, parse_location)
+from .options import OPTIONS
+
+__all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
+
+ROLES = ("location", "qi", "sensitive", "interval", "dates", "hierarchies", "suppress", "sets", "identifiers", "keep")
+MODEL_KEYWORDS = ("k", "l", "l_distinct", "t", "ground", "order")
+ENGINE_NAMES = {"memory": "the in-memory engine", "dask": "the dask engine"}
+
+
+def options_of(command: str, engine: str | None = None, *, api: bool = False) -> dict:
+    """The rows of :data:`OPTIONS` of ``command`` by API name: those ``engine``
+    supports (any engine: None), or, with ``api``, those its job function
+    takes as keywords."""
+    return {o.name: o for o in OPTIONS if command in o.commands
+            and (engine is None or engine in (o.api if api else o.engines)) and (not api or o.api)}
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """A job's request, checked.
+
+    Attributes
+    ----------
+    command : str
+        ``"anonymize"``, ``"suppress"``, ``"points"``, ``"zip"`` or ``"labels"``.
+    engine : str
+        ``"memory"`` or ``"dask"``.
+    columns : Columns
+        Every column's role.
+    model : Model
+        The levels every class meets.
+    location : tuple
+        ``(kind, {key: column or setting})`` of the location (kind None, points,
+        zip or label).
+    options : mapping
+        Every other option of the job and engine, by API name, checked and
+        defaulted.
+    reference : dict, optional
+        The sensitive values' distribution (text -> weight) a table's levels
+        against the table (t, beta, delta) are measured against, when the
+        table is one shard of a larger release.
+    """
+
+    command: str
+    engine: str
+    columns: Columns
+    model: Model
+    location: tuple = (None, {})
+    options: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    reference: dict | None = None
+
+    def __getitem__(self, name: str):
+        return self.options[name]
+
+    def but(self, **changes) -> "ReleaseSpec":
+        """The spec with some options (or fields: ``columns``, ``model``,
+        ``reference``) changed, unchecked: for an engine's own parts."""
+        fields = {k: changes.pop(k) for k in ("columns", "model", "reference", "location") if k in changes}
+        return replace(self, options=MappingProxyType({**self.options, **changes}), **fields)
+
+    @property
+    def quasi_identifiers(self) -> list:
+        return self.columns.quasi_identifiers
+
+
+def release_spec(command: str, engine: str = "memory", *, columns=None, model=None, **values) -> ReleaseSpec:
+    """The :class:`ReleaseSpec` of ``command`` on ``engine`` from the
+    keywords of its job function; ParameterError for a value out of range,
+    an option the engine does not offer, or roles given both as ``columns``
+    and as keywords."""
+    taken = options_of(command, engine, api=True)
+    offered = options_of(command, engine)
+    roles = {name: values.pop(name) for name in ROLES if name in values}
+    levels = {name: values.pop(name) for name in MODEL_KEYWORDS if name in values and name in taken}
+    for name, value in values.items():
+        if name not in options_of(command):
+            raise TypeError(f"{command}() got an unexpected keyword argument {name!r}")
+        if name not in offered and value is not None and value != options_of(command)[name].default:
+            raise ParameterError(f"{name} is not offered by {ENGINE_NAMES[engine]}")
+    options = {name: values.get(name, row.default) for name, row in taken.items()
+               if name not in ROLES and name not in MODEL_KEYWORDS}
+    for name, value in options.items():
+        if taken[name].choices is not None and value is not None:
+            options[name] = check_choice(name, value, taken[name].choices)
+    cols = declared(columns, **roles)
+    model = with_sensitive(model, cols.sensitive)
+    if command in ("anonymize", "suppress"):
+        model = requested_model(model, **levels, sensitive=None if model is not None else cols.sensitive)
+    else:
+        model = Model(k=check_k(levels.get("k")))
+    kind, loc = parse_location(cols.location)
+    if engine == "dask" and command == "anonymize" and kind != "points":
+        raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
+    for name, check in _CHECKS.items():
+        if name in options:
+            options[name] = check(options[name])
+    if command == "anonymize":
+        options.update(_joint_options(options, cols, kind))
+    return ReleaseSpec(command, engine, cols, model, (kind, loc), MappingProxyType(options))
+
+
+def _joint_options(options: dict, cols: Columns, kind) -> dict:
+    """The joint release's options that bear on each other and on the roles."""
+    method = options["method"]
+    return {"location_loss": check_location_loss(options.get("location_loss"), kind, method),
+            "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),
+            "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method),
+            "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),
+            "dates": check_dates(cols.dates or None)}
+
+
+_CHECKS = {"resolution": check_resolution, "n_jobs": check_jobs, "seed": check_seed}
+
+
+def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:
+    """Each quasi-identifier's treatment (interval, hierarchy, suppress,
+    set): as the roles give it, else ``"interval"`` for a number or date
+    column (``numeric(col)``; dates: ``spec.options["dates"]``) and
+    ``"suppress"`` for the others. ``frame`` (a table, or a dask dataset's
+    empty meta) must hold every quasi-identifier."""
+    from .._validation import require_column
+
+    c = spec.columns
+    for col, h in c.hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise ParameterError(f"hierarchies[{show(col)}] must be a Hierarchy, got {type(h).__name__}")
+    formats = spec.options.get("dates", {})
+    out = {}
+    for col in c.quasi_identifiers:
+        require_column(frame, col)
+        given = [name for name, cols in (("interval", c.interval), ("suppress", c.suppress), ("set", c.sets),
+                                         ("hierarchy", list(c.hierarchies))) if col in cols]
+        if len(given) > 1:
+            raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
+        out[col] = given[0] if given else ("interval" if col in formats or numeric(col) else "suppress")
+    return out
