@@ -34,6 +34,7 @@ every class of every design meets it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -80,19 +81,65 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
     depend on ``n_jobs``). A location class therefore holds at most
     ``SHARD_ROWS`` rows, unless the location cannot be cut further.
     ``rows``: partition only these rows (default all); the others' class is -1."""
-    n = check.codes.size
-    if design == "joint":
-        dims = replace(dims, shared_location=False, _costs={})
-    rows = np.arange(n, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    location = [j for j, d in enumerate(dims.items) if d.location]
-    other = [j for j, d in enumerate(dims.items) if not d.location]
-    root = dims.root(rows)
-    if design == "greedy":
-        leaves, owner = _greedy(dims, check, rows, root, location, other)
-        return _result(dims, leaves, owner, design, 0, _unique_states(leaves, owner), n)
+    rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    return ALGORITHMS[design](dims, check, rows, n_jobs)
+
+
+# -- the designs: one function each, (dims, check, rows, n_jobs) -> JointPartition --------------------------
+
+def _frontier_design(dims, check, rows, n_jobs) -> JointPartition:
+    """``"frontier"``: in each shard's location tree, the frontier of least
+    total loss by dynamic programming (:func:`_frontier`)."""
+    return _tree_design(dims, check, rows, n_jobs, "frontier", _frontier)
+
+
+def _location_first_design(dims, check, rows, n_jobs) -> JointPartition:
+    """``"location-first"``: one location class size K' = k 2^j per tree, the
+    one of least total loss (:func:`_uniform`)."""
+    return _tree_design(dims, check, rows, n_jobs, "location-first", _uniform)
+
+
+def _greedy_design(dims, check, rows, n_jobs) -> JointPartition:
+    """``"greedy"``: one top-down pass over all dimensions, no shards; a
+    location cut only while no other cut lies above the node (:func:`_greedy`)."""
+    location, other = _location_and_other(dims)
+    leaves, owner = _greedy(dims, check, rows, dims.root(rows), location, other)
+    return _result(dims, leaves, owner, "greedy", 0, _unique_states(leaves, owner), check.codes.size)
+
+
+def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
+    """``"joint"``: Mondrian cuts (LeFevre et al., 2006) with location cuts
+    anywhere in each shard; every class its own location class, boxes may overlap."""
+    dims = replace(dims, shared_location=False, _costs={})
+    leaves, _, _, evaluated = _sharded(dims, check, rows, n_jobs, _joint_shards)
+    return _result(dims, leaves, None, "joint", evaluated, None, check.codes.size)
+
+
+ALGORITHMS = {"frontier": _frontier_design, "location-first": _location_first_design, "greedy": _greedy_design,
+              "joint": _joint_design}  # design -> (dims, check, rows, n_jobs) -> JointPartition
+# the keys, in order, are choices.DESIGNS, which the release's ``method`` is checked against
+
+
+def _tree_design(dims, check, rows, n_jobs, design, choose) -> JointPartition:
+    """A design that cuts each shard's location tree at the nodes ``choose`` picks."""
+    leaves, owner, loc_states, evaluated = _sharded(dims, check, rows, n_jobs, partial(_tree_shards, choose))
+    return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated, loc_states, check.codes.size)
+
+
+def _location_and_other(dims) -> tuple[list, list]:
+    """The positions of the location's dimensions, and of the others."""
+    return ([j for j, d in enumerate(dims.items) if d.location],
+            [j for j, d in enumerate(dims.items) if not d.location])
+
+
+def _sharded(dims, check, rows, n_jobs, solve) -> tuple:
+    """Every shard solved by ``solve`` (:func:`_solve_shards`): the inner
+    leaves, the location class of each, the location classes' states and the
+    number of location nodes whose inner partition was computed."""
+    location, other = _location_and_other(dims)
     shards = [shard for group in _located_apart(dims, check, rows, location)
               for shard in _shards(dims, check, *group, location)]
-    solved = _map_shards((dims, check, design, location, other), shards, n_jobs)     # runs of shards
+    solved = _map_shards((dims, check, solve, location, other), shards, n_jobs)     # runs of shards
     leaves, owner, loc_states, evaluated = [], [], [], 0
     for states, inners, count in solved:
         for state, inner in zip(states, inners):
@@ -100,9 +147,7 @@ def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1
             owner.extend([len(loc_states)] * len(inner))
             loc_states.append(state)
         evaluated += count
-    if design == "joint":
-        return _result(dims, leaves, None, design, evaluated, None, n)
-    return _result(dims, leaves, np.array(owner, dtype=np.int64), design, evaluated, loc_states, n)
+    return leaves, owner, loc_states, evaluated
 
 
 def _located_apart(dims, check, rows, location) -> list:
@@ -133,7 +178,7 @@ def _shards(dims, check, rows, root, location) -> list:
     return out
 
 
-_PROBLEM = None     # (dims, check, design, location, other) of the shards being solved, inherited by forked workers
+_PROBLEM = None     # (dims, check, solve, location, other) of the shards being solved, inherited by forked workers
 CHUNKS_PER_JOB = 4  # shards go to the workers in this many runs per worker, for balance
 
 
@@ -165,15 +210,24 @@ def _ignore_interrupts():
 
 
 def _solve_shards(shards) -> tuple:
-    """The location classes of consecutive shards (one location tree each,
-    solved together): their states, inner leaves, and the number of location
+    """The location classes of consecutive shards, by the design's ``solve``
+    of ``_PROBLEM``: their states, inner leaves, and the number of location
     nodes whose inner partition was computed."""
-    dims, check, design, location, other = _PROBLEM
-    if design == "joint":
-        leaves = [leaf for shard in cut_down(dims, check, shards, location + other) for leaf in shard]
-        return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
+    dims, check, solve, location, other = _PROBLEM
+    return solve(dims, check, shards, location, other)
+
+
+def _joint_shards(dims, check, shards, location, other) -> tuple:
+    """Every shard cut along all dimensions (:func:`cut_down`): each leaf its own location class."""
+    leaves = [leaf for shard in cut_down(dims, check, shards, location + other) for leaf in shard]
+    return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
+
+
+def _tree_shards(choose, dims, check, shards, location, other) -> tuple:
+    """One location tree per shard, solved together: the nodes ``choose``
+    (:func:`_frontier`, :func:`_uniform`) picks, with their inner leaves."""
     tree = _location_forest(dims, check, shards, location)
-    chosen, evaluated, inner = (_frontier if design == "frontier" else _uniform)(dims, check, tree, other)
+    chosen, evaluated, inner = choose(dims, check, tree, other)
     return [tree.state[node] for node in chosen], [inner[node] for node in chosen], evaluated
 
 

@@ -18,7 +18,6 @@ from .balanced import balanced, bins_upper_bound
 from . import exact
 from .exact import exact_cover
 
-from ..choices import LABEL_METHODS as METHODS
 from ..choices import LABEL_ORDERS as ORDERS
 
 __all__ = ["LabelPartition", "cover_labels", "cover_lower_bound"]
@@ -120,26 +119,60 @@ def cover_labels(counts, k, *, method="balanced", order="given", seed=None) -> L
     positive = slice(None) if x.min() > 0 else np.flatnonzero(x > 0)
     xp = x[positive]
     sequence = _sequence(xp, order, seed)
-    bound = cover_lower_bound(xp, k)
-    bins = np.empty(xp.size, dtype=np.int64)
-    if method == "exact":
-        bins[:], proven, _ = exact.bounded_cover(xp, k, bins=bins_upper_bound(xp, k), time_limit=exact.TIME_LIMIT)
-        bound = max(bound, proven)
-    elif method == "paper-5/2":
-        bins[:], proven = greedy.five_halves(xp, k, lambda sizes, k: exact_cover(sizes, k, bins=4))
-        bound = max(bound, proven)
-    elif method in ("fold", "spread"):
-        bins[sequence] = getattr(greedy, method)(xp[sequence], k)
-    else:
-        bins[:] = _best_of(xp, k, sequence, bound)
+    bins, bound = ALGORITHMS[method](xp, k, sequence, cover_lower_bound(xp, k))
     labels = np.empty(x.size, dtype=np.int64)
     labels[positive] = first_appearance_ids(bins)
     if xp.size < x.size:
         weights = np.bincount(labels[positive], weights=xp)
         labels[x == 0] = int(np.argmin(weights))
-    params = {"order": order, "seed": seed} if method in ("fold", "spread", "balanced") else {}
+    params = {"order": order, "seed": seed} if method in ORDERED else {}
     return LabelPartition(labels=labels, element_weights=x, k=k, lower_bound=bound, method=method,
                           params=params, items=items)
+
+
+# -- the methods: one function each, (counts, k, order of the labels, lower bound) -> (bins, lower bound) ------
+
+def _fold(x, k, sequence, bound):
+    """Theorem 5 ("Fold") in ``sequence``: largest class <= max(k - 1 + largest label, 3k - 3)."""
+    bins = np.empty(x.size, dtype=np.int64)
+    bins[sequence] = greedy.fold(x[sequence], k)
+    return bins, bound
+
+
+def _spread(x, k, sequence, bound):
+    """The simplified Theorem 8 of Section 5 ("Spread") in ``sequence``."""
+    bins = np.empty(x.size, dtype=np.int64)
+    bins[sequence] = greedy.spread(x[sequence], k)
+    return bins, bound
+
+
+def _five_halves(x, k, sequence, bound):
+    """Theorem 8 as proved (decreasing order, whatever ``sequence``): at most
+    5/2 the optimum; its case analysis may raise the lower bound."""
+    bins = np.empty(x.size, dtype=np.int64)
+    bins[:], proven = greedy.five_halves(x, k, lambda sizes, k: exact_cover(sizes, k, bins=4))
+    return bins, max(bound, proven)
+
+
+def _exact(x, k, sequence, bound):
+    """The optimum by a MILP over label sizes (HiGHS), proven only by its dual
+    bound, which raises the lower bound; stopped by ``exact.TIME_LIMIT``."""
+    bins = np.empty(x.size, dtype=np.int64)
+    bins[:], proven, _ = exact.bounded_cover(x, k, bins=bins_upper_bound(x, k), time_limit=exact.TIME_LIMIT)
+    return bins, max(bound, proven)
+
+
+def _balanced(x, k, sequence, bound):
+    """The best of balanced, fold and spread (:func:`_best_of`): never worse than either greedy method."""
+    bins = np.empty(x.size, dtype=np.int64)
+    bins[:] = _best_of(x, k, sequence, bound)
+    return bins, bound
+
+
+ALGORITHMS = {"balanced": _balanced, "fold": _fold, "spread": _spread, "paper-5/2": _five_halves,
+              "exact": _exact}         # method -> (x, k, sequence, bound) -> (bins, bound)
+METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.LABEL_METHODS
+ORDERED = ("balanced", "fold", "spread")   # the methods that read ``order`` and ``seed`` (kept in ``params``)
 
 
 def _best_of(x, k, sequence, bound):

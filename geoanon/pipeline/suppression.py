@@ -12,14 +12,13 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._text import show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
-from ..choices import SUPPRESS_METHODS
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
 from ..models import Model, check_levels, requested_model, required_k
 from ..ncp import information_loss
 from ..progress import stepped
 from ..tables.instance import Instance
-from ..tables.solve import choose, solve
+from ..tables.solve import METHODS as SUPPRESS_METHODS, choose, solve
 from .roles import declared_table, measure_undeclared, undeclared
 from ..report.release import JobReport, Release
 

@@ -14,7 +14,6 @@ from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
 from .frame import (check_bounds, check_contains, default_bounds, measurable, rectangle_shapes,
                     shortest_decimal_between, unwrapped, wraps)
-from ..choices import POINT_METHODS as METHODS
 from .kdtree import kd_partition
 from .repair import repair, unforced
 
@@ -124,7 +123,7 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     weights : array_like of int, shape (n,), optional
         Records per row (default 1 each). Rows at identical coordinates are one
         point whose weight is their sum; they always share a class.
-    method : {"balanced", "paper"}
+    method : {"balanced", "gaps", "paper"}
         ``"paper"`` is the kd-tree rule of Theorem 2 (Du, Eppstein, Goodrich and
         Lueker, Section 3): alternate axes, cut at the weighted median, and keep
         cutting while some axis-parallel cut leaves weight >= k on both sides.
@@ -134,7 +133,9 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         k), looking one level ahead for sides that must become two classes, then
         preferring the axis of wider spread and the cut nearest the median. Any
         class left above the target is repaired by an exact search over the
-        guillotine partitions of a small region around it.
+        guillotine partitions of a small region around it. ``"gaps"`` (what the
+        table jobs use) is ``"balanced"`` with every cut placed first in a gap
+        between records wide enough that no published edge lies near a record.
     crs : str, pyproj.CRS or None
         Coordinate reference system of ``xy`` (default ``"EPSG:4326"``, x = longitude,
         y = latitude). Geographic coordinates must lie in [-180, 180] x [-90, 90].
@@ -204,25 +205,14 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         bounds = check_bounds(bounds, geographic)
 
     frame = rank_frame(xy, None if weights is None else w, geographic, bounds)
-    pxy, pw, row_point, rx, ry, x, y_order = (frame.pxy, frame.pw, frame.row_point, frame.rx, frame.ry, frame.x,
-                                              frame.y_order)
+    pw, row_point, rx, ry = frame.pw, frame.row_point, frame.rx, frame.ry
     heaviest = int(pw.max())
     if frame.merged:   # a cell of equal ranks is one point
         cells = np.unique(rx * (int(ry.max()) + 1) + ry, return_inverse=True)[1]
         heaviest = int(np.bincount(cells, weights=pw).max())
     total = int(w.sum())
     lower_bound = count_lower_bound(total, k, heaviest)
-    if method != "paper":
-        light, heavy = pw[pw < k], int(pw[pw >= k].sum())
-        # A few points of k or more records (a geocoder's default location) would set the scale of
-        # every class: aim at the other points' bound then, and measure a class beyond such a point.
-        few_heavy = light.size > 0 and 0 < 2 * heavy < total
-        aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
-        leaf_of_point, boxes = _balanced_leaves(rx, ry, x, pxy[:, 1], pw, k, aim, y_order, few_heavy,
-                                                gaps=method == "gaps")
-    else:
-        tree = kd_partition(rx, ry, x, pxy[:, 1], pw, k, lower_bound, method, y_order=y_order)
-        leaf_of_point, boxes = tree.label, tree.box[tree.leaves]
+    leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound)
 
     edges = frame.rectangles(boxes)
     # Number classes deterministically by their lower-left corner (in the frame).
@@ -241,6 +231,48 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         crs=crs,
         rank_boxes=boxes[np.argsort(rank)],
     )
+
+
+# -- the methods: one function each, (frame, k, lower_bound) -> (leaf of every point, boxes of rank boundaries) --
+
+def _paper(frame: "RankFrame", k: int, lower_bound: int):
+    """Theorem 2's kd-tree rule (Du, Eppstein, Goodrich and Lueker, Section 3):
+    alternate axes, cut at the weighted median while some cut leaves >= k on
+    both sides. Guarantee: every class weighs at most 5 OPT."""
+    tree = kd_partition(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], frame.pw, k, lower_bound, "paper",
+                        y_order=frame.y_order)
+    return tree.label, tree.box[tree.leaves]
+
+
+def _balanced(frame: "RankFrame", k: int, lower_bound: int):
+    """Theorem 2's stopping rule with cuts aimed at a target near the lower
+    bound, then exact repair of the classes above it (:func:`_balanced_leaves`);
+    the repair keeps Theorem 2's 5 OPT."""
+    return _aimed_leaves(frame, k, lower_bound, gaps=False)
+
+
+def _gaps(frame: "RankFrame", k: int, lower_bound: int):
+    """As ``"balanced"``, every cut first in a gap wide enough that no
+    published edge lies near a record (one pass aimed at 2k - 1)."""
+    return _aimed_leaves(frame, k, lower_bound, gaps=True)
+
+
+def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, gaps: bool):
+    """:func:`_balanced_leaves` on the frame's points. A few points of k or
+    more records (a geocoder's default location) would set the scale of every
+    class: aim at the other points' bound then, and measure a class beyond
+    such a point."""
+    pw = frame.pw
+    total = int(pw.sum())
+    light, heavy = pw[pw < k], int(pw[pw >= k].sum())
+    few_heavy = light.size > 0 and 0 < 2 * heavy < total
+    aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
+    return _balanced_leaves(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], pw, k, aim, frame.y_order, few_heavy,
+                            gaps=gaps)
+
+
+ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> (frame, k, lower_bound) -> leaves
+METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.POINT_METHODS
 
 
 def check_coordinates(xy, crs, row_names=None) -> np.ndarray:

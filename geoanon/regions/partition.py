@@ -26,7 +26,6 @@ from .local_search import LocalSearch
 from .spanning import low_degree_spanning_tree
 from .tree_pass import TreeShape, best_tree_partition, greedy_tree_partition
 
-from ..choices import REGION_METHODS as METHODS
 from ..choices import REGION_SMALL as ON_SMALL
 
 __all__ = ["GraphPartition", "ON_SMALL", "nearest_bridges", "node_points", "partition_graph"]
@@ -171,8 +170,6 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
     >>> part.weights, part.lower_bound
     (array([4, 3]), 4)
     """
-    from .exact import EXACT_MAX_NODES, exact_partition
-
     k = check_k(k)
     method = check_choice("method", method, METHODS)
     on_small = check_choice("on_small", on_small, ON_SMALL)
@@ -212,13 +209,7 @@ def partition_graph(G, k, weights=None, *, method="balanced", on_small="error") 
             suppressed += total > 0
             continue
         sub = linked if nodes.size == linked.n else linked.subgraph(nodes)    # one component: nodes in order
-        if method == "exact":
-            if nodes.size > EXACT_MAX_NODES:
-                raise DataError(f"method='exact' solves components of up to {EXACT_MAX_NODES} regions, "
-                                f"this one has {plural(nodes.size, 'region')}")
-            local, d = exact_partition(sub, w[nodes], k), None
-        else:
-            local, d = _heuristic(sub, w[nodes], k, method)
+        local, d = ALGORITHMS[method](sub, w[nodes], k)
         labels[nodes] = local + next_id
         next_id += int(local.max()) + 1
         bounds.append(component_lower_bound(sub, w[nodes], k))
@@ -347,15 +338,25 @@ def component_lower_bound(graph: CompactGraph, w: np.ndarray, k: int) -> int:
     return bound
 
 
-# -- the heuristic methods: Theorem 1, then (balanced) tree passes and local search ------
+# -- the methods: one function each, (one connected component, its weights, k) -> (labels, tree degree) ------
 
-def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
-    """Labels (0..c-1) of one connected component, and the tree degree used.
+def _paper(graph: CompactGraph, w: np.ndarray, k: int):
+    """Theorem 1: the greedy post-order pass on a low-degree spanning tree of
+    maximum degree d. Guarantee: every group weighs at most heaviest node +
+    d (k - 1) <= (d + 1) OPT."""
+    if graph.n == 1:
+        return np.zeros(1, dtype=np.int64), 0
+    tree = low_degree_spanning_tree(graph)
+    return greedy_tree_partition(TreeShape(tree.parent), w, k), tree.max_degree
 
-    "balanced" starts the local search from Theorem 1's partition and from the
-    tree pass aimed by bisection, on the same low-degree tree (once when they
-    agree). Measured on bench_regions: starting from 6 more random spanning
-    trees as well (on graphs of up to 100 regions) cost 2.5-3x the time on NC
+
+def _balanced(graph: CompactGraph, w: np.ndarray, k: int):
+    """Local search from Theorem 1's partition and from the tree pass aimed by
+    bisection, on the same low-degree tree (once when they agree); never worse
+    than ``"paper"`` on that tree.
+
+    Measured on bench_regions: starting from 6 more random spanning trees as
+    well (on graphs of up to 100 regions) cost 2.5-3x the time on NC
     counties, RI and DE and left the largest group as it was or at most 0.7%
     larger, so it was dropped."""
     if graph.n == 1:
@@ -363,8 +364,6 @@ def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
     tree = low_degree_spanning_tree(graph)
     shape = TreeShape(tree.parent)
     paper = greedy_tree_partition(shape, w, k)
-    if method == "paper":
-        return paper, tree.max_degree
     lower = component_lower_bound(graph, w, k)
     rng = np.random.default_rng(0)
     starts = [LocalSearch(graph, w, k, paper)]
@@ -376,3 +375,18 @@ def _heuristic(graph: CompactGraph, w: np.ndarray, k: int, method: str):
     winner = min(starts, key=lambda g: (g.max_weight(), g.count_at_max()))
     winner.improve(lower, rng, resolve=True)
     return winner.labels(), tree.max_degree
+
+
+def _exact(graph: CompactGraph, w: np.ndarray, k: int):
+    """The optimum by mixed integer programming (:mod:`.exact`, HiGHS), on
+    components of up to ``EXACT_MAX_NODES`` regions; no spanning tree."""
+    from .exact import EXACT_MAX_NODES, exact_partition
+
+    if graph.n > EXACT_MAX_NODES:
+        raise DataError(f"method='exact' solves components of up to {EXACT_MAX_NODES} regions, "
+                        f"this one has {plural(graph.n, 'region')}")
+    return exact_partition(graph, w, k), None
+
+
+ALGORITHMS = {"balanced": _balanced, "paper": _paper, "exact": _exact}   # method -> (graph, w, k) -> (labels, degree)
+METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.REGION_METHODS

@@ -4,6 +4,7 @@ dispatch behind :func:`geoanon.suppress` (no tables, no I/O: an
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .lattice import lattice
 from .matching import MAX_GROUPS, matching_program
 from .milp import MAX_COLUMNS, optimal_suppression
 
-__all__ = ["choose", "solve"]
+__all__ = ["METHODS", "SOLVERS", "choose", "solve"]
 MILP_MAX_VARIABLES = 300_000      # auto uses Theorem 9's program up to this many x variables
 
 
@@ -49,36 +50,13 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     b raises the lower bound, and a time limit that stopped the program is
     named in the warnings."""
     own_bound = inst.lower_bound()
-    bound, optimal, extra = own_bound, False, {}
-    candidates = {}
-    if method == "approx" or not inst.model.needs_sensitive:
-        candidates["approx"] = m_approximation(inst.type_size, inst.model.k)
-    if method == "exact":
-        candidates["exact"], optimal = exact_small(inst), True
-    elif method == "matching":
-        result = matching_program(inst, time_limit=deadline - time.perf_counter())
-        candidates["matching"], optimal = result.grouping, result.optimal
-        if np.isfinite(result.bound):
-            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
-    elif method in ("milp", "lattice"):
-        candidates["lattice"] = lattice(inst)
-    costing = time.perf_counter()
-    costs = {name: inst.cost(grouping) for name, grouping in candidates.items()}
-    if method == "milp":
-        # stop the program early enough to place and cost its answer (about twice a heuristic's costing)
-        reserve = 2 * (time.perf_counter() - costing) / len(candidates)
-        result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
-        if result.grouping is not None:
-            candidates["milp"] = result.grouping
-            costs["milp"] = inst.cost(result.grouping)
-        optimal = result.optimal
-        if np.isfinite(result.bound):          # HiGHS reports no finite bound when stopped before its first LP
-            bound = max(bound, int(np.ceil(result.bound - 1e-6)))
-        extra["program"] = ({"skipped": result.skipped} if result.skipped else
-                            {"variables": result.variables, "integer_variables": result.integer_variables,
-                             "constraints": result.constraints, "nonzeros": result.nonzeros,
-                             "rows_after_kernel": result.kernel_rows, "status": result.status,
-                             "seconds": round(result.seconds, 3)})
+    candidates = {} if inst.model.needs_sensitive else {"approx": m_approximation(inst.type_size, inst.model.k)}
+    costs = {}
+    run = SOLVERS[method](inst, deadline, candidates, costs)
+    _cost(inst, candidates, costs)
+    bound, optimal, result = own_bound, run.optimal, run.result
+    if result is not None and np.isfinite(result.bound):   # none when HiGHS stopped before its first LP
+        bound = max(bound, int(np.ceil(result.bound - 1e-6)))
     if "approx" in costs and costs["approx"][0] > inst.m * own_bound:
         raise VerificationError(f"Theorem 10's bound fails: cost {costs['approx'][0]} > m * {own_bound}")
     used = min(costs, key=lambda name: (costs[name][0], name != method))
@@ -88,13 +66,87 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     optimal = optimal or cost == bound
     bound = cost if optimal else bound
     warnings = []
-    if method in ("milp", "matching") and not optimal:
+    if run.program and not optimal:
         why = (f"was skipped: {result.skipped}" if getattr(result, "skipped", None) else
                "stopped at the time limit" if result.status == TIME_LIMIT_STATUS else f"ended: {result.status}")
-        program = "Theorem 9's program" if method == "milp" else "the matching program"
-        warnings.append(f"{program} {why}; released the {used} answer, not proven optimal "
+        warnings.append(f"{run.program} {why}; released the {used} answer, not proven optimal "
                         f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
     candidates[used].check(inst.entries[2])
     return {"grouping": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
             "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
-            "warnings": warnings, **extra}
+            "warnings": warnings, **run.extra}
+
+
+def _cost(inst: Instance, candidates: dict, costs: dict) -> None:
+    """Cost (stars, patterns) of every candidate not costed yet, in order."""
+    for name, grouping in candidates.items():
+        if name not in costs:
+            costs[name] = inst.cost(grouping)
+
+
+@dataclass
+class _Run:
+    """What a solver proved besides the groupings it added: ``optimal``
+    (certified), and for a program its ``result`` (its dual bound raises the
+    lower bound) and the ``program``'s name for the warnings when it is not
+    proven optimal; ``extra``: more figures for the report."""
+
+    optimal: bool = False
+    result: object = None
+    program: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# -- the solvers: one function each, (instance, deadline, candidates, their costs) -> _Run -------------
+# Each adds its grouping(s) to ``candidates`` (which holds Theorem 10's answer already for k alone);
+# :func:`solve` costs the ones a solver left uncosted.
+
+def _exact(inst, deadline, candidates, costs) -> _Run:
+    """Exhaustive search on at most ``EXACT_ROWS`` rows: optimal."""
+    candidates["exact"] = exact_small(inst)
+    return _Run(optimal=True)
+
+
+def _milp(inst, deadline, candidates, costs) -> _Run:
+    """Theorem 9's program (HiGHS), started from the lattice answer: optimal
+    only with its certificate. It stops early enough to place and cost its
+    answer (about twice a heuristic's costing)."""
+    candidates["lattice"] = lattice(inst)
+    costing = time.perf_counter()
+    _cost(inst, candidates, costs)
+    reserve = 2 * (time.perf_counter() - costing) / len(candidates)
+    result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
+    if result.grouping is not None:
+        candidates["milp"] = result.grouping
+        costs["milp"] = inst.cost(result.grouping)
+    return _Run(optimal=result.optimal, result=result, program="Theorem 9's program", extra={"program": (
+        {"skipped": result.skipped} if result.skipped else
+        {"variables": result.variables, "integer_variables": result.integer_variables,
+         "constraints": result.constraints, "nonzeros": result.nonzeros, "rows_after_kernel": result.kernel_rows,
+         "status": result.status, "seconds": round(result.seconds, 3)})})
+
+
+def _matching(inst, deadline, candidates, costs) -> _Run:
+    """The matching program over classes of 2 or 3 rows (2-anonymity,
+    2-diversity): optimal only with its certificate."""
+    result = matching_program(inst, time_limit=deadline - time.perf_counter())
+    candidates["matching"] = result.grouping
+    return _Run(optimal=result.optimal, result=result, program="the matching program")
+
+
+def _lattice(inst, deadline, candidates, costs) -> _Run:
+    """The lattice heuristic (:mod:`.lattice`): no proof of optimality."""
+    candidates["lattice"] = lattice(inst)
+    return _Run()
+
+
+def _approx(inst, deadline, candidates, costs) -> _Run:
+    """Theorem 10 alone: at most m times the lower bound (k-anonymity only)."""
+    if "approx" not in candidates:
+        candidates["approx"] = m_approximation(inst.type_size, inst.model.k)
+    return _Run()
+
+
+SOLVERS = {"exact": _exact, "milp": _milp, "matching": _matching, "lattice": _lattice, "approx": _approx}
+METHODS = ("auto", *SOLVERS)           # what ``method`` is checked against ("auto": :func:`choose`), in the
+                                       # order of choices.SUPPRESS_METHODS
