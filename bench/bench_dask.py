@@ -30,8 +30,8 @@ Parquet datasets of 10^6 rows per file:
 
 Reported: wall time, peak memory (VmHWM) of the client process (with a
 LocalCluster the scheduler runs in it) and of the busiest worker, the sum of
-all processes' peaks, classes, shards and largest class / lower bound (the
-lower bound of the whole dataset). The results replace the dask section of
+all processes' peaks, classes, shards, the largest located class / lower
+bound (the lower bound of the whole dataset) and the records withheld. The results replace the dask section of
 bench/RESULTS.md.
 """
 from __future__ import annotations
@@ -179,7 +179,7 @@ def measure(n, job) -> dict:
         df = pd.read_parquet(source)
         rel = ga.generalize_points(df, K, lat="lat", lon="lon", keep=["id"])
         r = rel.report
-        row.update(classes=r["classes"], ratio=round(r["max_class"] / r["lower_bound"], 4), shards=1)
+        row.update(classes=r["classes"], ratio=round(r["ratio"], 4), withheld=r["withheld_rows"], shards=1)
     elif job == "audit-memory":
         import pandas as pd
 
@@ -204,7 +204,8 @@ def measure(n, job) -> dict:
                 shutil.rmtree(out, ignore_errors=True)
                 rel = gc.generalize_points(source, K, out, scheduler=client, keep=["id"])
                 r = rel.report
-                row.update(classes=r["classes"], ratio=round(r["ratio"], 4), shards=r["shards"],
+                row.update(classes=r["classes"], ratio=round(r["ratio"], 4), withheld=r["withheld_rows"],
+                           shards=r["shards"],
                            audited_k=r["audit"]["k"])
             else:
                 a = gc.audit(release_path(n, workers), ["lat_min", "lat_max", "lon_min", "lon_max"], k=K,
@@ -266,18 +267,22 @@ def write_results(rows, path: Path) -> None:
              f"LocalCluster of W worker processes with {WORKER_MEMORY} each, the release written as a Parquet dataset "
              "and audited before it is renamed. audit-W: the distributed audit of that release (audit-memory: the "
              "in-memory audit of the same). Memory: peak resident set (VmHWM) of the client (which hosts the "
-             "scheduler), of the busiest worker, and of all processes together.", "",
-             "| points | job | seconds | client MB | worker MB | all MB | classes | largest / lower bound | shards |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "scheduler), of the busiest worker, and of all processes together. Largest / lower bound: over the "
+             "located classes; withheld: the records whose every cut would pin them to a box edge, published "
+             "in one class without a location.", "",
+             "| points | job | seconds | client MB | worker MB | all MB | classes | largest / lower bound | withheld | "
+             "shards |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     def is_table(r):
         return (r["job"][1] if "failed" in r else r["what"]).split("-")[0] in ("suppress", "taudit", "anonymize")
 
     for r in [r for r in rows if not is_table(r)]:
         if "failed" in r:
-            lines.append(f"| {int(r['job'][0]):,} | {r['job'][1]} | {r['failed']} | | | | | | |")
+            lines.append(f"| {int(r['job'][0]):,} | {r['job'][1]} | {r['failed']} | | | | | | | |")
             continue
         lines.append(f"| {r['n']:,} | {r['what']} | {r['seconds']} | {r['client_mb']:,} | {r['worker_mb']:,} | "
-                     f"{r['total_mb']:,} | {r.get('classes', 0):,} | {r.get('ratio', '')} | {r.get('shards', '')} |")
+                     f"{r['total_mb']:,} | {r.get('classes', 0):,} | {r.get('ratio', '')} | {r.get('withheld', '')} | "
+                     f"{r.get('shards', '')} |")
     lines += ["", "Tables: bench_tables.py's synthetic table (quasi-identifiers sex, edu, region, job; diagnosis) "
               f"with clustered coordinates, 10^6 rows per file, k = {K}. suppress-E: method lattice, on the in-memory "
               "engine (memory, the table read with read_parquet) or on W workers (the release written as a Parquet "

@@ -174,7 +174,8 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
         job="points", rows=n, model={"k": k}, classes=int(shard_stats["classes"].sum()),
         min_class=int(shard_stats["min_class"].min()), max_class=largest, audit=audit,
         seconds=round(time.perf_counter() - started, 3),
-        details={"lower_bound": lower, "ratio": round(largest / lower, 6), "method": method,
+        details={"lower_bound": lower, "ratio": round(int(shard_stats["partitioned_max"].max()) / lower, 6),
+                 "method": method,
                  "withheld_rows": withheld, "shards": plan.n_shards, "columns": {"lat": lat, "lon": lon},
                  "crs": None if crs is None else str(crs), "bounds": [float(v) for v in frame], "engine": "dask",
                  **undeclared})
@@ -212,7 +213,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     return n, frame, plan, counts, grouped
 
 
-SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest", "withheld_rows")
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest", "partitioned_max", "withheld_rows")
 _STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object", "outside": "i8",
                "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
 
@@ -468,4 +469,5 @@ def _partition_shard(k, lat, lon, method, crs, seed, rectangles, shard: int, row
     r = rel.report
     return rel.table, {"classes": r.classes, "min_class": r.min_class, "max_class": r.max_class,
                        "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max()),
+                       "partitioned_max": int(rel.partition.max_weight),
                        "withheld_rows": r["withheld_rows"]}, rel   # as numbers
