@@ -79,7 +79,6 @@ def test_points_on_the_cluster_are_a_valid_rectangle_partition(client, tmp_path)
     assert r["lower_bound"] == memory.lower_bound              # over the whole dataset
     located = out.dropna(subset=["lat_min"]).groupby("class_id").size().max()
     assert abs(r["ratio"] - located / r["lower_bound"]) < 0.01  # the partition's classes (before pinned rows leave)
-    assert r["ratio"] < r["max_class"] / r["lower_bound"] or r["withheld_rows"] == 0
     # the rows without a location of every shard read as one class over the published columns
     assert r["audit"]["k"] == min(sizes.values()) >= K and len(sizes) - r["shards"] <= r["audit"]["classes"] <= len(sizes)
 
