@@ -15,7 +15,7 @@ import pytest
 
 import geoanon
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
 
 

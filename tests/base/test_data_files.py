@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 LICENSES = DATA / "licenses"
 NOT_DATA = {"README.md"}                    # besides the scripts (*.py) and the licenses/ folder
 # licence names as the table writes them; each has data/licenses/<name, spaces as hyphens>.txt

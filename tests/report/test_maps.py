@@ -17,7 +17,7 @@ from geoanon.report.maps import (FILL_OPACITY, PRECISION_COLORS, SIZE_BINS, SIZE
 from browser import chromium_path, console_messages, headless, painted, screenshot, with_script
 from checkers import drawn_geometries, drawn_shapes
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 def _release(n=400, k=10):
