@@ -102,15 +102,13 @@ def test_licence_files_cover_the_rows_naming_them():
             assert pattern in covers(LICENSES / name), f"{name} does not say it covers {pattern}"
 
 
-def test_no_shipped_coordinate_is_null_island():
+def test_no_shipped_coordinate_is_null_island(nc_gdf):
     """(0, 0) is a failed geocoding, not a place: no shipped table puts a record or a region there."""
     import numpy as np
     import pandas as pd
 
-    from geoanon.datasets import nc_counties
-
     for name in ("us_zip_delaunay_nodes.csv.gz", "demo_patients.csv", "us_airports.csv.gz"):
         coords = pd.read_csv(DATA / name, usecols=["lat", "lon"])
         assert not ((coords["lat"] == 0) & (coords["lon"] == 0)).any(), name
-    bounds = nc_counties().geometry.bounds.to_numpy()
+    bounds = nc_gdf.geometry.bounds.to_numpy()
     assert np.all(bounds[:, 0] < -70) and np.all(bounds[:, 1] > 30)

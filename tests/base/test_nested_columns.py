@@ -11,8 +11,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from optional import require
-
 ROWS = 60
 NESTED = ("tags", "visit", "codes")
 COMMANDS = {
@@ -93,16 +91,15 @@ def test_the_text_of_a_map_with_a_repeated_key_keeps_every_pair():
 
 
 @pytest.mark.parametrize("job", ["points", "regions", "labels", "suppress", "anonymize"])
-def test_nested_columns_published_without_a_role_are_measured(folder, job):
+def test_nested_columns_published_without_a_role_are_measured(folder, job, nc_gdf):
     import geoanon as ga
-    from geoanon.datasets import nc_counties
     from geoanon.io import read_table
 
     df = read_table(folder / "in.parquet")
     loose = {"identifiers": ["age", "sex", "name"], "strict": False}      # the nested columns have no role
     release = {"points": lambda: ga.generalize_points(df.drop(columns="fips"), 5, lat="lat", lon="lon", **loose),
                "regions": lambda: ga.generalize_regions(df.drop(columns=["lat", "lon"]), 5, column="fips",
-                                                        regions=nc_counties(), region_id="FIPS", **loose),
+                                                        regions=nc_gdf, region_id="FIPS", **loose),
                "labels": lambda: ga.generalize_labels(df.drop(columns=["lat", "lon"]), 5, column="fips", **loose),
                "suppress": lambda: ga.suppress(df.drop(columns=["lat", "lon"]), ["fips"], k=5, **loose),
                "anonymize": lambda: ga.anonymize(df.drop(columns="fips"), location=("lat", "lon"), k=5,
@@ -134,26 +131,23 @@ def test_a_nested_quasi_identifier_is_refused_in_one_line(folder, cli, monkeypat
     assert sorted(os.listdir(folder)) == before
 
 
-def test_kept_nested_columns_on_the_dask_engine(folder, cli, monkeypatch):
-    distributed = require("distributed")
+def test_kept_nested_columns_on_the_dask_engine(folder, cli, monkeypatch, address):
     from geoanon.cluster import generalize_labels
 
     monkeypatch.chdir(folder)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") \
-            as cluster:
-        for command, flags in COMMANDS.items():
-            out = f"dask_{command}"
-            code, _, err = cli(command, "in.parquet", *flags, "--keep", ",".join(NESTED), "-o", out,
-                               "--scheduler", cluster.scheduler_address)
-            assert code == 0 and err == "", err
-            table = pq.read_table(out)
-            assert table.schema.field("codes").type == _table().schema.field("codes").type
-            rows = _by_row(table.to_pylist())
-            assert [row["tags"] for row in rows] == _expected("tags") and len(pd.read_parquet(out)) == ROWS
-        # shuffled (dask's shuffle of nested Arrow columns), and a nested column without a role measured
-        release = generalize_labels("in.parquet", 5, "dask_shuffled", column="name", keep=["tags", "visit"],
-                                    identifiers=["lat", "lon", "age", "sex", "fips"], strict=False, shuffle=3,
-                                    scheduler=cluster.scheduler_address)
-        assert release.report["undeclared"]["columns"] == ["codes"]
-        rows = _by_row(pq.read_table("dask_shuffled").to_pylist())
-        assert [row["visit"] for row in rows] == _expected("visit")
+    for command, flags in COMMANDS.items():
+        out = f"dask_{command}"
+        code, _, err = cli(command, "in.parquet", *flags, "--keep", ",".join(NESTED), "-o", out,
+                           "--scheduler", address)
+        assert code == 0 and err == "", err
+        table = pq.read_table(out)
+        assert table.schema.field("codes").type == _table().schema.field("codes").type
+        rows = _by_row(table.to_pylist())
+        assert [row["tags"] for row in rows] == _expected("tags") and len(pd.read_parquet(out)) == ROWS
+    # shuffled (dask's shuffle of nested Arrow columns), and a nested column without a role measured
+    release = generalize_labels("in.parquet", 5, "dask_shuffled", column="name", keep=["tags", "visit"],
+                                identifiers=["lat", "lon", "age", "sex", "fips"], strict=False, shuffle=3,
+                                scheduler=address)
+    assert release.report["undeclared"]["columns"] == ["codes"]
+    rows = _by_row(pq.read_table("dask_shuffled").to_pylist())
+    assert [row["visit"] for row in rows] == _expected("visit")

@@ -36,15 +36,13 @@ def warned(monkeypatch):
 
 
 @pytest.fixture
-def folder(tmp_path, monkeypatch):
-    from geoanon.datasets import nc_counties
-
+def folder(tmp_path, monkeypatch, nc_gdf):
     rng = np.random.default_rng(7)
     pd.DataFrame({"lat": np.round(35 + rng.random(ROWS), 4), "lon": np.round(-80 + rng.random(ROWS), 4),
                   "zip": rng.choice(["37001", "37081", "37151"], ROWS), "name": rng.choice(["ann", "bob"], ROWS),
                   "age": rng.integers(20, 80, ROWS), "sex": rng.choice(["F", "M"], ROWS)}) \
         .to_csv(tmp_path / "in.csv", index=False)
-    nc_counties().to_file(tmp_path / "regions.geojson")
+    nc_gdf.to_file(tmp_path / "regions.geojson")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

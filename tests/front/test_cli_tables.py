@@ -7,8 +7,9 @@ import pytest
 from geoanon.datasets import adult, data_path
 
 from checkers import check_suppression, emd_equal
+from shipped import ADULT_QI
 
-QI = "sex,race,marital-status,workclass"
+QI = ",".join(ADULT_QI)
 
 
 def keep(qi=QI, sensitive=None):
@@ -17,8 +18,8 @@ def keep(qi=QI, sensitive=None):
 
 
 @pytest.fixture
-def adult_csv(tmp_path):
-    df = adult().head(1500)
+def adult_csv(tmp_path, adult_df):
+    df = adult_df.head(1500)
     df.loc[3, "sex"] = "NA"            # a value, not a missing cell
     path = tmp_path / "adult.csv"
     df.to_csv(path, index=False)

@@ -147,25 +147,15 @@ def test_every_job_writes_every_output(files, tmp_path, cli, job):
     assert len(pd.read_csv(tmp_path / "out.csv")) == ROWS
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    from optional import require
-
-    distributed = require("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  memory_limit="2GB") as cluster:
-        yield cluster.scheduler_address
-
-
 @pytest.mark.parametrize("kinds", [(kind,) for kind in QI_KINDS] + [tuple(QI_KINDS)],
                          ids=[*QI_KINDS, "all"])
-def test_the_dask_engine_with_every_kind_of_quasi_identifier(files, tmp_path, cli, scheduler, kinds):
+def test_the_dask_engine_with_every_kind_of_quasi_identifier(files, tmp_path, cli, address, kinds):
     """The dask engine's joint release takes points with every row located."""
     located = pd.read_csv(files["table"], dtype=str, keep_default_na=False)
     located = located[located.lat != ""]
     located.to_csv(tmp_path / "located.csv", index=False)
     args = _anonymize({**files, "table": tmp_path / "located.csv"}, "points", kinds, tmp_path,
-                      engine=["--scheduler", scheduler])
+                      engine=["--scheduler", address])
     args.remove("--missing")
     args.remove("suppress")
     code, out, err = cli(*args)

@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 
 from geoanon.cli import main
-from geoanon.datasets import adult
 from geoanon.jobs import load_job
 from geoanon.pipeline.roles import looks_identifying
 
@@ -37,9 +36,9 @@ map = "out/map.html"
 
 
 @pytest.fixture
-def workdir(tmp_path):
+def workdir(tmp_path, adult_df):
     rng = np.random.default_rng(0)
-    df = adult().head(1500).copy()
+    df = adult_df.head(1500).copy()
     df.insert(0, "name", [f"person {i}" for i in range(len(df))])
     df["lat"] = (35 + rng.random(len(df)) * 2).round(5).astype(str)
     df["lon"] = (-80 + rng.random(len(df)) * 3).round(5).astype(str)

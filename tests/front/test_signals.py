@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shipped import ADULT_QI
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
 ROWS = 500_000
@@ -121,15 +123,13 @@ def _children(pid):
     return found
 
 
-def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path):
-    from geoanon.datasets import adult
-
+def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path, adult_df):
     source = tmp_path / "adult.csv"
-    adult().to_csv(source, index=False)
+    adult_df.to_csv(source, index=False)
     folder = tmp_path / "out"
     folder.mkdir()
     child = subprocess.Popen([sys.executable, "-m", "geoanon.cli", "suppress", str(source),
-                              "--qi", "sex,race,marital-status,workclass", "--sensitive", "occupation", "-k", "5", "-t", "0.2",
+                              "--qi", ",".join(ADULT_QI), "--sensitive", "occupation", "-k", "5", "-t", "0.2",
                               "--method", "milp", "--time-limit", "600", "--keep",
                               "age,education,native-country,salary-class", "-o", str(folder / "out.csv"),
                               "--report", str(folder / "r.json")],

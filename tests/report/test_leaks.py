@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from geoanon.datasets import nc_counties
-from optional import require
 
 K = 8
 ROWS = 800
@@ -127,14 +126,6 @@ CLUSTER_SETUPS = {
     "anonymize": ["anonymize", "--qi", "age,sex,race", "--sensitive", "diagnosis", "-k", str(K), "--lat", "lat",
                   "--lon", "lon", "--identifiers", "name,fips"],
 }
-
-
-@pytest.fixture(scope="module")
-def address():
-    distributed = require("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  memory_limit="2GiB", silence_logs=50) as cluster:
-        yield cluster.scheduler_address
 
 
 @pytest.mark.parametrize("setup", CLUSTER_SETUPS)

@@ -177,11 +177,9 @@ def test_a_click_shows_the_published_values_and_the_legend_switches_the_scale(tm
     assert re.search(r'data-scale="size" style="">', dom) and re.search(r'data-scale="precision" style="display: none;"', dom)
 
 
-def test_browser_draws_every_region_group_offline(tmp_path):
-    from geoanon.datasets import demo_nc_births, nc_counties
-
+def test_browser_draws_every_region_group_offline(tmp_path, births_df, nc_gdf):
     chromium = chromium_path()
-    rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(), region_id="FIPS",
+    rel = ga.generalize_regions(births_df, 1000, column="county_fips", regions=nc_gdf, region_id="FIPS",
                                 identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     page = tmp_path / "regions.html"
     page.write_text(render_html(rel.preview(title="regions")), encoding="utf-8")
@@ -246,12 +244,10 @@ def _scales(page: str) -> dict:
     return decoder.raw_decode(page, at)[0]
 
 
-def test_every_colour_scale_is_in_the_page():
-    from geoanon.datasets import demo_nc_births, nc_counties
-
-    births = demo_nc_births()
+def test_every_colour_scale_is_in_the_page(births_df, nc_gdf):
+    births = births_df
     k = int(births["county_fips"].value_counts().iloc[5])     # six counties weigh k or more on their own
-    rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_counties(), region_id="FIPS",
+    rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_gdf, region_id="FIPS",
                                 identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     forced = ((rel.classes.regions == 1) & (rel.classes.weight > k)).to_numpy()
     assert forced.any()
@@ -457,17 +453,15 @@ def test_land_is_natural_earth_cut_into_countries():
 
 
 @pytest.mark.parametrize("kind", ["points", "regions"])
-def test_a_release_in_a_projected_crs_maps_to_finite_bounds(kind):
+def test_a_release_in_a_projected_crs_maps_to_finite_bounds(kind, births_df, nc_gdf):
     import geopandas as gpd
-
-    from geoanon.datasets import demo_nc_births, nc_counties
 
     if kind == "points":
         rng = np.random.default_rng(6)
         xy = gpd.points_from_xy(rng.uniform(-80, -79, 300), rng.uniform(35, 36, 300), crs=4326).to_crs(5070)
         rel = ga.generalize_points(gpd.GeoDataFrame({"age": np.arange(300)}, geometry=xy), 10, keep=["age"])
     else:
-        rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties().to_crs(5070),
+        rel = ga.generalize_regions(births_df, 1000, column="county_fips", regions=nc_gdf.to_crs(5070),
                                     region_id="FIPS", identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     html = render_html(rel.preview())
     bounds = re.findall(r"fitBounds\(\s*\[\[([^\]]*)\],\s*\[([^\]]*)\]\]", html)[-1]

@@ -76,10 +76,8 @@ def test_point_precision_agrees_with_the_wgs84_geodesic():
     assert sum(p["histogram"]["records"]) == boxed
 
 
-def test_group_diameters_hold_their_regions():
-    from geoanon.datasets import demo_nc_births, nc_counties
-
-    rel = ga.generalize_regions(demo_nc_births(), 1000, column="county_fips", regions=nc_counties(),
+def test_group_diameters_hold_their_regions(births_df, nc_gdf):
+    rel = ga.generalize_regions(births_df, 1000, column="county_fips", regions=nc_gdf,
                                 region_id="FIPS", identifiers=["record_id"], keep=["sex", "birth_weight_g"])
     width, height, diameter = _shape_extents(rel.classes)
     assert len(diameter) == rel.report.rows
@@ -135,10 +133,8 @@ def test_the_same_release_gives_the_same_page():
     assert rel.to_html() == rel.to_html()
 
 
-def test_every_job_kind_reports(tmp_path):
-    from geoanon.datasets import demo_records
-
-    df = demo_records().head(3000)
+def test_every_job_kind_reports(tmp_path, patients_df):
+    df = patients_df.head(3000)
     roles = {"identifiers": ["record_id", "lat", "lon", "zip"], "keep": ["cost_usd"]}
     for rel in (ga.generalize_labels(df, 10, column="diagnosis", **roles),
                 ga.suppress(df.head(400), ["diagnosis"], k=5, **roles)):

@@ -111,9 +111,9 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_reruns_write_the_same_bytes(command, tmp_path, cli):
+def test_reruns_write_the_same_bytes(command, tmp_path, cli, nc_gdf):
     people().to_csv(tmp_path / "in.csv", index=False)
-    nc_counties().to_file(tmp_path / "regions.geojson")
+    nc_gdf.to_file(tmp_path / "regions.geojson")
     out = tmp_path / "out"
     out.mkdir()
     runs = []
@@ -154,14 +154,14 @@ def assert_a_random_order(positions, n):
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_rows_are_written_in_a_seeded_random_order(command, tmp_path, cli):
+def test_rows_are_written_in_a_seeded_random_order(command, tmp_path, cli, nc_gdf):
     """An input sorted by name keeps no order once written: the rows come out
     in a random order drawn from --seed, the same for the same seed, each with
     its own values and class; --keep-order writes them in the input's order."""
     df = people(300).sort_values("name").reset_index(drop=True)
     df.insert(0, "row", range(len(df)))     # the input position, kept deliberately to see where each row went
     df.to_csv(tmp_path / "in.csv", index=False)
-    nc_counties().to_file(tmp_path / "regions.geojson")
+    nc_gdf.to_file(tmp_path / "regions.geojson")
     written = {}
     runs = {"a": [], "b": [], "c": ["--seed", "7"], "kept": ["--keep-order"], "kept 7": ["--keep-order", "--seed", "7"]}
     for name, flags in runs.items():
@@ -225,7 +225,7 @@ def test_strict_and_shuffle_flags_are_gone(tmp_path, cli):
     assert not (tmp_path / "out.csv").exists()
 
 
-def test_columns_without_a_role_are_refused_by_default(tmp_path, cli):
+def test_columns_without_a_role_are_refused_by_default(tmp_path, cli, nc_gdf):
     """A column that is no quasi-identifier, not sensitive, not kept nor
     dropped is refused by every job, with the names and the ways to declare
     them, before anything is written."""
@@ -244,7 +244,7 @@ def test_columns_without_a_role_are_refused_by_default(tmp_path, cli):
         ga.anonymize(df, location=("lat", "lon"), qi=["age", "first"], k=10, **declared)
     # every job refuses them; the ones it treats itself, the sensitive column and the kept ones are declared
     for job in (lambda: ga.generalize_points(df, 10, lat="lat", lon="lon", keep=["first", "age", "sex"]),
-                lambda: ga.generalize_regions(df, 30, column="fips", regions=nc_counties(), region_id="FIPS"),
+                lambda: ga.generalize_regions(df, 30, column="fips", regions=nc_gdf, region_id="FIPS"),
                 lambda: ga.generalize_labels(df, 10, column="first", identifiers=["person_id", "name"]),
                 lambda: ga.suppress(df, ["age", "sex", "race"], k=5, l=2, sensitive="diagnosis",
                                     keep=["lat", "lon", "fips", "first"], identifiers=["name"])):
@@ -300,7 +300,7 @@ def test_a_job_file_refuses_columns_without_a_role_unless_strict_is_false(tmp_pa
     assert "first" in pd.read_csv(tmp_path / "out.csv").columns
 
 
-def test_strict_false_publishes_columns_without_a_role_named_and_measured(tmp_path):
+def test_strict_false_publishes_columns_without_a_role_named_and_measured(tmp_path, nc_gdf):
     df = people()
     df["person_id"] = [f"id{i}" for i in range(len(df))]
     rel = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, keep=["sex", "race", "diagnosis", "fips"],
@@ -316,7 +316,7 @@ def test_strict_false_publishes_columns_without_a_role_named_and_measured(tmp_pa
     assert "undeclared" not in quiet.report and not quiet.warnings
     # every job publishes and measures them when told to
     for release in (ga.generalize_points(df, 10, lat="lat", lon="lon", identifiers=["name"], strict=False),
-                    ga.generalize_regions(df, 30, column="fips", regions=nc_counties(), region_id="FIPS",
+                    ga.generalize_regions(df, 30, column="fips", regions=nc_gdf, region_id="FIPS",
                                           identifiers=["name"], strict=False),
                     ga.generalize_labels(df, 10, column="first", identifiers=["name"], strict=False),
                     ga.suppress(df, ["age", "sex"], k=5, identifiers=["name"], strict=False)):

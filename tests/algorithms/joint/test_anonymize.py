@@ -239,11 +239,9 @@ def test_sets_never_better_than_exhaustive_search(n, k, seed):
         assert r.report["ncp"]["overall"] == 0
 
 
-def test_zip_location_groups_are_connected():
-    from geoanon.datasets import demo_nc_births, nc_counties
-
-    births = demo_nc_births()
-    counties = nc_counties()
+def test_zip_location_groups_are_connected(births_df, nc_gdf):
+    births = births_df
+    counties = nc_gdf
     r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
                      qi=["sex", "birth_weight_g"], k=200, identifiers=["record_id"])
     assert r.report["audit"]["k"] >= 200
@@ -255,11 +253,9 @@ def test_zip_location_groups_are_connected():
     assert sum(len(g) for g in groups) == len(set().union(*groups))       # groups never share a county
 
 
-def test_zip_location_joint_design_groups_nest():
-    from geoanon.datasets import demo_nc_births, nc_counties
-
-    births = demo_nc_births()
-    counties = nc_counties()
+def test_zip_location_joint_design_groups_nest(births_df, nc_gdf):
+    births = births_df
+    counties = nc_gdf
     r = ga.anonymize(births, location={"zip": "county_fips", "regions": counties, "region_id": "FIPS"},
                      qi=["sex", "birth_weight_g"], k=200, method="joint", identifiers=["record_id"])
     assert r.report["audit"]["k"] >= 200

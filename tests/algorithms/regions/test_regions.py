@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.datasets import data_path, nc_counties
+from geoanon.datasets import data_path
 from geoanon.regions import CompactGraph
 from geoanon.regions.spanning import _Improver, degree_lower_bound
 
@@ -18,10 +18,10 @@ from checkers import (brute_force_connected_partition, check_bridged_partition, 
 
 # -- graphs ---------------------------------------------------------------------
 
-def test_rook_graph_of_nc_counties_matches_the_reference_edge_list():
-    nc = nc_counties()
+def test_rook_graph_of_nc_counties_matches_the_reference_edge_list(nc_gdf, nc_edges_df):
+    nc = nc_gdf
     G = ga.graph_from_polygons(nc, "FIPS")
-    ref = pd.read_csv(data_path("nc_counties_rook_edges.csv"), dtype=str)
+    ref = nc_edges_df
     assert {frozenset(e) for e in G.edges} == {frozenset(e) for e in ref.itertuples(index=False)}
     assert all(isinstance(v, str) and len(v) == 5 for v in G.nodes)
     queen = ga.graph_from_polygons(nc, "FIPS", contiguity="queen")
@@ -224,8 +224,8 @@ def test_phases_run_and_improve_on_star_like_starts():
     assert phases > 50 and swaps > 500
 
 
-def test_us_zip_graph_gets_a_degree_three_tree():
-    edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
+def test_us_zip_graph_gets_a_degree_three_tree(zip_edges_df):
+    edges = zip_edges_df
     G = ga.read_edge_list(edges)
     tree = ga.low_degree_spanning_tree(G)
     assert G.number_of_nodes() == 29442
@@ -471,10 +471,10 @@ def test_verify_catches_a_disconnected_group():
         broken.verify()
 
 
-def test_nc_counties_beat_the_peer_figures_from_the_issue():
+def test_nc_counties_beat_the_peer_figures_from_the_issue(nc_gdf):
     """Reference figures (issue 3): with BIR74 and a floor of 20,000 the peers'
     largest regions are 1.69-2.60 times the floor; the lower bound is 1.08."""
-    nc = nc_counties()
+    nc = nc_gdf
     G = ga.graph_from_polygons(nc, "FIPS")
     part = ga.partition_graph(G, 20000, dict(zip(nc.FIPS, nc.BIR74))).verify()
     assert part.lower_bound == 21588
@@ -482,8 +482,8 @@ def test_nc_counties_beat_the_peer_figures_from_the_issue():
     assert part.tree_degree == 3
 
 
-def test_deterministic():
-    nc = nc_counties()
+def test_deterministic(nc_gdf):
+    nc = nc_gdf
     G = ga.graph_from_polygons(nc, "FIPS")
     w = dict(zip(nc.FIPS, nc.BIR74))
     assert np.array_equal(ga.partition_graph(G, 15000, w).labels, ga.partition_graph(G, 15000, w).labels)

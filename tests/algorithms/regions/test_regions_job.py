@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
-from geoanon.datasets import data_path, demo_nc_births, nc_counties
+from geoanon.datasets import data_path, nc_counties
 
 from checkers import check_connected_partition, drawn_shapes
 
@@ -30,16 +30,16 @@ def _records(n=3000, seed=0):
 KEEP = ["id", "weight_g"]
 
 
-def test_release_keeps_rows_and_columns_and_groups_are_connected():
+def test_release_keeps_rows_and_columns_and_groups_are_connected(nc_gdf):
     df = _records()
-    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP)
+    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP)
     t = rel.table
     assert list(t.columns) == ["id", "fips", "weight_g", "class_id"] and len(t) == len(df)
     assert t["id"].equals(df["id"]) and t["weight_g"].equals(df["weight_g"])
     assert t.groupby("fips").size().min() >= 150 and t.groupby("class_id").size().min() >= 150
     # each label is the id of the member nearest the mean of the centroids of the members that hold no
     # record or at least k (+N others), else "group C": no region of fewer than k records is named
-    nc = nc_counties()
+    nc = nc_gdf
     centroid = dict(zip(nc.FIPS, _centroids(nc)))
     held = df["fips"].value_counts()
     named = 0
@@ -58,7 +58,7 @@ def test_release_keeps_rows_and_columns_and_groups_are_connected():
         raw = df["fips"].isin(members)
         assert (t.loc[raw, "class_id"] == row["class_id"]).all() and raw.sum() == row["weight"]
     assert named > 0
-    G = ga.graph_from_polygons(nc_counties(), "FIPS")
+    G = ga.graph_from_polygons(nc_gdf, "FIPS")
     counts = df["fips"].value_counts().to_dict()
     check_connected_partition(G, counts, 150, rel.partition.class_of())
     assert rel.classes.geometry.is_valid.all() and rel.classes.crs.to_epsg() == 4326
@@ -66,11 +66,11 @@ def test_release_keeps_rows_and_columns_and_groups_are_connected():
     assert r["min_class"] >= 150 and r["tree_degree"] == 3 and r["graph"]["planar"] is True
 
 
-def test_centroids_with_and_without_an_edge_list():
-    nc = nc_counties()
+def test_centroids_with_and_without_an_edge_list(nc_gdf, nc_edges_df):
+    nc = nc_gdf
     xy = _centroids(nc)
     centroids = pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1].astype(str), "lon": xy[:, 0].astype(str)})
-    edges = pd.read_csv(data_path("nc_counties_rook_edges.csv"), dtype=str)
+    edges = nc_edges_df
     df = _records()
     via_edges = ga.generalize_regions(df, 200, column="fips", regions=centroids, region_id="fips", edges=edges,
                                       keep=KEEP)
@@ -101,16 +101,16 @@ def test_centroids_with_and_without_an_edge_list():
     assert rel.table.equals(via_edges.table)
 
 
-def test_unknown_regions_and_small_components():
+def test_unknown_regions_and_small_components(nc_gdf):
     df = _records(800)
     df.loc[[5, 9], "fips"] = ["99999", ""]
     with pytest.raises(ga.DataError, match=r"2 records name regions that are not in the regions \(e.g. '99999'"):
-        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP)
+        ga.generalize_regions(df, 50, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP)
     with pytest.raises(ga.InfeasibleError, match="2 records would be suppressed"):
-        ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress",
+        ga.generalize_regions(df, 50, column="fips", regions=nc_gdf, region_id="FIPS", unknown="suppress",
                               keep=KEEP)
     df.loc[: 60, "fips"] = "00000"       # 61 unknown records: enough for a suppressed class
-    rel = ga.generalize_regions(df, 50, column="fips", regions=nc_counties(), region_id="FIPS", unknown="suppress",
+    rel = ga.generalize_regions(df, 50, column="fips", regions=nc_gdf, region_id="FIPS", unknown="suppress",
                                 keep=KEEP)
     starred = rel.table["fips"] == "*"
     assert starred.sum() == 61 and rel.table.loc[starred, "class_id"].nunique() == 1
@@ -130,13 +130,13 @@ def test_island_regions_suppressed_or_refused():
         ga.generalize_regions(df, 6, column="r", regions=centroids, region_id="id", edges=edges, on_small="suppress")
 
 
-def test_geodataframe_records_get_group_shapes():
+def test_geodataframe_records_get_group_shapes(nc_gdf):
     import geopandas as gpd
 
     df = _records(1000)
-    nc = nc_counties().set_index("FIPS")
+    nc = nc_gdf.set_index("FIPS")
     points = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(*_centroids(nc.loc[df.fips]).T), crs=4326)
-    t = ga.generalize_regions(points, 100, column="fips", regions=nc_counties(), region_id="FIPS", keep=KEEP).table
+    t = ga.generalize_regions(points, 100, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP).table
     assert (t.geom_type.isin(["Polygon", "MultiPolygon"])).all()
     assert t.geometry.covers(points.geometry).all()
 
@@ -165,8 +165,8 @@ def test_cli_zip_polygons_with_classes_map_report(tmp_path, cli):
     assert drawn_shapes(html) == len(groups) and "regions" in html
 
 
-def test_cli_zip_csv_regions_and_edges(tmp_path, cli):
-    nc = nc_counties()
+def test_cli_zip_csv_regions_and_edges(tmp_path, cli, nc_gdf):
+    nc = nc_gdf
     xy = _centroids(nc)
     pd.DataFrame({"fips": nc.FIPS, "lat": xy[:, 1], "lon": xy[:, 0]}).to_csv(tmp_path / "regions.csv", index=False)
     _records().to_csv(tmp_path / "in.csv", index=False)
@@ -178,12 +178,12 @@ def test_cli_zip_csv_regions_and_edges(tmp_path, cli):
     assert pd.read_parquet(tmp_path / "out.parquet").groupby("fips").size().min() >= 300
 
 
-def test_demo_also_runs_the_region_job(tmp_path, cli):
+def test_demo_also_runs_the_region_job(tmp_path, cli, births_df):
     """The demo's births are a joint release too: the county (connected
     groups), sex and birth weight generalized, record_id dropped, k=100."""
     code, out, err = cli(*["demo", "--out", tmp_path])
     assert code == 0, err
-    births = demo_nc_births()
+    births = births_df
     report = json.loads((tmp_path / "regions_report.json").read_text())
     assert report["rows"] == len(births) and report["k"] == 100
     assert report["audit"]["ok"] and report["audit"]["k"] >= 100

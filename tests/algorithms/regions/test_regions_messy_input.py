@@ -62,12 +62,12 @@ def _cli_args(tmp_path, regions, *extra, k=150, region_id="FIPS"):
 
 # -- regions without records --------------------------------------------------------
 
-def test_us_zip_regions_without_records_need_no_group():
+def test_us_zip_regions_without_records_need_no_group(zip_nodes_df, zip_edges_df):
     """The shipped US ZIP graph cut at state lines (51 components), records in
     a third of the ZIPs of five states: components without records need no
     group (this used to be "... connected components weigh less than k")."""
-    nodes = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str)
-    edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
+    nodes = zip_nodes_df
+    edges = zip_edges_df
     state = dict(zip(nodes.zip, nodes.state))
     inside = edges[edges.zip_a.map(state) == edges.zip_b.map(state)]
     rng = np.random.default_rng(0)
@@ -90,10 +90,10 @@ def test_us_zip_regions_without_records_need_no_group():
     assert rel.warnings == []             # the shipped graph has no centroid at (0, 0)
 
 
-def test_cli_regions_without_records_are_left_out_of_classes_and_map(tmp_path, cli):
+def test_cli_regions_without_records_are_left_out_of_classes_and_map(tmp_path, cli, nc_gdf):
     """NC cut in two at longitude -79, records only in the west: the east has
     no class, in the table, the classes file or the map."""
-    nc = nc_counties()
+    nc = nc_gdf
     lon = dict(zip(nc.FIPS, shapely.get_coordinates(shapely.centroid(nc.geometry.values))[:, 0]))
     west = {f for f, x in lon.items() if x < -79}
     edges = _rook_edges()
@@ -124,7 +124,7 @@ def _isolating(edges, county):
     return edges[(edges.FIPS_a != county) & (edges.FIPS_b != county)]
 
 
-def test_isolated_light_county_joins_the_group_of_its_nearest_region():
+def test_isolated_light_county_joins_the_group_of_its_nearest_region(nc_gdf):
     df = _records()
     counts = df["fips"].value_counts()
     lonely = counts.index[-1]                                 # Clay County, 2 records
@@ -132,10 +132,10 @@ def test_isolated_light_county_joins_the_group_of_its_nearest_region():
     with pytest.raises(ga.InfeasibleError, match=rf"^1 connected component weighs less than k=150 \(2 records in "
                                                  rf"region {lonely}\); connect it, or use on_small='suppress' or "
                                                  r"on_small='nearest'$"):
-        ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", edges=edges)
-    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", edges=edges,
+        ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", edges=edges)
+    rel = ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", edges=edges,
                                 on_small="nearest")
-    nc = nc_counties()
+    nc = nc_gdf
     centroid = dict(zip(nc.FIPS, map(tuple, shapely.get_coordinates(shapely.centroid(nc.geometry.values)))))
     G = ga.read_edge_list(edges, ids=nc.FIPS)
     class_of = rel.partition.class_of()
@@ -175,16 +175,16 @@ def test_cli_small_nearest_with_a_larger_edge_list(tmp_path, cli):
 
 # -- invalid polygons ------------------------------------------------------------------
 
-def test_bow_tie_county_is_repaired_and_keeps_its_neighbours():
+def test_bow_tie_county_is_repaired_and_keeps_its_neighbours(nc_gdf):
     bent = _with_bow_tie()
     polygon = bent.set_index("FIPS").geometry[WAKE]
     assert shapely.is_valid_reason(polygon).startswith("Self-intersection")
     G = ga.graph_from_polygons(bent, "FIPS")
     assert G.graph["repaired"] == [WAKE]
-    assert set(map(frozenset, G.edges)) == set(map(frozenset, ga.graph_from_polygons(nc_counties(), "FIPS").edges))
+    assert set(map(frozenset, G.edges)) == set(map(frozenset, ga.graph_from_polygons(nc_gdf, "FIPS").edges))
 
 
-def test_bow_tie_county_through_the_job():
+def test_bow_tie_county_through_the_job(nc_gdf):
     df = _records()
     rel = ga.generalize_regions(df, 150, column="fips", regions=_with_bow_tie(), region_id="FIPS")
     assert rel.report["repaired_polygons"] == 1
@@ -193,7 +193,7 @@ def test_bow_tie_county_through_the_job():
     classes = rel.classes
     assert classes.is_valid.all() and len(classes) == rel.report["classes"]
     wake = classes[classes["members"].str.split(",").map(lambda m: WAKE in m)]
-    original = nc_counties().set_index("FIPS").geometry
+    original = nc_gdf.set_index("FIPS").geometry
     members = wake["members"].iloc[0].split(",")
     assert wake.geometry.iloc[0].area == pytest.approx(original[members].union_all().area, rel=0.05)
     html = render_html(rel.preview())
@@ -258,14 +258,14 @@ def test_centroids_at_null_island_are_warned_about():
                        "check their coordinates")
 
 
-def test_regions_without_crs():
+def test_regions_without_crs(nc_gdf):
     df = _records()
-    bare = nc_counties().set_crs(None, allow_override=True)
+    bare = nc_gdf.set_crs(None, allow_override=True)
     rel = ga.generalize_regions(df, 150, column="fips", regions=bare, region_id="FIPS")
     assert rel.warnings == ["the regions have no CRS; their coordinates fit longitude/latitude, so EPSG:4326 "
                             "is assumed"]
     assert rel.classes.crs.to_epsg() == 4326 and drawn_shapes(render_html(rel.preview())) > 0
-    projected = nc_counties().to_crs(32119)                  # NC State Plane, metres
+    projected = nc_gdf.to_crs(32119)                  # NC State Plane, metres
     rel = ga.generalize_regions(df, 150, column="fips", regions=projected, region_id="FIPS")
     assert rel.warnings == [] and rel.classes.crs.to_epsg() == 32119
     assert drawn_shapes(render_html(rel.preview())) > 0
@@ -278,22 +278,22 @@ def test_regions_without_crs():
                                            r"\(100 regions out of range\); if the coordinates are not "
                                            r"longitude/latitude, the regions' CRS \(EPSG:4326\) is wrong"):
         ga.generalize_regions(df, 150, column="fips", region_id="FIPS",
-                              regions=nc_counties().set_geometry(nc_counties().geometry.translate(500, 0)))
+                              regions=nc_gdf.set_geometry(nc_gdf.geometry.translate(500, 0)))
 
 
 # -- messages, labels, columns ---------------------------------------------------------
 
-def test_light_components_are_counted_in_words():
+def test_light_components_are_counted_in_words(nc_gdf):
     df = _records()
     light = df["fips"].value_counts().index[-2:].tolist()
     edges = _isolating(_isolating(_rook_edges(), light[0]), light[1])
     with pytest.raises(ga.InfeasibleError, match=r"^2 connected components weigh less than k=150 \(\d+ records in "
                                                  r"regions \d+, \d+\); connect them, or use on_small='suppress' "
                                                  r"or on_small='nearest'$"):
-        ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", edges=edges)
+        ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", edges=edges)
     with pytest.raises(ga.InfeasibleError, match=r"^\d+ records would be suppressed \(unknown regions or "
                                                  r"components lighter than k\), too few to form a class of k=150$"):
-        ga.generalize_regions(df, 150, column="fips", regions=nc_counties(), region_id="FIPS", edges=edges,
+        ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", edges=edges,
                               on_small="suppress")
 
 
@@ -316,11 +316,11 @@ def test_group_labels_cannot_start_a_formula(tmp_path):
     assert written["n"].tolist() != df["n"].tolist()
 
 
-def test_duplicate_columns_are_a_type_error():
+def test_duplicate_columns_are_a_type_error(nc_gdf):
     df = _records()
     twice = pd.concat([df, df[["fips"]]], axis=1)
     with pytest.raises(ga.DuplicateColumnError, match=r"^the table has 2 columns named 'fips'; rename them apart$"):
-        ga.generalize_regions(twice, 150, column="fips", regions=nc_counties(), region_id="FIPS")
+        ga.generalize_regions(twice, 150, column="fips", regions=nc_gdf, region_id="FIPS")
     table = _centroid_table()
     with pytest.raises(TypeError, match=r"^the regions have 2 columns named 'lat'; rename them apart$"):
         ga.generalize_regions(df, 150, column="fips", regions=pd.concat([table, table[["lat"]]], axis=1),

@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.datasets import adult
 from geoanon.errors import ParameterError
 from geoanon.models import Model
 from geoanon.tables import Instance
@@ -18,6 +17,7 @@ from geoanon.tables.matching import matching_program, simplex_condition_holds, s
 from geoanon.tables.milp import kernelize, optimal_suppression
 
 from checkers import brute_force_suppression, check_suppression, emd_equal, emd_ordered, made_diverse
+from shipped import ADULT_QI, adult_keep
 
 MODELS = [dict(k=1), dict(k=2), dict(k=3), dict(l=2), dict(l=1.5), dict(l_distinct=2), dict(t=0.3),
           dict(k=2, t=0.4), dict(t=0.25, ground="ordered")]
@@ -144,14 +144,14 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
 
 
 # adult's columns besides the quasi-identifiers sex, race, marital-status and workclass: published as they are
-ADULT_OTHERS = ["age", "education", "native-country", "occupation", "salary-class"]
+ADULT_OTHERS = adult_keep(ADULT_QI)
 
 
-def test_a_proven_optimum_reports_plain_json():
+def test_a_proven_optimum_reports_plain_json(adult_df):
     # the certificate is computed with numpy; the report must still serialize (it did not: numpy.bool_)
     import json
 
-    release = ga.suppress(adult().head(2000), ["sex", "race", "marital-status", "workclass"], k=5, method="milp",
+    release = ga.suppress(adult_df.head(2000), ADULT_QI, k=5, method="milp",
                           keep=ADULT_OTHERS)
     assert release.report["optimal"] is True
     assert json.loads(json.dumps(release.report.to_dict()))["optimal"] is True
@@ -190,19 +190,19 @@ def test_explicit_methods_refuse_what_they_cannot_do():
         ga.suppress(df, ["a", "b"], k=3, method="matching")
 
 
-def test_a_start_solution_is_taken_and_never_worsened():
-    df = adult().head(3000)
-    inst = Instance(df, ["sex", "race", "marital-status", "workclass"], Model(k=5))
-    start = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], k=5, method="lattice",
+def test_a_start_solution_is_taken_and_never_worsened(adult_df):
+    df = adult_df.head(3000)
+    inst = Instance(df, ADULT_QI, Model(k=5))
+    start = ga.suppress(df, ADULT_QI, k=5, method="lattice",
                         keep=ADULT_OTHERS).table["class_id"]
     program = optimal_suppression(inst, time_limit=30, start=inst.grouping_of(start.to_numpy()))
     assert program.optimal and program.objective <= inst.cost(inst.grouping_of(start.to_numpy()))[0]
     assert program.objective == optimal_suppression(inst, time_limit=30).objective
 
 
-def test_a_program_stopped_early_still_releases_the_heuristic():
-    df = adult().head(2000)
-    release = ga.suppress(df, ["sex", "race", "marital-status", "workclass"], sensitive="age", t=0.1,
+def test_a_program_stopped_early_still_releases_the_heuristic(adult_df):
+    df = adult_df.head(2000)
+    release = ga.suppress(df, ADULT_QI, sensitive="age", t=0.1,
                           ground="ordered", method="milp", time_limit=0.2,
                           keep=[c for c in ADULT_OTHERS if c != "age"])
     report = release.report

@@ -6,12 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.datasets import adult
 from geoanon.errors import DataError, InfeasibleError, ParameterError
 from geoanon.models import Model
 from geoanon.tables import Grouping, Instance, k_lower_bound, m_approximation
 
 from checkers import brute_force_suppression, check_suppression, emd_equal, made_diverse
+from shipped import ADULT_QI, adult_keep
 
 
 
@@ -88,18 +88,18 @@ def test_theorem_10_cases_and_bounds():
 
 
 
-QI = ["sex", "race", "marital-status", "workclass"]
+QI = ADULT_QI
 
 
 def kept(sensitive=None):
     """Adult's columns besides QI and the sensitive one: published as they are."""
-    return [c for c in ("age", "education", "native-country", "occupation", "salary-class") if c != sensitive]
+    return adult_keep(QI, sensitive)
 
 
 @pytest.mark.parametrize("kwargs", [dict(k=10), dict(k=2, l=2), dict(l=3), dict(l_distinct=3), dict(t=0.2),
                                     dict(k=5, t=0.3)])
-def test_adult_releases_meet_the_model(kwargs):
-    df = adult().head(3000)
+def test_adult_releases_meet_the_model(kwargs, adult_df):
+    df = adult_df.head(3000)
     sensitive = "occupation" if set(kwargs) - {"k"} else None
     release = ga.suppress(df, QI, sensitive=sensitive, method="lattice", keep=kept(sensitive), **kwargs)
     report = release.report
@@ -110,16 +110,16 @@ def test_adult_releases_meet_the_model(kwargs):
                       **{n: v for n, v in kwargs.items() if n != "k"})
 
 
-def test_k_only_never_costs_more_than_theorem_10():
-    df = adult()
+def test_k_only_never_costs_more_than_theorem_10(adult_df):
+    df = adult_df
     for k in (5, 50):
         lattice = ga.suppress(df, QI, k=k, method="lattice", keep=kept()).report
         approx = ga.suppress(df, QI, k=k, method="approx", keep=kept()).report
         assert lattice["cost"] <= approx["cost"] <= len(QI) * lattice["lower_bound"]
 
 
-def test_deterministic_and_rows_kept():
-    df = adult().head(2000)
+def test_deterministic_and_rows_kept(adult_df):
+    df = adult_df.head(2000)
     for method, model, rows in (("lattice", {"t": 0.3, "sensitive": "occupation"}, 2000), ("auto", {}, 600)):
         a = ga.suppress(df.head(rows), QI, k=7, method=method, keep=kept(model.get("sensitive")), **model)
         b = ga.suppress(df.head(rows), QI, k=7, method=method, keep=kept(model.get("sensitive")), **model)
@@ -273,14 +273,14 @@ def test_a_single_row_pull_keeps_the_free_part_meeting_the_model(parts, k, l, di
 
 
 @pytest.mark.parametrize("l, optimum", [(2, 276), (3, 1126)])
-def test_the_lattice_stays_within_the_issue_target_on_adult(l, optimum):
+def test_the_lattice_stays_within_the_issue_target_on_adult(l, optimum, adult_df):
     """Issue 12's target: on Adult (sex, race, marital-status, workclass;
     sensitive occupation) the lattice pays at most 1.5x the optimum that
     bench_exact proves (a dual bound equal to the cost): 276 stars for l = 2
     and 1,126 for l = 3. The free-part repair's single-row pulls brought l = 3
     from 1,823 to 1,360."""
-    df = adult()
-    qi = ["sex", "race", "marital-status", "workclass"]
+    df = adult_df
+    qi = ADULT_QI
     release = ga.suppress(df, qi, l=l, sensitive="occupation", method="lattice", keep=kept("occupation"))
     cost = check_suppression(df, release.table, qi, 1, sensitive="occupation", l=l)
     assert cost == release.report["cost"] <= 1.5 * optimum

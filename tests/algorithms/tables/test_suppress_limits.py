@@ -22,8 +22,9 @@ from geoanon.models import Model
 from geoanon.tables import Instance
 
 from checkers import check_suppression
+from shipped import ADULT_QI
 
-QI = ["sex", "race", "marital-status", "workclass"]
+QI = ADULT_QI
 suppress_module = importlib.import_module("geoanon.tables.solve")     # where the job's solvers are called
 
 
@@ -61,9 +62,9 @@ def test_the_size_estimate_is_the_built_program(model, monkeypatch):
         (result.variables, result.integer_variables, result.constraints, result.nonzeros)
 
 
-def test_a_program_over_the_memory_budget_is_skipped_and_the_heuristic_released(monkeypatch):
+def test_a_program_over_the_memory_budget_is_skipped_and_the_heuristic_released(monkeypatch, adult_df):
     monkeypatch.setattr(milp, "PROGRAM_BYTES", 10**6)
-    df = adult().head(1500)
+    df = adult_df.head(1500)
     release = ga.suppress(df, QI, k=5, method="milp", keep=[c for c in df.columns if c not in QI])
     report = release.report
     assert set(report["program"]) == {"skipped"} and "GiB budget" in report["program"]["skipped"]
@@ -93,7 +94,7 @@ def test_the_deadline_cuts_the_program_while_it_is_built(monkeypatch):
     assert result.skipped == "the time limit ran out while it was built"
 
 
-def test_the_heuristic_counts_against_the_time_limit(monkeypatch):
+def test_the_heuristic_counts_against_the_time_limit(monkeypatch, adult_df):
     real = suppress_module.lattice
 
     def slow(inst, **kwargs):
@@ -101,7 +102,7 @@ def test_the_heuristic_counts_against_the_time_limit(monkeypatch):
         return real(inst, **kwargs)
 
     monkeypatch.setattr(suppress_module, "lattice", slow)
-    df = adult().head(1500)
+    df = adult_df.head(1500)
     release = ga.suppress(df, QI, k=5, sensitive="occupation", l=2, method="milp", time_limit=0.2,
                           keep=[c for c in df.columns if c not in (*QI, "occupation")])
     assert release.report["program"] == {"skipped": "no time was left for it"}
@@ -110,7 +111,7 @@ def test_the_heuristic_counts_against_the_time_limit(monkeypatch):
                                 f"answer, not proven optimal (gap {release.report['gap']:.1%} to the lower bound)"]
 
 
-def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatch):
+def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatch, adult_df):
     # Adult's k=10 program (14,666 nonzeros: a child process) takes HiGHS about 20 s to prove; HiGHS' own
     # limit is set past the deadline, so the child is killed and what it sent is the answer
     import geoanon._milp as m
@@ -123,7 +124,7 @@ def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatc
         return calls[-1][1]
 
     monkeypatch.setattr(milp, "solve_highs", keep)
-    result = milp.optimal_suppression(Instance(adult(), QI, Model(k=10)), time_limit=4)
+    result = milp.optimal_suppression(Instance(adult_df, QI, Model(k=10)), time_limit=4)
     (c, matrix, low, high, upper, integrality), (x, objective, bound, optimal, status) = calls[0]
     assert status == result.status == "Time limit reached" and not optimal
     assert -np.inf < bound <= 563 and result.bound == bound                 # 563: the optimum (bench/RESULTS.md)
@@ -234,9 +235,9 @@ SOLVES = {
 
 
 @pytest.mark.parametrize("name", SOLVES)
-def test_ctrl_c_stops_a_solve_with_no_solver_left(name):
+def test_ctrl_c_stops_a_solve_with_no_solver_left(name, adult_df):
     inline, call = SOLVES[name]
-    others = [c for c in adult().columns if c not in QI]         # published as they are
+    others = [c for c in adult_df.columns if c not in QI]         # published as they are
     code = CHILD.format(inline=inline, call=call.format(qi=QI, keep=others,
                                                         keep_l=[c for c in others if c != "occupation"]))
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
@@ -255,7 +256,7 @@ def test_ctrl_c_stops_a_solve_with_no_solver_left(name):
     assert out.strip().endswith("threads 1") and "False" not in out
 
 
-def test_a_keyboard_interrupt_in_the_caller_kills_the_child_process(monkeypatch):
+def test_a_keyboard_interrupt_in_the_caller_kills_the_child_process(monkeypatch, adult_df):
     import geoanon._milp as m
 
     workers = []
@@ -267,7 +268,7 @@ def test_a_keyboard_interrupt_in_the_caller_kills_the_child_process(monkeypatch)
 
     monkeypatch.setattr(m.subprocess, "Popen", Traced)
     monkeypatch.setattr(m.pickle, "dump", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
-    inst = Instance(adult(), QI, Model(k=10))
+    inst = Instance(adult_df, QI, Model(k=10))
     with pytest.raises(KeyboardInterrupt):
         milp.optimal_suppression(inst, time_limit=600)
     assert len(workers) == 1 and workers[0].returncode is not None

@@ -16,6 +16,7 @@ import pytest
 import geoanon as ga
 from checkers import drawn_shapes
 from optional import require
+from shipped import ADULT_QI, adult_keep
 
 distributed = require("distributed")
 gc = require("geoanon.cluster")
@@ -24,13 +25,6 @@ from checkers import check_published_boxes  # noqa: E402
 
 N = 200_000
 K = 100
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  memory_limit="2GiB") as cluster, distributed.Client(cluster) as c:
-        yield c
 
 
 def _points(n=N, seed=1):
@@ -44,16 +38,6 @@ def _points(n=N, seed=1):
 
 # the columns of ``_points`` besides the location, published as they are: the id to follow each row, the age
 KEEP = ["id", "age"]
-# the columns of ``adult()``: the quasi-identifiers below and the rest, published as they are (the sensitive
-# column, when a model names one, is its own role)
-ADULT = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-         "salary-class"]
-
-
-def adult_keep(qi, sensitive=None):
-    return [c for c in ADULT if c not in qi and c != sensitive]
-
-
 def _dataset(df, folder, parts=5):
     folder.mkdir()
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
@@ -125,11 +109,10 @@ def test_the_lower_bound_counts_a_point_written_two_ways_as_one(client, tmp_path
 
 
 @pytest.mark.parametrize("sensitive, ground", [("occupation", "equal"), ("age", "ordered"), ("education", "tree")])
-def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path, sensitive, ground):
-    from geoanon.datasets import adult
+def test_the_audit_on_the_cluster_gives_the_in_memory_figures(client, tmp_path, sensitive, ground, adult_df):
     from geoanon.models import Hierarchy
 
-    df = adult()
+    df = adult_df
     df.loc[df.index[::7], "race"] = "*"
     qi = ["sex", "race", "marital-status"]
     if ground == "tree":
@@ -292,13 +275,11 @@ def test_labels_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp
 
 
 @pytest.mark.parametrize("unknown", ["suppress", "error"])
-def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp_path, unknown):
-    from geoanon.datasets import demo_nc_births, nc_counties
-
-    births = demo_nc_births()
+def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp_path, unknown, births_df, nc_gdf):
+    births = births_df
     births.loc[births.index[:1200:3], "county_fips"] = "99999"     # 400 records in no county
     source = _csv_dataset(births, tmp_path / "in")
-    options = {"column": "county_fips", "regions": nc_counties(), "region_id": "FIPS", "unknown": unknown,
+    options = {"column": "county_fips", "regions": nc_gdf, "region_id": "FIPS", "unknown": unknown,
                "identifiers": ["record_id"], "keep": ["sex", "birth_weight_g"]}
     if unknown == "error":
         with pytest.raises(ga.DataError, match="400 records name regions that are not in the regions"):
@@ -315,17 +296,12 @@ def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tm
         assert rel.report[key] == memory.report[key], key
 
 
-ADULT_QI = ["sex", "race", "marital-status", "workclass"]
-
-
 @pytest.mark.parametrize("model", [{"k": 10, "method": "lattice"}, {"k": 5, "method": "approx"},
                                    {"k": 5, "l": 2, "sensitive": "occupation", "method": "lattice"},
                                    {"k": 5, "t": 0.3, "sensitive": "occupation", "method": "lattice"},
                                    {"k": 5, "t": 0.2, "sensitive": "age", "ground": "ordered", "method": "lattice"}])
-def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tmp_path, model):
-    from geoanon.datasets import adult
-
-    df = adult()
+def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tmp_path, model, adult_df):
+    df = adult_df
     keep = adult_keep(ADULT_QI, model.get("sensitive"))
     rel = gc.suppress(_dataset(df, tmp_path / "in", parts=7), ADULT_QI, tmp_path / "out", scheduler=client, keep=keep,
                       shuffle=None, **model)
@@ -366,10 +342,8 @@ def test_suppress_on_the_cluster_reads_csv_files_and_missing_values(client, tmp_
     assert (out["b"].isna() == memory.table["b"].isna()).all()
 
 
-def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client, tmp_path):
-    from geoanon.datasets import adult
-
-    source = _dataset(adult().head(3000), tmp_path / "in", parts=2)
+def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client, tmp_path, adult_df):
+    source = _dataset(adult_df.head(3000), tmp_path / "in", parts=2)
     with pytest.raises(ga.InfeasibleError, match="no grouping reaches l_distinct=20"):
         gc.suppress(source, ADULT_QI, tmp_path / "out", l_distinct=20, sensitive="occupation", scheduler=client,
                     keep=adult_keep(ADULT_QI, "occupation"))
@@ -383,12 +357,10 @@ def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
-def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli):
+def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli, adult_df):
     import json
 
-    from geoanon.datasets import adult
-
-    df = adult().head(5000)
+    df = adult_df.head(5000)
     source = _dataset(df, tmp_path / "in", parts=3)
     address = client.scheduler.address
     code, out, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-l", 2, "--sensitive",
@@ -521,15 +493,13 @@ def test_points_from_geoparquet_are_the_release_of_their_coordinates(client, tmp
     assert not (tmp_path / "out2").exists()
 
 
-def test_the_models_of_criteria_on_the_cluster(client, tmp_path):
+def test_the_models_of_criteria_on_the_cluster(client, tmp_path, adult_df):
     """Entropy and recursive l, beta-likeness and delta on the dask engine:
     suppression row for row as in memory, the joint release checked against
     the whole dataset's distribution, the audit's violations as in memory."""
-    from geoanon.datasets import adult
+    from checkers import by_definition
 
-    from test_criteria import by_definition
-
-    df = adult()
+    df = adult_df
     model = ga.Model(k=5, sensitive="occupation", l_entropy=2.5, delta=3.0)
     keep = adult_keep(ADULT_QI, "occupation")
     rel = gc.suppress(_dataset(df, tmp_path / "in", parts=5), ADULT_QI, tmp_path / "out", scheduler=client,

@@ -16,7 +16,7 @@ from geoanon.errors import UndeclaredColumnsError
 from badinput import ROWS, Case, drop_field, header_and, make_sources, records, refused
 from optional import require
 
-distributed = require("distributed")
+require("distributed")          # skips the module without the dask extra
 
 KEEP = "id,zip,name,age,sex,race,diagnosis"
 
@@ -24,13 +24,6 @@ KEEP = "id,zip,name,age,sex,race,diagnosis"
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
     return make_sources(tmp_path_factory.mktemp("sources"))
-
-
-@pytest.fixture(scope="module")
-def address():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  memory_limit="2GiB", silence_logs=50) as cluster:
-        yield cluster.scheduler_address
 
 
 def _defaults(address):
