@@ -131,6 +131,7 @@ def test_a_nested_quasi_identifier_is_refused_in_one_line(folder, cli, monkeypat
     assert sorted(os.listdir(folder)) == before
 
 
+@pytest.mark.slow
 def test_kept_nested_columns_on_the_dask_engine(folder, cli, monkeypatch, address):
     from geoanon.cluster import generalize_labels
 

@@ -178,6 +178,7 @@ def test_missing_suppress(tmp_path, cli):
     assert (tail.lat_min == "").all() and tail.class_id.nunique() == 1
 
 
+@pytest.mark.slow
 def test_demo_runs_and_says_where(tmp_path, cli):
     """The demo's GPS points are a joint release: the location and cost_usd
     generalized, diagnosis sensitive (l=2), record_id dropped, k=10."""
@@ -212,6 +213,7 @@ def test_demo_runs_and_says_where(tmp_path, cli):
     assert "Re-identification risk" in page and embedded == html     # the map, embedded whole
 
 
+@pytest.mark.slow
 def test_console_script_entry_point(workdir):
     done = subprocess.run([sys.executable, "-m", "geoanon.cli", "points", str(workdir / "in.csv"), "-k", "0",
                            "--lat", "lat", "--lon", "lon", "-o", str(workdir / "o.csv")],
@@ -221,6 +223,7 @@ def test_console_script_entry_point(workdir):
     assert not (workdir / "o.csv").exists()
 
 
+@pytest.mark.slow
 def test_large_table_round_trip(tmp_path, cli):
     rng = np.random.default_rng(1)
     n = 100_000

@@ -86,6 +86,7 @@ def test_quiet_prints_nothing_but_warnings(folder, cli, warned, command):
     assert os.path.isfile("out.csv") and os.path.isfile("r.json")
 
 
+@pytest.mark.slow
 def test_quiet_audit_run_and_demo(folder, cli):
     code, out, err = cli("audit", "in.csv", "--qi", "age,sex", "-k", "5", "-q")
     assert (code, out, err) == (1, "", "")                       # the raw table misses k = 5: the exit code says so

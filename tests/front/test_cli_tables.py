@@ -26,6 +26,7 @@ def adult_csv(tmp_path, adult_df):
     return path
 
 
+@pytest.mark.slow
 def test_suppress_then_audit(adult_csv, tmp_path, cli):
     out, report, classes = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "classes.csv"
     code, stdout, err = cli("suppress", adult_csv, "--qi", QI, "--sensitive", "occupation", "-k", 5, "-l", 2,

@@ -15,6 +15,8 @@ import pytest
 
 from geoanon.datasets import data_path
 
+pytestmark = pytest.mark.slow          # every combination, in memory and on the dask engine
+
 K = 5
 ROWS = 600
 QI_KINDS = {                                  # the flags that make each kind of column a quasi-identifier

@@ -41,6 +41,7 @@ def _run_python(page, tmp_path, monkeypatch):
     return namespace
 
 
+@pytest.mark.slow
 def test_readme_quick_start_runs(tmp_path, monkeypatch):
     (tmp_path / "data").symlink_to(ROOT / "data")
     shell = [c for block in blocks("README.md", "bash") for c in commands(block)]
@@ -55,6 +56,7 @@ def test_readme_quick_start_runs(tmp_path, monkeypatch):
     assert (tmp_path / "released.parquet").exists()
 
 
+@pytest.mark.slow
 def test_python_guide_runs(tmp_path, monkeypatch):
     namespace = _run_python("docs/python.md", tmp_path, monkeypatch)
     assert namespace["part"] is not None and (tmp_path / "points.parquet").exists()

@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 JOB = ('[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex"]\n'
        'interval = ["age"]\n[model]\nk = %d\n[output]\ntable = "%s"\n')
@@ -52,6 +53,7 @@ def test_a_job_makes_its_output_folder_and_a_failed_batch_removes_it(tmp_path, c
     assert code == 2 and "is not a folder" in err
 
 
+@pytest.mark.slow
 def test_box_edges_keep_the_grid_decimals_across_the_antimeridian(tmp_path, cli):
     import re
 

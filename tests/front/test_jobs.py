@@ -53,6 +53,7 @@ def write_job(workdir, text=JOB, name="job.toml"):
     return path
 
 
+@pytest.mark.slow
 def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
     job = write_job(workdir)
     assert main(["run", str(job)]) == 0
@@ -129,6 +130,7 @@ def test_dry_run_shows_every_setting_the_job_makes(workdir, capsys):
     assert "  output: shuffle=true, timings=true" in out
 
 
+@pytest.mark.slow
 def test_dates_are_a_role_under_strict(workdir, capsys):
     df = pd.read_csv(workdir / "people.csv", sep=";", dtype=str)
     df["visit"] = pd.date_range("2020-01-01", periods=len(df), freq="D").strftime("%d/%m/%Y")
@@ -331,6 +333,7 @@ def _run_on(stderr_terminal: bool, args, tmp_path):
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_progress_shows_on_a_terminal_and_never_through_a_pipe(tmp_path):
     rng = np.random.default_rng(3)
     n = 400_000

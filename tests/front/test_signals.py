@@ -59,6 +59,7 @@ def _working(child):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 1.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["computing", "writing"])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_interrupt_writes_nothing_and_keeps_the_earlier_output(big_csv, tmp_path, sig, phase):
@@ -79,6 +80,7 @@ def test_interrupt_writes_nothing_and_keeps_the_earlier_output(big_csv, tmp_path
     assert (tmp_path / "out.csv").read_text() == "an earlier output\n"
 
 
+@pytest.mark.slow
 def test_killed_job_is_cleaned_up_by_the_next(big_csv, tmp_path):
     child = _start(tmp_path, big_csv)
     _wait_for(lambda: _staging(tmp_path), child)
@@ -123,6 +125,7 @@ def _children(pid):
     return found
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_solver_stops_suppress_and_its_solver(tmp_path, adult_df):
     source = tmp_path / "adult.csv"
     adult_df.to_csv(source, index=False)
@@ -156,6 +159,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_anonymize_stops_its_worker_processes(tmp_path, sig):

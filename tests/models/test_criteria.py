@@ -20,6 +20,7 @@ from checkers import by_definition
 tables = st.lists(st.tuples(st.integers(0, 5), st.sampled_from("abcde")), min_size=2, max_size=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(tables)
 def test_the_audit_measures_each_model_as_defined(rows):
@@ -75,6 +76,7 @@ def test_enhanced_beta_has_no_level_when_a_share_passes_minus_log_q():
 counts = st.lists(st.integers(0, 6), min_size=4, max_size=4)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(counts, counts, counts)
 def test_unions_keep_entropy_recursive_and_beta(a, b, rest):
@@ -143,6 +145,7 @@ def test_releases_meet_the_level(level):
         assert len(table) == len(df) and table["class_id"].value_counts().min() >= 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS, ids=lambda v: next(iter(v)))
 def test_the_heuristic_never_beats_the_exact_solver(level):
     rng = np.random.default_rng(3)

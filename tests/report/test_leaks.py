@@ -12,6 +12,8 @@ import pytest
 
 from geoanon.datasets import nc_counties
 
+pytestmark = pytest.mark.slow          # fifteen set-ups of every job, in memory and on the dask engine
+
 K = 8
 ROWS = 800
 RARE_NAMES = ["ZELDA_UNIQ", "QUORRA_UNIQ", "XAVIERA_TWO"]

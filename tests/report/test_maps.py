@@ -134,6 +134,7 @@ def _painted_everywhere(shot, top=0.2, bottom=0.8, left=0.1, right=0.9) -> float
     return float(mask.mean())
 
 
+@pytest.mark.slow
 def test_browser_draws_every_class_offline(tmp_path):
     chromium = chromium_path()
     rel = _release()
@@ -156,6 +157,7 @@ def test_browser_draws_every_class_offline(tmp_path):
     _painted_everywhere(shot, top=0.3, bottom=0.7, left=0.3, right=0.7)
 
 
+@pytest.mark.slow
 def test_a_click_shows_the_published_values_and_the_legend_switches_the_scale(tmp_path):
     chromium = chromium_path()
     classes = _release().classes.assign(label='<img src=x onerror="alert(1)">age 30&ndash;40')
@@ -177,6 +179,7 @@ def test_a_click_shows_the_published_values_and_the_legend_switches_the_scale(tm
     assert re.search(r'data-scale="size" style="">', dom) and re.search(r'data-scale="precision" style="display: none;"', dom)
 
 
+@pytest.mark.slow
 def test_browser_draws_every_region_group_offline(tmp_path, births_df, nc_gdf):
     chromium = chromium_path()
     rel = ga.generalize_regions(births_df, 1000, column="county_fips", regions=nc_gdf, region_id="FIPS",
@@ -197,6 +200,7 @@ def test_browser_draws_every_region_group_offline(tmp_path, births_df, nc_gdf):
     assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_browser_draws_classes_across_the_antimeridian_whole(tmp_path):
     chromium = chromium_path()
     rng = np.random.default_rng(8)
@@ -265,6 +269,7 @@ def test_every_colour_scale_is_in_the_page(births_df, nc_gdf):
         rel.preview(color_by="rainbow")
 
 
+@pytest.mark.slow
 def test_maps_draw_on_a_canvas_with_short_coordinates():
     html_text = render_html(_release(20_000, 10).preview())
     assert '"preferCanvas": true' in html_text and '"zoomSnap": 0.25' in html_text
@@ -272,6 +277,7 @@ def test_maps_draw_on_a_canvas_with_short_coordinates():
     assert '"preferCanvas": true' in render_html(_release().preview())
 
 
+@pytest.mark.slow
 def test_a_map_of_classes_without_a_shape_says_so():
     regions = pd.DataFrame({"id": list("abc"), "lat": [35.0, 35.1, 35.2], "lon": [-80.0, -80.1, -80.2]})
     df = pd.DataFrame({"zip": ["zz"] * 12 + [""] * 3, "sex": ["F", "M", "F"] * 5})
@@ -300,6 +306,7 @@ def half_million(tmp_path_factory):
     return page, len(rel.classes)
 
 
+@pytest.mark.slow
 def test_browser_draws_a_500000_point_map_completely(tmp_path, half_million):
     """Issue 33's target: 500,000 points (tens of thousands of classes) in a
     page under 10 MB that Chromium builds whole (every class a feature of the
@@ -368,6 +375,7 @@ def national_zip_map(zip_table):
     return out
 
 
+@pytest.mark.slow
 def test_a_joint_zip_release_with_unknown_codes_maps_them_as_a_note(zip_table, cli):
     out = zip_table
     code, _, err = cli("anonymize", out / "T.csv", *_zip_location(out), "--qi", "age,sex", "--missing", "suppress",
@@ -387,6 +395,7 @@ def test_a_joint_zip_release_with_unknown_codes_maps_them_as_a_note(zip_table, c
     assert "Map of the classes" in (out / "a_report.html").read_text()
 
 
+@pytest.mark.slow
 def test_zip_groups_are_one_polygon_each_on_their_own_country(national_zip_map):
     import geopandas as gpd
     import shapely
@@ -412,6 +421,7 @@ def test_zip_groups_are_one_polygon_each_on_their_own_country(national_zip_map):
     assert shapely.covers(shapes[owner], shapely.points(xy)).all()            # every member's centroid in its group
 
 
+@pytest.mark.slow
 def test_browser_draws_the_national_zip_map_completely(tmp_path, national_zip_map):
     """Issue 33's target: the groups of a release over every US ZIP, one
     polygon each, drawn whole at 1400 x 1000 with the legend."""

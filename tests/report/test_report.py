@@ -128,6 +128,7 @@ def test_the_page_holds_no_record():
     assert "P00001" not in page
 
 
+@pytest.mark.slow
 def test_the_same_release_gives_the_same_page():
     rel = ga.generalize_points(_points(), 10)
     assert rel.to_html() == rel.to_html()
@@ -165,6 +166,7 @@ def test_a_job_writes_its_html_report(tmp_path, cli):
     assert "Privacy model" in page and "<iframe" in page and "report.html" in out
 
 
+@pytest.mark.slow
 def test_browser_renders_the_report_offline(tmp_path):
     chromium = chromium_path()
     rel = ga.generalize_points(_points(), 10)

@@ -56,6 +56,7 @@ JOBS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("job", JOBS)
 def test_class_ids_do_not_depend_on_the_rows_order(job):
     """Classes are numbered by what they publish: the same release numbers
@@ -110,6 +111,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_reruns_write_the_same_bytes(command, tmp_path, cli, nc_gdf):
     people().to_csv(tmp_path / "in.csv", index=False)
@@ -153,6 +155,7 @@ def assert_a_random_order(positions, n):
     assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_rows_are_written_in_a_seeded_random_order(command, tmp_path, cli, nc_gdf):
     """An input sorted by name keeps no order once written: the rows come out

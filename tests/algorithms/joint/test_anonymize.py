@@ -167,6 +167,7 @@ def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
     assert node.report["ncp"]["overall"] <= star.report["ncp"]["overall"] + 1e-12
 
 
+@pytest.mark.slow
 def test_points_then_suppress_by_hand_is_unsafe_or_worse():
     df = _table(800, seed=3)
     qi = ["age", "sex", "marital"]
@@ -187,6 +188,7 @@ def test_points_then_suppress_by_hand_is_unsafe_or_worse():
     assert joint.report["ncp"]["overall"] < chained_loss["overall"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(6, 40), st.integers(1, 4), st.booleans(), st.booleans(), st.sampled_from(["box", "tile"]),
        st.sampled_from(["frontier", "joint"]), st.integers(0, 10_000))
@@ -239,6 +241,7 @@ def test_sets_never_better_than_exhaustive_search(n, k, seed):
         assert r.report["ncp"]["overall"] == 0
 
 
+@pytest.mark.slow
 def test_zip_location_groups_are_connected(births_df, nc_gdf):
     births = births_df
     counties = nc_gdf
@@ -253,6 +256,7 @@ def test_zip_location_groups_are_connected(births_df, nc_gdf):
     assert sum(len(g) for g in groups) == len(set().union(*groups))       # groups never share a county
 
 
+@pytest.mark.slow
 def test_zip_location_joint_design_groups_nest(births_df, nc_gdf):
     births = births_df
     counties = nc_gdf
@@ -325,6 +329,7 @@ def test_bad_arguments_raise_typed_errors(kwargs, error):
     assert not isinstance(raised.value, UndeclaredColumnsError), raised.value
 
 
+@pytest.mark.slow
 def test_cli_end_to_end_and_refusals(tmp_path):
     df = _table(400)
     src = tmp_path / "in.csv"
@@ -358,6 +363,7 @@ def test_cli_end_to_end_and_refusals(tmp_path):
     assert bad_step.returncode == 2 and "resolution" in bad_step.stderr
 
 
+@pytest.mark.slow
 def test_audit_measures_the_information_loss_of_a_release(tmp_path):
     df = _table(500, seed=8)
     h = ga.Hierarchy.from_frame(pd.DataFrame(MARITAL))
@@ -383,6 +389,7 @@ def test_audit_measures_the_information_loss_of_a_release(tmp_path):
     assert alone.returncode == 2 and alone.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(monkeypatch):
     from geoanon.joint import search
 
@@ -398,6 +405,7 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
     assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150
 
 
+@pytest.mark.slow
 def test_joint_design_cuts_the_location_below_other_cuts():
     df = _table(900, seed=11)
     frontier = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],

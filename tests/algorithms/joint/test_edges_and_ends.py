@@ -44,6 +44,7 @@ def towns(draw):
     return np.round(xy, 5), draw(st.integers(2, 12))
 
 
+@pytest.mark.slow
 @given(towns())
 @settings(max_examples=40, deadline=None)
 def test_the_points_job_publishes_no_edge_near_a_record(case):
@@ -61,6 +62,7 @@ def test_the_points_job_publishes_no_edge_near_a_record(case):
     release.partition.verify()
 
 
+@pytest.mark.slow
 @given(towns(), st.sampled_from(["frontier", "location-first", "joint"]))
 @settings(max_examples=25, deadline=None)
 def test_the_joint_release_publishes_no_edge_near_a_record(case, method):

@@ -53,6 +53,7 @@ MARITAL = pd.DataFrame([["Married", "spouse present", "*"], ["Divorced", "spouse
                         ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]])
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "l_distinct", "t"]),
        st.sampled_from(["box", "tile"]), st.booleans())
@@ -74,6 +75,7 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
         assert total[g] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(60, 600), st.integers(0, 10_000), st.sampled_from(["k", "l"]), st.sampled_from(["box", "tile"]))
 def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
@@ -91,6 +93,7 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
     assert all(fast.parent[c] == p for p, kids in enumerate(fast.children) for c in kids)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]))
 def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):

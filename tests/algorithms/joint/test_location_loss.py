@@ -32,6 +32,7 @@ def _median_km(table) -> float:
     return float(np.nanmedian(row_box_extents(table, "lat", "lon", "EPSG:4326")[2]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_far_records_no_longer_make_wide_boxes_cheap(seed):
     """Six islands among 1,500 records widen the town's boxes under NCP's
@@ -55,6 +56,7 @@ def test_far_records_no_longer_make_wide_boxes_cheap(seed):
     pd.testing.assert_frame_equal(ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10).table, default.table)
 
 
+@pytest.mark.slow
 def test_defaults_per_design_and_location_and_refusals():
     df = _town_and_islands(400)
     for method, loss in (("frontier", "spacing"), ("location-first", "spacing"), ("greedy", "range"),

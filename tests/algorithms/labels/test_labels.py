@@ -36,6 +36,7 @@ def classic_bound(counts, k):
     return max(k, int(counts.max()), -(-total // (total // k)))
 
 
+@pytest.mark.slow
 @given(instances(), st.sampled_from(HEURISTICS + ("spread@random", "fold@random")), st.integers(0, 3))
 def test_every_method_is_valid_and_fold_keeps_theorem_5(case, method, seed):
     counts, k = case
@@ -115,6 +116,7 @@ def test_exact_with_no_solution_in_time_says_the_time_limit(monkeypatch):
         cover_labels([4, 4, 4, 4, 4], 7, method="exact")
 
 
+@pytest.mark.slow
 def test_default_against_exact_and_the_bounds_of_the_paper():
     """The default equals the optimum on >= 95% of 300 small instances and is
     never above 4/3 of it; paper-5/2 stays within Theorem 8's 5/2; every
@@ -132,6 +134,7 @@ def test_default_against_exact_and_the_bounds_of_the_paper():
     assert equal >= 0.95 * total, f"default optimal on {equal} of {total}"
 
 
+@pytest.mark.slow
 def test_three_partition_yes_instances_have_optimum_k():
     for m, B, seed in [(3, 40, 0), (5, 100, 1), (6, 1000, 2), (8, 60, 3)]:
         inst = three_partition_instance(m, B, seed=seed)

@@ -30,6 +30,7 @@ def weighted_points(draw, max_n=60):
     return xy, weights, k
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 @given(case=weighted_points())
 def test_partition_rules_and_theorem_2_bound(case, method):
@@ -254,6 +255,7 @@ def test_ranking_shortcuts_equal_the_full_formulas(k):
             assert (risk, imbalance) == (0, abs(lo - up))
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 6)), min_size=2, max_size=40),
        st.integers(1, 6), st.integers(0, 4))
 @settings(max_examples=200, deadline=None)
@@ -273,6 +275,7 @@ def test_lookahead_tables_count_the_cuts_by_brute_force(points, k, extra):
         assert suf[v - k + 1] == len({int(w[p + 1:].sum()) for p in cuts} & set(range(k, v + 1)))
 
 
+@pytest.mark.slow
 def test_one_heavy_point_does_not_set_the_size_of_every_class():
     """A point holding 2% of the records (a geocoder's default location) is a
     class of its own scale; the other classes stay near k."""

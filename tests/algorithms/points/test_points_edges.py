@@ -118,6 +118,7 @@ def tables(draw):
     return xy.astype(float), k, "EPSG:4326" if geographic else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 @given(case=tables())
 def test_no_published_coordinate_is_a_records(case, method):
@@ -289,6 +290,7 @@ def test_geo_outputs_cut_wrapped_classes_at_the_antimeridian(tmp_path):
     assert rel.report["bounds"][0] > rel.report["bounds"][2]
 
 
+@pytest.mark.slow
 def test_map_draws_wrapped_classes_whole():
     rel = ga.generalize_points(_airports(), 3, identifiers=["iata"], keep=["state"])
     html = render_html(rel.preview())

@@ -73,6 +73,7 @@ def _state_pairs(G, state):
     return {frozenset((state[u], state[v])) for u, v in G.edges}
 
 
+@pytest.mark.slow
 def test_long_delaunay_edges_are_pruned_on_us_zip_centroids():
     nodes = _us_zip_nodes()
     state = dict(zip(nodes.zip, nodes.state))
@@ -132,6 +133,7 @@ def _check_pruning(full, pruned, xy, factor):
         assert nx.has_path(H, *e), f"dropped edge {set(e)} is shorter than a kept link it could replace"
 
 
+@pytest.mark.slow
 @given(xy=clustered_points(), factor=st.sampled_from([1, 1.5, 3, 8]))
 def test_pruning_keeps_components_and_only_removes_delaunay_edges(xy, factor):
     full = ga.graph_from_points(xy, prune=None, geographic=False)
@@ -195,6 +197,7 @@ def _check_forest(G, tree):
     assert tree.max_degree == max((d for _, d in H.degree), default=0)
 
 
+@pytest.mark.slow
 @given(n=st.integers(2, 9), p=st.floats(0.2, 0.85), seed=st.integers(0, 10**6),
        start=st.sampled_from(["dfs", "bfs"]))
 def test_furer_raghavachari_is_within_one_of_optimal(n, p, seed, start):
@@ -224,6 +227,7 @@ def test_phases_run_and_improve_on_star_like_starts():
     assert phases > 50 and swaps > 500
 
 
+@pytest.mark.slow
 def test_us_zip_graph_gets_a_degree_three_tree(zip_edges_df):
     edges = zip_edges_df
     G = ga.read_edge_list(edges)
@@ -328,6 +332,7 @@ def test_local_search_kernels_match_plain_definitions(n, p, seed, k):
         assert max(int(w[list(chosen)].sum()), int(w[nodes].sum()) - int(w[list(chosen)].sum())) == best
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(n=st.integers(2, 7), seed=st.integers(0, 10**6), k=st.integers(1, 12))
 def test_exact_matches_brute_force_and_balanced_stays_close(n, seed, k):
@@ -342,6 +347,7 @@ def test_exact_matches_brute_force_and_balanced_stays_close(n, seed, k):
     assert balanced.max_weight <= 1.5 * best
 
 
+@pytest.mark.slow
 def test_balanced_against_exact_on_small_graphs():
     rng = np.random.default_rng(11)
     equal = total = 0

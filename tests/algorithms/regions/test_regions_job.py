@@ -178,6 +178,7 @@ def test_cli_zip_csv_regions_and_edges(tmp_path, cli, nc_gdf):
     assert pd.read_parquet(tmp_path / "out.parquet").groupby("fips").size().min() >= 300
 
 
+@pytest.mark.slow
 def test_demo_also_runs_the_region_job(tmp_path, cli, births_df):
     """The demo's births are a joint release too: the county (connected
     groups), sex and birth weight generalized, record_id dropped, k=100."""

@@ -62,6 +62,7 @@ def _cli_args(tmp_path, regions, *extra, k=150, region_id="FIPS"):
 
 # -- regions without records --------------------------------------------------------
 
+@pytest.mark.slow
 def test_us_zip_regions_without_records_need_no_group(zip_nodes_df, zip_edges_df):
     """The shipped US ZIP graph cut at state lines (51 components), records in
     a third of the ZIPs of five states: components without records need no

@@ -61,6 +61,7 @@ def brute(df, model, sensitive, ground):
                                    order=sorted(set(df["s"])) if ordered else None)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(small_tables(), st.sampled_from(MODELS))
 def test_exact_solvers_agree_with_brute_force(df, model):
@@ -83,6 +84,7 @@ def test_exact_solvers_agree_with_brute_force(df, model):
                              t=levels.get("t"), emd=emd_equal) == exact
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(small_tables(max_rows=12), st.sampled_from([dict(k=2), dict(l=2)]))
 def test_simplex_matching_is_optimal(df, model):
@@ -133,6 +135,7 @@ def test_a_matching_with_no_solution_in_time_says_the_time_limit():
         matching_program(twelve_rows(), time_limit=0)
 
 
+@pytest.mark.slow
 def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
     rng = np.random.default_rng(4)
     df = pd.DataFrame(rng.integers(0, 3, (200, 8)).astype(str)).drop_duplicates().head(60)
@@ -147,6 +150,7 @@ def test_two_anonymity_on_60_distinct_rows_with_8_attributes():
 ADULT_OTHERS = adult_keep(ADULT_QI)
 
 
+@pytest.mark.slow
 def test_a_proven_optimum_reports_plain_json(adult_df):
     # the certificate is computed with numpy; the report must still serialize (it did not: numpy.bool_)
     import json
@@ -170,6 +174,7 @@ def test_kernel_keeps_the_optimum():
     assert program.grouping.sizes().min() >= 2
 
 
+@pytest.mark.slow
 def test_auto_chooses_by_size():
     rng = np.random.default_rng(5)
     small = pd.DataFrame(rng.integers(0, 2, (12, 3)).astype(str), columns=list("abc"))
@@ -190,6 +195,7 @@ def test_explicit_methods_refuse_what_they_cannot_do():
         ga.suppress(df, ["a", "b"], k=3, method="matching")
 
 
+@pytest.mark.slow
 def test_a_start_solution_is_taken_and_never_worsened(adult_df):
     df = adult_df.head(3000)
     inst = Instance(df, ADULT_QI, Model(k=5))

@@ -3,6 +3,7 @@ whole rows per entry, every class of the release within the model by the
 checker's own EMD, and the t-closeness program starting from it."""
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def small_table(draw):
                          "s": rng.choice(values, n, p=rng.dirichlet(np.ones(values))).astype(str)}), rng
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_a_rounded_relaxation_is_a_release_within_the_model(data):
@@ -68,6 +70,7 @@ def test_a_rounded_relaxation_is_a_release_within_the_model(data):
     assert inst.cost(grouping)[0] <= int((counts * program.cost[:program.n_sets]).sum())
 
 
+@pytest.mark.slow
 def test_the_t_program_releases_from_its_rounded_relaxation(adult_df):
     # HiGHS alone finds no solution of this program in minutes (measured on 1,000 Adult rows, 120 s)
     df = adult_df.head(3000)

@@ -31,6 +31,7 @@ def qi_of(df):
     return [c for c in df.columns if c.startswith("q")]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(small_tables(), st.integers(1, 3))
 def test_k_anonymity_against_brute_force(df, k):
@@ -51,6 +52,7 @@ def test_k_anonymity_against_brute_force(df, k):
         assert release.report["optimal"] == (cost == bound)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(small_tables(), st.sampled_from([("l", 2), ("l", 1.5), ("t", 0.3), ("t", 0.5), ("l_distinct", 2)]))
 def test_l_and_t_against_brute_force(df, model):
@@ -96,6 +98,7 @@ def kept(sensitive=None):
     return adult_keep(QI, sensitive)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kwargs", [dict(k=10), dict(k=2, l=2), dict(l=3), dict(l_distinct=3), dict(t=0.2),
                                     dict(k=5, t=0.3)])
 def test_adult_releases_meet_the_model(kwargs, adult_df):
@@ -110,6 +113,7 @@ def test_adult_releases_meet_the_model(kwargs, adult_df):
                       **{n: v for n, v in kwargs.items() if n != "k"})
 
 
+@pytest.mark.slow
 def test_k_only_never_costs_more_than_theorem_10(adult_df):
     df = adult_df
     for k in (5, 50):
@@ -118,6 +122,7 @@ def test_k_only_never_costs_more_than_theorem_10(adult_df):
         assert lattice["cost"] <= approx["cost"] <= len(QI) * lattice["lower_bound"]
 
 
+@pytest.mark.slow
 def test_deterministic_and_rows_kept(adult_df):
     df = adult_df.head(2000)
     for method, model, rows in (("lattice", {"t": 0.3, "sensitive": "occupation"}, 2000), ("auto", {}, 600)):
@@ -213,6 +218,7 @@ def test_free_parts_are_the_largest_parts_that_meet_the_model(n, k, l, seed):
         assert len(parts) <= 2
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(small_tables(), st.sampled_from([1.5, 2]), st.integers(1, 2))
 def test_lattice_with_l_against_brute_force(df, l, k):
@@ -225,6 +231,7 @@ def test_lattice_with_l_against_brute_force(df, l, k):
     assert release.report["lower_bound"] <= optimum <= cost == release.report["cost"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(10, 300), st.integers(1, 6), st.sampled_from([1.5, 2, 3]), st.booleans(), st.integers(0, 10_000))
 def test_free_part_repair_releases_meet_the_model(n, k, l, distinct, seed):
@@ -272,6 +279,7 @@ def test_a_single_row_pull_keeps_the_free_part_meeting_the_model(parts, k, l, di
             assert spares[i, v] == (part[v] > 0 and (size == 0 or meets))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("l, optimum", [(2, 276), (3, 1126)])
 def test_the_lattice_stays_within_the_issue_target_on_adult(l, optimum, adult_df):
     """Issue 12's target: on Adult (sex, race, marital-status, workclass;

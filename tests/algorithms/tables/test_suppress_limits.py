@@ -111,6 +111,7 @@ def test_the_heuristic_counts_against_the_time_limit(monkeypatch, adult_df):
                                 f"answer, not proven optimal (gap {release.report['gap']:.1%} to the lower bound)"]
 
 
+@pytest.mark.slow
 def test_a_program_killed_at_its_deadline_keeps_the_solutions_it_sent(monkeypatch, adult_df):
     # Adult's k=10 program (14,666 nonzeros: a child process) takes HiGHS about 20 s to prove; HiGHS' own
     # limit is set past the deadline, so the child is killed and what it sent is the answer
@@ -234,6 +235,7 @@ SOLVES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SOLVES)
 def test_ctrl_c_stops_a_solve_with_no_solver_left(name, adult_df):
     inline, call = SOLVES[name]

@@ -75,6 +75,7 @@ def three_dm(draw, sizes=(1, 2)):
 
 # Liang-Yuan Theorem 3 ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(graphs())
 def test_theorem_3_against_brute_force(graph):
@@ -98,6 +99,7 @@ def test_theorem_3_figure_1_style_example():
 
 # Liang-Yuan Lemma 1 -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(st.lists(st.tuples(*[st.sampled_from("ab")] * 3), min_size=2, max_size=7), st.integers(1, 3))
 def test_lemma_1_keeps_the_optimum(rows, k):
@@ -109,6 +111,7 @@ def test_lemma_1_keeps_the_optimum(rows, k):
     assert_optimum(hi, brute_force)
 
 
+@pytest.mark.slow
 def test_lemma_1_on_theorem_3_gives_half_closeness():
     # Corollary 1's t = 1/2: Theorem 3's table with n distinct sensitive values
     small = half_anonymity_from_bisection(nx.gnm_random_graph(6, 7, seed=1))
@@ -119,6 +122,7 @@ def test_lemma_1_on_theorem_3_gives_half_closeness():
     assert_optimum(t_closeness_from_k_anonymity(large.table, large.qi, large.k, optimum=large.optimum), program)
 
 
+@pytest.mark.slow
 def test_lemma_1_on_binary_3_anonymity():
     small = binary_3_anonymity_from_graph(triangles_and_stars_graph(3, 2, 7, seed=5))
     assert_optimum(t_closeness_from_k_anonymity(small.table, small.qi, 3, optimum=small.optimum), program)
@@ -131,6 +135,7 @@ def max_matching(triples):
                if all(len({e[axis] for e in chosen}) == r for axis in range(3)))
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(three_dm(), st.sampled_from([0.0, 0.2, 0.3]))
 def test_theorem_6_against_brute_force(instance, t):
@@ -150,6 +155,7 @@ def test_theorem_6_yes_instances_of_nine_rows(seed):
     assert_optimum(hi, brute_force)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, extra, t", [(4, 4, 0.0), (5, 5, 0.2), (6, 6, 0.3)])
 def test_theorem_6_against_the_program(n, extra, t):
     triples = three_dm_yes_instance(n, extra, seed=n)
@@ -208,6 +214,7 @@ def optimum_with_a_pool(hi, pool):
     return best((1 << len(others)) - 1, len(pool))
 
 
+@pytest.mark.slow
 def test_theorem_7_of_nine_rows_against_brute_force():
     hi = t_closeness_from_3dm([(0, 0, 0)], 1, 1 / 3)                  # n' = 3n/(1 - 2t) = 9 rows
     assert len(hi.table) == 9 and hi.table["s"].tolist() == list("123") + ["4"] * 6
@@ -218,6 +225,7 @@ def test_theorem_7_of_nine_rows_against_brute_force():
         assert optimum_with_a_pool(replace(hi, t=t), list(range(3, 9))) == brute_force(replace(hi, t=t))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("triples, t, yes", [([(0, 0, 1), (1, 1, 0), (0, 1, 1)], 1 / 3, True),
                                              ([(0, 0, 1), (1, 1, 0), (0, 1, 1)], 3 / 8, True),
                                              ([(0, 0, 1), (0, 1, 0), (1, 1, 1)], 1 / 3, False)])
@@ -273,6 +281,7 @@ def test_blocki_williams_against_brute_force(triangles, stars, seed):
     assert_optimum(hi, brute_force)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("triangles, stars, vertices, seed", [(4, 4, 10, 0), (2, 6, 9, 1), (6, 2, 9, 2)])
 def test_blocki_williams_against_the_program(triangles, stars, vertices, seed):
     graph = triangles_and_stars_graph(triangles, stars, vertices, seed=seed)

@@ -23,6 +23,8 @@ gc = require("geoanon.cluster")
 
 from checkers import check_published_boxes  # noqa: E402
 
+pytestmark = pytest.mark.slow          # the dask engine on a LocalCluster
+
 N = 200_000
 K = 100
 

@@ -16,6 +16,8 @@ from geoanon.errors import UndeclaredColumnsError
 from badinput import ROWS, Case, drop_field, header_and, make_sources, records, refused
 from optional import require
 
+pytestmark = pytest.mark.slow          # the dask engine on a LocalCluster
+
 require("distributed")          # skips the module without the dask extra
 
 KEEP = "id,zip,name,age,sex,race,diagnosis"

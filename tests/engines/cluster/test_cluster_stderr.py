@@ -11,6 +11,8 @@ import pytest
 
 from optional import require
 
+pytestmark = pytest.mark.slow          # a LocalCluster in a child process
+
 SCRIPT = """
 import sys
 import distributed
