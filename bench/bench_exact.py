@@ -37,7 +37,7 @@ Targets of issue 6: (a) proven optimal k = 5 and k = 10 on Adult under 60 s
 each; (b) proven optimal 2-anonymity on 60 distinct rows x 8 attributes (a
 seeded synthetic table, alphabets of 3) under 60 s, by the matching and by the
 program, costs equal; (c) exact solvers against brute force on every
-hypothesis-generated instance of up to 9 rows: a test (tests/test_exact.py),
+hypothesis-generated instance of up to 9 rows: a test (tests/algorithms/tables/test_exact.py),
 run here once with pytest; and Theorem 10's ratio approx / optimum <= m = 4.
 Targets of issue 12: the lattice within 1.5x of the proven optimum for l = 2
 and l = 3; the default on t = 0.2 and t = 0.3 with a proven gap of at most
@@ -190,9 +190,9 @@ def measure_solve(tool: str, table: str, model: str) -> dict:
 
 
 def measure_pytest() -> dict:
-    """``pytest tests/test_exact.py -q`` once, with hypothesis' statistics (examples per test)."""
+    """``pytest tests/algorithms/tables/test_exact.py -q`` once, with hypothesis' statistics (examples per test)."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "pytest", "tests/test_exact.py", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "tests/algorithms/tables/test_exact.py", "-q",
                              "--hypothesis-show-statistics"], cwd=REPO, capture_output=True, text=True,
                             timeout=TEST_LIMIT - 30)
     seconds = time.perf_counter() - started
@@ -402,14 +402,14 @@ def _targets(rows, tests) -> list[str]:
         lines.append(f"{what}: a solver gave no result; MISSED")
     t = tests[0] if tests else None
     what = ("- (c) exact solvers agree with brute force on every hypothesis-generated instance of up to 9 rows: "
-            "a test, tests/test_exact.py::test_exact_solvers_agree_with_brute_force (exact recursion, Theorem 9's "
+            "a test, tests/algorithms/tables/test_exact.py::test_exact_solvers_agree_with_brute_force (exact recursion, Theorem 9's "
             "program and brute force; simplex matching against the recursion in test_simplex_matching_is_optimal)")
     if t is None or "failed" in t:
         lines.append(f"{what}; not run here ({(t or {}).get('failed', 'quick run')})")
     else:
         examples = "; ".join(f"{name}: {e['passing']} examples passing, {e['failing']} failing, {e['invalid']} invalid"
                              for name, e in t["examples"].items())
-        lines.append(f"{what}. `pytest tests/test_exact.py -q` here: {t['summary']} "
+        lines.append(f"{what}. `pytest tests/algorithms/tables/test_exact.py -q` here: {t['summary']} "
                      f"({t['seconds']:.0f} s){'; ' + examples if examples else ''}; "
                      f"{'met' if t['returncode'] == 0 else 'MISSED'}")
     ratios = []

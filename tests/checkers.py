@@ -3,6 +3,7 @@
 Written from the definitions only, in plain Python loops, sharing no code with
 geoanon: what a partition must satisfy, checked the slow and obvious way.
 """
+import math
 import re
 from collections import Counter, defaultdict
 
@@ -618,3 +619,24 @@ def without_outlines(html: str) -> str:
     borders, whose coordinates may coincide with a record's by chance)."""
     context = re.search(r'L\.geoJSON\(\{"type":"FeatureCollection".*?interactive: false', html, flags=re.S)
     return html if context is None else html.replace(context[0], "")
+
+
+def by_definition(groups: dict, table: Counter, recursive_l: int) -> dict:
+    """The figures of every criterion, class by class, straight from the definitions."""
+    n = sum(table.values())
+    q = {v: c / n for v, c in table.items()}
+    out = {"l_entropy": math.inf, "beta": 0.0, "beta_enhanced": 0.0, "delta": 0.0, "c": 0.0}
+    for values in groups.values():
+        counts = Counter(values)
+        size = len(values)
+        p = {v: c / size for v, c in counts.items()}
+        out["l_entropy"] = min(out["l_entropy"], math.exp(-sum(x * math.log(x) for x in p.values())))
+        excess = {v: (p[v] - q[v]) / q[v] for v in p}
+        out["beta"] = max(out["beta"], max(excess.values()))
+        reachable = all(e <= -math.log(q[v]) for v, e in excess.items() if e > 0)
+        out["beta_enhanced"] = max(out["beta_enhanced"], max(excess.values()) if reachable else math.inf)
+        out["delta"] = max(out["delta"], max(abs(math.log(p[v] / q[v])) for v in p))
+        r = sorted(counts.values(), reverse=True)
+        tail = sum(r[recursive_l - 1:])
+        out["c"] = max(out["c"], r[0] / tail if tail else math.inf)
+    return out

@@ -1,0 +1,111 @@
+"""The vectorized inner search gives the classes, states and NCP of the
+node-by-node search it replaces, on mixed tables and every model."""
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geoanon.joint import batch, search
+from geoanon._cells import numeric_cells
+from geoanon.models import Model
+from geoanon.spec.release import release_spec, treatments as spec_treatments
+
+anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
+
+
+def _table(n, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "lat": np.round(35 + rng.normal(0, 1.5, n), 3), "lon": np.round(-80 + rng.normal(0, 2, n), 3),
+        "age": rng.integers(18, 90, n).astype(float), "sex": rng.choice(["F", "M"], n),
+        "race": rng.choice(list("abcde"), n, p=[0.7, 0.15, 0.08, 0.05, 0.02]),
+        "marital": rng.choice(["Married", "Divorced", "Never-married", "Widowed"], n),
+        "dx": rng.choice(list("uvwxyz"), n),
+    })
+    df.loc[:: 2 + seed % 40, "age"] = np.nan
+    return df
+
+
+MODELS = {"k": {}, "l": {"l": 2, "sensitive": "dx"}, "l_distinct": {"l_distinct": 2, "sensitive": "dx"},
+          "t": {"t": 0.45, "sensitive": "dx"}}
+
+
+def _problem(df, seed, model, extent, hierarchies=None):
+    """The dimensions (location, then age, sex, race, marital) and the model's check of a test table."""
+    check = Model(k=2 + seed % 6, **MODELS[model]).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    qi = ["age", "sex", "race", "marital"]
+    hierarchies = hierarchies or {}
+    spec = release_spec("anonymize", qi=qi, hierarchies=hierarchies, sets=["race"] if seed % 2 else None,
+                        location={"lat": "lat", "lon": "lon"}, k=check.model.k)
+    treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
+                                                   check.model.k))
+    return dims, check
+
+
+MARITAL = pd.DataFrame([["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
+                        ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]])
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "l_distinct", "t"]),
+       st.sampled_from(["box", "tile"]), st.booleans())
+def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
+    import geoanon as ga
+
+    df = _table(n, seed)
+    hierarchies = {"marital": ga.Hierarchy.from_frame(MARITAL)} if hierarchy else {}
+    dims, check = _problem(df, seed, model, extent, hierarchies)
+    rows = np.arange(n)
+    tree = search._location_forest(dims, check, [(rows, dims.root(rows))], [0, 1])
+    groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
+    other = [2, 3, 4, 5]
+    fast, total = batch.split_all(dims, check, groups, other)
+    for g, (rows_g, state_g) in enumerate(groups):
+        slow = search._split_down(dims, check, rows_g, state_g, other)
+        assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
+            sorted((tuple(sorted(r.tolist())), s) for r, s in fast[g])
+        assert total[g] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 600), st.integers(0, 10_000), st.sampled_from(["k", "l"]), st.sampled_from(["box", "tile"]))
+def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
+    df = _table(n, seed)
+    dims, check = _problem(df, seed, model, extent)
+    rows = np.arange(n)
+    root = dims.root(rows)
+    slow = search._location_forest_by_node(dims, check, [(rows, root)], [0, 1])
+    fast = search._Tree(*batch.location_forest(dims, check, [(rows, root)], [0, 1]))
+
+    def nodes(tree):
+        return sorted((tuple(sorted(tree.rows[i].tolist())), tree.state[i]) for i in range(len(tree.parent)))
+
+    assert nodes(slow) == nodes(fast)
+    assert all(fast.parent[c] == p for p, kids in enumerate(fast.children) for c in kids)
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]))
+def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
+    """The joint design: every dimension cut, the location narrowed by every cut."""
+    from dataclasses import replace
+
+    dims, check = _problem(_table(n, seed), seed, model, extent)
+    dims = replace(dims, shared_location=False, _costs={})
+    rows = np.arange(n)
+    every = list(range(6))
+    slow = search._split_down(dims, check, rows, dims.root(rows), every)
+    (fast,), total = batch.split_all(dims, check, [(rows, dims.root(rows))], every)
+    assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
+        sorted((tuple(sorted(r.tolist())), s) for r, s in fast)
+    assert total[0] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
