@@ -536,7 +536,10 @@ def _boundary_values(lows, highs, boundary, lo: float, hi: float, seam=None, upp
     inner = np.flatnonzero((distinct > 0) & (distinct < len(lows)))
     b = distinct[inner]
     gap = lows[b] - highs[b - 1]
-    out[inner] = shortest_decimal_between(highs[b - 1] + gap / 4, lows[b] - gap / 4)
+    below, above = highs[b - 1], lows[b]
+    edge = shortest_decimal_between(below + gap / 4, above - gap / 4)
+    inside = (edge > below) & (edge < above)     # a gap of a few floats: its decimal may round onto a record
+    out[inner] = np.where(inside, edge, np.nextafter(below, np.inf))   # ranks are two floats apart at least
     at = inner[b == seam] if seam is not None else inner[:0]
     if at.size:
         out[at] = ((180.0 if upper else -180.0) if highs[seam - 1] < 180
