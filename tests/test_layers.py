@@ -118,3 +118,12 @@ def test_all_names_exist_and_imports_use_them():
     unlisted = [(m, t, name) for m in MODULES for t, name in imports(m)
                 if name and not name.startswith("_") and t in listed and t != m and name not in listed[t]]
     assert not unlisted, unlisted
+
+
+def test_the_command_line_starts_without_numpy_or_pandas():
+    import subprocess
+    import sys
+
+    code = "import sys, geoanon.cli; geoanon.cli.build_parser(); print('numpy' in sys.modules, 'pandas' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"], done.stdout

@@ -2,8 +2,18 @@
 front end: the options' table (:mod:`~geoanon.spec.options`), how their
 values are read (:mod:`~geoanon.spec.kinds`), what they must be
 (:mod:`~geoanon.spec.checks`) and the checked request itself
-(:mod:`~geoanon.spec.release`)."""
+(:mod:`~geoanon.spec.release`, loaded on first use: the command line builds
+its parser from the table before numpy and pandas are imported)."""
+from importlib import import_module
+
 from .options import OPTIONS, Option
-from .release import ReleaseSpec, options_of, release_spec
 
 __all__ = ["OPTIONS", "Option", "ReleaseSpec", "options_of", "release_spec"]
+
+
+def __getattr__(name):
+    if name in ("ReleaseSpec", "options_of", "release_spec"):
+        value = getattr(import_module(".release", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,14 +1,14 @@
 """What an option's value must be beyond its kind, and how it bears on the
 others (a precision target needs a points location): the checks every
 engine and front end share, each raising ParameterError in one line that
-names the option and the value."""
+names the option and the value. Light to import (numpy is loaded where a
+check needs it): the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
 import numbers
 import math
 
 from .._text import show
-from .._validation import check_choice, check_positive
 from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
@@ -24,6 +24,8 @@ MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column al
 def parse_location(location) -> tuple:
     """(kind, {key: value}) of the ``location`` argument: kind None (no
     location), ``"points"``, ``"zip"`` or ``"label"``."""
+    from .._validation import check_choice
+
     if location is None:
         return None, {}
     if isinstance(location, (tuple, list)):
@@ -59,6 +61,8 @@ def check_resolution(resolution):
 
 def check_max_extent(value, kind, method) -> float | None:
     """``max_extent_km``: None, or a finite number > 0 for a points location and the frontier design."""
+    from .._validation import check_positive
+
     if value is None:
         return None
     check_positive("max_extent_km", value)
@@ -85,6 +89,8 @@ def check_max_suppressed(value, kind) -> float | None:
 def check_location_loss(value, kind, method) -> str:
     """``location_loss``, or its default: ``"spacing"`` for a points
     location cut by a location tree (frontier, location-first), else ``"range"``."""
+    from .._validation import check_choice
+
     tree = method in ("frontier", "location-first")
     if value is None:
         return "spacing" if kind == "points" and tree else "range"
@@ -100,6 +106,8 @@ def check_location_loss(value, kind, method) -> str:
 def check_weights(weights, qi, located: bool) -> dict:
     """``weights``: a mapping from ``"location"`` (with a location) or a
     quasi-identifier to a number in [MIN_WEIGHT, 1 / MIN_WEIGHT]."""
+    from .._validation import check_positive
+
     if weights is None:
         return {}
     if not isinstance(weights, dict):
