@@ -82,8 +82,13 @@ class _Search:
     def costs(self, states: dict, origin: np.ndarray) -> np.ndarray:
         """NCP of one row of each class, summed over the dimensions in their order (as :meth:`Dims.cost`)."""
         total = self.fixed[origin].copy()
+        km = self.dims.km
         for j in self.allowed:
-            total += self.dims.items[j].weight * _dim_cost(self.dims.items[j], states[j])
+            if km is None or j not in (km.x, km.y):
+                total += self.dims.items[j].weight * _dim_cost(self.dims.items[j], states[j])
+        if km is not None and km.x in self.allowed:
+            weight = self.dims.items[km.x].weight + self.dims.items[km.y].weight
+            total += weight * km.loss(self.dims, states[km.x], states[km.y])
         return total
 
     # ---- the rounds --------------------------------------------------------------------------------------------
@@ -459,27 +464,21 @@ def _nearest(cand, node, local, sizes, k) -> np.ndarray:
 
 def _fixed_cost(dims, state, allowed) -> float:
     """The summed cost of the dimensions not cut here (the location), in order, before the others."""
-    total = 0
+    total = 0.0
     for j, d in enumerate(dims.items):
-        if j not in allowed:
+        if j not in allowed and (dims.km is None or not d.location):
             total += d.weight * d.cost(state[j])
-    return float(total)
+    if dims.km is not None and dims.km.x not in allowed:
+        total += dims.location_cost(state)
+    return total
 
 
 def _dim_cost(d, st: np.ndarray) -> np.ndarray:
     """:meth:`cost` of one dimension for an array of states."""
     if isinstance(d, RankDim):
-        lo, hi, first, end = st[:, 0], st[:, 1], st[:, 2], st[:, 3]
-        size = d.size
+        first, end, size = st[:, 2], st[:, 3], d.size
         known = (first < size) & (end <= size)
-        f, e = np.minimum(first, size - 1), np.clip(end - 1, 0, size - 1)
-        if d.extent == "tile":
-            a, b = d.edges[lo], d.edges[np.minimum(hi, size)] - d.unit
-        elif d.extent == "grid":
-            a = np.maximum(d.edges[lo], d.grid_low[f])
-            b = np.minimum(d.edges[np.minimum(hi, size)], d.grid_high[e])
-        else:
-            a, b = d.low[f], d.high[e]
+        a, b = d.intervals(st)
         width = (b - a) / d.span if d.span > 0 else np.zeros(st.shape[0])
         return np.where(first >= size, 0.0, np.where(end > size, 1.0, np.where(known, width, 0.0)))
     if isinstance(d, TreeDim):

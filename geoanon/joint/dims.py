@@ -151,6 +151,18 @@ class RankDim:
                     min(float(self.edges[hi]), float(self.grid_high[end - 1])))
         return (float(self.low[first]), float(self.high[end - 1]))
 
+    def intervals(self, st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`interval`'s (low, high) for an array of states (n x 4),
+        without the NaN: the caller tells missing values by their ranks."""
+        lo, hi, first, end = st[:, 0], st[:, 1], st[:, 2], st[:, 3]
+        f, e = np.minimum(first, self.size - 1), np.clip(end - 1, 0, self.size - 1)
+        if self.extent == "tile":
+            return self.edges[lo], self.edges[np.minimum(hi, self.size)] - self.unit
+        if self.extent == "grid":
+            return (np.maximum(self.edges[lo], self.grid_low[f]),
+                    np.minimum(self.edges[np.minimum(hi, self.size)], self.grid_high[e]))
+        return self.low[f], self.high[e]
+
     def published(self, states: np.ndarray, seed: int = 0, step: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """What classes of ``states`` (n x 4) publish: (low, high), NaN where
         a class holds missing values; ``"grid"`` ends are not kept inside the
@@ -460,6 +472,7 @@ class Dims:
     shared_location: bool = True
     too_wide: object = None       # a location state -> whether it is wider than the user's precision target
     diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
+    km: object = None             # a KmLoss (geoanon.joint.km_loss): the location's loss in km, on a log scale
     pinning: object = None        # location states, their rows -> how many of its rows each one's box would pin
     _costs: dict = field(default_factory=dict, repr=False)
 
@@ -467,20 +480,32 @@ class Dims:
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
     def cell_costs(self, state: tuple) -> np.ndarray:
-        return np.array([d.weight * d.cost(s) for d, s in zip(self.items, state)])
+        """Each dimension's weighted cost of a class of ``state``; under a
+        ``km`` loss the location's cost is shared by its two dimensions."""
+        costs = np.array([d.weight * d.cost(s) for d, s in zip(self.items, state)])
+        if self.km is not None:
+            costs[[self.km.x, self.km.y]] = self.location_cost(state) / 2
+        return costs
 
     def location_cost(self, state: tuple) -> float:
+        """The weighted cost of a class's location: its dimensions' NCP, or the ``km`` loss."""
+        if self.km is not None:
+            j = (self.km.x, self.km.y)
+            weight = self.items[j[0]].weight + self.items[j[1]].weight
+            return weight * float(self.km.loss(self, state[j[0]], state[j[1]])[0])
         return float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if d.location))
 
     def cost(self, state: tuple) -> float:
         """The weighted sum of the NCP of a class's cells (each dimension's
-        ``weight``, 1 unless the user gives one; remembered: states recur
-        while the search compares cuts)."""
+        ``weight``, 1 unless the user gives one; the location's as
+        :meth:`location_cost`; remembered: states recur while the search
+        compares cuts)."""
         cost = self._costs.get(state)
         if cost is None:
             if len(self._costs) >= COST_MEMORY:
                 self._costs.clear()
-            cost = self._costs[state] = float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state)))
+            cost = self._costs[state] = self.location_cost(state) + float(
+                sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if not d.location))
         return cost
 
 

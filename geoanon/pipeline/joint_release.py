@@ -14,6 +14,7 @@ from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError, ParameterError
 from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step, tree_from_paths
+from ..joint.km_loss import km_loss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
 from ..joint.search import joint_partition
@@ -265,10 +266,13 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
         ground_spans(dims, crs)
     elif o["location_loss"] == "spread":
         robust_spans(dims)
+    elif o["location_loss"] == "km":
+        dims.km = _km_loss(dims, crs)
     if o["max_extent_km"] is not None:
         dims.too_wide = _too_wide(dims, crs, o["max_extent_km"])
     if kind == "points":
         dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
+    dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
     part = joint_partition(dims, check, method, o["n_jobs"])
     if o["max_suppressed"]:
         part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(df)), method, o["n_jobs"],
@@ -325,6 +329,14 @@ def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
     if not check.holds(check.histogram(kept)[None, :])[0]:
         return part
     return with_suppressed_class(dims, joint_partition(dims, check, method, n_jobs, rows=kept), hidden)
+
+
+def _km_loss(dims, crs):
+    """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``."""
+    from pyproj import CRS
+
+    crs = CRS.from_user_input(crs)
+    return km_loss(dims, crs.is_geographic, 1.0 if crs.is_geographic else crs.axis_info[0].unit_conversion_factor / 1000)
 
 
 def _diagonals(dims, crs):

@@ -156,6 +156,10 @@ class PointsPublisher:
             (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok], seed) for i, d in
                                   enumerate((dx, dy)))
             vx, sx = _wrapped(vx), _wrapped(sx, dx.step or dx.resolution)
+            if not dims.shared_location:     # classes' boxes may overlap: each its records' own, not clipped to a cut
+                tiles = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
+                out[known] = tiles
+                return out
             tiles[:, 1] = np.maximum(tiles[:, 1], sy[:, 0])
             tiles[:, 3] = np.minimum(tiles[:, 3], sy[:, 1])
             # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
