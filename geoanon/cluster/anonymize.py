@@ -47,10 +47,10 @@ SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_class
 
 def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
-              sets=None, method="frontier", resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
+              sets=None, method=None, resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
               scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
               shuffle=0, model=None, weights=None, max_extent_km=None, dates=None,
-              location_loss=None, max_suppressed=None) -> ClusterRelease:
+              location_loss=None, max_suppressed=None, location_precision=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
     (given as a keyword or in ``columns``, a :class:`geoanon.Columns`),
@@ -65,7 +65,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     no role are measured over the written dataset: ``undeclared``);
     ``shuffle``: the seed of the rows' random order (None: the input's order)
     (within each shard: its rows already go together). ``weights``,
-    ``max_extent_km``, ``location_loss``, ``max_suppressed`` and ``dates`` as
+    ``max_extent_km``, ``location_loss``, ``max_suppressed``, ``location_precision`` and ``dates`` as
     in memory, applied in every shard (the spacing loss against each shard's
     own location tree; the budget a share of each shard's rows, whose
     suppressed records are a class of that shard).
@@ -180,7 +180,8 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
 
 
 # The options every shard applies as the whole release was asked them.
-SHARED = ("method", "seed", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "bounds")
+SHARED = ("method", "seed", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "bounds",
+          "location_precision")
 
 
 def _dataset_treatments(ddf, spec) -> tuple[dict, list]:

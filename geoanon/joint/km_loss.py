@@ -17,6 +17,7 @@ of the box's middle latitude.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,21 @@ class KmLoss:
         d = np.maximum(self.diagonal(dims, xs, ys), 0.0)
         scaled = np.log1p(d / self.unit) / np.log1p(self.full / self.unit)
         return np.where(none, 0.0, np.where(mixed, 1.0, scaled))
+
+    def loss_of(self, dims, x: tuple, y: tuple) -> float:
+        """:meth:`loss` of one state, in plain floats (the node-by-node search asks for many, one at a time)."""
+        dx, dy = dims.items[self.x], dims.items[self.y]
+        if x[2] >= dx.size or y[2] >= dy.size:
+            return 0.0
+        if x[3] > dx.size or y[3] > dy.size:
+            return 1.0
+        (x0, x1), (y0, y1) = dx.interval(x), dy.interval(y)
+        if self.geographic:
+            across = abs(x1 - x0) * KM_PER_DEGREE * math.cos(math.radians(min(max((y0 + y1) / 2, -90.0), 90.0)))
+            d = math.hypot(across, (y1 - y0) * KM_PER_DEGREE)
+        else:
+            d = math.hypot(x1 - x0, y1 - y0) * self.km_per_unit
+        return math.log1p(max(d, 0.0) / self.unit) / math.log1p(self.full / self.unit)
 
 
 def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:

@@ -115,8 +115,8 @@ def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     return _result(dims, leaves, None, "joint", evaluated, None, check.codes.size)
 
 
-ALGORITHMS = {"frontier": _frontier_design, "location-first": _location_first_design, "greedy": _greedy_design,
-              "joint": _joint_design}  # design -> (dims, check, rows, n_jobs) -> JointPartition
+ALGORITHMS = {"joint": _joint_design, "frontier": _frontier_design, "location-first": _location_first_design,
+              "greedy": _greedy_design}  # design -> (dims, check, rows, n_jobs) -> JointPartition
 # the keys, in order, are choices.DESIGNS, which the release's ``method`` is checked against
 
 
@@ -166,11 +166,14 @@ def _located_apart(dims, check, rows, location) -> list:
 
 
 def _shards(dims, check, rows, root, location) -> list:
-    """Location nodes of at most ``SHARD_ROWS`` rows (or that cannot be cut), in order."""
+    """Location nodes of at most ``SHARD_ROWS`` rows (or that cannot be cut), in order; where classes'
+    boxes may overlap (the joint design), also no wider than a precision target (``dims.too_wide``)."""
+    wide = dims.too_wide if not dims.shared_location else None
     out, stack = [], [(rows, root)]
     while stack:
         r, st = stack.pop()
-        cut = best_cut(dims, r, st, check, location) if location and r.size > SHARD_ROWS else None
+        cut = best_cut(dims, r, st, check, location) \
+            if location and (r.size > SHARD_ROWS or (wide is not None and wide(st))) else None
         if cut is None:
             out.append((r, st))
         else:

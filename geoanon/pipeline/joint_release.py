@@ -3,6 +3,7 @@ generalized together, so that the release meets the model over all of them."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from ..ncp import SUPPRESSED, information_loss
 from .._geo import box_extents, row_box_extents
 from ..progress import stepped
 from ..spec import ReleaseSpec, release_spec
+from ..spec.checks import precision_weight
 from ..spec.release import treatments as spec_treatments
 from .location import ground_spans, robust_spans
 from .naming import canonical_codes
@@ -41,10 +43,11 @@ LOCATION_KINDS = ("points", "zip", "label")
 @stepped("generalizing the table (location and quasi-identifiers)")
 def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
-              sets=None, method="frontier", extent="box", resolution=None, missing="error", crs="EPSG:4326",
+              sets=None, method=None, extent="box", resolution=None, missing="error", crs="EPSG:4326",
               bounds=None, n_jobs=1,
               seed=0, keep=None, identifiers=None, strict=True, model=None,
-              weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None) -> Release:
+              weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None,
+              location_precision=None) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -59,8 +62,8 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         identifiers and keep.
     location : optional
         ``(lat, lon)`` or ``{"lat": LAT, "lon": LON}``: points, published as
-        non-overlapping rectangles ``{lat}_min, {lat}_max, {lon}_min,
-        {lon}_max`` (see ``extent``); ``{"zip": COL, "regions": GDF or
+        rectangles ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` (see
+        ``method`` and ``extent``); ``{"zip": COL, "regions": GDF or
         path, "region_id": C}`` with optional ``"edges"``, ``"contiguity"``,
         ``"unknown"`` and ``"small"`` as :func:`geoanon.generalize_regions`
         takes them: regions, published as the label of a connected group
@@ -79,10 +82,11 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         published, as an interval by default, as ``{col}_min, {col}_max`` in
         ISO text, cut on the calendar (year, quarter, month, week, day).
     max_extent_km : float, optional
-        A precision target for a points location (``method="frontier"``): a
-        location class wider than this (its records' box, diagonal in km,
-        with room for the published margins) is cut further wherever its
-        parts still meet the model. ``report.details["beyond_max_extent"]``
+        A precision target for a points location (``method="joint"`` or
+        ``"frontier"``): a location class wider than this (its records' box,
+        diagonal in km, with room for the published margins) is cut further
+        wherever its parts still meet the model (the joint design first cuts
+        the location alone down to pieces no wider, then cuts inside them). ``report.details["beyond_max_extent"]``
         counts the records whose published box is still wider, because their
         class cannot be cut further.
     max_suppressed : float, optional
@@ -95,8 +99,13 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         the model, and the other rows are partitioned again without them.
         ``report.details["suppressed_records"]`` counts them. With a points
         location or none.
-    location_loss : {"spacing", "spread", "range"}, optional
-        What a points location costs the search. ``"spacing"`` (the default
+    location_loss : {"km", "spacing", "spread", "range"}, optional
+        What a points location costs the search. ``"km"`` (the default of
+        the joint and greedy designs): its box's diagonal in km on a log
+        scale (:mod:`geoanon.joint.km_loss`: the whole table's box costs
+        each location column 1, and every tenfold of width a quarter of
+        that), so ten km against one weighs as much as a thousand against
+        a hundred. ``"spacing"`` (the default
         of the frontier and location-first designs): in distance, against
         the records' local spacing (:func:`geoanon.joint.search.location_losses`:
         a box as precise as the location alone allows costs nothing, one
@@ -106,8 +115,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         about as precise as :func:`geoanon.generalize_points` would publish it
         and the other quasi-identifiers are generalized as needed. ``"spread"``: NCP over
         the coordinates' interquartile range instead of their range;
-        ``"range"`` (the default of the greedy and joint designs, and of
-        ZIP and label locations): Xu et al.'s NCP over the range, which a
+        ``"range"`` (the default of ZIP and label locations): Xu et al.'s NCP over the range, which a
         few far records (an island) make so wide that state-sized boxes
         look cheap. The choice steers the search only: the report's NCP
         (:func:`geoanon.information_loss`) is measured the same way for
@@ -125,6 +133,13 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         column not named. ``{"location": 4}`` makes a location cell cost four
         times its NCP, so the search keeps the location finer and generalizes
         the others more. The report's NCP stays unweighted.
+    location_precision : float, optional
+        The trade-off between the location and the other quasi-identifiers
+        in one number from 0 (the other columns first: wide boxes, precise
+        values) to 1 (the location first: the finest boxes the model
+        allows); it multiplies the location's weight by ``16 ** (2 P - 1)``
+        (1/16 to 16), so the default, 0.5 (or None), weighs every column
+        the same. :func:`geoanon.explore` computes the releases along it.
     model : Model, optional
         The model as one :class:`geoanon.Model`, instead of those keywords: the
         way to ask for entropy or recursive (c, l)-diversity, beta-likeness or
@@ -136,20 +151,24 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         above the class's values; ``suppress`` as the value the class shares
         or ``*``; ``sets`` as the values the class holds, joined by ``|``
         (Mondrian's categorical recoding: cheaper than ``*``, but shows every
-        value present, rare ones included). Default: numeric columns as
-        intervals, the others suppressed.
-    method : {"frontier", "location-first", "greedy", "joint"}
-        Where the location cuts go (:mod:`geoanon.joint.search`). The first
-        three keep them above every other cut, so location classes never
-        overlap; ``"joint"`` cuts the location anywhere, as Mondrian does:
+        value present; a value fewer than k rows hold shows as ``*``
+        among them). Default: numeric and date columns as intervals, the
+        others as sets.
+    method : {"joint", "frontier", "location-first", "greedy"}, optional
+        Where the location cuts go (:mod:`geoanon.joint.search`).
+        ``"joint"`` (the default with a points location or none) cuts the location anywhere, as Mondrian does:
         each class publishes its own records' box (or ZIP group), which may
         overlap other classes' (they are disjoint only over all
-        quasi-identifiers together), for the least NCP.
+        quasi-identifiers together), for the least loss. The other three
+        keep the location cuts above every other cut, so location classes
+        never overlap (a tiling, at a higher loss); ``"frontier"`` is the
+        default for ZIP and label locations, so that every region or label
+        lies in one published group.
     extent : {"box", "tile"}
         ``"box"`` (default): a location class publishes its records' bounding
         box rounded outward to multiples of ``resolution`` and never onto a
-        record's coordinate, kept inside the class's tile, so boxes of
-        different location classes never overlap; an interval publishes its
+        record's coordinate (with the tiling designs, kept inside the
+        class's tile, so boxes of different location classes never overlap); an interval publishes its
         class's least and greatest value (Mondrian's local recoding). ``"tile"``: both publish the class's
         tile, so that rectangles cover the padded bounds (as
         :func:`geoanon.generalize_points`) and intervals the input's range
@@ -193,7 +212,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     Examples
     --------
     Eight patients in Durham and Raleigh: location, age and sex generalized
-    together, so that every class holds two records and two diagnoses:
+    together, so that every class holds at least two records and two diagnoses:
 
     >>> import pandas as pd
     >>> import geoanon as ga
@@ -209,19 +228,22 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
     >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
        age_min  age_max sex diagnosis  class_id
-    0       30       54   *       flu         1
-    1       35       49   *      copd         0
-    2       35       49   *       flu         0
-    3       30       54   *      gout         1
-    4        0       39   F      copd         2
-    5        0       39   F       flu         2
-    6       55     <NA>   M      gout         3
-    7       55     <NA>   M       flu         3
+    0        0       49   F       flu         1
+    1       30       59   M      copd         0
+    2        0       49   F       flu         1
+    3       30       59   M      gout         0
+    4        0       49   F      copd         1
+    5        0       49   F       flu         1
+    6       50     <NA>   M      gout         2
+    7       50     <NA>   M       flu         2
     >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
     (2, 2)
 
-    An end in a tail (fewer than k records beyond it) is published open: the
-    column's floor (0 for ages) or no end at all (``<NA>``, as in "55+").
+    Each class publishes its own records' box (the women's spans both
+    cities: the joint design trades location for the other columns where
+    that costs less). An end in a tail (fewer than k records beyond it) is
+    published open: the column's floor (0 for ages) or no end at all
+    (``<NA>``, as in "50+").
     """
     return release_joint(df, release_spec("anonymize", **{name: v for name, v in locals().items() if name != "df"}))
 
@@ -260,7 +282,8 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
     for d in dims.items:
-        d.weight = weights.get("location" if d.location else d.name, 1.0)
+        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
+            else weights.get(d.name, 1.0)
     if o["location_loss"] == "spacing":
         dims.diagonal = _diagonals(dims, crs)
         ground_spans(dims, crs)
@@ -321,8 +344,13 @@ PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up 
 def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
     """``part``, or, where classes of at most ``budget`` rows can be published
     suppressed and the rest still meets the model, the rest partitioned again
-    with those rows as a last class (:mod:`geoanon.joint.outliers`)."""
-    hidden = suppressed_rows(dims, check, part, budget, widths)
+    with those rows as a last class (:mod:`geoanon.joint.outliers`). The
+    classes come from a tiling of the location (the frontier design's, when
+    ``part``'s boxes may overlap), where far records (an island) form
+    classes of their own rather than widen others."""
+    tiled = part if dims.shared_location or widths is None else \
+        joint_partition(replace(dims, shared_location=True, _costs={}), check, "frontier", n_jobs)
+    hidden = suppressed_rows(dims, check, tiled, budget, widths)
     if not hidden.size:
         return part
     kept = np.setdiff1d(np.arange(part.row_class.size), hidden)

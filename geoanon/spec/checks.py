@@ -12,8 +12,9 @@ from .._text import show
 from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
-__all__ = ["LOCATION_SHAPES", "check_dates", "check_location_loss", "check_max_extent", "check_max_suppressed",
-           "check_resolution", "check_weights", "parse_location"]
+__all__ = ["LOCATION_SHAPES", "PRECISION_BASE", "check_dates", "check_location_loss", "check_location_precision",
+           "check_max_extent", "check_max_suppressed", "check_resolution", "check_weights", "parse_location",
+           "precision_weight"]
 
 LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
                    "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
@@ -59,8 +60,28 @@ def check_resolution(resolution):
     return float(resolution)
 
 
+PRECISION_BASE = 16.0    # location_precision P multiplies the location's weight by PRECISION_BASE ** (2 P - 1)
+
+
+def check_location_precision(value, kind) -> float | None:
+    """``location_precision``: None, or a number from 0 to 1 with a location;
+    the factor it puts on the location's weight is :func:`precision_weight`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        raise ParameterError(f"location_precision must be a number from 0 to 1, got {show(value)}")
+    if kind is None:
+        raise ParameterError("location_precision needs a location")
+    return float(value)
+
+
+def precision_weight(precision: float | None) -> float:
+    """The factor ``location_precision`` puts on the location's weight (1 at 0.5 or None)."""
+    return 1.0 if precision is None else PRECISION_BASE ** (2 * precision - 1)
+
+
 def check_max_extent(value, kind, method) -> float | None:
-    """``max_extent_km``: None, or a finite number > 0 for a points location and the frontier design."""
+    """``max_extent_km``: None, or a finite number > 0 for a points location and the joint or frontier design."""
     from .._validation import check_positive
 
     if value is None:
@@ -68,8 +89,8 @@ def check_max_extent(value, kind, method) -> float | None:
     check_positive("max_extent_km", value)
     if kind != "points":
         raise ParameterError("max_extent_km needs a points location (lat and lon)")
-    if method != "frontier":
-        raise ParameterError(f"max_extent_km works with method='frontier', not {method!r}")
+    if method not in ("joint", "frontier"):
+        raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
     return float(value)
 
 
@@ -87,13 +108,14 @@ def check_max_suppressed(value, kind) -> float | None:
 
 
 def check_location_loss(value, kind, method) -> str:
-    """``location_loss``, or its default: ``"spacing"`` for a points
-    location cut by a location tree (frontier, location-first), else ``"range"``."""
+    """``location_loss``, or its default for a points location: ``"spacing"``
+    when a location tree cuts it (frontier, location-first), else ``"km"``;
+    ``"range"`` for the other locations."""
     from .._validation import check_choice
 
     tree = method in ("frontier", "location-first")
     if value is None:
-        return "spacing" if kind == "points" and tree else "range"
+        return ("spacing" if tree else "km") if kind == "points" else "range"
     value = check_choice("location_loss", value, LOCATION_LOSSES)
     if value != "range" and kind != "points":
         raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")

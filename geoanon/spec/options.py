@@ -224,9 +224,11 @@ OPTIONS = (
     _choice("method", ("suppress",), SUPPRESS_METHODS, "auto: exact, matching or the optimal program where the "
             "instance allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching "
             "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
-    _choice("method", ("anonymize",), DESIGNS, "where the location cuts go: frontier (the least loss over the "
-            "location tree), location-first (one class size for all), greedy, joint (anywhere, as Mondrian: least "
-            "NCP, but the classes' rectangles may overlap)", key="release.method"),
+    _choice("method", ("anonymize",), DESIGNS, "where the location cuts go: joint (anywhere, as Mondrian: the "
+            "least loss, but the classes' rectangles may overlap; default with --lat/--lon or no location), "
+            "frontier (location classes that never overlap, the least loss over the location tree; default for "
+            "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
+            default=False),
     Option("time_limit", ("suppress",), kinds.NUMBER, "time for the optimal program (milp, auto); the report gives "
            "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS"),
     _choice("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
@@ -270,6 +272,11 @@ OPTIONS = (
     Option("weights", ("anonymize",), kinds.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
            "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "
            "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),
+    Option("location_precision", ("anonymize",), kinds.NUMBER, "the trade-off between the location and the other "
+           "quasi-identifiers, from 0 (the other columns first: wide boxes) to 1 (the location first: the finest "
+           "boxes the model allows); it multiplies the location's weight by 16 ** (2 P - 1), so 0.5, the default, "
+           "weighs every column the same", flag="--location-precision", key="release.location_precision",
+           metavar="P"),
     Option("seed", ("points", "labels", "anonymize"), kinds.SEED, SEED_HELP, flag="--seed", key="release.seed",
            default=0, metavar="N"),
     Option("seed", ("zip", "suppress"), kinds.SEED, SEED_HELP, flag="--seed", default=0, metavar="N", api=()),

@@ -23,8 +23,8 @@ from .._validation import check_choice, check_jobs, check_k, check_seed
 from ..columns import Columns, declared, with_sensitive
 from ..errors import ParameterError
 from ..models import Hierarchy, Model, requested_model
-from .checks import (check_dates, check_location_loss, check_max_extent, check_max_suppressed, check_resolution,
-                     check_weights, parse_location)
+from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
+                     check_max_suppressed, check_resolution, check_weights, parse_location)
 from .options import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
@@ -128,10 +128,12 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
 
 def _joint_options(options: dict, cols: Columns, kind) -> dict:
     """The joint release's options that bear on each other and on the roles."""
-    method = options["method"]
-    return {"location_loss": check_location_loss(options.get("location_loss"), kind, method),
+    method = options["method"] or ("frontier" if kind in ("zip", "label") else "joint")
+    return {"method": method,
+            "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),
             "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method),
+            "location_precision": check_location_precision(options.get("location_precision"), kind),
             "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),
             "dates": check_dates(cols.dates or None)}
 
@@ -143,7 +145,7 @@ def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:
     """Each quasi-identifier's treatment (interval, hierarchy, suppress,
     set): as the roles give it, else ``"interval"`` for a number or date
     column (``numeric(col)``; dates: ``spec.options["dates"]``) and
-    ``"suppress"`` for the others. ``frame`` (a table, or a dask dataset's
+    ``"set"`` for the others (the values a class holds, rare ones hidden). ``frame`` (a table, or a dask dataset's
     empty meta) must hold every quasi-identifier."""
     from .._validation import require_column
 
@@ -159,5 +161,5 @@ def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:
                                          ("hierarchy", list(c.hierarchies))) if col in cols]
         if len(given) > 1:
             raise ParameterError(f"column {show(col)} is given two treatments: {' and '.join(given)}")
-        out[col] = given[0] if given else ("interval" if col in formats or numeric(col) else "suppress")
+        out[col] = given[0] if given else ("interval" if col in formats or numeric(col) else "set")
     return out

@@ -89,7 +89,7 @@ def _cases():
     add("bounds upside down", "[release] bounds (-84.0, 37.0, -75.0, 34.0): ymin is above ymax",
         ("[output]", "[release]\nbounds = [-84, 37, -75, 34]\n\n[output]"))
     add("negative seed", "[release] seed must be an integer >= 0", ("[output]", "[release]\nseed = -1\n\n[output]"))
-    add("unknown method", "expected one of frontier", ("[output]", '[release]\nmethod = "mondrian"\n\n[output]'))
+    add("unknown method", "expected one of joint, frontier", ("[output]", '[release]\nmethod = "mondrian"\n\n[output]'))
     add("unknown extent", "expected one of box, tile", ("[output]", '[release]\nextent = "hull"\n\n[output]'))
     add("unknown missing", "expected one of error, suppress", ("[output]", '[release]\nmissing = "drop"\n\n[output]'))
     add("location without lon", "[columns] location: missing lon", ('{ lat = "lat", lon = "lon" }', '{ lat = "lat" }'))

@@ -106,7 +106,7 @@ def test_the_map_legend_counts_location_classes_and_the_classes_in_them():
     n = 400
     df = pd.DataFrame({"lat": 40 + rng.normal(0, 1, n), "lon": -75 + rng.normal(0, 1, n),
                        "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n)})
-    joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5)
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, method="frontier")
     shapes, classes = len(joint.classes), joint.report.classes
     assert shapes < classes
     assert f"{shapes:,} location classes holding {classes:,} classes, k = 5" in render_html(joint.preview())

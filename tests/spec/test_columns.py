@@ -28,7 +28,7 @@ def test_columns_give_the_release_the_keywords_give():
     assert cols.quasi_identifiers == ["sex", "age", "visit", "race"]
     by_columns = ga.anonymize(df, cols, k=5, l=2)
     pd.testing.assert_frame_equal(by_columns.table, by_keywords.table)
-    assert by_columns.report.details["qi"] == {"sex": "suppress", "age": "interval", "visit": "interval",
+    assert by_columns.report.details["qi"] == {"sex": "set", "age": "interval", "visit": "interval",
                                                "race": "set"}
     # the sensitive column may be the model's instead
     as_model = ga.anonymize(df, ga.Columns(**{**ROLES, "sensitive": None}), model=ga.Model(k=5, l=2, sensitive="dx"))
