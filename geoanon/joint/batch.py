@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cuts import WINDOW, cut_clearance
+from .cuts import WINDOW, compact_choice, cut_clearance
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["location_forest", "split_all", "vectorizable"]
+__all__ = ["location_forest", "split_all", "split_top", "vectorizable"]
 
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
 
@@ -32,6 +32,18 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
     classes are those of the node-by-node search."""
     search = _Search(dims, check, groups, allowed)
     return search.run(), search.total
+
+
+def split_top(dims, check, group: tuple, allowed: list, limit: int) -> tuple[list, list]:
+    """Cut one ``group`` ``(rows, state)`` as :func:`split_all` does, round
+    by round, until no node holds more than ``limit`` rows: the leaves found
+    so far and the nodes still to cut, each a list of ``(rows, state)``.
+    Every node is cut on its own, so :func:`split_all` of the nodes left
+    (anywhere, in any runs) finds the leaves the whole search would."""
+    search = _Search(dims, check, [group], allowed)
+    while search.size.size and int(search.size.max()) > limit:
+        search._round()
+    return search.leaves_of(0), search.pending()
 
 
 def location_forest(dims, check, groups, location) -> tuple:
@@ -149,6 +161,17 @@ class _Search:
             self.node_id = self.node_id[idx]
         self.state = {j: s[idx] for j, s in self.state.items()}
 
+    def pending(self) -> list:
+        """The nodes still to cut, as ``(rows, state)``."""
+        out = []
+        for n in range(self.size.size):
+            state = list(self.groups[self.origin[n]][1])
+            for j in self.allowed:
+                s = self.state[j][n]
+                state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
+            out.append((self.perm[self.start[n]:self.start[n] + self.size[n]].copy(), tuple(state)))
+        return out
+
     def leaves_of(self, g: int) -> list:
         """The leaves (rows, state) of group ``g``."""
         out = []
@@ -196,6 +219,8 @@ class _Search:
         at = _nearest(cand, node, local, self.size, k)   # the cut's first row (sorted order) per node
         if d.location:
             at = self._location(j, at, cand, node, local, sr, rows)
+        elif self.dims.compact_cuts:
+            at = self._compact(d, at, cand, node, sr)
         nodes = node[at]
         i = local[at]
         a, b = sr[at - 1] + 1, sr[at]
@@ -249,6 +274,17 @@ class _Search:
             cost += i * (e.high[up[win - 1]] - e.low[down[win - 1]]) / e.span
             cost += (size - i) * (e.high[up_r[win]] - e.low[down_r[win]]) / e.span
         return self._pick(at, node, win, wn, i, clearance, cost)
+
+    def _compact(self, d, at, cand, node, sr):
+        """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand``."""
+        cn = node[cand]
+        size = self.size[cn]
+        q = size // self.k
+        target = np.where(q >= 2, size * (q // 2) / np.maximum(q, 1), size / 2)
+        chosen = cand[compact_choice(d, sr, cand, cn, self.start[cn], size, target)]
+        out = at.copy()
+        out[np.searchsorted(node[at], node[chosen])] = chosen
+        return out
 
     @staticmethod
     def _pick(at, node, win, wn, i, clearance, cost):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["WINDOW", "best_cut", "cut_clearance", "rank_cut"]
+__all__ = ["WINDOW", "best_cut", "compact_choice", "cut_clearance", "rank_cut"]
 
 
 @dataclass
@@ -100,6 +100,9 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     i = int(pos[np.argmin(np.abs(pos - target))])
     if d.location:
         i = _location_position(dims, j, rows[order], sr, pos, i, k)
+    elif dims.compact_cuts:
+        i = int(pos[compact_choice(d, sr, pos, np.zeros(pos.size, dtype=np.int64), np.zeros(pos.size, dtype=np.int64),
+                                   np.full(pos.size, s), target)[0]])
     a, b = int(sr[i - 1]) + 1, int(sr[i])
     if d.location:        # the edge in the middle of the gap between the two sides
         boundary = int(d.central_boundary(np.array([a]), np.array([b]))[0])
@@ -110,6 +113,22 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
              (right_rows, child_state(dims, state, j, (boundary, hi), right_rows))]
     gain = _cost(dims, state, s) - sum(_cost(dims, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
+
+
+def compact_choice(d: RankDim, sr, at, node, start, size, target) -> np.ndarray:
+    """Among the cuts ``at`` (positions in the sorted ranks ``sr``; ``node``,
+    its ``start`` and ``size`` per cut), the one per node (in node order)
+    whose two parts' summed width over the dimension (rows times range) is
+    least, then nearest the balanced ``target``, then first: a cut in the
+    widest gap, which sets a tail of outliers apart where the balanced cut
+    would stretch a class over it (the joint design's rank cut)."""
+    top = d.size - 1
+    i = at - start
+    low, high = d.low[np.minimum(sr, top)], d.high[np.minimum(sr, top)]
+    cost = i * (high[at - 1] - low[start]) + (size - i) * (high[start + size - 1] - low[at])
+    pick = np.lexsort((i, np.abs(i - target), cost, node))
+    first = np.r_[True, node[pick][1:] != node[pick][:-1]]
+    return pick[first]
 
 
 WINDOW = 0.1      # cuts keep at least this share of the rows on each side

@@ -473,6 +473,7 @@ class Dims:
     too_wide: object = None       # a location state -> whether it is wider than the user's precision target
     diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
     km: object = None             # a KmLoss (geoanon.joint.km_loss): the location's loss in km, on a log scale
+    compact_cuts: bool = False    # rank cuts of the other columns in their widest gap, not balanced (cuts.compact_choice)
     pinning: object = None        # location states, their rows -> how many of its rows each one's box would pin
     _costs: dict = field(default_factory=dict, repr=False)
 

@@ -38,7 +38,7 @@ from functools import partial
 
 import numpy as np
 
-from .batch import location_forest, split_all, vectorizable
+from .batch import location_forest, split_all, split_top, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
@@ -109,10 +109,26 @@ def _greedy_design(dims, check, rows, n_jobs) -> JointPartition:
 
 def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     """``"joint"``: Mondrian cuts (LeFevre et al., 2006) with location cuts
-    anywhere in each shard; every class its own location class, boxes may overlap."""
-    dims = replace(dims, shared_location=False, _costs={})
-    leaves, _, _, evaluated = _sharded(dims, check, rows, n_jobs, _joint_shards)
-    return _result(dims, leaves, None, "joint", evaluated, None, check.codes.size)
+    anywhere, without lookahead; every class its own location class, boxes
+    may overlap. The array search (:func:`~geoanon.joint.batch.split_top`)
+    cuts in this process until no node holds more than ``SHARD_ROWS`` rows;
+    the nodes left are finished in ``n_jobs`` processes, which cut each on
+    its own, so the classes do not depend on ``n_jobs``. With a precision
+    target (``dims.too_wide``), the location alone is first cut down to
+    pieces no wider."""
+    dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
+    location, other = _location_and_other(dims)
+    allowed = location + other
+    leaves, pending = [], []
+    for group in _located_apart(dims, check, rows, location):
+        for piece in _within_target(dims, check, *group, location):
+            done, rest = split_top(dims, check, piece, allowed, SHARD_ROWS) if vectorizable(dims, allowed) \
+                else ([], [piece])
+            leaves.extend(done)
+            pending.extend(rest)
+    for _, inners, _ in _map_shards((dims, check, _joint_shards, location, other), pending, n_jobs):
+        leaves.extend(inner[0] for inner in inners)
+    return _result(dims, leaves, None, "joint", 0, None, check.codes.size)
 
 
 ALGORITHMS = {"joint": _joint_design, "frontier": _frontier_design, "location-first": _location_first_design,
@@ -166,14 +182,22 @@ def _located_apart(dims, check, rows, location) -> list:
 
 
 def _shards(dims, check, rows, root, location) -> list:
-    """Location nodes of at most ``SHARD_ROWS`` rows (or that cannot be cut), in order; where classes'
-    boxes may overlap (the joint design), also no wider than a precision target (``dims.too_wide``)."""
-    wide = dims.too_wide if not dims.shared_location else None
+    """Location nodes of at most ``SHARD_ROWS`` rows (or that cannot be cut), in order."""
+    return _location_cuts(dims, check, rows, root, location, lambda r, st: r.size > SHARD_ROWS)
+
+
+def _within_target(dims, check, rows, root, location) -> list:
+    """Location nodes no wider than the precision target ``dims.too_wide`` (or that cannot be cut)."""
+    wide = dims.too_wide
+    return _location_cuts(dims, check, rows, root, location, lambda r, st: wide is not None and wide(st))
+
+
+def _location_cuts(dims, check, rows, root, location, cutting) -> list:
+    """The location cut (only) while ``cutting(rows, state)`` holds and a cut is admissible; the nodes, in order."""
     out, stack = [], [(rows, root)]
     while stack:
         r, st = stack.pop()
-        cut = best_cut(dims, r, st, check, location) \
-            if location and (r.size > SHARD_ROWS or (wide is not None and wide(st))) else None
+        cut = best_cut(dims, r, st, check, location) if location and cutting(r, st) else None
         if cut is None:
             out.append((r, st))
         else:
@@ -221,8 +245,9 @@ def _solve_shards(shards) -> tuple:
 
 
 def _joint_shards(dims, check, shards, location, other) -> tuple:
-    """Every shard cut along all dimensions (:func:`cut_down`): each leaf its own location class."""
-    leaves = [leaf for shard in cut_down(dims, check, shards, location + other) for leaf in shard]
+    """Every node cut along all dimensions without lookahead (:func:`cut_down` with
+    ``lookahead=0``): each leaf its own location class."""
+    leaves = [leaf for shard in cut_down(dims, check, shards, location + other, 0) for leaf in shard]
     return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
 
 
@@ -263,7 +288,7 @@ def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointParti
                           location_states=loc_states)
 
 
-FINAL_LOOKAHEAD = 1    # Adult at ZIP centroids, k = 5/10/50: NCP 6-10% lower than none
+FINAL_LOOKAHEAD = 1    # Adult at ZIP centroids, k = 5/10/50: NCP 6-10% lower than none (the tiling designs)
 
 
 def _split_down(dims, check, rows, state, allowed) -> list:
@@ -355,12 +380,13 @@ def _inner(dims, check, tree, node, other):
 LOOKAHEAD_CLASSES = 8   # lookahead while a node could hold this many classes (NCP +0.2-0.5% on Adult, faster)
 
 
-def cut_down(dims, check, groups, allowed) -> list:
+def cut_down(dims, check, groups, allowed, lookahead=FINAL_LOOKAHEAD) -> list:
     """The leaves of every group ``(rows, state)`` cut along ``allowed`` with
-    ``FINAL_LOOKAHEAD`` while a node holds at least ``LOOKAHEAD_CLASSES``
-    times k rows; smaller nodes are finished together without it."""
+    ``lookahead`` while a node holds at least ``LOOKAHEAD_CLASSES`` times k
+    rows; smaller nodes (every node, without lookahead) are finished
+    together by the array search (:func:`geoanon.joint.batch.split_all`)."""
     tops, below = [[] for _ in groups], []
-    threshold = LOOKAHEAD_CLASSES * check.model.k
+    threshold = LOOKAHEAD_CLASSES * check.model.k if lookahead else np.inf
     for g, group in enumerate(groups):
         stack = [group]
         while stack:

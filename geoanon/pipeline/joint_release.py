@@ -137,8 +137,8 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         The trade-off between the location and the other quasi-identifiers
         in one number from 0 (the other columns first: wide boxes, precise
         values) to 1 (the location first: the finest boxes the model
-        allows); it multiplies the location's weight by ``16 ** (2 P - 1)``
-        (1/16 to 16), so the default, 0.5 (or None), weighs every column
+        allows); it multiplies the location's weight by ``32 ** (2 P - 1)``
+        (1/32 to 32), so the default, 0.5 (or None), weighs every column
         the same. :func:`geoanon.explore` computes the releases along it.
     model : Model, optional
         The model as one :class:`geoanon.Model`, instead of those keywords: the
@@ -345,10 +345,10 @@ def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
     """``part``, or, where classes of at most ``budget`` rows can be published
     suppressed and the rest still meets the model, the rest partitioned again
     with those rows as a last class (:mod:`geoanon.joint.outliers`). The
-    classes come from a tiling of the location (the frontier design's, when
-    ``part``'s boxes may overlap), where far records (an island) form
-    classes of their own rather than widen others."""
-    tiled = part if dims.shared_location or widths is None else \
+    classes come from a tiling of the location with lookahead (the frontier
+    design's, when ``part`` is the joint design's), where far records (an
+    island, a tail of ages) form classes of their own rather than widen others."""
+    tiled = part if dims.shared_location else \
         joint_partition(replace(dims, shared_location=True, _costs={}), check, "frontier", n_jobs)
     hidden = suppressed_rows(dims, check, tiled, budget, widths)
     if not hidden.size:

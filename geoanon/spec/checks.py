@@ -60,7 +60,7 @@ def check_resolution(resolution):
     return float(resolution)
 
 
-PRECISION_BASE = 16.0    # location_precision P multiplies the location's weight by PRECISION_BASE ** (2 P - 1)
+PRECISION_BASE = 32.0    # location_precision P multiplies the location's weight by PRECISION_BASE ** (2 P - 1)
 
 
 def check_location_precision(value, kind) -> float | None:

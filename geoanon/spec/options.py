@@ -274,7 +274,7 @@ OPTIONS = (
            "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),
     Option("location_precision", ("anonymize",), kinds.NUMBER, "the trade-off between the location and the other "
            "quasi-identifiers, from 0 (the other columns first: wide boxes) to 1 (the location first: the finest "
-           "boxes the model allows); it multiplies the location's weight by 16 ** (2 P - 1), so 0.5, the default, "
+           "boxes the model allows); it multiplies the location's weight by 32 ** (2 P - 1), so 0.5, the default, "
            "weighs every column the same", flag="--location-precision", key="release.location_precision",
            metavar="P"),
     Option("seed", ("points", "labels", "anonymize"), kinds.SEED, SEED_HELP, flag="--seed", key="release.seed",

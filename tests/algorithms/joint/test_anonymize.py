@@ -213,8 +213,8 @@ def test_mixed_tables(n, k, with_location, with_missing, extent, method, seed):
         df.loc[df.index[3:5], "d"] = None
     df = pd.concat([df, df.iloc[:3]], ignore_index=True)                     # duplicates
     location = ("lat", "lon") if with_location else None
-    r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], extent=extent,
-                     method=method)
+    r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], suppress=["c"],
+                     extent=extent, method=method)
     check_joint_release(df, r.table, k, lat="lat" if with_location else None, lon="lon" if with_location else None,
                         intervals=["x"], suppressed=["c"], sets=["d"], overlap=method == "joint")
 
@@ -341,12 +341,13 @@ def test_cli_end_to_end_and_refusals(tmp_path):
     out = tmp_path / "out.csv"
     run = [sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
            "--qi", "age,sex,marital", "--sensitive", "diagnosis", "-l", "2", "-k", "6", "--identifiers", "id",
-           "--keep-order", "-o", str(out), "--report", str(tmp_path / "r.json"), "--map", str(tmp_path / "m.html")]
+           "--suppress", "sex,marital", "--keep-order", "-o", str(out), "--report", str(tmp_path / "r.json"),
+           "--map", str(tmp_path / "m.html")]
     done = subprocess.run(run, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     released = pd.read_csv(out, keep_default_na=False)
     check_joint_release(published(df).astype({"age": int}), released, 6, lat="lat", lon="lon", intervals=["age"],
-                        suppressed=["sex", "marital"], sensitive="diagnosis", l=2)
+                        suppressed=["sex", "marital"], sensitive="diagnosis", l=2, overlap=True)
     bad = subprocess.run(run[:-6] + ["--lat", "lat", "--lon", "lat", "-o", str(tmp_path / "x.csv")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not (tmp_path / "x.csv").exists()
@@ -357,7 +358,8 @@ def test_cli_end_to_end_and_refusals(tmp_path):
                            capture_output=True, text=True)
     assert nomap.returncode == 2 and "--map needs a location" in nomap.stderr and not (tmp_path / "y.csv").exists()
     tiles = subprocess.run([sys.executable, "-m", "geoanon.cli", "anonymize", str(src), "--lat", "lat", "--lon", "lon",
-                            "--qi", "age,sex,marital", "--sets", "marital", "--extent", "tile", "-k", "6",
+                            "--qi", "age,sex,marital", "--sets", "marital", "--suppress", "sex", "--extent", "tile",
+                            "--method", "frontier", "-k", "6",
                             "--identifiers", "id", "--keep", "diagnosis", "--keep-order",
                             "-o", str(tmp_path / "t.csv")], capture_output=True, text=True)
     assert tiles.returncode == 0, tiles.stderr
@@ -400,11 +402,11 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
     monkeypatch.setattr(search, "SHARD_ROWS", 150)
     df = _table(900, seed=9)
     kwargs = dict(location=("lat", "lon"), qi=["age", "sex", "marital"], k=7, sensitive="diagnosis", l=2,
-                  sets=["marital"], identifiers=["id"])
+                  sets=["marital"], suppress=["sex"], identifiers=["id"])
     one = ga.anonymize(df, **kwargs)
     two = ga.anonymize(df, **kwargs, n_jobs=2)
     check_joint_release(published(df), two.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
-                        sets=["marital"], sensitive="diagnosis", l=2)
+                        sets=["marital"], sensitive="diagnosis", l=2, overlap=True)
     assert one.table.equals(two.table) and one.report["ncp"] == two.report["ncp"]
     assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150
 
@@ -413,7 +415,7 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
 def test_joint_design_cuts_the_location_below_other_cuts():
     df = _table(900, seed=11)
     frontier = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
-                            **declared("age", "sex", "marital"))
+                            method="frontier", **declared("age", "sex", "marital"))
     joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
                          method="joint", **declared("age", "sex", "marital"))
     check_joint_release(published(df), joint.table, 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],

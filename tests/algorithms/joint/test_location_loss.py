@@ -36,38 +36,44 @@ def _median_km(table) -> float:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_far_records_no_longer_make_wide_boxes_cheap(seed):
     """Six islands among 1,500 records widen the town's boxes under NCP's
-    range (more than 1.5x), not under the spacing or spread loss (< 2x)."""
+    range (more than 1.5x), not under the spacing or spread loss (< 2x) nor
+    the km loss of the joint design (< 1.2x)."""
     df = _town_and_islands(seed=seed)
     town = df.iloc[:-6]
     km, ncp = {}, {}
-    for loss in ("spacing", "spread", "range"):
-        alone = ga.anonymize(town, location=("lat", "lon"), qi=QI, k=10, location_loss=loss)
-        r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss=loss)
-        check_joint_release(df, r.table, 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"])
+    for loss in ("spacing", "spread", "range", "km"):
+        method = "joint" if loss == "km" else "frontier"
+        alone = ga.anonymize(town, location=("lat", "lon"), qi=QI, k=10, location_loss=loss, method=method,
+                             suppress=["sex", "marital"])
+        r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss=loss, method=method,
+                         suppress=["sex", "marital"])
+        check_joint_release(df, r.table, 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
+                            overlap=method == "joint")
         assert r.report.details["location_loss"] == loss
         km[loss] = (_median_km(alone.table), _median_km(r.table.iloc[:-6]))
         ncp[loss] = r.report["ncp"]["columns"]
     assert km["range"][1] > 1.5 * km["range"][0]
     for loss in ("spacing", "spread"):
         assert km[loss][1] < 2 * km[loss][0] and km[loss][1] < km["range"][1] / 2
+    assert km["km"][1] < 1.2 * km["km"][0]         # a tenfold wider box costs the same wherever it is
     # the location kept costs the other columns: the report's NCP (Xu et al.'s, over the range) says so
     assert ncp["spacing"]["age"] > ncp["range"]["age"] and ncp["spacing"]["lat"] < ncp["range"]["lat"]
-    default = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss="spacing")
+    default = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss="km", method="joint")
     pd.testing.assert_frame_equal(ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10).table, default.table)
 
 
 @pytest.mark.slow
 def test_defaults_per_design_and_location_and_refusals():
     df = _town_and_islands(400)
-    for method, loss in (("frontier", "spacing"), ("location-first", "spacing"), ("greedy", "range"),
-                         ("joint", "range")):
+    for method, loss in (("frontier", "spacing"), ("location-first", "spacing"), ("greedy", "km"),
+                         ("joint", "km")):
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method=method)
         assert r.report.details["location_loss"] == loss
     spread = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method="joint", location_loss="spread")
-    check_joint_release(df, spread.table, 5, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
+    check_joint_release(df, spread.table, 5, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                         overlap=True)
     assert "location_loss" not in ga.anonymize(df, qi=QI, k=5, identifiers=["lat", "lon"]).report.details
-    for bad, message in (({"location_loss": "km"}, "location_loss"),
+    for bad, message in (({"location_loss": "miles"}, "location_loss"),
                          ({"location_loss": "spacing", "method": "joint"}, "location tree"),
                          ({"location_loss": "spacing", "method": "greedy"}, "location tree")):
         with pytest.raises(ga.ParameterError, match=message):
