@@ -22,7 +22,7 @@ _HOMES = {
     "JobReport": "pipeline", "Release": "pipeline", "generalize_labels": "pipeline",
     "generalize_points": "pipeline", "generalize_regions": "pipeline",
     "Columns": "columns", "Hierarchy": "models", "Model": "models", "emd": "models", "date_hierarchy": "dates",
-    "anonymize": "pipeline", "information_loss": "ncp",
+    "anonymize": "pipeline", "explore": "pipeline", "information_loss": "ncp",
     "RectanglePartition": "points", "partition_points": "points",
     "GraphPartition": "regions", "graph_from_points": "regions", "graph_from_polygons": "regions",
     "graph_summary": "regions", "low_degree_spanning_tree": "regions", "partition_graph": "regions",

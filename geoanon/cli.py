@@ -250,7 +250,8 @@ def _anonymize(engine, source, values):
                       identifiers=values["identifiers"], keep=values["keep"], ranges=values["ranges"])
     roles = ("qi", "sensitive", "interval", "dates", "hierarchies", "suppress", "sets", "identifiers", "keep")
     api = {name: v for name, v in _api("anonymize", engine, values).items() if name not in roles}
-    return _function(engine, "anonymize")(_table(engine, source, values), columns=columns, **api, **model)
+    job = _function(engine, "explore" if values.get("explore") else "anonymize")
+    return job(_table(engine, source, values), columns=columns, **api, **model)
 
 
 def _location_option(values: dict):
@@ -454,7 +455,22 @@ def _joint_summary(release) -> str:
             f"{plural(d['location_classes'], 'location class', 'location classes')}{_shards(d)}, "
             f"smallest {r.min_class}, " + (f"NCP {d['ncp']['overall']:.4f}, " if "ncp" in d else "")
             + _audited(r.audit)
-            + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else ""))
+            + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else "")
+            + (_frontier_lines(d["frontier"]) if "frontier" in d else ""))
+
+
+def _frontier_lines(frontier: dict) -> str:
+    """The trade-off of ``--explore`` as a table, the written release marked."""
+    def km(v):
+        return "-" if v is None else f"{v:,.0f}"
+
+    lines = [f"{'':2}{'precision':>9} {'median km':>10} {'p90 km':>9} {'other NCP':>9} {'classes':>8}"]
+    for p in frontier["points"]:
+        mark = "*" if p["location_precision"] == frontier["chosen"] else " "
+        other = "-" if p["other_ncp"] is None else f"{p['other_ncp']:.4f}"
+        lines.append(f"{mark:2}{p['location_precision']:>9g} {km(p['median_km']):>10} {km(p['p90_km']):>9} "
+                     f"{other:>9} {p['classes']:>8,}")
+    return "\ntrade-off (* written; --location-precision reproduces each):\n" + "\n".join(lines)
 
 
 def _shards(details: dict) -> str:

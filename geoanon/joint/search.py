@@ -42,7 +42,7 @@ from .batch import location_forest, split_all, split_top, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
-__all__ = ["JointPartition", "cut_down", "joint_partition", "location_losses"]
+__all__ = ["JointPartition", "cut_down", "ignore_interrupts", "joint_partition", "location_losses"]
 
 
 
@@ -223,13 +223,15 @@ def _map_shards(problem, shards, n_jobs) -> list:
             return [_solve_shards(shards)]
         bounds = np.linspace(0, len(shards), min(len(shards), CHUNKS_PER_JOB * n_jobs) + 1).round().astype(int)
         runs = [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        with mp.get_context("fork").Pool(min(n_jobs, len(runs)), initializer=_ignore_interrupts) as pool:
+        with mp.get_context("fork").Pool(min(n_jobs, len(runs)), initializer=ignore_interrupts) as pool:
             return pool.map(_solve_shards, runs, chunksize=1)
     finally:
         _PROBLEM = None
 
 
-def _ignore_interrupts():
+def ignore_interrupts():
+    """A worker's signals: Ctrl-C is the parent's to handle (it terminates
+    the workers); a termination ends the worker at once."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)

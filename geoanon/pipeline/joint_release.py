@@ -3,7 +3,7 @@ generalized together, so that the release meets the model over all of them."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -35,7 +35,7 @@ from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["anonymize", "release_joint"]
+__all__ = ["Prepared", "anonymize", "partitioned", "prepared", "release_joint", "released"]
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -251,6 +251,29 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
 def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
     """The joint release of ``df`` as ``spec`` asks (:func:`anonymize`; the
     dask engine's shards call it with their part of the spec)."""
+    return released(prepared(df, spec), spec)
+
+
+@dataclass
+class Prepared:
+    """What every release of one table under one spec shares (:func:`prepared`):
+    the table with its roles checked, the compiled model and the dimensions
+    of the search; :func:`released` makes a release of it, at any
+    ``location_precision`` (:func:`geoanon.explore` makes several)."""
+
+    df: pd.DataFrame
+    treatments: dict
+    formats: dict
+    check: object
+    dims: Dims
+    publish_location: object
+    warnings: list
+    loose: list
+    started: float
+
+
+def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
+    """Check ``df`` against ``spec`` and build the search's dimensions (:class:`Prepared`)."""
     started = time.perf_counter()
     cols, o = spec.columns, spec.options
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, dict(o["dates"])
@@ -267,7 +290,6 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
     if unranged:
         raise ParameterError(f"ranges names {show(unranged[0])}, which is not a number quasi-identifier "
                              "published as an interval")
-    weights = o["weights"]
     roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
              *([sensitive] if sensitive is not None else [])]
     loose = undeclared(df, roles, keep, strict=o["strict"])
@@ -281,9 +303,6 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
-    for d in dims.items:
-        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
-            else weights.get(d.name, 1.0)
     if o["location_loss"] == "spacing":
         dims.diagonal = _diagonals(dims, crs)
         ground_spans(dims, crs)
@@ -296,15 +315,40 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
     if kind == "points":
         dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
     dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
-    part = joint_partition(dims, check, method, o["n_jobs"])
+    return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started)
+
+
+def partitioned(job: Prepared, spec: ReleaseSpec):
+    """The search's partition of ``job`` under ``spec``'s weights and
+    ``location_precision``, with its suppressed and withheld records; and
+    the release's table, its published columns and their NCP treatments."""
+    o, dims, check = spec.options, job.dims, job.check
+    kind = spec.location[0]
+    weights = o["weights"]
+    for d in dims.items:
+        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
+            else weights.get(d.name, 1.0)
+    dims._costs = {}                               # costs remembered under other weights
+    part = joint_partition(dims, check, o["method"], o["n_jobs"])
     if o["max_suppressed"]:
-        part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(df)), method, o["n_jobs"],
-                                 (dims.diagonal or _diagonals(dims, crs)) if kind == "points" else None)
-    withheld = np.zeros(0, dtype=np.int64)
+        part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
+                                 (dims.diagonal or _diagonals(dims, o["crs"])) if kind == "points" else None)
     if kind == "points":
-        part, withheld = without_pins(dims, check, part,
-                                      lambda states, rows: publish_location.pins(dims, states, rows, seed))
-    table, published, ncp_columns = _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed)
+        part, _ = without_pins(dims, check, part,
+                               lambda states, rows: job.publish_location.pins(dims, states, rows, o["seed"]))
+    table, published, ncp_columns = _publish(job.df, dims, part, kind, spec.location[1],
+                                             spec.columns.quasi_identifiers, job.treatments, job.publish_location,
+                                             o["seed"])
+    return part, table, published, ncp_columns
+
+
+def released(job: Prepared, spec: ReleaseSpec) -> Release:
+    """The audited release of ``job`` under ``spec`` (:func:`partitioned`), with its report."""
+    cols, o = spec.columns, spec.options
+    qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
+    model, (kind, loc) = spec.model, spec.location
+    df, warnings, weights, crs = job.df, list(job.warnings), o["weights"], o["crs"]
+    part, table, published, ncp_columns = partitioned(job, spec)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
                     model=model if spec.reference is None else model.without_table_levels())
@@ -314,26 +358,27 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
     report = JobReport(
         job="anonymize", rows=int(len(df)), model=model.as_dict(), classes=int(sizes.size),
         min_class=int(sizes.min()), max_class=int(sizes.max()), audit=audit,
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(time.perf_counter() - job.started, 3),
         details={
             "location": None if kind is None else {"kind": kind, **{key: v for key, v in loc.items()
                                                                        if isinstance(v, str)}},
-            "qi": {col: treatments[col] for col in qi},
-            "method": method,
+            "qi": {col: job.treatments[col] for col in qi},
+            "method": o["method"],
             "location_classes": int(part.location_classes),
             **({} if kind is None else {"location_loss": o["location_loss"]}),
             **({"weights": weights} if weights else {}),
+            **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
             **({} if o["max_extent_km"] is None else _beyond(table, loc, crs, o["max_extent_km"], warnings)),
             **({} if max_suppressed is None else {
                 "max_suppressed": max_suppressed,
                 "suppressed_records": int((part.row_class == part.suppressed).sum())}),
             **({"dates": formats} if formats else {}),
-            **getattr(publish_location, "details", {}),
+            **getattr(job.publish_location, "details", {}),
             "ncp": ncp,
-            **measure_undeclared(table, loose, model.k, warnings),
+            **measure_undeclared(table, job.loose, model.k, warnings),
         },
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
-    classes, row_shapes = publish_location.classes(table, part, published)
+    classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
 

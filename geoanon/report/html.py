@@ -5,11 +5,11 @@ is escaped."""
 from __future__ import annotations
 
 import html
-import io
 
 import numpy as np
 
 from .figures import RISK_LEVELS, SPREAD
+from .svg import SVG_STYLE, svg_text
 from .job_report import file_names
 
 __all__ = ["html_report"]
@@ -53,6 +53,10 @@ def html_report(release, figures: dict, *, map_html: str | None = None, title: s
              _sizes_section(figures["class_sizes"], r.model.get("k")), _risk_section(figures["risk"])]
     if figures.get("precision_km") is not None:
         parts.append(_precision_section(figures["precision_km"]))
+    if r.details.get("frontier"):
+        from .frontier import frontier_section
+
+        parts.append(frontier_section(r.details["frontier"]))
     if map_html is not None:
         parts.append('<h2 id="map">Map of the classes</h2>'
                      f"<iframe title=\"map of the classes\" srcdoc='{_single_quoted(map_html)}'></iframe>")
@@ -176,7 +180,7 @@ def _histogram_svg(edges: np.ndarray, counts: np.ndarray, xlabel: str, ylabel: s
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    with matplotlib.rc_context({"svg.hashsalt": "geoanon", "svg.fonttype": "path", "font.size": 9}):
+    with matplotlib.rc_context(SVG_STYLE):
         fig = Figure(figsize=(7.0, 2.6))
         ax = fig.subplots()
         ax.stairs(counts, edges, fill=True, color="#4c78a8", alpha=0.85)
@@ -188,12 +192,9 @@ def _histogram_svg(edges: np.ndarray, counts: np.ndarray, xlabel: str, ylabel: s
             ax.axvline(mark, color="#cf222e", linestyle="--", linewidth=1)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.spines[["top", "right"]].set_visible(False)
-        fig.tight_layout()
-        out = io.StringIO()
-        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
-    text = out.getvalue()
-    return text[text.index("<svg"):]
+        return svg_text(fig)
+
+
 
 
 def _single_quoted(text: str) -> str:

@@ -277,6 +277,10 @@ OPTIONS = (
            "boxes the model allows); it multiplies the location's weight by 32 ** (2 P - 1), so 0.5, the default, "
            "weighs every column the same", flag="--location-precision", key="release.location_precision",
            metavar="P"),
+    Option("explore", ("anonymize",), kinds.FLAG, "also compute the releases at 8 settings of --location-precision "
+           "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
+           "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,
+           why="it computes several releases of a table in memory", default=False),
     Option("seed", ("points", "labels", "anonymize"), kinds.SEED, SEED_HELP, flag="--seed", key="release.seed",
            default=0, metavar="N"),
     Option("seed", ("zip", "suppress"), kinds.SEED, SEED_HELP, flag="--seed", default=0, metavar="N", api=()),

@@ -1,0 +1,135 @@
+"""The trade-off between the location and the other quasi-identifiers, seen
+before choosing: releases of one table along ``location_precision``.
+
+:func:`explore` checks the table and builds the search's dimensions once
+(:func:`~geoanon.pipeline.joint_release.prepared`), then partitions and
+publishes it at every setting, in ``n_jobs`` processes, measuring each
+release as a user reads it: the median and 90th percentile of the published
+location's extent in km (box diagonals; a ZIP or label group has none) and
+the mean NCP of the other quasi-identifiers. The release at the chosen
+setting is returned whole, audited, with the frontier in its report.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._geo import row_box_extents
+from .._text import show
+from ..errors import ParameterError
+from ..spec import release_spec
+from .joint_release import partitioned, prepared, released
+
+__all__ = ["SETTINGS", "explore", "frontier_point"]
+
+SETTINGS = (0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.875, 0.95)   # location_precision: finer where the frontier turns
+DEFAULT_PRECISION = 0.5
+
+
+def explore(df, columns=None, *, settings=SETTINGS, **keywords):
+    """Releases of ``df`` along ``location_precision``, as
+    :func:`geoanon.anonymize` makes them with the same keywords.
+
+    Parameters
+    ----------
+    df, columns, **keywords
+        As :func:`geoanon.anonymize` takes them; ``location_precision`` is
+        the setting whose release is returned (default 0.5), ``n_jobs`` the
+        processes computing the settings (the release does not depend on it).
+    settings : sequence of float
+        The ``location_precision`` values to compute, each from 0 to 1
+        (default :data:`SETTINGS`); the chosen one is added if missing.
+
+    Returns
+    -------
+    Release
+        The release at the chosen setting, as :func:`geoanon.anonymize`
+        returns it, whose ``report.details["frontier"]`` holds ``chosen`` (its
+        setting) and ``points``: per setting, in order, ``location_precision``
+        (the value that reproduces it), ``median_km`` and ``p90_km`` (None
+        without a points location), ``other_ncp`` (the mean NCP of the other
+        quasi-identifiers), ``ncp`` (overall) and ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import geoanon as ga
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"lat": rng.normal(40, 2, 600).round(4), "lon": rng.normal(-90, 4, 600).round(4),
+    ...                    "age": rng.integers(18, 90, 600), "sex": rng.choice(["F", "M"], 600)})
+    >>> r = ga.explore(df, location=("lat", "lon"), qi=["age", "sex"], k=10, settings=(0.2, 0.5, 0.9))
+    >>> f = r.report.details["frontier"]
+    >>> f["chosen"], [p["location_precision"] for p in f["points"]]
+    (0.5, [0.2, 0.5, 0.9])
+    >>> km = [p["median_km"] for p in f["points"]]
+    >>> km[0] > km[1] > km[2]                        # the location finer as the setting rises
+    True
+    """
+    settings = _settings(settings)
+    spec = release_spec("anonymize", columns=columns, **keywords)
+    chosen = spec.options["location_precision"]
+    chosen = DEFAULT_PRECISION if chosen is None else chosen
+    job = prepared(df, spec)
+    others = [p for p in settings if p != chosen]
+    points = _measured(job, spec, others)
+    release = released(job, spec)
+    points.append(frontier_point(chosen, release.table, release.report.details["ncp"], spec))
+    release.report.details["frontier"] = {"chosen": chosen,
+                                          "points": sorted(points, key=lambda p: p["location_precision"])}
+    return release
+
+
+def frontier_point(setting: float, table, ncp: dict, spec) -> dict:
+    """One point of the frontier: the release at ``setting`` (its ``table``
+    and report ``ncp``) as a user reads it (see :func:`explore`)."""
+    kind, loc = spec.location
+    others = [c for c in spec.columns.quasi_identifiers if c in ncp["columns"]]
+    median = p90 = None
+    if kind == "points":
+        d = row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
+        d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
+        median, p90 = (float(np.round(np.quantile(d, q), 3)) for q in (0.5, 0.9))
+    return {"location_precision": setting, "median_km": median, "p90_km": p90,
+            "other_ncp": round(float(np.mean([ncp["columns"][c] for c in others])), 6) if others else None,
+            "ncp": ncp["overall"], "classes": int(table["class_id"].nunique())}
+
+
+def _settings(settings) -> list:
+    values = list(settings)
+    if not values or any(isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1 for p in values):
+        raise ParameterError(f"settings must be numbers from 0 to 1, got {show(settings)}")
+    return sorted(set(float(p) for p in values))
+
+
+_JOB = None     # (prepared job, spec) of the settings being measured, inherited by forked workers
+
+
+def _measured(job, spec, settings) -> list:
+    """The frontier points of ``settings``, in this process or in ``n_jobs`` forked ones."""
+    global _JOB
+    import multiprocessing as mp
+
+    from ..joint.search import ignore_interrupts
+
+    n_jobs = spec.options["n_jobs"]
+    _JOB = (job, spec.but(n_jobs=1))
+    try:
+        if n_jobs == 1 or len(settings) < 2 or "fork" not in mp.get_all_start_methods():
+            return [_point(p) for p in settings]
+        with mp.get_context("fork").Pool(min(n_jobs, len(settings)), initializer=ignore_interrupts) as pool:
+            return pool.map(_point, settings, chunksize=1)
+    finally:
+        _JOB = None
+
+
+def _point(setting: float) -> dict:
+    """The frontier point of one setting of ``_JOB``."""
+    from ..ncp import information_loss
+
+    job, spec = _JOB
+    spec = spec.but(location_precision=setting)
+    _, table, _, treatments = partitioned(job, spec)
+    ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
+                           formats=job.formats)
+    return frontier_point(setting, table, ncp, spec)
