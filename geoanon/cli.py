@@ -454,7 +454,17 @@ def _joint_summary(release) -> str:
             f"{plural(d['location_classes'], 'location class', 'location classes')}{_shards(d)}, "
             f"smallest {r.min_class}, " + (f"NCP {d['ncp']['overall']:.4f}, " if "ncp" in d else "")
             + _audited(r.audit)
-            + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else ""))
+            + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else "")
+            + ("\n  " + _in_units(d["units"]) if "units" in d else ""))
+
+
+def _in_units(units: dict) -> str:
+    """A release's loss in plain units (:func:`geoanon.report.html.unit_phrases`) as one summary line."""
+    from .report.html import unit_phrases
+
+    phrases, location = unit_phrases(units)
+    parts = ([] if location is None else [f"location {location}"]) + [f"{c} {p}" for c, p in phrases.items()]
+    return "in plain units: " + "; ".join(parts)
 
 
 def _shards(details: dict) -> str:
@@ -530,6 +540,7 @@ def _print_audit(args, report) -> int:
     if "ncp" in report:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
+        print(f"  {_in_units(report['units'])}")
     if args.sensitive and "l_entropy" in report:
         rec = report.get("recursive")
         print(f"  entropy l = {_figure(report['l_entropy'])}, recursive c = "
