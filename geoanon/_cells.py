@@ -126,7 +126,12 @@ def _plain(v):
 
 def present_cells(s: pd.Series) -> pd.Series:
     """The cells of ``s`` that hold a value: not missing, not a missing marker."""
-    return s[s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)]
+    return s[is_present(s)]
+
+
+def is_present(s: pd.Series) -> np.ndarray:
+    """Whether each cell of ``s`` holds a value (:func:`present_cells`)."""
+    return (s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)).to_numpy(dtype=bool)
 
 
 def numeric_cells(s: pd.Series) -> bool:

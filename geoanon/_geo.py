@@ -1,5 +1,6 @@
 """Coordinate reference systems and distances on the ground, in one place:
-whether a CRS is longitude/latitude, and the extent in km of boxes."""
+whether a CRS is longitude/latitude, and the extent in km of boxes and of
+groups of points."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,3 +60,33 @@ def row_box_extents(table, lat: str, lon: str, crs):
         return pd.to_numeric(table[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
 
     return box_extents(column(f"{lon}_min"), column(f"{lat}_min"), column(f"{lon}_max"), column(f"{lat}_max"), crs)
+
+
+def diameters_km(x, y, group, crs) -> np.ndarray:
+    """The largest distance in km between two of each group's points (given
+    in ``crs``; ``group`` numbers each point's group, every number from 0 up
+    held), measured between the vertices of the group's convex hull: 0 for
+    one point."""
+    import shapely
+    from pyproj import CRS
+
+    group = np.asarray(group, dtype=np.int64)
+    out = np.zeros(int(group.max()) + 1 if group.size else 0)
+    if not group.size:
+        return out
+    order = np.argsort(group, kind="stable")
+    points = np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])[order]
+    hulls = shapely.convex_hull(shapely.multipoints(points, indices=group[order]))
+    xy, owner = shapely.get_coordinates(hulls, return_index=True)
+    crs = CRS.from_user_input(crs)
+    metres = None if crs.is_geographic else crs.axis_info[0].unit_conversion_factor
+    for at in np.split(np.arange(owner.size), np.flatnonzero(np.diff(owner)) + 1):
+        if at.size < 2:
+            continue
+        px, py = xy[at, 0], xy[at, 1]
+        if metres is None:
+            far = haversine_km(py[:, None], px[:, None], py[None, :], px[None, :]).max()
+        else:
+            far = np.hypot(px[:, None] - px[None, :], py[:, None] - py[None, :]).max() * metres / 1000
+        out[owner[at[0]]] = far
+    return out

@@ -94,7 +94,11 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         The input the release was made from (same rows, same order): adds
         ``ncp``, the information loss of every input column published among
         ``qi`` (as itself, or as ``{col}_min`` and ``{col}_max``), with
-        :func:`geoanon.information_loss` and the treatments it infers.
+        :func:`geoanon.information_loss` and the treatments it infers, and
+        ``units``, the same loss in the columns' own units
+        (:func:`geoanon.ncp.plain_units`: interval widths, the share of
+        cells published exactly; a location's coordinates as intervals, in
+        degrees).
     hierarchies : dict, optional
         {column: Hierarchy} of columns published as hierarchy nodes, for ``ncp``.
     model : Model, optional
@@ -119,7 +123,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         ``l_distinct`` (fewest distinct values in a class), ``t`` (largest EMD
         to the table's distribution); ``suppressed_cells`` ("*" in ``qi``);
         ``violations`` per requested level (classes, rows, examples) and ``ok``;
-        ``ncp`` with ``original``.
+        ``ncp`` and ``units`` with ``original``.
 
     Examples
     --------
@@ -176,7 +180,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     report["ok"] = not any(v["classes"] for v in report["violations"].values())
     report["risk"] = risk_figures(df, qi, codes, sizes, population)
     if original is not None:
-        report["ncp"] = release_ncp(original, df, qi, hierarchies)
+        report.update(release_loss(original, df, qi, hierarchies))
     return report
 
 
@@ -219,9 +223,10 @@ def risk_figures(df: pd.DataFrame, qi, codes: np.ndarray, sizes: np.ndarray, pop
     return out
 
 
-def release_ncp(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None) -> dict:
-    """NCP of the input columns published among ``qi``."""
-    from .ncp import infer_treatments, information_loss
+def release_loss(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None) -> dict:
+    """``ncp`` and ``units`` (:func:`geoanon.ncp.plain_units`) of the input
+    columns published among ``qi``."""
+    from .ncp import infer_treatments, information_loss, plain_units
 
     if len(original) != len(released):
         raise DataError(f"the original has {plural(len(original), 'row')}, the release {len(released)}")
@@ -229,8 +234,9 @@ def release_ncp(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=
     columns = [c for c in original.columns if c in published or {f"{c}_min", f"{c}_max"} <= published]
     if not columns:
         raise DataError("no input column of the original is published among the quasi-identifiers")
-    return information_loss(original, released, infer_treatments(original, released, columns, hierarchies),
-                            hierarchies=hierarchies)
+    treatments = infer_treatments(original, released, columns, hierarchies)
+    return {"ncp": information_loss(original, released, treatments, hierarchies=hierarchies),
+            "units": plain_units(original, released, treatments)}
 
 
 def check_roles(qi: Sequence[str], sensitive=None) -> None:

@@ -456,6 +456,7 @@ def _joint_summary(release) -> str:
             f"smallest {r.min_class}, " + (f"NCP {d['ncp']['overall']:.4f}, " if "ncp" in d else "")
             + _audited(r.audit)
             + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else "")
+            + ("\n  " + _in_units(d["units"]) if "units" in d else "")
             + (_frontier_lines(d["frontier"]) if "frontier" in d else ""))
 
 
@@ -471,6 +472,15 @@ def _frontier_lines(frontier: dict) -> str:
         lines.append(f"{mark:2}{p['location_precision']:>9g} {km(p['median_km']):>10} {km(p['p90_km']):>9} "
                      f"{other:>9} {p['classes']:>8,}")
     return "\ntrade-off (* written; --location-precision reproduces each):\n" + "\n".join(lines)
+
+
+def _in_units(units: dict) -> str:
+    """A release's loss in plain units (:func:`geoanon.report.html.unit_phrases`) as one summary line."""
+    from .report.html import unit_phrases
+
+    phrases, location = unit_phrases(units)
+    parts = ([] if location is None else [f"location {location}"]) + [f"{c} {p}" for c, p in phrases.items()]
+    return "in plain units: " + "; ".join(parts)
 
 
 def _shards(details: dict) -> str:
@@ -546,6 +556,7 @@ def _print_audit(args, report) -> int:
     if "ncp" in report:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
+        print(f"  {_in_units(report['units'])}")
     if args.sensitive and "l_entropy" in report:
         rec = report.get("recursive")
         print(f"  entropy l = {_figure(report['l_entropy'])}, recursive c = "

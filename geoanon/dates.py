@@ -24,7 +24,7 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
-__all__ = ["LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso", "outer_edges", "parse"]
+__all__ = ["DAY", "LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso", "outer_edges", "parse"]
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")

@@ -6,9 +6,11 @@ Per cell:
 - an interval ``[lo, hi]`` (a location rectangle counts its latitude and its
   longitude as two cells): ``(hi - lo) / range`` of the column in the input,
   the Normalized Certainty Penalty of Xu, Wang, Pei, Wang, Shi and Fu
-  (*Utility-based anonymization using local recoding*, KDD 2006); a
-  longitude interval with ``lo > hi`` wraps the antimeridian (width
-  ``hi - lo + 360``);
+  (*Utility-based anonymization using local recoding*, KDD 2006), the
+  interval first clipped to the input's range (an interval rounded outward
+  past the least or greatest value, or a box's margin, costs no more than
+  the whole range: 1); a longitude interval with ``lo > hi`` wraps the
+  antimeridian (width ``hi - lo + 360``, clipped the same way);
 - a kept value costs 0, and ``*`` costs 1 (both measures below agree);
 - a hierarchy node or a set of values (a published label standing for several
   input values, such as a ZIP group or a Mondrian value set) covering ``c``
@@ -23,17 +25,23 @@ A cell published empty costs 0 when the input was missing and 1 otherwise;
 an interval with one end empty is open (``90+``) and reaches the column's
 least or greatest input value.
 The overall figure averages all quasi-identifier cells.
+
+:func:`plain_units` says the same loss in the columns' own units: the
+published widths of intervals (years, days, ...), the share of categorical
+cells published as the record's own value, and the location's extent in km.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from ._cells import is_present
 from ._codes import factorize_exact
+from ._geo import box_extents, diameters_km
 from ._text import show
 from .errors import DataError
 
-__all__ = ["SUPPRESSED", "infer_treatments", "information_loss", "parse_numbers"]
+__all__ = ["SUPPRESSED", "infer_treatments", "information_loss", "parse_numbers", "plain_units"]
 
 SUPPRESSED = "*"
 LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
@@ -92,6 +100,137 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
     return out
 
 
+def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *, location=(), crs=None,
+                groups=None) -> dict:
+    """The loss of ``released`` (rows as in ``original``) in the columns' own
+    units, beside :func:`information_loss` (``treatments`` as it takes them).
+
+    - ``"columns"``: for an interval column, ``median_width`` and
+      ``p90_width`` of the published intervals ``max - min`` (not clipped,
+      as published) over the rows publishing both ends, in the column's unit
+      (``unit`` None; ``"days"`` for dates and timestamps), ``open``, the
+      share of rows whose interval has one end only (``90+``; no width is
+      made up for them), and ``suppressed``, the share with neither end
+      where the record had a value; for a category column (suppressed,
+      set, hierarchy node), ``exact``, the share of rows publishing the
+      record's own value;
+    - ``"location"`` (with ``location`` and ``crs``): ``median_km`` and
+      ``p90_km`` of the location's extent over the rows that publish one,
+      and ``without``, the share of rows published without one. For a
+      points location, ``location`` is its input columns ``(lat, lon)`` and
+      the extent the diagonal of each row's box (``measure`` "box
+      diagonal"); for regions, ``location`` is the region column, published
+      as group labels, and the extent the largest distance between the
+      centroids of a group's regions (``groups``: {label as published:
+      [(x, y) of each region, in ``crs``]}; ``measure`` "group diameter",
+      0 for a group of one region), with ``exact``, the share of rows
+      publishing their own region. Without ``crs`` the location columns
+      count as interval or category columns.
+
+    Shares are rounded to 6 decimals, widths to 6 significant digits, km to
+    metres; a median and p90 over no rows are None. JSON-ready.
+
+    Examples
+    --------
+    Ages published as intervals (two open, ``40+``), visit dates as months,
+    sex suppressed in half the rows:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from geoanon.ncp import plain_units
+    >>> original = pd.DataFrame({"age": [30, 35, 40, 60], "sex": ["F", "M", "F", "F"],
+    ...                          "visit": ["2024-01-05", "2024-01-20", "2024-02-03", "2024-03-30"]})
+    >>> released = pd.DataFrame({"age_min": [30, 30, 40, 40], "age_max": [39, 39, np.nan, np.nan],
+    ...                          "sex": ["*", "*", "F", "F"],
+    ...                          "visit_min": ["2024-01-01", "2024-01-01", "2024-02-01", "2024-02-01"],
+    ...                          "visit_max": ["2024-01-31", "2024-01-31", "2024-03-31", "2024-03-31"]})
+    >>> units = plain_units(original, released, {"age": ("interval", ("age_min", "age_max")),
+    ...                                          "sex": ("suppress", "sex"),
+    ...                                          "visit": ("date", ("visit_min", "visit_max"))})
+    >>> units["columns"]["age"]
+    {'median_width': 9.0, 'p90_width': 9.0, 'unit': None, 'open': 0.5, 'suppressed': 0.0}
+    >>> units["columns"]["visit"]["median_width"], units["columns"]["visit"]["p90_width"]     # days
+    (44.5, 59.0)
+    >>> units["columns"]["sex"]
+    {'exact': 0.5}
+    """
+    if len(original) != len(released):
+        raise DataError(f"the release has {len(released)} rows, the input {len(original)}")
+    location = tuple(location) if crs is not None else ()
+    columns = {}
+    for col, (kind, published) in treatments.items():
+        if col in location:
+            continue
+        if kind in ("interval", "longitude", "date"):
+            columns[col] = _widths(original[col], released[published[0]], released[published[1]], kind)
+        elif kind in ("suppress", "set", "hierarchy"):
+            columns[col] = {"exact": _share(_exact_cells(original[col], released[published]))}
+        else:
+            raise DataError(f"unknown treatment {show(kind)} for column {show(col)}")
+    out = {"columns": columns}
+    if len(location) == 2:
+        (_, (y0, y1)), (_, (x0, x1)) = treatments[location[0]], treatments[location[1]]
+        corners = [_numbers(released[c], f"column {show(c)}") for c in (x0, y0, x1, y1)]
+        out["location"] = {"measure": "box diagonal", **_km_spread(box_extents(*corners, crs)[2])}
+    elif location:
+        published = released[treatments[location[0]][1]]
+        out["location"] = {"measure": "group diameter", **_km_spread(_group_km(published, groups or {}, crs)),
+                           "exact": _share(_exact_cells(original[location[0]], published))}
+    return out
+
+
+def _group_km(published: pd.Series, groups: dict, crs) -> np.ndarray:
+    """Each row's group diameter in km (NaN where its label names no region, as ``*``)."""
+    labels = published.reset_index(drop=True).astype(object).where(published.notna().to_numpy(), None)
+    named = [v for v in pd.unique(labels) if len(groups.get(v, ()))]
+    xy = [np.asarray(groups[v], dtype=float).reshape(-1, 2) for v in named]
+    owner = np.repeat(np.arange(len(xy)), [len(p) for p in xy])
+    points = np.concatenate(xy) if xy else np.zeros((0, 2))
+    km = diameters_km(points[:, 0], points[:, 1], owner, crs)
+    return pd.Series(km, index=named, dtype=float).reindex(labels).to_numpy()
+
+
+def _widths(original, lo, hi, kind) -> dict:
+    """:func:`plain_units` of one interval column."""
+    if kind == "date":
+        from .dates import DAY, parse
+
+        a, b = parse(lo, unit="second")[0] / DAY, parse(hi, unit="second")[0] / DAY
+    else:
+        a, b = _numbers(lo, f"column {show(lo.name)}"), _numbers(hi, f"column {show(hi.name)}")
+    closed = ~np.isnan(a) & ~np.isnan(b)
+    width = (b - a)[closed]
+    if kind == "longitude":
+        width = np.where(width < 0, width + 360.0, width)
+    median, p90 = np.quantile(width, [0.5, 0.9]) if width.size else (None, None)
+    empty = np.isnan(a) & np.isnan(b)
+    return {"median_width": _significant(median), "p90_width": _significant(p90),
+            "unit": "days" if kind == "date" else None, "open": _share(~closed & ~empty),
+            "suppressed": _share(empty & is_present(original))}
+
+
+def _km_spread(km: np.ndarray) -> dict:
+    """Median and p90 (km, to metres) of the rows' location extents, and the share of rows without one."""
+    known = km[~np.isnan(km)]
+    median, p90 = np.quantile(known, [0.5, 0.9]) if known.size else (None, None)
+    return {"median_km": None if median is None else round(float(median), 3),
+            "p90_km": None if p90 is None else round(float(p90), 3), "without": _share(np.isnan(km))}
+
+
+def _exact_cells(original, published) -> np.ndarray:
+    """Whether each published cell is the record's own value (as text; missing as missing)."""
+    a, b = _text(original), _text(published)
+    return (a.eq(b) | (a.isna() & b.isna())).to_numpy(dtype=bool)
+
+
+def _share(mask) -> float:
+    return round(float(np.mean(mask)), 6) if len(mask) else 0.0
+
+
+def _significant(v) -> float | None:
+    return None if v is None else float(f"{float(v):.6g}")
+
+
 def _mean(values) -> float:
     return round(float(np.mean(values)), 12) if len(values) else 0.0
 
@@ -146,13 +285,15 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     x = _numbers(original, f"column {show(original.name)}")
     a, b = _numbers(lo, f"column {show(lo.name)}"), _numbers(hi, f"column {show(hi.name)}")
     present = ~np.isnan(x)
-    span = float(np.nanmax(x) - np.nanmin(x)) if present.any() else 0.0
+    low, high = (float(np.nanmin(x)), float(np.nanmax(x))) if present.any() else (0.0, 0.0)
+    span = high - low
     if present.any():             # an open end (90+) reaches the column's least or greatest value
-        a = np.where(np.isnan(a) & ~np.isnan(b), np.nanmin(x), a)
-        b = np.where(np.isnan(b) & ~np.isnan(a), np.nanmax(x), b)
-    width = b - a
-    if wraps:
-        width = np.where(a > b, width + 360.0, width)
+        a = np.where(np.isnan(a) & ~np.isnan(b), low, a)
+        b = np.where(np.isnan(b) & ~np.isnan(a), high, b)
+    width = np.maximum(np.minimum(b, high) - np.maximum(a, low), 0.0)     # [a, b] clipped to [low, high]
+    if wraps:                                   # [a, 180] and [-180, b], each clipped to [low, high]
+        around = np.maximum(high - np.maximum(a, low), 0.0) + np.maximum(np.minimum(b, high) - low, 0.0)
+        width = np.where(a > b, around, width)
     cells = width / span if span > 0 else np.zeros_like(width)
     empty = np.isnan(a) | np.isnan(b)
     return np.where(empty, present.astype(float), cells)

@@ -530,8 +530,9 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
                             and intervals_meet(p[1], p[3], q[1], q[3], outer[3])), f"rectangles {p} and {q} overlap"
         for name, values, lo_i, hi_i in ((lat, ys, 1, 3), (lon, xs, 0, 2)):
             span = max(values) - min(values)
-            cells[name] = sum((rect[released["class_id"].iloc[i]][hi_i] - rect[released["class_id"].iloc[i]][lo_i])
-                              / span if span else 0.0 for i in boxed) / n + (n - len(boxed)) / n
+            boxes = [rect[released["class_id"].iloc[i]] for i in boxed]
+            cells[name] = sum(_clipped(r[lo_i], r[hi_i], values) / span if span else 0.0
+                              for r in boxes) / n + (n - len(boxed)) / n
     for col in intervals:
         raw_values = [None if _missing(v) else float(v) for v in raw[col]]
         present = [v for v in raw_values if v is not None]
@@ -548,11 +549,11 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
                 total += 0.0 if v is None else 1.0
             elif _missing(lo) or _missing(hi):    # an open end: the value on the side of the other
                 assert v is not None and (float(lo) <= v if _missing(hi) else v <= float(hi)), (col, v, lo, hi)
-                top, bottom = max(present), min(present)
-                total += ((top - float(lo)) if _missing(hi) else (float(hi) - bottom)) / span if span else 0.0
+                ends = (float(lo), max(present)) if _missing(hi) else (min(present), float(hi))
+                total += _clipped(*ends, present) / span if span else 0.0
             else:
                 assert v is not None and float(lo) <= v <= float(hi), f"{col}: {v} not in [{lo}, {hi}]"
-                total += (float(hi) - float(lo)) / span if span else 0.0
+                total += _clipped(float(lo), float(hi), present) / span if span else 0.0
         cells[col] = total / n
     for col in suppressed:
         total = 0
@@ -594,6 +595,11 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
 
 def _text(v):
     return "" if _missing(v) else str(v)
+
+
+def _clipped(lo, hi, values):
+    """The width of [lo, hi] within the range of ``values`` (NCP's interval, clipped to the input's range)."""
+    return max(min(hi, max(values)) - max(lo, min(values)), 0.0)
 
 
 def _missing(v):

@@ -116,7 +116,7 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
         job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
         details={**solution_details(qi, solution, method, inst),
-                 "ncp": _ncp(inst, grouping, patterns, starred_type, qi), "engine": "dask", **undeclared},
+                 **_ncp(inst, grouping, patterns, starred_type, qi), "engine": "dask", **undeclared},
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return ClusterRelease(report=report, warnings=warnings, treatments={col: ("suppress", col) for col in qi},
                           output=output, columns=columns, sizes=np.asarray(sizes, dtype=np.int64))
@@ -171,12 +171,19 @@ def _instance(found: list, qi: list, model) -> tuple[Instance, np.ndarray, np.nd
 
 
 def _ncp(inst: Instance, grouping, patterns, starred_type, qi) -> dict:
-    """The release's NCP as :func:`geoanon.ncp.information_loss` measures
-    suppressed columns: per column, the share of cells published as ``*``."""
+    """The report's ``ncp`` and ``units`` as :func:`geoanon.ncp.information_loss`
+    and :func:`geoanon.ncp.plain_units` measure suppressed columns: per
+    column, the share of cells published as ``*``, and the share published
+    as the record's own value (not starred, or ``*`` in the input)."""
     types = inst.entries[0][grouping.entry]
-    cells = ((patterns[grouping.cls] < 0) | starred_type[types]) * grouping.rows[:, None]
+    starred = patterns[grouping.cls] < 0
+    rows = grouping.rows[:, None]
+    cells = (starred | starred_type[types]) * rows
+    exact = (~starred | starred_type[types]) * rows
     columns = {c: round(float(cells[:, j].sum() / inst.n), 12) for j, c in enumerate(qi)}
-    return {"overall": round(float(np.mean(list(columns.values()))), 12), "columns": columns}
+    shares = {c: {"exact": round(float(exact[:, j].sum() / inst.n), 6)} for j, c in enumerate(qi)}
+    return {"ncp": {"overall": round(float(np.mean(list(columns.values()))), 12), "columns": columns},
+            "units": {"columns": shares}}
 
 
 def _partition_entries(found: list, entry_of_pair: np.ndarray, n_entries: int) -> list:

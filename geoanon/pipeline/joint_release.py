@@ -22,7 +22,7 @@ from ..joint.search import joint_partition
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
-from ..ncp import SUPPRESSED, information_loss
+from ..ncp import SUPPRESSED, information_loss, plain_units
 from .._geo import box_extents, row_box_extents
 from ..progress import stepped
 from ..spec import ReleaseSpec, release_spec
@@ -353,6 +353,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
     audit = require(table, [*published, "class_id"],
                     model=model if spec.reference is None else model.without_table_levels())
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
+    units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     sizes = np.bincount(part.row_class)
     max_suppressed = o["max_suppressed"]
     report = JobReport(
@@ -375,6 +376,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
             **({"dates": formats} if formats else {}),
             **getattr(job.publish_location, "details", {}),
             "ncp": ncp,
+            "units": units,
             **measure_undeclared(table, job.loose, model.k, warnings),
         },
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))

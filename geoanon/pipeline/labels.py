@@ -15,7 +15,7 @@ from .._validation import check_choice, check_k, check_scalar_columns, check_uni
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
-from ..ncp import information_loss
+from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from .naming import canonical_codes, canonical_order, label_group_names
 from .._validation import check_job_columns
@@ -124,6 +124,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
             "method": method,
             "column": column,
             "ncp": information_loss(df, table, treatments),
+            "units": plain_units(df, table, treatments),
             **measure_undeclared(table, loose, k, warnings),
         },
         lead=("rows", "k", "labels"))

@@ -28,6 +28,9 @@ class NoLocation:
     def columns(self, df, part, dims, seed):
         return {}, {}
 
+    def unit_keywords(self, part) -> dict:
+        return {}
+
     def classes(self, table, part, published):
         return None, None
 
@@ -200,6 +203,10 @@ class PointsPublisher:
                lon: ("longitude" if self.geographic else "interval", (f"{lon}_min", f"{lon}_max"))}
         return {self.first: cols}, ncp
 
+    def unit_keywords(self, part) -> dict:
+        """:func:`geoanon.ncp.plain_units`' keywords: the boxes measured in km."""
+        return {"location": (self.lat, self.lon), "crs": self.crs}
+
     def classes(self, table, part, published):
         import geopandas as gpd
 
@@ -291,15 +298,16 @@ def group_location(df, kind, loc, check, warnings):
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
+        centroids = dict(graph.nodes(data="centroid"))
     else:
-        graph, shapes, details = None, None, {}
+        graph, shapes, details, centroids = None, None, {}, None
         values = values.astype(object).where(values.notna(), None).map(lambda v: "(missing)" if v is None else str(v))
         leaf_codes, leaf_names = pd.factorize(values, sort=True)
         leaf_names = list(leaf_names)
         present = np.ones(len(leaf_names), dtype=bool)
     paths = _nested_groups(leaf_codes, leaf_names, graph, check)
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
-    return Dims([dim]), GroupPublisher(column, kind, shapes, details)
+    return Dims([dim]), GroupPublisher(column, kind, shapes, details, centroids)
 
 
 def _region_leaves(values, graph, check, unknown, small):
@@ -482,11 +490,13 @@ def _group_labels(levels, names, counts, k, graph) -> list:
 
 
 class GroupPublisher:
-    """The group label in place of the ZIP or label column."""
+    """The group label in place of the ZIP or label column; ``centroids``
+    {region: (x, y)} for ZIP codes."""
 
-    def __init__(self, column, kind, shapes, details=None):
+    def __init__(self, column, kind, shapes, details=None, centroids=None):
         self.column, self.kind, self.shapes = column, kind, shapes
         self.details = details or {}
+        self.centroids = centroids
         self.dropped = frozenset()
         self.labels = None
 
@@ -497,6 +507,22 @@ class GroupPublisher:
         out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
         return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
 
+    def unit_keywords(self, part) -> dict:
+        """:func:`geoanon.ncp.plain_units`' keywords: each published group's
+        region centroids (ZIP codes; nothing for labels, which have no place)."""
+        if self.centroids is None:
+            return {}
+        nodes = sorted({(st[0][0], st[0][1]) for st in part.states})         # the groups the rows publish
+        labels = escape_formulas(pd.Series([self.dim.labels[level][node] for level, node in nodes], dtype=object))
+        groups = {label: [self.centroids[v] for v in self._regions(*node)] for label, node in zip(labels, nodes)}
+        return {"location": (self.column,), "crs": self.shapes.crs, "groups": groups}
+
+    def _regions(self, level, node) -> list:
+        """The regions of a group (the ``*`` of suppressed records left out)."""
+        d = self.dim
+        leaves = np.flatnonzero(d.ancestors[level] == node)
+        return [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+
     def classes(self, table, part, published):
         classes = _location_classes(table, part, published)
         if self.shapes is None:
@@ -505,13 +531,7 @@ class GroupPublisher:
 
         from .regions import group_shapes
 
-        d = self.dim
-        members = []
-        for st in part.location_states:
-            level, node = st[0]
-            leaves = np.flatnonzero(d.ancestors[level] == node)
-            members.append([d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP])
-        shapes = group_shapes(self.shapes, members)
+        shapes = group_shapes(self.shapes, [self._regions(*st[0][:2]) for st in part.location_states])
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
 
         def row_shapes():

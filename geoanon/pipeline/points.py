@@ -15,7 +15,7 @@ from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
 from ..points.partition import check_coordinates
-from ..ncp import information_loss
+from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from .._geo import is_geographic
 from ..report.release import JobReport, Release, with_geometry
@@ -165,7 +165,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     audit = require(table, out_cols, k=k)
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
                   lon_name: ("longitude" if is_geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
-    ncp = information_loss(pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True), treatments)
+    coordinates, published = pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True)
+    ncp = information_loss(coordinates, published, treatments)
+    units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs)
     weights = np.bincount(class_id)
     report = JobReport(
         job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
@@ -181,6 +183,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
             "crs": None if crs is None else str(crs),
             "bounds": list(part.bounds),
             "ncp": ncp,
+            "units": units,
             **measure_undeclared(table, loose, k, warnings),
         })
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []

@@ -17,7 +17,7 @@ from .._validation import check_choice, check_k, check_scalar_columns, check_uni
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
-from ..ncp import information_loss
+from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import read_edge_list, region_ids, repair_polygons
@@ -148,10 +148,13 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     audit = require(table, [column], k=k)
     treatments = {column: ("set", column)}
     sizes = groups.sizes()
+    centroids = {label: [graph.nodes[v]["centroid"] for v in m] for label, m in zip(labels, members)}
     report = JobReport(
         job="regions", rows=int(len(df)), model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
         details={**groups.details(), "ncp": information_loss(df, table, treatments),
+                 "units": plain_units(df, table, treatments, location=(column,), crs=found.shapes.crs,
+                                      groups=centroids),
                  **measure_undeclared(table, loose, k, found.warnings)})
     notes = groups.notes()
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,

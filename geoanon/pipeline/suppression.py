@@ -15,7 +15,7 @@ from .._validation import check_choice, check_k, check_scalar_columns, check_uni
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, ParameterError
 from ..models import Model, check_levels, requested_model, required_k
-from ..ncp import information_loss
+from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from ..tables.instance import Instance
 from ..tables.solve import METHODS as SUPPRESS_METHODS, choose, solve
@@ -148,6 +148,7 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
         job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
         details={**solution_details(qi, solution, method, inst), "ncp": information_loss(df, table, treatments),
+                 "units": plain_units(df, table, treatments),
                  **measure_undeclared(table, loose, model.k, solution["warnings"])},
         lead=("rows", "qi", "sensitive", "k", "l", "l_distinct", "t", "method", "requested_method", "solver"))
     return Release(table=table, partition=None, report=report, classes=classes, warnings=solution["warnings"],

@@ -12,7 +12,7 @@ from .figures import RISK_LEVELS, SPREAD
 from .svg import SVG_STYLE, svg_text
 from .job_report import file_names
 
-__all__ = ["html_report"]
+__all__ = ["html_report", "unit_phrases"]
 
 TREATMENTS = {"interval": "range: {published}", "longitude": "range: {published} (may cross the antimeridian)",
               "date": "date range: {published}",
@@ -49,7 +49,7 @@ def html_report(release, figures: dict, *, map_html: str | None = None, title: s
     parts = [f"<h1>Release report: {e(str(name))}</h1>",
              f'<p class="sub">geoanon {e(_version())}, {e(r.job)} job{took}. '
              "This page holds no record: only counts, measures and the classes' generalized areas.</p>",
-             _cards(r, figures), _model_section(r), _columns_section(figures["published"]),
+             _cards(r, figures), _model_section(r), _columns_section(figures["published"], r.details.get("units")),
              _sizes_section(figures["class_sizes"], r.model.get("k")), _risk_section(figures["risk"])]
     if figures.get("precision_km") is not None:
         parts.append(_precision_section(figures["precision_km"]))
@@ -115,22 +115,59 @@ def _model_section(r) -> str:
             "<th>measured</th><th></th></tr>" + "".join(rows) + "</table>")
 
 
-def _columns_section(columns: list) -> str:
+def _columns_section(columns: list, units: dict | None) -> str:
     e = html.escape
+    phrases, location = unit_phrases(units or {})
     rows = []
     for c in columns:
         published = ", ".join(f"<code>{e(str(p))}</code>" for p in c["published"])
         how = TREATMENTS[c["treatment"]].format(published=published)
         ncp = "" if c["ncp"] is None else f"{c['ncp']:.4f}"
+        plain = phrases.get(c["column"], "")
+        if c["role"] == "location" and location is not None:
+            plain, location = location, None            # the location's extent, once, on its first column
         rows.append(f"<tr><td><code>{e(str(c['column']))}</code></td><td>{e(c['role'])}</td><td>{how}</td>"
-                    f"<td class=\"n\">{ncp}</td></tr>")
+                    f"<td class=\"n\">{ncp}</td><td>{e(plain)}</td></tr>")
     return ('<h2 id="columns">Columns</h2><p>Information loss: 0 when a cell is '
             "published as it is, 1 when it says nothing (<code>*</code>, or the whole range); an interval "
-            "costs its width over the column's range (Xu et al.'s NCP, 2006), a set or hierarchy node covering "
-            "c of the column's |A| values (c - 1) / (|A| - 1) (Iyengar's loss metric, 2002; the JSON report "
-            "gives Xu et al.'s c / |A| beside it as <code>xu_ncp</code>).</p>"
-            "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th></tr>" + "".join(rows)
-            + "</table>")
+            "costs its width, within the column's range, over that range (Xu et al.'s NCP, 2006), a set or "
+            "hierarchy node covering c of the column's |A| values (c - 1) / (|A| - 1) (Iyengar's loss metric, "
+            "2002; the JSON report gives Xu et al.'s c / |A| beside it as <code>xu_ncp</code>). In plain units "
+            "(<code>units</code>): the published width of an interval (max - min, in the column's unit; median "
+            "and p90 over the rows that publish both ends, open intervals such as 90+ counted apart), the share "
+            "of a category's cells published as the record's own value, and the location's box diagonal or "
+            "group diameter (between its regions' centroids) in km.</p>"
+            "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th><th>in plain units</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def unit_phrases(units: dict) -> tuple[dict, str | None]:
+    """A release's loss in plain units (:func:`geoanon.ncp.plain_units`) in
+    words: {column: phrase}, and the location's phrase (None without one).
+
+    Examples
+    --------
+    >>> unit_phrases({"columns": {"age": {"median_width": 9.0, "p90_width": 19.0, "unit": None, "open": 0.05,
+    ...                                   "suppressed": 0.0}, "sex": {"exact": 0.75}},
+    ...               "location": {"measure": "box diagonal", "median_km": 1.234, "p90_km": 12.5, "without": 0.0}})
+    ({'age': 'median width 9, p90 19, 5.0% open', 'sex': '75.0% exact'}, 'box diagonal median 1.23 km, p90 12.5 km')
+    """
+    phrases = {}
+    for col, u in units.get("columns", {}).items():
+        if "exact" in u:
+            phrases[col] = f"{u['exact']:.1%} exact"
+            continue
+        unit = f" {u['unit']}" if u["unit"] else ""
+        text = ("no closed interval" if u["median_width"] is None else
+                f"median width {_width(u['median_width'])}{unit}, p90 {_width(u['p90_width'])}{unit}")
+        phrases[col] = text + "".join(f", {u[share]:.1%} {share}" for share in ("open", "suppressed") if u[share])
+    loc = units.get("location")
+    if loc is None:
+        return phrases, None
+    text = (f"{loc['measure']} median {_km(loc['median_km'])} km, p90 {_km(loc['p90_km'])} km"
+            if loc["median_km"] is not None else "no location published")
+    text += f", {loc['without']:.1%} without" if loc["without"] else ""
+    return phrases, text + (f", {loc['exact']:.1%} exact" if "exact" in loc else "")
 
 
 def _sizes_section(hist: dict, k) -> str:
@@ -210,6 +247,10 @@ def _number(v) -> str:
     if isinstance(v, (int, np.integer)):
         return f"{int(v):,}"
     return f"{float(v):.4g}"
+
+
+def _width(v: float) -> str:
+    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:,.4g}"
 
 
 def _km(v) -> str:

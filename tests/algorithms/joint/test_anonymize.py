@@ -138,7 +138,10 @@ def test_tiles_cover_the_bounds_and_the_range():
     # the range padded outward to round numbers: the youngest and the oldest are not shown
     assert ages[:, 0].min() < df["age"].min() and ages[:, 1].max() > df["age"].max()
     assert ages[:, 0].min() % 5 == 0 and (ages[:, 1].max() + 1) % 5 == 0
-    assert box.report["ncp"]["overall"] < tile.report["ncp"]["overall"]
+    # a box inside its tile: the location loses less (NCP clipped to the input's range, and in km)
+    for col in ("lat", "lon"):
+        assert box.report["ncp"]["columns"][col] < tile.report["ncp"]["columns"][col]
+    assert box.report["units"]["location"]["p90_km"] < tile.report["units"]["location"]["p90_km"]
 
 
 def test_sets_publish_the_values_of_the_class_and_cost_less_than_stars():

@@ -313,7 +313,7 @@ def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tm
     out = pd.read_parquet(tmp_path / "out")
     expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
     pd.testing.assert_frame_equal(out, expected, check_dtype=False)
-    for key in ("cost", "lower_bound", "optimal", "method", "types", "ncp"):
+    for key in ("cost", "lower_bound", "optimal", "method", "types", "ncp", "units"):
         assert rel.report[key] == memory.report[key], key
     assert rel.report["classes"] == memory.report.classes and rel.report["audit"]["k"] >= model["k"]
     assert rel.report["audit"]["suppressed_cells"] == memory.report["cost"]
