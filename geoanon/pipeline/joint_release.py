@@ -137,9 +137,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         The trade-off between the location and the other quasi-identifiers
         in one number from 0 (the other columns first: wide boxes, precise
         values) to 1 (the location first: the finest boxes the model
-        allows); it multiplies the location's weight by ``32 ** (2 P - 1)``
-        (1/32 to 32), so the default, 0.5 (or None), weighs every column
-        the same. :func:`geoanon.explore` computes the releases along it.
+        allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 and
+        32 at 1, geometrically between
+        (:func:`geoanon.spec.checks.precision_weight`), so the default, 0.5
+        (or None), weighs every column the same. :func:`geoanon.explore` computes the releases along it.
     model : Model, optional
         The model as one :class:`geoanon.Model`, instead of those keywords: the
         way to ask for entropy or recursive (c, l)-diversity, beta-likeness or

@@ -12,7 +12,7 @@ from .._text import show
 from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
-__all__ = ["LOCATION_SHAPES", "PRECISION_BASE", "check_dates", "check_location_loss", "check_location_precision",
+__all__ = ["LOCATION_SHAPES", "PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
            "check_max_extent", "check_max_suppressed", "check_resolution", "check_weights", "parse_location",
            "precision_weight"]
 
@@ -60,7 +60,7 @@ def check_resolution(resolution):
     return float(resolution)
 
 
-PRECISION_BASE = 32.0    # location_precision P multiplies the location's weight by PRECISION_BASE ** (2 P - 1)
+PRECISION_RANGE = (8.0, 32.0)   # location_precision 0 and 1 weigh the location 1/8 and 32 times the other columns
 
 
 def check_location_precision(value, kind) -> float | None:
@@ -76,8 +76,15 @@ def check_location_precision(value, kind) -> float | None:
 
 
 def precision_weight(precision: float | None) -> float:
-    """The factor ``location_precision`` puts on the location's weight (1 at 0.5 or None)."""
-    return 1.0 if precision is None else PRECISION_BASE ** (2 * precision - 1)
+    """The factor ``location_precision`` P puts on the location's weight:
+    1 at 0.5 (or None), geometric from 1/8 at 0 to 1 and from 1 to 32 at 1
+    (:data:`PRECISION_RANGE`). Below 1/8 the location is no longer cut on
+    national tables (one box for all); near 32 it is cut as finely as the
+    model allows, whatever the other columns lose."""
+    if precision is None:
+        return 1.0
+    low, high = PRECISION_RANGE
+    return (low if precision < 0.5 else high) ** (2 * precision - 1)
 
 
 def check_max_extent(value, kind, method) -> float | None:

@@ -274,8 +274,8 @@ OPTIONS = (
            "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),
     Option("location_precision", ("anonymize",), kinds.NUMBER, "the trade-off between the location and the other "
            "quasi-identifiers, from 0 (the other columns first: wide boxes) to 1 (the location first: the finest "
-           "boxes the model allows); it multiplies the location's weight by 32 ** (2 P - 1), so 0.5, the default, "
-           "weighs every column the same", flag="--location-precision", key="release.location_precision",
+           "boxes the model allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 (the default: every "
+           "column weighs the same) and 32 at 1, geometrically between", flag="--location-precision", key="release.location_precision",
            metavar="P"),
     Option("explore", ("anonymize",), kinds.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "

@@ -188,7 +188,7 @@ def test_demo_also_runs_the_region_job(tmp_path, cli, births_df):
     report = json.loads((tmp_path / "regions_report.json").read_text())
     assert report["rows"] == len(births) and report["k"] == 100
     assert report["audit"]["ok"] and report["audit"]["k"] >= 100
-    assert report["location"]["kind"] == "zip" and report["qi"] == {"sex": "suppress", "birth_weight_g": "interval"}
+    assert report["location"]["kind"] == "zip" and report["qi"] == {"sex": "set", "birth_weight_g": "interval"}
     published = pd.read_csv(tmp_path / "regions.csv", dtype=str)
     assert sorted(published.columns) == ["birth_weight_g_max", "birth_weight_g_min", "class_id", "county_fips",
                                          "sex"]                                           # record_id dropped

@@ -392,15 +392,16 @@ def _people(n, seed):
                      dx=rng.choice(list("abcdefgh"), n, p=[.3, .2, .1, .1, .1, .1, .05, .05]))
 
 
-def _check_joint_release(df, out, k, *, l=None, t=None):
+def _check_joint_release(df, out, k, *, l=None, t=None, overlap=True):
     """Every row once, its point and age inside its class's box and interval,
-    boxes of different location classes disjoint, every class >= k (and l,
-    and t against the whole table's distribution, by the in-memory audit)."""
+    boxes of different location classes disjoint (unless ``overlap``: the
+    joint design's), every class >= k (and l, and t against the whole
+    table's distribution, by the in-memory audit)."""
     assert sorted(out["id"]) == sorted(df["id"])
     out = out.set_index("id").loc[df["id"]]
     age = df["age"].to_numpy()
     check_published_boxes(df[["lon", "lat"]].to_numpy(), out["class_id"].to_numpy(),
-                          out[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(), k)
+                          out[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(), k, overlap=overlap)
     assert out["lat_min"].isna().mean() < 0.05                 # few records an edge would pin, without a location
     assert ((out["age_min"].isna() | (out["age_min"] <= age)) & (out["age_max"].isna() | (age <= out["age_max"]))).all()
     published = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex"]
@@ -416,7 +417,7 @@ def test_anonymize_on_the_cluster_is_a_valid_joint_release(client, tmp_path):
                        max_shard_rows=15_000, keep=["id", "dx"])
     audit = _check_joint_release(df, pd.read_parquet(tmp_path / "out"), 20)
     r = rel.report
-    assert r["shards"] >= 4 and r["qi"] == {"age": "interval", "sex": "suppress"}
+    assert r["shards"] >= 4 and r["qi"] == {"age": "interval", "sex": "set"}
     assert r["audit"]["k"] == audit.k and r["audit"]["classes"] == audit.classes == r["classes"]
     memory = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=20, keep=["id", "dx"])
     assert r["classes"] >= 0.8 * memory.report.classes             # sharding costs little precision
@@ -564,6 +565,7 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
     plain = gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
                          max_shard_rows=6_000, keep=["sex", "dx", "visit"], identifiers=["id"])
     assert rel.report["location_classes"] > plain.report["location_classes"]
+    assert rel.report["beyond_max_extent"] < len(people) / 10
 
 
 def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path):
@@ -575,7 +577,7 @@ def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path
     roles = ga.Columns(location=("lat", "lon"), qi=["age"], keep=["sex", "dx"], identifiers=["id"])      # the roles as one object
     budget = gc.anonymize(source, tmp_path / "budget", roles, k=10, scheduler=client, max_shard_rows=6_000,
                           max_suppressed=0.01)
-    assert ranged.report["location_loss"] == "range" and budget.report["location_loss"] == "spacing"
+    assert ranged.report["location_loss"] == "range" and budget.report["location_loss"] == "km"
     out = pd.read_parquet(tmp_path / "budget")
     hidden = out["age_min"].isna()                   # suppressed: every quasi-identifier empty (the rows a box
     per_class = out[hidden].groupby("class_id").size()    # edge would pin lose their location alone)
