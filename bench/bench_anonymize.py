@@ -170,6 +170,7 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
         budget = next((float(o[3:]) / 100 for o in options if o.startswith("sup")), None)
         release = ga.anonymize(df, location=("lat", "lon"), qi=["age", *CATEGORICAL, *(["visit"] if visit else [])],
                                k=k, method=design, sets=CATEGORICAL if "sets" in options else None,
+                               suppress=None if "sets" in options else CATEGORICAL,
                                weights={"location": weight} if weight else None, max_extent_km=extent,
                                location_loss=_location_loss(options), max_suppressed=budget)
         seconds = time.perf_counter() - started
@@ -257,6 +258,7 @@ def measure(method: str, data: str, k, l) -> dict:
         design, *options = method.split("_", 1)[1].split("+")
         release = ga.anonymize(df, location=("lat", "lon"), qi=["age", *CATEGORICAL], k=k, l=l,
                                sensitive=sensitive, method=design, sets=CATEGORICAL if "sets" in options else None,
+                               suppress=None if "sets" in options else CATEGORICAL,
                                extent="tile" if "tile" in options else "box", n_jobs=2 if "jobs2" in options else 1,
                                location_loss=_location_loss(options))
         seconds = time.perf_counter() - started

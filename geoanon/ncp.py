@@ -260,8 +260,9 @@ def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hi
 
 
 def _text(s: pd.Series) -> pd.Series:
-    return s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v).lstrip("'")
-                                                       ).reset_index(drop=True)
+    """Each cell as text without the ``'`` a formula escape put in front, None where missing."""
+    text = s.astype(object).astype(str).str.lstrip("'").astype(object)
+    return text.where(s.notna(), None).reset_index(drop=True)
 
 
 def parse_numbers(s: pd.Series):

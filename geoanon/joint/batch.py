@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cuts import WINDOW, compact_choice, cut_clearance
+from .cuts import WINDOW, compact_choice, cut_clearance, first_least
 from .dims import RankDim, SetDim, TreeDim
 
 __all__ = ["location_forest", "split_all", "split_top", "vectorizable"]
@@ -196,7 +196,7 @@ class _Search:
         st = self.state[j]
         node = self._node_of_row()
         r = d.rank[self.perm]
-        order = np.lexsort((r, node))
+        order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
         sr, rows = r[order], self.perm[order]
         n_rows = sr.size
         local = np.arange(n_rows) - self.start[node]
@@ -291,9 +291,7 @@ class _Search:
         """Per node, the candidate of ``win`` in a gap wide enough where there is one, else in the widest,
         then of least ``cost``, then first (as :func:`geoanon.joint.cuts._location_position`)."""
         clean = clearance >= 1
-        pick = np.lexsort((i, np.where(clean, cost, -clearance), ~clean, wn))
-        first = np.r_[True, wn[pick][1:] != wn[pick][:-1]]
-        chosen = win[pick[first]]
+        chosen = win[first_least(wn, ~clean, np.where(clean, cost, -clearance))]
         out = at.copy()
         out[np.searchsorted(node[at], node[chosen])] = chosen
         return out
@@ -380,7 +378,7 @@ class _Search:
     def _plan(self, j, nodes, rows, node, part, extra) -> dict:
         """Group the rows of the cut nodes by (node, part); every part's state in every dimension and the
         summed cost of the parts of each node."""
-        order = np.lexsort((part, node))
+        order = np.argsort(node * (int(part.max()) + 1) + part, kind="stable")    # by node, then part
         rows, node, part = rows[order], node[order], part[order]
         edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
         starts = np.flatnonzero(edge)
@@ -492,10 +490,7 @@ def _nearest(cand, node, local, sizes, k) -> np.ndarray:
     sz = sizes[cn]
     q = sz // k
     target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
-    dist = np.abs(local[cand] - target)
-    pick = np.lexsort((local[cand], dist, cn))
-    first = np.r_[True, cn[pick][1:] != cn[pick][:-1]]
-    return cand[pick[first]]
+    return cand[first_least(cn, np.abs(local[cand] - target))]
 
 
 def _fixed_cost(dims, state, allowed) -> float:
