@@ -562,8 +562,8 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
                        weights={"location": 8}, max_extent_km=400)
     out = pd.read_parquet(tmp_path / "out")
     assert rel.report["qi"]["visit"] == "interval" and out["visit_max"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
-    plain = gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
-                         max_shard_rows=6_000, keep=["sex", "dx", "visit"], identifiers=["id"])
+    gc.anonymize(source, tmp_path / "plain", location=("lat", "lon"), qi=["age"], k=10, scheduler=client,
+                 max_shard_rows=6_000, keep=["sex", "dx", "visit"], identifiers=["id"])
     from geoanon._geo import row_box_extents
 
     wide = row_box_extents(pd.read_parquet(tmp_path / "plain"), "lat", "lon", "EPSG:4326")[2]
