@@ -7,12 +7,15 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._geo import KM_PER_DEGREE
+from .._geo import KM_PER_DEGREE, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
+from ..joint.km_loss import ground_diagonal, log_km, node_diameters, tree_km_costs
+from ..regions.rollup import rolled_up
+from .regions import km_spread
 from ..points.frame import RELATIVE_SCALE
-from .naming import label_group_names, region_group_names
+from .naming import graph_group_names, label_group_names
 
 __all__ = ["NoLocation", "PointsPublisher", "default_resolution", "finest_step", "ground_spans", "group_location",
            "points_location", "robust_spans"]
@@ -266,11 +269,16 @@ def _cell(v) -> str:
     return str(v)
 
 
-def group_location(df, kind, loc, check, warnings):
+def group_location(df, kind, loc, check, warnings, level="zip"):
     """A ZIP or label column as one location dimension: a hierarchy of
     nested groups (connected groups of regions for ZIP codes, bins of labels
     otherwise) whose finest groups meet the model; a group splits only into
     all of its parts, so location groups never overlap.
+
+    ZIP codes rolled up (``level`` ``"zip3"``, ``"county"`` or ``"state"``,
+    :mod:`geoanon.regions.rollup`) are grouped as whole units: the
+    hierarchy's leaves are the units, adjacent where their regions are. The
+    publisher knows each node's diameter in km (:class:`GroupPublisher`).
 
     ZIP codes as the ``zip`` job takes them (``loc``'s ``contiguity``,
     ``unknown`` and ``small``): regions without records stay in the graph and
@@ -281,13 +289,18 @@ def group_location(df, kind, loc, check, warnings):
     nearest region of another piece (by centroid) instead."""
     column = loc["zip"] if kind == "zip" else loc["label"]
     values = df[column]
+    units = None
     if kind == "zip":
-        from .regions import region_graph
+        from .regions import region_graph, region_units, units_of
 
         found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"),
                              contiguity=loc.get("contiguity", "rook"))
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
+        if level != "zip":
+            graph, units = rolled_up(graph, region_units(loc["regions"], loc["region_id"], level))
+            graph.graph["level"] = level
+            values = units_of(values, units, loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
@@ -299,7 +312,10 @@ def group_location(df, kind, loc, check, warnings):
         present = np.ones(len(leaf_names), dtype=bool)
     paths = _nested_groups(leaf_codes, leaf_names, graph, check)
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
-    return Dims([dim]), GroupPublisher(column, kind, shapes, details)
+    publisher = GroupPublisher(column, kind, shapes, details, units)
+    if graph is not None:
+        publisher.measure(dim, graph, leaf_names)
+    return Dims([dim]), publisher
 
 
 def _region_leaves(values, graph, check, unknown, small):
@@ -467,9 +483,8 @@ def _group_labels(levels, names, counts, k, graph) -> list:
         held = [counts[m].tolist() for m in members]
         if graph is not None:               # the '*' of suppressed records names only itself
             regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
-            text = region_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
-                                      k, lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")),
-                                      number=numbers)
+            text = graph_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
+                                     k, graph, number=numbers)
             text = [t if r else SUPPRESSED_GROUP for t, r in zip(text, regions)]
         else:
             text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
@@ -482,19 +497,51 @@ def _group_labels(levels, names, counts, k, graph) -> list:
 
 
 class GroupPublisher:
-    """The group label in place of the ZIP or label column."""
+    """The group label in place of the ZIP or label column. For regions it
+    knows each node's ``diameters`` in km (:meth:`measure`) and, once the
+    columns are published, reports the groups' diameters per record
+    (``details["location_km"]``: median and p90) and their km loss
+    (``ncp["km_loss"]``): :func:`geoanon.joint.km_loss.log_km` averaged over
+    records, ``*`` costing 1, beside the report's Iyengar NCP of the column,
+    which counts regions, not km."""
 
-    def __init__(self, column, kind, shapes, details=None):
+    def __init__(self, column, kind, shapes, details=None, units=None):
         self.column, self.kind, self.shapes = column, kind, shapes
         self.details = details or {}
+        self.units = units              # a roll-up unit -> its regions (None: the leaves are regions)
         self.dropped = frozenset()
         self.labels = None
+        self.diameters, self.full, self.ncp = None, None, {}
+
+    def measure(self, dim, graph, leaf_names) -> None:
+        """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
+        of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
+        records), and ``full``, that of all the regions held."""
+        from .regions import region_boxes
+
+        boxes = region_boxes(graph, leaf_names)
+        geographic = bool(graph.graph.get("geographic"))
+        per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
+        self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
+        self.ancestors, self.placed = dim.ancestors, ~np.isnan(boxes).any(axis=1)
+        held = boxes[self.placed]
+        self.full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
+                                          per_unit)) if held.size else 1.0
+
+    def km_costs(self) -> list:
+        """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
+        return tree_km_costs(self.ancestors, self.diameters, self.placed, self.full)
 
     def columns(self, df, part, dims, seed):
         d = dims.items[0]
         labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
         self.dim = d
         out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
+        if self.diameters is not None:
+            km = np.array([self.diameters[st[0][0]][st[0][1]] for st in part.states])[part.row_class]
+            self.details["location_km"] = km_spread(km)
+            self.ncp = {"km_loss": {self.column: round(float(np.mean(np.nan_to_num(log_km(km, self.full), nan=1.0))),
+                                                       12)}}
         return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
 
     def classes(self, table, part, published):
@@ -510,7 +557,8 @@ class GroupPublisher:
         for st in part.location_states:
             level, node = st[0]
             leaves = np.flatnonzero(d.ancestors[level] == node)
-            members.append([d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP])
+            named = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+            members.append(named if self.units is None else [v for u in named for v in self.units[u]])
         shapes = group_shapes(self.shapes, members)
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
 
