@@ -105,10 +105,11 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         What the location costs the search. ``"km"`` (the default of ZIP
         locations, also for points): a class's box or group of regions
         ``D`` km across costs log(1 + D / u) / log(1 + F / u) per row, F the
-        whole table's extent, u = F / 10**4
+        whole table's extent, u = F / 10**4 for points
         (:func:`geoanon.joint.km_loss.log_km`; a group's ``D`` is the
-        diagonal of the box of its regions' centroids), so every tenfold of
-        width costs the same and the search keeps groups local.
+        diagonal of the box of its regions' centroids, u the regions'
+        spacing), so every tenfold of width costs the same and the search
+        keeps groups local.
         For points, ``"spacing"`` (the default
         of the frontier and location-first designs): in distance, against
         the records' local spacing (:func:`geoanon.joint.search.location_losses`:
@@ -503,7 +504,7 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level):
+def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level="zip"):
     from .location import NoLocation, group_location, points_location
 
     if kind is None:

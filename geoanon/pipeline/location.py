@@ -11,7 +11,7 @@ from .._geo import KM_PER_DEGREE, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
-from ..joint.km_loss import ground_diagonal, log_km, node_diameters, tree_km_costs
+from ..joint.km_loss import DECADES, ground_diagonal, node_diameters, spacing, tree_km_costs
 from ..regions.rollup import rolled_up
 from .regions import km_spread
 from ..points.frame import RELATIVE_SCALE
@@ -500,10 +500,11 @@ class GroupPublisher:
     """The group label in place of the ZIP or label column. For regions it
     knows each node's ``diameters`` in km (:meth:`measure`) and, once the
     columns are published, reports the groups' diameters per record
-    (``details["location_km"]``: median and p90) and their km loss
-    (``ncp["km_loss"]``): :func:`geoanon.joint.km_loss.log_km` averaged over
-    records, ``*`` costing 1, beside the report's Iyengar NCP of the column,
-    which counts regions, not km."""
+    (``details["location_km"]``: median and p90 over the records published
+    in a group of regions) and their km loss (``ncp["km_loss"]``): the
+    ``"km"`` loss of :meth:`km_costs` averaged over records, a record
+    published as ``*`` costing 1 (as the NCP charges ``*``), beside the
+    report's Iyengar NCP of the column, which counts regions, not km."""
 
     def __init__(self, column, kind, shapes, details=None, units=None):
         self.column, self.kind, self.shapes = column, kind, shapes
@@ -516,21 +517,28 @@ class GroupPublisher:
     def measure(self, dim, graph, leaf_names) -> None:
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
         of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
-        records), and ``full``, that of all the regions held."""
+        records), ``full``, that of all the regions held, and the ``"km"``
+        node costs over them, u the leaves' spacing
+        (:func:`geoanon.joint.km_loss.spacing`, at least ``full`` / 10 ** DECADES)."""
         from .regions import region_boxes
 
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
         per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
         self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
-        self.ancestors, self.placed = dim.ancestors, ~np.isnan(boxes).any(axis=1)
-        held = boxes[self.placed]
+        placed = ~np.isnan(boxes).any(axis=1)
+        held = boxes[placed]
         self.full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
                                           per_unit)) if held.size else 1.0
+        position = {v: i for i, v in enumerate(leaf_names)}
+        pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
+                         dtype=np.int64).reshape(-1, 2)
+        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), self.full / 10 ** DECADES])
+        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, self.full, unit)
 
     def km_costs(self) -> list:
         """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
-        return tree_km_costs(self.ancestors, self.diameters, self.placed, self.full)
+        return self.costs
 
     def columns(self, df, part, dims, seed):
         d = dims.items[0]
@@ -538,10 +546,11 @@ class GroupPublisher:
         self.dim = d
         out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
         if self.diameters is not None:
-            km = np.array([self.diameters[st[0][0]][st[0][1]] for st in part.states])[part.row_class]
-            self.details["location_km"] = km_spread(km)
-            self.ncp = {"km_loss": {self.column: round(float(np.mean(np.nan_to_num(log_km(km, self.full), nan=1.0))),
-                                                       12)}}
+            nodes = [st[0] for st in part.states]
+            km = np.array([self.diameters[level][node] for level, node in nodes])
+            loss = np.where(np.isnan(km), 1.0, [self.costs[level][node] for level, node in nodes])
+            self.details["location_km"] = km_spread(km[part.row_class])
+            self.ncp = {"km_loss": {self.column: round(float(loss[part.row_class].mean()), 12)}}
         return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
 
     def classes(self, table, part, published):

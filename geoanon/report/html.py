@@ -117,14 +117,16 @@ def _columns_section(columns: list) -> str:
     for c in columns:
         published = ", ".join(f"<code>{e(str(p))}</code>" for p in c["published"])
         how = TREATMENTS[c["treatment"]].format(published=published)
-        ncp = "" if c["ncp"] is None else f"{c['ncp']:.4f}"
+        ncp = ("" if c["ncp"] is None else f"{c['ncp']:.4f}") + (f"; km {c['km_loss']:.4f}" if "km_loss" in c else "")
         rows.append(f"<tr><td><code>{e(str(c['column']))}</code></td><td>{e(c['role'])}</td><td>{how}</td>"
                     f"<td class=\"n\">{ncp}</td></tr>")
     return ('<h2 id="columns">Columns</h2><p>Information loss: 0 when a cell is '
             "published as it is, 1 when it says nothing (<code>*</code>, or the whole range); an interval "
             "costs its width over the column's range (Xu et al.'s NCP, 2006), a set or hierarchy node covering "
             "c of the column's |A| values (c - 1) / (|A| - 1) (Iyengar's loss metric, 2002; the JSON report "
-            "gives Xu et al.'s c / |A| beside it as <code>xu_ncp</code>).</p>"
+            "gives Xu et al.'s c / |A| beside it as <code>xu_ncp</code>). A group of ZIP codes also shows its "
+            "km loss, log(1 + D / u) / log(1 + F / u) of its diameter D km (F the table's, u = F / 10<sup>4</sup>): "
+            "1 for the whole map, the same step for every tenfold of width.</p>"
             "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th></tr>" + "".join(rows)
             + "</table>")
 

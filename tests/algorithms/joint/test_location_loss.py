@@ -67,7 +67,7 @@ def test_defaults_per_design_and_location_and_refusals():
     check_joint_release(df, spread.table, 5, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
                         overlap=True)
     assert "location_loss" not in ga.anonymize(df, qi=QI, k=5, identifiers=["lat", "lon"]).report.details
-    for bad, message in (({"location_loss": "km"}, "location_loss"),
+    for bad, message in (({"location_loss": "metres"}, "location_loss"),
                          ({"location_loss": "spacing", "method": "joint"}, "location tree"),
                          ({"location_loss": "spacing", "method": "greedy"}, "location tree")):
         with pytest.raises(ga.ParameterError, match=message):
