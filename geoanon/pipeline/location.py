@@ -443,31 +443,46 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
 
 def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.ndarray:
     """Join every finest group that misses the model with its lightest
-    neighbouring group until all meet it (InfeasibleError when a connected
-    piece of the map cannot)."""
-    import networkx as nx
+    neighbouring group (the least id on a tie), the least id missing it
+    first, until all meet it (InfeasibleError when a connected piece of the
+    map cannot). Each join updates only the two groups it touches."""
+    import heapq
 
     group = group.copy()
-    adjacency = nx.Graph()
+    hist = np.zeros((int(group.max()) + 1, leaf_hist.shape[1]), dtype=leaf_hist.dtype)
+    np.add.at(hist, group, leaf_hist)
+    ids = np.unique(group)
+    adjacency = {int(i): set() for i in ids}
     for a, b in g.edges:
         ra, rb = relabel[a], relabel[b]
         if ra != rb:
-            adjacency.add_edge(ra, rb)
-    adjacency.add_nodes_from(np.unique(group).tolist())
-    while True:
-        ids = np.unique(group)
-        hist = np.stack([leaf_hist[group == i].sum(axis=0) for i in ids])
-        ok = check.holds(hist)
-        if ok.all():
-            return group
-        bad = int(ids[np.flatnonzero(~ok)[0]])
-        neighbours = sorted(adjacency.neighbors(bad), key=lambda v: (hist[np.searchsorted(ids, v)].sum(), v))
-        if not neighbours:
-            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[ids == bad].sum()), 'record')}) "
+            adjacency[ra].add(rb)
+            adjacency[rb].add(ra)
+    failing = ids[~check.holds(hist[ids])].tolist()
+    heapq.heapify(failing)
+    into_of = {}                                   # a joined group -> the group it joined
+    while failing:
+        bad = heapq.heappop(failing)
+        if bad in into_of or check.holds(hist[bad][None, :])[0]:
+            continue
+        if not adjacency[bad]:
+            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[bad].sum()), 'record')}) "
                                   f"cannot meet {check.describe()} on its own")
-        into = neighbours[0]
+        into = min(adjacency[bad], key=lambda v: (hist[v].sum(), v))
+        hist[into] += hist[bad]
+        into_of[bad] = into
+        for v in adjacency.pop(bad):
+            adjacency[v].discard(bad)
+            if v != into:
+                adjacency[v].add(into)
+                adjacency[into].add(v)
+        if not check.holds(hist[into][None, :])[0]:
+            heapq.heappush(failing, into)
+    for bad, into in into_of.items():               # joined in order: follow each chain to its end
+        while into in into_of:
+            into = into_of[into]
         group[group == bad] = into
-        adjacency = nx.contracted_nodes(adjacency, into, bad, self_loops=False)
+    return group
 
 
 def _group_labels(levels, names, counts, k, graph) -> list:
