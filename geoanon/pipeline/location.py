@@ -13,7 +13,7 @@ from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..joint.km_loss import DECADES, ground_diagonal, node_diameters, spacing, tree_km_costs
 from ..regions.rollup import rolled_up
-from .regions import km_spread
+from .regions import km_spread, region_boxes, region_graph, region_units, units_of
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names
 
@@ -291,8 +291,6 @@ def group_location(df, kind, loc, check, warnings, level="zip"):
     values = df[column]
     units = None
     if kind == "zip":
-        from .regions import region_graph, region_units, units_of
-
         found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"),
                              contiguity=loc.get("contiguity", "rook"))
         warnings += found.warnings
@@ -527,29 +525,27 @@ class GroupPublisher:
         self.units = units              # a roll-up unit -> its regions (None: the leaves are regions)
         self.dropped = frozenset()
         self.labels = None
-        self.diameters, self.full, self.ncp = None, None, {}
+        self.diameters, self.costs, self.ncp = None, None, {}
 
     def measure(self, dim, graph, leaf_names) -> None:
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
         of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
-        records), ``full``, that of all the regions held, and the ``"km"``
-        node costs over them, u the leaves' spacing
-        (:func:`geoanon.joint.km_loss.spacing`, at least ``full`` / 10 ** DECADES)."""
-        from .regions import region_boxes
-
+        records), and the ``"km"`` node costs (F the diameter of all the
+        regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
+        at least F / 10 ** DECADES)."""
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
         per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
         self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
         placed = ~np.isnan(boxes).any(axis=1)
         held = boxes[placed]
-        self.full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
-                                          per_unit)) if held.size else 1.0
+        full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
+                                     per_unit)) if held.size else 1.0
         position = {v: i for i, v in enumerate(leaf_names)}
         pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
                          dtype=np.int64).reshape(-1, 2)
-        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), self.full / 10 ** DECADES])
-        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, self.full, unit)
+        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), full / 10 ** DECADES])
+        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
 
     def km_costs(self) -> list:
         """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""

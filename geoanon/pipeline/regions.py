@@ -22,7 +22,7 @@ from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
-from ..regions.rollup import rolled_up
+from ..regions.rollup import rolled_up, unit_names
 from ..joint.km_loss import node_diameters
 from .coordinates import numeric_column
 from .naming import graph_group_names
@@ -434,7 +434,6 @@ def region_units(regions, region_id: str, level: str) -> dict:
     (:func:`geoanon.datasets.zip_counties`) for the ids that are ZIP codes it
     lists."""
     from ..datasets import zip_counties
-    from ..regions.rollup import unit_names
 
     ids = region_ids(regions, region_id)
     needed = {"state", "county"} if level == "county" else {"state"} if level == "state" else set()
