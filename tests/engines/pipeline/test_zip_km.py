@@ -201,7 +201,7 @@ def test_command_line_and_job_file(tmp_path, cli):
             tmp_path / "edges.csv", "--unknown", "suppress"]
     code, _, err = cli("anonymize", tmp_path / "in.csv", *zips, "--qi", "age", "--sensitive", "diagnosis", "-k", "10",
                        "--identifiers", "id", "--zip-level", "county", "-o", tmp_path / "out.csv", "--report",
-                       tmp_path / "r.json")
+                       tmp_path / "r.json", "--html-report", tmp_path / "r.html")
     assert code == 0, err
     out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     assert list(out.columns) == ["zip", "age_min", "age_max", "diagnosis", "class_id"] and len(out) == len(df)
@@ -209,6 +209,9 @@ def test_command_line_and_job_file(tmp_path, cli):
         t for t in out["zip"] if "|" in t or t.startswith("group ")}
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["zip_level"] == "county" and report["location_loss"] == "km"
+    zip_column = next(c for c in report["published"] if c["column"] == "zip")
+    assert zip_column["km_loss"] == report["ncp"]["km_loss"]["zip"]
+    assert f"; km {zip_column['km_loss']:.4f}" in (tmp_path / "r.html").read_text()
     code, _, err = cli("zip", tmp_path / "in.csv", *zips, "-k", "10", "--keep", "id,age,diagnosis", "--zip-level",
                        "state", "-o", tmp_path / "z.csv")
     assert code == 0, err
