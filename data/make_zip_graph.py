@@ -11,12 +11,19 @@ wheels give the same output), or ``zips.json.bz2`` out of the sdist (untested:
 ``pip download`` fetches the sdist only with a Rust toolchain and crates.io
 access). Nothing is imported or executed from the package.
 
-us_zip_delaunay_nodes.csv.gz (zip, state, lat, lon): the active STANDARD ZIPs
-of the 48 contiguous states and DC, sorted by ZIP; ZIPs sharing a centroid are
-collapsed to the lowest. The coordinates are the source's, parsed as floats
-(the source's "40" is written 40.0). One, 77352 (TX), sits at (0, 0) in the
-source (a failed geocoding, "Null Island") and is left out: no shipped node
-lies at (0, 0), so no group stretches across the Atlantic to it.
+us_zip_delaunay_nodes.csv.gz (zip, state, county, lat, lon): the active
+STANDARD ZIPs of the 48 contiguous states and DC, sorted by ZIP; ZIPs sharing a
+centroid are collapsed to the lowest. The coordinates are the source's, parsed
+as floats (the source's "40" is written 40.0). One, 77352 (TX), sits at (0, 0)
+in the source (a failed geocoding, "Null Island") and is left out: no shipped
+node lies at (0, 0), so no group stretches across the Atlantic to it. The
+state and county are the source's (the crosswalk of ``zip_level``), with two
+repairs: one ZIP, 33198 (Miami, FL), has no county there and takes the county
+most ZIPs of its city and state have (Miami-Dade County, as its 56 other Miami
+ZIPs); and spellings of one county that differ only in case or punctuation
+(DuPage and Dupage County, IL; St. and St Lawrence County, NY; Baltimore City
+and city, MD; three Virginia cities) take the spelling most of the state's
+ZIPs use, so that each county is one unit.
 
 us_zip_delaunay_edges.csv.gz (zip_a, zip_b with zip_a < zip_b, sorted): the
 edges of the Delaunay triangulation (scipy/Qhull) of those centroids projected
@@ -60,13 +67,33 @@ def zip_records(package: Path) -> list:
 
 
 def centroids(records: list) -> pd.DataFrame:
-    """(zip, state, lat, lon) of the active STANDARD ZIPs of CONUS that have a centroid, in the
-    source's order (by ZIP): 29,546 rows, also the ZIPs of make_demo_records.py."""
+    """(zip, state, county, lat, lon) of the active STANDARD ZIPs of CONUS that have a centroid, in
+    the source's order (by ZIP): 29,546 rows, also the ZIPs of make_demo_records.py."""
     z = pd.DataFrame(records)
     z = z[(z["zip_code_type"] == "STANDARD") & z["active"].eq(True) & z["state"].isin(CONUS)
           & (z["lat"] != "") & (z["long"] != "")]
     return pd.DataFrame({"zip": z["zip_code"].astype(str), "state": z["state"].astype(str),
-                         "lat": z["lat"].astype(float), "lon": z["long"].astype(float)}).reset_index(drop=True)
+                         "county": counties(z), "lat": z["lat"].astype(float),
+                         "lon": z["long"].astype(float)}).reset_index(drop=True)
+
+
+def counties(z: pd.DataFrame) -> pd.Series:
+    """The source's county of each ZIP, in the spelling most of its state's ZIPs give it (spellings
+    told apart by case and punctuation only are one county); where the source has none, the county
+    most ZIPs of the same city and state have, else empty. Ties: the first in sorted order."""
+    county = z["county"].astype(str).str.strip()
+    key = county.str.lower().str.replace(r"[^a-z]", "", regex=True)
+    usual = (pd.DataFrame({"state": z["state"], "key": key, "county": county}).groupby(["state", "key", "county"])
+             .size().reset_index(name="n").sort_values(["state", "key", "n", "county"],
+                                                       ascending=[True, True, False, True])
+             .drop_duplicates(["state", "key"]).set_index(["state", "key"])["county"])
+    county = pd.Series([usual[(s, k)] for s, k in zip(z["state"], key)], index=z.index)
+    named = z.assign(county=county)[county != ""]
+    city = (named.groupby(["state", "city", "county"]).size().reset_index(name="n")
+            .sort_values(["state", "city", "n", "county"], ascending=[True, True, False, True])
+            .drop_duplicates(["state", "city"]).set_index(["state", "city"])["county"])
+    fill = pd.Series([city.get((s, c), "") for s, c in zip(z["state"], z["city"])], index=z.index)
+    return county.where(county != "", fill)
 
 
 def nodes(records: list) -> pd.DataFrame:

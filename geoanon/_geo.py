@@ -26,6 +26,15 @@ def is_geographic(crs) -> bool:
         raise DataError(f"unknown crs {show(crs)}: {exc}") from None
 
 
+def km_per_unit(crs) -> float:
+    """Km per unit of a projected ``crs``'s first axis; 1.0 for a
+    geographic one (its distances are measured from degrees)."""
+    from pyproj import CRS
+
+    crs = CRS.from_user_input(crs)
+    return 1.0 if crs.is_geographic else crs.axis_info[0].unit_conversion_factor / 1000
+
+
 def haversine_km(lat1, lon1, lat2, lon2):
     """Great-circle distance in km between points given in degrees."""
     lat1, lon1, lat2, lon2 = map(np.radians, (lat1, lon1, lat2, lon2))

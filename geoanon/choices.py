@@ -4,7 +4,8 @@ choice of each is its default, in the API and on the command line."""
 
 __all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "DISTRIBUTION_LEVELS", "EXTENTS", "GROUNDS",
            "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LEVELS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
-           "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS"]
+           "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS",
+           "ZIP_LEVELS"]
 
 POINT_METHODS = ("balanced", "gaps", "paper")          # geoanon.partition_points
 POINT_JOB_METHODS = ("gaps", "balanced", "paper")      # geoanon.generalize_points: edges away from the records
@@ -16,11 +17,12 @@ LABEL_ORDERS = ("given", "decreasing", "random")
 LABEL_MISSING = ("label", "error")
 SUPPRESS_METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")   # geoanon.suppress
 DESIGNS = ("joint", "frontier", "location-first", "greedy")   # geoanon.anonymize: where the location cuts go
-LOCATION_LOSSES = ("spacing", "spread", "range", "km")      # geoanon.anonymize: what a points location costs the search
+LOCATION_LOSSES = ("spacing", "spread", "range", "km")      # geoanon.anonymize: what a location costs the search
 EXTENTS = ("box", "tile")                              # geoanon.anonymize: what a class publishes
 TREATMENTS = ("interval", "hierarchy", "suppress", "set")   # how a quasi-identifier is published
 COORDINATES_MISSING = ("error", "suppress")            # rows without coordinates
 REGIONS_UNKNOWN = ("error", "suppress")                # records naming regions the map lacks
+ZIP_LEVELS = ("zip", "zip3", "county", "state")        # ZIP codes published as themselves or rolled up
 GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name
 DISTRIBUTION_LEVELS = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")   # geoanon.criteria's models
 LEVELS = ("k", "l", "l_distinct", "t", *DISTRIBUTION_LEVELS)   # every level a Model requests

@@ -10,7 +10,7 @@ import pandas as pd
 from .io import read_table
 
 __all__ = ["DEMO_ATTRIBUTION", "NC_ATTRIBUTION", "OUTLINE_ATTRIBUTION", "adult", "adult_hierarchy", "census_names",
-           "data_path", "demo_nc_births", "demo_records", "land", "nc_counties", "outlines"]
+           "data_path", "demo_nc_births", "demo_records", "land", "nc_counties", "outlines", "zip_counties"]
 
 DEMO_ATTRIBUTION = ("Synthetic records at US ZIP centroids; coordinates (c) GeoNames, CC BY 4.0, "
                     "via the zipcodes 3.0.0 package")
@@ -46,6 +46,21 @@ def nc_counties():
     """The 100 North Carolina counties (FIPS, NAME, births and SIDS deaths
     1974-78 and 1979-84, polygons in EPSG:4326)."""
     return read_table(data_path("nc_counties.geojson"))
+
+
+def zip_counties() -> pd.DataFrame:
+    """The shipped ZIP crosswalk: the state and county of each of the
+    29,442 ZIP codes of the shipped ZIP graph (``us_zip_delaunay_nodes.csv.gz``),
+    indexed by ZIP code (text).
+
+    Examples
+    --------
+    >>> zip_counties().loc["27601"].tolist()
+    ['NC', 'Wake County']
+    """
+    nodes = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False,
+                        usecols=["zip", "state", "county"])
+    return nodes.set_index("zip")
 
 
 OUTLINE_KINDS = ("coast", "country", "state")

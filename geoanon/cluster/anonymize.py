@@ -181,7 +181,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
 
 # The options every shard applies as the whole release was asked them.
 SHARED = ("method", "seed", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "bounds",
-          "location_precision")
+          "location_precision", "zip_level")
 
 
 def _dataset_treatments(ddf, spec) -> tuple[dict, list]:

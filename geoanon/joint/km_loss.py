@@ -13,7 +13,17 @@ street against a district as a county against a state). NCP over the range
 the search buys other columns' precision with a few very wide boxes only when
 no box is wide. Boxes are measured as the search sees them (the records' box
 on the grid, or the tile), on the ground: longitude degrees times the cosine
-of the box's middle latitude.
+of the box's middle latitude (:func:`ground_diagonal`).
+
+A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
+the diagonal of the box of its member regions' centroids, ``F`` that of all
+the regions the hierarchy holds (:func:`tree_km_costs`) and ``u`` the
+regions' spacing, the median distance between adjacent regions' centroids
+(at least F / 10 ** DECADES): no group is narrower than two neighbours, so
+widths below it tell nothing apart, and on a state's table the scale would
+otherwise start far below its smallest group, every group costing nearly as
+much as the whole map. Iyengar's loss (regions covered - 1) / (distinct - 1)
+would make a state of a national table's 30,000 ZIP codes look nearly free.
 """
 from __future__ import annotations
 
@@ -24,9 +34,44 @@ import numpy as np
 
 from .._geo import KM_PER_DEGREE
 
-__all__ = ["DECADES", "KmLoss", "km_loss"]
+__all__ = ["DECADES", "KmLoss", "ground_diagonal", "km_loss", "log_km", "node_diameters", "spacing", "tree_km_costs"]
 
 DECADES = 4.0       # the widths below F / 10**DECADES cost almost nothing
+
+
+def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
+    """The loss of areas ``diameter`` km across in a table whose records span
+    ``full`` km (F): log(1 + D / u) / log(1 + F / u), u = ``unit`` km (by
+    default F / 10 ** DECADES); 0 for a point, 1 for the whole table, the
+    same step for every tenfold above u (NaN stays NaN).
+
+    Examples
+    --------
+    >>> log_km(np.array([0.0, 4.6, 46.0, 4600.0]), 4600.0).round(2)
+    array([0.  , 0.26, 0.5 , 1.  ])
+    >>> log_km(np.array([10.0, 100.0]), 4600.0, unit=10.0).round(2)
+    array([0.11, 0.39])
+    """
+    full = full if np.isfinite(full) and full > 0 else 1.0
+    unit = full / 10 ** DECADES if unit is None else unit
+    return np.log1p(np.maximum(np.asarray(diameter, dtype=np.float64), 0.0) / unit) / np.log1p(full / unit)
+
+
+def ground_diagonal(x0, y0, x1, y1, geographic: bool, km_per_unit: float = 1.0) -> np.ndarray:
+    """The diagonal in km of boxes (x: longitude, y: latitude when
+    ``geographic``; else projected units of ``km_per_unit`` km): a degree of
+    longitude counts the cosine of the box's middle latitude.
+
+    Examples
+    --------
+    >>> ground_diagonal(np.array([-79.0]), np.array([35.0]), np.array([-78.0]), np.array([36.0]), True).round(1)
+    array([143.4])
+    """
+    x0, y0, x1, y1 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, x1, y1))
+    if geographic:
+        across = np.abs(x1 - x0) * KM_PER_DEGREE * np.cos(np.radians(np.clip((y0 + y1) / 2, -90, 90)))
+        return np.hypot(across, (y1 - y0) * KM_PER_DEGREE)
+    return np.hypot(x1 - x0, y1 - y0) * km_per_unit
 
 
 @dataclass(frozen=True)
@@ -34,24 +79,19 @@ class KmLoss:
     """The loss of :mod:`geoanon.joint.km_loss` for a location of two
     :class:`~geoanon.joint.dims.RankDim` (positions ``x``, ``y``: longitude,
     latitude or a projected pair), ``geographic`` or in units of
-    ``km_per_unit``; ``unit`` u and ``full`` F in km."""
+    ``km_per_unit``; ``full`` F in km."""
 
     x: int
     y: int
     geographic: bool
     km_per_unit: float
-    unit: float
     full: float
 
     def diagonal(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """The diagonal in km of the boxes of the location states ``xs``, ``ys`` (n x 4)."""
-        dx, dy = dims.items[self.x], dims.items[self.y]
-        x0, x1 = dx.intervals(xs)
-        y0, y1 = dy.intervals(ys)
-        if self.geographic:
-            across = np.abs(x1 - x0) * KM_PER_DEGREE * np.cos(np.radians(np.clip((y0 + y1) / 2, -90, 90)))
-            return np.hypot(across, (y1 - y0) * KM_PER_DEGREE)
-        return np.hypot(x1 - x0, y1 - y0) * self.km_per_unit
+        x0, x1 = dims.items[self.x].intervals(xs)
+        y0, y1 = dims.items[self.y].intervals(ys)
+        return ground_diagonal(x0, y0, x1, y1, self.geographic, self.km_per_unit)
 
     def loss(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """Each state's loss per row and location column: the module's, 0
@@ -60,8 +100,7 @@ class KmLoss:
         size = dims.items[self.x].size, dims.items[self.y].size
         none = (xs[:, 2] >= size[0]) | (ys[:, 2] >= size[1])
         mixed = (xs[:, 3] > size[0]) | (ys[:, 3] > size[1])
-        d = np.maximum(self.diagonal(dims, xs, ys), 0.0)
-        scaled = np.log1p(d / self.unit) / np.log1p(self.full / self.unit)
+        scaled = log_km(self.diagonal(dims, xs, ys), self.full)
         return np.where(none, 0.0, np.where(mixed, 1.0, scaled))
 
     def loss_of(self, dims, x: tuple, y: tuple) -> float:
@@ -84,8 +123,80 @@ def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:
     """The :class:`KmLoss` of ``dims``' location (its two rank dimensions,
     longitude first), ``F`` measured on all its records."""
     x, y = (j for j, d in enumerate(dims.items) if d.location)
-    loss = KmLoss(x, y, geographic, km_per_unit, 1.0, 1.0)
+    loss = KmLoss(x, y, geographic, km_per_unit, 1.0)
     root = dims.root(np.arange(dims.items[x].rank.size))
     full = float(loss.diagonal(dims, np.array([root[x]]), np.array([root[y]]))[0])
-    full = full if np.isfinite(full) and full > 0 else 1.0
-    return KmLoss(x, y, geographic, km_per_unit, full / 10 ** DECADES, full)
+    return KmLoss(x, y, geographic, km_per_unit, full if np.isfinite(full) and full > 0 else 1.0)
+
+
+def spacing(boxes: np.ndarray, pairs: np.ndarray, geographic: bool, km_per_unit: float = 1.0) -> float:
+    """The median distance in km between the middles of the ``boxes`` (n x 4)
+    of adjacent leaves (``pairs``: m x 2 positions); NaN without pairs.
+
+    Examples
+    --------
+    >>> boxes = np.array([[0, 0, 0, 0], [0, 1, 0, 1], [0, 3, 0, 3]], dtype=float)
+    >>> round(spacing(boxes, np.array([[0, 1], [1, 2], [0, 2]]), True), 1)
+    222.4
+    """
+    if not len(pairs):
+        return float("nan")
+    middle = (boxes[:, :2] + boxes[:, 2:]) / 2
+    a, b = middle[pairs[:, 0]], middle[pairs[:, 1]]
+    return float(np.median(ground_diagonal(np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
+                                           np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1]), geographic,
+                                           km_per_unit)))
+
+
+def node_diameters(ancestors: list, boxes: np.ndarray, geographic: bool, km_per_unit: float = 1.0) -> list:
+    """Each level's node diameters in km of a hierarchy (``ancestors[j]``:
+    every leaf's node at level j, as :class:`~geoanon.joint.dims.TreeDim`
+    holds them): the diagonal of the box around its leaves' ``boxes`` (n x 4:
+    x0, y0, x1, y1; a region's centroid is a box of one point; a row of NaN
+    for a leaf without a place, which adds nothing), NaN for a node of such
+    leaves only.
+
+    Examples
+    --------
+    Three regions one degree of latitude apart, and ``*``; the first two
+    form a group:
+
+    >>> boxes = np.array([[0, 0, 0, 0], [0, 1, 0, 1], [0, 2, 0, 2], [np.nan] * 4])
+    >>> levels = [np.arange(4), np.array([0, 0, 1, 2]), np.zeros(4, dtype=int)]
+    >>> [d.round(1).tolist() for d in node_diameters(levels, boxes, True)]
+    [[0.0, 0.0, 0.0, nan], [111.2, 0.0, nan], [222.4]]
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    out = []
+    for up in ancestors:
+        n = int(up.max()) + 1
+        low, high = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
+        np.fmin.at(low, up, boxes[:, :2])              # NaN (no place) is skipped
+        np.fmax.at(high, up, boxes[:, 2:])
+        out.append(ground_diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1], geographic, km_per_unit))
+    return out
+
+
+def tree_km_costs(ancestors: list, diameters: list, placed: np.ndarray, full: float, unit: float) -> list:
+    """Each level's node costs: :func:`log_km` of the node diameters
+    (:func:`node_diameters`) over ``full`` km, ``unit`` u; as a points location's
+    missing coordinates, 0 for a node of leaves without a place only (the
+    ``*`` of suppressed records; ``placed``: whether each leaf has one) and
+    1 for a node mixing them with placed leaves.
+
+    Examples
+    --------
+    Two regions 46 km apart and ``*``, under a root; the table spans 4,600 km:
+
+    >>> levels = [np.arange(3), np.array([0, 0, 1]), np.zeros(3, dtype=int)]
+    >>> diameters = [np.array([0.0, 0.0, np.nan]), np.array([46.0, np.nan]), np.array([46.0])]
+    >>> [c.round(2).tolist() for c in tree_km_costs(levels, diameters, np.array([True, True, False]), 4600.0, 0.46)]
+    [[0.0, 0.0, 0.0], [0.5, 0.0], [1.0]]
+    """
+    placed = np.asarray(placed, dtype=np.float64)
+    out = []
+    for up, d in zip(ancestors, diameters):
+        held, lacking = np.bincount(up, weights=placed, minlength=d.size), np.bincount(up, weights=1 - placed,
+                                                                                       minlength=d.size)
+        out.append(np.where(held == 0, 0.0, np.where(lacking > 0, 1.0, log_km(d, full, unit))))
+    return out

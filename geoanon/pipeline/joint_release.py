@@ -23,7 +23,7 @@ from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss, plain_units
-from .._geo import box_extents, row_box_extents
+from .._geo import box_extents, is_geographic, km_per_unit, row_box_extents
 from ..progress import stepped
 from ..spec import ReleaseSpec, release_spec
 from ..spec.checks import precision_weight
@@ -47,7 +47,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
               bounds=None, n_jobs=1,
               seed=0, keep=None, identifiers=None, strict=True, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None,
-              location_precision=None) -> Release:
+              location_precision=None, zip_level="zip") -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -69,6 +69,11 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         takes them: regions, published as the label of a connected group
         (regions without records join groups too); ``{"label": COL}``: a label column,
         published as a group of labels. None: no location.
+    zip_level : {"zip", "zip3", "county", "state"}
+        A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
+        takes it: groups of whole ZIP3 areas, counties or states, named after
+        them (``276``, ``NC/Wake County|NC/Durham County+1``); the search never
+        splits a unit.
     qi : list of str
         The other quasi-identifiers (the columns named in ``interval``,
         ``hierarchies``, ``suppress`` and ``sets`` are too, listed here or not).
@@ -100,12 +105,16 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         ``report.details["suppressed_records"]`` counts them. With a points
         location or none.
     location_loss : {"km", "spacing", "spread", "range"}, optional
-        What a points location costs the search. ``"km"`` (the default of
-        the joint and greedy designs): its box's diagonal in km on a log
-        scale (:mod:`geoanon.joint.km_loss`: the whole table's box costs
-        each location column 1, and every tenfold of width a quarter of
-        that), so ten km against one weighs as much as a thousand against
-        a hundred. ``"spacing"`` (the default
+        What the location costs the search. ``"km"`` (the default of the
+        joint and greedy designs for points, and of ZIP locations): a
+        class's box or group of regions ``D`` km across costs
+        log(1 + D / u) / log(1 + F / u) per row and location column, F the
+        whole table's extent, u = F / 10**4 for points
+        (:mod:`geoanon.joint.km_loss`; a group's ``D`` is the diagonal of the
+        box of its regions' centroids, u the regions' spacing), so every
+        tenfold of width costs the same: ten km against one weighs as much
+        as a thousand against a hundred, and groups stay local.
+        For points, ``"spacing"`` (the default
         of the frontier and location-first designs): in distance, against
         the records' local spacing (:func:`geoanon.joint.search.location_losses`:
         a box as precise as the location alone allows costs nothing, one
@@ -115,9 +124,11 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         about as precise as :func:`geoanon.generalize_points` would publish it
         and the other quasi-identifiers are generalized as needed. ``"spread"``: NCP over
         the coordinates' interquartile range instead of their range;
-        ``"range"`` (the default of ZIP and label locations): Xu et al.'s NCP over the range, which a
+        ``"range"`` (the default of label locations): Xu et al.'s NCP over the range, which a
         few far records (an island) make so wide that state-sized boxes
-        look cheap. The choice steers the search only: the report's NCP
+        look cheap, or for regions Iyengar's loss, which makes a state of a
+        national table's ZIP codes look nearly free. The choice steers the
+        search only: the report's NCP
         (:func:`geoanon.information_loss`) is measured the same way for
         every choice. An interval cell (a location box's latitude and
         longitude count as two) costs its width over the column's input
@@ -126,7 +137,10 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         input values costs (c - 1) / (|A| - 1), Iyengar's loss metric
         (2002), with Xu et al.'s c / |A| reported beside as ``xu_ncp``; in
         a suppressed column a kept value costs 0 and ``*`` 1; an empty
-        interval costs 0 where the input was missing, else 1.
+        interval costs 0 where the input was missing, else 1. A ZIP
+        location's report adds its km loss (``ncp["km_loss"]``, the
+        ``"km"`` loss averaged over records, ``*`` costing 1) and its groups'
+        diameters (``details["location_km"]``: median and p90 over records, km).
     weights : dict, optional
         Each column's weight in the objective (ARX's attribute weights): keys
         ``"location"`` and quasi-identifier names, positive numbers, 1 for a
@@ -300,7 +314,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     check = model.compile(df, spec.reference)
     warnings: list = []
     dims, publish_location = _location_dims(df, kind, loc, check, o["missing"], crs, o["bounds"], warnings, extent,
-                                            o["resolution"])
+                                            o["resolution"], o["zip_level"])
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
@@ -309,8 +323,10 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         ground_spans(dims, crs)
     elif o["location_loss"] == "spread":
         robust_spans(dims)
-    elif o["location_loss"] == "km":
+    elif o["location_loss"] == "km" and kind == "points":
         dims.km = _km_loss(dims, crs)
+    elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
+        dims.items[0].node_cost = publish_location.km_costs()
     if o["max_extent_km"] is not None:
         dims.too_wide = _too_wide(dims, crs, o["max_extent_km"])
     if kind == "points":
@@ -355,6 +371,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
                     model=model if spec.reference is None else model.without_table_levels())
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
+    ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP
     sizes = np.bincount(part.row_class)
     max_suppressed = o["max_suppressed"]
     report = JobReport(
@@ -368,6 +385,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
             "method": o["method"],
             "location_classes": int(part.location_classes),
             **({} if kind is None else {"location_loss": o["location_loss"]}),
+            **({"zip_level": o["zip_level"]} if kind == "zip" else {}),
             **({"weights": weights} if weights else {}),
             **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
             **({} if o["max_extent_km"] is None else _beyond(table, loc, crs, o["max_extent_km"], warnings)),
@@ -409,10 +427,7 @@ def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
 
 def _km_loss(dims, crs):
     """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``."""
-    from pyproj import CRS
-
-    crs = CRS.from_user_input(crs)
-    return km_loss(dims, crs.is_geographic, 1.0 if crs.is_geographic else crs.axis_info[0].unit_conversion_factor / 1000)
+    return km_loss(dims, is_geographic(crs), km_per_unit(crs))
 
 
 def _diagonals(dims, crs):
@@ -560,14 +575,14 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution):
+def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level="zip"):
     from .location import NoLocation, group_location, points_location
 
     if kind is None:
         return Dims([]), NoLocation()
     if kind == "points":
         return points_location(df, loc, missing, crs, bounds, warnings, extent, resolution)
-    return group_location(df, kind, loc, check, warnings)
+    return group_location(df, kind, loc, check, warnings, zip_level)
 
 
 def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):

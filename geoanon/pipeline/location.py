@@ -7,12 +7,15 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._geo import KM_PER_DEGREE
+from .._geo import KM_PER_DEGREE, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
+from ..joint.km_loss import DECADES, ground_diagonal, node_diameters, spacing, tree_km_costs
+from ..regions.rollup import rolled_up
+from .regions import km_spread, region_boxes, region_graph, region_units, units_of
 from ..points.frame import RELATIVE_SCALE
-from .naming import label_group_names, region_group_names
+from .naming import graph_group_names, label_group_names
 
 __all__ = ["NoLocation", "PointsPublisher", "default_resolution", "finest_step", "ground_spans", "group_location",
            "points_location", "robust_spans"]
@@ -273,11 +276,16 @@ def _cell(v) -> str:
     return str(v)
 
 
-def group_location(df, kind, loc, check, warnings):
+def group_location(df, kind, loc, check, warnings, level="zip"):
     """A ZIP or label column as one location dimension: a hierarchy of
     nested groups (connected groups of regions for ZIP codes, bins of labels
     otherwise) whose finest groups meet the model; a group splits only into
     all of its parts, so location groups never overlap.
+
+    ZIP codes rolled up (``level`` ``"zip3"``, ``"county"`` or ``"state"``,
+    :mod:`geoanon.regions.rollup`) are grouped as whole units: the
+    hierarchy's leaves are the units, adjacent where their regions are. The
+    publisher knows each node's diameter in km (:class:`GroupPublisher`).
 
     ZIP codes as the ``zip`` job takes them (``loc``'s ``contiguity``,
     ``unknown`` and ``small``): regions without records stay in the graph and
@@ -288,17 +296,20 @@ def group_location(df, kind, loc, check, warnings):
     nearest region of another piece (by centroid) instead."""
     column = loc["zip"] if kind == "zip" else loc["label"]
     values = df[column]
+    units = None
     if kind == "zip":
-        from .regions import region_graph
-
         found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"),
                              contiguity=loc.get("contiguity", "rook"))
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
+        centroids = dict(graph.nodes(data="centroid"))             # of the regions, before any roll-up
+        if level != "zip":
+            graph, units = rolled_up(graph, region_units(loc["regions"], loc["region_id"], level))
+            graph.graph["level"] = level
+            values = units_of(values, units, loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
-        centroids = dict(graph.nodes(data="centroid"))
     else:
         graph, shapes, details, centroids = None, None, {}, None
         values = values.astype(object).where(values.notna(), None).map(lambda v: "(missing)" if v is None else str(v))
@@ -307,7 +318,10 @@ def group_location(df, kind, loc, check, warnings):
         present = np.ones(len(leaf_names), dtype=bool)
     paths = _nested_groups(leaf_codes, leaf_names, graph, check)
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
-    return Dims([dim]), GroupPublisher(column, kind, shapes, details, centroids)
+    publisher = GroupPublisher(column, kind, shapes, details, centroids, units)
+    if graph is not None:
+        publisher.measure(dim, graph, leaf_names)
+    return Dims([dim]), publisher
 
 
 def _region_leaves(values, graph, check, unknown, small):
@@ -435,31 +449,46 @@ def _nested_groups(leaf_codes, names, graph, check) -> list:
 
 def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.ndarray:
     """Join every finest group that misses the model with its lightest
-    neighbouring group until all meet it (InfeasibleError when a connected
-    piece of the map cannot)."""
-    import networkx as nx
+    neighbouring group (the least id on a tie), the least id missing it
+    first, until all meet it (InfeasibleError when a connected piece of the
+    map cannot). Each join updates only the two groups it touches."""
+    import heapq
 
     group = group.copy()
-    adjacency = nx.Graph()
+    hist = np.zeros((int(group.max()) + 1, leaf_hist.shape[1]), dtype=leaf_hist.dtype)
+    np.add.at(hist, group, leaf_hist)
+    ids = np.unique(group)
+    adjacency = {int(i): set() for i in ids}
     for a, b in g.edges:
         ra, rb = relabel[a], relabel[b]
         if ra != rb:
-            adjacency.add_edge(ra, rb)
-    adjacency.add_nodes_from(np.unique(group).tolist())
-    while True:
-        ids = np.unique(group)
-        hist = np.stack([leaf_hist[group == i].sum(axis=0) for i in ids])
-        ok = check.holds(hist)
-        if ok.all():
-            return group
-        bad = int(ids[np.flatnonzero(~ok)[0]])
-        neighbours = sorted(adjacency.neighbors(bad), key=lambda v: (hist[np.searchsorted(ids, v)].sum(), v))
-        if not neighbours:
-            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[ids == bad].sum()), 'record')}) "
+            adjacency[ra].add(rb)
+            adjacency[rb].add(ra)
+    failing = ids[~check.holds(hist[ids])].tolist()
+    heapq.heapify(failing)
+    into_of = {}                                   # a joined group -> the group it joined
+    while failing:
+        bad = heapq.heappop(failing)
+        if bad in into_of or check.holds(hist[bad][None, :])[0]:
+            continue
+        if not adjacency[bad]:
+            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[bad].sum()), 'record')}) "
                                   f"cannot meet {check.describe()} on its own")
-        into = neighbours[0]
+        into = min(adjacency[bad], key=lambda v: (hist[v].sum(), v))
+        hist[into] += hist[bad]
+        into_of[bad] = into
+        for v in adjacency.pop(bad):
+            adjacency[v].discard(bad)
+            if v != into:
+                adjacency[v].add(into)
+                adjacency[into].add(v)
+        if not check.holds(hist[into][None, :])[0]:
+            heapq.heappush(failing, into)
+    for bad, into in into_of.items():               # joined in order: follow each chain to its end
+        while into in into_of:
+            into = into_of[into]
         group[group == bad] = into
-        adjacency = nx.contracted_nodes(adjacency, into, bad, self_loops=False)
+    return group
 
 
 def _group_labels(levels, names, counts, k, graph) -> list:
@@ -475,9 +504,8 @@ def _group_labels(levels, names, counts, k, graph) -> list:
         held = [counts[m].tolist() for m in members]
         if graph is not None:               # the '*' of suppressed records names only itself
             regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
-            text = region_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
-                                      k, lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")),
-                                      number=numbers)
+            text = graph_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
+                                     k, graph, number=numbers)
             text = [t if r else SUPPRESSED_GROUP for t, r in zip(text, regions)]
         else:
             text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
@@ -491,20 +519,60 @@ def _group_labels(levels, names, counts, k, graph) -> list:
 
 class GroupPublisher:
     """The group label in place of the ZIP or label column; ``centroids``
-    {region: (x, y)} for ZIP codes."""
+    {region: (x, y)} for ZIP codes, ``units`` {roll-up unit: its regions}
+    when the leaves are roll-up units (None: the leaves are regions). For
+    regions it knows each node's ``diameters`` in km (:meth:`measure`) and,
+    once the columns are published, reports the groups' diameters per record
+    (``details["location_km"]``: median and p90 over the records published
+    in a group of regions) and their km loss (``ncp["km_loss"]``): the
+    ``"km"`` loss of :meth:`km_costs` averaged over records, a record
+    published as ``*`` costing 1 (as the NCP charges ``*``), beside the
+    report's Iyengar NCP of the column, which counts regions, not km."""
 
-    def __init__(self, column, kind, shapes, details=None, centroids=None):
+    def __init__(self, column, kind, shapes, details=None, centroids=None, units=None):
         self.column, self.kind, self.shapes = column, kind, shapes
         self.details = details or {}
         self.centroids = centroids
+        self.units = units
         self.dropped = frozenset()
         self.labels = None
+        self.diameters, self.costs, self.ncp = None, None, {}
+
+    def measure(self, dim, graph, leaf_names) -> None:
+        """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
+        of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
+        records), and the ``"km"`` node costs (F the diameter of all the
+        regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
+        at least F / 10 ** DECADES)."""
+        boxes = region_boxes(graph, leaf_names)
+        geographic = bool(graph.graph.get("geographic"))
+        per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
+        self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
+        placed = ~np.isnan(boxes).any(axis=1)
+        held = boxes[placed]
+        full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
+                                     per_unit)) if held.size else 1.0
+        position = {v: i for i, v in enumerate(leaf_names)}
+        pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
+                         dtype=np.int64).reshape(-1, 2)
+        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), full / 10 ** DECADES])
+        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
+
+    def km_costs(self) -> list:
+        """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
+        return self.costs
 
     def columns(self, df, part, dims, seed):
         d = dims.items[0]
         labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
         self.dim = d
         out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
+        if self.diameters is not None:
+            nodes = [st[0] for st in part.states]
+            km = np.array([self.diameters[level][node] for level, node in nodes])
+            loss = np.where(np.isnan(km), 1.0, [self.costs[level][node] for level, node in nodes])
+            self.details["location_km"] = km_spread(km[part.row_class])
+            self.ncp = {"km_loss": {self.column: round(float(loss[part.row_class].mean()), 12)}}
         return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
 
     def unit_keywords(self, part) -> dict:
@@ -518,10 +586,11 @@ class GroupPublisher:
         return {"location": (self.column,), "crs": self.shapes.crs, "groups": groups}
 
     def _regions(self, level, node) -> list:
-        """The regions of a group (the ``*`` of suppressed records left out)."""
+        """The regions of a group (a roll-up unit's own; the ``*`` of suppressed records left out)."""
         d = self.dim
         leaves = np.flatnonzero(d.ancestors[level] == node)
-        return [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+        named = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+        return named if self.units is None else [v for u in named for v in self.units[u]]
 
     def classes(self, table, part, published):
         classes = _location_classes(table, part, published)

@@ -12,6 +12,9 @@ groups):
   whose centroid lies nearest the mean of the members' centroids) among
   those that hold no record or at least k: geometry decides among them, not
   the records;
+- a **group of roll-up units** (ZIP3, county, state: ``zip_level``) is
+  named after all its units that hold no record or at least k, joined by
+  ``|``, with ``+N`` for the N others;
 - a **group of labels** is named after its most frequent label, when at
   least k records hold it;
 - a group of one member is that member (it holds the group's >= k records).
@@ -23,7 +26,8 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["canonical_codes", "canonical_order", "label_group_names", "region_group_names"]
+__all__ = ["canonical_codes", "canonical_order", "graph_group_names", "label_group_names", "region_group_names",
+           "unit_group_names"]
 
 NEUTRAL = "group {}"
 
@@ -38,6 +42,37 @@ def region_group_names(members: list, counts: list, k: int, centroid_of, geograp
         names.append(_joined(central_member(named, centroid_of, geographic), len(group)) if named and
                      (len(group) > 1 or held[0] >= k) else NEUTRAL.format(i if number is None else number[i]))
     return names
+
+
+def unit_group_names(members: list, counts: list, k: int, number=None) -> list[str]:
+    """One name per group of roll-up units (``members``: lists of unit
+    names, ``counts`` their records; ``number`` as in
+    :func:`region_group_names`).
+
+    Examples
+    --------
+    >>> unit_group_names([["276"], ["NC/Wake County", "NC/Durham County", "NC/Orange County"], ["NC", "VA"]],
+    ...                  [[12], [40, 0, 3], [4, 5]], k=10)
+    ['276', 'NC/Durham County|NC/Wake County+1', 'group 2']
+    """
+    names = []
+    for i, (group, held) in enumerate(zip(members, counts)):
+        named = sorted(str(m).replace("\\", "\\\\").replace("|", "\\|") for m, c in zip(group, held)
+                       if c == 0 or c >= k)
+        rare = len(group) - len(named)
+        names.append("|".join(named) + (f"+{rare}" if rare else "") if named and (len(group) > 1 or held[0] >= k)
+                     else NEUTRAL.format(i if number is None else number[i]))
+    return names
+
+
+def graph_group_names(members: list, counts: list, k: int, graph, number=None) -> list[str]:
+    """The names of groups of the nodes of a region ``graph``: roll-up units
+    (``graph.graph["level"]`` other than ``"zip"``) by :func:`unit_group_names`,
+    regions by :func:`region_group_names` (nodes' ``centroid``)."""
+    if graph.graph.get("level", "zip") != "zip":
+        return unit_group_names(members, counts, k, number)
+    return region_group_names(members, counts, k, lambda v: graph.nodes[v]["centroid"],
+                              bool(graph.graph.get("geographic")), number)
 
 
 def central_member(group, centroid_of, geographic: bool):

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._geo import is_geographic
-from ..choices import REGIONS_UNKNOWN
+from .._geo import is_geographic, km_per_unit
+from ..choices import REGIONS_UNKNOWN, ZIP_LEVELS
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, require
@@ -22,15 +22,18 @@ from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.partition import ON_SMALL
+from ..regions.rollup import rolled_up, unit_names
+from ..joint.km_loss import node_diameters
 from .coordinates import numeric_column
-from .naming import region_group_names
+from .naming import graph_group_names
 from .._cells import MISSING_TOKENS
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "refuse_unknown",
-           "region_graph", "region_groups", "region_values"]
+__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "km_spread",
+           "refuse_unknown", "region_boxes", "region_graph", "region_groups", "region_units", "region_values",
+           "units_of"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -40,7 +43,8 @@ COUNTRY_SHARE = 0.01         # of the centroids: a country holding fewer is not 
 @stepped("partitioning regions")
 def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region_id: str, edges=None,
                        contiguity: str = "rook", method: str = "balanced", unknown: str = "error",
-                       on_small: str = "error", keep=None, identifiers=None, strict: bool = True) -> Release:
+                       on_small: str = "error", zip_level: str = "zip", keep=None, identifiers=None,
+                       strict: bool = True) -> Release:
     """Generalize a table's region column into connected groups of >= k records.
 
     Parameters
@@ -75,6 +79,15 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         their records, or link each to the nearest region by centroid distance
         (see :func:`geoanon.partition_graph`; the report lists the groups that
         are not contiguous). Components without records need no group.
+    zip_level : {"zip", "zip3", "county", "state"}
+        Publish ZIP codes rolled up: the groups are unions of whole ZIP3
+        areas (the codes' first three digits), counties or states, each
+        the union of its regions (their states and counties from the
+        regions' ``state`` and ``county`` columns, else from
+        :func:`geoanon.datasets.zip_counties`), and a group is named after
+        its units (:func:`geoanon.pipeline.naming.unit_group_names`:
+        ``276``, ``NC/Wake County|NC/Durham County+1``). Records of a region
+        without such a unit follow ``unknown``.
     keep, identifiers, strict
         Columns published as they are, and columns dropped. Any other
         column without a role is refused (UndeclaredColumnsError), or, with
@@ -92,6 +105,9 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
+        ``report["location_km"]``: the median and 90th percentile over
+        records of their group's diameter in km (the diagonal of the box of
+        its regions' centroids).
 
     Examples
     --------
@@ -118,13 +134,17 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     k = check_k(k)
     unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
     on_small = check_choice("on_small", on_small, ON_SMALL)
+    zip_level = check_choice("zip_level", zip_level, ZIP_LEVELS)
     check_job_columns(df, column)
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph = found.graph
-
+    graph, units = found.graph, None
     values = region_values(df[column])
+    if zip_level != "zip":
+        graph, units = rolled_up(graph, region_units(regions, region_id, zip_level))
+        graph.graph["level"] = zip_level
+        values = units_of(values, units, unknown)
     known = values.isin(pd.Index(list(graph.nodes)))
     outside = ~known
     if unknown == "error":
@@ -140,7 +160,8 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     table[column] = np.asarray(labels, dtype=object)[class_id]
     table["class_id"] = class_id
 
-    groups = RegionGroups(found, part, members, labels, n_suppressed, int(outside.sum()), column, method)
+    groups = RegionGroups(found, part, members, labels, n_suppressed, int(outside.sum()), column, method, graph,
+                          units)
     classes = groups.classes()
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
@@ -176,15 +197,28 @@ class RegionGroups:
     unknown: int           # records naming no region of the graph
     column: str
     method: str
+    graph: object = None   # the graph partitioned (default found.graph; a roll-up's units)
+    units: dict | None = None    # a roll-up unit -> its regions
+
+    def __post_init__(self):
+        self.graph = self.found.graph if self.graph is None else self.graph
 
     def classes(self):
-        return _class_shapes(self.found.shapes, self.members, self.labels[:-1], self.part.weights)
+        return _class_shapes(self.found.shapes, self.members, self.labels[:-1], self.part.weights, self.units)
+
+    def diameters(self) -> np.ndarray:
+        """Each group's diameter in km: the diagonal of the box of its regions' centroids."""
+        up = np.repeat(np.arange(len(self.members)), [len(m) for m in self.members])
+        boxes = region_boxes(self.graph, [v for m in self.members for v in m])
+        crs = self.found.shapes.crs
+        return node_diameters([up], boxes, bool(self.graph.graph.get("geographic")),
+                              1.0 if crs is None else km_per_unit(crs))[0]
 
     def sizes(self) -> np.ndarray:
         return np.r_[self.part.weights, [self.suppressed] if self.suppressed else []].astype(np.int64)
 
     def details(self) -> dict:
-        part, graph = self.part, self.found.graph
+        part, graph = self.part, self.graph
         lonely = part.suppressed & ~part.empty
         return {
             "lower_bound": part.lower_bound,
@@ -200,6 +234,8 @@ class RegionGroups:
             "noncontiguous_groups": [self.labels[c] for c in part.noncontiguous_groups()],
             **self.found.counts,
             "column": self.column,
+            "zip_level": self.graph.graph.get("level", "zip"),
+            "location_km": km_spread(np.repeat(self.diameters(), np.asarray(self.part.weights, dtype=np.int64))),
             "graph": graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES),
         }
 
@@ -389,10 +425,63 @@ def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     least k, else ``group C`` (:mod:`geoanon.pipeline.naming`)."""
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
     members = part.members()
-    names = region_group_names(members, [[counts.get(v, 0) for v in m] for m in members], k,
-                               lambda v: graph.nodes[v]["centroid"], bool(graph.graph.get("geographic")))
+    names = graph_group_names(members, [[counts.get(v, 0) for v in m] for m in members], k, graph)
     labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
+
+
+def region_units(regions, region_id: str, level: str) -> dict:
+    """Region id -> its unit at ``level`` (:func:`geoanon.regions.rollup.unit_names`;
+    None: no unit): the state and county from the regions' ``state`` and
+    ``county`` columns, else the shipped crosswalk's
+    (:func:`geoanon.datasets.zip_counties`) for the ids that are ZIP codes it
+    lists."""
+    from ..datasets import zip_counties
+
+    ids = region_ids(regions, region_id)
+    needed = {"state", "county"} if level == "county" else {"state"} if level == "state" else set()
+    table = regions if needed <= set(regions.columns) else zip_counties().reindex(ids).reset_index()
+    units = dict(zip(ids, unit_names(ids, level, *(table[c].tolist() if c in needed else None
+                                                   for c in ("state", "county")))))
+    if not any(units.values()):
+        raise DataError(f"zip_level={level!r}: no region has a {level}; give the regions "
+                        f"{' and '.join(map(repr, sorted(needed)))} columns, or ids that are ZIP codes of the shipped "
+                        "crosswalk (geoanon.datasets.zip_counties)")
+    return units
+
+
+def units_of(values: pd.Series, members: dict, unknown: str) -> pd.Series:
+    """Each record's roll-up unit (``members``: unit -> its regions), NaN for
+    a region that has none or is not among the regions (DataError naming
+    them unless ``unknown="suppress"``)."""
+    values = region_values(values)
+    units = values.map({v: unit for unit, regions in members.items() for v in regions})
+    if unknown == "error":
+        outside = units.isna().to_numpy()
+        refuse_unknown(int(outside.sum()), pd.unique(values[outside].fillna("(missing)"))[:EXAMPLES])
+    return units
+
+
+def region_boxes(graph, names) -> np.ndarray:
+    """The box (x0, y0, x1, y1) of each of ``names``' regions' centroids in
+    ``graph``: a roll-up unit's ``box``, a region's centroid; NaN for a name
+    not in the graph (the ``*`` of suppressed records)."""
+    out = np.full((len(names), 4), np.nan)
+    for i, v in enumerate(names):
+        if v in graph:
+            node = graph.nodes[v]
+            out[i] = node["box"] if "box" in node else (*node["centroid"], *node["centroid"])
+    return out
+
+
+def km_spread(diameters: np.ndarray) -> dict | None:
+    """``median`` and ``p90`` of per-record diameters in km (NaN: records
+    without a place, left out); None when no record has one."""
+    known = np.asarray(diameters, dtype=np.float64)
+    known = known[~np.isnan(known)]
+    if not known.size:
+        return None
+    return {"median": round(float(np.median(known)), 3), "p90": round(float(np.quantile(known, 0.9)), 3)}
 
 
 def check_suppressed(n_suppressed: int, k: int) -> None:
@@ -409,8 +498,10 @@ def region_values(series: pd.Series) -> pd.Series:
     return text.astype(object).where(~missing.to_numpy(), np.nan)
 
 
-def _class_shapes(shapes, members, labels, weights):
-    """One row per group: label, regions, members, weight and shape (:func:`group_shapes`)."""
+def _class_shapes(shapes, members, labels, weights, units=None):
+    """One row per group: label, regions (or roll-up units), members, weight
+    and shape (:func:`group_shapes`; a unit's shape the union of its
+    regions' in ``units``)."""
     import geopandas as gpd
 
     return gpd.GeoDataFrame({
@@ -419,7 +510,8 @@ def _class_shapes(shapes, members, labels, weights):
         "regions": [len(m) for m in members],
         "members": escape_formulas(pd.Series([",".join(sorted(m)) for m in members], dtype=object)),
         "weight": np.asarray(weights, dtype=np.int64),
-    }, geometry=group_shapes(shapes, members), crs=shapes.crs)
+    }, geometry=group_shapes(shapes, members if units is None else [[v for u in m for v in units[u]] for m in members]),
+       crs=shapes.crs)
 
 
 def group_shapes(shapes, members) -> np.ndarray:

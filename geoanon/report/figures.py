@@ -41,16 +41,18 @@ def published_columns(release) -> list:
     """One entry per column of the input the release kept or generalized:
     ``column``, ``role`` (location, quasi-identifier, sensitive or other),
     ``treatment`` (interval, longitude, set, suppress, hierarchy, or kept),
-    ``published`` (the columns that carry it) and ``ncp`` where measured;
-    ``class_id`` last as added."""
+    ``published`` (the columns that carry it) and ``ncp`` where measured
+    (a ZIP location's ``km_loss`` beside it); ``class_id`` last as added."""
     location = set(release.location["columns"]) if release.location else set()
     sensitive = release.report.model.get("sensitive")
     ncp = release.report.details.get("ncp", {}).get("columns", {})
+    km = release.report.details.get("ncp", {}).get("km_loss", {})
     carried = {}
     for col, (kind, published) in release.treatments.items():
         published = [published] if isinstance(published, str) else list(published)
         carried[published[0]] = {"column": col, "role": "location" if col in location else "quasi-identifier",
-                                 "treatment": kind, "published": published, "ncp": ncp.get(col)}
+                                 "treatment": kind, "published": published, "ncp": ncp.get(col),
+                                 **({"km_loss": km[col]} if col in km else {})}
         carried.update({p: None for p in published[1:]})
     out = []
     for col in release.column_names():

@@ -122,7 +122,7 @@ def _columns_section(columns: list, units: dict | None) -> str:
     for c in columns:
         published = ", ".join(f"<code>{e(str(p))}</code>" for p in c["published"])
         how = TREATMENTS[c["treatment"]].format(published=published)
-        ncp = "" if c["ncp"] is None else f"{c['ncp']:.4f}"
+        ncp = ("" if c["ncp"] is None else f"{c['ncp']:.4f}") + (f"; km {c['km_loss']:.4f}" if "km_loss" in c else "")
         plain = phrases.get(c["column"], "")
         if c["role"] == "location" and location is not None:
             plain, location = location, None            # the location's extent, once, on its first column
@@ -136,7 +136,9 @@ def _columns_section(columns: list, units: dict | None) -> str:
             "(<code>units</code>): the published width of an interval (max - min, in the column's unit; median "
             "and p90 over the rows that publish both ends, open intervals such as 90+ counted apart), the share "
             "of a category's cells published as the record's own value, and the location's box diagonal or "
-            "group diameter (between its regions' centroids) in km.</p>"
+            "group diameter (between its regions' centroids) in km. A group of ZIP codes also shows its km loss, "
+            "log(1 + D / u) / log(1 + F / u) of its diameter D km (F the table's, u = F / 10<sup>4</sup>): 1 for the "
+            "whole map, the same step for every tenfold of width.</p>"
             "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th><th>in plain units</th></tr>"
             + "".join(rows) + "</table>")
 

@@ -13,8 +13,8 @@ from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
 __all__ = ["LOCATION_SHAPES", "PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_suppressed", "check_resolution", "check_weights", "parse_location",
-           "precision_weight"]
+           "check_max_extent", "check_max_suppressed", "check_resolution", "check_weights", "check_zip_level",
+           "parse_location", "precision_weight"]
 
 LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
                    "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
@@ -115,20 +115,29 @@ def check_max_suppressed(value, kind) -> float | None:
 
 
 def check_location_loss(value, kind, method) -> str:
-    """``location_loss``, or its default for a points location: ``"spacing"``
+    """``location_loss``, or its default: for a points location ``"spacing"``
     when a location tree cuts it (frontier, location-first), else ``"km"``;
-    ``"range"`` for the other locations."""
+    ``"km"`` for a ZIP location; ``"range"`` for labels."""
     from .._validation import check_choice
 
     tree = method in ("frontier", "location-first")
     if value is None:
-        return ("spacing" if tree else "km") if kind == "points" else "range"
+        return ("spacing" if tree else "km") if kind == "points" else "km" if kind == "zip" else "range"
     value = check_choice("location_loss", value, LOCATION_LOSSES)
-    if value != "range" and kind != "points":
+    if value == "km" and kind not in ("points", "zip"):
+        raise ParameterError("location_loss='km' needs a points location (lat and lon) or a ZIP location")
+    if value not in ("range", "km") and kind != "points":
         raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")
     if value == "spacing" and not tree:
         raise ParameterError(f"location_loss='spacing' needs the location tree of method='frontier' or "
                              f"'location-first', not {method!r}")
+    return value
+
+
+def check_zip_level(value, kind) -> str:
+    """``zip_level``: ``"zip"``, or a roll-up (ZIP3, county, state) of a ZIP location."""
+    if value != "zip" and kind != "zip":
+        raise ParameterError(f"zip_level={value!r} needs a ZIP location (zip, regions, region_id)")
     return value
 
 

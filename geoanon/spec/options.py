@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
-                       SUPPRESS_METHODS)
+                       SUPPRESS_METHODS, ZIP_LEVELS)
 from . import kinds
 from .kinds import Kind
 
@@ -182,6 +182,11 @@ OPTIONS = (
     _choice("small", ("anonymize",), REGION_SMALL, "for --zip-col: connected pieces of the regions whose records "
             "cannot meet the model: fail (default), publish '*', or link to the nearest region",
             key="columns.location.small", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    _choice("zip_level", ("zip",), ZIP_LEVELS, "publish the ZIP codes rolled up: groups of whole ZIP3 areas (first "
+            "three digits), counties or states (from the regions' state and county columns, else the shipped "
+            "crosswalk), named after them", engines=MEMORY, why="the dask engine publishes ZIP codes"),
+    _choice("zip_level", ("anonymize",), ZIP_LEVELS, "for --zip-col: publish the ZIP codes rolled up, as geoanon zip "
+            "--zip-level", key="release.zip_level", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS),
     Option("column", ("labels",), kinds.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
            "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
     Option("label", ("anonymize",), kinds.TEXT, "a label column as the location (published as groups)",
@@ -264,10 +269,12 @@ OPTIONS = (
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
            flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE"),
-    _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what a --lat/--lon location costs the search: "
-            "spacing (default of the frontier and location-first methods: distance against the records' local "
-            "spacing, so boxes stay about as small as the location alone allows), spread (NCP over the coordinates' "
-            "interquartile range), range (NCP over their range; default of greedy and joint)",
+    _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
+            "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
+            "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
+            "coordinates' interquartile range), range (NCP over their range, or regions covered; default of greedy "
+            "and joint, and for --label-col), km (a box's or group's diameter in km, on a log scale; default for "
+            "--zip-col)",
             key="release.location_loss", default=False),
     Option("weights", ("anonymize",), kinds.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
            "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "

@@ -24,7 +24,7 @@ from ..columns import Columns, declared, with_sensitive
 from ..errors import ParameterError
 from ..models import Hierarchy, Model, requested_model
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
-                     check_max_suppressed, check_resolution, check_weights, parse_location)
+                     check_max_suppressed, check_resolution, check_weights, check_zip_level, parse_location)
 from .options import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
@@ -132,6 +132,7 @@ def _joint_options(options: dict, cols: Columns, kind) -> dict:
     return {"method": method,
             "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),
+            "zip_level": check_zip_level(options.get("zip_level", "zip"), kind),
             "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method),
             "location_precision": check_location_precision(options.get("location_precision"), kind),
             "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),

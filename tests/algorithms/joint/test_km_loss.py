@@ -1,0 +1,60 @@
+"""The location's loss in km (geoanon.joint.km_loss): one formula for boxes
+of points and groups of regions, monotone in the diameter."""
+import numpy as np
+import pytest
+
+from geoanon.joint.km_loss import DECADES, ground_diagonal, log_km, node_diameters, tree_km_costs
+
+
+def test_log_km_is_zero_at_a_point_one_for_the_table_and_even_per_tenfold():
+    full = 4600.0
+    d = np.geomspace(1e-3, full, 200)
+    loss = log_km(d, full)
+    assert log_km(0.0, full) == 0.0 and log_km(full, full) == pytest.approx(1.0)
+    assert (np.diff(loss) > 0).all()                                       # monotone in the diameter
+    town, county, state = np.diff(log_km(np.array([4.6, 46.0, 460.0, 4600.0]), full))
+    assert county == pytest.approx(1 / DECADES, abs=0.01)      # 10 times as wide: the same step, whatever the width
+    assert town == pytest.approx(county, abs=0.01) and state == pytest.approx(county, abs=0.01)
+    assert np.isnan(log_km(np.nan, full))
+
+
+def test_a_node_costs_more_the_wider_it_is():
+    """Random leaves on a map, nested in random groups: every node's cost is
+    log_km of its diameter, so a wider node never costs less."""
+    rng = np.random.default_rng(1)
+    n = 200
+    xy = np.column_stack([rng.uniform(-100, -70, n), rng.uniform(30, 45, n)])
+    boxes = np.column_stack([xy, xy])
+    levels = [np.arange(n)]
+    while levels[-1].max() > 0:
+        levels.append(levels[-1] // 3)
+    diameters = node_diameters(levels, boxes, True)
+    full = float(ground_diagonal(*xy.min(axis=0), *xy.max(axis=0), True))
+    costs = tree_km_costs(levels, diameters, np.ones(n, dtype=bool), full, 25.0)
+    d, c = np.concatenate(diameters), np.concatenate(costs)
+    order = np.argsort(d, kind="stable")
+    assert (np.diff(c[order]) >= -1e-12).all()
+    assert costs[-1][0] == pytest.approx(1.0) and (costs[0] == 0).all()
+    for up, dj in zip(levels, diameters):                 # a parent is at least as wide as each of its children
+        for node in range(dj.size):
+            members = xy[up == node]
+            assert dj[node] == pytest.approx(ground_diagonal(*members.min(axis=0), *members.max(axis=0), True))
+
+
+def test_points_and_regions_share_the_formula():
+    """KmLoss (a points location) charges log_km of its boxes' diagonal."""
+    import pandas as pd
+
+    from geoanon.joint.dims import Dims
+    from geoanon.joint.km_loss import km_loss
+    from geoanon.pipeline.location import points_location
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"lat": rng.uniform(35, 36, 50).round(4), "lon": rng.uniform(-80, -78, 50).round(4)})
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [])
+    dims = Dims(dims.items)
+    km = km_loss(dims, True)
+    root = dims.root(np.arange(len(df)))
+    xs, ys = np.array([root[0]]), np.array([root[1]])
+    assert km.loss(dims, xs, ys)[0] == pytest.approx(float(log_km(km.diagonal(dims, xs, ys), km.full)[0]))
+    assert km.loss(dims, xs, ys)[0] == pytest.approx(1.0)
