@@ -116,7 +116,8 @@ class KmLoss:
             d = math.hypot(across, (y1 - y0) * KM_PER_DEGREE)
         else:
             d = math.hypot(x1 - x0, y1 - y0) * self.km_per_unit
-        return math.log1p(max(d, 0.0) / self.unit) / math.log1p(self.full / self.unit)
+        unit = self.full / 10 ** DECADES                 # as log_km's default
+        return math.log1p(max(d, 0.0) / unit) / math.log1p(self.full / unit)
 
 
 def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:
