@@ -42,7 +42,8 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 
 __all__ = ["anonymize"]
 
-SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records")
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records",
+           "beyond_max_extent")
 
 
 def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
@@ -167,6 +168,10 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
                  "location_classes": int(shard_stats["location_classes"].sum()),
                  "location_loss": o["location_loss"],
                  **({"weights": o["weights"]} if o["weights"] else {}),
+                 **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
+                 **({} if o["max_extent_km"] is None else {
+                     "max_extent_km": o["max_extent_km"],
+                     "beyond_max_extent": int(shard_stats["beyond_max_extent"].sum())}),
                  **({} if max_suppressed is None else {
                      "max_suppressed": max_suppressed,
                      "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
@@ -247,7 +252,8 @@ def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame)
     return _uniform(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
                                        "max_class": rel.report.max_class,
                                        "location_classes": rel.report["location_classes"],
-                                       "suppressed_records": rel.report.details.get("suppressed_records", 0)}, rel
+                                       "suppressed_records": rel.report.details.get("suppressed_records", 0),
+                                       "beyond_max_extent": rel.report.details.get("beyond_max_extent", 0)}, rel
 
 
 def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:

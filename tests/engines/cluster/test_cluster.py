@@ -569,6 +569,7 @@ def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli
     wide = row_box_extents(pd.read_parquet(tmp_path / "plain"), "lat", "lon", "EPSG:4326")[2]
     tight = row_box_extents(out, "lat", "lon", "EPSG:4326")[2]
     assert np.nanmedian(tight) < np.nanmedian(wide) and (tight > 400).sum() < (wide > 400).sum()
+    assert rel.report["beyond_max_extent"] == int((tight > 400).sum())          # as the in-memory report counts
 
 
 def test_location_loss_and_suppression_budget_reach_every_shard(client, tmp_path):
