@@ -51,6 +51,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench_anonymize import _km  # noqa: E402  (great-circle km between corners)
 from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
 
 QI = ["lat", "lon", "age", "sex", "race", "marital-status"]
@@ -82,12 +83,6 @@ def table(name: str) -> pd.DataFrame:
     places = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype={"zip": str})
     near = _km(places["lat"].to_numpy(), places["lon"].to_numpy(), 41.8781, -87.6298) <= 40
     return b._placed(adult(), places[near].reset_index(drop=True), 0.005)[0][QI]
-
-
-def _km(lat_a, lon_a, lat_b, lon_b) -> np.ndarray:
-    p, q = np.radians(lat_a), np.radians(lat_b)
-    h = np.sin((q - p) / 2) ** 2 + np.cos(p) * np.cos(q) * np.sin(np.radians(np.asarray(lon_b) - lon_a) / 2) ** 2
-    return 2 * 6371.0088 * np.arcsin(np.sqrt(np.clip(h, 0, 1)))
 
 
 def mondrian(df: pd.DataFrame, k: int, w: float) -> list:

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent / "geoanon"
 
 LAYERS = (
     ("base", ("geoanon.errors", "geoanon._text", "geoanon._cells", "geoanon._codes", "geoanon._geo",
-              "geoanon._outcome", "geoanon._version", "geoanon._validation", "geoanon._milp", "geoanon.progress", "geoanon.choices",
+              "geoanon._outcome", "geoanon._version", "geoanon._validation", "geoanon._milp", "geoanon._forked",
+              "geoanon.progress", "geoanon.choices",
               "geoanon.columns", "geoanon.partition", "geoanon.io")),
     ("models", ("geoanon.criteria", "geoanon.models", "geoanon.audit", "geoanon.ncp", "geoanon.dates",
                 "geoanon.datasets")),

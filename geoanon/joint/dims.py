@@ -493,7 +493,7 @@ class Dims:
         if self.km is not None:
             j = (self.km.x, self.km.y)
             weight = self.items[j[0]].weight + self.items[j[1]].weight
-            return weight * self.km.loss_of(self, state[j[0]], state[j[1]])
+            return weight * float(self.km.loss(self, state[j[0]], state[j[1]])[0])
         return float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if d.location))
 
     def cost(self, state: tuple) -> float:

@@ -27,7 +27,6 @@ would make a state of a national table's 30,000 ZIP codes look nearly free.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,22 +101,6 @@ class KmLoss:
         mixed = (xs[:, 3] > size[0]) | (ys[:, 3] > size[1])
         scaled = log_km(self.diagonal(dims, xs, ys), self.full)
         return np.where(none, 0.0, np.where(mixed, 1.0, scaled))
-
-    def loss_of(self, dims, x: tuple, y: tuple) -> float:
-        """:meth:`loss` of one state, in plain floats (the node-by-node search asks for many, one at a time)."""
-        dx, dy = dims.items[self.x], dims.items[self.y]
-        if x[2] >= dx.size or y[2] >= dy.size:
-            return 0.0
-        if x[3] > dx.size or y[3] > dy.size:
-            return 1.0
-        (x0, x1), (y0, y1) = dx.interval(x), dy.interval(y)
-        if self.geographic:
-            across = abs(x1 - x0) * KM_PER_DEGREE * math.cos(math.radians(min(max((y0 + y1) / 2, -90.0), 90.0)))
-            d = math.hypot(across, (y1 - y0) * KM_PER_DEGREE)
-        else:
-            d = math.hypot(x1 - x0, y1 - y0) * self.km_per_unit
-        unit = self.full / 10 ** DECADES                 # as log_km's default
-        return math.log1p(max(d, 0.0) / unit) / math.log1p(self.full / unit)
 
 
 def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:

@@ -38,11 +38,12 @@ from functools import partial
 
 import numpy as np
 
+from .._forked import forked_map
 from .batch import location_forest, split_all, split_top, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
-__all__ = ["JointPartition", "cut_down", "ignore_interrupts", "joint_partition", "location_losses"]
+__all__ = ["JointPartition", "cut_down", "joint_partition", "location_losses"]
 
 
 
@@ -215,27 +216,14 @@ def _map_shards(problem, shards, n_jobs) -> list:
     Ctrl-C (the caller's interrupt terminates them). Shards are solved
     independently, so the runs do not change the result."""
     global _PROBLEM
-    import multiprocessing as mp
-
     _PROBLEM = problem
     try:
-        if n_jobs == 1 or len(shards) == 1 or "fork" not in mp.get_all_start_methods():
+        if n_jobs == 1 or len(shards) == 1:
             return [_solve_shards(shards)]
         bounds = np.linspace(0, len(shards), min(len(shards), CHUNKS_PER_JOB * n_jobs) + 1).round().astype(int)
-        runs = [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        with mp.get_context("fork").Pool(min(n_jobs, len(runs)), initializer=ignore_interrupts) as pool:
-            return pool.map(_solve_shards, runs, chunksize=1)
+        return forked_map(_solve_shards, [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])], n_jobs)
     finally:
         _PROBLEM = None
-
-
-def ignore_interrupts():
-    """A worker's signals: Ctrl-C is the parent's to handle (it terminates
-    the workers); a termination ends the worker at once."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _solve_shards(shards) -> tuple:

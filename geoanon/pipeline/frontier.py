@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 
+from .._forked import forked_map
 from .._geo import row_box_extents
 from .._text import show
 from ..errors import ParameterError
@@ -108,17 +109,9 @@ _JOB = None     # (prepared job, spec) of the settings being measured, inherited
 def _measured(job, spec, settings) -> list:
     """The frontier points of ``settings``, in this process or in ``n_jobs`` forked ones."""
     global _JOB
-    import multiprocessing as mp
-
-    from ..joint.search import ignore_interrupts
-
-    n_jobs = spec.options["n_jobs"]
     _JOB = (job, spec.but(n_jobs=1))
     try:
-        if n_jobs == 1 or len(settings) < 2 or "fork" not in mp.get_all_start_methods():
-            return [_point(p) for p in settings]
-        with mp.get_context("fork").Pool(min(n_jobs, len(settings)), initializer=ignore_interrupts) as pool:
-            return pool.map(_point, settings, chunksize=1)
+        return forked_map(_point, settings, spec.options["n_jobs"])
     finally:
         _JOB = None
 

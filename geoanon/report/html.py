@@ -9,6 +9,7 @@ import html
 import numpy as np
 
 from .figures import RISK_LEVELS, SPREAD
+from .frontier import frontier_section
 from .svg import SVG_STYLE, svg_text
 from .job_report import file_names
 
@@ -54,8 +55,6 @@ def html_report(release, figures: dict, *, map_html: str | None = None, title: s
     if figures.get("precision_km") is not None:
         parts.append(_precision_section(figures["precision_km"]))
     if r.details.get("frontier"):
-        from .frontier import frontier_section
-
         parts.append(frontier_section(r.details["frontier"]))
     if map_html is not None:
         parts.append('<h2 id="map">Map of the classes</h2>'
