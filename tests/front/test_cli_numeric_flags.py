@@ -42,6 +42,8 @@ OPTIONS = [     # command, flags, the refusal (None: the release is made)
                                               "relative), got 1e-320"),
     ("anonymize", ["--max-extent", "inf"], "max_extent_km must be a finite number > 0, got inf"),
     ("anonymize", ["--max-extent", "1e308"], None),
+    ("anonymize", ["--location-precision", "2"], "location_precision must be a number from 0 to 1, got 2.0"),
+    ("anonymize", ["--location-precision", "nan"], "location_precision must be a number from 0 to 1, got nan"),
     ("anonymize", ["--max-suppressed", "nan"], "max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for "
                                                "2%), got nan"),
     ("anonymize", ["--jobs", BIG], None),

@@ -1,0 +1,52 @@
+"""explore: releases along location_precision, each reproduced by its setting."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import geoanon as ga
+from geoanon.pipeline.frontier import frontier_point
+from geoanon.spec import release_spec
+
+
+def _table(n=500, seed=4):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"lat": rng.normal(40, 2, n).round(4), "lon": rng.normal(-90, 4, n).round(4),
+                         "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n),
+                         "race": rng.choice(["a", "b", "c"], n, p=[0.7, 0.2, 0.1])})
+
+
+KW = dict(location=("lat", "lon"), qi=["age", "sex", "race"], k=8)
+
+
+def test_every_point_is_the_release_its_setting_makes():
+    df = _table()
+    r = ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6)
+    f = r.report.details["frontier"]
+    assert f["chosen"] == 0.6 and [p["location_precision"] for p in f["points"]] == [0.1, 0.6, 0.95]
+    pd.testing.assert_frame_equal(r.table, ga.anonymize(df, **KW, location_precision=0.6).table)
+    spec = release_spec("anonymize", **KW)
+    for p in f["points"]:
+        again = ga.anonymize(df, **KW, location_precision=p["location_precision"])
+        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec) == p
+    assert ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6, n_jobs=2).report.details[
+        "frontier"] == f
+
+
+def test_bad_settings_are_refused():
+    for bad in ((), (0.5, 1.5), (True,), ("0.5",)):
+        with pytest.raises(ga.ParameterError, match="settings must be numbers from 0 to 1"):
+            ga.explore(_table(50), **KW, settings=bad)
+
+
+def test_the_command_line_prints_the_trade_off_and_reports_it(tmp_path, cli):
+    _table().to_csv(tmp_path / "in.csv", index=False)
+    code, out, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", "age,sex,race",
+                         "-k", "8", "--explore", "-o", tmp_path / "out.csv", "--report", tmp_path / "r.json",
+                         "--html-report", tmp_path / "r.html")
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    points = report["frontier"]["points"]
+    assert len(points) == 8 and "trade-off" in out and sum(line.startswith("*") for line in out.splitlines()) == 1
+    assert 'id="frontier"' in (tmp_path / "r.html").read_text()
