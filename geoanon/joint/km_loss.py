@@ -1,29 +1,36 @@
-"""The location's loss in km, on a log scale (``location_loss="km"``).
+"""The location's loss in km (``location_loss="km"``).
 
 A class whose location box has a diagonal of ``D`` km costs each of its
 rows, per location column,
 
-    log(1 + D / u) / log(1 + F / u),      u = F / 10 ** DECADES,
+    log(1 + D / u) / log(1 + F / u),      u = KNEE * F,
 
-where ``F`` is the diagonal of the box of all the table's records: the whole
-table's box costs 1, and every tenfold of width costs the same share, 1 /
-``DECADES``, so 2 km against 1 km weighs as much as 200 km against 100 km (a
-street against a district as a county against a state). NCP over the range
-(``"range"``) charges width linearly: there a town-sized box costs nothing and
-the search buys other columns' precision with a few very wide boxes only when
-no box is wide. Boxes are measured as the search sees them (the records' box
-on the grid, or the tile), on the ground: longitude degrees times the cosine
-of the box's middle latitude (:func:`ground_diagonal`).
+where ``F`` is the diagonal of the box of the table's records, the 5% at
+each end of each axis left out (:func:`km_loss`): that box costs 1, one a tenth as wide 0.29, a hundredth 0.04. Below u
+(a tenth of the table's extent) the loss is nearly linear in km, so halving
+a box saves half its cost at every width; above it, it bends, so the last
+tenfold (a region against the whole country) costs no more than the rest.
+Measured against the alternatives on the frontier benchmark
+(``bench/bench_frontier.py``, three tables, k = 5, 10, 50): u = F / 10**4
+(every tenfold of width costing the same) lets the location's weight flip
+every node's choice at once, so the frontier jumps (airports, k = 5: from
+101 km to 58 km between two settings 0.01 apart) and its worst ratio to
+the peer's other-column loss is 0.93-1.97x where u = F / 10 gives
+0.62-0.65x on the airports table at k = 5 and 10; u = F / 10**0.75 gives
+0.69-0.76x. NCP over the range (``"range"``) charges width linearly up
+to F: there the search buys other columns' precision with a few
+continent-wide boxes. Boxes are measured as the search sees them (the
+records' box on the grid, or the tile), on the ground: longitude degrees
+times the cosine of the box's middle latitude (:func:`ground_diagonal`).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
 the diagonal of the box of its member regions' centroids, ``F`` that of all
 the regions the hierarchy holds (:func:`tree_km_costs`) and ``u`` the
 regions' spacing, the median distance between adjacent regions' centroids
-(at least F / 10 ** DECADES): no group is narrower than two neighbours, so
-widths below it tell nothing apart, and on a state's table the scale would
-otherwise start far below its smallest group, every group costing nearly as
-much as the whole map. Iyengar's loss (regions covered - 1) / (distinct - 1)
-would make a state of a national table's 30,000 ZIP codes look nearly free.
+(at least ``FLOOR`` * F): no group is narrower than two neighbours, so
+widths below it tell nothing apart, and every tenfold above it costs the
+same. Iyengar's loss (regions covered - 1) / (distinct - 1) would make a
+state of a national table's 30,000 ZIP codes look nearly free.
 """
 from __future__ import annotations
 
@@ -33,26 +40,29 @@ import numpy as np
 
 from .._geo import KM_PER_DEGREE
 
-__all__ = ["DECADES", "KmLoss", "ground_diagonal", "km_loss", "log_km", "node_diameters", "spacing", "tree_km_costs"]
+__all__ = ["FLOOR", "KNEE", "KmLoss", "ground_diagonal", "km_loss", "log_km", "node_diameters", "spacing", "tree_km_costs"]
 
-DECADES = 4.0       # the widths below F / 10**DECADES cost almost nothing
+KNEE = 0.1          # points: u = KNEE * F, the width below which the loss is nearly linear
+FLOOR = 1e-4        # regions: u at least FLOOR * F
+TAIL = 0.05         # points: F leaves out this share of the records at each end of each axis
 
 
 def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
     """The loss of areas ``diameter`` km across in a table whose records span
     ``full`` km (F): log(1 + D / u) / log(1 + F / u), u = ``unit`` km (by
-    default F / 10 ** DECADES); 0 for a point, 1 for the whole table, the
-    same step for every tenfold above u (NaN stays NaN).
+    default ``KNEE`` * F); 0 for a point, 1 for the whole table, nearly
+    linear below u, the same step for every tenfold well above it (NaN
+    stays NaN).
 
     Examples
     --------
-    >>> log_km(np.array([0.0, 4.6, 46.0, 4600.0]), 4600.0).round(2)
-    array([0.  , 0.26, 0.5 , 1.  ])
+    >>> log_km(np.array([0.0, 46.0, 460.0, 4600.0]), 4600.0).round(2)
+    array([0.  , 0.04, 0.29, 1.  ])
     >>> log_km(np.array([10.0, 100.0]), 4600.0, unit=10.0).round(2)
     array([0.11, 0.39])
     """
     full = full if np.isfinite(full) and full > 0 else 1.0
-    unit = full / 10 ** DECADES if unit is None else unit
+    unit = KNEE * full if unit is None else unit
     return np.log1p(np.maximum(np.asarray(diameter, dtype=np.float64), 0.0) / unit) / np.log1p(full / unit)
 
 
@@ -105,11 +115,16 @@ class KmLoss:
 
 def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:
     """The :class:`KmLoss` of ``dims``' location (its two rank dimensions,
-    longitude first), ``F`` measured on all its records."""
+    longitude first), ``F`` the diagonal of the box of its records' central
+    ``1 - 2 * TAIL`` on each axis: a few far records (islands, a wrong
+    coordinate) do not stretch the scale and make every box look cheap."""
     x, y = (j for j, d in enumerate(dims.items) if d.location)
-    loss = KmLoss(x, y, geographic, km_per_unit, 1.0)
-    root = dims.root(np.arange(dims.items[x].rank.size))
-    full = float(loss.diagonal(dims, np.array([root[x]]), np.array([root[y]]))[0])
+    corners = []
+    for d in (dims.items[x], dims.items[y]):
+        held = d.rank[d.rank < d.size]
+        corners.append(np.quantile(d.low[held], [TAIL, 1 - TAIL]) if held.size else np.zeros(2))
+    (x0, x1), (y0, y1) = corners
+    full = float(ground_diagonal(x0, y0, x1, y1, geographic, km_per_unit))
     return KmLoss(x, y, geographic, km_per_unit, full if np.isfinite(full) and full > 0 else 1.0)
 
 

@@ -109,11 +109,12 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         joint and greedy designs for points, and of ZIP locations): a
         class's box or group of regions ``D`` km across costs
         log(1 + D / u) / log(1 + F / u) per row and location column, F the
-        whole table's extent, u = F / 10**4 for points
-        (:mod:`geoanon.joint.km_loss`; a group's ``D`` is the diagonal of the
-        box of its regions' centroids, u the regions' spacing), so every
-        tenfold of width costs the same: ten km against one weighs as much
-        as a thousand against a hundred, and groups stay local.
+        table's extent (its records' box, the 5% at each end of each axis
+        left out), u = F / 10 for points (:mod:`geoanon.joint.km_loss`: a
+        box's cost nearly linear in km below a tenth of the table's extent);
+        a group's ``D`` is the diagonal of the box of its regions' centroids,
+        F the map's, u the regions' spacing, so every tenfold of width above
+        two neighbours costs the same and groups stay local.
         For points, ``"spacing"`` (the default
         of the frontier and location-first designs): in distance, against
         the records' local spacing (:func:`geoanon.joint.search.location_losses`:
@@ -243,20 +244,20 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
     >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
        age_min  age_max sex diagnosis  class_id
-    0        0       49   F       flu         1
-    1       30       59   M      copd         0
-    2        0       49   F       flu         1
-    3       30       59   M      gout         0
-    4        0       49   F      copd         1
-    5        0       49   F       flu         1
-    6       50     <NA>   M      gout         2
-    7       50     <NA>   M       flu         2
+    0       32       39   *       flu         1
+    1       32       39   *      copd         1
+    2       44       53   *       flu         0
+    3       44       53   *      gout         0
+    4        0       35   F      copd         2
+    5        0       35   F       flu         2
+    6       56     <NA>   M      gout         3
+    7       56     <NA>   M       flu         3
     >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
     (2, 2)
 
-    Each class publishes its own records' box (the women's spans both
-    cities: the joint design trades location for the other columns where
-    that costs less). An end in a tail (fewer than k records beyond it) is
+    Each class publishes its own records' box: Durham's four patients
+    (rows 0-3) are cut by age and publish sex as ``*`` (both values),
+    Raleigh's by sex. An end in a tail (fewer than k records beyond it) is
     published open: the column's floor (0 for ages) or no end at all
     (``<NA>``, as in "50+").
     """

@@ -11,7 +11,7 @@ from .._geo import KM_PER_DEGREE, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
-from ..joint.km_loss import DECADES, ground_diagonal, node_diameters, spacing, tree_km_costs
+from ..joint.km_loss import FLOOR, ground_diagonal, node_diameters, spacing, tree_km_costs
 from ..regions.rollup import rolled_up
 from .regions import km_spread, region_boxes, region_graph, region_units, units_of
 from ..points.frame import RELATIVE_SCALE
@@ -543,7 +543,7 @@ class GroupPublisher:
         of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
         records), and the ``"km"`` node costs (F the diameter of all the
         regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
-        at least F / 10 ** DECADES)."""
+        at least ``FLOOR`` * F)."""
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
         per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
@@ -555,7 +555,7 @@ class GroupPublisher:
         position = {v: i for i, v in enumerate(leaf_names)}
         pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
                          dtype=np.int64).reshape(-1, 2)
-        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), full / 10 ** DECADES])
+        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), FLOOR * full])
         self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
 
     def km_costs(self) -> list:
