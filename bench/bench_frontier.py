@@ -27,7 +27,9 @@ Quasi-identifiers lat, lon, age, sex, race, marital-status; k = 5, 10, 50.
   sets. ``w`` = 1, 2, 4, ..., 256 traces its frontier.
 - ``geoanon``: :func:`geoanon.explore` at ``location_precision`` 0, 0.05,
   ..., 1 (the default release, 0.5, among them), each release measured as
-  published.
+  published; ``geoanon+kneeX``: the same with the km loss's u = X F
+  (:data:`geoanon.joint.km_loss.KNEE`, 0.1 by default; 1e-4 makes every
+  tenfold of width cost the same, as before).
 
 Measured per release: the median and p90 box diagonal per record (km; a
 record published without a box counts as infinitely wide) and the other
@@ -65,7 +67,8 @@ WINDOWS = {"airports": (40, 700), "zips": (40, 700), "city": (2, 40)}
 PAD = 0.075            # the peer's box: each side out by this share of its extent
 TARGET = 0.70
 REPEATS = 3
-PLAN = ([(t, k, m) for t in TABLES for k in KS for m in ("mondrian", "geoanon")]
+KNEES = (1e-4, 0.2)    # the km loss's u / F measured beside the default (geoanon.joint.km_loss.KNEE)
+PLAN = ([(t, k, m) for t in TABLES for k in KS for m in ("mondrian", "geoanon", *(f"geoanon+knee{u:g}" for u in KNEES))]
         + [(t, 10, "speed") for t in TABLES])
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
@@ -147,7 +150,11 @@ def measure(name: str, k, method: str) -> dict:
     started = time.perf_counter()
     if method == "mondrian":
         row["points"] = [_mondrian_point(df, mondrian(df, k, w), w) for w in WEIGHTS]
-    elif method == "geoanon":
+    elif method.startswith("geoanon"):
+        if "+knee" in method:                 # forked workers inherit it
+            import geoanon.joint.km_loss as km_loss
+
+            km_loss.KNEE = float(method.split("+knee")[1])
         r = ga.explore(df, location=("lat", "lon"), qi=OTHER, k=k, settings=SETTINGS, n_jobs=2)
         row["points"] = [{"setting": p["location_precision"], "median_km": p["median_km"], "p90_km": p["p90_km"],
                           "other_ncp": p["other_ncp"], "classes": p["classes"]} for p in r.report.details["frontier"]["points"]]
@@ -229,6 +236,27 @@ def write_results(rows, path: Path) -> None:
                       "Mondrian's (w: median km / p90 km / other NCP): " + "; ".join(
                           f"{p['setting']:g}: {p['median_km']:,.0f} / {p['p90_km']:,.0f} / {p['other_ncp']:.3f}"
                           for p in peer["points"]) + ".", ""]
+    lines += ["### The km loss's knee", "", "The worst ratio in the window (and the default's median km / other NCP) "
+              "with the km loss's u = X F, X the default 0.1 and the alternatives:", "",
+              "| table | k | " + " | ".join(f"u = {u:g} F" for u in (0.1, *KNEES)) + " |",
+              "|---|---:|" + "---:|" * (1 + len(KNEES))]
+    for name in TABLES:
+        for k in KS:
+            peer = by.get((name, k, "mondrian"))
+            if peer is None:
+                continue
+            cells = []
+            for method in ("geoanon", *(f"geoanon+knee{u:g}" for u in KNEES)):
+                ours = by.get((name, k, method))
+                if ours is None:
+                    cells.append("-")
+                    continue
+                c = compare(peer["points"], ours["points"], WINDOWS[name])
+                ratios = [r for _, _, r in c["ratios"]]
+                cells.append((f"{max(ratios):.2f}x" if ratios else "-")
+                             + f" ({c['default']['median_km']:,.1f} km / {c['default']['other_ncp']:.3f})")
+            lines.append(f"| {name} | {k} | " + " | ".join(cells) + " |")
+    lines += [""]
     lines += ["### Speed of `explore`", "", "| table | rows | one release s | explore, 8 settings s | ratio | "
               "explore, 2 processes s | ratio |", "|---|---:|---:|---:|---:|---:|---:|"]
     for name in TABLES:

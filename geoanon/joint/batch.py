@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cuts import WINDOW, compact_choice, cut_clearance, first_least
-from .dims import RankDim, SetDim, TreeDim
+from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
 __all__ = ["location_forest", "split_all", "split_top", "vectorizable"]
 
@@ -97,7 +97,7 @@ class _Search:
         km = self.dims.km
         for j in self.allowed:
             if km is None or j not in (km.x, km.y):
-                total += self.dims.items[j].weight * _dim_cost(self.dims.items[j], states[j])
+                total += self.dims.items[j].weight * dim_costs(self.dims.items[j], states[j])
         if km is not None and km.x in self.allowed:
             weight = self.dims.items[km.x].weight + self.dims.items[km.y].weight
             total += weight * km.loss(self.dims, states[km.x], states[km.y])
@@ -307,7 +307,7 @@ class _Search:
             node = self._node_of_row()
             child = up[np.maximum(level[node] - 1, 0), d.leaf[self.perm]]
         else:
-            eligible = _popcount(st) >= 2
+            eligible = popcount(st) >= 2
             node = self._node_of_row()
             child = d.leaf[self.perm]
         keep_rows = eligible[node]
@@ -403,7 +403,7 @@ class _Search:
                 states[e] = _lowest_common(de, rows, starts, parent)
             else:
                 held = np.bitwise_or.reduceat(de.bits[rows], starts)
-                states[e] = np.where((_popcount(parent) > 1) | (e == j), held, parent)
+                states[e] = np.where((popcount(parent) > 1) | (e == j), held, parent)
         origin = self.origin[p_node]
         cost = self.costs(states, origin) * p_size
         part_cost = np.zeros(self.size.size)
@@ -502,32 +502,6 @@ def _fixed_cost(dims, state, allowed) -> float:
     if dims.km is not None and dims.km.x not in allowed:
         total += dims.location_cost(state)
     return total
-
-
-def _dim_cost(d, st: np.ndarray) -> np.ndarray:
-    """:meth:`cost` of one dimension for an array of states."""
-    if isinstance(d, RankDim):
-        first, end, size = st[:, 2], st[:, 3], d.size
-        known = (first < size) & (end <= size)
-        a, b = d.intervals(st)
-        width = (b - a) / d.span if d.span > 0 else np.zeros(st.shape[0])
-        return np.where(first >= size, 0.0, np.where(end > size, 1.0, np.where(known, width, 0.0)))
-    if isinstance(d, TreeDim):
-        out = np.empty(st.shape[0])
-        for level in np.unique(st[:, 0]).tolist():
-            here = st[:, 0] == level
-            out[here] = d.node_cost[level][st[here, 1]]
-        return out
-    return (_popcount(st) - 1) / max(len(d.names) - 1, 1)
-
-
-_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
-
-
-def _popcount(x: np.ndarray) -> np.ndarray:
-    """Set bits of each int64 (by byte lookup)."""
-    x = np.ascontiguousarray(x, dtype=np.int64)
-    return _BYTE_BITS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)
 
 
 def _lowest_common(d: TreeDim, rows, starts, parent) -> np.ndarray:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "grid_places", "ranked", "rounding_step",
+__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "dim_costs", "popcount", "grid_places", "ranked", "rounding_step",
            "tree_from_paths"]
 
 
@@ -480,13 +480,26 @@ class Dims:
     def root(self, rows: np.ndarray) -> tuple:
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
-    def cell_costs(self, state: tuple) -> np.ndarray:
-        """Each dimension's weighted cost of a class of ``state``; under a
+    def summed_costs(self, states: list, sizes: np.ndarray) -> np.ndarray:
+        """Each dimension's weighted cost summed over classes of ``states``
+        holding ``sizes`` rows, one array operation per dimension; under a
         ``km`` loss the location's cost is shared by its two dimensions."""
-        costs = np.array([d.weight * d.cost(s) for d, s in zip(self.items, state)])
+        sizes = np.asarray(sizes, dtype=np.float64)
+        if not len(states):
+            return np.zeros(len(self.items))
+        columns = [np.array([st[j] for st in states]) for j in range(len(self.items))]
+        costs = np.empty((len(states), len(self.items)))
+        for j, d in enumerate(self.items):
+            if isinstance(d, SetDim) and d.bits is None:
+                costs[:, j] = [d.cost(s) for s in columns[j].tolist()]
+            else:
+                costs[:, j] = dim_costs(d, columns[j])
+        costs *= np.array([d.weight for d in self.items])
         if self.km is not None:
-            costs[[self.km.x, self.km.y]] = self.location_cost(state) / 2
-        return costs
+            x, y = self.km.x, self.km.y
+            weight = self.items[x].weight + self.items[y].weight
+            costs[:, [x, y]] = (weight * self.km.loss(self, columns[x], columns[y]) / 2)[:, None]
+        return sizes @ costs
 
     def location_cost(self, state: tuple) -> float:
         """The weighted cost of a class's location: its dimensions' NCP, or the ``km`` loss."""
@@ -524,3 +537,30 @@ def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
     edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
                    missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)
+
+
+def dim_costs(d, st: np.ndarray) -> np.ndarray:
+    """The ``cost`` of one dimension ``d`` for an array of its states (rows of
+    rank or hierarchy states; bit masks of a set of at most 62 values)."""
+    if isinstance(d, RankDim):
+        first, end, size = st[:, 2], st[:, 3], d.size
+        known = (first < size) & (end <= size)
+        a, b = d.intervals(st)
+        width = (b - a) / d.span if d.span > 0 else np.zeros(st.shape[0])
+        return np.where(first >= size, 0.0, np.where(end > size, 1.0, np.where(known, width, 0.0)))
+    if isinstance(d, TreeDim):
+        out = np.empty(st.shape[0])
+        for level in np.unique(st[:, 0]).tolist():
+            here = st[:, 0] == level
+            out[here] = d.node_cost[level][st[here, 1]]
+        return out
+    return (popcount(st) - 1) / max(len(d.names) - 1, 1)
+
+
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each int64 (by byte lookup)."""
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    return _BYTE_BITS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)

@@ -154,10 +154,7 @@ def _moved(dims, check, part, rows, pins):
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if dims.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
     location_class = np.r_[location_class, np.full(len(leaves), places.size, dtype=np.int64)]
-    cost = np.zeros(len(dims.items))
-    sizes = np.bincount(row_class[row_class >= 0], minlength=len(states))
-    for c, state in enumerate(states):
-        cost += sizes[c] * dims.cell_costs(state)
+    cost = dims.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)))
     suppressed = int(renumber[part.suppressed]) if part.suppressed >= 0 else -1
     first_of = np.unique(location_class[:kept.size], return_index=True)[1]
     return replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,

@@ -71,6 +71,7 @@ class JointPartition:
 
 
 SHARD_ROWS = 1 << 14     # location nodes above this are cut first; each shard below is solved on its own
+NODES_PER_JOB = 8        # the joint design hands its nodes to the processes when this many would fill them
 
 
 def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1, rows=None) -> JointPartition:
@@ -112,9 +113,10 @@ def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     """``"joint"``: Mondrian cuts (LeFevre et al., 2006) with location cuts
     anywhere, without lookahead; every class its own location class, boxes
     may overlap. The array search (:func:`~geoanon.joint.batch.split_top`)
-    cuts in this process until no node holds more than ``SHARD_ROWS`` rows;
-    the nodes left are finished in ``n_jobs`` processes, which cut each on
-    its own, so the classes do not depend on ``n_jobs``. With a precision
+    cuts in this process until no node holds more than ``SHARD_ROWS`` rows
+    or, with ``n_jobs`` > 1, a ``NODES_PER_JOB``-th of a process's share of
+    the rows; the nodes left are finished in ``n_jobs`` processes, which
+    cut each on its own, so the classes do not depend on ``n_jobs``. With a precision
     target (``dims.too_wide``), the location alone is first cut down to
     pieces no wider."""
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
@@ -123,7 +125,8 @@ def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     leaves, pending = [], []
     for group in _located_apart(dims, check, rows, location):
         for piece in _within_target(dims, check, *group, location):
-            done, rest = split_top(dims, check, piece, allowed, SHARD_ROWS) if vectorizable(dims, allowed) \
+            limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows.size // (NODES_PER_JOB * n_jobs))
+            done, rest = split_top(dims, check, piece, allowed, limit) if vectorizable(dims, allowed) \
                 else ([], [piece])
             leaves.extend(done)
             pending.extend(rest)
@@ -264,13 +267,12 @@ def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointParti
     order = np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(leaves[i][0].min()))),
                      dtype=np.int64)
     states, location_class = [], np.empty(len(leaves), dtype=np.int64)
-    cost = np.zeros(len(dims.items))
     for c, i in enumerate(order.tolist()):
         r, st = leaves[i]
         row_class[r] = c
         states.append(st)
         location_class[c] = c if owner is None else owner[i]
-        cost += r.size * dims.cell_costs(st)
+    cost = dims.summed_costs(states, [leaves[i][0].size for i in order.tolist()])
     if owner is None:
         loc_states = states
     return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
