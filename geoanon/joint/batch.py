@@ -77,6 +77,7 @@ class _Search:
         self.fixed = np.array([_fixed_cost(dims, st, self.allowed) for _, st in groups])
         self.total = np.zeros(len(groups))
         self.done = []          # (origin, rows, state arrays) of finished nodes, a batch per round
+        self.owned = None       # per group, the (batch, index) of its leaves in done (leaves_of)
         self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups]) \
             if tree else None
         self.node_id = np.arange(len(groups), dtype=np.int64)
@@ -173,16 +174,21 @@ class _Search:
         return out
 
     def leaves_of(self, g: int) -> list:
-        """The leaves (rows, state) of group ``g``."""
+        """The leaves (rows, state) of group ``g``, in the order they were found."""
+        if self.owned is None:          # every group's (batch, index) pairs, found in one pass
+            self.owned = [[] for _ in self.groups]
+            for b, (origin, _, _) in enumerate(self.done):
+                for i, o in enumerate(origin.tolist()):
+                    self.owned[o].append((b, i))
         out = []
         base = self.groups[g][1]
-        for origin, rows, states in self.done:
-            for i in np.flatnonzero(origin == g).tolist():
-                state = list(base)
-                for j in self.allowed:
-                    s = states[j][i]
-                    state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
-                out.append((rows[i], tuple(state)))
+        for b, i in self.owned[g]:
+            _, rows, states = self.done[b]
+            state = list(base)
+            for j in self.allowed:
+                s = states[j][i]
+                state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
+            out.append((rows[i], tuple(state)))
         return out
 
     # ---- candidate cuts ----------------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ class JointPartition:
 
 
 SHARD_ROWS = 1 << 14     # location nodes above this are cut first; each shard below is solved on its own
-NODES_PER_JOB = 8        # the joint design hands its nodes to the processes when this many would fill them
+NODES_PER_JOB = 4        # the joint design hands its nodes to the processes when this many would fill them
 
 
 def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1, rows=None) -> JointPartition:
@@ -215,7 +215,7 @@ CHUNKS_PER_JOB = 4  # shards go to the workers in this many runs per worker, for
 
 def _map_shards(problem, shards, n_jobs) -> list:
     """Solve every shard, in order: all together in this process, or in runs
-    of consecutive shards in ``n_jobs`` forked worker processes that ignore
+    of consecutive shards of about as many rows (:func:`_runs`) in ``n_jobs`` forked worker processes that ignore
     Ctrl-C (the caller's interrupt terminates them). Shards are solved
     independently, so the runs do not change the result."""
     global _PROBLEM
@@ -223,10 +223,17 @@ def _map_shards(problem, shards, n_jobs) -> list:
     try:
         if n_jobs == 1 or len(shards) == 1:
             return [_solve_shards(shards)]
-        bounds = np.linspace(0, len(shards), min(len(shards), CHUNKS_PER_JOB * n_jobs) + 1).round().astype(int)
-        return forked_map(_solve_shards, [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])], n_jobs)
+        return forked_map(_solve_shards, _runs(shards, CHUNKS_PER_JOB * n_jobs), n_jobs)
     finally:
         _PROBLEM = None
+
+
+def _runs(shards: list, count: int) -> list:
+    """``shards`` in at most ``count`` runs of consecutive shards holding about as many rows each."""
+    rows = np.cumsum([r.size for r, _ in shards])
+    bounds = np.unique(np.r_[0, np.searchsorted(rows, rows[-1] * np.arange(1, count) / count, side="right"),
+                             len(shards)])
+    return [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _solve_shards(shards) -> tuple:
