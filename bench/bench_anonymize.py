@@ -25,9 +25,10 @@ Every measurement runs in a fresh process.
   published rectangle and the other QIs (age suppressed like the others);
 - ``geoanon_<design>[+sets][+tile]``: :func:`geoanon.anonymize` with each
   design (frontier, location-first, greedy, and joint, whose classes'
-  rectangles may overlap as Mondrian's do); age as an interval; sex, race
-  and marital-status suppressed (the default) or, with ``+sets``, published
-  as value sets (what Mondrian publishes); the location as records' boxes
+  rectangles may overlap as Mondrian's do, the default); age as an
+  interval; sex, race and marital-status suppressed (``suppress=``) or,
+  with ``+sets``, published as value sets (the default, what Mondrian
+  publishes); the location as records' boxes
   rounded on a grid (the default ``extent="box"``) or, with ``+tile``, as
   tiles covering the bounds.
 
@@ -361,7 +362,7 @@ def _precision_targets(rows) -> list[str]:
     lines = []
     if points and ours:
         x = ours["precision"]["median_km"] / points["precision"]["median_km"]
-        lines.append(f"- airports, k=10: the default's median box diagonal {ours['precision']['median_km']:,.0f} km "
+        lines.append(f"- airports, k=10: the frontier design's (issue 26's default) median box diagonal {ours['precision']['median_km']:,.0f} km "
                      f"= {x:.1f}x `points` alone ({points['precision']['median_km']:,.0f} km); target <= 3x: "
                      f"{'met' if x <= 3 else 'MISSED'}")
     for name, what in ((OURS + "+e100", "value sets, max_extent_km=100"),
@@ -426,7 +427,7 @@ def _targets(rows) -> list[str]:
         joint = next((r for r in ok if r["method"] == JOINT and r["k"] == k and r["l"] is None), None)
         ranged = next((r for r in ok if r["method"] == NCP_OURS and r["k"] == k and r["l"] is None), None)
         if mond and ours:
-            lines.append(f"- k={k}: NCP geoanon's default design with value sets {ours['ncp']:.4f} vs anonypy's "
+            lines.append(f"- k={k}: NCP of the frontier design with value sets (issue 11's default) {ours['ncp']:.4f} vs anonypy's "
                          f"Mondrian {mond['ncp']:.4f}; target below Mondrian: "
                          f"{'met' if ours['ncp'] < mond['ncp'] else 'MISSED'}")
         for other, what in ((ranged, "the frontier design with NCP as its location loss (`location_loss=\"range\"`)"),
@@ -461,10 +462,11 @@ def write_results(rows, path: Path) -> None:
         f"publishes: non-overlapping location boxes (records' box rounded outward on a grid) or tiles (`+tile`), "
         f"class ranges, and `*` or value sets (`+sets`); `{JOINT}` cuts the location anywhere, as Mondrian "
         f"does, so its classes' boxes may overlap. The frontier and location-first designs cost the location against "
-        f"the records' local spacing (the default `location_loss=\"spacing\"`), `+range` by NCP over the range "
-        f"(the greedy and joint designs' default). Issue 11's targets compare `{OURS}` (the default design, "
-        f"publishing value sets as Mondrian does); issue 26's the default itself, `geoanon_frontier` (`*` where a "
-        f"class's categories differ).",
+        f"the records' local spacing (the default `location_loss=\"spacing\"`), `+range` by NCP over the range; "
+        f"the greedy and joint designs (the joint one now the default) in km (`location_loss=\"km\"`). "
+        f"Issue 11's targets compare `{OURS}` (the frontier design, the default when they were set, publishing "
+        f"value sets as Mondrian does); issue 26's `geoanon_frontier` (`*` where a class's categories differ, then "
+        f"the default).",
         "",
         _table([r for r in rows if not _airports(r)]),
         "",

@@ -140,5 +140,7 @@ def numeric_cells(s: pd.Series) -> bool:
         return False
     if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
         return True
+    if is_nested(s):                                       # refused with its own message by the role checks
+        return False
     present = present_cells(pd.Series(s.unique()))        # each distinct value once
     return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())
