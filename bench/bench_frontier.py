@@ -1,7 +1,7 @@
 """Benchmark the joint release's trade-off against a weighted Mondrian's whole frontier.
 
     pip install ".[bench]"
-    python bench/bench_frontier.py             # about 15 minutes; --quick for a smoke run
+    python bench/bench_frontier.py             # about 20 minutes; --quick for a smoke run
 
 A user judges a joint release by two things at once: how wide the published
 location is (km) and how much of the other columns survives. Both sides are
@@ -24,10 +24,11 @@ Quasi-identifiers lat, lon, age, sex, race, marital-status; k = 5, 10, 50.
   categories; every part at least k. It publishes its members' box padded
   as geoanon pads its own (each side moved out by 7.5% of the box's extent,
   the middle of geoanon's 5-10% margin), its members' age range and value
-  sets. ``w`` = 1, 2, 4, ..., 256 traces its frontier.
-- ``geoanon``: :func:`geoanon.explore` at ``location_precision`` 0, 0.05,
-  ..., 1 (the default release, 0.5, among them), each release measured as
-  published; ``geoanon+kneeX``: the same with the km loss's u = X F
+  sets. ``w`` = 1, 1.414, 2, ..., 256 (17 weights a factor sqrt(2) apart)
+  traces its frontier.
+- ``geoanon``: :func:`geoanon.explore` at ``location_precision`` 0, 0.025,
+  ..., 1 (41 settings, the default release, 0.5, among them), each release
+  measured as published; ``geoanon+kneeX``: the same with the km loss's u = X F
   (:data:`geoanon.joint.km_loss.KNEE`, 0.1 by default; 1e-4 makes every
   tenfold of width cost the same, as before).
 
@@ -61,8 +62,8 @@ OTHER = ["age", "sex", "race", "marital-status"]
 CATEGORICAL = ["sex", "race", "marital-status"]
 TABLES = ("airports", "zips", "city")
 KS = (5, 10, 50)
-WEIGHTS = tuple(2 ** i for i in range(9))
-SETTINGS = tuple(np.round(np.linspace(0, 1, 21), 3))
+WEIGHTS = tuple(round(2 ** (i / 2), 3) for i in range(17))
+SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
 WINDOWS = {"airports": (40, 700), "zips": (40, 700), "city": (2, 40)}
 PAD = 0.075            # the peer's box: each side out by this share of its extent
 TARGET = 0.70

@@ -6,22 +6,23 @@ rows, per location column,
     log(1 + D / u) / log(1 + F / u),      u = KNEE * F,
 
 where ``F`` is the diagonal of the box of the table's records, the 5% at
-each end of each axis left out (:func:`km_loss`): that box costs 1, one a tenth as wide 0.29, a hundredth 0.04. Below u
-(a tenth of the table's extent) the loss is nearly linear in km, so halving
-a box saves half its cost at every width; above it, it bends, so the last
-tenfold (a region against the whole country) costs no more than the rest.
-Measured against the alternatives on the frontier benchmark
-(``bench/bench_frontier.py``, three tables, k = 5, 10, 50): u = F / 10**4
-(every tenfold of width costing the same) lets the location's weight flip
-every node's choice at once, so the frontier jumps (airports, k = 5: from
-101 km to 58 km between two settings 0.01 apart) and its worst ratio to
-the peer's other-column loss is 0.93-1.97x where u = F / 10 gives
-0.62-0.65x on the airports table at k = 5 and 10; u = F / 10**0.75 gives
-0.69-0.76x. NCP over the range (``"range"``) charges width linearly up
-to F: there the search buys other columns' precision with a few
-continent-wide boxes. Boxes are measured as the search sees them (the
-records' box on the grid, or the tile), on the ground: longitude degrees
-times the cosine of the box's middle latitude (:func:`ground_diagonal`).
+each end of each axis left out (:func:`km_loss`): that box costs 1, one a
+tenth as wide 0.29, a hundredth 0.04. Below u (a tenth of the table's
+extent) the loss is nearly linear in km, so halving a box saves half its
+cost at every width; above it, it bends, so the last tenfold (a region
+against the whole country) costs no more than the rest. Measured against the
+alternatives on the frontier benchmark (``bench/bench_frontier.py``, three
+tables, k = 5, 10, 50, its "knee" table): u = F / 10**4 (every tenfold of
+width costing the same) lets the location's weight flip every node's choice
+at once, so the frontier jumps between neighbouring settings and its worst
+ratio to the peer's other-column loss is 0.90-1.66x on the national tables,
+where u = F / 10 gives 0.67-1.04x; u = F / 5 is within 0.09 of F / 10 but
+does not reach the finest boxes on one of them. NCP over the range
+(``"range"``) charges width linearly up to F: there the search buys other
+columns' precision with a few continent-wide boxes. Boxes are measured as
+the search sees them (the records' box on the grid, or the tile), on the
+ground: longitude degrees times the cosine of the box's middle latitude
+(:func:`ground_diagonal`).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
 the diagonal of the box of its member regions' centroids, ``F`` that of all
