@@ -28,9 +28,11 @@ def is_geographic(crs) -> bool:
 
 def km_per_unit(crs) -> float:
     """Km per unit of a projected ``crs``'s first axis; 1.0 for a
-    geographic one (its distances are measured from degrees)."""
+    geographic one (its distances are measured from degrees) or none."""
     from pyproj import CRS
 
+    if crs is None:
+        return 1.0
     crs = CRS.from_user_input(crs)
     return 1.0 if crs.is_geographic else crs.axis_info[0].unit_conversion_factor / 1000
 

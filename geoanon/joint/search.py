@@ -71,7 +71,7 @@ class JointPartition:
 
 
 SHARD_ROWS = 1 << 14     # location nodes above this are cut first; each shard below is solved on its own
-NODES_PER_JOB = 4        # the joint design hands its nodes to the processes when this many would fill them
+NODES_PER_JOB = 4        # the joint design's nodes go to the processes at this many per process's share
 
 
 def joint_partition(dims: Dims, check, design: str = "frontier", n_jobs: int = 1, rows=None) -> JointPartition:
@@ -115,17 +115,17 @@ def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     may overlap. The array search (:func:`~geoanon.joint.batch.split_top`)
     cuts in this process until no node holds more than ``SHARD_ROWS`` rows
     or, with ``n_jobs`` > 1, a ``NODES_PER_JOB``-th of a process's share of
-    the rows; the nodes left are finished in ``n_jobs`` processes, which
-    cut each on its own, so the classes do not depend on ``n_jobs``. With a precision
-    target (``dims.too_wide``), the location alone is first cut down to
-    pieces no wider."""
+    the rows; the nodes left are finished in ``n_jobs`` processes, which cut
+    each on its own, so the classes do not depend on ``n_jobs``. With a
+    precision target (``dims.too_wide``), the location alone is first cut
+    down to pieces no wider."""
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
     location, other = _location_and_other(dims)
     allowed = location + other
+    limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows.size // (NODES_PER_JOB * n_jobs))
     leaves, pending = [], []
     for group in _located_apart(dims, check, rows, location):
         for piece in _within_target(dims, check, *group, location):
-            limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows.size // (NODES_PER_JOB * n_jobs))
             done, rest = split_top(dims, check, piece, allowed, limit) if vectorizable(dims, allowed) \
                 else ([], [piece])
             leaves.extend(done)
@@ -215,9 +215,10 @@ CHUNKS_PER_JOB = 4  # shards go to the workers in this many runs per worker, for
 
 def _map_shards(problem, shards, n_jobs) -> list:
     """Solve every shard, in order: all together in this process, or in runs
-    of consecutive shards of about as many rows (:func:`_runs`) in ``n_jobs`` forked worker processes that ignore
-    Ctrl-C (the caller's interrupt terminates them). Shards are solved
-    independently, so the runs do not change the result."""
+    of consecutive shards of about as many rows (:func:`_runs`) in ``n_jobs``
+    forked worker processes that ignore Ctrl-C (the caller's interrupt
+    terminates them). Shards are solved independently, so the runs do not
+    change the result."""
     global _PROBLEM
     _PROBLEM = problem
     try:

@@ -12,8 +12,7 @@ from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..joint.km_loss import FLOOR, ground_diagonal, node_diameters, spacing, tree_km_costs
-from ..regions.rollup import rolled_up
-from .regions import km_spread, region_boxes, region_graph, region_units, units_of
+from .regions import km_spread, region_boxes, region_graph, rolled_values
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names
 
@@ -303,10 +302,8 @@ def group_location(df, kind, loc, check, warnings, level="zip"):
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
         centroids = dict(graph.nodes(data="centroid"))             # of the regions, before any roll-up
-        if level != "zip":
-            graph, units = rolled_up(graph, region_units(loc["regions"], loc["region_id"], level))
-            graph.graph["level"] = level
-            values = units_of(values, units, loc.get("unknown", "error"))
+        graph, units, values = rolled_values(graph, values, loc["regions"], loc["region_id"], level,
+                                             loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
@@ -546,7 +543,7 @@ class GroupPublisher:
         at least ``FLOOR`` * F)."""
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
-        per_unit = 1.0 if self.shapes.crs is None else km_per_unit(self.shapes.crs)
+        per_unit = km_per_unit(self.shapes.crs)
         self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
         placed = ~np.isnan(boxes).any(axis=1)
         held = boxes[placed]

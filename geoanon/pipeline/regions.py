@@ -33,7 +33,7 @@ from .roles import declared_table, measure_undeclared, undeclared
 
 __all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "km_spread",
            "refuse_unknown", "region_boxes", "region_graph", "region_groups", "region_units", "region_values",
-           "units_of"]
+           "rolled_values", "units_of"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -139,12 +139,8 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph, units = found.graph, None
-    values = region_values(df[column])
-    if zip_level != "zip":
-        graph, units = rolled_up(graph, region_units(regions, region_id, zip_level))
-        graph.graph["level"] = zip_level
-        values = units_of(values, units, unknown)
+    graph, units, values = rolled_values(found.graph, region_values(df[column]), regions, region_id, zip_level,
+                                         unknown)
     known = values.isin(pd.Index(list(graph.nodes)))
     outside = ~known
     if unknown == "error":
@@ -212,7 +208,7 @@ class RegionGroups:
         boxes = region_boxes(self.graph, [v for m in self.members for v in m])
         crs = self.found.shapes.crs
         return node_diameters([up], boxes, bool(self.graph.graph.get("geographic")),
-                              1.0 if crs is None else km_per_unit(crs))[0]
+                              km_per_unit(crs))[0]
 
     def sizes(self) -> np.ndarray:
         return np.r_[self.part.weights, [self.suppressed] if self.suppressed else []].astype(np.int64)
@@ -448,6 +444,17 @@ def region_units(regions, region_id: str, level: str) -> dict:
                         f"{' and '.join(map(repr, sorted(needed)))} columns, or ids that are ZIP codes of the shipped "
                         "crosswalk (geoanon.datasets.zip_counties)")
     return units
+
+
+def rolled_values(graph, values: pd.Series, regions, region_id: str, level: str, unknown: str) -> tuple:
+    """The region ``graph``, its roll-up units' members (None at ``"zip"``)
+    and each record's node, with the regions rolled up to ``level``
+    (:func:`geoanon.regions.rollup.rolled_up`, :func:`units_of`)."""
+    if level == "zip":
+        return graph, None, values
+    graph, units = rolled_up(graph, region_units(regions, region_id, level))
+    graph.graph["level"] = level
+    return graph, units, units_of(values, units, unknown)
 
 
 def units_of(values: pd.Series, members: dict, unknown: str) -> pd.Series:
