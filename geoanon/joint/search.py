@@ -392,7 +392,7 @@ def cut_down(dims, check, groups, allowed, lookahead=FINAL_LOOKAHEAD) -> list:
         while stack:
             r, st = stack.pop()
             small = r.size < threshold and vectorizable(dims, allowed)
-            cut = None if small else best_cut(dims, r, st, check, allowed, FINAL_LOOKAHEAD)
+            cut = None if small else best_cut(dims, r, st, check, allowed, lookahead)
             if small:
                 below.append((g, r, st))
             elif cut is None:
