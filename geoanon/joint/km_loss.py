@@ -39,9 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._geo import KM_PER_DEGREE
+from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE
 
-__all__ = ["FLOOR", "KNEE", "KmLoss", "ground_diagonal", "km_loss", "log_km", "node_diameters", "spacing", "tree_km_costs"]
+__all__ = ["FLOOR", "KNEE", "KmLoss", "ground_diagonal", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
+           "tree_km_costs"]
 
 KNEE = 0.1          # points: u = KNEE * F, the width below which the loss is nearly linear
 FLOOR = 1e-4        # regions: u at least FLOOR * F
@@ -146,6 +147,48 @@ def spacing(boxes: np.ndarray, pairs: np.ndarray, geographic: bool, km_per_unit:
     return float(np.median(ground_diagonal(np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
                                            np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1]), geographic,
                                            km_per_unit)))
+
+
+def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, geographic: bool, km_per_unit: float = 1.0) -> float:
+    """The width in km of a typical record's k-neighbourhood: over records
+    (``counts`` of them at each of ``places``, n x 2: x, y), the median
+    diameter of the smallest circle around a record's place that holds k
+    records (0 where its place alone holds k); NaN without places. Distances
+    are chords of the sphere when ``geographic`` (longitude, latitude), else
+    projected units of ``km_per_unit`` km. No grouping of the places into
+    classes of k is narrower, for most records, than this.
+
+    Examples
+    --------
+    Two records at each of three places 1 degree of latitude apart:
+
+    >>> places = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, 2.0]])
+    >>> round(k_spacing(places, np.array([2, 2, 2]), 3, True), 1)
+    222.4
+    >>> k_spacing(places, np.array([2, 2, 2]), 2, True)
+    0.0
+    """
+    places, counts = np.asarray(places, dtype=np.float64).reshape(-1, 2), np.asarray(counts, dtype=np.int64)
+    held = np.isfinite(places).all(axis=1) & (counts > 0)
+    places, counts = places[held], counts[held]
+    if not places.size:
+        return float("nan")
+    from scipy.spatial import cKDTree
+
+    if geographic:
+        lon, lat = np.radians(places[:, 0]), np.radians(places[:, 1])
+        points = EARTH_RADIUS_KM * np.c_[np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]
+    else:
+        points = places * km_per_unit
+    m = min(int(k), len(points))                       # every place holds a record: k places hold k records
+    distance, nearest = cKDTree(points).query(points, k=m)
+    distance, nearest = distance.reshape(len(points), m), nearest.reshape(len(points), m)
+    reached = np.cumsum(counts[nearest], axis=1) >= k
+    first = np.where(reached.any(axis=1), reached.argmax(axis=1), m - 1)
+    diameter = 2 * distance[np.arange(len(points)), first]
+    order = np.argsort(diameter, kind="stable")
+    median = np.searchsorted(np.cumsum(counts[order]), counts.sum() / 2)
+    return float(diameter[order][median])
 
 
 def node_diameters(ancestors: list, boxes: np.ndarray, geographic: bool, km_per_unit: float = 1.0) -> list:

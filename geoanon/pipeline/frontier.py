@@ -5,7 +5,8 @@ before choosing: releases of one table along ``location_precision``.
 (:func:`~geoanon.pipeline.joint_release.prepared`), then partitions and
 publishes it at every setting, in ``n_jobs`` processes, measuring each
 release as a user reads it: the median and 90th percentile of the published
-location's extent in km (box diagonals; a ZIP or label group has none) and
+location's extent in km (box diagonals; a ZIP group's centroids' box; a
+label group has none) and
 the mean NCP of the other quasi-identifiers. The release at the chosen
 setting is returned whole, audited, with the frontier in its report.
 """
@@ -49,7 +50,7 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
         returns it, whose ``report.details["frontier"]`` holds ``chosen`` (its
         setting) and ``points``: per setting, in order, ``location_precision``
         (the value that reproduces it), ``median_km`` and ``p90_km`` (None
-        without a points location), ``other_ncp`` (the mean NCP of the other
+        without a points or ZIP location), ``other_ncp`` (the mean NCP of the other
         quasi-identifiers), ``ncp`` (overall) and ``classes``.
 
     Examples
@@ -75,15 +76,17 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
     others = [p for p in settings if p != chosen]
     points = _measured(job, spec, others)
     release = released(job, spec)
-    points.append(frontier_point(chosen, release.table, release.report.details["ncp"], spec))
+    points.append(frontier_point(chosen, release.table, release.report.details["ncp"], spec,
+                                 release.report.details.get("location_km")))
     release.report.details["frontier"] = {"chosen": chosen,
                                           "points": sorted(points, key=lambda p: p["location_precision"])}
     return release
 
 
-def frontier_point(setting: float, table, ncp: dict, spec) -> dict:
+def frontier_point(setting: float, table, ncp: dict, spec, location_km=None) -> dict:
     """One point of the frontier: the release at ``setting`` (its ``table``
-    and report ``ncp``) as a user reads it (see :func:`explore`)."""
+    and report ``ncp``; ``location_km``, a ZIP location's report entry) as a
+    user reads it (see :func:`explore`)."""
     kind, loc = spec.location
     others = [c for c in spec.columns.quasi_identifiers if c in ncp["columns"]]
     median = p90 = None
@@ -91,6 +94,8 @@ def frontier_point(setting: float, table, ncp: dict, spec) -> dict:
         d = row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
         d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
         median, p90 = (float(np.round(np.quantile(d, q), 3)) for q in (0.5, 0.9))
+    elif location_km is not None:
+        median, p90 = location_km["median"], location_km["p90"]
     return {"location_precision": setting, "median_km": median, "p90_km": p90,
             "other_ncp": round(float(np.mean([ncp["columns"][c] for c in others])), 6) if others else None,
             "ncp": ncp["overall"], "classes": int(table["class_id"].nunique())}
@@ -125,4 +130,4 @@ def _point(setting: float) -> dict:
     _, table, _, treatments = partitioned(job, spec)
     ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
                            formats=job.formats)
-    return frontier_point(setting, table, ncp, spec)
+    return frontier_point(setting, table, ncp, spec, getattr(job.publish_location, "details", {}).get("location_km"))

@@ -328,8 +328,6 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         dims.km = _km_loss(dims, crs)
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         dims.items[0].node_cost = publish_location.km_costs()
-    if o["max_extent_km"] is not None:
-        dims.too_wide = _too_wide(dims, crs, o["max_extent_km"])
     if kind == "points":
         dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
     dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
@@ -347,6 +345,8 @@ def partitioned(job: Prepared, spec: ReleaseSpec):
         d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
             else weights.get(d.name, 1.0)
     dims._costs = {}                               # costs remembered under other weights
+    dims.too_wide = None if (target := extent_target(job, spec)) is None else \
+        job.publish_location.too_wide(target) if kind == "zip" else _too_wide(dims, o["crs"], target)
     part = joint_partition(dims, check, o["method"], o["n_jobs"])
     if o["max_suppressed"]:
         part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
@@ -389,7 +389,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
             **({"zip_level": o["zip_level"]} if kind == "zip" else {}),
             **({"weights": weights} if weights else {}),
             **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
-            **({} if o["max_extent_km"] is None else _beyond(table, loc, crs, o["max_extent_km"], warnings)),
+            **_beyond(job, spec, table, warnings),
             **({} if max_suppressed is None else {
                 "max_suppressed": max_suppressed,
                 "suppressed_records": int((part.row_class == part.suppressed).sum())}),
@@ -403,6 +403,29 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
     classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
+
+
+REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
+
+
+def extent_target(job, spec) -> float | None:
+    """The precision target in km of ``spec``'s release: ``max_extent_km``,
+    or, for a ZIP location judged in km under the joint or frontier design,
+    ``REGION_EXTENT`` times the width of a typical record's k-neighbourhood
+    (:func:`geoanon.joint.km_loss.k_spacing`) over the fourth root of the
+    location's weight (``weights["location"]`` times ``location_precision``'s
+    factor): the other columns no longer buy continent-wide groups, and the
+    knob still moves the target, from about 10 neighbourhoods at setting 0
+    to 2.6 at 1. None for no target."""
+    o, kind = spec.options, spec.location[0]
+    if o["max_extent_km"] is not None:
+        return o["max_extent_km"]
+    scale = getattr(job.publish_location, "k_spacing", float("nan"))
+    if kind != "zip" or o["location_loss"] != "km" or o["method"] not in ("joint", "frontier") \
+            or not np.isfinite(scale) or scale <= 0:
+        return None
+    weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
+    return REGION_EXTENT * scale / weight ** 0.25
 
 
 PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up to 10% a side, then onto the grid
@@ -456,15 +479,22 @@ def _too_wide(dims, crs, max_km):
     return wide
 
 
-def _beyond(table, loc, crs, max_km, warnings) -> dict:
-    """The report's count of records published in boxes wider than ``max_km``, and its warning."""
-    diameter = row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
+def _beyond(job, spec, table, warnings) -> dict:
+    """The report's precision target (:func:`extent_target`), the count of
+    records published wider, and its warning; nothing without a target."""
+    max_km = extent_target(job, spec)
+    if max_km is None:
+        return {}
+    kind, loc = spec.location
+    diameter = job.publish_location.row_km if kind == "zip" else \
+        row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
     beyond = int((diameter > max_km).sum())
-    if beyond:
+    if beyond and spec.options["max_extent_km"] is not None:
         warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
-                        f"published in boxes wider than {max_km:g} km: their location classes cannot be cut further "
-                        "while every part meets the model")
-    return {"max_extent_km": max_km, "beyond_max_extent": beyond}
+                        f"published in {'groups' if kind == 'zip' else 'boxes'} wider than {max_km:g} km: their "
+                        "location classes cannot be cut further while every part meets the model")
+    automatic = {} if spec.options["max_extent_km"] is not None else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
+    return {"max_extent_km": round(max_km, 3), **automatic, "beyond_max_extent": beyond}
 
 
 def _release_location(kind, loc):

@@ -11,7 +11,7 @@ from .._geo import KM_PER_DEGREE, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
-from ..joint.km_loss import FLOOR, ground_diagonal, node_diameters, spacing, tree_km_costs
+from ..joint.km_loss import FLOOR, ground_diagonal, k_spacing, node_diameters, spacing, tree_km_costs
 from .regions import km_spread, region_boxes, region_graph, rolled_values
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names
@@ -317,7 +317,7 @@ def group_location(df, kind, loc, check, warnings, level="zip"):
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
     publisher = GroupPublisher(column, kind, shapes, details, centroids, units)
     if graph is not None:
-        publisher.measure(dim, graph, leaf_names)
+        publisher.measure(dim, graph, leaf_names, check.model.k)
     return Dims([dim]), publisher
 
 
@@ -534,13 +534,17 @@ class GroupPublisher:
         self.dropped = frozenset()
         self.labels = None
         self.diameters, self.costs, self.ncp = None, None, {}
+        self.k_spacing = float("nan")
+        self.row_km = None
 
-    def measure(self, dim, graph, leaf_names) -> None:
+    def measure(self, dim, graph, leaf_names, k: int) -> None:
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
         of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
-        records), and the ``"km"`` node costs (F the diameter of all the
+        records), the ``"km"`` node costs (F the diameter of all the
         regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
-        at least ``FLOOR`` * F)."""
+        at least ``FLOOR`` * F) and the records' k-neighbourhood width
+        (:func:`geoanon.joint.km_loss.k_spacing`, at least u), the scale of
+        the default precision target."""
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
         per_unit = km_per_unit(self.shapes.crs)
@@ -554,6 +558,14 @@ class GroupPublisher:
                          dtype=np.int64).reshape(-1, 2)
         unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), FLOOR * full])
         self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
+        middles = (boxes[:, :2] + boxes[:, 2:]) / 2
+        self.k_spacing = float(np.nanmax([k_spacing(middles, np.bincount(dim.leaf, minlength=len(leaf_names)), k,
+                                                     geographic, per_unit), unit]))
+
+    def too_wide(self, max_km: float):
+        """Whether a state's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""
+        diameters = self.diameters
+        return lambda state: bool(diameters[state[0][0]][state[0][1]] > max_km)      # NaN compares False
 
     def km_costs(self) -> list:
         """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
@@ -568,7 +580,8 @@ class GroupPublisher:
             nodes = [st[0] for st in part.states]
             km = np.array([self.diameters[level][node] for level, node in nodes])
             loss = np.where(np.isnan(km), 1.0, [self.costs[level][node] for level, node in nodes])
-            self.details["location_km"] = km_spread(km[part.row_class])
+            self.row_km = km[part.row_class]
+            self.details["location_km"] = km_spread(self.row_km)
             self.ncp = {"km_loss": {self.column: round(float(loss[part.row_class].mean()), 12)}}
         return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
 

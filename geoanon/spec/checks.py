@@ -88,14 +88,14 @@ def precision_weight(precision: float | None) -> float:
 
 
 def check_max_extent(value, kind, method) -> float | None:
-    """``max_extent_km``: None, or a finite number > 0 for a points location and the joint or frontier design."""
+    """``max_extent_km``: None, or a finite number > 0 for a points or ZIP location and the joint or frontier design."""
     from .._validation import check_positive
 
     if value is None:
         return None
     check_positive("max_extent_km", value)
-    if kind != "points":
-        raise ParameterError("max_extent_km needs a points location (lat and lon)")
+    if kind not in ("points", "zip"):
+        raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
     return float(value)

@@ -262,9 +262,10 @@ OPTIONS = (
            "starts with a minus sign", flag="--bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
     Option("bounds", ("anonymize",), kinds.BOUNDS, "region the rectangles tile", flag="--bounds",
            key="release.bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
-    Option("max_extent_km", ("anonymize",), kinds.KILOMETRES, "precision target of a --lat/--lon location: classes "
-           "wider than this (box diagonal, e.g. 50km) are cut further wherever the model allows; the report counts "
-           "the records still wider", flag="--max-extent", key="release.max_extent_km", metavar="KM"),
+    Option("max_extent_km", ("anonymize",), kinds.KILOMETRES, "precision target of the location: classes wider than "
+           "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
+           "model allows; the report counts the records still wider (ZIP codes' default: 6 times a typical "
+           "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM"),
     Option("max_suppressed", ("anonymize",), kinds.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
