@@ -21,10 +21,14 @@ or ``state`` (``zip_level``) as:
 - ``range``: the joint release (:func:`geoanon.anonymize`) with the location judged by
   Iyengar's loss, (regions covered - 1) / (distinct - 1) (``location_loss="range"``, the
   default before km);
-- ``km``: the joint release with the location judged in km (``location_loss="km"``, now
-  the default for ZIP codes: :func:`geoanon.joint.km_loss.log_km` of the group's diameter);
-- ``km-w8`` (``cost+3`` only): the same with the location weighing 8 times a column
-  (``weights={"location": 8}``), the price of keeping it local beside three more columns.
+- ``km``: the default joint release: the location judged in km (``location_loss="km"``,
+  :func:`geoanon.joint.km_loss.log_km` of the group's diameter) and kept within its default
+  precision target, 6 k-neighbourhoods of a typical record
+  (:func:`geoanon.pipeline.joint_release.extent_target`);
+- ``cost+3`` only, the designs measured against that default: ``km-free``, no target (the
+  previous default; ``max_extent_km`` 40,000); ``km-x4`` and ``km-x8``, the target at 4 and 8
+  neighbourhoods (``REGION_EXTENT``); ``km-w8-free``, no target and the location weighing 8
+  times a column (``weights={"location": 8}``), the knob's way of keeping it local.
 
 Reported: location groups; their diameter per record (``location_km``: the diagonal of the
 box of the group's ZIP centroids, km; median and p90) and its ratio to ``alone``'s median
@@ -48,10 +52,11 @@ from common import code_state, machine, main, replace_section, run_measurements,
 KS = (5, 10, 50)
 LEVELS = ("zip", "zip3", "county", "state")
 QIS = {"cost": ["cost_usd"], "cost+3": ["cost_usd", "age", "sex", "visit"]}
-VARIANTS = ("alone", "range", "km", "km-w8")
-LOCATION_WEIGHT = 8.0  # km-w8's weight of the location
+VARIANTS = ("alone", "range", "km", "km-free", "km-x4", "km-x8", "km-w8-free")
+LOCATION_WEIGHT = 8.0  # km-w8-free's weight of the location
+UNBOUNDED_KM = 40_000.0  # the -free variants' max_extent_km: no target
 PLAN = [(q, level, k, v) for q in QIS for level in LEVELS for k in KS for v in VARIANTS
-        if (v == "alone") == (q == "cost") or v in ("range", "km")]   # alone: one per level and k; km-w8: cost+3
+        if v in ("range", "km") or (v == "alone") == (q == "cost")]   # alone: one per level and k
 QUICK = [("cost", "zip", 10, v) for v in VARIANTS[:3]]
 TARGET = 3.0          # the joint release's median group diameter within this many times the zip job's
 TIME_LIMIT = 600
@@ -83,6 +88,10 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
     df = patients()
     regions = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False)
     edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
+    if variant in ("km-x4", "km-x8"):
+        import geoanon.pipeline.joint_release as joint_release
+
+        joint_release.REGION_EXTENT = float(variant[-1])
     start = time.perf_counter()
     if variant == "alone":
         rel = ga.generalize_regions(df[["zip"]], k, column="zip", regions=regions, region_id="zip", edges=edges,
@@ -94,7 +103,8 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
                                          "unknown": "suppress"},
                            qi=columns, sensitive="diagnosis", k=k, l=2, zip_level=level,
                            location_loss=variant.split("-")[0],
-                           weights={"location": LOCATION_WEIGHT} if variant == "km-w8" else None,
+                           weights={"location": LOCATION_WEIGHT} if "-w8" in variant else None,
+                           max_extent_km=UNBOUNDED_KM if variant.endswith("-free") else None,
                            identifiers=["record_id", "lat", "lon", *[c for c in QIS["cost+3"] if c not in columns]])
         classes = rel.report["location_classes"]
     seconds = time.perf_counter() - start
@@ -157,8 +167,9 @@ def verdicts(rows) -> list[str]:
 def write(rows, path: Path) -> None:
     lines = [f"Measured {today()} on {machine()}, {code_state()}. `python bench/bench_zip_joint.py`: the shipped "
              "20,000 patients by ZIP code (l = 2 on diagnosis; `cost+3` adds a seeded age, sex and visit date), "
-             "the joint release with the location judged by Iyengar's loss (`range`) and in km (`km`, the default; "
-             "`km-w8` with the location weighing 8) "
+             "the joint release with the location judged by Iyengar's loss (`range`) and in km (`km`, the default, "
+             "within 6 k-neighbourhoods; `km-free` without that target, `km-x4` / `km-x8` at 4 / 8 "
+             "neighbourhoods, `km-w8-free` without it and the location weighing 8) "
              "against `geoanon zip` alone, per ZIP level (see the script's docstring). Median / p90 km: each "
              "record's group diameter (the diagonal of the box of its ZIP centroids).", "", *table(rows), "",
              *verdicts(rows)]

@@ -245,3 +245,68 @@ def test_km_keeps_the_location_near_the_zip_jobs_where_range_spreads_it(patients
     medians = [ga.anonymize(births_df, location=counties, location_loss=loss, **births).report["location_km"]["median"]
                for loss in ("km", "range")]
     assert 2 * medians[0] < medians[1]
+
+
+def k_neighbourhood_km(df, k):
+    """The median over records of the diameter of the smallest circle around a record's ZIP centroid that
+    holds k records (chords of the sphere), from every pair of ZIP codes."""
+    regions = grid_regions()[0].set_index("zip")
+    counts = df["zip"].value_counts()
+    zips = [z for z in counts.index if z in regions.index]
+    lat, lon = (np.radians(regions.loc[zips, c].to_numpy(float)) for c in ("lat", "lon"))
+    xyz = 6371.0088 * np.c_[np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]
+    diameters = []
+    for i, z in enumerate(zips):
+        distance = np.linalg.norm(xyz - xyz[i], axis=1)
+        order = np.argsort(distance, kind="stable")
+        reach = np.flatnonzero(np.cumsum(counts[zips].to_numpy()[order]) >= k)[0]
+        diameters += [2 * distance[order][reach]] * counts[z]
+    return float(np.sort(diameters)[(len(diameters) - 1) // 2])
+
+
+def with_three_columns(df):
+    """``df`` with a seeded sex and visit day of the year besides age: columns that pull the location wide."""
+    rng = np.random.default_rng(1)
+    return df.assign(sex=rng.choice(["F", "M"], len(df)), visit=rng.integers(1, 366, len(df)))
+
+
+def test_a_zip_location_is_kept_within_six_k_neighbourhoods_by_default():
+    df = with_three_columns(grid_records(seed=5))
+    regions = grid_regions()[0].set_index("zip")
+
+    def released(k, **keywords):
+        rel = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"],
+                           sensitive="diagnosis", k=k, l=2, identifiers=["id"], **keywords)
+        check_joint_release(df.drop(columns=["id", "zip"]), rel.table.drop(columns=["zip"]), k,
+                            intervals=["age", "visit"], sets=["sex"], sensitive="diagnosis", l=2)
+        label = rel.table["zip"]
+        wide = sum(len(rows) for _, rows in label.groupby(label).groups.items()
+                   if diameter_km(*(regions.loc[df.loc[rows, "zip"].unique(), c] for c in ("lat", "lon")))
+                   > rel.report.details["max_extent_km"])
+        assert rel.report.details["beyond_max_extent"] == wide
+        return rel.report.details
+
+    # the scale: a typical record's k-neighbourhood, at least the regions' spacing (about 20 km)
+    wider = k_neighbourhood_km(df, 10)
+    assert released(10)["k_spacing_km"] == pytest.approx(wider, rel=1e-3) and wider > 25
+    d = released(4)
+    assert k_neighbourhood_km(df, 4) < 20 < d["k_spacing_km"] < 21
+    assert d["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"], rel=1e-3)
+    # without it, the three columns buy one group of the whole grid (200 km)
+    loose = released(4, max_extent_km=10_000)
+    assert "k_spacing_km" not in loose and loose["beyond_max_extent"] == 0
+    assert d["location_km"]["median"] < d["max_extent_km"] < loose["location_km"]["median"]
+    # the knob moves the target: the location's weight w puts it at 6 / w ** 0.25 neighbourhoods
+    finer, coarser = released(4, location_precision=0.9), released(4, location_precision=0.2)
+    assert finer["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] / 32 ** 0.2, rel=1e-3)
+    assert coarser["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] * 8 ** 0.15, rel=1e-3)
+    assert finer["location_km"]["median"] < d["location_km"]["median"] < coarser["location_km"]["median"]
+    # a target the user gives replaces it; the records its groups cannot reach are counted
+    tight = released(4, max_extent_km=30)
+    assert tight["location_km"]["median"] <= 30 and tight["beyond_max_extent"] > 0
+
+
+def test_max_extent_needs_a_place():
+    df = grid_records()
+    with pytest.raises(ga.ParameterError, match="max_extent_km needs a points location"):
+        ga.anonymize(df, location={"label": "zip"}, qi=["age"], k=5, identifiers=["id"], max_extent_km=50)
