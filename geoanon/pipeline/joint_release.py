@@ -365,7 +365,7 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
     cols, o = spec.columns, spec.options
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
     model, (kind, loc) = spec.model, spec.location
-    df, warnings, weights, crs = job.df, list(job.warnings), o["weights"], o["crs"]
+    df, warnings, weights = job.df, list(job.warnings), o["weights"]
     part, table, published, ncp_columns = partitioned(job, spec)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
@@ -489,12 +489,13 @@ def _beyond(job, spec, table, warnings) -> dict:
     diameter = job.publish_location.row_km if kind == "zip" else \
         row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
     beyond = int((diameter > max_km).sum())
-    if beyond and spec.options["max_extent_km"] is not None:
+    given = spec.options["max_extent_km"] is not None
+    if beyond and given:
         warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
                         f"published in {'groups' if kind == 'zip' else 'boxes'} wider than {max_km:g} km: their "
                         "location classes cannot be cut further while every part meets the model")
-    automatic = {} if spec.options["max_extent_km"] is not None else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
-    return {"max_extent_km": round(max_km, 3), **automatic, "beyond_max_extent": beyond}
+    scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
+    return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
 
 
 def _release_location(kind, loc):
