@@ -27,8 +27,11 @@ Quasi-identifiers lat, lon, age, sex, race, marital-status; k = 5, 10, 50.
   sets. ``w`` = 1, 1.414, 2, ..., 256 (17 weights a factor sqrt(2) apart)
   traces its frontier.
 - ``geoanon``: :func:`geoanon.explore` at ``location_precision`` 0, 0.025,
-  ..., 1 (41 settings, the default release, 0.5, among them), each release
-  measured as published; ``geoanon+kneeX``: the same with the km loss's u = X F
+  ..., 1 (41 settings, the default release, 0.5, among them), then, three
+  rounds at most, halfway between every two neighbouring settings whose
+  releases differ by more than 3% in median km or 10% in other NCP (the
+  knob is continuous; settings down to 1/320 apart), each release measured
+  as published; ``geoanon+kneeX``: the same with the km loss's u = X F
   (:data:`geoanon.joint.km_loss.KNEE`, 0.1 by default; 1e-4 makes every
   tenfold of width cost the same, as before).
 
@@ -64,6 +67,9 @@ TABLES = ("airports", "zips", "city")
 KS = (5, 10, 50)
 WEIGHTS = tuple(round(2 ** (i / 2), 3) for i in range(17))
 SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
+REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by more than:
+STEP_KM = 1.03         # this factor in median km,
+STEP_NCP = 1.10        # or this factor in other NCP
 WINDOWS = {"airports": (40, 700), "zips": (40, 700), "city": (2, 40)}
 PAD = 0.075            # the peer's box: each side out by this share of its extent
 TARGET = 0.70
@@ -156,9 +162,7 @@ def measure(name: str, k, method: str) -> dict:
             import geoanon.joint.km_loss as km_loss
 
             km_loss.KNEE = float(method.split("+knee")[1])
-        r = ga.explore(df, location=("lat", "lon"), qi=OTHER, k=k, settings=SETTINGS, n_jobs=2)
-        row["points"] = [{"setting": p["location_precision"], "median_km": p["median_km"], "p90_km": p["p90_km"],
-                          "other_ncp": p["other_ncp"], "classes": p["classes"]} for p in r.report.details["frontier"]["points"]]
+        row["points"] = _traced(df, k)
     else:
         kw = dict(location=("lat", "lon"), qi=OTHER, k=k)
         row["one_s"] = min(_timed(lambda: ga.anonymize(df, **kw)) for _ in range(REPEATS))
@@ -166,6 +170,28 @@ def measure(name: str, k, method: str) -> dict:
         row["explore2_s"] = min(_timed(lambda: ga.explore(df, **kw, n_jobs=2)) for _ in range(REPEATS))
     row["seconds"] = time.perf_counter() - started
     return row
+
+
+def _traced(df, k) -> list:
+    """geoanon's releases at ``SETTINGS``, then, for ``REFINE_ROUNDS`` rounds, at
+    the middle of every two neighbouring settings whose releases differ by more
+    than ``STEP_KM`` in median km or ``STEP_NCP`` in other NCP (the knob is
+    continuous; a sampled frontier must not leave gaps where it moves fast)."""
+    import geoanon as ga
+
+    points, todo = {}, list(SETTINGS)
+    for _ in range(REFINE_ROUNDS + 1):
+        if not todo:
+            break
+        r = ga.explore(df, location=("lat", "lon"), qi=OTHER, k=k, settings=todo, n_jobs=2)
+        for p in r.report.details["frontier"]["points"]:
+            points[p["location_precision"]] = {"setting": p["location_precision"], "median_km": p["median_km"],
+                                               "p90_km": p["p90_km"], "other_ncp": p["other_ncp"],
+                                               "classes": p["classes"]}
+        ordered = [points[s] for s in sorted(points)]
+        todo = [round((a["setting"] + b["setting"]) / 2, 6) for a, b in zip(ordered, ordered[1:])
+                if a["median_km"] > b["median_km"] * STEP_KM or b["other_ncp"] > a["other_ncp"] * STEP_NCP]
+    return [points[s] for s in sorted(points)]
 
 
 def _timed(f) -> float:
