@@ -402,7 +402,18 @@ def released(job: Prepared, spec: ReleaseSpec) -> Release:
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
     classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
-                   row_shapes=row_shapes, treatments=ncp_columns, location=_release_location(kind, loc))
+                   notes=_target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
+                   location=_release_location(kind, loc))
+
+
+def _target_note(details) -> list:
+    """The map's and report's line on a ZIP location's default precision target (:func:`extent_target`)."""
+    if "k_spacing_km" not in details:
+        return []
+    beyond = details["beyond_max_extent"]
+    return [f"ZIP groups kept within {details['max_extent_km']:,.0f} km, the default target from a typical record's "
+            f"k-neighbourhood ({details['k_spacing_km']:,.1f} km; max_extent_km sets another): "
+            f"{plural(beyond, 'record')} in wider groups, which cannot be cut further"]
 
 
 REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1

@@ -310,3 +310,16 @@ def test_max_extent_needs_a_place():
     df = grid_records()
     with pytest.raises(ga.ParameterError, match="max_extent_km needs a points location"):
         ga.anonymize(df, location={"label": "zip"}, qi=["age"], k=5, identifiers=["id"], max_extent_km=50)
+
+
+def test_the_default_target_is_noted_on_the_map_and_report():
+    df = with_three_columns(grid_records(seed=5))
+    rel = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"], sensitive="diagnosis",
+                       k=4, l=2, identifiers=["id"])
+    d = rel.report.details
+    assert rel.notes == [f"ZIP groups kept within {d['max_extent_km']:,.0f} km, the default target from a typical "
+                         f"record's k-neighbourhood ({d['k_spacing_km']:,.1f} km; max_extent_km sets another): "
+                         f"{d['beyond_max_extent']} records in wider groups, which cannot be cut further"]
+    given = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"],
+                         sensitive="diagnosis", k=4, l=2, identifiers=["id"], max_extent_km=500)
+    assert given.notes == []
