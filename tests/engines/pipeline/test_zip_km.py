@@ -323,3 +323,23 @@ def test_the_default_target_is_noted_on_the_map_and_report():
     given = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"],
                          sensitive="diagnosis", k=4, l=2, identifiers=["id"], max_extent_km=500)
     assert given.notes == []
+
+
+def test_max_extent_on_the_command_line(tmp_path, cli):
+    df = with_three_columns(grid_records(seed=5))
+    regions, edges = grid_regions()
+    df.to_csv(tmp_path / "in.csv", index=False)
+    regions.to_csv(tmp_path / "regions.csv", index=False)
+    edges.to_csv(tmp_path / "edges.csv", index=False)
+    common = ["--qi", "age,sex,visit", "--sensitive", "diagnosis", "-k", "4", "-l", "2", "--identifiers", "id"]
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--zip-col", "zip", "--regions", tmp_path / "regions.csv",
+                       "--region-id", "zip", "--edges", tmp_path / "edges.csv", "--unknown", "suppress", *common,
+                       "--max-extent", "30km", "-o", tmp_path / "out.csv", "--report", tmp_path / "r.json")
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["max_extent_km"] == 30 and report["location_km"]["median"] <= 30
+    assert "published in groups wider than 30 km" in err
+    code, _, err = cli("anonymize", tmp_path / "in.csv", "--label", "zip", *common, "--max-extent", "30km",
+                       "-o", tmp_path / "labels.csv")
+    assert code == 2 and "max_extent_km needs a points location (lat and lon) or ZIP codes" in err
+    assert not (tmp_path / "labels.csv").exists()
