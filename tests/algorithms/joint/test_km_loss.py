@@ -2,8 +2,10 @@
 of points and groups of regions, monotone in the diameter."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from geoanon.joint.km_loss import KNEE, ground_diagonal, log_km, node_diameters, tree_km_costs
+from geoanon.joint.km_loss import KNEE, ground_diagonal, k_spacing, log_km, node_diameters, tree_km_costs
 
 
 def test_log_km_is_zero_at_a_point_one_for_the_table_linear_below_the_knee_even_per_tenfold_above_a_unit():
@@ -61,3 +63,32 @@ def test_points_and_regions_share_the_formula():
     xs, ys = np.array([root[0]]), np.array([root[1]])
     assert km.loss(dims, xs, ys)[0] == pytest.approx(float(log_km(km.diagonal(dims, xs, ys), km.full)[0]))
     assert 1.0 < km.loss(dims, xs, ys)[0] < 1.1            # F leaves the 5% tails of each axis out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 25), st.integers(1, 12), st.booleans())
+def test_k_spacing_is_the_median_record_s_k_neighbourhood(seed, n, k, geographic):
+    """Against every pair of places: per record, twice the distance to the
+    nearest place at which the records counted outward from its own reach k
+    (all of them when fewer); the median over records, the lower middle."""
+    rng = np.random.default_rng(seed)
+    places = np.column_stack([rng.uniform(-100, -70, n), rng.uniform(30, 45, n)]).round(2)
+    counts = rng.integers(0, 4, n)
+    if geographic:
+        lon, lat = np.radians(places[:, 0]), np.radians(places[:, 1])
+        xyz = 6371.0088 * np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+    else:
+        xyz = places * 2.5                                      # projected units of 2.5 km
+    held = np.flatnonzero(counts > 0)
+    diameters = []
+    for i in held:
+        distance = np.linalg.norm(xyz[held] - xyz[i], axis=1)
+        order = np.argsort(distance, kind="stable")
+        reach = np.cumsum(counts[held][order]) >= k
+        d = distance[order][reach.argmax() if reach.any() else -1]
+        diameters += [2 * d] * int(counts[i])
+    found = k_spacing(places, counts, k, geographic, 2.5)
+    if not diameters:
+        assert np.isnan(found)
+        return
+    assert found == pytest.approx(np.sort(diameters)[(len(diameters) - 1) // 2], rel=1e-9, abs=1e-9)
