@@ -427,7 +427,7 @@ def extent_target(job, spec) -> float | None:
     location's weight (``weights["location"]`` times ``location_precision``'s
     factor): the other columns no longer buy continent-wide groups, and the
     knob still moves the target, from about 10 neighbourhoods at setting 0
-    to 2.6 at 1. None for no target."""
+    to 2.5 at 1. None for no target."""
     o, kind = spec.options, spec.location[0]
     if o["max_extent_km"] is not None:
         return o["max_extent_km"]
