@@ -3,7 +3,8 @@ before choosing: releases of one table along ``location_precision``.
 
 :func:`explore` checks the table and builds the search's dimensions once
 (:func:`~geoanon.pipeline.joint_release.prepared`), then partitions and
-publishes it at every setting, in ``n_jobs`` processes, measuring each
+publishes it at every setting, in ``n_jobs`` processes (the chosen one in
+this process meanwhile), measuring each
 release as a user reads it: the median and 90th percentile of the published
 location's extent in km (box diagonals; a ZIP group's centroids' box; a
 label group has none) and
@@ -74,8 +75,7 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
     chosen = DEFAULT_PRECISION if chosen is None else chosen
     job = prepared(df, spec)
     others = [p for p in settings if p != chosen]
-    points = _measured(job, spec, others)
-    release = released(job, spec)
+    points, release = _measured(job, spec, others, lambda: released(job, spec.but(n_jobs=1)))
     points.append(frontier_point(chosen, release.table, release.report.details["ncp"], spec,
                                  release.report.details.get("location_km")))
     release.report.details["frontier"] = {"chosen": chosen,
@@ -111,14 +111,17 @@ def _settings(settings) -> list:
 _JOB = None     # (prepared job, spec) of the settings being measured, inherited by forked workers
 
 
-def _measured(job, spec, settings) -> list:
-    """The frontier points of ``settings``, in this process or in ``n_jobs`` forked ones."""
+def _measured(job, spec, settings, beside) -> tuple:
+    """The frontier points of ``settings``, in this process or in ``n_jobs``
+    forked ones (the finest first: they take longest), and ``beside()``, run
+    in this process meanwhile."""
     global _JOB
     _JOB = (job, spec.but(n_jobs=1))
     try:
-        return forked_map(_point, settings, spec.options["n_jobs"])
+        points, done = forked_map(_point, sorted(settings, reverse=True), spec.options["n_jobs"], beside)
     finally:
         _JOB = None
+    return points[::-1], done
 
 
 def _point(setting: float) -> dict:
