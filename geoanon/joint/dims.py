@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "dim_costs", "popcount", "grid_places", "ranked", "rounding_step",
-           "tree_from_paths"]
+__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "dim_costs", "grid_places", "popcount", "ranked",
+           "rounding_step", "tree_from_paths"]
 
 
 MARGIN = 0.05     # a moved end lies between this share of the class's range and twice it beyond its records

@@ -47,6 +47,7 @@ __all__ = ["FLOOR", "KNEE", "KmLoss", "ground_diagonal", "k_spacing", "km_loss",
 KNEE = 0.1          # points: u = KNEE * F, the width below which the loss is nearly linear
 FLOOR = 1e-4        # regions: u at least FLOOR * F
 TAIL = 0.05         # points: F leaves out this share of the records at each end of each axis
+NEIGHBOURS = 1 << 22  # k_spacing: neighbours found per query (places x k), about 100 MB
 
 
 def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
@@ -180,12 +181,15 @@ def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, geographic: bool, 
         points = EARTH_RADIUS_KM * np.c_[np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]
     else:
         points = places * km_per_unit
-    m = min(int(k), len(points))                       # every place holds a record: k places hold k records
-    distance, nearest = cKDTree(points).query(points, k=m)
-    distance, nearest = distance.reshape(len(points), m), nearest.reshape(len(points), m)
-    reached = np.cumsum(counts[nearest], axis=1) >= k
-    first = np.where(reached.any(axis=1), reached.argmax(axis=1), m - 1)
-    diameter = 2 * distance[np.arange(len(points)), first]
+    tree, m = cKDTree(points), min(int(k), len(points))   # every place holds a record: k places hold k records
+    step = max(1, NEIGHBOURS // m)                        # places per query, so that memory stays bounded
+    diameter = np.empty(len(points))
+    for a in range(0, len(points), step):
+        distance, nearest = tree.query(points[a:a + step], k=m)
+        distance, nearest = distance.reshape(-1, m), nearest.reshape(-1, m)
+        reached = np.cumsum(counts[nearest], axis=1) >= k
+        first = np.where(reached.any(axis=1), reached.argmax(axis=1), m - 1)
+        diameter[a:a + step] = 2 * distance[np.arange(len(distance)), first]
     order = np.argsort(diameter, kind="stable")
     median = np.searchsorted(np.cumsum(counts[order]), counts.sum() / 2)
     return float(diameter[order][median])

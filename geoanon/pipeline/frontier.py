@@ -118,10 +118,9 @@ def _measured(job, spec, settings, beside) -> tuple:
     global _JOB
     _JOB = (job, spec.but(n_jobs=1))
     try:
-        points, done = forked_map(_point, sorted(settings, reverse=True), spec.options["n_jobs"], beside)
+        return forked_map(_point, sorted(settings, reverse=True), spec.options["n_jobs"], beside)
     finally:
         _JOB = None
-    return points[::-1], done
 
 
 def _point(setting: float) -> dict:

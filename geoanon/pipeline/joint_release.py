@@ -328,6 +328,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         dims.km = _km_loss(dims, crs)
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         dims.items[0].node_cost = publish_location.km_costs()
+    if region_target(spec):
+        publish_location.measure_neighbourhood(model.k)
     if kind == "points":
         dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
     dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
@@ -428,15 +430,23 @@ def extent_target(job, spec) -> float | None:
     factor): the other columns no longer buy continent-wide groups, and the
     knob still moves the target, from about 10 neighbourhoods at setting 0
     to 2.5 at 1. None for no target."""
-    o, kind = spec.options, spec.location[0]
+    o = spec.options
     if o["max_extent_km"] is not None:
         return o["max_extent_km"]
-    scale = getattr(job.publish_location, "k_spacing", float("nan"))
-    if kind != "zip" or o["location_loss"] != "km" or o["method"] not in ("joint", "frontier") \
-            or not np.isfinite(scale) or scale <= 0:
+    scale = job.publish_location.k_spacing if region_target(spec) else float("nan")
+    if not np.isfinite(scale) or scale <= 0:
         return None
     weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
     return REGION_EXTENT * scale / weight ** 0.25
+
+
+def region_target(spec) -> bool:
+    """Whether ``spec``'s release takes a ZIP location's default precision
+    target (:func:`extent_target`): ZIP codes judged in km, the joint or
+    frontier design, no ``max_extent_km``."""
+    o = spec.options
+    return spec.location[0] == "zip" and o["max_extent_km"] is None and o["location_loss"] == "km" \
+        and o["method"] in ("joint", "frontier")
 
 
 PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up to 10% a side, then onto the grid

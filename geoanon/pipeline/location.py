@@ -317,7 +317,7 @@ def group_location(df, kind, loc, check, warnings, level="zip"):
     dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
     publisher = GroupPublisher(column, kind, shapes, details, centroids, units)
     if graph is not None:
-        publisher.measure(dim, graph, leaf_names, check.model.k)
+        publisher.measure(dim, graph, leaf_names)
     return Dims([dim]), publisher
 
 
@@ -535,16 +535,16 @@ class GroupPublisher:
         self.labels = None
         self.diameters, self.costs, self.ncp = None, None, {}
         self.k_spacing = float("nan")
+        self.places = None
         self.row_km = None
 
-    def measure(self, dim, graph, leaf_names, k: int) -> None:
+    def measure(self, dim, graph, leaf_names) -> None:
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
         of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
-        records), the ``"km"`` node costs (F the diameter of all the
+        records) and the ``"km"`` node costs (F the diameter of all the
         regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
-        at least ``FLOOR`` * F) and the records' k-neighbourhood width
-        (:func:`geoanon.joint.km_loss.k_spacing`, at least u), the scale of
-        the default precision target."""
+        at least ``FLOOR`` * F); the leaves' places and records are kept for
+        :meth:`measure_neighbourhood`."""
         boxes = region_boxes(graph, leaf_names)
         geographic = bool(graph.graph.get("geographic"))
         per_unit = km_per_unit(self.shapes.crs)
@@ -558,9 +558,15 @@ class GroupPublisher:
                          dtype=np.int64).reshape(-1, 2)
         unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), FLOOR * full])
         self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
-        middles = (boxes[:, :2] + boxes[:, 2:]) / 2
-        self.k_spacing = float(np.nanmax([k_spacing(middles, np.bincount(dim.leaf, minlength=len(leaf_names)), k,
-                                                     geographic, per_unit), unit]))
+        self.places = ((boxes[:, :2] + boxes[:, 2:]) / 2, np.bincount(dim.leaf, minlength=len(leaf_names)),
+                       geographic, per_unit, unit)
+
+    def measure_neighbourhood(self, k: int) -> None:
+        """``k_spacing``: the records' k-neighbourhood width in km
+        (:func:`geoanon.joint.km_loss.k_spacing`, at least the regions'
+        spacing u), the scale of the default precision target."""
+        middles, counts, geographic, per_unit, unit = self.places
+        self.k_spacing = float(np.nanmax([k_spacing(middles, counts, k, geographic, per_unit), unit]))
 
     def too_wide(self, max_km: float):
         """Whether a state's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""

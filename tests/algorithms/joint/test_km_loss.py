@@ -92,3 +92,13 @@ def test_k_spacing_is_the_median_record_s_k_neighbourhood(seed, n, k, geographic
         assert np.isnan(found)
         return
     assert found == pytest.approx(np.sort(diameters)[(len(diameters) - 1) // 2], rel=1e-9, abs=1e-9)
+
+
+def test_k_spacing_queries_in_pieces_with_the_same_result(monkeypatch):
+    import geoanon.joint.km_loss as km_loss
+
+    rng = np.random.default_rng(3)
+    places, counts = rng.uniform([-100, 30], [-70, 45], (300, 2)), rng.integers(0, 3, 300)
+    whole = k_spacing(places, counts, 7, True)
+    monkeypatch.setattr(km_loss, "NEIGHBOURS", 20)                 # two places per query
+    assert k_spacing(places, counts, 7, True) == whole > 0
