@@ -8,12 +8,14 @@ __all__ = ["forked_map"]
 def forked_map(function, items: list, n_jobs: int, beside=None):
     """``function`` of every item, in order: in ``n_jobs`` forked workers
     that ignore Ctrl-C (the caller's interrupt terminates them), or in this
-    process with one job or one item, or where processes cannot fork.
-    ``beside``: a function this process runs while the workers map (after
-    them when they do not run); then returns (results, its result)."""
+    process with one job or one item and nothing ``beside``, with no items,
+    or where processes cannot fork. ``beside``: a function this process runs
+    while the workers map (after them when they do not run); then returns
+    (results, its result)."""
     import multiprocessing as mp
 
-    if n_jobs == 1 or len(items) < 2 or "fork" not in mp.get_all_start_methods():
+    alone = beside is None and (n_jobs == 1 or len(items) < 2)
+    if alone or not items or "fork" not in mp.get_all_start_methods():
         out = [function(item) for item in items]
         return out if beside is None else (out, beside())
     with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:

@@ -8,17 +8,26 @@ without lookahead (:func:`geoanon.joint.search._split_down`).
 Location dimensions are not cut here: they keep each class's location state.
 Set dimensions of more than 62 values, which do not fit a bit mask, are left
 to the node-by-node search (:func:`vectorizable`).
+
+The search runs under several weightings at once (:func:`split_weighted`):
+the candidate cuts of a node do not depend on the weights, only the choice
+among them does, so every node carries the set of weightings (a bit mask)
+that reach it, its cuts are computed once, and it is cut once per distinct
+choice; each weighting's classes are those of a search under it alone.
 """
 from __future__ import annotations
+
+from itertools import groupby
 
 import numpy as np
 
 from .cuts import WINDOW, compact_choice, cut_clearance, first_least
 from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
-__all__ = ["location_forest", "split_all", "split_top", "vectorizable"]
+__all__ = ["MAX_WEIGHTINGS", "location_forest", "split_all", "split_weighted", "vectorizable"]
 
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
+MAX_WEIGHTINGS = 62   # weightings of one search: the bits of a node's mask
 
 
 def vectorizable(dims, allowed) -> bool:
@@ -31,19 +40,23 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
     removes NCP, and its total NCP (summed over rows and dimensions). The
     classes are those of the node-by-node search."""
     search = _Search(dims, check, groups, allowed)
-    return search.run(), search.total
+    return search.run(), search.total[0]
 
 
-def split_top(dims, check, group: tuple, allowed: list, limit: int) -> tuple[list, list]:
-    """Cut one ``group`` ``(rows, state)`` as :func:`split_all` does, round
-    by round, until no node holds more than ``limit`` rows: the leaves found
-    so far and the nodes still to cut, each a list of ``(rows, state)``.
-    Every node is cut on its own, so :func:`split_all` of the nodes left
-    (anywhere, in any runs) finds the leaves the whole search would."""
-    search = _Search(dims, check, [group], allowed)
-    while search.size.size and int(search.size.max()) > limit:
+def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray, limit=None) -> tuple[list, list]:
+    """Cut the groups ``(rows, state, mask)`` as :func:`split_all` does under
+    each weighting (a row of ``weights``: every dimension's weight; at most
+    ``MAX_WEIGHTINGS``) whose bit is set in the group's mask, round by round
+    until no node holds more than ``limit`` rows (None: to the end): per
+    weighting, the leaves ``(rows, state)`` found, and the nodes still to cut,
+    ``(rows, state, mask)``. Every node is cut on its own, so
+    :func:`split_weighted` of the nodes left (anywhere, in any runs) finds the
+    leaves the whole search would."""
+    search = _Search(dims, check, [(r, st) for r, st, _ in groups], allowed, weights=weights,
+                     masks=[m for _, _, m in groups])
+    while search.size.size and (limit is None or int(search.size.max()) > limit):
         search._round()
-    return search.leaves_of(0), search.pending()
+    return [search.leaves(s) for s in range(len(weights))], search.pending()
 
 
 def location_forest(dims, check, groups, location) -> tuple:
@@ -61,11 +74,19 @@ def location_forest(dims, check, groups, location) -> tuple:
 class _Search:
     """``cut``: the dimensions cut; ``carried``: the dimensions whose state
     follows each part (default ``cut``; the others keep each group's).
-    ``tree``: record every node (parent, children, rows, state)."""
+    ``tree``: record every node (parent, children, rows, state).
+    ``weights``: one row of every dimension's weight per weighting (default
+    the dimensions' own); ``masks``: the weightings each group is cut under
+    (bits; default all)."""
 
-    def __init__(self, dims, check, groups, cut, carried=None, tree=False):
+    def __init__(self, dims, check, groups, cut, carried=None, tree=False, weights=None, masks=None):
         self.dims, self.check, self.cut = dims, check, list(cut)
         self.allowed = list(self.cut if carried is None else carried)
+        self.weights = np.array([[d.weight for d in dims.items]] if weights is None else weights, dtype=np.float64)
+        n_weightings = len(self.weights)
+        if not 1 <= n_weightings <= MAX_WEIGHTINGS:
+            raise ValueError(f"the search takes 1 to {MAX_WEIGHTINGS} weightings, got {n_weightings}")
+        self.bits = (1 << np.arange(n_weightings, dtype=np.int64))[:, None]
         self.k = check.model.k
         self.groups = groups
         sizes = np.array([r.size for r, _ in groups], dtype=np.int64)
@@ -73,14 +94,17 @@ class _Search:
         self.start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
         self.size = sizes
         self.origin = np.arange(len(groups), dtype=np.int64)
+        self.mask = np.full(len(groups), (1 << n_weightings) - 1, dtype=np.int64) if masks is None \
+            else np.array(masks, dtype=np.int64).reshape(-1)
         self.state = {j: self._initial(j) for j in self.allowed}
-        self.fixed = np.array([_fixed_cost(dims, st, self.allowed) for _, st in groups])
-        self.total = np.zeros(len(groups))
-        self.done = []          # (origin, rows, state arrays) of finished nodes, a batch per round
+        self.fixed = np.array([[_fixed_cost(dims, st, self.allowed, w) for _, st in groups] for w in self.weights])
+        self.total = np.zeros((n_weightings, len(groups)))
+        self.done = []          # (origin, rows, state arrays, masks) of finished nodes, a batch per round
         self.owned = None       # per group, the (batch, index) of its leaves in done (leaves_of)
         self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups]) \
             if tree else None
         self.node_id = np.arange(len(groups), dtype=np.int64)
+        self.zobrist = None     # a random key per row (:meth:`_merge`)
     def _initial(self, j):
         d = self.dims.items[j]
         states = [st[j] for _, st in self.groups]
@@ -93,15 +117,15 @@ class _Search:
     # ---- costs -------------------------------------------------------------------------------------------------
 
     def costs(self, states: dict, origin: np.ndarray) -> np.ndarray:
-        """NCP of one row of each class, summed over the dimensions in their order (as :meth:`Dims.cost`)."""
-        total = self.fixed[origin].copy()
-        km = self.dims.km
+        """NCP of one row of each class under each weighting (weightings x
+        classes), summed over the dimensions in their order (as :meth:`Dims.cost`)."""
+        total = self.fixed[:, origin].copy()
+        km, w = self.dims.km, self.weights
         for j in self.allowed:
             if km is None or j not in (km.x, km.y):
-                total += self.dims.items[j].weight * dim_costs(self.dims.items[j], states[j])
+                total += w[:, j, None] * dim_costs(self.dims.items[j], states[j])
         if km is not None and km.x in self.allowed:
-            weight = self.dims.items[km.x].weight + self.dims.items[km.y].weight
-            total += weight * km.loss(self.dims, states[km.x], states[km.y])
+            total += (w[:, km.x] + w[:, km.y])[:, None] * km.loss(self.dims, states[km.x], states[km.y])
         return total
 
     # ---- the rounds --------------------------------------------------------------------------------------------
@@ -114,39 +138,50 @@ class _Search:
     def _round(self):
         k = self.k
         active = self.size >= 2 * k
-        self._finish(~active)
+        self._finish(np.where(active, 0, self.mask))
         if not active.any():
             self._keep(active)
             return
         self._keep(active)
         parent = self.costs(self.state, self.origin) * self.size
-        best_gain = np.full(self.size.size, -np.inf)
-        best_dim = np.full(self.size.size, -1, dtype=np.int64)
+        best_gain = np.full(parent.shape, -np.inf)
+        best_dim = np.full(parent.shape, -1, dtype=np.int64)
         plans = {}
         for j in self.cut:
             d = self.dims.items[j]
             plan = self._rank_plan(j) if isinstance(d, RankDim) else self._group_plan(j)
             if plan is None:
                 continue
-            nodes, gain = plan["nodes"], parent[plan["nodes"]] - plan["part_cost"]
-            better = (gain > EPS) & ((best_dim[nodes] < 0) | (gain > best_gain[nodes] + EPS))
-            best_gain[nodes[better]] = gain[better]
-            best_dim[nodes[better]] = j
+            nodes = plan["nodes"]
+            gain, top, dim = parent[:, nodes] - plan["part_cost"], best_gain[:, nodes], best_dim[:, nodes]
+            better = (gain > EPS) & ((dim < 0) | (gain > top + EPS))
+            top[better], dim[better] = gain[better], j
+            best_gain[:, nodes], best_dim[:, nodes] = top, dim
             plans[j] = plan
-        self._finish(best_dim < 0)
-        self._apply(plans, best_dim)
+        held = (self.mask & self.bits) != 0                       # weightings x nodes
+        self._finish(self._choosing(held, best_dim, -1))
+        self._apply(plans, {j: self._choosing(held, best_dim, j) for j in plans})
 
-    def _finish(self, done: np.ndarray):
-        """Record the nodes ``done`` as leaves."""
+    def _choosing(self, held, best_dim, j) -> np.ndarray:
+        """Per node, the mask of the weightings it is cut under whose best cut is along ``j`` (-1: none)."""
+        return np.bitwise_or.reduce(np.where(held & (best_dim == j), self.bits, 0), axis=0)
+
+    def _finish(self, mask: np.ndarray):
+        """Record the nodes as leaves under the weightings of ``mask`` (one per node, 0: not a leaf)."""
+        done = mask != 0
         if not done.any() or self.tree is not None:
             return
         states = {j: s[done] for j, s in self.state.items()}
-        np.add.at(self.total, self.origin[done], self.costs(states, self.origin[done]) * self.size[done])
+        origin, mask = self.origin[done], mask[done]
+        cost = self.costs(states, origin) * self.size[done]
+        for w in range(len(self.weights)):
+            under = (mask & self.bits[w, 0]) != 0
+            np.add.at(self.total[w], origin[under], cost[w, under])
         idx = np.flatnonzero(done)
         # copied out: views would keep every round's permutation alive
         kept = np.concatenate([self.perm[self.start[n]:self.start[n] + self.size[n]] for n in idx.tolist()])
         rows = np.split(kept, np.cumsum(self.size[idx])[:-1])
-        self.done.append((self.origin[done], rows, states))
+        self.done.append((origin, rows, states, mask))
 
     def _keep(self, keep: np.ndarray):
         """Drop every node but ``keep`` (the others are leaves already)."""
@@ -158,38 +193,50 @@ class _Search:
         self.size = self.size[idx]
         self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
         self.origin = self.origin[idx]
+        self.mask = self.mask[idx]
         if self.tree is not None:
             self.node_id = self.node_id[idx]
         self.state = {j: s[idx] for j, s in self.state.items()}
 
     def pending(self) -> list:
-        """The nodes still to cut, as ``(rows, state)``."""
-        out = []
-        for n in range(self.size.size):
-            state = list(self.groups[self.origin[n]][1])
-            for j in self.allowed:
-                s = self.state[j][n]
-                state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
-            out.append((self.perm[self.start[n]:self.start[n] + self.size[n]].copy(), tuple(state)))
-        return out
+        """The nodes still to cut, as ``(rows, state, mask)``."""
+        every = np.arange(self.size.size)
+        return [(self.perm[self.start[n]:self.start[n] + self.size[n]].copy(), state, int(self.mask[n]))
+                for n, state in zip(every.tolist(), self._states(self.origin, self.state, every))]
 
     def leaves_of(self, g: int) -> list:
-        """The leaves (rows, state) of group ``g``, in the order they were found."""
+        """The leaves (rows, state) of group ``g`` under the first weighting, in the order they were found."""
         if self.owned is None:          # every group's (batch, index) pairs, found in one pass
             self.owned = [[] for _ in self.groups]
-            for b, (origin, _, _) in enumerate(self.done):
-                for i, o in enumerate(origin.tolist()):
-                    self.owned[o].append((b, i))
+            for b, (origin, _, _, mask) in enumerate(self.done):
+                for i in np.flatnonzero(mask & 1).tolist():
+                    self.owned[origin[i]].append((b, i))
         out = []
-        base = self.groups[g][1]
-        for b, i in self.owned[g]:
-            _, rows, states = self.done[b]
-            state = list(base)
-            for j in self.allowed:
-                s = states[j][i]
-                state[j] = int(s) if s.ndim == 0 else tuple(int(v) for v in s)
-            out.append((rows[i], tuple(state)))
+        for b, run in groupby(self.owned[g], key=lambda pair: pair[0]):
+            origin, rows, states, _ = self.done[b]
+            idx = [i for _, i in run]
+            out.extend(zip([rows[i] for i in idx], self._states(origin, states, idx)))
         return out
+
+    def leaves(self, w: int) -> list:
+        """The leaves (rows, state) of every group under weighting ``w``, in the order they were found."""
+        out = []
+        for origin, rows, states, mask in self.done:
+            idx = np.flatnonzero(mask & self.bits[w, 0])
+            out.extend(zip([rows[i] for i in idx.tolist()], self._states(origin, states, idx)))
+        return out
+
+    def _states(self, origin: np.ndarray, states: dict, idx) -> list:
+        """The state tuples of the nodes ``idx`` of ``states`` (arrays of the dimensions cut), nodes of the
+        groups ``origin``."""
+        out = [list(self.groups[g][1]) for g in origin[idx].tolist()]
+        for j in self.allowed:
+            column = states[j][idx].tolist()
+            if column and isinstance(column[0], list):
+                column = [tuple(v) for v in column]
+            for state, v in zip(out, column):
+                state[j] = v
+        return [tuple(state) for state in out]
 
     # ---- candidate cuts ----------------------------------------------------------------------------------------
 
@@ -321,14 +368,14 @@ class _Search:
             return None
         rows, node, child = self.perm[keep_rows], node[keep_rows], child[keep_rows]
         n_child = int(child.max()) + 1
+        n_nodes = self.size.size
         key = node * n_child + child
-        groups, inverse = np.unique(key, return_inverse=True)
+        groups, inverse = _dense_unique(key, n_nodes * n_child)
         g_node, g_child = groups // n_child, groups % n_child
         m = check.n_values
         hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
         g_size = hist.sum(axis=1)
         ok = check.holds(hist)
-        n_nodes = self.size.size
         rest = np.zeros((n_nodes, m), dtype=np.int64)
         np.add.at(rest, g_node[~ok], hist[~ok])
         # kept groups of each node, smallest first; the rest takes back the first p of them while it misses the model
@@ -412,27 +459,29 @@ class _Search:
                 states[e] = np.where((popcount(parent) > 1) | (e == j), held, parent)
         origin = self.origin[p_node]
         cost = self.costs(states, origin) * p_size
-        part_cost = np.zeros(self.size.size)
+        part_cost = np.zeros((len(self.weights), self.size.size))
         first_part = np.r_[0, np.flatnonzero(p_node[1:] != p_node[:-1]) + 1]
         rank = np.arange(p_node.size) - np.repeat(first_part, np.diff(np.r_[first_part, p_node.size]))
         for r in range(int(rank.max()) + 1):   # first parts first, as the node-by-node search sums them
             here = rank == r
-            part_cost[p_node[here]] += cost[here]
-        return {"nodes": nodes, "part_cost": part_cost[nodes], "rows": rows, "p_node": p_node, "starts": starts,
+            part_cost[:, p_node[here]] += cost[:, here]
+        return {"nodes": nodes, "part_cost": part_cost[:, nodes], "rows": rows, "p_node": p_node, "starts": starts,
                 "p_size": p_size, "states": states}
 
-    def _apply(self, plans: dict, choice: np.ndarray):
-        """Replace every node by the parts of its chosen cut."""
-        perm, size, origin, state, ids = [], [], [], {e: [] for e in self.allowed}, []
+    def _apply(self, plans: dict, chosen: dict):
+        """Replace every node by the parts of each cut chosen (``chosen``: per
+        dimension cut, the mask of the weightings choosing it at every node)."""
+        perm, size, origin, mask, state, ids = [], [], [], [], {e: [] for e in self.allowed}, []
         for j, plan in plans.items():
-            mine = choice[plan["p_node"]] == j
-            if not mine.any():
+            under = chosen[j][plan["p_node"]]
+            if not under.any():
                 continue
-            idx = np.flatnonzero(mine)
+            idx = np.flatnonzero(under)
             for s, z in zip(plan["starts"][idx].tolist(), plan["p_size"][idx].tolist()):
                 perm.append(plan["rows"][s:s + z])
             size.append(plan["p_size"][idx])
             origin.append(self.origin[plan["p_node"][idx]])
+            mask.append(under[idx])
             for e in self.allowed:
                 state[e].append(plan["states"][e][idx])
             if self.tree is not None:
@@ -444,9 +493,30 @@ class _Search:
         self.size = np.concatenate(size)
         self.start = np.r_[0, np.cumsum(self.size)[:-1]].astype(np.int64)
         self.origin = np.concatenate(origin)
+        self.mask = np.concatenate(mask)
         self.state = {e: np.concatenate(v) for e, v in state.items()}
         if self.tree is not None:
             self.node_id = np.concatenate(ids)
+        if len(self.weights) > 1:
+            self._merge()
+
+    def _merge(self):
+        """Merge the nodes several weightings reached by different cuts: the
+        same rows (a sum of random 64-bit keys of its rows, with its size) and
+        state are one node, cut under all their weightings."""
+        if self.zobrist is None:
+            self.zobrist = np.random.default_rng(0).integers(0, 1 << 62, self.check.codes.size, dtype=np.int64)
+        key = np.column_stack([self.origin, self.size, np.add.reduceat(self.zobrist[self.perm], self.start),
+                               *(self.state[e].reshape(self.size.size, -1) for e in self.allowed)])
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        if first.size == self.size.size:
+            return
+        joined = np.zeros(first.size, dtype=np.int64)
+        np.bitwise_or.at(joined, inverse, self.mask)
+        self.mask = joined[inverse]
+        keep = np.zeros(self.size.size, dtype=bool)
+        keep[first] = True
+        self._keep(keep)
 
     def _record(self, plan, idx, rows) -> np.ndarray:
         """Add the parts ``idx`` of ``plan`` to the tree; their node ids."""
@@ -489,6 +559,16 @@ class _Leaves:
         return self._made()[i]
 
 
+def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of keys from 0 to ``bound``,
+    by counting where the range is small."""
+    if bound > 4 * key.size + 1024:
+        return np.unique(key, return_inverse=True)
+    present = np.bincount(key, minlength=bound) > 0
+    index = np.cumsum(present) - 1
+    return np.flatnonzero(present), index[key]
+
+
 def _nearest(cand, node, local, sizes, k) -> np.ndarray:
     """Per node with candidates: the candidate nearest the balanced target
     (floor(q/2) of the q = floor(s/k) classes to the left), the first on a tie."""
@@ -499,14 +579,16 @@ def _nearest(cand, node, local, sizes, k) -> np.ndarray:
     return cand[first_least(cn, np.abs(local[cand] - target))]
 
 
-def _fixed_cost(dims, state, allowed) -> float:
-    """The summed cost of the dimensions not cut here (the location), in order, before the others."""
+def _fixed_cost(dims, state, allowed, weights) -> float:
+    """The summed cost of the dimensions not cut here (the location), in order, before the others,
+    under ``weights`` (every dimension's; the location's as :meth:`~geoanon.joint.dims.Dims.location_cost`)."""
     total = 0.0
     for j, d in enumerate(dims.items):
         if j not in allowed and (dims.km is None or not d.location):
-            total += d.weight * d.cost(state[j])
-    if dims.km is not None and dims.km.x not in allowed:
-        total += dims.location_cost(state)
+            total += weights[j] * d.cost(state[j])
+    km = dims.km
+    if km is not None and km.x not in allowed:
+        total += (weights[km.x] + weights[km.y]) * float(km.loss(dims, state[km.x], state[km.y])[0])
     return total
 
 

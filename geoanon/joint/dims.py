@@ -480,10 +480,11 @@ class Dims:
     def root(self, rows: np.ndarray) -> tuple:
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
-    def summed_costs(self, states: list, sizes: np.ndarray) -> np.ndarray:
+    def summed_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
         """Each dimension's weighted cost summed over classes of ``states``
         holding ``sizes`` rows, one array operation per dimension; under a
-        ``km`` loss the location's cost is shared by its two dimensions."""
+        ``km`` loss the location's cost is shared by its two dimensions.
+        ``weights``: every dimension's weight (default their own)."""
         sizes = np.asarray(sizes, dtype=np.float64)
         if not len(states):
             return np.zeros(len(self.items))
@@ -494,10 +495,11 @@ class Dims:
                 costs[:, j] = [d.cost(s) for s in columns[j].tolist()]
             else:
                 costs[:, j] = dim_costs(d, columns[j])
-        costs *= np.array([d.weight for d in self.items])
+        weights = np.array([d.weight for d in self.items] if weights is None else weights, dtype=np.float64)
+        costs *= weights
         if self.km is not None:
             x, y = self.km.x, self.km.y
-            weight = self.items[x].weight + self.items[y].weight
+            weight = weights[x] + weights[y]
             costs[:, [x, y]] = (weight * self.km.loss(self, columns[x], columns[y]) / 2)[:, None]
         return sizes @ costs
 

@@ -33,17 +33,18 @@ every class of every design meets it.
 """
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
 
 from .._forked import forked_map
-from .batch import location_forest, split_all, split_top, vectorizable
+from .batch import MAX_WEIGHTINGS, location_forest, split_all, split_weighted, vectorizable
 from .cuts import best_cut
 from .dims import Dims, RankDim
 
-__all__ = ["JointPartition", "cut_down", "joint_partition", "location_losses"]
+__all__ = ["JointPartition", "cut_down", "joint_partition", "joint_partitions", "location_losses"]
 
 
 
@@ -112,26 +113,73 @@ def _greedy_design(dims, check, rows, n_jobs) -> JointPartition:
 def _joint_design(dims, check, rows, n_jobs) -> JointPartition:
     """``"joint"``: Mondrian cuts (LeFevre et al., 2006) with location cuts
     anywhere, without lookahead; every class its own location class, boxes
-    may overlap. The array search (:func:`~geoanon.joint.batch.split_top`)
-    cuts in this process until no node holds more than ``SHARD_ROWS`` rows
-    or, with ``n_jobs`` > 1, a ``NODES_PER_JOB``-th of a process's share of
-    the rows; the nodes left are finished in ``n_jobs`` processes, which cut
-    each on its own, so the classes do not depend on ``n_jobs``. With a
-    precision target (``dims.too_wide``), the location alone is first cut
-    down to pieces no wider."""
+    may overlap (:func:`joint_partitions` under the dimensions' weights)."""
+    return joint_partitions(dims, check, [[d.weight for d in dims.items]], n_jobs, rows)[0]
+
+
+def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> list:
+    """The ``"joint"`` design's partition under each weighting (a row of
+    ``weights``: every dimension's weight), sharing the nodes the weightings
+    cut alike (:func:`~geoanon.joint.batch.split_weighted`); each partition is
+    the one the design makes under its weighting alone.
+
+    The array search cuts in this process until no node holds more than
+    ``SHARD_ROWS`` rows or, with ``n_jobs`` > 1, a ``NODES_PER_JOB``-th of a
+    process's share of the rows; the nodes left are finished in ``n_jobs``
+    processes, which cut each on its own, so the classes do not depend on
+    ``n_jobs``. With a precision target (``dims.too_wide``), the location
+    alone is first cut down to pieces no wider. Dimensions the array search
+    does not take (:func:`~geoanon.joint.batch.vectorizable`) are cut node by
+    node, one weighting at a time."""
+    rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
     location, other = _location_and_other(dims)
     allowed = location + other
+    if not vectorizable(dims, allowed):
+        return [_joint_by_node(_weighted(dims, w), check, rows, location, other) for w in weights]
     limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows.size // (NODES_PER_JOB * n_jobs))
-    leaves, pending = [], []
+    out = []
+    for first in range(0, len(weights), MAX_WEIGHTINGS):
+        batch = weights[first:first + MAX_WEIGHTINGS]
+        leaves, pending = split_weighted(dims, check, _pieces(dims, check, rows, location, batch), allowed, batch, limit)
+        for more in _map_shards((dims, check, partial(_joint_shards, batch), location, other), pending, n_jobs):
+            for w, found in enumerate(more):
+                leaves[w].extend(found)
+        out.extend(_result(dims, found, None, "joint", 0, None, check.codes.size, w)
+                   for found, w in zip(leaves, batch))
+    return out
+
+
+def _pieces(dims, check, rows, location, weights) -> list:
+    """The groups ``(rows, state, mask)`` the joint design starts from
+    (:func:`_located_apart`, :func:`_within_target`), each with the weightings
+    (bits of ``weights``' rows) that start from it."""
+    out: dict = {}
     for group in _located_apart(dims, check, rows, location):
-        for piece in _within_target(dims, check, *group, location):
-            done, rest = split_top(dims, check, piece, allowed, limit) if vectorizable(dims, allowed) \
-                else ([], [piece])
-            leaves.extend(done)
-            pending.extend(rest)
-    for _, inners, _ in _map_shards((dims, check, _joint_shards, location, other), pending, n_jobs):
-        leaves.extend(inner[0] for inner in inners)
+        if dims.too_wide is None:
+            out[len(out)] = (*group, (1 << len(weights)) - 1)
+            continue
+        for w, row in enumerate(weights):
+            for r, st in _within_target(_weighted(dims, row), check, *group, location):
+                key = (st, r.tobytes())
+                out[key] = (r, st, out.get(key, (None, None, 0))[2] | (1 << w))
+    return list(out.values())
+
+
+def _weighted(dims, weights):
+    """``dims`` with its dimensions weighted by ``weights`` (copies of them)."""
+    items = [copy(d) for d in dims.items]
+    for d, w in zip(items, weights):
+        d.weight = float(w)
+    return replace(dims, items=items, _costs={})
+
+
+def _joint_by_node(dims, check, rows, location, other) -> JointPartition:
+    """The ``"joint"`` design cut node by node (:func:`cut_down` without lookahead)."""
+    leaves = [leaf for group in _located_apart(dims, check, rows, location)
+              for piece in _within_target(dims, check, *group, location)
+              for leaf in cut_down(dims, check, [piece], location + other, 0)[0]]
     return _result(dims, leaves, None, "joint", 0, None, check.codes.size)
 
 
@@ -231,7 +279,7 @@ def _map_shards(problem, shards, n_jobs) -> list:
 
 def _runs(shards: list, count: int) -> list:
     """``shards`` in at most ``count`` runs of consecutive shards holding about as many rows each."""
-    rows = np.cumsum([r.size for r, _ in shards])
+    rows = np.cumsum([shard[0].size for shard in shards])
     bounds = np.unique(np.r_[0, np.searchsorted(rows, rows[-1] * np.arange(1, count) / count, side="right"),
                              len(shards)])
     return [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
@@ -245,11 +293,10 @@ def _solve_shards(shards) -> tuple:
     return solve(dims, check, shards, location, other)
 
 
-def _joint_shards(dims, check, shards, location, other) -> tuple:
-    """Every node cut along all dimensions without lookahead (:func:`cut_down` with
-    ``lookahead=0``): each leaf its own location class."""
-    leaves = [leaf for shard in cut_down(dims, check, shards, location + other, 0) for leaf in shard]
-    return [st for _, st in leaves], [[leaf] for leaf in leaves], 0
+def _joint_shards(weights, dims, check, shards, location, other) -> list:
+    """Every node ``(rows, state, mask)`` cut along all dimensions without
+    lookahead under the weightings of its mask: per weighting, the leaves."""
+    return split_weighted(dims, check, shards, location + other, weights)[0]
 
 
 def _tree_shards(choose, dims, check, shards, location, other) -> tuple:
@@ -267,10 +314,11 @@ def _unique_states(leaves, owner):
     return [seen[o] for o in sorted(seen)]
 
 
-def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointPartition:
+def _result(dims, leaves, owner, design, evaluated, loc_states, n, weights=None) -> JointPartition:
     """Classes numbered in the order of their states (what they publish, by
     rank), not of their rows, so that ids say nothing about row order;
-    ``owner`` None: each class its own location class."""
+    ``owner`` None: each class its own location class; the cost under
+    ``weights`` (default the dimensions')."""
     row_class = np.full(n, -1, dtype=np.int64)
     order = np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(leaves[i][0].min()))),
                      dtype=np.int64)
@@ -280,7 +328,7 @@ def _result(dims, leaves, owner, design, evaluated, loc_states, n) -> JointParti
         row_class[r] = c
         states.append(st)
         location_class[c] = c if owner is None else owner[i]
-    cost = dims.summed_costs(states, [leaves[i][0].size for i in order.tolist()])
+    cost = dims.summed_costs(states, [leaves[i][0].size for i in order.tolist()], weights)
     if owner is None:
         loc_states = states
     return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,

@@ -2,9 +2,11 @@
 before choosing: releases of one table along ``location_precision``.
 
 :func:`explore` checks the table and builds the search's dimensions once
-(:func:`~geoanon.pipeline.joint_release.prepared`), then partitions and
-publishes it at every setting, in ``n_jobs`` processes (the chosen one in
-this process meanwhile), measuring each
+(:func:`~geoanon.pipeline.joint_release.prepared`), then, in ``n_jobs``
+processes, each taking a run of neighbouring settings (this process the
+chosen one's), searches it at the run's settings at once, sharing the nodes
+they cut alike (:func:`~geoanon.pipeline.joint_release.searched`), and
+publishes the release of each, measuring each
 release as a user reads it: the median and 90th percentile of the published
 location's extent in km (box diagonals; a ZIP group's centroids' box; a
 label group has none) and
@@ -22,7 +24,7 @@ from .._geo import row_box_extents
 from .._text import show
 from ..errors import ParameterError
 from ..spec import release_spec
-from .joint_release import partitioned, prepared, released
+from .joint_release import partitioned, prepared, released, searched
 
 __all__ = ["SETTINGS", "explore", "frontier_point"]
 
@@ -69,17 +71,17 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
     >>> km[0] > km[1] > km[2]                        # the location finer as the setting rises
     True
     """
-    settings = _settings(settings)
     spec = release_spec("anonymize", columns=columns, **keywords)
     chosen = spec.options["location_precision"]
     chosen = DEFAULT_PRECISION if chosen is None else chosen
+    settings = sorted(set(_settings(settings)) | {chosen})
     job = prepared(df, spec)
-    others = [p for p in settings if p != chosen]
-    points, release = _measured(job, spec, others, lambda: released(job, spec.but(n_jobs=1)))
-    points.append(frontier_point(chosen, release.table, release.report.details["ncp"], spec,
-                                 release.report.details.get("location_km")))
-    release.report.details["frontier"] = {"chosen": chosen,
-                                          "points": sorted(points, key=lambda p: p["location_precision"])}
+    runs = _runs(settings, spec.options["n_jobs"])
+    mine = next(run for run in runs if chosen in run)
+    points, (found, release) = _measured(job, spec, [run for run in runs if run is not mine],
+                                         lambda: _measure(mine, chosen))
+    release.report.details["frontier"] = {"chosen": chosen, "points": sorted(
+        [p for run in (*points, found) for p in run], key=lambda p: p["location_precision"])}
     return release
 
 
@@ -105,31 +107,47 @@ def _settings(settings) -> list:
     values = list(settings)
     if not values or any(isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1 for p in values):
         raise ParameterError(f"settings must be numbers from 0 to 1, got {show(settings)}")
-    return sorted(set(float(p) for p in values))
+    return [float(p) for p in values]
+
+
+def _runs(settings: list, n_jobs: int) -> list:
+    """``settings`` (sorted) in ``n_jobs`` runs of neighbouring ones, as even
+    in number as can be (neighbours share the most of their searches)."""
+    bounds = np.linspace(0, len(settings), min(n_jobs, len(settings)) + 1).round().astype(int)
+    return [settings[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 _JOB = None     # (prepared job, spec) of the settings being measured, inherited by forked workers
 
 
-def _measured(job, spec, settings, beside) -> tuple:
-    """The frontier points of ``settings``, in this process or in ``n_jobs``
-    forked ones (the finest first: they take longest), and ``beside()``, run
-    in this process meanwhile."""
+def _measured(job, spec, runs, beside) -> tuple:
+    """The frontier points of every run of settings, one forked process per
+    run (:func:`_measure`), and ``beside()``, run in this process meanwhile."""
     global _JOB
     _JOB = (job, spec.but(n_jobs=1))
     try:
-        return forked_map(_point, sorted(settings, reverse=True), spec.options["n_jobs"], beside)
+        return forked_map(_measure, runs, len(runs), beside)
     finally:
         _JOB = None
 
 
-def _point(setting: float) -> dict:
-    """The frontier point of one setting of ``_JOB``."""
+def _measure(run: list, chosen=None):
+    """The frontier points of the settings ``run`` of ``_JOB``, searched at
+    once; with ``chosen`` (one of them), also the release at that setting."""
     from ..ncp import information_loss
 
     job, spec = _JOB
-    spec = spec.but(location_precision=setting)
-    _, table, _, treatments = partitioned(job, spec)
-    ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
-                           formats=job.formats)
-    return frontier_point(setting, table, ncp, spec, getattr(job.publish_location, "details", {}).get("location_km"))
+    parts = searched(job, spec, run)
+    points, release = [], None
+    for setting in run:
+        at = spec.but(location_precision=setting)
+        if setting == chosen:
+            release = released(job, at, parts.get(setting))
+            table, ncp = release.table, release.report.details["ncp"]
+        else:
+            _, table, _, treatments = partitioned(job, at, parts.get(setting))
+            ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
+                                   formats=job.formats)
+        points.append(frontier_point(setting, table, ncp, at,
+                                     getattr(job.publish_location, "details", {}).get("location_km")))
+    return points if chosen is None else (points, release)

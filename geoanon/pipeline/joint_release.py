@@ -18,7 +18,7 @@ from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step,
 from ..joint.km_loss import km_loss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
-from ..joint.search import joint_partition
+from ..joint.search import joint_partition, joint_partitions
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
@@ -35,7 +35,7 @@ from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["Prepared", "anonymize", "partitioned", "prepared", "release_joint", "released"]
+__all__ = ["Prepared", "anonymize", "partitioned", "prepared", "release_joint", "released", "searched"]
 
 LOCATION_KINDS = ("points", "zip", "label")
 
@@ -336,20 +336,15 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started)
 
 
-def partitioned(job: Prepared, spec: ReleaseSpec):
+def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     """The search's partition of ``job`` under ``spec``'s weights and
-    ``location_precision``, with its suppressed and withheld records; and
-    the release's table, its published columns and their NCP treatments."""
+    ``location_precision`` (``part``: that partition, found already by
+    :func:`searched`), with its suppressed and withheld records; and the
+    release's table, its published columns and their NCP treatments."""
     o, dims, check = spec.options, job.dims, job.check
     kind = spec.location[0]
-    weights = o["weights"]
-    for d in dims.items:
-        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
-            else weights.get(d.name, 1.0)
-    dims._costs = {}                               # costs remembered under other weights
-    dims.too_wide = None if (target := extent_target(job, spec)) is None else \
-        job.publish_location.too_wide(target) if kind == "zip" else _too_wide(dims, o["crs"], target)
-    part = joint_partition(dims, check, o["method"], o["n_jobs"])
+    _weigh(job, spec)
+    part = joint_partition(dims, check, o["method"], o["n_jobs"]) if part is None else part
     if o["max_suppressed"]:
         part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
                                  (dims.diagonal or _diagonals(dims, o["crs"])) if kind == "points" else None)
@@ -362,13 +357,44 @@ def partitioned(job: Prepared, spec: ReleaseSpec):
     return part, table, published, ncp_columns
 
 
-def released(job: Prepared, spec: ReleaseSpec) -> Release:
-    """The audited release of ``job`` under ``spec`` (:func:`partitioned`), with its report."""
+def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
+    """The search's partitions of ``job`` at several ``location_precision``
+    settings of ``spec``, in one search sharing what they cut alike
+    (:func:`~geoanon.joint.search.joint_partitions`): {setting: partition},
+    each the one :func:`partitioned` finds at its setting alone. Empty unless
+    the design is ``"joint"`` and the settings share one precision target
+    (else each setting is its own search)."""
+    specs = [spec.but(location_precision=p) for p in settings]
+    if spec.options["method"] != "joint" or len({extent_target(job, s) for s in specs}) != 1:
+        return {}
+    weights = []
+    for s in specs:
+        _weigh(job, s)
+        weights.append([d.weight for d in job.dims.items])
+    return dict(zip(settings, joint_partitions(job.dims, job.check, weights, spec.options["n_jobs"])))
+
+
+def _weigh(job: Prepared, spec: ReleaseSpec) -> None:
+    """Weigh ``job``'s dimensions as ``spec`` asks (its ``weights`` and
+    ``location_precision``) and set its precision target."""
+    o, dims = spec.options, job.dims
+    weights = o["weights"]
+    for d in dims.items:
+        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
+            else weights.get(d.name, 1.0)
+    dims._costs = {}                               # costs remembered under other weights
+    dims.too_wide = None if (target := extent_target(job, spec)) is None else \
+        job.publish_location.too_wide(target) if spec.location[0] == "zip" else _too_wide(dims, o["crs"], target)
+
+
+def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
+    """The audited release of ``job`` under ``spec`` (:func:`partitioned`;
+    ``part``: its search's partition, found already), with its report."""
     cols, o = spec.columns, spec.options
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
     model, (kind, loc) = spec.model, spec.location
     df, warnings, weights = job.df, list(job.warnings), o["weights"]
-    part, table, published, ncp_columns = partitioned(job, spec)
+    part, table, published, ncp_columns = partitioned(job, spec, part)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
                     model=model if spec.reference is None else model.without_table_levels())
@@ -661,11 +687,10 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
         else:
-            if treatments[col] == "set":
-                labels = np.array([d.label(st[j]) for st in states], dtype=object)
-            else:
-                labels = np.array([d.labels[st[j][0]][st[j][1]] for st in states], dtype=object)
-            new_columns[col] = {col: escape_formulas(pd.Series(labels[cls], index=df.index, dtype=object))}
+            held = [st[j] for st in states]
+            text = {v: d.label(v) if treatments[col] == "set" else d.labels[v[0]][v[1]] for v in set(held)}
+            labels = escape_formulas(pd.Series([text[v] for v in held], dtype=object)).to_numpy(dtype=object)
+            new_columns[col] = {col: pd.Series(labels[cls], index=df.index, dtype=object)}
             ncp_columns[col] = (treatments[col], col)
     loc_columns, loc_ncp = publish_location.columns(df, part, dims, seed)
     ncp_columns = {**loc_ncp, **ncp_columns}

@@ -109,3 +109,70 @@ def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
     assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
         sorted((tuple(sorted(r.tolist())), s) for r, s in fast)
     assert total[0] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
+
+
+def _weighted(dims, weights):
+    return search._weighted(dims, weights)
+
+
+def _same_partition(a, b):
+    assert np.array_equal(a.row_class, b.row_class) and a.states == b.states
+    assert np.array_equal(a.cost, b.cost)
+
+
+def _weightings(dims, locations):
+    """One weighting per location weight: the location's two dimensions at it, the others at 1."""
+    return [[w if d.location else 1.0 for d in dims.items] for w in locations]
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]),
+       st.lists(st.sampled_from([0.125, 0.3, 1.0, 2.5, 8.0, 32.0]), min_size=1, max_size=6), st.booleans(),
+       st.sampled_from([None, 60.0, 250.0]))
+def test_weighted_search_gives_each_weighting_its_own_partition(n, seed, model, extent, locations, km, target):
+    """The joint design under several weightings at once (nodes shared, merged where cuts in another order
+    meet) equals the design run under each weighting alone, whatever the location's loss and target."""
+    dims, check = _problem(_table(n, seed), seed, model, extent)
+    if km:
+        dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
+    if target is not None:
+        dims.too_wide = anonymize_module._too_wide(dims, "EPSG:4326", target)
+    weights = _weightings(dims, locations)
+    together = search.joint_partitions(dims, check, weights)
+    assert len(together) == len(weights)
+    for w, part in zip(weights, together):
+        _same_partition(part, search.joint_partition(_weighted(dims, w), check, "joint"))
+
+
+def test_weighted_search_in_processes_and_batches_of_weightings(monkeypatch):
+    """Nodes left by the top of the search are finished in worker processes, and more weightings than a
+    node's mask holds are searched in batches: each partition as the design makes it alone."""
+    dims, check = _problem(_table(900, 7), 7, "l", "box")
+    dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
+    weights = _weightings(dims, [0.125, 0.5, 1.0, 4.0, 32.0])
+    alone = [search.joint_partition(_weighted(dims, w), check, "joint") for w in weights]
+    monkeypatch.setattr(search, "SHARD_ROWS", 100)
+    monkeypatch.setattr(search, "MAX_WEIGHTINGS", 2)
+    for n_jobs in (1, 2):
+        for part, single in zip(search.joint_partitions(dims, check, weights, n_jobs), alone):
+            _same_partition(part, single)
+
+
+def test_weighted_search_cuts_large_value_sets_node_by_node():
+    """A value set of more than 62 values (no bit mask): each weighting searched node by node."""
+    df = _table(400, 3)
+    df["race"] = [f"r{i % 70}" for i in range(len(df))]
+    dims, check = _problem(df, 1, "k", "box")             # an odd seed publishes race as value sets
+    assert not batch.vectorizable(dims, range(len(dims.items)))
+    weights = _weightings(dims, [0.25, 4.0])
+    for w, part in zip(weights, search.joint_partitions(dims, check, weights)):
+        _same_partition(part, search.joint_partition(_weighted(dims, w), check, "joint"))
+
+
+def test_a_search_takes_one_to_max_weightings():
+    dims, check = _problem(_table(80, 2), 2, "k", "box")
+    rows = np.arange(80)
+    for bad in (np.zeros((0, 6)), np.ones((batch.MAX_WEIGHTINGS + 1, 6))):
+        with pytest.raises(ValueError, match="weightings"):
+            batch.split_weighted(dims, check, [(rows, dims.root(rows), 1)], list(range(6)), bad)

@@ -30,9 +30,19 @@ def test_every_point_is_the_release_its_setting_makes():
     for p in f["points"]:
         again = ga.anonymize(df, **KW, location_precision=p["location_precision"])
         assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec) == p
-    beside = ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6, n_jobs=2)
-    assert beside.report.details["frontier"] == f            # the chosen release computed beside the workers
-    pd.testing.assert_frame_equal(beside.table, r.table)
+    for n_jobs in (2, 3):       # runs of settings searched together, the chosen one's in this process
+        beside = ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6, n_jobs=n_jobs)
+        assert beside.report.details["frontier"] == f
+        pd.testing.assert_frame_equal(beside.table, r.table)
+
+
+def test_runs_of_neighbouring_settings():
+    from geoanon.pipeline.frontier import _runs
+
+    settings = [0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.875, 0.95]
+    assert _runs(settings, 2) == [settings[:4], settings[4:]]
+    assert _runs(settings, 3) == [settings[:3], settings[3:5], settings[5:]]          # 3, 2, 3
+    assert _runs([0.1, 0.5], 4) == [[0.1], [0.5]] and _runs([0.5], 1) == [[0.5]]
 
 
 def test_bad_settings_are_refused():
