@@ -260,9 +260,11 @@ def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hi
 
 
 def _text(s: pd.Series) -> pd.Series:
-    """Each cell as text without the ``'`` a formula escape put in front, None where missing."""
-    text = s.astype(object).astype(str).str.lstrip("'").astype(object)
-    return text.where(s.notna(), None).reset_index(drop=True)
+    """Each cell as text without the ``'`` a formula escape put in front, None
+    where missing (each distinct value converted once)."""
+    codes, uniques = factorize_exact(s.reset_index(drop=True))
+    text = pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str).str.lstrip("'")
+    return pd.Series(text.to_numpy(dtype=object)[codes], dtype=object).where(s.notna().to_numpy(), None)
 
 
 def parse_numbers(s: pd.Series):

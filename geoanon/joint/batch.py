@@ -431,8 +431,10 @@ class _Search:
     def _plan(self, j, nodes, rows, node, part, extra) -> dict:
         """Group the rows of the cut nodes by (node, part); every part's state in every dimension and the
         summed cost of the parts of each node."""
-        order = np.argsort(node * (int(part.max()) + 1) + part, kind="stable")    # by node, then part
-        rows, node, part = rows[order], node[order], part[order]
+        key = node * (int(part.max()) + 1) + part
+        if (key[1:] < key[:-1]).any():                 # a rank cut's rows come by node and part already
+            order = np.argsort(key, kind="stable")      # by node, then part
+            rows, node, part = rows[order], node[order], part[order]
         edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
         starts = np.flatnonzero(edge)
         p_node, p_part = node[starts], part[starts]
