@@ -73,31 +73,18 @@ def row_box_extents(table, lat: str, lon: str, crs):
     return box_extents(column(f"{lon}_min"), column(f"{lat}_min"), column(f"{lon}_max"), column(f"{lat}_max"), crs)
 
 
-def diameters_km(x, y, group, crs) -> np.ndarray:
-    """The largest distance in km between two of each group's points (given
-    in ``crs``; ``group`` numbers each point's group, every number from 0 up
-    held), measured between the vertices of the group's convex hull: 0 for
-    one point."""
-    import shapely
-    from pyproj import CRS
+def ground_diagonal(x0, y0, x1, y1, geographic: bool, km_per_unit: float = 1.0) -> np.ndarray:
+    """The diagonal in km of boxes (x: longitude, y: latitude when
+    ``geographic``; else projected units of ``km_per_unit`` km): a degree of
+    longitude counts the cosine of the box's middle latitude.
 
-    group = np.asarray(group, dtype=np.int64)
-    out = np.zeros(int(group.max()) + 1 if group.size else 0)
-    if not group.size:
-        return out
-    order = np.argsort(group, kind="stable")
-    points = np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])[order]
-    hulls = shapely.convex_hull(shapely.multipoints(points, indices=group[order]))
-    xy, owner = shapely.get_coordinates(hulls, return_index=True)
-    crs = CRS.from_user_input(crs)
-    metres = None if crs.is_geographic else crs.axis_info[0].unit_conversion_factor
-    for at in np.split(np.arange(owner.size), np.flatnonzero(np.diff(owner)) + 1):
-        if at.size < 2:
-            continue
-        px, py = xy[at, 0], xy[at, 1]
-        if metres is None:
-            far = haversine_km(py[:, None], px[:, None], py[None, :], px[None, :]).max()
-        else:
-            far = np.hypot(px[:, None] - px[None, :], py[:, None] - py[None, :]).max() * metres / 1000
-        out[owner[at[0]]] = far
-    return out
+    Examples
+    --------
+    >>> ground_diagonal(np.array([-79.0]), np.array([35.0]), np.array([-78.0]), np.array([36.0]), True).round(1)
+    array([143.4])
+    """
+    x0, y0, x1, y1 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, x1, y1))
+    if geographic:
+        across = np.abs(x1 - x0) * KM_PER_DEGREE * np.cos(np.radians(np.clip((y0 + y1) / 2, -90, 90)))
+        return np.hypot(across, (y1 - y0) * KM_PER_DEGREE)
+    return np.hypot(x1 - x0, y1 - y0) * km_per_unit

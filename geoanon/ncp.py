@@ -37,7 +37,7 @@ import pandas as pd
 
 from ._cells import is_present
 from ._codes import factorize_exact
-from ._geo import box_extents, diameters_km
+from ._geo import box_extents, ground_diagonal, is_geographic, km_per_unit
 from ._text import show
 from .errors import DataError
 
@@ -120,11 +120,12 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
       points location, ``location`` is its input columns ``(lat, lon)`` and
       the extent the diagonal of each row's box (``measure`` "box
       diagonal"); for regions, ``location`` is the region column, published
-      as group labels, and the extent the largest distance between the
-      centroids of a group's regions (``groups``: {label as published:
-      [(x, y) of each region, in ``crs``]}; ``measure`` "group diameter",
-      0 for a group of one region), with ``exact``, the share of rows
-      publishing their own region. Without ``crs`` the location columns
+      as group labels, and the extent the group's diameter: the diagonal
+      of the box of its regions' centroids (``groups``: {label as
+      published: [(x, y) of each region, in ``crs``]}; ``measure`` "group
+      diameter", as the joint search and the ZIP jobs' ``location_km``
+      measure it, 0 for a group of one region), with ``exact``, the share
+      of rows publishing their own region. Without ``crs`` the location columns
       count as interval or category columns.
 
     Shares are rounded to 6 decimals, widths to 6 significant digits, km to
@@ -180,13 +181,15 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
 
 
 def _group_km(published: pd.Series, groups: dict, crs) -> np.ndarray:
-    """Each row's group diameter in km (NaN where its label names no region, as ``*``)."""
+    """Each row's group diameter in km: the diagonal of the box of its
+    regions' centroids (:func:`geoanon._geo.ground_diagonal`, as the joint
+    search measures a group); NaN where its label names no region, as ``*``."""
     labels = published.reset_index(drop=True).astype(object).where(published.notna().to_numpy(), None)
     named = [v for v in pd.unique(labels) if len(groups.get(v, ()))]
     xy = [np.asarray(groups[v], dtype=float).reshape(-1, 2) for v in named]
-    owner = np.repeat(np.arange(len(xy)), [len(p) for p in xy])
-    points = np.concatenate(xy) if xy else np.zeros((0, 2))
-    km = diameters_km(points[:, 0], points[:, 1], owner, crs)
+    low = np.array([p.min(axis=0) for p in xy]).reshape(-1, 2)
+    high = np.array([p.max(axis=0) for p in xy]).reshape(-1, 2)
+    km = ground_diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1], is_geographic(crs), km_per_unit(crs))
     return pd.Series(km, index=named, dtype=float).reindex(labels).to_numpy()
 
 

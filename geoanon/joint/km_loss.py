@@ -22,7 +22,7 @@ does not reach the finest boxes on one of them. NCP over the range
 columns' precision with a few continent-wide boxes. Boxes are measured as
 the search sees them (the records' box on the grid, or the tile), on the
 ground: longitude degrees times the cosine of the box's middle latitude
-(:func:`ground_diagonal`).
+(:func:`geoanon._geo.ground_diagonal`).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
 the diagonal of the box of its member regions' centroids, ``F`` that of all
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE
+from .._geo import EARTH_RADIUS_KM, ground_diagonal
 
-__all__ = ["FLOOR", "KNEE", "KmLoss", "ground_diagonal", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
+__all__ = ["FLOOR", "KNEE", "KmLoss", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
            "tree_km_costs"]
 
 KNEE = 0.1          # points: u = KNEE * F, the width below which the loss is nearly linear
@@ -67,23 +67,6 @@ def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
     full = full if np.isfinite(full) and full > 0 else 1.0
     unit = KNEE * full if unit is None else unit
     return np.log1p(np.maximum(np.asarray(diameter, dtype=np.float64), 0.0) / unit) / np.log1p(full / unit)
-
-
-def ground_diagonal(x0, y0, x1, y1, geographic: bool, km_per_unit: float = 1.0) -> np.ndarray:
-    """The diagonal in km of boxes (x: longitude, y: latitude when
-    ``geographic``; else projected units of ``km_per_unit`` km): a degree of
-    longitude counts the cosine of the box's middle latitude.
-
-    Examples
-    --------
-    >>> ground_diagonal(np.array([-79.0]), np.array([35.0]), np.array([-78.0]), np.array([36.0]), True).round(1)
-    array([143.4])
-    """
-    x0, y0, x1, y1 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, x1, y1))
-    if geographic:
-        across = np.abs(x1 - x0) * KM_PER_DEGREE * np.cos(np.radians(np.clip((y0 + y1) / 2, -90, 90)))
-        return np.hypot(across, (y1 - y0) * KM_PER_DEGREE)
-    return np.hypot(x1 - x0, y1 - y0) * km_per_unit
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._geo import KM_PER_DEGREE, km_per_unit
+from .._geo import KM_PER_DEGREE, ground_diagonal, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
-from ..joint.km_loss import FLOOR, ground_diagonal, k_spacing, node_diameters, spacing, tree_km_costs
+from ..joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from .regions import km_spread, region_boxes, region_graph, rolled_values
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names

@@ -30,7 +30,8 @@ def _centroid(z):
 
 def test_regions_job_reports_each_group_diameter_between_centroids():
     r = ga.generalize_regions(RECORDS, k=3, column="zip", regions=REGIONS, region_id="zip")
-    # groups 27701+27703 (4 records), 27705+27707 (3) and 27713 alone (3)
+    # groups 27701+27703 (4 records), 27705+27707 (3) and 27713 alone (3); a group of two: the diagonal of
+    # its centroids' box is their distance
     first = _haversine_km(_centroid("27701"), _centroid("27703"))
     second = _haversine_km(_centroid("27705"), _centroid("27707"))
     per_row = np.sort([first] * 4 + [second] * 3 + [0.0] * 3)
@@ -47,9 +48,23 @@ def test_a_joint_release_by_zip_reports_its_groups_in_km():
     r = ga.anonymize(df, location={"zip": "zip", "regions": REGIONS, "region_id": "zip"}, qi=["age"], k=3)
     loc = r.report["units"]["location"]
     assert loc["measure"] == "group diameter" and loc["without"] == 0.0
-    farthest = max(_haversine_km(_centroid(a), _centroid(b)) for a in REGIONS["zip"] for b in REGIONS["zip"])
-    assert 0 <= loc["median_km"] <= loc["p90_km"] <= farthest + 1e-3
+    lat, lon = REGIONS["lat"], REGIONS["lon"]
+    box = _haversine_km((lat.min(), lon.min()), (lat.max(), lon.max()))
+    assert 0 <= loc["median_km"] <= loc["p90_km"] <= box + 1e-3
+    # one measure of a group's width: the plain units' and the job's location_km (the search's)
+    assert (loc["median_km"], loc["p90_km"]) == (r.report["location_km"]["median"], r.report["location_km"]["p90"])
     assert set(r.report["units"]["columns"]) == {"age"}
+
+
+def test_a_group_of_regions_measures_the_diagonal_of_its_centroids_box():
+    """Four ZIPs in a diamond: the box's diagonal, not the largest distance between two of them."""
+    from geoanon.ncp import _group_km
+
+    corner = [(-78.85, 35.99), (-78.90, 36.04), (-78.80, 36.04), (-78.85, 36.09)]      # (x, y): lon, lat
+    km = _group_km(pd.Series(["g", "g", "*"]), {"g": corner}, "EPSG:4326")
+    diagonal = _haversine_km((35.99, -78.90), (36.09, -78.80))
+    assert km[0] == km[1] == pytest.approx(diagonal, rel=1e-3) and np.isnan(km[2])
+    assert km[0] > max(_haversine_km(a[::-1], b[::-1]) for a in corner for b in corner) + 1
 
 
 def test_label_and_suppression_jobs_report_exact_shares():

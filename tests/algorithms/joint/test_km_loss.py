@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geoanon.joint.km_loss import KNEE, ground_diagonal, k_spacing, log_km, node_diameters, tree_km_costs
+from geoanon._geo import ground_diagonal
+from geoanon.joint.km_loss import KNEE, k_spacing, log_km, node_diameters, tree_km_costs
 
 
 def test_log_km_is_zero_at_a_point_one_for_the_table_linear_below_the_knee_even_per_tenfold_above_a_unit():
