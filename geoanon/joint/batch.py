@@ -289,7 +289,8 @@ class _Search:
         part_of_row[in_cut] = (np.arange(n_rows)[in_cut] >= cut_at[node[in_cut]]).astype(np.int64)
         tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                          axis=1)                                           # (nodes, 2 parts, lo/hi)
-        return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], {"tiles": tiles})
+        return self._plan(j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut],
+                          {"tiles": tiles, "ranks": sr[in_cut]})
 
     def _location(self, j, at, cand, node, local, sr, rows):
         """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
@@ -309,9 +310,14 @@ class _Search:
             balanced = np.zeros(self.size.size, dtype=np.int64)
             balanced[node[at]] = local[at]
             return self._pick(at, node, win, wn, i, clearance, np.abs(i - balanced[wn]).astype(float))
-        cost = np.zeros(win.size)
-        cost += i * (d.high[sr[win - 1]] - d.low[sr[start]]) / d.span
-        cost += (size - i) * (d.high[sr[last]] - d.low[sr[win]]) / d.span
+        cost = np.zeros(win.size)           # the boxes' widths, needed only where the gap is wide enough
+        clean = np.flatnonzero(clearance >= 1)
+        if clean.size == 0:
+            return self._pick(at, node, win, wn, i, clearance, cost)
+        cut, i_c, size_c, start_c, last_c = win[clean], i[clean], size[clean], start[clean], last[clean]
+        width = np.zeros(clean.size)
+        width += i_c * (d.high[sr[cut - 1]] - d.low[sr[start_c]]) / d.span
+        width += (size_c - i_c) * (d.high[sr[last_c]] - d.low[sr[cut]]) / d.span
         n_nodes = self.size.size
         row_node = node
         for e in self.dims.items:
@@ -324,8 +330,9 @@ class _Search:
             back = (n_nodes - 1 - row_node)[::-1]
             up_r = (np.maximum.accumulate(back * span + r[::-1]) - back * span)[::-1]        # suffix max rank
             down_r = span - 1 - (np.maximum.accumulate(back * span + (span - 1 - r[::-1])) - back * span)[::-1]
-            cost += i * (e.high[up[win - 1]] - e.low[down[win - 1]]) / e.span
-            cost += (size - i) * (e.high[up_r[win]] - e.low[down_r[win]]) / e.span
+            width += i_c * (e.high[up[cut - 1]] - e.low[down[cut - 1]]) / e.span
+            width += (size_c - i_c) * (e.high[up_r[cut]] - e.low[down_r[cut]]) / e.span
+        cost[clean] = width
         return self._pick(at, node, win, wn, i, clearance, cost)
 
     def _compact(self, d, at, cand, node, sr):
@@ -432,9 +439,11 @@ class _Search:
         """Group the rows of the cut nodes by (node, part); every part's state in every dimension and the
         summed cost of the parts of each node."""
         key = node * (int(part.max()) + 1) + part
+        ranks = extra.get("ranks")                      # a rank cut's: the cut dimension's rank of each row
         if (key[1:] < key[:-1]).any():                 # a rank cut's rows come by node and part already
             order = np.argsort(key, kind="stable")      # by node, then part
             rows, node, part = rows[order], node[order], part[order]
+            ranks = None if ranks is None else ranks[order]
         edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
         starts = np.flatnonzero(edge)
         p_node, p_part = node[starts], part[starts]
@@ -444,7 +453,7 @@ class _Search:
             de = self.dims.items[e]
             parent = self.state[e][p_node]
             if isinstance(de, RankDim):
-                r = de.rank[rows]
+                r = ranks if e == j and ranks is not None else de.rank[rows]
                 lo_hi = parent[:, :2].copy()
                 if e == j:
                     where = np.searchsorted(nodes, p_node)

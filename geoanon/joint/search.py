@@ -142,7 +142,8 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     out = []
     for first in range(0, len(weights), MAX_WEIGHTINGS):
         batch = weights[first:first + MAX_WEIGHTINGS]
-        leaves, pending = split_weighted(dims, check, _pieces(dims, check, rows, location, batch), allowed, batch, limit)
+        pieces = _pieces(dims, check, rows, location, batch)
+        leaves, pending = split_weighted(dims, check, pieces, allowed, batch, limit)
         for more in _map_shards((dims, check, partial(_joint_shards, batch), location, other), pending, n_jobs):
             for w, found in enumerate(more):
                 leaves[w].extend(found)

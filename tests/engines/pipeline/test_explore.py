@@ -61,3 +61,19 @@ def test_the_command_line_prints_the_trade_off_and_reports_it(tmp_path, cli):
     points = report["frontier"]["points"]
     assert len(points) == 8 and "trade-off" in out and sum(line.startswith("*") for line in out.splitlines()) == 1
     assert 'id="frontier"' in (tmp_path / "r.html").read_text()
+
+
+def test_settings_sharing_a_precision_target_share_one_search():
+    """Points with max_extent_km: the settings' searches are one (each cut first to the target under its
+    own weights), and every point is the release its setting makes."""
+    from geoanon.pipeline.joint_release import prepared, searched
+
+    df = _table()
+    kw = dict(KW, max_extent_km=250)
+    spec = release_spec("anonymize", **kw)
+    settings = (0.1, 0.5, 0.95)
+    assert sorted(searched(prepared(df, spec), spec, list(settings))) == list(settings)
+    r = ga.explore(df, **kw, settings=settings)
+    for p in r.report.details["frontier"]["points"]:
+        again = ga.anonymize(df, **kw, location_precision=p["location_precision"])
+        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec) == p

@@ -343,3 +343,22 @@ def test_max_extent_on_the_command_line(tmp_path, cli):
                        "-o", tmp_path / "labels.csv")
     assert code == 2 and "max_extent_km needs a points location (lat and lon) or ZIP codes" in err
     assert not (tmp_path / "labels.csv").exists()
+
+
+def test_explore_reproduces_each_setting_where_the_settings_targets_differ():
+    """A ZIP location cut by the joint design: each setting has its own default target, so each is searched
+    on its own (no shared search); every point is still the release its setting makes."""
+    from geoanon.pipeline.frontier import frontier_point
+    from geoanon.pipeline.joint_release import prepared, searched
+    from geoanon.spec import release_spec
+
+    df = with_three_columns(grid_records(seed=2)).drop(columns=["id"])
+    kw = dict(location=location(unknown="suppress"), qi=["age", "sex", "visit"], k=5, method="joint",
+              keep=["diagnosis"])
+    spec = release_spec("anonymize", **kw)
+    assert searched(prepared(df, spec), spec, [0.2, 0.9]) == {}
+    r = ga.explore(df, **kw, settings=(0.2, 0.9))
+    for p in r.report.details["frontier"]["points"]:
+        again = ga.anonymize(df, **kw, location_precision=p["location_precision"])
+        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec,
+                              again.report.details["location_km"]) == p
