@@ -12,18 +12,23 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
     or where processes cannot fork. ``beside``: a function this process runs
     while the workers map (after them when they do not run); then returns
     (results, its result)."""
+    import gc
     import multiprocessing as mp
 
     alone = beside is None and (n_jobs == 1 or len(items) < 2)
     if alone or not items or "fork" not in mp.get_all_start_methods():
         out = [function(item) for item in items]
         return out if beside is None else (out, beside())
-    with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
-        if beside is None:
-            return pool.map(function, items, chunksize=1)
-        pending = pool.map_async(function, items, chunksize=1)
-        done = beside()
-        return pending.get(), done
+    gc.freeze()     # the workers' collections leave the objects they inherit alone: their pages stay shared
+    try:
+        with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
+            if beside is None:
+                return pool.map(function, items, chunksize=1)
+            pending = pool.map_async(function, items, chunksize=1)
+            done = beside()
+            return pending.get(), done
+    finally:
+        gc.unfreeze()
 
 
 def _ignore_interrupts():
