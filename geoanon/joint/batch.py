@@ -597,9 +597,8 @@ def _fixed_cost(dims, state, allowed, weights) -> float:
     for j, d in enumerate(dims.items):
         if j not in allowed and (dims.km is None or not d.location):
             total += weights[j] * d.cost(state[j])
-    km = dims.km
-    if km is not None and km.x not in allowed:
-        total += (weights[km.x] + weights[km.y]) * float(km.loss(dims, state[km.x], state[km.y])[0])
+    if dims.km is not None and dims.km.x not in allowed:
+        total += dims.location_cost(state, weights)
     return total
 
 

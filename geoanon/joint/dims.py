@@ -503,13 +503,15 @@ class Dims:
             costs[:, [x, y]] = (weight * self.km.loss(self, columns[x], columns[y]) / 2)[:, None]
         return sizes @ costs
 
-    def location_cost(self, state: tuple) -> float:
-        """The weighted cost of a class's location: its dimensions' NCP, or the ``km`` loss."""
+    def location_cost(self, state: tuple, weights=None) -> float:
+        """The weighted cost of a class's location: its dimensions' NCP, or the
+        ``km`` loss. ``weights``: every dimension's weight (default their own)."""
+        weights = [d.weight for d in self.items] if weights is None else weights
         if self.km is not None:
             j = (self.km.x, self.km.y)
-            weight = self.items[j[0]].weight + self.items[j[1]].weight
+            weight = weights[j[0]] + weights[j[1]]
             return weight * float(self.km.loss(self, state[j[0]], state[j[1]])[0])
-        return float(sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if d.location))
+        return float(sum(w * d.cost(s) for d, s, w in zip(self.items, state, weights) if d.location))
 
     def cost(self, state: tuple) -> float:
         """The weighted sum of the NCP of a class's cells (each dimension's

@@ -367,10 +367,8 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
     specs = [spec.but(location_precision=p) for p in settings]
     if spec.options["method"] != "joint" or len({extent_target(job, s) for s in specs}) != 1:
         return {}
-    weights = []
-    for s in specs:
-        _weigh(job, s)
-        weights.append([d.weight for d in job.dims.items])
+    _weigh(job, specs[0])                          # the settings' one precision target
+    weights = [_weights(job.dims, s) for s in specs]
     return dict(zip(settings, joint_partitions(job.dims, job.check, weights, spec.options["n_jobs"])))
 
 
@@ -378,13 +376,19 @@ def _weigh(job: Prepared, spec: ReleaseSpec) -> None:
     """Weigh ``job``'s dimensions as ``spec`` asks (its ``weights`` and
     ``location_precision``) and set its precision target."""
     o, dims = spec.options, job.dims
-    weights = o["weights"]
-    for d in dims.items:
-        d.weight = weights.get("location", 1.0) * precision_weight(o["location_precision"]) if d.location \
-            else weights.get(d.name, 1.0)
+    for d, w in zip(dims.items, _weights(dims, spec)):
+        d.weight = w
     dims._costs = {}                               # costs remembered under other weights
     dims.too_wide = None if (target := extent_target(job, spec)) is None else \
         job.publish_location.too_wide(target) if spec.location[0] == "zip" else _too_wide(dims, o["crs"], target)
+
+
+def _weights(dims: Dims, spec: ReleaseSpec) -> list:
+    """Every dimension's weight under ``spec``: ``weights`` (1 unless given),
+    the location's times ``location_precision``'s factor."""
+    o = spec.options
+    given, factor = o["weights"], precision_weight(o["location_precision"])
+    return [given.get("location", 1.0) * factor if d.location else given.get(d.name, 1.0) for d in dims.items]
 
 
 def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
