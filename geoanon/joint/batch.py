@@ -21,7 +21,7 @@ from itertools import groupby
 
 import numpy as np
 
-from .cuts import WINDOW, compact_choice, cut_clearance, first_least
+from .cuts import WINDOW, class_keeping, compact_choice, cut_clearance, first_least
 from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
 __all__ = ["MAX_WEIGHTINGS", "location_forest", "split_all", "split_weighted", "vectorizable"]
@@ -301,6 +301,7 @@ class _Search:
         win = cand[inside]
         if win.size == 0:
             return at
+        win = win[class_keeping(local[win], self.size[node[win]], self.k, node[win])]
         wn, i = node[win], local[win]
         size = self.size[wn]
         start = self.start[wn]
@@ -336,7 +337,9 @@ class _Search:
         return self._pick(at, node, win, wn, i, clearance, cost)
 
     def _compact(self, d, at, cand, node, sr):
-        """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand``."""
+        """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand`` that keep
+        its class count (:func:`geoanon.joint.cuts.class_keeping`)."""
+        cand = cand[class_keeping(cand - self.start[node[cand]], self.size[node[cand]], self.k, node[cand])]
         cn = node[cand]
         size = self.size[cn]
         q = size // self.k

@@ -15,7 +15,8 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["WINDOW", "best_cut", "compact_choice", "cut_clearance", "first_least", "rank_cut"]
+__all__ = ["WINDOW", "best_cut", "class_keeping", "compact_choice", "cut_clearance", "first_least", "narrowed",
+           "rank_cut"]
 
 
 @dataclass
@@ -35,17 +36,23 @@ def child_state(dims, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
     out[j] = value
     narrow_location = dims.items[j].location or not dims.shared_location
     for i, d in enumerate(dims.items):
-        if d.location and not narrow_location:
+        if (d.location and not narrow_location) or (i == j and not isinstance(d, RankDim)):
             continue
-        if isinstance(d, RankDim):
-            out[i] = _narrowed(d, out[i], rows)
-        elif i == j:
-            continue
-        elif isinstance(d, TreeDim) and state[i][0] > 0:
-            out[i] = d.node_of(rows)
-        elif isinstance(d, SetDim) and state[i].bit_count() > 1:
-            out[i] = d.held(rows)
+        out[i] = narrowed(d, out[i], rows)
     return tuple(out)
+
+
+def narrowed(d, state, rows: np.ndarray):
+    """A dimension's ``state`` narrowed to what ``rows`` hold: a rank state
+    to their ranks (:func:`_narrowed`), a hierarchy node to the lowest node
+    above them, a value set to the values they hold."""
+    if isinstance(d, RankDim):
+        return _narrowed(d, state, rows)
+    if isinstance(d, TreeDim) and state[0] > 0:
+        return d.node_of(rows)
+    if isinstance(d, SetDim) and state.bit_count() > 1:
+        return d.held(rows)
+    return state
 
 
 def _narrowed(d: RankDim, state: tuple, rows: np.ndarray) -> tuple:
@@ -72,7 +79,9 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     that classes land near k (the balanced rule of ``points``). The boundary
     gives any rank gap between the two sides to the smaller part; a location
     cut is placed where it keeps away from the records instead
-    (:func:`_location_position`, :meth:`RankDim.central_boundary`)."""
+    (:func:`_location_position`, :meth:`RankDim.central_boundary`), and a
+    compact cut in the widest gap (:func:`compact_choice`) among those that
+    keep the node's class count (:func:`class_keeping`)."""
     d = dims.items[j]
     lo, hi = state[j][:2]
     if hi - lo < 2:
@@ -101,6 +110,7 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     if d.location:
         i = _location_position(dims, j, rows[order], sr, pos, i, k)
     elif dims.compact_cuts:
+        pos = pos[class_keeping(pos, np.full(pos.size, s), k, np.zeros(pos.size, dtype=np.int64))]
         i = int(pos[compact_choice(d, sr, pos, np.zeros(pos.size, dtype=np.int64), np.zeros(pos.size, dtype=np.int64),
                                    np.full(pos.size, s), target)[0]])
     a, b = int(sr[i - 1]) + 1, int(sr[i])
@@ -113,6 +123,21 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
              (right_rows, child_state(dims, state, j, (boundary, hi), right_rows))]
     gain = _cost(dims, state, s) - sum(_cost(dims, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
+
+
+def class_keeping(i, size, k: int, node) -> np.ndarray:
+    """Which cuts to choose among: those after the first ``i`` of ``size``
+    rows (``node``: the node of each cut) that keep the number of classes
+    the node can hold, floor(size / k), where a cut of the same node does;
+    every cut of a node where none does. A part of k to 2k - 1 rows ends as
+    one class, so a cut that strands rows (a part of 2k - 1 beside one of
+    2k + 1 where k + k beside 3k was possible) widens every class below it
+    (Adult at real places, k = 50: the location alone 7% narrower, the
+    frontier benchmark's worst ratios 2-16% lower)."""
+    keeps = i // k + (size - i) // k >= size // k
+    has = np.zeros(int(node.max()) + 1 if node.size else 0, dtype=bool)
+    has[node[keeps]] = True
+    return keeps | ~has[node]
 
 
 def compact_choice(d: RankDim, sr, at, node, start, size, target) -> np.ndarray:
@@ -149,7 +174,7 @@ WINDOW = 0.1      # cuts keep at least this share of the rows on each side
 
 def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
     """Among admissible positions keeping at least ``WINDOW`` of the rows on
-    each side, a cut in a gap wide enough for the edges' margin
+    each side (and the node's class count, :func:`class_keeping`), a cut in a gap wide enough for the edges' margin
     (:func:`cut_clearance` at least 1) where there is one, else in the widest
     gap; among those, on a box location (``"grid"``, every row located), the
     one whose two records' boxes are smallest (summed widths over both
@@ -159,6 +184,7 @@ def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
     window = pos[(pos >= WINDOW * s) & (pos <= (1 - WINDOW) * s)]
     if window.size == 0:
         return balanced
+    window = window[class_keeping(window, np.full(window.size, s), k, np.zeros(window.size, dtype=np.int64))]
     d = dims.items[j]
     clearance = cut_clearance(d, sr[window - 1], sr[window], sr[0], sr[-1])
     if d.extent == "grid" and not d.missing:

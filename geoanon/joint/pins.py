@@ -127,11 +127,23 @@ def _shrunk(dims, states, location_class, row_class) -> list:
     return [tuple(st) for st in out]
 
 
+def _narrowed_others(dims, states, members, sizes) -> list:
+    """``states`` with the other quasi-identifiers of every class that gave
+    up rows (``sizes``: its rows before) narrowed to the rows it keeps
+    (:func:`~geoanon.joint.cuts.narrowed`): a class publishes what its own
+    records hold, a value where they share one."""
+    from .cuts import narrowed
+
+    return [st if rows.size == size else
+            tuple(s if d.location else narrowed(d, s, rows) for d, s in zip(dims.items, st))
+            for st, rows, size in zip(states, members, sizes.tolist())]
+
+
 def _moved(dims, check, part, rows, pins):
     """``part`` with ``rows`` in one new location class publishing no location,
     cut along the other dimensions; classes and location classes left empty
-    dropped, the others' boxes held to the rows they keep where no edge then
-    pins one of them (a box's margins are drawn anew from its state, so a
+    dropped, the others' other quasi-identifiers narrowed to the rows they
+    keep, and their boxes held to them where no edge then pins one of them (a box's margins are drawn anew from its state, so a
     smaller range can give a wider box)."""
     from .search import cut_down
 
@@ -150,6 +162,7 @@ def _moved(dims, check, part, rows, pins):
     pinning = np.bincount(np.repeat(location_class, [r.size for r in kept_rows])[pins(states, kept_rows)],
                           minlength=places.size) > 0
     states = [old if pinning[place] else new for old, new, place in zip(before, states, location_class)]
+    states = _narrowed_others(dims, states, kept_rows, np.bincount(part.row_class[part.row_class >= 0])[kept])
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if dims.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
