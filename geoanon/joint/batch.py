@@ -21,7 +21,7 @@ from itertools import groupby
 
 import numpy as np
 
-from .cuts import WINDOW, class_keeping, compact_choice, cut_clearance, first_least
+from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes
 from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
 __all__ = ["MAX_WEIGHTINGS", "location_forest", "split_all", "split_weighted", "vectorizable"]
@@ -301,20 +301,20 @@ class _Search:
         win = cand[inside]
         if win.size == 0:
             return at
-        win = win[class_keeping(local[win], self.size[node[win]], self.k, node[win])]
         wn, i = node[win], local[win]
         size = self.size[wn]
         start = self.start[wn]
         last = start + size - 1
         clearance = cut_clearance(d, sr[win - 1], sr[win], sr[start], sr[last])
+        keeps = keeps_classes(i, size, self.k)
         if not (d.extent == "grid" and not d.missing):
             balanced = np.zeros(self.size.size, dtype=np.int64)
             balanced[node[at]] = local[at]
-            return self._pick(at, node, win, wn, i, clearance, np.abs(i - balanced[wn]).astype(float))
+            return self._pick(at, node, win, wn, clearance, keeps, np.abs(i - balanced[wn]).astype(float))
         cost = np.zeros(win.size)           # the boxes' widths, needed only where the gap is wide enough
         clean = np.flatnonzero(clearance >= 1)
         if clean.size == 0:
-            return self._pick(at, node, win, wn, i, clearance, cost)
+            return self._pick(at, node, win, wn, clearance, keeps, cost)
         cut, i_c, size_c, start_c, last_c = win[clean], i[clean], size[clean], start[clean], last[clean]
         width = np.zeros(clean.size)
         width += i_c * (d.high[sr[cut - 1]] - d.low[sr[start_c]]) / d.span
@@ -334,27 +334,25 @@ class _Search:
             width += i_c * (e.high[up[cut - 1]] - e.low[down[cut - 1]]) / e.span
             width += (size_c - i_c) * (e.high[up_r[cut]] - e.low[down_r[cut]]) / e.span
         cost[clean] = width
-        return self._pick(at, node, win, wn, i, clearance, cost)
+        return self._pick(at, node, win, wn, clearance, keeps, cost)
 
     def _compact(self, d, at, cand, node, sr):
-        """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand`` that keep
-        its class count (:func:`geoanon.joint.cuts.class_keeping`)."""
-        cand = cand[class_keeping(cand - self.start[node[cand]], self.size[node[cand]], self.k, node[cand])]
+        """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand``."""
         cn = node[cand]
         size = self.size[cn]
         q = size // self.k
         target = np.where(q >= 2, size * (q // 2) / np.maximum(q, 1), size / 2)
-        chosen = cand[compact_choice(d, sr, cand, cn, self.start[cn], size, target)]
+        chosen = cand[compact_choice(d, sr, cand, cn, self.start[cn], size, target, self.k)]
         out = at.copy()
         out[np.searchsorted(node[at], node[chosen])] = chosen
         return out
 
-    @staticmethod
-    def _pick(at, node, win, wn, i, clearance, cost):
-        """Per node, the candidate of ``win`` in a gap wide enough where there is one, else in the widest,
-        then of least ``cost``, then first (as :func:`geoanon.joint.cuts._location_position`)."""
+    def _pick(self, at, node, win, wn, clearance, keeps, cost):
+        """Per node, the candidate of ``win`` first by :func:`geoanon.joint.cuts.first_keys` (the class count it
+        ``keeps``, a gap wide enough), then in the widest gap or of least ``cost``, then first (as
+        :func:`geoanon.joint.cuts._location_position`)."""
         clean = clearance >= 1
-        chosen = win[first_least(wn, ~clean, np.where(clean, cost, -clearance))]
+        chosen = win[first_least(wn, *first_keys(self.dims, clean, keeps), np.where(clean, cost, -clearance))]
         out = at.copy()
         out[np.searchsorted(node[at], node[chosen])] = chosen
         return out

@@ -1,6 +1,7 @@
 """The vectorized inner search gives the classes, states and NCP of the
 node-by-node search it replaces, on mixed tables and every model."""
 import importlib
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -179,28 +180,28 @@ def test_a_search_takes_one_to_max_weightings():
 
 
 def test_cuts_keep_the_class_count_where_one_can():
-    from geoanon.joint.cuts import class_keeping
+    from geoanon.joint.cuts import keeps_classes
 
     # a node of 200 rows holds 4 classes of k = 50: cutting after 50 or 100 keeps them, after 60 or 99 strands rows
-    i, size, node = np.array([50, 60, 99, 100, 60, 70]), np.array([200] * 4 + [130] * 2), np.array([0] * 4 + [1] * 2)
-    assert class_keeping(i, size, 50, node).tolist() == [True, False, False, True, True, True]
-    # the second node (130 rows, 2 classes) keeps them either way; a node where no cut keeps takes every cut
-    assert class_keeping(np.array([60, 70]), np.array([150, 150]), 50, np.array([3, 3])).tolist() == [True, True]
+    assert keeps_classes(np.array([50, 60, 99, 100]), 200, 50).tolist() == [True, False, False, True]
+    assert keeps_classes(np.array([60, 70]), 130, 50).tolist() == [True, True]     # 2 classes either way
 
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(40, 800), st.integers(0, 10_000), st.sampled_from(["box", "tile"]))
-def test_location_tree_makes_as_many_classes_as_the_rows_hold(n, seed, extent):
-    """With distinct coordinates, every node has a location cut that keeps its
-    class count, so the finest location classes number floor(n / k)."""
-    df = _table(n, seed)
-    rng = np.random.default_rng(seed)
-    df["lat"], df["lon"] = 35 + rng.permutation(n) * 1e-3, -80 + rng.permutation(n) * 1e-3
-    dims, check = _problem(df, seed, "k", extent)
+@given(st.integers(60, 2000), st.integers(2, 60), st.integers(0, 10_000), st.sampled_from(["box", "tile"]))
+def test_joint_location_cuts_make_as_many_classes_as_the_rows_hold(n, k, seed, extent):
+    """Every node has a location cut that keeps its class count (the records
+    spread on a line, distinct), so the joint design's classes of the
+    location alone number floor(n / k), in the array search and node by node."""
+    place = np.random.default_rng(seed).permutation(n) / 1024
+    df = pd.DataFrame({"lat": 35 + place, "lon": -80 + place})
+    check = Model(k=k).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], extent, None)
+    dims = replace(dims, shared_location=False, compact_cuts=True)
     rows = np.arange(n)
-    for tree in (search._location_forest_by_node(dims, check, [(rows, dims.root(rows))], [0, 1]),
-                 search._Tree(*batch.location_forest(dims, check, [(rows, dims.root(rows))], [0, 1]))):
-        leaves = [node for node, children in enumerate(tree.children) if not children]
-        assert len(leaves) == n // check.model.k
-        assert all(check.model.k <= tree.rows[node].size < 2 * check.model.k for node in leaves)
+    for part in (search.joint_partition(dims, check, "joint"),
+                 search._joint_by_node(dims, check, rows, [0, 1], [])):
+        sizes = np.bincount(part.row_class)
+        assert sizes.size == n // k and sizes.min() >= k and sizes.max() < 2 * k
