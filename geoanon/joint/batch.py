@@ -21,7 +21,7 @@ from itertools import groupby
 
 import numpy as np
 
-from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes
+from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes, stranding
 from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
 __all__ = ["MAX_WEIGHTINGS", "location_forest", "split_all", "split_weighted", "vectorizable"]
@@ -154,8 +154,13 @@ class _Search:
                 continue
             nodes = plan["nodes"]
             gain, top, dim = parent[:, nodes] - plan["part_cost"], best_gain[:, nodes], best_dim[:, nodes]
-            better = (gain > EPS) & ((dim < 0) | (gain > top + EPS))
-            top[better], dim[better] = gain[better], j
+            score = gain
+            if not self.dims.shared_location:
+                held = np.zeros(self.size.size, dtype=np.int64)
+                np.add.at(held, plan["p_node"], plan["p_size"] // k)
+                score = gain - stranding(self.size[nodes] // k - held[nodes], k, parent[:, nodes] / self.size[nodes])
+            better = (gain > EPS) & ((dim < 0) | (score > top + EPS))
+            top[better], dim[better] = score[better], j
             best_gain[:, nodes], best_dim[:, nodes] = top, dim
             plans[j] = plan
         held = (self.mask & self.bits) != 0                       # weightings x nodes

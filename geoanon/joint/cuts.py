@@ -15,8 +15,8 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["WINDOW", "best_cut", "compact_choice", "cut_clearance", "first_least", "first_keys", "keeps_classes",
-           "narrowed", "rank_cut"]
+__all__ = ["STRANDED", "WINDOW", "best_cut", "compact_choice", "cut_clearance", "first_keys", "first_least",
+           "keeps_classes", "narrowed", "rank_cut", "stranding"]
 
 
 @dataclass
@@ -293,12 +293,32 @@ def _group_cut(dims, j, rows, state, check, child, strict, state_of) -> Cut | No
     return Cut(gain, j, parts)
 
 
+STRANDED = 0.5    # the joint design ranks a cut as if each class it strands cost k rows this share of the node's loss
+
+
+def stranding(lost, k: int, loss_per_row):
+    """What a cut that leaves its node ``lost`` classes fewer than the
+    floor(rows / k) it could hold weighs against its gain when the joint
+    design ranks the cuts of a node of ``loss_per_row``: ``STRANDED`` times
+    k rows at that loss per class (a stranded class's rows widen the classes
+    they join). Only the ranking: a cut that removes loss is still made when
+    it is the only one. On the frontier benchmark (three tables, k = 5, 10,
+    50) the worst ratios to the peer's loss with the share 0 / 0.25 / 0.5 /
+    0.75 / 1 sum to 6.37 / 6.07 / 6.02 / 6.00 / 6.11 over the nine cases,
+    their largest 0.94 / 0.95 / 0.92 / 0.92 / 0.93; 0.5 is no worse than 0 in
+    any case."""
+    return STRANDED * lost * k * loss_per_row
+
+
 def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) -> Cut | None:
     """The admissible cut, over the dimensions ``allowed``, that removes the
     most NCP together with the best cuts of its parts ``lookahead`` levels
-    further down (ties: the first dimension). One level of lookahead lets a
-    rare value be separated before other cuts scatter its rows."""
-    if rows.size < 2 * check.model.k:       # no cut leaves k on both sides
+    further down (ties: the first dimension); in the joint design (each class
+    its own box, ``dims.shared_location`` False) less what the classes it
+    strands weigh (:func:`stranding`). One level of lookahead lets a rare
+    value be separated before other cuts scatter its rows."""
+    k = check.model.k
+    if rows.size < 2 * k:       # no cut leaves k on both sides
         return None
     best, best_score = None, 0.0
     for j in allowed:
@@ -307,6 +327,8 @@ def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) 
         if cut is None or cut.gain <= 1e-12:
             continue
         score = cut.gain
+        if not dims.shared_location:
+            score -= stranding(rows.size // k - sum(p.size // k for p, _ in cut.parts), k, dims.cost(state))
         if lookahead:
             for p, st in cut.parts:
                 nxt = best_cut(dims, p, st, check, allowed, lookahead - 1)

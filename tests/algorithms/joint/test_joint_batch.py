@@ -205,3 +205,29 @@ def test_joint_location_cuts_make_as_many_classes_as_the_rows_hold(n, k, seed, e
                  search._joint_by_node(dims, check, rows, [0, 1], [])):
         sizes = np.bincount(part.row_class)
         assert sizes.size == n // k and sizes.min() >= k and sizes.max() < 2 * k
+
+
+def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
+    """Six records, k = 2: splitting sex (3 + 3) leaves room for two classes
+    where three fit. It removes the most loss, but a location cut that keeps
+    the three ranks first, node by node and in the array search."""
+    from geoanon.joint import cuts
+
+    df = pd.DataFrame({"lat": [34.58, 39.35, 39.47, 30.97, 30.01, 34.53],
+                       "lon": [-80.92, -81.89, -80.96, -81.87, -88.37, -80.21],
+                       "sex": ["F", "M", "F", "M", "F", "M"]})
+    check = Model(k=2).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], "box", None)
+    spec = release_spec("anonymize", qi=["sex"], location={"lat": "lat", "lon": "lon"}, k=2)
+    dims.items.append(anonymize_module._qi_dim(df, "sex", spec_treatments(df, spec, lambda c: numeric_cells(df[c]))["sex"],
+                                               None, "box", 2))
+    dims = replace(dims, shared_location=False, compact_cuts=True)
+    rows = np.arange(6)
+    chosen = {}
+    for share in (0.0, cuts.STRANDED):
+        monkeypatch.setattr(cuts, "STRANDED", share)
+        cut = cuts.best_cut(dims, rows, dims.root(rows), check, [0, 1, 2])
+        leaves = batch.split_all(dims, check, [(rows, dims.root(rows))], [0, 1, 2])[0][0]
+        chosen[share] = (dims.items[cut.dim].name, len(leaves))
+    assert chosen == {0.0: ("sex", 2), 0.5: ("lat", 3)}
