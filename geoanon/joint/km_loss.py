@@ -15,9 +15,9 @@ alternatives on the frontier benchmark (``bench/bench_frontier.py``, three
 tables, k = 5, 10, 50, its "knee" table): u = F / 10**4 (every tenfold of
 width costing the same) lets the location's weight flip every node's choice
 at once, so the frontier jumps between neighbouring settings and its worst
-ratio to the peer's other-column loss is 0.70-1.02x on the national tables,
-where u = F / 10 gives 0.57-0.93x; u = F / 5 is within 0.02 of F / 10 there
-but does not reach the finest boxes on one of them. NCP over the range
+ratio to the peer's other-column loss is 0.68-0.98x on the national tables,
+where u = F / 10 gives 0.55-0.90x; u = F / 5 is within 0.04 of F / 10 either
+way. NCP over the range
 (``"range"``) charges width linearly up to F: there the search buys other
 columns' precision with a few continent-wide boxes. Boxes are measured as
 the search sees them (the records' box on the grid, or the tile), on the
