@@ -155,10 +155,9 @@ class _Search:
             nodes = plan["nodes"]
             gain, top, dim = parent[:, nodes] - plan["part_cost"], best_gain[:, nodes], best_dim[:, nodes]
             score = gain
-            if not self.dims.shared_location:
-                held = np.zeros(self.size.size, dtype=np.int64)
-                np.add.at(held, plan["p_node"], plan["p_size"] // k)
-                score = gain - stranding(self.size[nodes] // k - held[nodes], k, parent[:, nodes] / self.size[nodes])
+            if not self.dims.shared_location:       # the classes each node's parts can hold
+                kept = np.bincount(plan["p_node"], weights=plan["p_size"] // k, minlength=self.size.size)
+                score = gain - stranding(self.size[nodes] // k - kept[nodes], k, parent[:, nodes] / self.size[nodes])
             better = (gain > EPS) & ((dim < 0) | (score > top + EPS))
             top[better], dim[better] = score[better], j
             best_gain[:, nodes], best_dim[:, nodes] = top, dim

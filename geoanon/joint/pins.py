@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InfeasibleError
+from .cuts import narrowed
 from .dims import RankDim
 from .outliers import _blank
 
@@ -132,8 +133,6 @@ def _narrowed_others(dims, states, members, sizes) -> list:
     up rows (``sizes``: its rows before) narrowed to the rows it keeps
     (:func:`~geoanon.joint.cuts.narrowed`): a class publishes what its own
     records hold, a value where they share one."""
-    from .cuts import narrowed
-
     return [st if rows.size == size else
             tuple(s if d.location else narrowed(d, s, rows) for d, s in zip(dims.items, st))
             for st, rows, size in zip(states, members, sizes.tolist())]
@@ -143,8 +142,9 @@ def _moved(dims, check, part, rows, pins):
     """``part`` with ``rows`` in one new location class publishing no location,
     cut along the other dimensions; classes and location classes left empty
     dropped, the others' other quasi-identifiers narrowed to the rows they
-    keep, and their boxes held to them where no edge then pins one of them (a box's margins are drawn anew from its state, so a
-    smaller range can give a wider box)."""
+    keep, and their boxes held to them where no edge then pins one of them
+    (a box's margins are drawn anew from its state, so a smaller range can
+    give a wider box)."""
     from .search import cut_down
 
     root = [_blank(d) if d.location else s for d, s in zip(dims.items, dims.root(rows))]
