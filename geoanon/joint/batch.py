@@ -43,20 +43,27 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
     return search.run(), search.total[0]
 
 
-def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray, limit=None) -> tuple[list, list]:
+def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray, limit=None,
+                   park=False) -> tuple[list, list]:
     """Cut the groups ``(rows, state, mask)`` as :func:`split_all` does under
     each weighting (a row of ``weights``: every dimension's weight; at most
     ``MAX_WEIGHTINGS``) whose bit is set in the group's mask, round by round
     until no node holds more than ``limit`` rows (None: to the end): per
     weighting, the leaves ``(rows, state)`` found, and the nodes still to cut,
-    ``(rows, state, mask)``. Every node is cut on its own, so
-    :func:`split_weighted` of the nodes left (anywhere, in any runs) finds the
-    leaves the whole search would."""
+    ``(rows, state, mask)``. ``park``: a node is set aside as soon as it holds
+    ``limit`` rows or fewer (not cut further while larger ones are). Every
+    node is cut on its own, so :func:`split_weighted` of the nodes left
+    (anywhere, in any runs) finds the leaves the whole search would."""
     search = _Search(dims, check, [(r, st) for r, st, _ in groups], allowed, weights=weights,
                      masks=[m for _, _, m in groups])
+    parked = []
     while search.size.size and (limit is None or int(search.size.max()) > limit):
+        if park:
+            small = search.size <= limit
+            parked.extend(search.pending(small))
+            search._keep(~small)
         search._round()
-    return [search.leaves(s) for s in range(len(weights))], search.pending()
+    return [search.leaves(s) for s in range(len(weights))], parked + search.pending()
 
 
 def location_forest(dims, check, groups, location) -> tuple:
@@ -202,11 +209,11 @@ class _Search:
             self.node_id = self.node_id[idx]
         self.state = {j: s[idx] for j, s in self.state.items()}
 
-    def pending(self) -> list:
-        """The nodes still to cut, as ``(rows, state, mask)``."""
-        every = np.arange(self.size.size)
+    def pending(self, which=None) -> list:
+        """The nodes still to cut (those of the boolean mask ``which``; default all), as ``(rows, state, mask)``."""
+        idx = np.arange(self.size.size) if which is None else np.flatnonzero(which)
         return [(self.perm[self.start[n]:self.start[n] + self.size[n]].copy(), state, int(self.mask[n]))
-                for n, state in zip(every.tolist(), self._states(self.origin, self.state, every))]
+                for n, state in zip(idx.tolist(), self._states(self.origin, self.state, idx))]
 
     def leaves_of(self, g: int) -> list:
         """The leaves (rows, state) of group ``g`` under the first weighting, in the order they were found."""

@@ -16,7 +16,7 @@ import numpy as np
 from .dims import RankDim, SetDim, TreeDim
 
 __all__ = ["STRANDED", "WINDOW", "best_cut", "compact_choice", "cut_clearance", "first_keys", "first_least",
-           "keeps_classes", "narrowed", "rank_cut", "stranding"]
+           "keeps_classes", "narrowed", "own_cut", "rank_cut", "stranding"]
 
 
 @dataclass
@@ -322,8 +322,7 @@ def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) 
         return None
     best, best_score = None, 0.0
     for j in allowed:
-        op = _OPERATORS[type(dims.items[j])]
-        cut = op(dims, j, rows, state, check)
+        cut = own_cut(dims, j, rows, state, check)
         if cut is None or cut.gain <= 1e-12:
             continue
         score = cut.gain
@@ -336,6 +335,11 @@ def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) 
         if best is None or score > best_score + 1e-12:
             best, best_score = cut, score
     return best
+
+
+def own_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+    """Dimension ``j``'s cut of a node: :func:`rank_cut`, :func:`tree_cut` or :func:`set_cut`."""
+    return _OPERATORS[type(dims.items[j])](dims, j, rows, state, check)
 
 
 _OPERATORS = {RankDim: rank_cut, TreeDim: tree_cut, SetDim: set_cut}

@@ -485,9 +485,19 @@ class Dims:
         holding ``sizes`` rows, one array operation per dimension; under a
         ``km`` loss the location's cost is shared by its two dimensions.
         ``weights``: every dimension's weight (default their own)."""
-        sizes = np.asarray(sizes, dtype=np.float64)
         if not len(states):
             return np.zeros(len(self.items))
+        return np.asarray(sizes, dtype=np.float64) @ self._cost_rows(states, weights)
+
+    def class_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
+        """The weighted cost of each class of ``states`` holding ``sizes`` rows
+        (as :meth:`summed_costs`, summed over dimensions instead of classes)."""
+        if not len(states):
+            return np.zeros(0)
+        return np.asarray(sizes, dtype=np.float64) * self._cost_rows(states, weights).sum(axis=1)
+
+    def _cost_rows(self, states: list, weights) -> np.ndarray:
+        """Every class's weighted cost per row, per dimension (classes x dimensions)."""
         columns = [np.array([st[j] for st in states]) for j in range(len(self.items))]
         costs = np.empty((len(states), len(self.items)))
         for j, d in enumerate(self.items):
@@ -501,7 +511,7 @@ class Dims:
             x, y = self.km.x, self.km.y
             weight = weights[x] + weights[y]
             costs[:, [x, y]] = (weight * self.km.loss(self, columns[x], columns[y]) / 2)[:, None]
-        return sizes @ costs
+        return costs
 
     def location_cost(self, state: tuple, weights=None) -> float:
         """The weighted cost of a class's location: its dimensions' NCP, or the

@@ -41,8 +41,9 @@ import numpy as np
 
 from .._forked import forked_map
 from .batch import MAX_WEIGHTINGS, location_forest, split_all, split_weighted, vectorizable
-from .cuts import best_cut
+from .cuts import best_cut, own_cut
 from .dims import Dims, RankDim
+from .first_cuts import FIRST_CUT_ROWS, finish_pieces, piece_rows
 
 __all__ = ["JointPartition", "cut_down", "joint_partition", "joint_partitions", "location_losses"]
 
@@ -130,34 +131,69 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     ``n_jobs``. With a precision target (``dims.too_wide``), the location
     alone is first cut down to pieces no wider. Dimensions the array search
     does not take (:func:`~geoanon.joint.batch.vectorizable`) are cut node by
-    node, one weighting at a time."""
+    node, one weighting at a time.
+
+    Searches of at most ``FIRST_CUT_ROWS`` rows also try first cuts
+    (:mod:`geoanon.joint.first_cuts`): the whole search again after each
+    category's cut of the table made first, and, in the search without one,
+    each node set aside at ``piece_rows(k)`` rows finished as it is or after
+    one such cut (at most one first cut on any record's path); under each
+    weighting, the table and every piece keep what costs least."""
     rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
     location, other = _location_and_other(dims)
-    allowed = location + other
-    if not vectorizable(dims, allowed):
+    if not vectorizable(dims, location + other):
         return [_joint_by_node(_weighted(dims, w), check, rows, location, other) for w in weights]
-    limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows.size // (NODES_PER_JOB * n_jobs))
+    starts = [_located_apart(dims, check, rows, location)]
+    categories = [j for j in other if not isinstance(dims.items[j], RankDim)] if rows.size <= FIRST_CUT_ROWS else []
+    starts += [cut for cut in (_cut_first(dims, check, starts[0], j) for j in categories) if cut is not None]
     out = []
     for first in range(0, len(weights), MAX_WEIGHTINGS):
         batch = weights[first:first + MAX_WEIGHTINGS]
-        pieces = _pieces(dims, check, rows, location, batch)
-        leaves, pending = split_weighted(dims, check, pieces, allowed, batch, limit)
-        for more in _map_shards((dims, check, partial(_joint_shards, batch), location, other), pending, n_jobs):
-            for w, found in enumerate(more):
-                leaves[w].extend(found)
-        out.extend(_result(dims, found, None, "joint", 0, None, check.codes.size, w)
-                   for found, w in zip(leaves, batch))
+        found = [_joint_batch(dims, check, groups, batch, n_jobs, categories if i == 0 else None)
+                 for i, groups in enumerate(starts)]
+        out.extend(min(tried, key=lambda part: float(part.cost.sum())) for tried in zip(*found))
     return out
 
 
-def _pieces(dims, check, rows, location, weights) -> list:
+def _cut_first(dims, check, groups, j) -> list | None:
+    """``groups`` ``(rows, state)`` after dimension ``j``'s cut of each (None where it cuts none)."""
+    out, cut_any = [], False
+    for r, st in groups:
+        cut = own_cut(dims, j, r, st, check)
+        out.extend([(r, st)] if cut is None else cut.parts)
+        cut_any |= cut is not None
+    return out if cut_any else None
+
+
+def _joint_batch(dims, check, groups, weights, n_jobs, categories) -> list:
+    """The joint design's partitions of ``groups`` ``(rows, state)`` under
+    the weightings ``weights``; with ``categories`` (positions, not empty),
+    each piece finished as it is or after one of them is cut first
+    (:func:`~geoanon.joint.first_cuts.finish_pieces`)."""
+    location, other = _location_and_other(dims)
+    first_cuts = bool(categories)
+    rows = sum(r.size for r, _ in groups)
+    if first_cuts:
+        limit = piece_rows(check.model.k)
+    else:
+        limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows // (NODES_PER_JOB * n_jobs))
+    pieces = _pieces(dims, check, groups, location, weights)
+    leaves, pending = split_weighted(dims, check, pieces, location + other, weights, limit, park=first_cuts)
+    finish = partial(_first_cut_shards, weights, categories) if first_cuts else partial(_joint_shards, weights)
+    for more in _map_shards((dims, check, finish, location, other), pending, n_jobs):
+        for w, found in enumerate(more):
+            leaves[w].extend(found)
+    return [_result(dims, found, None, "joint", 0, None, check.codes.size, w) for found, w in zip(leaves, weights)]
+
+
+def _pieces(dims, check, groups, location, weights) -> list:
     """The groups ``(rows, state, mask)`` the joint design starts from
-    (:func:`_located_apart`, :func:`_within_target`), each with the weightings
-    (bits of ``weights``' rows) that start from it."""
+    (``groups``, cut down by :func:`_within_target`), each with the
+    weightings (bits of ``weights``' rows) that start from it."""
     out: dict = {}
-    for group in _located_apart(dims, check, rows, location):
+    for group in groups:
         if dims.too_wide is None:
             out[len(out)] = (*group, (1 << len(weights)) - 1)
             continue
@@ -273,7 +309,7 @@ def _map_shards(problem, shards, n_jobs) -> list:
     try:
         if n_jobs == 1 or len(shards) == 1:
             return [_solve_shards(shards)]
-        return forked_map(_solve_shards, _runs(shards, CHUNKS_PER_JOB * n_jobs), n_jobs)
+        return forked_map(_solve_shards, _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards))), n_jobs)
     finally:
         _PROBLEM = None
 
@@ -298,6 +334,12 @@ def _joint_shards(weights, dims, check, shards, location, other) -> list:
     """Every node ``(rows, state, mask)`` cut along all dimensions without
     lookahead under the weightings of its mask: per weighting, the leaves."""
     return split_weighted(dims, check, shards, location + other, weights)[0]
+
+
+def _first_cut_shards(weights, categories, dims, check, shards, location, other) -> list:
+    """As :func:`_joint_shards`, each node a piece that may cut one of
+    ``categories`` first (:func:`~geoanon.joint.first_cuts.finish_pieces`)."""
+    return finish_pieces(dims, check, shards, location + other, categories, weights)
 
 
 def _tree_shards(choose, dims, check, shards, location, other) -> tuple:

@@ -152,6 +152,7 @@ def test_weighted_search_in_processes_and_batches_of_weightings(monkeypatch):
     dims, check = _problem(_table(900, 7), 7, "l", "box")
     dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
     weights = _weightings(dims, [0.125, 0.5, 1.0, 4.0, 32.0])
+    monkeypatch.setattr(search, "FIRST_CUT_ROWS", 0)         # the shards of large tables (pieces: test_first_cuts)
     alone = [search.joint_partition(_weighted(dims, w), check, "joint") for w in weights]
     monkeypatch.setattr(search, "SHARD_ROWS", 100)
     monkeypatch.setattr(search, "MAX_WEIGHTINGS", 2)

@@ -1,0 +1,112 @@
+"""First cuts (geoanon.joint.first_cuts): the joint search tried with a
+category cut first, at the table and in every piece, keeps what costs least."""
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geoanon._cells import numeric_cells
+from geoanon.joint import first_cuts, search
+from geoanon.models import Model
+from geoanon.spec.release import release_spec, treatments as spec_treatments
+
+anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
+
+
+def _problem(df, k, qi, model=None):
+    """The dimensions (location, then ``qi``) of a table under the km loss, and the model's check."""
+    check = Model(k=k, **(model or {})).compile(df)
+    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
+                                              "EPSG:4326", None, [], "box", None)
+    spec = release_spec("anonymize", qi=qi, sets=[c for c in qi if c == "race"] or None,
+                        location={"lat": "lat", "lon": "lon"}, k=k)
+    treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
+    for col in qi:
+        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, "box", k))
+    dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
+    return dims, check
+
+
+def _clustered(n, seed):
+    """``n`` people in 20 towns far apart, sex, race and diagnosis at random."""
+    rng = np.random.default_rng(seed)
+    town = rng.integers(0, 20, n)
+    return pd.DataFrame({"lat": np.round(30 + town % 5 * 4 + rng.random(n) * 0.2, 4),
+                         "lon": np.round(-100 + town // 5 * 5 + rng.random(n) * 0.2, 4),
+                         "age": rng.integers(18, 90, n).astype(float), "sex": rng.choice(["F", "M"], n),
+                         "race": rng.choice(list("abcd"), n, p=[0.7, 0.15, 0.1, 0.05]),
+                         "dx": rng.choice(list("uvwxyz"), n)})
+
+
+def _plain(dims, check, weights):
+    """The joint search without first cuts."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(search, "FIRST_CUT_ROWS", 0)
+        return search.joint_partitions(dims, check, weights)
+
+
+def _valid(part, check):
+    """Every row in one class, every class within the model."""
+    assert part.row_class.min() >= 0
+    classes = part.row_class.max() + 1
+    hist = np.zeros((classes, check.n_values), dtype=np.int64)
+    np.add.at(hist, (part.row_class, check.codes), 1)
+    assert check.holds(hist).all()
+
+
+def test_sex_cut_first_where_the_location_alone_mixes_the_sexes():
+    """4,000 people in 20 towns, k = 5, the location weighted 16: cut down by
+    place, most classes hold both sexes; with sex cut first, each sex gets its
+    own classes, a little wider, and the weighted loss is lower."""
+    df = _clustered(4000, 2)
+    dims, check = _problem(df, 5, ["sex"])
+    weights = [[16.0, 16.0, 1.0]]
+    first, plain = search.joint_partitions(dims, check, weights)[0], _plain(dims, check, weights)[0]
+    sex = df["sex"].to_numpy()
+
+    def mixed(part):
+        return sum(len(set(sex[part.row_class == c])) > 1 for c in range(part.row_class.max() + 1))
+
+    assert mixed(plain) > 50 and mixed(first) == 0
+    assert first.cost.sum() < plain.cost.sum()
+    _valid(first, check)
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(100, 1500), st.integers(2, 12), st.integers(0, 10_000), st.sampled_from([None, "l"]),
+       st.lists(st.sampled_from([0.125, 1.0, 4.0, 16.0, 64.0]), min_size=1, max_size=4), st.booleans())
+def test_first_cuts_never_cost_more_than_the_search_alone(n, k, seed, model, locations, small_pieces):
+    """Under every weighting the release with first cuts is valid and its
+    weighted loss is at most the plain search's (which is one of the
+    candidates), with pieces of the default size or of a few classes."""
+    df = _clustered(n, seed)
+    dims, check = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
+    weights = [[w if d.location else 1.0 for d in dims.items] for w in locations]
+    with pytest.MonkeyPatch.context() as m:
+        if small_pieces:
+            m.setattr(first_cuts, "PIECE_ROWS", 4 * k)
+            m.setattr(first_cuts, "PIECE_CLASSES", 4)
+        found = search.joint_partitions(dims, check, weights)
+    for part, alone in zip(found, _plain(dims, check, weights)):
+        _valid(part, check)
+        assert part.cost.sum() <= alone.cost.sum() * (1 + 1e-9) + 1e-9
+
+
+def test_pieces_and_processes_give_the_same_release():
+    """Pieces finished in worker processes, in batches of weightings: each
+    partition as the search makes it alone in this process."""
+    df = _clustered(1200, 4)
+    dims, check = _problem(df, 4, ["age", "sex", "race"])
+    weights = [[w if d.location else 1.0 for d in dims.items] for w in (0.5, 4.0, 32.0)]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(first_cuts, "PIECE_ROWS", 100)
+        m.setattr(first_cuts, "PIECE_CLASSES", 1)
+        alone = [search.joint_partitions(dims, check, [w])[0] for w in weights]
+        m.setattr(search, "MAX_WEIGHTINGS", 2)
+        for n_jobs in (1, 2):
+            for part, single in zip(search.joint_partitions(dims, check, weights, n_jobs), alone):
+                assert np.array_equal(part.row_class, single.row_class) and part.states == single.states
