@@ -487,16 +487,16 @@ class Dims:
         ``weights``: every dimension's weight (default their own)."""
         if not len(states):
             return np.zeros(len(self.items))
-        return np.asarray(sizes, dtype=np.float64) @ self._cost_rows(states, weights)
+        return np.asarray(sizes, dtype=np.float64) @ self.cost_rows(states, weights)
 
     def class_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
         """The weighted cost of each class of ``states`` holding ``sizes`` rows
         (as :meth:`summed_costs`, summed over dimensions instead of classes)."""
         if not len(states):
             return np.zeros(0)
-        return np.asarray(sizes, dtype=np.float64) * self._cost_rows(states, weights).sum(axis=1)
+        return np.asarray(sizes, dtype=np.float64) * self.cost_rows(states, weights).sum(axis=1)
 
-    def _cost_rows(self, states: list, weights) -> np.ndarray:
+    def cost_rows(self, states: list, weights=None) -> np.ndarray:
         """Every class's weighted cost per row, per dimension (classes x dimensions)."""
         columns = [np.array([st[j] for st in states]) for j in range(len(self.items))]
         costs = np.empty((len(states), len(self.items)))

@@ -13,23 +13,32 @@ losses cannot reach the releases it misses (the frontier is not convex
 there).
 
 So a search of at most ``FIRST_CUT_ROWS`` rows is run once as it is and
-once after each category's own cut of the table (:func:`geoanon.joint.cuts.own_cut`:
-the values that meet the model apart, the rest together) made first; and in
-the run without one, every node the search sets aside at ``piece_rows(k)``
-rows (a piece) is finished as it is and after each category's cut of the
-piece made first (:func:`finish_pieces`). Under each weighting the table and
-every piece keep whichever finish has the least weighted loss, so the
-release never costs more than the search alone under the search's own
-objective, and no record's path holds more than one first cut. Pieces
-decide on their own: dense places may cut a category first while sparse
-ones keep their location, which lets the knob move between the two by
-steps rather than one jump. Numbers are not tried: their compact cuts
-already land where they pay, and trying age first changed no measured
-frontier by more than 0.005 while it took 40% longer.
+once after each category's own cut of the table
+(:func:`geoanon.joint.cuts.own_cut`: the values that meet the model apart,
+the rest together) made first; and in the run without one, every node the
+search sets aside at ``piece_rows(k)`` rows (a piece) is finished as it is
+and again after the cut of the category that loses most in its leaves
+(:func:`finish_pieces`). Under each weighting the table and every piece
+keep whichever finish has the least weighted loss, so the release never
+costs more than the search alone under the search's own objective, and no
+record's path holds more than one first cut. Pieces decide on their own:
+dense places may cut a category first while sparse ones keep their
+location, which lets the knob move between the two by steps rather than one
+jump.
 
-On the airports table at k = 50 (``bench/bench_frontier.py``) this takes
-the finest releases from 246 km / 0.595 (other columns' NCP) to 253 km /
-0.513; see ``bench/RESULTS.md`` for the measured frontiers.
+Measured alternatives (``bench/bench_frontier.py``'s nine cases, worst
+ratio to the weighted Mondrian, settings 0.0125 apart): the table's root
+alone (0.64 on the airports at k = 50, but 1.06 and 1.00 at k = 50 on the
+ZIP centroids and in Chicago, where the one jump leaves a gap in km); pieces
+alone (0.71 on the airports at k = 50; pieces of 16,384 rows 0.73); every
+category tried in every piece (within 0.02 of the default: 0.59 against
+0.61 on the ZIP centroids at k = 5; but ``explore``'s 8 settings took 3.4x
+one release on 2 processes against 2.9x); the lossiest category only at the
+root too (0.68 on the airports at k = 50, 0.67 against 0.57 on the ZIP
+centroids at k = 10); age tried as well (no frontier moved by more than
+0.005, two thirds slower).
+
+``bench/RESULTS.md`` holds the measured frontiers.
 """
 from __future__ import annotations
 
@@ -38,9 +47,9 @@ import numpy as np
 from .batch import split_weighted
 from .cuts import own_cut
 
-__all__ = ["FIRST_CUT_ROWS", "finish_pieces", "piece_rows"]
+__all__ = ["FIRST_CUT_ROWS", "finish_pieces", "lossiest", "piece_rows"]
 
-FIRST_CUT_ROWS = 1 << 18   # searches of at most this many rows try first cuts (each costs one more finish)
+FIRST_CUT_ROWS = 1 << 18   # searches of at most this many rows try first cuts (about 3-5x the time)
 PIECE_ROWS = 1 << 12       # a piece holds at most this many rows ...
 PIECE_CLASSES = 64         # ... or this many classes of k, whichever is more
 
@@ -53,35 +62,56 @@ def piece_rows(k: int) -> int:
 def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, weights: np.ndarray) -> list:
     """Cut every piece ``(rows, state, mask)`` down along ``allowed`` under
     each weighting of its mask (:func:`~geoanon.joint.batch.split_weighted`),
-    as it is or after the cut of one dimension of ``categories`` made first,
-    whichever leaves the piece the least weighted loss under that weighting
-    (ties: as it is, then the earlier dimension). Returns, per weighting,
-    the leaves ``(rows, state)``."""
+    and again after the cut of the one of ``categories`` that loses the
+    most in the piece's leaves under that weighting (:func:`lossiest`) made
+    first; each piece keeps, under each weighting, whichever finish has the
+    least weighted loss (ties: as it is). Returns, per weighting, the leaves
+    ``(rows, state)``."""
     owner = np.full(check.codes.size, -1, dtype=np.int64)      # a weighting's pieces are disjoint; others' overlap
-    best = split_weighted(dims, check, pieces, allowed, weights)[0]
     cost, by_piece = np.zeros((len(weights), len(pieces))), []
-    for w, found in enumerate(best):
+    picked = np.full((len(weights), len(pieces)), -1, dtype=np.int64)
+    for w, found in enumerate(split_weighted(dims, check, pieces, allowed, weights)[0]):
         _own(pieces, w, owner)
-        cost[w] = _piece_costs(dims, found, owner, len(pieces), weights[w])
+        per_dim = _piece_costs(dims, found, owner, len(pieces), weights[w])
+        cost[w] = per_dim.sum(axis=1)
+        picked[w] = lossiest(per_dim, categories)
         by_piece.append(_by_piece(found, owner, len(pieces)))
     for j in categories:
         tried, groups = [], []
         for p, (rows, state, mask) in enumerate(pieces):
-            cut = own_cut(dims, j, rows, state, check)
+            chosen = mask & _bits(picked[:, p] == j)
+            cut = own_cut(dims, j, rows, state, check) if chosen else None
             if cut is not None:
                 tried.append(p)
-                groups.extend((r, st, mask) for r, st in cut.parts)
+                groups.extend((r, st, chosen) for r, st in cut.parts)
         if not groups:
             continue
         for w, found in enumerate(split_weighted(dims, check, groups, allowed, weights)[0]):
+            if not found:
+                continue
             _own(pieces, w, owner)
-            here = _piece_costs(dims, found, owner, len(pieces), weights[w])
-            better = [p for p in tried if pieces[p][2] >> w & 1 and here[p] < cost[w, p] - 1e-9 * max(1.0, cost[w, p])]
+            here = _piece_costs(dims, found, owner, len(pieces), weights[w]).sum(axis=1)
+            better = [p for p in tried if picked[w, p] == j and here[p] < cost[w, p] - 1e-9 * max(1.0, cost[w, p])]
             if better:
                 split = _by_piece(found, owner, len(pieces))
                 for p in better:
                     cost[w, p], by_piece[w][p] = here[p], split[p]
     return [[leaf for piece in found for leaf in piece] for found in by_piece]
+
+
+def lossiest(per_dim: np.ndarray, categories: list) -> np.ndarray:
+    """For each row of ``per_dim`` (a weighted loss per dimension), the one
+    of ``categories`` with the greatest loss (the first on ties), -1 where
+    none loses anything."""
+    if not categories:
+        return np.full(per_dim.shape[0], -1, dtype=np.int64)
+    losses = per_dim[:, categories]
+    return np.where(losses.max(axis=1) > 0, np.asarray(categories)[np.argmax(losses, axis=1)], -1)
+
+
+def _bits(chosen: np.ndarray) -> int:
+    """The mask of the weightings where ``chosen`` holds."""
+    return sum(1 << int(w) for w in np.flatnonzero(chosen))
 
 
 def _own(pieces: list, w: int, owner: np.ndarray) -> None:
@@ -100,9 +130,12 @@ def _by_piece(leaves: list, owner: np.ndarray, count: int) -> list:
 
 
 def _piece_costs(dims, leaves: list, owner: np.ndarray, count: int, weights) -> np.ndarray:
-    """The weighted loss of ``leaves`` summed per piece (0 for a piece with none)."""
-    if not leaves:
-        return np.zeros(count)
-    sizes = np.array([r.size for r, _ in leaves], dtype=np.float64)
-    each = dims.class_costs([st for _, st in leaves], sizes, weights)
-    return np.bincount(owner[[r[0] for r, _ in leaves]], weights=each, minlength=count)
+    """The weighted loss of ``leaves`` per piece and dimension (pieces x dimensions; 0 for a piece with none)."""
+    out = np.zeros((count, len(dims.items)))
+    if leaves:
+        sizes = np.array([r.size for r, _ in leaves], dtype=np.float64)
+        each = dims.cost_rows([st for _, st in leaves], weights) * sizes[:, None]
+        at = owner[[r[0] for r, _ in leaves]]
+        for j in range(len(dims.items)):
+            out[:, j] = np.bincount(at, weights=each[:, j], minlength=count)
+    return out

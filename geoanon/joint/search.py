@@ -136,9 +136,10 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     Searches of at most ``FIRST_CUT_ROWS`` rows also try first cuts
     (:mod:`geoanon.joint.first_cuts`): the whole search again after each
     category's cut of the table made first, and, in the search without one,
-    each node set aside at ``piece_rows(k)`` rows finished as it is or after
-    one such cut (at most one first cut on any record's path); under each
-    weighting, the table and every piece keep what costs least."""
+    each node set aside at ``piece_rows(k)`` rows finished as it is and
+    after the cut of the category it loses most in (at most one first cut
+    on any record's path); under each weighting, the table and every piece
+    keep what costs least."""
     rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})

@@ -110,3 +110,10 @@ def test_pieces_and_processes_give_the_same_release():
         for n_jobs in (1, 2):
             for part, single in zip(search.joint_partitions(dims, check, weights, n_jobs), alone):
                 assert np.array_equal(part.row_class, single.row_class) and part.states == single.states
+
+
+def test_the_lossiest_category_is_tried_first():
+    """Per piece, the category of the greatest loss (the first on ties); none where no category loses."""
+    per_dim = np.array([[9.0, 1.0, 3.0, 3.0], [9.0, 0.0, 0.0, 0.0], [0.0, 2.0, 5.0, 1.0]])
+    assert first_cuts.lossiest(per_dim, [1, 2, 3]).tolist() == [2, -1, 2]
+    assert first_cuts.lossiest(per_dim, []).tolist() == [-1, -1, -1]
