@@ -32,8 +32,8 @@ alone (0.64 on the airports at k = 50, but 1.06 and 1.00 at k = 50 on the
 ZIP centroids and in Chicago, where the one jump leaves a gap in km); pieces
 alone (0.71 on the airports at k = 50; pieces of 16,384 rows 0.73); every
 category tried in every piece (within 0.02 of the default: 0.59 against
-0.61 on the ZIP centroids at k = 5; but ``explore``'s 8 settings took 3.4x
-one release on 2 processes against 2.9x); the lossiest category only at the
+0.61 on the ZIP centroids at k = 5; ``explore``'s 8 settings a quarter
+slower on 2 processes); the lossiest category only at the
 root too (0.68 on the airports at k = 50, 0.67 against 0.57 on the ZIP
 centroids at k = 10); age tried as well (no frontier moved by more than
 0.005, two thirds slower).

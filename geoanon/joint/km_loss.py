@@ -15,8 +15,8 @@ alternatives on the frontier benchmark (``bench/bench_frontier.py``, three
 tables, k = 5, 10, 50, its "knee" table): u = F / 10**4 (every tenfold of
 width costing the same) lets the location's weight flip every node's choice
 at once, so the frontier jumps between neighbouring settings and its worst
-ratio to the peer's other-column loss is 0.68-0.98x on the national tables,
-where u = F / 10 gives 0.55-0.90x; u = F / 5 is within 0.04 of F / 10 either
+ratio to the peer's other-column loss is 0.65-0.98x on the national tables,
+where u = F / 10 gives 0.50-0.87x; u = F / 5 is within 0.02 of F / 10 either
 way. NCP over the range
 (``"range"``) charges width linearly up to F: there the search buys other
 columns' precision with a few continent-wide boxes. Boxes are measured as
