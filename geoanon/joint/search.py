@@ -154,8 +154,15 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
         batch = weights[first:first + MAX_WEIGHTINGS]
         found = [_joint_batch(dims, check, groups, batch, n_jobs, categories if i == 0 else None)
                  for i, groups in enumerate(starts)]
-        out.extend(min(tried, key=lambda part: float(part.cost.sum())) for tried in zip(*found))
+        for w, tried in zip(batch, zip(*found)):
+            leaves = tried[0] if len(tried) == 1 else min(tried, key=lambda leaves: _cost(dims, leaves, w))
+            out.append(_result(dims, leaves, None, "joint", 0, None, check.codes.size, w))
     return out
+
+
+def _cost(dims, leaves, weights) -> float:
+    """The summed weighted loss of ``leaves`` ``(rows, state)`` under ``weights``."""
+    return float(dims.summed_costs([st for _, st in leaves], [r.size for r, _ in leaves], weights).sum())
 
 
 def _cut_first(dims, check, groups, j) -> list | None:
@@ -169,8 +176,8 @@ def _cut_first(dims, check, groups, j) -> list | None:
 
 
 def _joint_batch(dims, check, groups, weights, n_jobs, categories) -> list:
-    """The joint design's partitions of ``groups`` ``(rows, state)`` under
-    the weightings ``weights``; with ``categories`` (positions, not empty),
+    """The joint design's leaves ``(rows, state)`` of ``groups`` ``(rows, state)``
+    under each of the weightings ``weights``; with ``categories`` (positions, not empty),
     each piece finished as it is or after one of them is cut first
     (:func:`~geoanon.joint.first_cuts.finish_pieces`)."""
     location, other = _location_and_other(dims)
@@ -186,7 +193,7 @@ def _joint_batch(dims, check, groups, weights, n_jobs, categories) -> list:
     for more in _map_shards((dims, check, finish, location, other), pending, n_jobs):
         for w, found in enumerate(more):
             leaves[w].extend(found)
-    return [_result(dims, found, None, "joint", 0, None, check.codes.size, w) for found, w in zip(leaves, weights)]
+    return leaves
 
 
 def _pieces(dims, check, groups, location, weights) -> list:
