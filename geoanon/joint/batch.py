@@ -24,7 +24,7 @@ import numpy as np
 from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes, stranding
 from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
 
-__all__ = ["MAX_WEIGHTINGS", "location_forest", "split_all", "split_weighted", "vectorizable"]
+__all__ = ["MAX_WEIGHTINGS", "first_dims", "location_forest", "split_all", "split_weighted", "vectorizable"]
 
 EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later dimension must beat an earlier one
 MAX_WEIGHTINGS = 62   # weightings of one search: the bits of a node's mask
@@ -64,6 +64,12 @@ def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray
             search._keep(~small)
         search._round()
     return [search.leaves(s) for s in range(len(weights))], parked + search.pending()
+
+
+def first_dims(dims, check, groups: list, allowed: list, weights: np.ndarray) -> np.ndarray:
+    """The dimension :func:`split_weighted` cuts each group ``(rows, state)``
+    along first under each weighting (weightings x groups; -1: none)."""
+    return _Search(dims, check, groups, allowed, weights=weights).first_choices()
 
 
 def location_forest(dims, check, groups, location) -> tuple:
@@ -143,13 +149,32 @@ class _Search:
         return [_Leaves(self, g) for g in range(len(self.groups))]
 
     def _round(self):
+        best_dim, plans = self._choices()
+        if best_dim is None:
+            return
+        held = (self.mask & self.bits) != 0                       # weightings x nodes
+        self._finish(self._choosing(held, best_dim, -1))
+        self._apply(plans, {j: self._choosing(held, best_dim, j) for j in plans})
+
+    def first_choices(self) -> np.ndarray:
+        """The dimension each group is cut along first under each weighting
+        (weightings x groups; -1: none), as :meth:`_round` chooses."""
+        out = np.full((len(self.weights), len(self.groups)), -1, dtype=np.int64)
+        best_dim, _ = self._choices()
+        if best_dim is not None:
+            out[:, self.origin] = best_dim
+        return out
+
+    def _choices(self) -> tuple:
+        """Record the nodes too small to cut as leaves and keep the others;
+        their best cut's dimension under each weighting (weightings x nodes,
+        -1: none; None: no node left) and every dimension's plan."""
         k = self.k
         active = self.size >= 2 * k
         self._finish(np.where(active, 0, self.mask))
-        if not active.any():
-            self._keep(active)
-            return
         self._keep(active)
+        if not active.any():
+            return None, {}
         parent = self.costs(self.state, self.origin) * self.size
         best_gain = np.full(parent.shape, -np.inf)
         best_dim = np.full(parent.shape, -1, dtype=np.int64)
@@ -169,9 +194,7 @@ class _Search:
             top[better], dim[better] = score[better], j
             best_gain[:, nodes], best_dim[:, nodes] = top, dim
             plans[j] = plan
-        held = (self.mask & self.bits) != 0                       # weightings x nodes
-        self._finish(self._choosing(held, best_dim, -1))
-        self._apply(plans, {j: self._choosing(held, best_dim, j) for j in plans})
+        return best_dim, plans
 
     def _choosing(self, held, best_dim, j) -> np.ndarray:
         """Per node, the mask of the weightings it is cut under whose best cut is along ``j`` (-1: none)."""

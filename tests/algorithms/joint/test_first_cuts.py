@@ -117,3 +117,54 @@ def test_the_lossiest_category_is_tried_first():
     per_dim = np.array([[9.0, 1.0, 3.0, 3.0], [9.0, 0.0, 0.0, 0.0], [0.0, 2.0, 5.0, 1.0]])
     assert first_cuts.lossiest(per_dim, [1, 2, 3]).tolist() == [2, -1, 2]
     assert first_cuts.lossiest(per_dim, []).tolist() == [-1, -1, -1]
+
+
+def _searched(dims, check, weights, patches, every_start=False):
+    """The joint search with ``patches`` ({(module, name): value}); with
+    ``every_start``, every category's start searched under every weighting,
+    even those whose own search makes that cut first anyway."""
+    with pytest.MonkeyPatch.context() as m:
+        for (module, name), value in patches.items():
+            m.setattr(module, name, value)
+        if every_start:
+            m.setattr(search, "_cut_anyway", lambda chosen, j, cuts: np.zeros(len(chosen), dtype=bool))
+        return search.joint_partitions(dims, check, weights)
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(100, 1500), st.integers(2, 12), st.integers(0, 10_000), st.sampled_from([None, "l"]),
+       st.lists(st.sampled_from([0.01, 0.125, 1.0, 16.0]), min_size=1, max_size=4), st.booleans())
+def test_a_start_the_search_takes_anyway_is_not_searched_again(n, k, seed, model, locations, small_pieces):
+    """Skipping a category's start where the search alone cuts that category
+    first at every group leaves every release as searching it gives."""
+    df = _clustered(n, seed)
+    dims, check = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
+    weights = [[w if d.location else 1.0 for d in dims.items] for w in locations]
+    patches = {(first_cuts, "PIECE_ROWS"): 4 * k, (first_cuts, "PIECE_CLASSES"): 4} if small_pieces else {}
+    found = _searched(dims, check, weights, patches)
+    for part, every in zip(found, _searched(dims, check, weights, patches, every_start=True)):
+        assert np.array_equal(part.row_class, every.row_class) and part.states == every.states
+
+
+def test_the_search_cutting_a_category_first_skips_its_start():
+    """With the location nearly free, the search cuts a category at the root
+    under that weighting: that category's start is searched only under the
+    other weighting, and both releases are those of searching every start."""
+    df = _clustered(1500, 1)
+    dims, check = _problem(df, 5, ["age", "sex", "race"])
+    weights = [[w if d.location else 1.0 for d in dims.items] for w in (0.01, 64.0)]
+    table = search._located_apart(dims, check, np.arange(len(df)), [0, 1])
+    chosen = search.first_dims(dims, check, table, list(range(len(dims.items))), np.array(weights))
+    first = int(chosen[0, 0])
+    assert first in (3, 4) and chosen[1, 0] in (0, 1)           # a category (sex, race), then a location cut
+    searched, original = [], search._joint_batch
+
+    def counted(d, c, groups, w, *rest):
+        searched.append(len(w))
+        return original(d, c, groups, w, *rest)
+
+    found = _searched(dims, check, weights, {(search, "_joint_batch"): counted})
+    assert searched == [2] + [1 if j == first else 2 for j in (3, 4)]
+    for part, every in zip(found, _searched(dims, check, weights, {}, every_start=True)):
+        assert np.array_equal(part.row_class, every.row_class) and part.states == every.states
