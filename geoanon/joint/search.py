@@ -143,7 +143,7 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     weighting whose search makes that cut first anyway (:func:`_cut_anyway`):
     the release is the same, 15-20% sooner at the default setting. With
     ``n_jobs`` > 1 the starts, not the nodes, go to the processes
-    (:func:`_searched_starts`), each searched in one.
+    (:func:`_searched_starts`), each searched in one."""
     rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
