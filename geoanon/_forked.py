@@ -1,8 +1,11 @@
-"""Work spread over forked worker processes, which inherit the caller's
-state (a module global set just before) instead of receiving it pickled."""
+"""Work spread over forked worker processes, which inherit the function
+to map, with whatever state it holds (a closure, a ``partial``), instead of
+receiving it pickled; only the items and the results travel."""
 from __future__ import annotations
 
 __all__ = ["forked_map"]
+
+_FUNCTION = None    # the function being mapped, inherited by the forked workers
 
 
 def forked_map(function, items: list, n_jobs: int, beside=None):
@@ -15,20 +18,28 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
     import gc
     import multiprocessing as mp
 
+    global _FUNCTION
     alone = beside is None and (n_jobs == 1 or len(items) < 2)
     if alone or not items or "fork" not in mp.get_all_start_methods():
         out = [function(item) for item in items]
         return out if beside is None else (out, beside())
+    _FUNCTION = function
     gc.freeze()     # the workers' collections leave the objects they inherit alone: their pages stay shared
     try:
         with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
             if beside is None:
-                return pool.map(function, items, chunksize=1)
-            pending = pool.map_async(function, items, chunksize=1)
+                return pool.map(_call, items, chunksize=1)
+            pending = pool.map_async(_call, items, chunksize=1)
             done = beside()
             return pending.get(), done
     finally:
         gc.unfreeze()
+        _FUNCTION = None
+
+
+def _call(item):
+    """In a worker: the inherited function of ``item``."""
+    return _FUNCTION(item)
 
 
 def _ignore_interrupts():

@@ -157,10 +157,11 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     for first in range(0, len(weights), MAX_WEIGHTINGS):
         batch = weights[first:first + MAX_WEIGHTINGS]
         starts = [(table, np.arange(len(batch)), categories)]
-        chosen = first_dims(dims, check, table, location + other, batch) if firsts else None
+        # with a precision target the starts cut the location first, so no start is the search's own path
+        chosen = first_dims(dims, check, table, location + other, batch) if firsts and dims.too_wide is None \
+            else None
         for j, cuts in firsts:
-            needed = np.flatnonzero(~_cut_anyway(chosen, j, cuts)) if dims.too_wide is None \
-                else np.arange(len(batch))
+            needed = np.arange(len(batch)) if chosen is None else np.flatnonzero(~_cut_anyway(chosen, j, cuts))
             if needed.size:
                 groups = [part for group, cut in zip(table, cuts) for part in ([group] if cut is None else cut.parts)]
                 starts.append((groups, needed, None))
@@ -174,30 +175,20 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     return out
 
 
-_STARTS = None      # (dims, check, weights, starts) of the starts being searched, inherited by forked workers
-
-
 def _searched_starts(dims, check, weights, starts, n_jobs) -> list:
     """Each start ``(groups, weightings, categories)`` searched under its
     weightings (positions in ``weights``) by :func:`_joint_batch`, in order:
     with ``n_jobs`` > 1 and several starts, one start at a time per forked
     worker, each in one process (the leaves do not depend on where)."""
-    global _STARTS
     if n_jobs == 1 or len(starts) == 1:
         return [_joint_batch(dims, check, groups, weights[needed], n_jobs, categories)
                 for groups, needed, categories in starts]
-    _STARTS = (dims, check, weights, starts)
-    try:
-        return forked_map(_searched_start, list(range(len(starts))), n_jobs)
-    finally:
-        _STARTS = None
 
+    def searched(i):
+        groups, needed, categories = starts[i]
+        return _joint_batch(dims, check, groups, weights[needed], 1, categories)
 
-def _searched_start(i: int) -> list:
-    """Start ``i`` of ``_STARTS`` searched in this process (:func:`_searched_starts`)."""
-    dims, check, weights, starts = _STARTS
-    groups, needed, categories = starts[i]
-    return _joint_batch(dims, check, groups, weights[needed], 1, categories)
+    return forked_map(searched, list(range(len(starts))), n_jobs)
 
 
 def _cut_anyway(chosen: np.ndarray, j: int, cuts: list) -> np.ndarray:
@@ -344,7 +335,6 @@ def _location_cuts(dims, check, rows, root, location, cutting) -> list:
     return out
 
 
-_PROBLEM = None     # (dims, check, solve, location, other) of the shards being solved, inherited by forked workers
 CHUNKS_PER_JOB = 4  # shards go to the workers in this many runs per worker, for balance
 
 
@@ -354,14 +344,10 @@ def _map_shards(problem, shards, n_jobs) -> list:
     forked worker processes that ignore Ctrl-C (the caller's interrupt
     terminates them). Shards are solved independently, so the runs do not
     change the result."""
-    global _PROBLEM
-    _PROBLEM = problem
-    try:
-        if n_jobs == 1 or len(shards) == 1:
-            return [_solve_shards(shards)]
-        return forked_map(_solve_shards, _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards))), n_jobs)
-    finally:
-        _PROBLEM = None
+    if n_jobs == 1 or len(shards) == 1:
+        return [_solve_shards(problem, shards)]
+    return forked_map(partial(_solve_shards, problem), _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards))),
+                      n_jobs)
 
 
 def _runs(shards: list, count: int) -> list:
@@ -372,11 +358,12 @@ def _runs(shards: list, count: int) -> list:
     return [shards[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _solve_shards(shards) -> tuple:
+def _solve_shards(problem, shards) -> tuple:
     """The location classes of consecutive shards, by the design's ``solve``
-    of ``_PROBLEM``: their states, inner leaves, and the number of location
-    nodes whose inner partition was computed."""
-    dims, check, solve, location, other = _PROBLEM
+    of ``problem`` ``(dims, check, solve, location, other)``: their states,
+    inner leaves, and the number of location nodes whose inner partition was
+    computed."""
+    dims, check, solve, location, other = problem
     return solve(dims, check, shards, location, other)
 
 

@@ -16,6 +16,7 @@ setting is returned whole, audited, with the frontier in its report.
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 
@@ -78,8 +79,10 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
     job = prepared(df, spec)
     runs = _runs(settings, spec.options["n_jobs"])
     mine = next(run for run in runs if chosen in run)
-    points, (found, release) = _measured(job, spec, [run for run in runs if run is not mine],
-                                         lambda: _measure(mine, chosen))
+    alone = spec.but(n_jobs=1)                     # each run searched in its own process
+    others = [run for run in runs if run is not mine]
+    points, (found, release) = forked_map(partial(_measure, job, alone), others, len(others),
+                                          lambda: _measure(job, alone, mine, chosen))
     release.report.details["frontier"] = {"chosen": chosen, "points": sorted(
         [p for run in (*points, found) for p in run], key=lambda p: p["location_precision"])}
     return release
@@ -117,26 +120,12 @@ def _runs(settings: list, n_jobs: int) -> list:
     return [settings[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-_JOB = None     # (prepared job, spec) of the settings being measured, inherited by forked workers
-
-
-def _measured(job, spec, runs, beside) -> tuple:
-    """The frontier points of every run of settings, one forked process per
-    run (:func:`_measure`), and ``beside()``, run in this process meanwhile."""
-    global _JOB
-    _JOB = (job, spec.but(n_jobs=1))
-    try:
-        return forked_map(_measure, runs, len(runs), beside)
-    finally:
-        _JOB = None
-
-
-def _measure(run: list, chosen=None):
-    """The frontier points of the settings ``run`` of ``_JOB``, searched at
-    once; with ``chosen`` (one of them), also the release at that setting."""
+def _measure(job, spec, run: list, chosen=None):
+    """The frontier points of the settings ``run`` of ``job`` under ``spec``,
+    searched at once; with ``chosen`` (one of them), also the release at that
+    setting."""
     from ..ncp import information_loss
 
-    job, spec = _JOB
     parts = searched(job, spec, run)
     points, release = [], None
     for setting in run:
