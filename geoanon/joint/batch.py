@@ -44,7 +44,7 @@ def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarra
 
 
 def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray, limit=None,
-                   park=False) -> tuple[list, list]:
+                   park=False, solved=None) -> tuple[list, list]:
     """Cut the groups ``(rows, state, mask)`` as :func:`split_all` does under
     each weighting (a row of ``weights``: every dimension's weight; at most
     ``MAX_WEIGHTINGS``) whose bit is set in the group's mask, round by round
@@ -53,9 +53,12 @@ def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray
     ``(rows, state, mask)``. ``park``: a node is set aside as soon as it holds
     ``limit`` rows or fewer (not cut further while larger ones are). Every
     node is cut on its own, so :func:`split_weighted` of the nodes left
-    (anywhere, in any runs) finds the leaves the whole search would."""
+    (anywhere, in any runs) finds the leaves the whole search would.
+    ``solved`` (a :class:`~geoanon.joint.solved.Solved`): the nodes other
+    searches cut to the end are not cut again, their leaves taken instead,
+    and, cut to the end, this search's nodes are added to them."""
     search = _Search(dims, check, [(r, st) for r, st, _ in groups], allowed, weights=weights,
-                     masks=[m for _, _, m in groups])
+                     masks=[m for _, _, m in groups], solved=solved)
     parked = []
     while search.size.size and (limit is None or int(search.size.max()) > limit):
         if park:
@@ -63,7 +66,10 @@ def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray
             parked.extend(search.pending(small))
             search._keep(~small)
         search._round()
-    return [search.leaves(s) for s in range(len(weights))], parked + search.pending()
+    leaves = [search.leaves(s) for s in range(len(weights))]
+    if solved is not None and not parked and not search.size.size:
+        solved.add(search.visited, leaves, search.solved_ids)
+    return leaves, parked + search.pending()
 
 
 def first_dims(dims, check, groups: list, allowed: list, weights: np.ndarray) -> np.ndarray:
@@ -90,9 +96,12 @@ class _Search:
     ``tree``: record every node (parent, children, rows, state).
     ``weights``: one row of every dimension's weight per weighting (default
     the dimensions' own); ``masks``: the weightings each group is cut under
-    (bits; default all)."""
+    (bits; default all). ``solved``: the :class:`~geoanon.joint.solved.Solved`
+    nodes whose leaves are taken instead of cut (the dimensions cut must be
+    all of them)."""
 
-    def __init__(self, dims, check, groups, cut, carried=None, tree=False, weights=None, masks=None):
+    def __init__(self, dims, check, groups, cut, carried=None, tree=False, weights=None, masks=None,
+                 solved=None):
         self.dims, self.check, self.cut = dims, check, list(cut)
         self.allowed = list(self.cut if carried is None else carried)
         self.weights = np.array([[d.weight for d in dims.items]] if weights is None else weights, dtype=np.float64)
@@ -118,6 +127,10 @@ class _Search:
             if tree else None
         self.node_id = np.arange(len(groups), dtype=np.int64)
         self.zobrist = None     # a random key per row (:meth:`_merge`)
+        self.solved = solved
+        self.solved_ids = None if solved is None else solved.ids(self.weights)
+        self.visited = []       # (key, mask) of the nodes cut here, for solved
+        self.taken = [[] for _ in range(n_weightings)]     # per weighting, the leaves taken from solved
     def _initial(self, j):
         d = self.dims.items[j]
         states = [st[j] for _, st in self.groups]
@@ -173,7 +186,9 @@ class _Search:
         active = self.size >= 2 * k
         self._finish(np.where(active, 0, self.mask))
         self._keep(active)
-        if not active.any():
+        if self.solved is not None:
+            self._take()
+        if not self.size.size:
             return None, {}
         parent = self.costs(self.state, self.origin) * self.size
         best_gain = np.full(parent.shape, -np.inf)
@@ -195,6 +210,17 @@ class _Search:
             best_gain[:, nodes], best_dim[:, nodes] = top, dim
             plans[j] = plan
         return best_dim, plans
+
+    def _take(self):
+        """Take the leaves of the nodes ``solved`` knows under a weighting
+        of their mask instead of cutting them under it; remember the others."""
+        keys = self.solved.keys(self)
+        for (n, w), leaves in self.solved.take(self, keys, self.solved_ids).items():
+            self.mask[n] &= ~(1 << w)
+            self.taken[w].extend(leaves)
+        keep = self.mask != 0
+        self.visited.extend((key, m) for key, m, kept in zip(keys, self.mask.tolist(), keep.tolist()) if kept)
+        self._keep(keep)
 
     def _choosing(self, held, best_dim, j) -> np.ndarray:
         """Per node, the mask of the weightings it is cut under whose best cut is along ``j`` (-1: none)."""
@@ -253,12 +279,13 @@ class _Search:
         return out
 
     def leaves(self, w: int) -> list:
-        """The leaves (rows, state) of every group under weighting ``w``, in the order they were found."""
+        """The leaves (rows, state) of every group under weighting ``w``, in
+        the order they were found (those taken from ``solved`` last)."""
         out = []
         for origin, rows, states, mask in self.done:
             idx = np.flatnonzero(mask & self.bits[w, 0])
             out.extend(zip([rows[i] for i in idx.tolist()], self._states(origin, states, idx)))
-        return out
+        return out + self.taken[w]
 
     def _states(self, origin: np.ndarray, states: dict, idx) -> list:
         """The state tuples of the nodes ``idx`` of ``states`` (arrays of the dimensions cut), nodes of the

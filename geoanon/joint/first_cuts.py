@@ -59,18 +59,19 @@ def piece_rows(k: int) -> int:
     return max(PIECE_ROWS, PIECE_CLASSES * k)
 
 
-def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, weights: np.ndarray) -> list:
+def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, weights: np.ndarray,
+                  solved=None) -> list:
     """Cut every piece ``(rows, state, mask)`` down along ``allowed`` under
     each weighting of its mask (:func:`~geoanon.joint.batch.split_weighted`),
     and again after the cut of the one of ``categories`` that loses the
     most in the piece's leaves under that weighting (:func:`lossiest`) made
     first; each piece keeps, under each weighting, whichever finish has the
     least weighted loss (ties: as it is). Returns, per weighting, the leaves
-    ``(rows, state)``."""
+    ``(rows, state)``. ``solved``: as :func:`~geoanon.joint.batch.split_weighted` takes it."""
     owner = np.full(check.codes.size, -1, dtype=np.int64)      # a weighting's pieces are disjoint; others' overlap
     cost, by_piece = np.zeros((len(weights), len(pieces))), []
     picked = np.full((len(weights), len(pieces)), -1, dtype=np.int64)
-    for w, found in enumerate(split_weighted(dims, check, pieces, allowed, weights)[0]):
+    for w, found in enumerate(split_weighted(dims, check, pieces, allowed, weights, solved=solved)[0]):
         _own(pieces, w, owner)
         per_dim = _piece_costs(dims, found, owner, len(pieces), weights[w])
         cost[w] = per_dim.sum(axis=1)
@@ -86,7 +87,7 @@ def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, we
                 groups.extend((r, st, chosen) for r, st in cut.parts)
         if not groups:
             continue
-        for w, found in enumerate(split_weighted(dims, check, groups, allowed, weights)[0]):
+        for w, found in enumerate(split_weighted(dims, check, groups, allowed, weights, solved=solved)[0]):
             if not found:
                 continue
             _own(pieces, w, owner)

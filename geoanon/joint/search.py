@@ -44,6 +44,7 @@ from .batch import MAX_WEIGHTINGS, first_dims, location_forest, split_all, split
 from .cuts import best_cut, own_cut
 from .dims import Dims, RankDim
 from .first_cuts import FIRST_CUT_ROWS, finish_pieces, piece_rows
+from .solved import Solved
 
 __all__ = ["JointPartition", "cut_down", "joint_partition", "joint_partitions", "location_losses"]
 
@@ -153,6 +154,7 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     table = _located_apart(dims, check, rows, location)
     categories = [j for j in other if not isinstance(dims.items[j], RankDim)] if rows.size <= FIRST_CUT_ROWS else []
     firsts = [(j, cuts) for j in categories if any(cuts := [own_cut(dims, j, r, st, check) for r, st in table])]
+    solved = Solved(check.codes.size) if firsts else None       # the starts meet the same nodes
     out = []
     for first in range(0, len(weights), MAX_WEIGHTINGS):
         batch = weights[first:first + MAX_WEIGHTINGS]
@@ -166,7 +168,7 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
                 groups = [part for group, cut in zip(table, cuts) for part in ([group] if cut is None else cut.parts)]
                 starts.append((groups, needed, None))
         tried = [[] for _ in batch]                # per weighting, the leaves of each start searched, in order
-        for (_, needed, _), found in zip(starts, _searched_starts(dims, check, batch, starts, n_jobs)):
+        for (_, needed, _), found in zip(starts, _searched_starts(dims, check, batch, starts, n_jobs, solved)):
             for w, leaves in zip(needed.tolist(), found):
                 tried[w].append(leaves)
         for w, candidates in zip(batch, tried):
@@ -175,18 +177,19 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     return out
 
 
-def _searched_starts(dims, check, weights, starts, n_jobs) -> list:
+def _searched_starts(dims, check, weights, starts, n_jobs, solved=None) -> list:
     """Each start ``(groups, weightings, categories)`` searched under its
-    weightings (positions in ``weights``) by :func:`_joint_batch`, in order:
-    with ``n_jobs`` > 1 and several starts, one start at a time per forked
-    worker, each in one process (the leaves do not depend on where)."""
+    weightings (positions in ``weights``) by :func:`_joint_batch`, in order,
+    reusing the nodes ``solved`` (a :class:`~geoanon.joint.solved.Solved`)
+    knows: with ``n_jobs`` > 1 and several starts, one start at a time per
+    forked worker, each in one process (the leaves do not depend on where)."""
     if n_jobs == 1 or len(starts) == 1:
-        return [_joint_batch(dims, check, groups, weights[needed], n_jobs, categories)
+        return [_joint_batch(dims, check, groups, weights[needed], n_jobs, categories, solved)
                 for groups, needed, categories in starts]
 
     def searched(i):
         groups, needed, categories = starts[i]
-        return _joint_batch(dims, check, groups, weights[needed], 1, categories)
+        return _joint_batch(dims, check, groups, weights[needed], 1, categories, solved)
 
     return forked_map(searched, list(range(len(starts))), n_jobs)
 
@@ -208,11 +211,12 @@ def _cost(dims, leaves, weights) -> float:
     return float(dims.summed_costs([st for _, st in leaves], [r.size for r, _ in leaves], weights).sum())
 
 
-def _joint_batch(dims, check, groups, weights, n_jobs, categories) -> list:
+def _joint_batch(dims, check, groups, weights, n_jobs, categories, solved=None) -> list:
     """The joint design's leaves ``(rows, state)`` of ``groups`` ``(rows, state)``
     under each of the weightings ``weights``; with ``categories`` (positions, not empty),
     each piece finished as it is or after one of them is cut first
-    (:func:`~geoanon.joint.first_cuts.finish_pieces`)."""
+    (:func:`~geoanon.joint.first_cuts.finish_pieces`); the nodes ``solved``
+    knows are not cut again."""
     location, other = _location_and_other(dims)
     first_cuts = bool(categories)
     rows = sum(r.size for r, _ in groups)
@@ -221,8 +225,10 @@ def _joint_batch(dims, check, groups, weights, n_jobs, categories) -> list:
     else:
         limit = SHARD_ROWS if n_jobs == 1 else max(SHARD_ROWS, rows // (NODES_PER_JOB * n_jobs))
     pieces = _pieces(dims, check, groups, location, weights)
-    leaves, pending = split_weighted(dims, check, pieces, location + other, weights, limit, park=first_cuts)
-    finish = partial(_first_cut_shards, weights, categories) if first_cuts else partial(_joint_shards, weights)
+    leaves, pending = split_weighted(dims, check, pieces, location + other, weights, limit, park=first_cuts,
+                                     solved=solved)
+    finish = partial(_first_cut_shards, weights, categories, solved=solved) if first_cuts \
+        else partial(_joint_shards, weights, solved=solved)
     for more in _map_shards((dims, check, finish, location, other), pending, n_jobs):
         for w, found in enumerate(more):
             leaves[w].extend(found)
@@ -367,16 +373,17 @@ def _solve_shards(problem, shards) -> tuple:
     return solve(dims, check, shards, location, other)
 
 
-def _joint_shards(weights, dims, check, shards, location, other) -> list:
+def _joint_shards(weights, dims, check, shards, location, other, solved=None) -> list:
     """Every node ``(rows, state, mask)`` cut along all dimensions without
-    lookahead under the weightings of its mask: per weighting, the leaves."""
-    return split_weighted(dims, check, shards, location + other, weights)[0]
+    lookahead under the weightings of its mask: per weighting, the leaves
+    (the nodes ``solved`` knows not cut again)."""
+    return split_weighted(dims, check, shards, location + other, weights, solved=solved)[0]
 
 
-def _first_cut_shards(weights, categories, dims, check, shards, location, other) -> list:
+def _first_cut_shards(weights, categories, dims, check, shards, location, other, solved=None) -> list:
     """As :func:`_joint_shards`, each node a piece that may cut one of
     ``categories`` first (:func:`~geoanon.joint.first_cuts.finish_pieces`)."""
-    return finish_pieces(dims, check, shards, location + other, categories, weights)
+    return finish_pieces(dims, check, shards, location + other, categories, weights, solved)
 
 
 def _tree_shards(choose, dims, check, shards, location, other) -> tuple:

@@ -1,0 +1,98 @@
+"""Nodes already cut to the end, reused by the searches of one release.
+
+The joint design's first cuts (:mod:`geoanon.joint.first_cuts`) search the
+table several times: as it is, after each category's cut, and every piece
+again after its lossiest category's cut. Category cuts commute, and
+location cuts fall on the grid, so these searches meet the same nodes
+(the same rows in the same state) along different paths: once sex, race
+and marital status are each one value, a node of the sex-first search is
+the node of the race-first one. A node is cut on its own (its cuts depend on
+its rows, its state and the weighting, not on how it was reached), so its
+leaves under a weighting are those of any search that cut it to the end:
+:class:`Solved` remembers every node of such searches and hands their
+leaves to the later searches that reach them, which cut them no further.
+On the frontier benchmark's tables (30,162 rows, k = 10) a release at the
+default setting reached 2.4 times as many rows in its nodes as its distinct
+nodes hold; the releases are the same.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Solved"]
+
+
+class Solved:
+    """The nodes that searches cut to the end, by content (a sum of random
+    64-bit keys of their rows, their size and their state in every
+    dimension) and weighting (its weights): where each one's leaves are."""
+
+    def __init__(self, n_rows: int):
+        self.zobrist = np.random.default_rng(1).integers(0, 1 << 62, n_rows, dtype=np.int64)
+        self.known: dict = {}           # node key -> {weighting: _Partition}
+        self.weightings: dict = {}      # weights -> weighting id
+
+    def ids(self, weights: np.ndarray) -> list:
+        """The weighting id of every row of ``weights``."""
+        return [self.weightings.setdefault(tuple(row), len(self.weightings)) for row in weights.tolist()]
+
+    def keys(self, search) -> list:
+        """The key of every node of ``search`` (a :class:`~geoanon.joint.batch._Search`)."""
+        n = search.size.size
+        if not n:
+            return []
+        summed = np.add.reduceat(self.zobrist[search.perm], search.start).tolist()
+        states = np.column_stack([search.state[j].reshape(n, -1) for j in search.allowed]).tolist()
+        return [(s, z, tuple(st)) for s, z, st in zip(summed, search.size.tolist(), states)]
+
+    def take(self, search, keys: list, ids: list) -> dict:
+        """For every node of ``search`` (``keys``) known under a weighting of
+        its mask (``ids``: the search's weightings), clear that weighting
+        from its mask: {(node, weighting position): the node's leaves}."""
+        found = {}
+        for n, key in enumerate(keys):
+            known = self.known.get(key)
+            if known is None:
+                continue
+            for w in _bits(int(search.mask[n])):
+                partition = known.get(ids[w])
+                if partition is not None:
+                    start = search.start[n]
+                    found[n, w] = partition.leaves_in(search.perm[start:start + search.size[n]])
+        return found
+
+    def add(self, visited: list, leaves: list, ids: list) -> None:
+        """Remember the nodes ``visited`` ``(key, mask)`` of a search cut to
+        the end, whose leaves under each of its weightings (``ids``) are ``leaves``."""
+        partitions = [_Partition(found) if found else None for found in leaves]
+        for key, mask in visited:
+            known = self.known.setdefault(key, {})
+            for w in _bits(mask):
+                if partitions[w] is not None:
+                    known.setdefault(ids[w], partitions[w])
+
+
+class _Partition:
+    """Leaves ``(rows, state)``, found by row (indexed when first asked)."""
+
+    def __init__(self, leaves: list):
+        self.leaves, self.rows, self.leaf = leaves, None, None
+
+    def leaves_in(self, rows: np.ndarray) -> list:
+        """The leaves holding ``rows`` (the rows of one node), in the order they were found."""
+        if self.rows is None:
+            held = np.concatenate([r for r, _ in self.leaves])
+            order = np.argsort(held, kind="stable")
+            self.rows = held[order]
+            self.leaf = np.repeat(np.arange(len(self.leaves)), [r.size for r, _ in self.leaves])[order]
+        return [self.leaves[i] for i in np.unique(self.leaf[np.searchsorted(self.rows, rows)]).tolist()]
+
+
+def _bits(mask: int) -> list:
+    """The positions of the bits set in ``mask``."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
