@@ -142,9 +142,11 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     on any record's path); under each weighting, the table and every piece
     keep what costs least. A category's start is not searched under a
     weighting whose search makes that cut first anyway (:func:`_cut_anyway`):
-    the release is the same, 15-20% sooner at the default setting. With
-    ``n_jobs`` > 1 the starts, not the nodes, go to the processes
-    (:func:`_searched_starts`), each searched in one."""
+    the release is the same, 15-20% sooner at the default setting. The
+    starts meet the same nodes along different paths; each is cut once
+    (:class:`~geoanon.joint.solved.Solved`). With ``n_jobs`` > 1 the
+    starts, not the nodes, go to the processes (:func:`_searched_starts`),
+    each searched in one."""
     rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
     dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
