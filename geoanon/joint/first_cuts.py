@@ -49,7 +49,7 @@ from .cuts import own_cut
 
 __all__ = ["FIRST_CUT_ROWS", "finish_pieces", "lossiest", "piece_rows"]
 
-FIRST_CUT_ROWS = 1 << 18   # searches of at most this many rows try first cuts (2.2-2.3x the release's time)
+FIRST_CUT_ROWS = 1 << 18   # searches of at most this many rows try first cuts (1.4-1.5x the release's time)
 PIECE_ROWS = 1 << 12       # a piece holds at most this many rows ...
 PIECE_CLASSES = 64         # ... or this many classes of k, whichever is more
 
