@@ -438,7 +438,7 @@ def _targets(rows) -> list[str]:
         if mond and cli and k == 10:
             x = mond["seconds"] / cli["seconds"]
             lines.append(f"- k=10: anonypy's partition call {mond['seconds']:.1f} s / the whole `geoanon anonymize` "
-                         f"command {cli['seconds']:.1f} s (both best of {SPEED_REPEATS}) = {x:.1f}x (the call alone: "
+                         f"command {cli['seconds']:.1f} s (both best of {SPEED_REPEATS}) = {x:.2f}x (the call alone: "
                          f"{ours['seconds']:.1f} s); "
                          f"target >= 10x: {'met' if x >= 10 else 'MISSED'}")
     for big in (r for r in ok if r["data"] == "synthetic"):
