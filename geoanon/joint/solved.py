@@ -29,7 +29,7 @@ class Solved:
 
     def __init__(self, n_rows: int):
         self.zobrist = np.random.default_rng(1).integers(0, 1 << 62, n_rows, dtype=np.int64)
-        self.known: dict = {}           # node key -> {weighting: _Partition}
+        self.known: dict = {}           # node key -> [(search's {weighting: (bit, partition)}, node's mask)]
         self.weightings: dict = {}      # weights -> weighting id
 
     def ids(self, weights: np.ndarray) -> list:
@@ -42,8 +42,10 @@ class Solved:
         if not n:
             return []
         summed = np.add.reduceat(self.zobrist[search.perm], search.start).tolist()
-        states = np.column_stack([search.state[j].reshape(n, -1) for j in search.allowed]).tolist()
-        return [(s, z, tuple(st)) for s, z, st in zip(summed, search.size.tolist(), states)]
+        states = np.ascontiguousarray(np.column_stack([search.state[j].reshape(n, -1).astype(np.int64)
+                                                       for j in search.allowed]))
+        as_bytes = states.view(np.dtype((np.void, states.shape[1] * 8))).ravel().tolist()
+        return list(zip(summed, search.size.tolist(), as_bytes))
 
     def take(self, search, keys: list, ids: list) -> dict:
         """For every node of ``search`` (``keys``) known under a weighting of
@@ -51,25 +53,24 @@ class Solved:
         from its mask: {(node, weighting position): the node's leaves}."""
         found = {}
         for n, key in enumerate(keys):
-            known = self.known.get(key)
-            if known is None:
+            entries = self.known.get(key)
+            if entries is None:
                 continue
             for w in _bits(int(search.mask[n])):
-                partition = known.get(ids[w])
-                if partition is not None:
-                    start = search.start[n]
-                    found[n, w] = partition.leaves_in(search.perm[start:start + search.size[n]])
+                for searched, mask in entries:
+                    bit, partition = searched.get(ids[w], (0, None))
+                    if partition is not None and mask >> bit & 1:
+                        start = search.start[n]
+                        found[n, w] = partition.leaves_in(search.perm[start:start + search.size[n]])
+                        break
         return found
 
     def add(self, visited: list, leaves: list, ids: list) -> None:
         """Remember the nodes ``visited`` ``(key, mask)`` of a search cut to
         the end, whose leaves under each of its weightings (``ids``) are ``leaves``."""
-        partitions = [_Partition(found) if found else None for found in leaves]
+        searched = {ids[w]: (w, _Partition(found)) for w, found in enumerate(leaves) if found}
         for key, mask in visited:
-            known = self.known.setdefault(key, {})
-            for w in _bits(mask):
-                if partitions[w] is not None:
-                    known.setdefault(ids[w], partitions[w])
+            self.known.setdefault(key, []).append((searched, mask))
 
 
 class _Partition:
