@@ -46,7 +46,7 @@ from .dims import Dims, RankDim
 from .first_cuts import FIRST_CUT_ROWS, finish_pieces, piece_rows
 from .solved import Solved
 
-__all__ = ["JointPartition", "cut_down", "joint_partition", "joint_partitions", "location_losses"]
+__all__ = ["JointPartition", "cut_down", "joint_partition", "joint_partitions", "location_first", "location_losses"]
 
 
 
@@ -177,6 +177,19 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
             leaves = min(candidates, key=lambda leaves: _cost(dims, leaves, w))
             out.append(_result(dims, leaves, None, "joint", 0, None, check.codes.size, w))
     return out
+
+
+def location_first(dims: Dims, check, weights) -> np.ndarray:
+    """Per weighting (a row of ``weights``), whether :func:`joint_partitions`
+    cuts the location first at the table's root (one round of the search)."""
+    weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
+    dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
+    location, other = _location_and_other(dims)
+    if not location or not vectorizable(dims, location + other):
+        return np.zeros(len(weights), dtype=bool)
+    table = _located_apart(dims, check, np.arange(check.codes.size, dtype=np.int64), location)
+    return np.concatenate([np.isin(first_dims(dims, check, table, location + other, weights[a:a + MAX_WEIGHTINGS]),
+                                   location).any(axis=1) for a in range(0, len(weights), MAX_WEIGHTINGS)])
 
 
 def _searched_starts(dims, check, weights, starts, n_jobs, solved=None) -> list:

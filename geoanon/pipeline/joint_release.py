@@ -18,7 +18,7 @@ from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step,
 from ..joint.km_loss import km_loss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pins import without_pins
-from ..joint.search import joint_partition, joint_partitions
+from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
@@ -370,6 +370,16 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
     _weigh(job, specs[0])                          # the settings' one precision target
     weights = [_weights(job.dims, s) for s in specs]
     return dict(zip(settings, joint_partitions(job.dims, job.check, weights, spec.options["n_jobs"])))
+
+
+def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
+    """Per ``location_precision`` setting of ``spec``, whether the joint
+    design's search cuts the location first at the table's root
+    (:func:`~geoanon.joint.search.location_first`); all False for another design."""
+    if spec.options["method"] != "joint":
+        return [False] * len(settings)
+    weights = [_weights(job.dims, spec.but(location_precision=p)) for p in settings]
+    return location_first(job.dims, job.check, weights).tolist()
 
 
 def _weigh(job: Prepared, spec: ReleaseSpec) -> None:

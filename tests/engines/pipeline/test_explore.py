@@ -36,13 +36,27 @@ def test_every_point_is_the_release_its_setting_makes():
         pd.testing.assert_frame_equal(beside.table, r.table)
 
 
-def test_runs_of_neighbouring_settings():
+def test_runs_of_neighbouring_settings_as_even_in_cost_as_can_be():
     from geoanon.pipeline.frontier import _runs
 
     settings = [0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.875, 0.95]
-    assert _runs(settings, 2) == [settings[:4], settings[4:]]
-    assert _runs(settings, 3) == [settings[:3], settings[3:5], settings[5:]]          # 3, 2, 3
-    assert _runs([0.1, 0.5], 4) == [[0.1], [0.5]] and _runs([0.5], 1) == [[0.5]]
+    even = np.ones(8)
+    assert _runs(settings, 2, even) == [settings[:4], settings[4:]]
+    assert _runs(settings, 3, even) == [settings[:3], settings[3:5], settings[5:]]          # 3, 2, 3
+    assert _runs(settings, 2, [1, 1, 1, 2, 2, 2, 2, 2]) == [settings[:5], settings[5:]]     # 7 against 6
+    assert _runs(settings, 3, [9, 1, 1, 1, 1, 1, 1, 1]) == [settings[:1], settings[1:3], settings[3:]]  # ends 9, 11
+    assert _runs([0.1, 0.5], 4, [1, 1]) == [[0.1], [0.5]] and _runs([0.5], 1, [1]) == [[0.5]]
+
+
+def test_settings_that_cut_the_location_first_are_found_in_one_round():
+    """Nearly free, the location is cut late; weighing 32 times a column, first."""
+    from geoanon.pipeline.joint_release import located_first, prepared
+
+    df = _table(2000)
+    spec = release_spec("anonymize", **KW)
+    job = prepared(df, spec)
+    assert located_first(job, spec, [0.0, 1.0]) == [False, True]
+    assert located_first(job, spec.but(method="frontier"), [0.0, 1.0]) == [False, False]
 
 
 def test_bad_settings_are_refused():
