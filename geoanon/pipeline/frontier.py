@@ -3,8 +3,8 @@ before choosing: releases of one table along ``location_precision``.
 
 :func:`explore` checks the table and builds the search's dimensions once
 (:func:`~geoanon.pipeline.joint_release.prepared`), then, in ``n_jobs``
-processes, each taking a run of neighbouring settings (this process the
-chosen one's), searches it at the run's settings at once, sharing the nodes
+processes, each taking a run of neighbouring settings of about equal
+estimated cost (:func:`_runs`; this process the chosen one's), searches it at the run's settings at once, sharing the nodes
 they cut alike (:func:`~geoanon.pipeline.joint_release.searched`), and
 publishes the release of each, measuring each
 release as a user reads it: the median and 90th percentile of the published
