@@ -35,7 +35,7 @@ from .._validation import require_column
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["Prepared", "anonymize", "partitioned", "prepared", "release_joint", "released", "searched"]
+__all__ = ["Prepared", "anonymize", "located_first", "partitioned", "prepared", "release_joint", "released", "searched"]
 
 LOCATION_KINDS = ("points", "zip", "label")
 
