@@ -23,7 +23,7 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
     if alone or not items or "fork" not in mp.get_all_start_methods():
         out = [function(item) for item in items]
         return out if beside is None else (out, beside())
-    _FUNCTION = function
+    previous, _FUNCTION = _FUNCTION, function       # restored after: a worker that maps in turn keeps its own
     gc.freeze()     # the workers' collections leave the objects they inherit alone: their pages stay shared
     try:
         with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
@@ -34,7 +34,7 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
             return pending.get(), done
     finally:
         gc.unfreeze()
-        _FUNCTION = None
+        _FUNCTION = previous
 
 
 def _call(item):

@@ -287,6 +287,11 @@ class _Search:
             out.extend(zip([rows[i] for i in idx.tolist()], self._states(origin, states, idx)))
         return out + self.taken[w]
 
+    def state_matrix(self) -> np.ndarray:
+        """Every node's state in the dimensions cut, a row of integers per node."""
+        n = self.size.size
+        return np.column_stack([self.state[e].reshape(n, -1).astype(np.int64, copy=False) for e in self.allowed])
+
     def _states(self, origin: np.ndarray, states: dict, idx) -> list:
         """The state tuples of the nodes ``idx`` of ``states`` (arrays of the dimensions cut), nodes of the
         groups ``origin``."""
@@ -580,7 +585,7 @@ class _Search:
         if self.zobrist is None:
             self.zobrist = np.random.default_rng(0).integers(0, 1 << 62, self.check.codes.size, dtype=np.int64)
         key = np.column_stack([self.origin, self.size, np.add.reduceat(self.zobrist[self.perm], self.start),
-                               *(self.state[e].reshape(self.size.size, -1) for e in self.allowed)])
+                               self.state_matrix()])
         _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         if first.size == self.size.size:
             return

@@ -149,11 +149,9 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
     each searched in one."""
     rows = np.arange(check.codes.size, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
-    dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
-    location, other = _location_and_other(dims)
-    if not vectorizable(dims, location + other):
+    dims, location, other, table = _joint_table(dims, check, rows)
+    if table is None:
         return [_joint_by_node(_weighted(dims, w), check, rows, location, other) for w in weights]
-    table = _located_apart(dims, check, rows, location)
     categories = [j for j in other if not isinstance(dims.items[j], RankDim)] if rows.size <= FIRST_CUT_ROWS else []
     firsts = [(j, cuts) for j in categories if any(cuts := [own_cut(dims, j, r, st, check) for r, st in table])]
     solved = Solved(check.codes.size) if firsts else None       # the starts meet the same nodes
@@ -183,13 +181,22 @@ def location_first(dims: Dims, check, weights) -> np.ndarray:
     """Per weighting (a row of ``weights``), whether :func:`joint_partitions`
     cuts the location first at the table's root (one round of the search)."""
     weights = np.asarray(weights, dtype=np.float64).reshape(-1, len(dims.items))
-    dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
-    location, other = _location_and_other(dims)
-    if not location or not vectorizable(dims, location + other):
+    dims, location, other, table = _joint_table(dims, check, np.arange(check.codes.size, dtype=np.int64))
+    if not location or table is None:
         return np.zeros(len(weights), dtype=bool)
-    table = _located_apart(dims, check, np.arange(check.codes.size, dtype=np.int64), location)
     return np.concatenate([np.isin(first_dims(dims, check, table, location + other, weights[a:a + MAX_WEIGHTINGS]),
                                    location).any(axis=1) for a in range(0, len(weights), MAX_WEIGHTINGS)])
+
+
+def _joint_table(dims: Dims, check, rows: np.ndarray) -> tuple:
+    """``dims`` as the joint design cuts them (no shared location, compact
+    cuts), the positions of the location's dimensions and of the others, and
+    the groups of ``rows`` the search starts from (:func:`_located_apart`;
+    None where the array search does not take the dimensions)."""
+    dims = replace(dims, shared_location=False, compact_cuts=True, _costs={})
+    location, other = _location_and_other(dims)
+    table = _located_apart(dims, check, rows, location) if vectorizable(dims, location + other) else None
+    return dims, location, other, table
 
 
 def _searched_starts(dims, check, weights, starts, n_jobs, solved=None) -> list:

@@ -42,8 +42,7 @@ class Solved:
         if not n:
             return []
         summed = np.add.reduceat(self.zobrist[search.perm], search.start).tolist()
-        states = np.ascontiguousarray(np.column_stack([search.state[j].reshape(n, -1).astype(np.int64)
-                                                       for j in search.allowed]))
+        states = np.ascontiguousarray(search.state_matrix())
         as_bytes = states.view(np.dtype((np.void, states.shape[1] * 8))).ravel().tolist()
         return list(zip(summed, search.size.tolist(), as_bytes))
 

@@ -4,14 +4,14 @@ before choosing: releases of one table along ``location_precision``.
 :func:`explore` checks the table and builds the search's dimensions once
 (:func:`~geoanon.pipeline.joint_release.prepared`), then, in ``n_jobs``
 processes, each taking a run of neighbouring settings of about equal
-estimated cost (:func:`_runs`; this process the chosen one's), searches it at the run's settings at once, sharing the nodes
-they cut alike (:func:`~geoanon.pipeline.joint_release.searched`), and
-publishes the release of each, measuring each
-release as a user reads it: the median and 90th percentile of the published
-location's extent in km (box diagonals; a ZIP group's centroids' box; a
-label group has none) and
-the mean NCP of the other quasi-identifiers. The release at the chosen
-setting is returned whole, audited, with the frontier in its report.
+estimated cost (:func:`_runs`; this process the chosen one's), searches it
+at the run's settings at once, sharing the nodes they cut alike
+(:func:`~geoanon.pipeline.joint_release.searched`), and publishes the
+release of each, measuring each release as a user reads it: the median and
+90th percentile of the published location's extent in km (box diagonals; a
+ZIP group's centroids' box; a label group has none) and the mean NCP of the
+other quasi-identifiers. The release at the chosen setting is returned
+whole, audited, with the frontier in its report.
 """
 from __future__ import annotations
 
