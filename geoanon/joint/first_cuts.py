@@ -33,10 +33,15 @@ ZIP centroids and in Chicago, where the one jump leaves a gap in km); pieces
 alone (0.71 on the airports at k = 50; pieces of 16,384 rows 0.73); every
 category tried in every piece (within 0.02 of the default: 0.59 against
 0.61 on the ZIP centroids at k = 5; ``explore``'s 8 settings a quarter
-slower on 2 processes); the lossiest category only at the
-root too (0.68 on the airports at k = 50, 0.67 against 0.57 on the ZIP
-centroids at k = 10); age tried as well (no frontier moved by more than
-0.005, two thirds slower).
+slower on 2 processes); no category start under a weighting whose search
+cuts the location first (``explore``'s 8 settings on 2 processes 2.0-2.1 s
+instead of 2.9-3.3 s at k = 10, still 3.3-3.5x one release; of its 72
+points on the three tables at k = 5, 10, 50, 14 moved: 5 wider and lossier,
+other NCP up to 12% higher, 1 narrower and less lossy, the others trading
+km for loss, up to 18% more NCP for 0.4% narrower boxes); the lossiest
+category only at the root too (0.68 on the airports at k = 50, 0.67
+against 0.57 on the ZIP centroids at k = 10); age tried as well (no
+frontier moved by more than 0.005, two thirds slower).
 
 ``bench/RESULTS.md`` holds the measured frontiers.
 """
