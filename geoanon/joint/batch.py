@@ -17,6 +17,7 @@ choice; each weighting's classes are those of a search under it alone.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import groupby
 
 import numpy as np
@@ -126,7 +127,6 @@ class _Search:
         self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups]) \
             if tree else None
         self.node_id = np.arange(len(groups), dtype=np.int64)
-        self.zobrist = None     # a random key per row (:meth:`_merge`)
         self.solved = solved
         self.solved_ids = None if solved is None else solved.ids(self.weights)
         self.visited = []       # (key, mask) of the nodes cut here, for solved
@@ -286,6 +286,11 @@ class _Search:
             idx = np.flatnonzero(mask & self.bits[w, 0])
             out.extend(zip([rows[i] for i in idx.tolist()], self._states(origin, states, idx)))
         return out + self.taken[w]
+
+    def row_sums(self) -> np.ndarray:
+        """Every node's rows as one number, the sum of their random keys
+        (:func:`_row_keys`): nodes of the same rows have the same sum."""
+        return np.add.reduceat(_row_keys(self.check.codes.size)[self.perm], self.start)
 
     def state_matrix(self) -> np.ndarray:
         """Every node's state in the dimensions cut, a row of integers per node."""
@@ -582,10 +587,7 @@ class _Search:
         """Merge the nodes several weightings reached by different cuts: the
         same rows (a sum of random 64-bit keys of its rows, with its size) and
         state are one node, cut under all their weightings."""
-        if self.zobrist is None:
-            self.zobrist = np.random.default_rng(0).integers(0, 1 << 62, self.check.codes.size, dtype=np.int64)
-        key = np.column_stack([self.origin, self.size, np.add.reduceat(self.zobrist[self.perm], self.start),
-                               self.state_matrix()])
+        key = np.column_stack([self.origin, self.size, self.row_sums(), self.state_matrix()])
         _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         if first.size == self.size.size:
             return
@@ -635,6 +637,15 @@ class _Leaves:
 
     def __getitem__(self, i):
         return self._made()[i]
+
+
+@lru_cache(maxsize=2)
+def _row_keys(n_rows: int) -> np.ndarray:
+    """A random 62-bit key per row of a table of ``n_rows``, the same for
+    every search of it (read only)."""
+    keys = np.random.default_rng(0).integers(0, 1 << 62, n_rows, dtype=np.int64)
+    keys.flags.writeable = False
+    return keys
 
 
 def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:

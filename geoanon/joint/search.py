@@ -154,7 +154,7 @@ def joint_partitions(dims: Dims, check, weights, n_jobs: int = 1, rows=None) -> 
         return [_joint_by_node(_weighted(dims, w), check, rows, location, other) for w in weights]
     categories = [j for j in other if not isinstance(dims.items[j], RankDim)] if rows.size <= FIRST_CUT_ROWS else []
     firsts = [(j, cuts) for j in categories if any(cuts := [own_cut(dims, j, r, st, check) for r, st in table])]
-    solved = Solved(check.codes.size) if firsts else None       # the starts meet the same nodes
+    solved = Solved() if firsts else None       # the starts meet the same nodes
     out = []
     for first in range(0, len(weights), MAX_WEIGHTINGS):
         batch = weights[first:first + MAX_WEIGHTINGS]

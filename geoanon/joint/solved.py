@@ -27,8 +27,7 @@ class Solved:
     64-bit keys of their rows, their size and their state in every
     dimension) and weighting (its weights): where each one's leaves are."""
 
-    def __init__(self, n_rows: int):
-        self.zobrist = np.random.default_rng(1).integers(0, 1 << 62, n_rows, dtype=np.int64)
+    def __init__(self):
         self.known: dict = {}           # node key -> [(search's {weighting: (bit, partition)}, node's mask)]
         self.weightings: dict = {}      # weights -> weighting id
 
@@ -41,7 +40,7 @@ class Solved:
         n = search.size.size
         if not n:
             return []
-        summed = np.add.reduceat(self.zobrist[search.perm], search.start).tolist()
+        summed = search.row_sums().tolist()
         states = np.ascontiguousarray(search.state_matrix())
         as_bytes = states.view(np.dtype((np.void, states.shape[1] * 8))).ravel().tolist()
         return list(zip(summed, search.size.tolist(), as_bytes))

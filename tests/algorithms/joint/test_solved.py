@@ -29,7 +29,7 @@ def test_a_search_again_takes_every_leaf_and_cuts_nothing():
     table's node is known, its leaves are taken whole, no node is cut."""
     df = _clustered(1200, 3)
     dims, check = _problem(df, 5, ["age", "sex", "race"])
-    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [4.0]), Solved(len(df))
+    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [4.0]), Solved()
     first = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights, solved=solved)[0]
     with pytest.MonkeyPatch.context() as m:
         cut = []
@@ -44,7 +44,7 @@ def test_a_node_known_under_one_weighting_is_cut_under_the_others():
     under the second the search cuts as it would alone."""
     df = _clustered(1200, 5)
     dims, check = _problem(df, 5, ["age", "sex", "race"])
-    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [0.05, 16.0]), Solved(len(df))
+    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [0.05, 16.0]), Solved()
     batch.split_weighted(dims, check, _table(dims, check, weights[:1]), allowed, weights[:1], solved=solved)
     both = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights, solved=solved)[0]
     alone = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights)[0]
