@@ -142,8 +142,7 @@ def _run_release(args) -> int:
                                   map_options={"tiles": values.get("tiles"), "tiles_attribution": values.get("attribution"),
                                                "title": Path(args.input).name},
                                   escape_all=values["escape_formulas"], from_text=engine == "memory" and _from_text(args.input),
-                                  timings=values["timings"], shuffle=values["seed"] if values["shuffle"] else None,
-                                  staged=out)
+                                  timings=values["timings"], keep_order=values["keep_order"], staged=out)
     return _done(args, release.warnings, job.summary(release), written)
 
 
@@ -169,8 +168,6 @@ def _api(command: str, engine: str, values: dict, **fixed) -> dict:
 
     taken = options_of(command, engine, api=True)
     out = {name: values[name] for name in taken if name in values and name not in APART}
-    if "shuffle" in out:
-        out["shuffle"] = values["seed"] if values["shuffle"] else None
     if engine == "dask" and command in JOBS:
         out["output"] = values["output"]
     return {**out, **fixed}
@@ -526,17 +523,17 @@ def _run_jobs(args) -> int:
             release = anonymize(df, **anonymize_options(job, location))
             release.report.files = {"job": str(job.source), "input": str(job.input),
                                     "output": str(job.outputs["table"])}
-            shuffle = job.outputs.get("shuffle", True)
-            if job.identifiers and not shuffle:
+            keep_order = job.outputs.get("keep_order", False)
+            if job.identifiers and keep_order:
                 release.warnings.append("the rows keep the input's order, which can tell who they are once "
                                         f"{', '.join(job.identifiers)} {'is' if len(job.identifiers) == 1 else 'are'}"
-                                        " dropped (a table sorted by name): drop [output] shuffle = false")
+                                        " dropped (a table sorted by name): drop [output] keep_order = true")
             written = write_release(release, job.outputs["table"], report=job.outputs.get("report"),
                                     map_html=job.outputs.get("map"), classes=job.outputs.get("classes"),
                                     html_report=job.outputs.get("html_report"), map_options={"title": job.input.name},
                                     escape_all=job.outputs.get("escape_formulas", False),
                                     from_text=_from_text(job.input), timings=job.outputs.get("timings", False),
-                                    shuffle=job.release.get("seed", 0) if shuffle else None, staged=staged)
+                                    keep_order=keep_order, staged=staged)
             done.append((job, release, written))
     for job, release, written in done:           # every output is in place: say what each job did
         print(f"geoanon run: {job.source}")

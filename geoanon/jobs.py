@@ -34,8 +34,8 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,
-    table = "released.csv"         # escape_formulas, shuffle (default true: rows in a random order
-                                   # from the seed; false keeps the input's), timings
+    table = "released.csv"         # escape_formulas, keep_order (default false: rows ordered by what
+                                   # they publish; true keeps the input's order), timings
 
 Paths are relative to the job file. :func:`load_job` checks every key's name,
 type and value (levels, bounds, a model given, the decimal mark apart from

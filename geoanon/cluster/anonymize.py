@@ -50,7 +50,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method=None, resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
               scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
-              shuffle=0, model=None, weights=None, max_extent_km=None, dates=None,
+              keep_order=False, model=None, weights=None, max_extent_km=None, dates=None,
               location_loss=None, max_suppressed=None, location_precision=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
@@ -64,8 +64,9 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     generated columns are float64 (numbers) or text.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: the seed of the rows' random order (None: the input's order)
-    (within each shard: its rows already go together). ``weights``,
+    the rows are in the published order (by class, then by their other
+    cells); ``keep_order``: in the order they came in, within each shard
+    (its rows already go together). ``weights``,
     ``max_extent_km``, ``location_loss``, ``max_suppressed``, ``location_precision`` and ``dates`` as
     in memory, applied in every shard (the spacing loss against each shard's
     own location tree; the budget a share of each shard's rows, whose
@@ -150,7 +151,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
             Path(staged).mkdir()
             release = partial(_release_shard, shard_spec, kept, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
-                                                  Path(staged) / f"part.{i:05d}.parquet", o["shuffle"])
+                                                  Path(staged) / f"part.{i:05d}.parquet", o["keep_order"])
                      for i, part in enumerate(grouped.to_delayed())]
             done = released(tasks)
             written = dd.read_parquet(staged)

@@ -20,23 +20,23 @@ from ..labels import cover_labels
 from ..report.release import JobReport
 from ..pipeline.labels import label_classes, canonical_labels, label_class_names
 from .client import cluster_client, cluster_failures
-from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_dataset, write_staged)
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
+                      open_dataset, write_dataset, write_staged)
 
 __all__ = ["generalize_labels"]
 
 
 def generalize_labels(source, k: int, output, *, column: str, method="balanced", missing="label", order="given",
                       seed=None, class_counts=False, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
-                      keep=None, identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
+                      keep=None, identifiers=None, strict=True, keep_order=False) -> ClusterRelease:
     """Generalize a dataset's label column on a cluster, written as a Parquet
     dataset at ``output`` (rows in the input's order); parameters as
     :func:`geoanon.generalize_labels` and
     :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: the seed of the rows' random order (None: the input's order)
-    (:func:`~geoanon.cluster.release.shuffled`).
+    ``keep_order``: write the rows in the input's order, not the published
+    one (:func:`~geoanon.cluster.release.in_published_order`).
 
     Examples
     --------
@@ -84,8 +84,8 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
         lookup = pd.Index(pd.Series(uniques, dtype=object))
         meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
         released = ddf.map_partitions(_relabel, column, lookup, names, part.labels, meta=meta)
-        if shuffle is not None:
-            released = shuffled(released, shuffle)
+        if not keep_order:
+            released = in_published_order(released)
         warnings: list = []
 
         def write_and_audit(staged):

@@ -83,7 +83,7 @@ class ShardPlan:
 def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="gaps", crs="EPSG:4326",
                       bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
                       max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
-                      shuffle=0) -> ClusterRelease:
+                      keep_order=False) -> ClusterRelease:
     """Generalize the points of a dataset on a cluster into rectangles of >= k
     records, written as a Parquet dataset at ``output``.
 
@@ -102,8 +102,9 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
     renamed into place.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: the seed of the rows' random order (None: the input's order)
-    (within each shard: its rows already go together).
+    the rows are in the published order (by class, then by their other
+    cells); ``keep_order``: in the order they came in, within each shard
+    (its rows already go together).
 
     Examples
     --------
@@ -158,7 +159,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
             Path(staged).mkdir()
             release = partial(_partition_shard, k, lat, lon, method, crs, seed, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
-                                                  Path(staged) / f"part.{i:05d}.parquet", shuffle)
+                                                  Path(staged) / f"part.{i:05d}.parquet", keep_order)
                      for i, part in enumerate(grouped.to_delayed())]
             done = released(tasks)
             written = dd.read_parquet(staged)
@@ -411,12 +412,13 @@ def class_offsets(counts: np.ndarray, k: int) -> np.ndarray:
     return np.r_[0, np.cumsum(counts.sum(axis=1) // k)[:-1]]
 
 
-def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=None) -> tuple:
+def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, keep_order=False) -> tuple:
     """Release every shard of a shuffled part (indexed by shard) by
     ``release(shard, rows) -> (table, figures, Release)`` (the shard's
     in-memory release), its class ids offset, and write the rows to ``path``
-    (Parquet; nothing for an empty part), in a random order drawn from
-    ``shuffle`` and the shard when it is a seed. Returns one ``summary`` row
+    (Parquet; nothing for an empty part) shard by shard, each in the
+    published order (by class: the class ids grow with the shards) or, with
+    ``keep_order``, in the order its rows came in. Returns one ``summary`` row
     per shard, the shards' classes as numbers (:func:`class_boxes`), every
     class's size and the columns' treatments: only these go back to the
     client, so no released rows wait in a worker's memory for a writer."""
@@ -427,8 +429,8 @@ def release_shards(pdf: pd.DataFrame, release, offsets, summary, path, shuffle=N
         offset = int(offsets[shard])
         sizes.append(np.bincount(table["class_id"].to_numpy(dtype=np.int64)))
         table["class_id"] = table["class_id"].to_numpy(dtype=np.int64) + offset
-        if shuffle is not None:
-            table = table.iloc[np.random.default_rng([shuffle, int(shard)]).permutation(len(table))]
+        if keep_order:
+            table = table.iloc[np.argsort(rel.input_rows, kind="stable")]
         tables.append(table)
         stats.append({"shard": int(shard), "rows": len(rows), **figures})
         boxes.append(class_boxes(rel.classes, offset))

@@ -16,8 +16,8 @@ from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, refuse
 from ..report.release import JobReport
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
-from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_dataset, write_staged)
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
+                      open_dataset, write_dataset, write_staged)
 
 __all__ = ["generalize_regions"]
 
@@ -25,15 +25,15 @@ __all__ = ["generalize_regions"]
 def generalize_regions(source, k: int, output, *, column: str, regions, region_id: str, edges=None,
                        contiguity="rook", method="balanced", unknown="error", on_small="error", scheduler=None,
                        scheduler_file=None, sep=",", encoding="utf-8", keep=None, identifiers=None, strict=True,
-                       shuffle=0) -> ClusterRelease:
+                       keep_order=False) -> ClusterRelease:
     """Generalize a dataset's region column on a cluster into connected groups
     of >= k records, written as a Parquet dataset at ``output`` (rows in the
     input's order); parameters as :func:`geoanon.generalize_regions` (``regions``
     a table or GeoDataFrame) and :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: the seed of the rows' random order (None: the input's order)
-    (:func:`~geoanon.cluster.release.shuffled`).
+    ``keep_order``: write the rows in the input's order, not the published
+    one (:func:`~geoanon.cluster.release.in_published_order`).
 
     Examples
     --------
@@ -89,8 +89,8 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
         released = ddf.map_partitions(_relabel, column, lookup, np.asarray(labels, dtype=object), part.n_classes,
                                       meta=meta)
-        if shuffle is not None:
-            released = shuffled(released, shuffle)
+        if not keep_order:
+            released = in_published_order(released)
         warnings: list = []
 
         def write_and_audit(staged):

@@ -13,10 +13,10 @@ from .._text import show
 from ..errors import DataError, ParameterError
 from .._geo import box_extents
 from ..io import StagedOutputs, check_writable, current_batch
-from ..report.release import Published, side_outputs
+from ..report.release import Published, published_order, side_outputs
 
-__all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset", "is_frame",
-           "open_dataset", "read_dataset", "shuffled", "with_coordinates", "write_dataset", "write_staged"]
+__all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset",
+           "in_published_order", "is_frame", "open_dataset", "read_dataset", "with_coordinates", "write_dataset", "write_staged"]
 
 
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
@@ -304,27 +304,19 @@ def declared_dataset(ddf, roles, identifiers=None, keep=None, *, strict=True) ->
     return ddf, undeclared(meta, roles, keep, strict=strict)
 
 
-def shuffled(ddf, seed: int):
-    """The rows of ``ddf`` in a random order drawn from ``seed``: a key per
-    row from the seed and its partition, rows moved by key and sorted by it
-    in each partition (the same order for the same seed and partitions)."""
+def in_published_order(ddf):
+    """The rows of ``ddf`` in the published order
+    (:func:`geoanon.report.release.published_order`): moved by ``class_id``
+    into parts holding whole ranges of classes, then sorted in each part."""
     from ..io import nested_arrow_columns
 
-    meta = ddf._meta.assign(_order=pd.Series(dtype="u8"))
-    keyed = ddf.map_partitions(_random_keys, seed, meta=meta)
     # dask's P2P shuffle moves Arrow tables whose nested columns pandas cannot read back: move pandas frames then
     method = {"shuffle_method": "tasks"} if nested_arrow_columns(ddf._meta) else {}
-    return keyed.shuffle("_order", **method).map_partitions(_by_key, meta=ddf._meta)
+    return ddf.sort_values("class_id", **method).map_partitions(_in_published_order, meta=ddf._meta)
 
 
-def _random_keys(pdf: pd.DataFrame, seed: int, partition_info=None) -> pd.DataFrame:
-    number = 0 if partition_info is None else partition_info["number"]
-    rng = np.random.default_rng([seed, number])
-    return pdf.assign(_order=rng.integers(0, np.iinfo(np.int64).max, len(pdf), dtype=np.int64).astype(np.uint64))
-
-
-def _by_key(pdf: pd.DataFrame) -> pd.DataFrame:
-    return pdf.sort_values("_order", kind="stable").drop(columns="_order")
+def _in_published_order(pdf: pd.DataFrame) -> pd.DataFrame:
+    return pdf.iloc[published_order(pdf)]
 
 
 def check_dataset_output(output, inputs) -> Path:

@@ -30,23 +30,23 @@ from ..pipeline.suppression import check_time_limit, solution_details, suppresse
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
-from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset, shuffled,
-                      write_dataset, write_staged)
+from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
+                      open_dataset, write_dataset, write_staged)
 
 __all__ = ["suppress"]
 
 
 def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sensitive=None, ground="equal",
              order=None, model=None, method="auto", time_limit=60.0, scheduler=None, scheduler_file=None, sep=",",
-             encoding="utf-8", keep=None, identifiers=None, strict=True, shuffle=0) -> ClusterRelease:
+             encoding="utf-8", keep=None, identifiers=None, strict=True, keep_order=False) -> ClusterRelease:
     """:func:`geoanon.suppress` of a dataset on a cluster, written as a
     Parquet dataset at ``output`` (rows in the input's order, published
     quasi-identifiers as text, ``class_id`` last); parameters as
     :func:`geoanon.suppress` and :func:`geoanon.cluster.generalize_points`.
     ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
     no role are measured over the written dataset: ``undeclared``);
-    ``shuffle``: the seed of the rows' random order (None: the input's order)
-    (:func:`~geoanon.cluster.release.shuffled`).
+    ``keep_order``: write the rows in the input's order, not the published
+    one (:func:`~geoanon.cluster.release.in_published_order`).
 
     Examples
     --------
@@ -62,7 +62,7 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     ...                    "sex": ["F", "M", "F", "M", "M", "F"],
     ...                    "zip": ["27701", "27701", "27705", "27705", "27705", "27705"]})
     >>> release = gc.suppress(dd.from_pandas(df, npartitions=2), ["age", "sex", "zip"], Path(folder.name, "released"),
-    ...                       k=3, scheduler=client, shuffle=None)
+    ...                       k=3, scheduler=client, keep_order=True)
     >>> pd.read_parquet(release.output)
          age sex    zip  class_id
     0  30-39   *      *         0
@@ -99,8 +99,8 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
                             traverse=False)                   # one copy in the graph, not one per partition
         meta = ddf._meta.assign(**{c: pd.Series(dtype="string") for c in qi}, class_id=pd.Series(dtype="i8"))
         released = ddf.map_partitions(_publish, plan, qi, patterns, meta=meta)
-        if shuffle is not None:
-            released = shuffled(released, shuffle)
+        if not keep_order:
+            released = in_published_order(released)
         warnings = list(solution["warnings"])
 
         def write_and_audit(staged):

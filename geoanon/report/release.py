@@ -15,14 +15,14 @@ import pandas as pd
 from .._cells import escape_header, escape_table
 from .._geo import row_box_extents
 from .._text import plain
-from .._validation import check_seed
 from ..errors import ParameterError
 from ..io import StagedOutputs, numbers_from_text, table_format, write_table
 from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
-__all__ = ["JobReport", "Published", "Release", "report_json", "side_outputs", "with_geometry", "write_release"]
+__all__ = ["JobReport", "Published", "Release", "published_order", "report_json", "side_outputs", "with_geometry",
+           "write_release"]
 
 if TYPE_CHECKING:
     from ..joint.search import JointPartition
@@ -123,13 +123,19 @@ class Release(Published):
     ----------
     table : DataFrame or GeoDataFrame
         The released rows: every input row and non-QI column, QI columns
-        generalized, plus ``class_id``.
+        generalized, plus ``class_id``; in the published order
+        (:func:`published_order`: by class, then by the other published
+        cells), never the input's, with a fresh index.
     partition : Partition, JointPartition or None
         What the job partitioned: the points' plane (a RectanglePartition),
         the region graph (a GraphPartition) or the labels (a LabelPartition),
         each covering the rows not suppressed; the joint search's classes of
         rows (anonymize); None under the suppression model, whose classes are
-        groups of rows, not of a domain.
+        groups of rows, not of a domain. Its labels follow the input's rows.
+    input_rows : ndarray
+        For each row of ``table``, its position in the input (whose index is
+        ``input_index``): the data holder's key back to the records, never
+        written (:meth:`in_input_order`; ``to_file(..., keep_order=True)``).
 
     Examples
     --------
@@ -151,6 +157,28 @@ class Release(Published):
     table: pd.DataFrame = None
     partition: Partition | JointPartition | None = None
     row_shapes: object = None   # callable giving each row's class shape as a GeoSeries
+    input_rows: np.ndarray | None = None
+    input_index: pd.Index | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.table is None or self.input_rows is not None:
+            return
+        order = published_order(self.table)
+        self.input_rows, self.input_index = order, self.table.index
+        self.table = self.table.iloc[order].reset_index(drop=True)
+        if self.row_shapes is not None:
+            shapes_in_input_order = self.row_shapes
+            self.row_shapes = lambda: shapes_in_input_order().iloc[order].reset_index(drop=True)
+
+    def in_input_order(self) -> pd.DataFrame:
+        """The released rows in the input's order, under the input's index:
+        the data holder's view, to set each record beside its release (to
+        measure it, or to check it). Never publish it: the order can tell
+        who a row is."""
+        back = np.argsort(self.input_rows, kind="stable")
+        table = self.table.iloc[back]
+        return table.set_axis(self.input_index) if self.input_index is not None else table.reset_index(drop=True)
 
     def column_names(self) -> list:
         """The released table's columns (its geometry left out)."""
@@ -185,32 +213,30 @@ class Release(Published):
         others keep their input's names."""
         return [c for _, published in self.treatments.values() if isinstance(published, tuple) for c in published]
 
-    def to_file(self, path, *, shuffle: int | None = 0, **outputs) -> list[Path]:
+    def to_file(self, path, *, keep_order: bool = False, **outputs) -> list[Path]:
         """Write the released table atomically (format from the extension; geo
-        formats get each row's class shape as geometry), its rows in the random
-        order of the seed ``shuffle`` (None: the input's order; see
+        formats get each row's class shape as geometry), its rows in the
+        published order (``keep_order``: the input's; see
         :meth:`table_to_write`), and with it the ``outputs`` of
         :func:`write_release` (report, map_html, classes, html_report, ...),
         all or nothing. Returns the paths written."""
-        return write_release(self, path, shuffle=shuffle, **outputs)
+        return write_release(self, path, keep_order=keep_order, **outputs)
 
-    def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False,
-                       shuffle: int | None = 0):
+    def table_to_write(self, path, *, escape_all: bool = False, from_text: bool = False, keep_order: bool = False):
         """The table as written to ``path``: with each row's class shape in a
         geo format; ``from_text`` (read from CSV) number columns as numbers in
         a typed format (:func:`geoanon.io.numbers_from_text`); the names of the
         generated columns, and with ``escape_all`` every cell and name, never
-        starting a spreadsheet formula. The rows are written in a random order
-        drawn from the seed ``shuffle`` (the same for the same seed): the
-        input's order may itself tell who they are (a table sorted by name,
-        whose names were dropped); ``shuffle=None`` keeps it."""
+        starting a spreadsheet formula. The rows are in the published order
+        (:func:`published_order`); ``keep_order`` writes the input's, which
+        may itself tell who they are (a table sorted by name, whose names
+        were dropped)."""
         from ..io import GEO_FORMATS
 
         fmt = table_format(path)
         table = self.geo_table() if fmt in GEO_FORMATS else self.table
-        if shuffle is not None:
-            order = np.random.default_rng(check_seed(shuffle)).permutation(len(table))
-            table = table.iloc[order].reset_index(drop=True)
+        if keep_order:
+            table = table.iloc[np.argsort(self.input_rows, kind="stable")].reset_index(drop=True)
         if from_text and fmt != "csv":
             table = numbers_from_text(table)
         if escape_all:
@@ -221,7 +247,7 @@ class Release(Published):
 @stepped("writing {1}")
 def write_release(release: Release, output, *, report=None, map_html=None, classes=None, html_report=None,
                   map_options=None, escape_all: bool = False, from_text: bool = False,
-                  timings: bool = False, shuffle: int | None = 0, staged: StagedOutputs | None = None) -> list[Path]:
+                  timings: bool = False, keep_order: bool = False, staged: StagedOutputs | None = None) -> list[Path]:
     """Write a release's table and, if asked, its JSON report (the job's
     figures and :func:`~geoanon.report.figures.release_figures`), map, class
     file (one row per class, geo format by extension) and HTML report (the
@@ -235,12 +261,12 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     spreadsheet formula; ``escape_all`` escapes the untouched text columns too
     (:func:`geoanon._cells.escape_formulas`). The reports carry the run time
     only with ``timings``: by default the same job writes the same bytes.
-    ``shuffle`` (a seed; None keeps the input's order) orders the table's rows
-    at random (:meth:`Release.table_to_write`). ``staged``: an open
+    ``keep_order`` writes the rows in the input's order instead of the
+    published one (:meth:`Release.table_to_write`). ``staged``: an open
     :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
     jobs' outputs together), instead of one of its own.
     """
-    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, shuffle=shuffle)
+    table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, keep_order=keep_order)
     with (StagedOutputs() if staged is None else contextlib.nullcontext(staged)) as out:
         write_table(table, out.stage(output))
         side_outputs(release, report=report, map_html=map_html, classes=classes, html_report=html_report,
@@ -275,6 +301,40 @@ def side_outputs(release: Published, *, report=None, map_html=None, classes=None
             write_table(release.classes, out.stage(classes))
         if html_report is not None:
             Path(out.stage(html_report)).write_text(page, encoding="utf-8")
+
+
+def published_order(table: pd.DataFrame) -> np.ndarray:
+    """The order in which ``table``'s rows are published: by ``class_id``,
+    then by each other column in turn (a geometry, the class's shape, left
+    out). It is a function of the published cells alone, so it tells nothing
+    the cells do not: not the input's order (a table sorted by name), and not
+    which row of another release of the same table is the same record. Rows
+    that tie are identical in every cell; they come in an order drawn from
+    the operating system's entropy, so not even their order follows the
+    input, and the bytes written are the same every time.
+
+    >>> published_order(pd.DataFrame({"a": ["y", "x", "z"], "class_id": [1, 0, 0]})).tolist()
+    [1, 2, 0]
+    """
+    geometry = getattr(table, "_geometry_column_name", None)
+    columns = [c for c in table.columns if c != geometry]
+    columns = (["class_id"] if "class_id" in columns else []) + [c for c in columns if c != "class_id"]
+    ties = np.random.default_rng().permutation(len(table))
+    keys = [_sort_codes(table[c])[ties] for c in columns]
+    return ties[np.lexsort(keys[::-1])] if keys else ties
+
+
+def _sort_codes(column: pd.Series) -> np.ndarray:
+    """Integer codes of a column's cells in their sorted order (numbers by
+    value, anything else by its text; missing cells last)."""
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.where(np.isnan(values), np.inf, values)
+    try:
+        codes, uniques = pd.factorize(column, sort=True)
+    except (TypeError, NotImplementedError):      # values of several types, or nested ones: by their text
+        codes, uniques = pd.factorize(column.map(str).where(column.notna()), sort=True)
+    return np.where(codes < 0, len(uniques), codes)
 
 
 def without_timings(report):

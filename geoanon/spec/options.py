@@ -60,7 +60,6 @@ class Option:
     required: bool = False
     group: str | None = None          # the command line's argument group
     api: tuple | None = None
-    invert: bool = False              # a flag that turns the option off (--keep-order: shuffle false)
     why: str = ""                     # why the engines without it lack it, for the refusal
 
     def __post_init__(self):
@@ -76,7 +75,7 @@ class Option:
         """Add the row's flag to ``parser`` (an argparse parser or group)."""
         kwargs = {"dest": self.dest, "help": self.help.replace("%", "%%")}
         if self.kind is kinds.FLAG:
-            kwargs.update(action="store_false" if self.invert else "store_true")
+            kwargs.update(action="store_true")
         elif self.choices is not None:
             kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
         else:
@@ -340,9 +339,9 @@ OPTIONS = (
     Option("escape_formulas", RELEASES, kinds.FLAG, "also prefix ' to cells of untouched columns that could start a "
            "spreadsheet formula (generated cells always are)", flag="--escape-formulas", api=(),
            key="output.escape_formulas", default=False),
-    Option("shuffle", RELEASES, kinds.FLAG, "write the rows in the input's order (default: a random order from "
-           "--seed, since the input's order can tell who a row is: a table sorted by name whose names were dropped)",
-           flag="--keep-order", invert=True, key="output.shuffle", default=True, api=("dask",)),
+    Option("keep_order", RELEASES, kinds.FLAG, "write the rows in the input's order (default: ordered by what they "
+           "publish, class by class, since the input's order can tell who a row is: a table sorted by name whose "
+           "names were dropped)", flag="--keep-order", key="output.keep_order", default=False, api=("dask",)),
     Option("timings", RELEASES, kinds.FLAG, "write the run time into --report and --html-report (off by default, so "
            "that the same job writes the same bytes)", flag="--timings", api=(), key="output.timings", default=False),
 

@@ -112,7 +112,7 @@ def _cases():
                                                        ('report = "r.json"', 'report = "r2.json"'))})
     add("--strict is gone", "unrecognized arguments: --strict", flags=("--strict",))
     add("strict not a flag", "expected true or false", ('keep = ["zip"]', 'keep = ["zip"]\nstrict = "yes"'))
-    add("shuffle not a flag", "expected true or false", ('report = "r.json"', 'report = "r.json"\nshuffle = 1'))
+    add("keep_order not a flag", "expected true or false", ('report = "r.json"', 'report = "r.json"\nkeep_order = 1'))
     add("input missing", "no such file", ('path = "in.csv"', 'path = "nope.csv"'))
     add("output names the input", "names the", ('table = "first.csv"', 'table = "in.csv"'))
     add("output names the job file", "names the", ('report = "r.json"', 'report = "job.json"'), name="job.json")

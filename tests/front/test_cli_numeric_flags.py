@@ -117,11 +117,3 @@ def test_the_shortest_decimal_between_the_largest_floats():
     a, b = np.array([-8e307, 1e307]), np.array([-7.9e307, 1.7e308])
     between = shortest_decimal_between(a, b)
     assert ((a < between) & (between < b)).all()
-
-
-def test_rows_shuffled_by_the_largest_seed(table):
-    import geoanon as ga
-
-    release = ga.generalize_points(pd.read_csv("t.csv"), 5, lat="lat", lon="lon", keep=["age", "sex", "diag", "zip"])
-    release.to_file("out.csv", shuffle=int(BIG))
-    assert sorted(pd.read_csv("out.csv")["age"]) == sorted(pd.read_csv("t.csv")["age"])

@@ -127,9 +127,9 @@ def test_releases_meet_the_level(level):
     df = patients()
     model = ga.Model(k=5, sensitive="diag", **level)
     name, value = next(iter(level.items()))
-    released = [ga.suppress(df[["age", "sex", "diag"]], ["age", "sex"], model=model).table,
+    released = [ga.suppress(df[["age", "sex", "diag"]], ["age", "sex"], model=model).in_input_order(),
                 ga.anonymize(df, location={"lat": "lat", "lon": "lon"}, qi=["age", "sex"], model=model,
-                             identifiers=[]).table]
+                             identifiers=[]).in_input_order()]
     for table in released:
         qi = [c for c in table.columns if c != "diag"]
         assert table.groupby(qi, dropna=False).size().min() >= 5

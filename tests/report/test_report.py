@@ -64,8 +64,8 @@ def test_point_precision_agrees_with_the_wgs84_geodesic():
     from pyproj import Geod
 
     rel = ga.generalize_points(_points(), 10)
-    width, height, diameter = row_box_extents(rel.table, "lat", "lon", "EPSG:4326")
-    t = rel.table
+    width, height, diameter = row_box_extents(rel.in_input_order(), "lat", "lon", "EPSG:4326")
+    t = rel.in_input_order()
     _, _, metres = Geod(ellps="WGS84").inv(t.lon_min.to_numpy(), t.lat_min.to_numpy(), t.lon_max.to_numpy(),
                                           t.lat_max.to_numpy())
     np.testing.assert_allclose(diameter, metres / 1000, rtol=0.006)   # a sphere against the ellipsoid

@@ -10,7 +10,6 @@ import pytest
 import geoanon as ga
 from geoanon.datasets import nc_counties
 from geoanon.errors import UndeclaredColumnsError
-from geoanon.pipeline import write_release
 
 ROWS = 600
 
@@ -62,7 +61,7 @@ def test_class_ids_do_not_depend_on_the_rows_order(job):
     """Classes are numbered by what they publish: the same release numbers
     them alike whatever the rows' order, and ids follow the published values."""
     df = people()
-    release = JOBS[job](df).table
+    release = JOBS[job](df).in_input_order()
     ordered = release.drop_duplicates("class_id").sort_values("class_id")
     if job.startswith("suppress"):       # the solver may answer a reordered table differently: only the numbering
         qi = ["age", "sex", "race"] if job == "suppress" else ["sex", "race"]
@@ -70,7 +69,7 @@ def test_class_ids_do_not_depend_on_the_rows_order(job):
         assert keys == sorted(keys)
         return
     order = np.random.default_rng(1).permutation(len(df))
-    other = JOBS[job](df.iloc[order]).table.loc[df.index]
+    other = JOBS[job](df.iloc[order]).in_input_order().loc[df.index]
     assert other.drop(columns="class_id").astype(str).equals(release.drop(columns="class_id").astype(str))
     assert (release["class_id"].to_numpy() == other["class_id"].to_numpy()).all()
 
@@ -79,10 +78,10 @@ def test_groups_are_not_named_after_a_rare_member():
     df = people()
     held = df["first"].value_counts()
     for release, column in ((JOBS["labels"](df), "first"), (JOBS["anonymize label"](df), "first")):
-        for name in release.table[column].unique():
+        for name in release.in_input_order()[column].unique():
             member = str(name).split("+")[0]
             assert member.startswith("group ") or held[member] >= 10, name
-    assert "AARON_RARE" not in " ".join(JOBS["labels"](df).table["first"].astype(str))
+    assert "AARON_RARE" not in " ".join(JOBS["labels"](df).in_input_order()["first"].astype(str))
 
 
 def _files(folder):
@@ -139,76 +138,6 @@ def test_names_that_start_a_formula_are_escaped_in_headers(tmp_path, cli):
         assert code == 0, err
         header = (tmp_path / "out.csv").read_text().splitlines()[0].split(",")
         assert header == ["lat_min", "lat_max", "lon_min", "lon_max", "'=age_min", "'=age_max", kept, "class_id"]
-
-
-def _written_positions(path):
-    """Where each written row was in the input: its ``row`` column."""
-    return pd.read_csv(path)["row"].to_numpy()
-
-
-def assert_a_random_order(positions, n):
-    """``positions`` (each written row's input position) is a permutation of
-    ``n`` rows that keeps hardly any row at its place and no trace of the
-    input's order."""
-    assert sorted(positions) == list(range(n))
-    assert (positions == np.arange(n)).sum() <= n // 50
-    assert abs(np.corrcoef(positions, np.arange(n))[0, 1]) < 0.2
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("command", COMMANDS)
-def test_rows_are_written_in_a_seeded_random_order(command, tmp_path, cli, nc_gdf):
-    """An input sorted by name keeps no order once written: the rows come out
-    in a random order drawn from --seed, the same for the same seed, each with
-    its own values and class; --keep-order writes them in the input's order."""
-    df = people(300).sort_values("name").reset_index(drop=True)
-    df.insert(0, "row", range(len(df)))     # the input position, kept deliberately to see where each row went
-    df.to_csv(tmp_path / "in.csv", index=False)
-    nc_gdf.to_file(tmp_path / "regions.geojson")
-    written = {}
-    runs = {"a": [], "b": [], "c": ["--seed", "7"], "kept": ["--keep-order"], "kept 7": ["--keep-order", "--seed", "7"]}
-    for name, flags in runs.items():
-        out = tmp_path / name
-        out.mkdir()
-        code, _, err = cli(*COMMANDS[command](tmp_path, out, also=["row"]), "-o", out / "out.csv", *flags)
-        assert code == 0, err
-        written[name] = (out / "out.csv").read_bytes()
-    assert written["a"] == written["b"] != written["c"]
-    kept = pd.read_csv(tmp_path / "kept" / "out.csv")
-    assert kept["row"].tolist() == list(range(len(df)))
-    for name, same in (("a", "kept"), ("c", "kept 7")):      # (the seed draws anonymize's box margins too)
-        assert_a_random_order(_written_positions(tmp_path / name / "out.csv"), len(df))
-        # each row keeps its own values and class
-        assert pd.read_csv(tmp_path / name / "out.csv").sort_values("row").reset_index(drop=True).equals(
-            pd.read_csv(tmp_path / same / "out.csv"))
-    assert not np.array_equal(_written_positions(tmp_path / "a" / "out.csv"),
-                              _written_positions(tmp_path / "c" / "out.csv"))
-
-
-def test_the_library_writes_a_random_order_and_keeps_the_table_in_order(tmp_path):
-    """``Release.table`` is row for row the input; what ``to_file``,
-    ``table_to_write`` and ``write_release`` write is shuffled (seed 0 by
-    default), in the input's order with ``shuffle=None``."""
-    df = people(300).sort_values("name").reset_index(drop=True)
-    df.insert(0, "row", range(len(df)))
-    given = roles("lat", "lon", "age", "sex")
-    release = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=10, identifiers=given["identifiers"],
-                           keep=["row", *given["keep"]])
-    assert release.table["row"].tolist() == list(range(len(df)))
-    release.to_file(tmp_path / "default.csv")
-    release.to_file(tmp_path / "zero.csv", shuffle=0)
-    release.to_file(tmp_path / "seven.csv", shuffle=7)
-    release.to_file(tmp_path / "kept.csv", shuffle=None)
-    write_release(release, tmp_path / "written.csv")
-    assert (tmp_path / "default.csv").read_bytes() == (tmp_path / "zero.csv").read_bytes() == \
-        (tmp_path / "written.csv").read_bytes() != (tmp_path / "seven.csv").read_bytes()
-    assert_a_random_order(_written_positions(tmp_path / "default.csv"), len(df))
-    assert_a_random_order(_written_positions(tmp_path / "seven.csv"), len(df))
-    assert _written_positions(tmp_path / "kept.csv").tolist() == list(range(len(df)))
-    assert release.table_to_write(tmp_path / "x.csv")["row"].tolist() == \
-        _written_positions(tmp_path / "default.csv").tolist()
-    assert release.table_to_write(tmp_path / "x.csv", shuffle=None)["row"].tolist() == list(range(len(df)))
-    assert release.table["row"].tolist() == list(range(len(df)))      # writing reorders a copy
 
 
 def test_strict_and_shuffle_flags_are_gone(tmp_path, cli):
@@ -308,7 +237,7 @@ def test_strict_false_publishes_columns_without_a_role_named_and_measured(tmp_pa
     df["person_id"] = [f"id{i}" for i in range(len(df))]
     rel = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, keep=["sex", "race", "diagnosis", "fips"],
                        identifiers=["name"], strict=False)
-    assert "name" not in rel.table.columns and rel.table["person_id"].equals(df["person_id"])
+    assert "name" not in rel.in_input_order().columns and rel.in_input_order()["person_id"].equals(df["person_id"])
     found = rel.report["undeclared"]
     assert found == {"columns": ["first", "person_id"], "unique_records": len(df), "records_below_k": len(df)}
     [warning] = [w for w in rel.warnings if "no role" in w]
@@ -324,5 +253,5 @@ def test_strict_false_publishes_columns_without_a_role_named_and_measured(tmp_pa
                     ga.generalize_labels(df, 10, column="first", identifiers=["name"], strict=False),
                     ga.suppress(df, ["age", "sex"], k=5, identifiers=["name"], strict=False)):
         assert "person_id" in release.report["undeclared"]["columns"]
-        assert release.table["person_id"].equals(df["person_id"])
+        assert release.in_input_order()["person_id"].equals(df["person_id"])
         assert any("'person_id'" in w and "no role" in w for w in release.warnings)

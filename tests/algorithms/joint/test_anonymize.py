@@ -50,14 +50,14 @@ def test_release_is_valid_over_all_published_columns(method):
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=8, method=method,
                      sensitive="diagnosis", l=2, suppress=["sex", "marital"],
                      **declared("age", "sex", "marital", "diagnosis"))
-    cells = check_joint_release(published(df), r.table, 8, lat="lat", lon="lon", intervals=["age"],
+    cells = check_joint_release(published(df), r.in_input_order(), 8, lat="lat", lon="lon", intervals=["age"],
                                 suppressed=["sex", "marital"], sensitive="diagnosis", l=2,
                                 overlap=method == "joint")
     ncp = r.report["ncp"]["columns"]
     for col in ("age", "sex", "marital"):
         assert ncp[col] == pytest.approx(cells[col], abs=1e-9)
     assert r.report["audit"]["ok"] and r.report["audit"]["k"] >= 8 and r.report["audit"]["l"] >= 2
-    assert list(r.table.columns)[-1] == "class_id"
+    assert list(r.in_input_order().columns)[-1] == "class_id"
 
 
 @pytest.mark.parametrize("resolution", [None, 0.1, 0.0001])
@@ -66,10 +66,10 @@ def test_boxes_are_the_records_box_moved_outward_inside_their_tile(resolution):
     df.loc[3, "age"] = 104                                     # one outlier
     box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution,
                        method="frontier", suppress=["sex"], **declared("age", "sex"))
-    check_joint_release(published(df), box.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
-    boxed = box.table["lat_min"].notna()                      # the rows a box edge would pin have none
+    check_joint_release(published(df), box.in_input_order(), 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
+    boxed = box.in_input_order()["lat_min"].notna()                      # the rows a box edge would pin have none
     assert boxed.mean() > 0.95
-    t, df = box.table[boxed], df[boxed]
+    t, df = box.in_input_order()[boxed], df[boxed]
     for name in ("lat", "lon"):
         span = df[name].max() - df[name].min()
         step = resolution or 10 ** np.floor(np.log10(span / 1000))    # default: a thousandth, down to a power of ten
@@ -110,7 +110,7 @@ def test_an_isolated_record_is_not_pinned_by_its_box():
                        "age": np.r_[rng.integers(20, 60, 40), 40, rng.integers(20, 60, 41)]})
     gaps = []
     for seed in range(4):
-        t = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41, seed=seed).table
+        t = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41, seed=seed).in_input_order()
         assert t["class_id"].nunique() == 2
         lat_gap, lon_gap = t["lat_max"].iloc[40] - 35.3, t["lon_max"].iloc[40] + 79.7
         assert lat_gap >= MARGIN * (35.3 - cluster[:, 0].min()) and lon_gap >= MARGIN * (-79.7 - cluster[:, 1].min())
@@ -125,15 +125,15 @@ def test_tiles_cover_the_bounds_and_the_range():
     tile = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, extent="tile", bounds=bounds, method="frontier",
                         **declared("age"))
     box = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=6, bounds=bounds, method="frontier", **declared("age"))
-    check_joint_release(published(df), tile.table, 6, lat="lat", lon="lon", intervals=["age"])
-    t = tile.table
+    check_joint_release(published(df), tile.in_input_order(), 6, lat="lat", lon="lon", intervals=["age"])
+    t = tile.in_input_order()
     rects = t[["lon_min", "lat_min", "lon_max", "lat_max"]].dropna().drop_duplicates().to_numpy()
     area = ((rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])).sum()
     whole = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
     # the tiles cover the bounds, but for those of classes whose records a tile's edge would pin (published
     # without a location); disjoint, as check_joint_release checks
     assert 0.5 * whole < area <= whole * (1 + 1e-9)
-    assert t["lat_min"].isna().sum() == tile.report.rows - tile.table["lat_min"].notna().sum()
+    assert t["lat_min"].isna().sum() == tile.report.rows - tile.in_input_order()["lat_min"].notna().sum()
     ages = t[["age_min", "age_max"]].drop_duplicates().sort_values("age_min").to_numpy()
     # the range padded outward to round numbers: the youngest and the oldest are not shown
     assert ages[:, 0].min() < df["age"].min() and ages[:, 1].max() > df["age"].max()
@@ -154,7 +154,7 @@ def test_sets_publish_the_values_of_the_class_and_cost_less_than_stars():
                         **declared("age", "sex", "marital", "diagnosis"))
     sets = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=9, sensitive="diagnosis", l=2,
                         sets=["sex", "marital"], location_loss="range", **declared("age", "sex", "marital", "diagnosis"))
-    cells = check_joint_release(published(df), sets.table, 9, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+    cells = check_joint_release(published(df), sets.in_input_order(), 9, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                                 sensitive="diagnosis", l=2, overlap=True)
     for col in ("sex", "marital"):
         assert sets.report["ncp"]["columns"][col] == pytest.approx(cells[col], abs=1e-9)
@@ -169,8 +169,8 @@ def test_hierarchy_columns_publish_ancestors_and_cost_less_than_stars():
                         method="frontier", **declared("age", "marital"))
     node = ga.anonymize(df, location=("lat", "lon"), qi=["age", "marital"], k=10, hierarchies={"marital": h},
                         method="frontier", **declared("age", "marital"))
-    check_joint_release(published(df), node.table, 10, lat="lat", lon="lon", intervals=["age"], hierarchies={"marital": MARITAL})
-    assert set(node.table["marital"]) <= {p[j] for p in MARITAL for j in range(3)}
+    check_joint_release(published(df), node.in_input_order(), 10, lat="lat", lon="lon", intervals=["age"], hierarchies={"marital": MARITAL})
+    assert set(node.in_input_order()["marital"]) <= {p[j] for p in MARITAL for j in range(3)}
     assert node.report["ncp"]["overall"] <= star.report["ncp"]["overall"] + 1e-12
 
 
@@ -179,11 +179,11 @@ def test_points_then_suppress_by_hand_is_unsafe_or_worse():
     df = _table(800, seed=3)
     qi = ["age", "sex", "marital"]
     by_hand = ga.generalize_points(df.drop(columns=qi), 10, lat="lat", lon="lon", identifiers=["id"],
-                                   keep=["diagnosis"]).table
+                                   keep=["diagnosis"]).in_input_order()
     chained = by_hand.drop(columns="class_id").join(df[qi])
     rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
     assert ga.audit(chained, rect + qi)["k"] < 10                     # the points job alone leaves the table unsafe
-    fixed = ga.suppress(chained, rect + qi, k=10, method="lattice", keep=["diagnosis"]).table
+    fixed = ga.suppress(chained, rect + qi, k=10, method="lattice", keep=["diagnosis"]).in_input_order()
     assert ga.audit(fixed, rect + qi)["k"] >= 10
     joint = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=10, **declared(*qi))
     assert joint.report["audit"]["k"] >= 10
@@ -218,7 +218,7 @@ def test_mixed_tables(n, k, with_location, with_missing, extent, method, seed):
     location = ("lat", "lon") if with_location else None
     r = ga.anonymize(df, location=location, qi=["x", "c", "d"], k=k, sensitive="s", sets=["d"], suppress=["c"],
                      extent=extent, method=method)
-    check_joint_release(df, r.table, k, lat="lat" if with_location else None, lon="lon" if with_location else None,
+    check_joint_release(df, r.in_input_order(), k, lat="lat" if with_location else None, lon="lon" if with_location else None,
                         intervals=["x"], suppressed=["c"], sets=["d"], overlap=method == "joint")
 
 
@@ -256,10 +256,10 @@ def test_zip_location_groups_are_connected(births_df, nc_gdf):
                      qi=["sex", "birth_weight_g"], k=200, identifiers=["record_id"])
     assert r.report["audit"]["k"] >= 200
     G = ga.graph_from_polygons(counties, "FIPS")
-    for label, rows in r.table.groupby("county_fips").groups.items():
+    for label, rows in r.in_input_order().groupby("county_fips").groups.items():
         members = set(births.loc[rows, "county_fips"].astype(str))
         assert nx.is_connected(G.subgraph(members)), label
-    groups = [set(births.loc[rows, "county_fips"]) for rows in r.table.groupby("county_fips").groups.values()]
+    groups = [set(births.loc[rows, "county_fips"]) for rows in r.in_input_order().groupby("county_fips").groups.values()]
     assert sum(len(g) for g in groups) == len(set().union(*groups))       # groups never share a county
 
 
@@ -278,7 +278,7 @@ def test_zip_location_joint_design_groups_nest(births_df, nc_gdf):
             assert common < 1e-9 or common == pytest.approx(min(area[a], area[b]), rel=1e-6)
     points = counties.set_index("FIPS").geometry.representative_point()
     by_class = r.classes.set_index("class_id").geometry
-    for c, rows in r.table.groupby("class_id").groups.items():
+    for c, rows in r.in_input_order().groupby("class_id").groups.items():
         for fips in set(births.loc[rows, "county_fips"].astype(str)):
             assert by_class[c].contains(points[fips]), (c, fips)
 
@@ -379,14 +379,14 @@ def test_audit_measures_the_information_loss_of_a_release(tmp_path):
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital", "diagnosis"], k=8,
                      hierarchies={"marital": h}, sets=["diagnosis"], identifiers=["id"])
     qi = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex", "marital", "diagnosis", "class_id"]
-    measured = ga.audit(r.table, qi, k=8, original=df, hierarchies={"marital": h})
+    measured = ga.audit(r.in_input_order(), qi, k=8, original=df, hierarchies={"marital": h})
     assert measured["ok"] and measured["ncp"]["columns"] == pytest.approx(r.report["ncp"]["columns"])
     assert measured["ncp"]["overall"] == pytest.approx(r.report["ncp"]["overall"])
     with pytest.raises(ga.DataError):
-        ga.audit(r.table, qi, original=df.iloc[:10])
+        ga.audit(r.in_input_order(), qi, original=df.iloc[:10])
     src, released = tmp_path / "in.csv", tmp_path / "out.csv"
     df.to_csv(src, index=False)
-    r.table.to_csv(released, index=False)
+    r.in_input_order().to_csv(released, index=False)
     (tmp_path / "m.csv").write_text("\n".join(";".join(p) for p in MARITAL) + "\n")
     done = subprocess.run([sys.executable, "-m", "geoanon.cli", "audit", str(released), "--qi", ",".join(qi),
                            "-k", "8", "--original", str(src), "--hierarchy", f"marital={tmp_path / 'm.csv'}"],
@@ -414,9 +414,9 @@ def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(mo
                   sets=["marital"], suppress=["sex"], identifiers=["id"])
     one = ga.anonymize(df, **kwargs)
     two = ga.anonymize(df, **kwargs, n_jobs=2)
-    check_joint_release(published(df), two.table, 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
+    check_joint_release(published(df), two.in_input_order(), 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"],
                         sets=["marital"], sensitive="diagnosis", l=2, overlap=True)
-    assert one.table.equals(two.table) and one.report["ncp"] == two.report["ncp"]
+    assert one.in_input_order().equals(two.in_input_order()) and one.report["ncp"] == two.report["ncp"]
     assert two.report["location_classes"] >= 6        # 900 rows in shards of at most 150
 
 
@@ -427,10 +427,10 @@ def test_joint_design_cuts_the_location_below_other_cuts():
                             method="frontier", **declared("age", "sex", "marital"))
     joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "marital"], k=6, sets=["sex", "marital"],
                          method="joint", **declared("age", "sex", "marital"))
-    check_joint_release(published(df), joint.table, 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+    check_joint_release(published(df), joint.in_input_order(), 6, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                         overlap=True)
     rect = ["lat_min", "lat_max", "lon_min", "lon_max"]
-    boxes = joint.table.groupby("class_id")[rect].first().to_numpy()
+    boxes = joint.in_input_order().groupby("class_id")[rect].first().to_numpy()
     overlaps = sum(bool((boxes[a, 0] < boxes[b, 1]) & (boxes[b, 0] < boxes[a, 1])
                         & (boxes[a, 2] < boxes[b, 3]) & (boxes[b, 2] < boxes[a, 3]))
                    for a in range(len(boxes)) for b in range(a + 1, len(boxes)))
@@ -464,10 +464,10 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
     qi = ["age", "sex", "marital"]
     plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, **declared(*qi))
     ones = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, weights={"location": 1, "age": 1.0}, **declared(*qi))
-    pd.testing.assert_frame_equal(plain.table, ones.table)                 # weight 1 is the default, bit for bit
+    pd.testing.assert_frame_equal(plain.in_input_order(), ones.in_input_order())                 # weight 1 is the default, bit for bit
 
     def spread(r):
-        t = r.table
+        t = r.in_input_order()
         return float(np.nanmedian((t.lat_max - t.lat_min) + (t.lon_max - t.lon_min))), float(
             np.nanmedian(t.age_max - t.age_min))
 
@@ -486,7 +486,7 @@ def test_weights_trade_location_for_the_other_columns(tmp_path, cli):
                        "-k", "8", "--weight", "location=16", "--keep", "diagnosis", "--identifiers", "id", "--keep-order",
                        "-o", tmp_path / "o.csv")
     assert code == 0, err
-    pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["age_min"], heavy.table["age_min"].reset_index(
+    pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["age_min"], heavy.in_input_order()["age_min"].reset_index(
         drop=True), check_dtype=False)
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "--qi", ",".join(qi),
                        "-k", "8", "--weight", "location", "-o", tmp_path / "o2.csv")
@@ -507,13 +507,13 @@ def test_a_precision_target_cuts_the_location_further(tmp_path, cli, method):
     df = _table(900, seed=6)
     qi = ["age", "sex", "marital"]
     plain = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, method=method, **declared(*qi))
-    wide = np.nanmedian(row_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2])
+    wide = np.nanmedian(row_box_extents(plain.in_input_order(), "lat", "lon", "EPSG:4326")[2])
     target = wide / 3
     tight = ga.anonymize(df, location=("lat", "lon"), qi=qi, k=8, max_extent_km=target, method=method, **declared(*qi))
     assert tight.report.audit["k"] >= 8
-    d = row_box_extents(tight.table, "lat", "lon", "EPSG:4326")[2]
+    d = row_box_extents(tight.in_input_order(), "lat", "lon", "EPSG:4326")[2]
     assert np.nanmedian(d) < wide and tight.report.details["beyond_max_extent"] == int((d > target).sum())
-    before = row_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2]
+    before = row_box_extents(plain.in_input_order(), "lat", "lon", "EPSG:4326")[2]
     assert (d > target).sum() < (before > target).sum()
     if method == "frontier":
         assert tight.report.details["location_classes"] > plain.report.details["location_classes"]

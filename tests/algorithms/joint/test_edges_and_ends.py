@@ -51,7 +51,7 @@ def test_the_points_job_publishes_no_edge_near_a_record(case):
     xy, k = case
     df = pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0]})
     release = ga.generalize_points(df, k, lat="lat", lon="lon")
-    table = release.table
+    table = release.in_input_order()
     for axis in _margins(xy[:, 0], xy[:, 1], table):
         assert (axis >= EDGE_MARGIN).all()
     sizes = table["class_id"].value_counts()
@@ -71,7 +71,7 @@ def test_the_joint_release_publishes_no_edge_near_a_record(case, method):
     df = pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0], "age": rng.integers(0, 100, len(xy)),
                        "sex": rng.choice(["F", "M"], len(xy))})
     release = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=k, method=method)
-    for axis in _margins(xy[:, 0], xy[:, 1], release.table):
+    for axis in _margins(xy[:, 0], xy[:, 1], release.in_input_order()):
         assert (axis >= EDGE_MARGIN).all()
     assert release.report.audit["k"] >= k
 
@@ -85,7 +85,7 @@ def test_gaps_trade_class_sizes_for_fewer_withheld_records():
     gaps = ga.generalize_points(df, 10, lat="lat", lon="lon")
     balanced = ga.generalize_points(df, 10, lat="lat", lon="lon", method="balanced")
     assert gaps.report.details["withheld_rows"] * 5 < balanced.report.details["withheld_rows"]
-    kept = gaps.table.loc[gaps.table["lat_min"].notna(), "class_id"].value_counts()
+    kept = gaps.in_input_order().loc[gaps.in_input_order()["lat_min"].notna(), "class_id"].value_counts()
     assert kept.max() <= 4 * 9 + 1           # Theorem 2's bound on the partition's classes
 
 
@@ -96,7 +96,7 @@ def test_rows_without_coordinates_are_a_location_class_of_their_own():
                        "age": rng.integers(20, 80, n)})
     df.loc[:11, ["lat", "lon"]] = np.nan
     release = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=5, missing="suppress")
-    t = release.table
+    t = release.in_input_order()
     assert t.loc[12:, "lat_min"].notna().mean() > 0.95          # the located rows keep their boxes
     assert t.loc[:11, "lat_min"].isna().all() and release.report.details["location_classes"] > 10
     assert not set(t.loc[:11, "class_id"]) & set(t.loc[12:, "class_id"])
@@ -112,7 +112,7 @@ def _ages(n=2000, seed=0):
 def test_interval_ends_are_round_bounded_and_open_in_the_tails():
     df = _ages()
     release = ga.anonymize(df, qi=["age", "cost", "sex"], k=15)     # classes wide enough for round ends
-    t = release.table
+    t = release.in_input_order()
     step = np.gcd.reduce(t["age_min"].dropna().to_numpy(dtype=np.int64))      # the round grid the ends lie on
     assert step in (2, 5, 10, 20) and ((t["age_max"].dropna() + 1) % step == 0).all()
     assert (t["age_min"].dropna() >= 0).all() and (t["cost_min"].dropna() >= 0).all()   # no value is negative
@@ -129,7 +129,7 @@ def test_interval_ends_are_round_bounded_and_open_in_the_tails():
 def test_declared_ranges_bound_the_ends_and_refuse_values_outside():
     df = _ages()
     release = ga.anonymize(df, ga.Columns(qi=["age", "sex"], identifiers=["cost"], ranges={"age": (0, 110)}), k=10)
-    assert release.table["age_max"].max() <= 110 and release.table["age_min"].min() >= 0
+    assert release.in_input_order()["age_max"].max() <= 110 and release.in_input_order()["age_min"].min() >= 0
     with pytest.raises(ga.DataError, match=r"column 'age', row 1994: 95 is outside its range \[-inf, 90\] \(6 rows\)"):
         ga.anonymize(df, ga.Columns(qi=["age", "sex"], identifiers=["cost"], ranges={"age": (None, 90)}), k=10)
     for ranges, message in (({"sex": (0, 1)}, "not a number quasi-identifier"), ({"age": (5, 1)}, "low below"),

@@ -47,10 +47,10 @@ def test_far_records_no_longer_make_wide_boxes_cheap(seed):
                              suppress=["sex", "marital"])
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss=loss, method=method,
                          suppress=["sex", "marital"])
-        check_joint_release(df, r.table, 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
+        check_joint_release(df, r.in_input_order(), 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
                             overlap=method == "joint")
         assert r.report.details["location_loss"] == loss
-        km[loss] = (_median_km(alone.table), _median_km(r.table.iloc[:-6]))
+        km[loss] = (_median_km(alone.in_input_order()), _median_km(r.in_input_order().iloc[:-6]))
         ncp[loss] = r.report["ncp"]["columns"]
     assert km["range"][1] > 1.5 * km["range"][0]
     for loss in ("spacing", "spread"):
@@ -59,7 +59,7 @@ def test_far_records_no_longer_make_wide_boxes_cheap(seed):
     # the location kept costs the other columns: the report's NCP (Xu et al.'s, over the range) says so
     assert ncp["spacing"]["age"] > ncp["range"]["age"] and ncp["spacing"]["lat"] < ncp["range"]["lat"]
     default = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss="km", method="joint")
-    pd.testing.assert_frame_equal(ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10).table, default.table)
+    pd.testing.assert_frame_equal(ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10).in_input_order(), default.in_input_order())
 
 
 @pytest.mark.slow
@@ -70,7 +70,7 @@ def test_defaults_per_design_and_location_and_refusals():
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method=method)
         assert r.report.details["location_loss"] == loss
     spread = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method="joint", location_loss="spread")
-    check_joint_release(df, spread.table, 5, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
+    check_joint_release(df, spread.in_input_order(), 5, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
                         overlap=True)
     assert "location_loss" not in ga.anonymize(df, qi=QI, k=5, identifiers=["lat", "lon"]).report.details
     for bad, message in (({"location_loss": "miles"}, "location_loss"),
@@ -139,7 +139,7 @@ def test_the_command_line_and_jobs_take_the_location_loss(tmp_path, cli):
                        "--keep-order")
     assert code == 0, err
     assert json.loads((tmp_path / "r.json").read_text())["location_loss"] == "range"
-    api = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, location_loss="range").table
+    api = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, location_loss="range").in_input_order()
     pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["lat_min"], api["lat_min"], check_dtype=False)
     code, _, err = cli(*base, "--location-loss", "miles", "-o", tmp_path / "o2.csv")
     assert code == 2 and "--location-loss" in err and not (tmp_path / "o2.csv").exists()
@@ -147,7 +147,7 @@ def test_the_command_line_and_jobs_take_the_location_loss(tmp_path, cli):
     assert code == 2 and "location tree" in err and not (tmp_path / "o3.csv").exists()
     job = ('[input]\npath = "in.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex", "marital"]\n'
            'interval = ["age"]\n[model]\nk = 5\n[release]\nlocation_loss = "%s"\n[output]\ntable = "j.csv"\n'
-           'shuffle = false\n')
+           'keep_order = true\n')
     (tmp_path / "job.toml").write_text(job % "range")
     code, _, err = cli("run", tmp_path / "job.toml")
     assert code == 0, err

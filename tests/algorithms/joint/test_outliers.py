@@ -34,7 +34,7 @@ def _mainland_and_islands(n=800, islands=((21.3, -157.9), (13.4, 144.8), (64.8, 
 def _check_suppressed(df, r, k):
     """Every rule of a joint release for the other rows; the suppressed rows
     publish nothing, one class of at least k; the report counts them."""
-    t = r.table
+    t = r.in_input_order()
     hidden = t["lat_min"].isna().to_numpy()
     kept = ~hidden
     check_joint_release(df[kept].reset_index(drop=True), t[kept].reset_index(drop=True), k, lat="lat", lon="lon",
@@ -59,8 +59,8 @@ def test_islands_are_suppressed_and_no_longer_widen_the_mainland(method):
     hidden = _check_suppressed(df, budget, 5)
     assert 5 <= hidden.sum() <= 0.02 * len(df)
     assert set(np.flatnonzero(hidden)) >= set(range(800, len(df)))       # every island record
-    widest = row_box_extents(plain.table, "lat", "lon", "EPSG:4326")[2]
-    left = row_box_extents(budget.table[~hidden], "lat", "lon", "EPSG:4326")[2]
+    widest = row_box_extents(plain.in_input_order(), "lat", "lon", "EPSG:4326")[2]
+    left = row_box_extents(budget.in_input_order()[~hidden], "lat", "lon", "EPSG:4326")[2]
     assert np.nanmax(widest) > 5000 > np.nanmax(left)
     # the report's NCP charges every suppressed cell in full
     assert budget.report["ncp"]["columns"]["sex"] >= hidden.mean() - 1e-9
@@ -71,7 +71,7 @@ def test_a_budget_smaller_than_any_class_changes_nothing():
     plain = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, keep=["diagnosis"])
     for share in (0.0, 9 / len(df)):
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, keep=["diagnosis"], max_suppressed=share)
-        pd.testing.assert_frame_equal(r.table, plain.table)
+        pd.testing.assert_frame_equal(r.in_input_order(), plain.in_input_order())
         assert r.report.details["suppressed_records"] == 0
 
 
@@ -81,17 +81,17 @@ def test_without_a_location_the_costliest_classes_go():
                        "sex": rng.choice(["F", "M"], 404)})
     plain = ga.anonymize(df, qi=["age", "sex"], k=4, method="frontier")
     r = ga.anonymize(df, qi=["age", "sex"], k=4, max_suppressed=0.02)
-    hidden = r.table["age_min"].isna().to_numpy()
+    hidden = r.in_input_order()["age_min"].isna().to_numpy()
     assert r.report.details["suppressed_records"] == hidden.sum() >= 4 and hidden[-4:].all()
-    assert (r.table.loc[~hidden, "age_max"] <= 41).all()
-    assert plain.table.iloc[-4:]["age_max"].isna().all()     # without a budget, top-coded: 96+
+    assert (r.in_input_order().loc[~hidden, "age_max"] <= 41).all()
+    assert plain.in_input_order().iloc[-4:]["age_max"].isna().all()     # without a budget, top-coded: 96+
     assert r.report.audit["k"] >= 4
 
 
 def test_the_suppressed_class_meets_the_model_or_nothing_is_suppressed():
     df = _mainland_and_islands()
     r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, sensitive="diagnosis", l=2, max_suppressed=0.02)
-    hidden = r.table["lat_min"].isna().to_numpy()
+    hidden = r.in_input_order()["lat_min"].isna().to_numpy()
     counts = df.loc[hidden, "diagnosis"].value_counts()
     assert hidden.sum() == 0 or counts.max() * 2 <= hidden.sum()
     assert r.report.audit["l"] >= 2
@@ -129,7 +129,7 @@ def test_bad_budgets_are_refused(tmp_path, cli):
     assert report["max_suppressed"] == 0.05 and report["suppressed_records"] >= 5
     assert f"{report['suppressed_records']} records suppressed" in out
     api = ga.anonymize(df.drop(columns="place"), location=("lat", "lon"), qi=QI, k=5, keep=["diagnosis"],
-                       max_suppressed=0.05).table
+                       max_suppressed=0.05).in_input_order()
     pd.testing.assert_series_equal(pd.read_csv(tmp_path / "o.csv")["lat_min"], api["lat_min"], check_dtype=False)
     for bad, message in (("lots", "share of the rows"), ("150%", "max_suppressed")):
         code, _, err = cli(*base, "--max-suppressed", bad, "-o", tmp_path / "o2.csv")

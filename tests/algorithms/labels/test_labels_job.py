@@ -22,7 +22,7 @@ CLI_ROLES = ["--identifiers", "id", "--keep", "age"]
 def test_api_keeps_rows_and_columns_and_every_class_reaches_k():
     df = table()
     release = generalize_labels(df, 3, column="name", **ROLES)
-    out = release.table
+    out = release.in_input_order()
     assert list(out.columns) == ["name", "age", "class_id"]
     assert out["age"].tolist() == df["age"].tolist()
     sizes = out.groupby("class_id").size()
@@ -86,7 +86,7 @@ def test_cli_errors_leave_nothing_behind(tmp_path, cli):
 def test_missing_values_are_a_label_in_parquet(tmp_path, cli):
     df = pd.DataFrame({"dx": ["flu", None, "cold", None, "flu", "cold", np.nan, "flu"], "v": range(8)})
     release = generalize_labels(df, 3, column="dx", keep=["v"])
-    assert (release.table.groupby("class_id").size() >= 3).all()
+    assert (release.in_input_order().groupby("class_id").size() >= 3).all()
     with pytest.raises(DataError, match="missing or empty"):
         generalize_labels(df, 3, column="dx", missing="error", keep=["v"])
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
@@ -123,8 +123,8 @@ def test_k_above_the_records():
 def test_true_one_and_one_point_zero_stay_three_labels():
     df = pd.DataFrame({"v": pd.Series([True] * 3 + [1] * 3 + [1.0] * 3, dtype=object)})
     release = generalize_labels(df, 3, column="v")
-    assert release.report["labels"] == 3 and release.table["class_id"].nunique() == 3
-    assert release.table["v"].tolist() == ["True"] * 3 + ["1"] * 3 + ["1.0"] * 3
+    assert release.report["labels"] == 3 and release.in_input_order()["class_id"].nunique() == 3
+    assert release.in_input_order()["v"].tolist() == ["True"] * 3 + ["1"] * 3 + ["1.0"] * 3
 
 
 def test_the_classes_table_leaves_out_counts_unless_asked(tmp_path, cli):
@@ -148,12 +148,12 @@ def test_published_labels_never_start_a_formula(tmp_path, cli):
     names = FORMULAS * 3 + ["-5", "+7", "plain"] * 3
     df = pd.DataFrame({"name": names, "note": ["=1+1"] * len(names)})
     release = generalize_labels(df, 3, column="name", keep=["note"])
-    published = release.table["name"].tolist() + release.classes["label"].tolist() + \
+    published = release.in_input_order()["name"].tolist() + release.classes["label"].tolist() + \
         release.classes["class_label"].tolist()
     risky = [v for v in published if v.startswith(FORMULA_START) and v not in ("-5", "+7")]
     assert not risky, risky
     assert "'=HYPERLINK(\"http://x\")" in release.classes["label"].tolist()
-    assert release.table["note"].tolist() == df["note"].tolist()          # untouched columns stay as they are
+    assert release.in_input_order()["note"].tolist() == df["note"].tolist()          # untouched columns stay as they are
     src = tmp_path / "in.csv"
     df.to_csv(src, index=False)
     for flag, note in (((), "=1+1"), (("--escape-formulas",), "'=1+1")):

@@ -277,9 +277,9 @@ def test_geo_outputs_cut_wrapped_classes_at_the_antimeridian(tmp_path):
     xy = _fiji_samoa()
     df = pd.DataFrame({"id": range(len(xy)), "lat": xy[:, 1], "lon": xy[:, 0]})
     rel = ga.generalize_points(df, 10, identifiers=["id"])
-    across = rel.table.lon_min > rel.table.lon_max
+    across = rel.in_input_order().lon_min > rel.in_input_order().lon_max
     assert across.any() and rel.notes[-1].endswith("across the antimeridian (lon_min > lon_max, RFC 7946)")
-    rel.to_file(tmp_path / "out.geojson", shuffle=None)          # row i is record i
+    rel.to_file(tmp_path / "out.geojson", keep_order=True)          # row i is record i
     out = gpd.read_file(tmp_path / "out.geojson")
     assert (out.geometry.geom_type[across.to_numpy()] == "MultiPolygon").all()
     assert (out.geometry.geom_type[~across.to_numpy()] == "Polygon").all()
@@ -389,7 +389,7 @@ def test_geometry_without_a_crs():
     rel = ga.generalize_points(lonlat, 5, lat=None, lon=None, keep=["a"])
     assert rel.warnings == ["the input geometry has no CRS; assumed EPSG:4326 (longitude/latitude), "
                             "since every coordinate fits it"]
-    assert rel.table.crs.to_epsg() == 4326 and {"lat_min", "lon_max"} <= set(rel.table.columns)
+    assert rel.in_input_order().crs.to_epsg() == 4326 and {"lat_min", "lon_max"} <= set(rel.in_input_order().columns)
     assert "L.map(" in render_html(rel.preview())
     metres = lonlat.set_geometry(gpd.points_from_xy(rng.uniform(5e5, 6e5, 40), rng.uniform(4e6, 5e6, 40)))
     with pytest.raises(ga.DataError, match=r"^the input geometry has no CRS and row 0 at \([\d.]+, [\d.]+\) is "

@@ -33,7 +33,7 @@ KEEP = ["id", "weight_g"]
 def test_release_keeps_rows_and_columns_and_groups_are_connected(nc_gdf):
     df = _records()
     rel = ga.generalize_regions(df, 150, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP)
-    t = rel.table
+    t = rel.in_input_order()
     assert list(t.columns) == ["id", "fips", "weight_g", "class_id"] and len(t) == len(df)
     assert t["id"].equals(df["id"]) and t["weight_g"].equals(df["weight_g"])
     assert t.groupby("fips").size().min() >= 150 and t.groupby("class_id").size().min() >= 150
@@ -98,7 +98,7 @@ def test_centroids_with_and_without_an_edge_list(nc_gdf, nc_edges_df):
     assert rel.warnings == ["the edge list names 2 regions that are not in the regions (99999, 99998); "
                             "they and 3 edges were left out"]
     assert rel.report["warnings"] is rel.warnings
-    assert rel.table.equals(via_edges.table)
+    assert rel.in_input_order().equals(via_edges.in_input_order())
 
 
 def test_unknown_regions_and_small_components(nc_gdf):
@@ -112,8 +112,8 @@ def test_unknown_regions_and_small_components(nc_gdf):
     df.loc[: 60, "fips"] = "00000"       # 61 unknown records: enough for a suppressed class
     rel = ga.generalize_regions(df, 50, column="fips", regions=nc_gdf, region_id="FIPS", unknown="suppress",
                                 keep=KEEP)
-    starred = rel.table["fips"] == "*"
-    assert starred.sum() == 61 and rel.table.loc[starred, "class_id"].nunique() == 1
+    starred = rel.in_input_order()["fips"] == "*"
+    assert starred.sum() == 61 and rel.in_input_order().loc[starred, "class_id"].nunique() == 1
     assert rel.report["unknown_rows"] == 61 and rel.report["suppressed_rows"] == 61
 
 
@@ -136,7 +136,7 @@ def test_geodataframe_records_get_group_shapes(nc_gdf):
     df = _records(1000)
     nc = nc_gdf.set_index("FIPS")
     points = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(*_centroids(nc.loc[df.fips]).T), crs=4326)
-    t = ga.generalize_regions(points, 100, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP).table
+    t = ga.generalize_regions(points, 100, column="fips", regions=nc_gdf, region_id="FIPS", keep=KEEP).in_input_order()
     assert (t.geom_type.isin(["Polygon", "MultiPolygon"])).all()
     assert t.geometry.covers(points.geometry).all()
 

@@ -79,7 +79,7 @@ def test_exact_solvers_agree_with_brute_force(df, model):
     release = ga.suppress(df, [c for c in df.columns if c != "s"], sensitive=sensitive, **levels,
                           keep=["s"] if sensitive is None else None)
     assert release.report["solver"] == "exact" and release.report["optimal"]
-    assert check_suppression(df, release.table, [c for c in df.columns if c != "s"], levels.get("k", 1),
+    assert check_suppression(df, release.in_input_order(), [c for c in df.columns if c != "s"], levels.get("k", 1),
                              sensitive=sensitive, l=levels.get("l"), l_distinct=levels.get("l_distinct"),
                              t=levels.get("t"), emd=emd_equal) == exact
 
@@ -200,7 +200,7 @@ def test_a_start_solution_is_taken_and_never_worsened(adult_df):
     df = adult_df.head(3000)
     inst = Instance(df, ADULT_QI, Model(k=5))
     start = ga.suppress(df, ADULT_QI, k=5, method="lattice",
-                        keep=ADULT_OTHERS).table["class_id"]
+                        keep=ADULT_OTHERS).in_input_order()["class_id"]
     program = optimal_suppression(inst, time_limit=30, start=inst.grouping_of(start.to_numpy()))
     assert program.optimal and program.objective <= inst.cost(inst.grouping_of(start.to_numpy()))[0]
     assert program.objective == optimal_suppression(inst, time_limit=30).objective

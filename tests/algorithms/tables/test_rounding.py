@@ -80,4 +80,4 @@ def test_the_t_program_releases_from_its_rounded_relaxation(adult_df):
                           keep=[c for c in df.columns if c not in (*QI, "occupation")])
     report = release.report
     assert report["method"] == "milp" and report["costs_tried"]["milp"] < report["costs_tried"]["lattice"]
-    assert check_suppression(df, release.table, QI, 1, sensitive="occupation", t=0.2, emd=emd_equal) == report["cost"]
+    assert check_suppression(df, release.in_input_order(), QI, 1, sensitive="occupation", t=0.2, emd=emd_equal) == report["cost"]

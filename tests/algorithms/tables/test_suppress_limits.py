@@ -71,7 +71,7 @@ def test_a_program_over_the_memory_budget_is_skipped_and_the_heuristic_released(
     assert report["method"] in ("lattice", "approx") and not report["optimal"]
     assert report["audit"]["ok"] and report["warnings"] is release.warnings
     assert len(release.warnings) == 1 and release.warnings[0].startswith("Theorem 9's program was skipped: its ")
-    assert check_suppression(df, release.table, QI, 5) == report["cost"]
+    assert check_suppression(df, release.in_input_order(), QI, 5) == report["cost"]
 
 
 def test_a_program_too_slow_to_build_in_the_time_left_is_skipped(monkeypatch):
@@ -281,7 +281,7 @@ def test_kept_values_that_could_start_a_formula_are_escaped():
                        "n": ["-74.5", "+3", "=1+1", "plain", "a", "b", "c", "d"],
                        "raw": ["=evil()"] * 8})
     release = ga.suppress(df, ["q", "n"], k=2, keep=["raw"])
-    table, classes = release.table, release.classes
+    table, classes = release.in_input_order(), release.classes
     assert table["raw"].tolist() == df["raw"].tolist()                 # untouched column, as given
     assert table["q"].tolist()[:4] == ["'=HYPERLINK(\"http://x\")+1"] * 2 + ["-2"] * 2
     assert table["q"].tolist()[6:] == ["'\tt"] * 2

@@ -77,7 +77,7 @@ def test_points_from_csv_files_match_the_columns_of_the_in_memory_release(client
     gc.generalize_points(tmp_path / "csv" / "*.csv", 20, tmp_path / "out", scheduler=client, keep=KEEP)
     out = pd.read_parquet(tmp_path / "out")
     memory = ga.generalize_points(df.astype(str), 20, keep=KEEP)
-    assert list(out.columns) == list(memory.table.columns)
+    assert list(out.columns) == list(memory.in_input_order().columns)
     assert len(out) == len(df) and out.groupby("class_id").size().min() >= 20
 
 
@@ -239,7 +239,7 @@ def test_the_command_line_runs_points_and_audit_on_a_cluster(client, tmp_path, c
                          "--keep", "id", "--identifiers", "lat,lon", "--keep-order")
     assert code == 0 and "audited k = " in out, err
     memory = ga.generalize_labels(pd.read_parquet(source), 20, column="age", keep=["id"], identifiers=["lat", "lon"])
-    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ages"), memory.table.reset_index(drop=True),
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ages"), memory.in_input_order().reset_index(drop=True),
                                   check_dtype=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ages", "in", "out", "r.json"]
 
@@ -269,10 +269,10 @@ def test_labels_on_the_cluster_are_the_in_memory_release_row_for_row(client, tmp
     df.loc[df.index[::997], "name"] = ""                        # empty cells are a label like any other
     source = _csv_dataset(df, tmp_path / "in")
     rel = gc.generalize_labels(source, 25, tmp_path / "out", column="name", scheduler=client, keep=["id"],
-                               shuffle=None)
+                               keep_order=True)
     memory = ga.generalize_labels(df, 25, column="name", keep=["id"])
     out = pd.read_parquet(tmp_path / "out")
-    pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(out, memory.in_input_order().reset_index(drop=True), check_dtype=False)
     for key in ("classes", "min_class", "max_class", "lower_bound", "labels"):
         assert rel.report[key] == memory.report[key], key
     assert rel.report["audit"]["k"] == memory.report.audit["k"]
@@ -292,10 +292,10 @@ def test_regions_on_the_cluster_are_the_in_memory_release_row_for_row(client, tm
         return
     with pytest.raises(ga.InfeasibleError, match="400 records would be suppressed"):
         gc.generalize_regions(source, 1000, tmp_path / "out", scheduler=client, **options)
-    rel = gc.generalize_regions(source, 400, tmp_path / "out", scheduler=client, shuffle=None, **options)
+    rel = gc.generalize_regions(source, 400, tmp_path / "out", scheduler=client, keep_order=True, **options)
     memory = ga.generalize_regions(births, 400, **options)
     out = pd.read_parquet(tmp_path / "out")
-    pd.testing.assert_frame_equal(out, memory.table.reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(out, memory.in_input_order().reset_index(drop=True), check_dtype=False)
     for key in ("classes", "min_class", "max_class", "lower_bound", "suppressed_rows"):
         assert rel.report[key] == memory.report[key], key
 
@@ -308,10 +308,10 @@ def test_suppress_on_the_cluster_is_the_in_memory_release_row_for_row(client, tm
     df = adult_df
     keep = adult_keep(ADULT_QI, model.get("sensitive"))
     rel = gc.suppress(_dataset(df, tmp_path / "in", parts=7), ADULT_QI, tmp_path / "out", scheduler=client, keep=keep,
-                      shuffle=None, **model)
+                      keep_order=True, **model)
     memory = ga.suppress(df, ADULT_QI, keep=keep, **model)
     out = pd.read_parquet(tmp_path / "out")
-    expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
+    expected = memory.in_input_order().reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
     pd.testing.assert_frame_equal(out, expected, check_dtype=False)
     for key in ("cost", "lower_bound", "optimal", "method", "types", "ncp", "units"):
         assert rel.report[key] == memory.report[key], key
@@ -328,22 +328,22 @@ def test_suppress_on_the_cluster_reads_csv_files_and_missing_values(client, tmp_
                        "s": rng.choice(list("uvwxyz"), n)})
     source = _csv_dataset(df, tmp_path / "csv", parts=4)
     gc.suppress(source, ["a", "b", "c"], tmp_path / "out", k=8, l_distinct=3, sensitive="s", scheduler=client,
-                shuffle=None)
+                keep_order=True)
     from geoanon.io import read_table
 
     whole = pd.concat([read_table(p) for p in sorted(source.iterdir())], ignore_index=True)
     memory = ga.suppress(whole, ["a", "b", "c"], k=8, l_distinct=3, sensitive="s")
     out = pd.read_parquet(tmp_path / "out")
     assert out["a"].str.startswith("'=").any()                     # formulas escaped, as in memory
-    pd.testing.assert_frame_equal(out, memory.table.astype({c: "string" for c in "abc"}), check_dtype=False)
+    pd.testing.assert_frame_equal(out, memory.in_input_order().astype({c: "string" for c in "abc"}), check_dtype=False)
     typed = df.assign(b=pd.array(rng.integers(0, 12, n), dtype="Int64"))
     typed.loc[::50, "b"] = pd.NA
     gc.suppress(_dataset(typed, tmp_path / "typed", parts=3), ["a", "b"], tmp_path / "out2", k=8, scheduler=client,
-                keep=["c", "s"], shuffle=None)
+                keep=["c", "s"], keep_order=True)
     memory = ga.suppress(typed, ["a", "b"], k=8, keep=["c", "s"])
     out = pd.read_parquet(tmp_path / "out2")
-    assert (out["class_id"].to_numpy() == memory.table["class_id"].to_numpy()).all()
-    assert (out["b"].isna() == memory.table["b"].isna()).all()
+    assert (out["class_id"].to_numpy() == memory.in_input_order()["class_id"].to_numpy()).all()
+    assert (out["b"].isna() == memory.in_input_order()["b"].isna()).all()
 
 
 def test_suppress_on_the_cluster_refuses_bad_requests_and_leaves_nothing(client, tmp_path, adult_df):
@@ -377,7 +377,7 @@ def test_the_command_line_runs_suppress_on_a_cluster(client, tmp_path, cli, adul
     assert report["cost"] == memory.report["cost"] and report["engine"] == "dask" and report["audit"]["l"] >= 2
     code, out, err = cli("audit", tmp_path / "out", "--qi", ",".join([*ADULT_QI, "class_id"]), "--sensitive", "age",
                          "--ground", "ordered", "-k", 5, "--scheduler", address)
-    expected = ga.audit(memory.table, [*ADULT_QI, "class_id"], "age", ground="ordered")
+    expected = ga.audit(memory.in_input_order(), [*ADULT_QI, "class_id"], "age", ground="ordered")
     assert code == 0 and f"t = {expected['t']:.4f}" in out, (out, err)
     code, _, err = cli("suppress", source, "--qi", ",".join(ADULT_QI), "-k", 5, "-o", tmp_path / "o2",
                        "--scheduler", address, "--classes", tmp_path / "c.csv", "--keep", ",".join(adult_keep(ADULT_QI)))
@@ -508,9 +508,9 @@ def test_the_models_of_criteria_on_the_cluster(client, tmp_path, adult_df):
     model = ga.Model(k=5, sensitive="occupation", l_entropy=2.5, delta=3.0)
     keep = adult_keep(ADULT_QI, "occupation")
     rel = gc.suppress(_dataset(df, tmp_path / "in", parts=5), ADULT_QI, tmp_path / "out", scheduler=client,
-                      model=model, method="lattice", keep=keep, shuffle=None)
+                      model=model, method="lattice", keep=keep, keep_order=True)
     memory = ga.suppress(df, ADULT_QI, model=model, method="lattice", keep=keep)
-    expected = memory.table.reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
+    expected = memory.in_input_order().reset_index(drop=True).astype({c: "string" for c in ADULT_QI})
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out"), expected, check_dtype=False)
     assert rel.report["audit"]["ok"] and rel.report["l_entropy"] == 2.5 and rel.report["delta"] == 3.0
     people = _people(30_000, seed=12)

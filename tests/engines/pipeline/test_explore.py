@@ -25,15 +25,15 @@ def test_every_point_is_the_release_its_setting_makes():
     r = ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6)
     f = r.report.details["frontier"]
     assert f["chosen"] == 0.6 and [p["location_precision"] for p in f["points"]] == [0.1, 0.6, 0.95]
-    pd.testing.assert_frame_equal(r.table, ga.anonymize(df, **KW, location_precision=0.6).table)
+    pd.testing.assert_frame_equal(r.in_input_order(), ga.anonymize(df, **KW, location_precision=0.6).in_input_order())
     spec = release_spec("anonymize", **KW)
     for p in f["points"]:
         again = ga.anonymize(df, **KW, location_precision=p["location_precision"])
-        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec) == p
+        assert frontier_point(p["location_precision"], again.in_input_order(), again.report["ncp"], spec) == p
     for n_jobs in (2, 3):       # runs of settings searched together, the chosen one's in this process
         beside = ga.explore(df, **KW, settings=(0.1, 0.6, 0.95), location_precision=0.6, n_jobs=n_jobs)
         assert beside.report.details["frontier"] == f
-        pd.testing.assert_frame_equal(beside.table, r.table)
+        pd.testing.assert_frame_equal(beside.in_input_order(), r.in_input_order())
 
 
 def test_runs_of_neighbouring_settings_as_even_in_cost_as_can_be():
@@ -90,4 +90,4 @@ def test_settings_sharing_a_precision_target_share_one_search():
     r = ga.explore(df, **kw, settings=settings)
     for p in r.report.details["frontier"]["points"]:
         again = ga.anonymize(df, **kw, location_precision=p["location_precision"])
-        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec) == p
+        assert frontier_point(p["location_precision"], again.in_input_order(), again.report["ncp"], spec) == p

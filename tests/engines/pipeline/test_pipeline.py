@@ -26,7 +26,7 @@ ROLES = {"identifiers": ["id"], "keep": ["note", "age"]}
 def test_columns_rows_and_order_are_kept():
     df = _records()
     rel = ga.generalize_points(df, 7, **ROLES)
-    t = rel.table
+    t = rel.in_input_order()
     assert list(t.columns) == ["lat_min", "lat_max", "lon_min", "lon_max", "note", "age", "class_id"]
     assert len(t) == len(df) and t.index.equals(df.index)
     for col in ("note", "age"):
@@ -80,7 +80,7 @@ def test_string_columns_are_parsed_and_missing_rows_suppressed():
     with pytest.raises(ga.DataError, match=r"5 rows have no coordinates \(first: row 3\)"):
         ga.generalize_points(df, 5, **ROLES)
     rel = ga.generalize_points(df, 5, missing="suppress", **ROLES)
-    t = rel.table
+    t = rel.in_input_order()
     gone = t.loc[[3, 10, 11, 20, 30]]
     assert gone[["lat_min", "lat_max", "lon_min", "lon_max"]].isna().all().all()
     assert gone.class_id.nunique() == 1 and (t.class_id == gone.class_id.iloc[0]).sum() == 5
@@ -122,7 +122,7 @@ def test_a_geodataframe_uses_its_geometry_by_default_and_never_publishes_coordin
 
     df = _records(200)
     points = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
-    table = ga.generalize_points(points, 8, **ROLES).table            # no lat/lon given: the geometry
+    table = ga.generalize_points(points, 8, **ROLES).in_input_order()            # no lat/lon given: the geometry
     assert {"lat_min", "lon_max"} <= set(table.columns) and (table.geometry.geom_type == "Polygon").all()
     with pytest.raises(ga.DataError, match="omit lat and lon"):
         ga.generalize_points(points, 8, lat="lat", lon="lon", **ROLES)
@@ -135,7 +135,7 @@ def test_the_dataframe_accessor_calls_the_library():
     df = _records(120)
     release = df.geoanon.generalize_points(6, **ROLES)
     assert release.report.min_class >= 6
-    assert release.table.geoanon.audit(["lat_min", "lat_max", "lon_min", "lon_max"], k=6)["k"] >= 6
+    assert release.in_input_order().geoanon.audit(["lat_min", "lat_max", "lon_min", "lon_max"], k=6)["k"] >= 6
     joint = df.geoanon.anonymize(location=("lat", "lon"), k=6, **ROLES)
     assert joint.report.min_class >= 6
 
@@ -146,14 +146,14 @@ def test_geodataframe_geometry_is_replaced_by_rectangles():
     df = _records(200)
     gdf = gpd.GeoDataFrame(df.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
     rel = ga.generalize_points(gdf, 8, lat=None, lon=None, **ROLES)
-    t = rel.table
+    t = rel.in_input_order()
     assert isinstance(t, gpd.GeoDataFrame) and t.crs.to_epsg() == 4326
     assert (t.geometry.geom_type == "Polygon").all()
     assert t.geometry.covers(gdf.geometry).all()
     assert {"lat_min", "lon_max", "class_id"} <= set(t.columns)
     # with coordinate columns, a point geometry still never leaks
     gdf2 = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)
-    t2 = ga.generalize_points(gdf2, 8, **ROLES).table
+    t2 = ga.generalize_points(gdf2, 8, **ROLES).in_input_order()
     assert (t2.geometry.geom_type == "Polygon").all()
 
 
@@ -173,6 +173,6 @@ def test_geometry_column_with_another_name():
 
     df = _records(60)
     gdf = gpd.GeoDataFrame(df[["id"]], geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326).rename_geometry("geom")
-    t = ga.generalize_points(gdf, 6, lat=None, lon=None, identifiers=["id"]).table
+    t = ga.generalize_points(gdf, 6, lat=None, lon=None, identifiers=["id"]).in_input_order()
     assert t.geometry.name == "geom" and (t.geom.geom_type == "Polygon").all()
     assert t.geom.covers(gdf.geom).all()

@@ -60,7 +60,7 @@ def diameter_km(lat, lon):
 
 def check_release(df, rel, k):
     """Every row once, in order; classes of k or more with l = 2, one ZIP label per class."""
-    t = rel.table
+    t = rel.in_input_order()
     assert len(t) == len(df) and t.index.equals(df.index)
     check_joint_release(df.drop(columns=["id", "zip"]), t.drop(columns=["zip"]), k, intervals=["age"],
                         sensitive="diagnosis", l=2)
@@ -83,7 +83,7 @@ def test_zip_groups_cost_their_km_by_default_and_the_report_says_it():
     unit = np.median([diameter_km(regions.loc[[a, b], "lat"], regions.loc[[a, b], "lon"])    # the ZIPs' spacing
                       for a, b in edges.itertuples(index=False)])
     assert 18 < unit < 23
-    label = rel.table["zip"]
+    label = rel.in_input_order()["zip"]
     diameters, loss = pd.Series(np.nan, index=df.index), pd.Series(1.0, index=df.index)
     for text, rows in label.groupby(label).groups.items():
         held = df.loc[rows, "zip"]
@@ -133,7 +133,7 @@ def test_rolled_up_groups_are_unions_of_whole_units(level, unit):
     regions = grid_regions()[0]
     unit_of = dict(zip(regions["zip"], unit(regions)))
     units = df["zip"].map(unit_of)
-    label = rel.table["zip"]
+    label = rel.in_input_order()["zip"]
     assert (label[units.isna()] == "*").all()
     assert (label[units.notna()] != "*").all()
     assert (label[units.notna()].groupby(units[units.notna()]).nunique() == 1).all()   # no unit is split
@@ -158,7 +158,7 @@ def test_a_region_without_a_unit_follows_unknown():
     rel = ga.anonymize(df, location={**loc, "unknown": "suppress"}, **common)
     starred = df["zip"].isin(blank)
     assert rel.report.details["unknown_rows"] == starred.sum() >= 5
-    assert (rel.table.loc[starred, "zip"] == "*").all() and (rel.table.loc[~starred, "zip"] != "*").all()
+    assert (rel.in_input_order().loc[starred, "zip"] == "*").all() and (rel.in_input_order().loc[~starred, "zip"] != "*").all()
 
 
 def test_options_are_checked():
@@ -184,8 +184,8 @@ def test_the_zip_job_rolls_up_with_the_shipped_crosswalk(zip_nodes_df):
     rel = ga.generalize_regions(df, 25, column="zip", regions=nc[["zip", "lat", "lon"]], region_id="zip",
                                 zip_level="county")
     county = df["zip"].map(ga.datasets.zip_counties()["county"])
-    assert (rel.table.groupby(county)["class_id"].nunique() == 1).all()        # whole counties
-    assert rel.table.groupby("class_id").size().min() >= 25 and rel.report.audit["k"] >= 25
+    assert (rel.in_input_order().groupby(county)["class_id"].nunique() == 1).all()        # whole counties
+    assert rel.in_input_order().groupby("class_id").size().min() >= 25 and rel.report.audit["k"] >= 25
     members = rel.classes["members"].str.split(",").explode()
     assert members.str.startswith("NC/").all() and members.is_unique
     assert rel.report["zip_level"] == "county" and rel.report["location_km"]["median"] > 0
@@ -277,9 +277,9 @@ def test_a_zip_location_is_kept_within_six_k_neighbourhoods_by_default():
     def released(k, **keywords):
         rel = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"],
                            sensitive="diagnosis", k=k, l=2, identifiers=["id"], **keywords)
-        check_joint_release(df.drop(columns=["id", "zip"]), rel.table.drop(columns=["zip"]), k,
+        check_joint_release(df.drop(columns=["id", "zip"]), rel.in_input_order().drop(columns=["zip"]), k,
                             intervals=["age", "visit"], sets=["sex"], sensitive="diagnosis", l=2)
-        label = rel.table["zip"]
+        label = rel.in_input_order()["zip"]
         wide = sum(len(rows) for _, rows in label.groupby(label).groups.items()
                    if diameter_km(*(regions.loc[df.loc[rows, "zip"].unique(), c] for c in ("lat", "lon")))
                    > rel.report.details["max_extent_km"])
@@ -360,5 +360,5 @@ def test_explore_reproduces_each_setting_where_the_settings_targets_differ():
     r = ga.explore(df, **kw, settings=(0.2, 0.9))
     for p in r.report.details["frontier"]["points"]:
         again = ga.anonymize(df, **kw, location_precision=p["location_precision"])
-        assert frontier_point(p["location_precision"], again.table, again.report["ncp"], spec,
+        assert frontier_point(p["location_precision"], again.in_input_order(), again.report["ncp"], spec,
                               again.report.details["location_km"]) == p
