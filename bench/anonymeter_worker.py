@@ -10,7 +10,7 @@ with the same columns. SPEC: {"aux": [[...], [...]] (linkability's two column
 groups), "qi": [...] (inference's auxiliary columns), "secret": column,
 "n_attacks", "n_neighbors", "max_attempts", "seed"}. OUT: one object per
 attack, {"risk", "ci", "attack", "baseline", "control", each rate with its
-error, "queries" for singling out}.
+error, and "seconds"}.
 
 Seeds: singling out takes ``seed``; linkability and inference draw their
 targets with pandas' ``sample``, which uses numpy's global state (seeded
@@ -48,12 +48,12 @@ def seeded_random_links(seed: int):
     return random_links
 
 
-def figures(evaluator, started: float, **extra) -> dict:
+def figures(evaluator, started: float) -> dict:
     results = evaluator.results()
     risk = evaluator.risk()
     rates = {name: getattr(results, f"{name}_rate") for name in ("attack", "baseline", "control")}
     return {"risk": risk.value, "ci": list(risk.ci), **{n: [r.value, r.error] for n, r in rates.items()},
-            "seconds": time.perf_counter() - started, **extra}
+            "seconds": time.perf_counter() - started}
 
 
 def main() -> None:
@@ -70,7 +70,7 @@ def main() -> None:
         started = time.perf_counter()
         evaluator = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=n, n_cols=spec["n_cols"],
                                          max_attempts=spec["max_attempts"], seed=seed).evaluate(mode=mode)
-        out[f"singling_out_{mode}"] = figures(evaluator, started, queries=len(evaluator.queries()))
+        out[f"singling_out_{mode}"] = figures(evaluator, started)
     started = time.perf_counter()
     np.random.seed(seed)
     evaluator = LinkabilityEvaluator(ori=ori, syn=syn, control=control, n_attacks=n, aux_cols=spec["aux"],

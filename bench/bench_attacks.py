@@ -226,7 +226,9 @@ def published_qi(table: pd.DataFrame, spec: dict) -> list[str]:
 # ---------------------------------------------------------------- records placed inside the cells
 
 def records(table: pd.DataFrame, released: pd.DataFrame, spec: dict) -> pd.DataFrame:
-    """One record per published row, in the source's columns, placed inside what the row publishes (see the module)."""
+    """One record per published row, in the source's columns, placed inside what the row publishes (see
+    the module), in a random order: anonymeter's inference baseline pairs its random guesses with the
+    targets by row label, so records in the released rows' order would hand it their own values."""
     rng = np.random.default_rng(SEED)
     out = pd.DataFrame(index=table.index)
     lat, lon = LOCATION
@@ -247,7 +249,7 @@ def records(table: pd.DataFrame, released: pd.DataFrame, spec: dict) -> pd.DataF
         else:
             out[c] = table[c]
     out[spec["sensitive"]] = table[spec["sensitive"]]
-    return out
+    return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
 
 
 def _inside(low: pd.Series, high: pd.Series, whole: bool, rng) -> np.ndarray:

@@ -131,7 +131,7 @@ def _run_release(args) -> int:
     inputs = {"IN": args.input, **{flag: path for flag, path in job.inputs(values).items() if path is not None}}
     _check_outputs(inputs, args, job.classes_formats, dataset=engine == "dask")
     _check_tiles(values)
-    from .io import StagedOutputs, batch
+    from .staging import StagedOutputs, batch
 
     with StagedOutputs() as out, batch(out):
         release = job.call(engine, args.input, values)
@@ -403,7 +403,7 @@ def _check_outputs(inputs: dict, args, classes_formats=None, dataset: bool = Fal
 
 
 def _write_json(path, report) -> None:
-    from .io import StagedOutputs
+    from .staging import StagedOutputs
     from .report.release import report_json
 
     with StagedOutputs() as out:
@@ -490,7 +490,8 @@ def _run_jobs(args) -> int:
     the other, their outputs staged, and renamed into place only when every
     job of the batch has succeeded: a failing job leaves the earlier ones'
     outputs as they were."""
-    from .io import StagedOutputs, read_table
+    from .io import read_table
+    from .staging import StagedOutputs
     from .jobs import anonymize_options, check_columns, check_files, input_columns, load_job, numeric_columns, plan, \
         read_input
     from .pipeline import anonymize, write_release
@@ -577,7 +578,7 @@ def _print_audit(args, report) -> int:
 def _run_demo(args) -> int:
     from .columns import Columns
     from .datasets import DEMO_ATTRIBUTION, NC_ATTRIBUTION, demo_nc_births, demo_records, nc_counties
-    from .io import check_writable
+    from .staging import check_writable
     from .pipeline import anonymize, write_release
 
     out = Path(args.out)
@@ -689,7 +690,8 @@ def _interrupts():
 
 def _interrupt(signum, frame):
     _outcome.interrupted.append(signum)
-    _when_safe(signum, frame)
+    if not _outcome.holding:         # a commit in another thread raises it once its outputs are in place
+        _when_safe(signum, frame)
 
 
 def _when_safe(signum, frame):
@@ -743,6 +745,9 @@ def main(argv=None) -> int:
             print(f"geoanon {args.command}: error: {_cli_words(str(exc), args)}", file=sys.stderr)
             return 2
         raise
+    finally:                         # what this command did is no one else's (a later call in the same process)
+        _outcome.committed.clear()
+        _outcome.interrupted.clear()
 
 
 def entry() -> None:

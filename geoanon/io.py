@@ -1,35 +1,28 @@
-"""Reading and writing tables (CSV, Parquet, GeoJSON, GeoPackage, Shapefile), atomically;
-reading region edge lists.
+"""Reading and writing tables (CSV, Parquet, GeoJSON, GeoPackage, Shapefile);
+reading region edge lists; output paths checked before any work.
 
 CSV columns are read as exact strings, so every column geoanon does not
 generalize is written back as it came (leading zeros, number formats, the
-literal strings NA or NULL). Outputs are staged in temporary files beside their
-destination and renamed into place only when every output of a job is ready:
-a failed job leaves nothing behind.
+literal strings NA or NULL). Writers write to the paths they are given: the
+jobs give them staging paths (:mod:`geoanon.staging`), so outputs appear
+together or not at all.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import os
 import re
-import shutil
-import signal
-import socket
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from . import _outcome
 from ._cells import nested_as_text
 from ._text import plural
 from ._validation import check_unique_columns
 from .errors import DataError, DuplicateColumnError, GeoanonError, ParameterError
 from .progress import stepped
+from .staging import check_writable
 
-__all__ = ["DELIMITERS", "GEO_FORMATS", "StagedOutputs", "batch", "check_outputs", "check_paths", "check_writable",
-           "csv_header", "current_batch", "has_geometry", "likely_delimiter", "nested_arrow_columns",
+__all__ = ["DELIMITERS", "GEO_FORMATS", "check_outputs", "check_paths", "csv_header", "has_geometry", "likely_delimiter", "nested_arrow_columns",
            "nested_dtype", "numbers_from_text", "pandas_readable", "parquet_dataset", "read_csv_text",
            "read_table", "table_columns", "table_format", "write_parquet", "write_table"]
 
@@ -324,41 +317,6 @@ def has_geometry(df) -> bool:
     return getattr(df, "active_geometry_name", None) is not None
 
 
-def check_writable(path, *, creatable: bool = False) -> Path:
-    """Validate an output path before any work: an existing folder this process
-    can create files in (tried, not assumed), and no folder, device or other
-    non-regular file in the way. Stale staging folders of dead jobs in that
-    folder are removed. ``creatable``: a missing folder will do if this
-    process can create it (the nearest existing folder above it is tried)."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir() and creatable:
-        above = next((p for p in folder.parents if p.exists()), Path("."))
-        if not above.is_dir() or folder.exists():
-            raise DataError(f"{path}: {above if not above.is_dir() else folder} is not a folder")
-        _probe(path, above)
-        return path
-    if not folder.is_dir():
-        raise DataError(f"{path}: the folder {folder} does not exist")
-    if path.is_dir():
-        raise DataError(f"{path}: is a folder")
-    if path.exists() and not path.is_file():
-        raise DataError(f"{path}: exists and is not a regular file")
-    _probe(path, folder)
-    remove_stale_staging(folder)
-    return path
-
-
-def _probe(path: Path, folder: Path) -> None:
-    """DataError unless this process can create a file in ``folder`` (tried)."""
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".geoanon-probe.", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise DataError(f"{path}: cannot write into the folder {folder} ({exc.strerror or exc})") from None
-
-
 OUTPUT_SUFFIXES = {"report": ".json", "map": ".html", "html_report": ".html"}
 
 
@@ -426,40 +384,6 @@ def file_set(path: Path) -> list:
     if path.suffix.lower() != ".shp":
         return [path]
     return [path] + [path.with_suffix(ext) for ext in SHAPEFILE_PARTS[1:]]
-
-
-_STAGING = re.compile(r"\.geoanon\.(?P<host>\w+)\.(?P<pid>\d+)\.\w+$")
-
-
-def _host() -> str:
-    return re.sub(r"\W", "_", socket.gethostname()) or "host"
-
-
-def remove_stale_staging(folder) -> list:
-    """Remove the staging folders that jobs on this host left in ``folder`` when
-    they were killed (their process no longer runs); the removed paths."""
-    if os.name != "posix":   # os.kill(pid, 0) probes a process only on POSIX
-        return []
-    removed = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    for entry in entries:
-        match = _STAGING.search(entry.name)
-        if not (match and entry.name.startswith(".") and match["host"] == _host() and entry.is_dir()):
-            continue
-        pid = int(match["pid"])
-        try:
-            os.kill(pid, 0)
-            continue                      # still running (or someone else's and alive)
-        except ProcessLookupError:
-            pass
-        except OSError:
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed.append(entry.path)
-    return removed
 
 
 _INTEGER = r"[+-]?(?:0|[1-9][0-9]*)"             # no leading zero: "02134" is a code, kept as text
@@ -558,114 +482,3 @@ def pandas_readable(path, columns) -> None:
         if column["name"] in columns:
             column["numpy_type"] = "object"
     pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"pandas": json.dumps(metadata)}), path)
-
-
-_BATCH = contextvars.ContextVar("geoanon_batch", default=None)
-
-
-@contextlib.contextmanager
-def batch(out: "StagedOutputs"):
-    """Within the block, a job that writes its own outputs (a dask job's
-    dataset) stages them into ``out`` instead, so that they are renamed
-    with the caller's other outputs, all or nothing."""
-    token = _BATCH.set(out)
-    try:
-        yield out
-    finally:
-        _BATCH.reset(token)
-
-
-def current_batch():
-    """The :class:`StagedOutputs` of the enclosing :func:`batch`, or None."""
-    return _BATCH.get()
-
-
-class StagedOutputs:
-    """Outputs written to temporary files and moved into place together.
-
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> with StagedOutputs() as out:
-    ...     write_table(pd.DataFrame({"a": [1, 2]}), out.stage(folder / "result.csv"))
-    ...     _ = Path(out.stage(folder / "report.json")).write_text("{}")
-    >>> sorted(p.name for p in folder.iterdir())
-    ['report.json', 'result.csv']
-
-    On leaving the block without an error every staged file is renamed to its
-    destination; on an error, Ctrl-C, SIGTERM or SIGHUP (which the command
-    line turns into KeyboardInterrupt) every staged file is removed and no
-    destination is touched. The renames run with those signals held back, so
-    an interrupt cannot leave half of a job's outputs in place. A job killed outright
-    (SIGKILL) leaves its staging folder, named ``.{name}.geoanon.{host}.{pid}.*``;
-    the next job writing into that folder removes it. A destination's missing
-    folders are made when it is staged, and removed again on discard.
-    """
-
-    def __init__(self):
-        self._staged: list[tuple[Path, Path]] = []   # (staging folder, destination)
-        self._made: list[Path] = []                  # folders made for destinations, outermost first
-
-    def stage(self, destination) -> str:
-        """A temporary path to write ``destination``'s content to. Each folder
-        is made and recorded with the interrupts held, so that discarding
-        removes every folder an interrupt leaves."""
-        destination = Path(destination)
-        missing = [p for p in reversed(destination.parents) if not p.exists()]
-        for folder in missing:
-            with _signals_held():
-                folder.mkdir()
-                self._made.append(folder)
-        destination = check_writable(destination)
-        prefix = f".{destination.name}.geoanon.{_host()}.{os.getpid()}."
-        with _signals_held():
-            folder = Path(tempfile.mkdtemp(prefix=prefix, dir=destination.parent))
-            self._staged.append((folder, destination))
-        return str(folder / destination.name)
-
-    def commit(self) -> None:
-        with _signals_held():
-            if _outcome.interrupted:
-                raise KeyboardInterrupt(_outcome.interrupted[0])
-            for folder, destination in self._staged:
-                for part in sorted(folder.iterdir()):
-                    os.replace(part, destination.parent / part.name)
-                    _outcome.committed.append(destination.parent / part.name)
-                folder.rmdir()
-            self._staged.clear()
-            self._made.clear()
-
-    def discard(self) -> None:
-        for folder, _ in self._staged:
-            shutil.rmtree(folder, ignore_errors=True)
-        self._staged.clear()
-        for folder in reversed(self._made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        self._made.clear()
-
-    def __enter__(self) -> "StagedOutputs":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            try:
-                self.commit()
-            except BaseException:
-                self.discard()
-                raise
-        else:
-            self.discard()
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """SIGINT, SIGTERM and SIGHUP wait (POSIX) until the block is done."""
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -13,7 +13,7 @@ LAYERS = (
     ("base", ("geoanon.errors", "geoanon._text", "geoanon._cells", "geoanon._codes", "geoanon._geo",
               "geoanon._outcome", "geoanon._version", "geoanon._validation", "geoanon._milp", "geoanon._forked",
               "geoanon.progress", "geoanon.choices",
-              "geoanon.columns", "geoanon.partition", "geoanon.io")),
+              "geoanon.columns", "geoanon.partition", "geoanon.staging", "geoanon.io")),
     ("models", ("geoanon.criteria", "geoanon.models", "geoanon.audit", "geoanon.ncp", "geoanon.dates",
                 "geoanon.datasets")),
     ("algorithms", ("geoanon.points", "geoanon.regions", "geoanon.labels", "geoanon.tables", "geoanon.joint")),

@@ -12,7 +12,7 @@ import pandas as pd
 from .._text import show
 from ..errors import DataError, ParameterError
 from .._geo import box_extents
-from ..io import StagedOutputs, check_writable, current_batch
+from ..staging import StagedOutputs, check_writable, current_batch
 from ..report.release import Published, published_order, side_outputs
 
 __all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "declared_dataset",
@@ -356,7 +356,7 @@ def write_dataset(released, staged):
 def write_staged(output, write):
     """Run ``write(staged_path)``, which writes the dataset there (by the
     workers) and audits it, raising to refuse; then rename the staging folder
-    into place (with the outputs of the batch open, :func:`geoanon.io.batch`).
+    into place (with the outputs of the batch open, :func:`geoanon.staging.batch`).
     On any error nothing is left. Returns what ``write`` returned."""
     output = Path(output).absolute()  # the workers may run in another folder
     batch = current_batch()

@@ -16,7 +16,8 @@ from .._cells import escape_header, escape_table
 from .._geo import row_box_extents
 from .._text import plain
 from ..errors import ParameterError
-from ..io import StagedOutputs, numbers_from_text, table_format, write_table
+from ..io import numbers_from_text, table_format, write_table
+from ..staging import StagedOutputs
 from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
@@ -263,7 +264,7 @@ def write_release(release: Release, output, *, report=None, map_html=None, class
     only with ``timings``: by default the same job writes the same bytes.
     ``keep_order`` writes the rows in the input's order instead of the
     published one (:meth:`Release.table_to_write`). ``staged``: an open
-    :class:`~geoanon.io.StagedOutputs` to write into (a batch renames its
+    :class:`~geoanon.staging.StagedOutputs` to write into (a batch renames its
     jobs' outputs together), instead of one of its own.
     """
     table = release.table_to_write(output, escape_all=escape_all, from_text=from_text, keep_order=keep_order)

@@ -125,5 +125,5 @@ def test_every_public_function_and_class_has_examples():
 def test_every_module_with_examples_is_found():
     found = set(_modules_with_examples())
     homes = {obj.__module__ for _, obj in _public_api()}
-    assert "geoanon.io" in found and homes <= found, sorted(homes - found)
+    assert "geoanon.staging" in found and homes <= found, sorted(homes - found)
     assert os.path.exists(ROOT / "docs" / "python.md")

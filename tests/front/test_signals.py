@@ -99,7 +99,7 @@ def test_killed_job_is_cleaned_up_by_the_next(big_csv, tmp_path):
 
 
 def test_a_live_jobs_staging_is_left_alone(tmp_path):
-    from geoanon.io import StagedOutputs, remove_stale_staging
+    from geoanon.staging import StagedOutputs, remove_stale_staging
 
     with StagedOutputs() as out:
         staged = out.stage(tmp_path / "a.csv")
