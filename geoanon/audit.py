@@ -16,18 +16,19 @@ import numpy as np
 import pandas as pd
 
 from ._codes import combined_key, factorize_exact
-from ._text import plural
+from ._text import plural, show
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
 from .criteria import CRITERIA, meets
 from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
-__all__ = ["AuditReport", "SUPPRESSED", "audit", "check_roles", "class_codes", "default_recursive_l",
-           "distribution_figures", "own_population_risk", "require"]
+__all__ = ["AuditReport", "SUPPRESSED", "T_FAR", "audit", "check_roles", "class_codes", "default_recursive_l",
+           "disclosure_figures", "disclosure_warnings", "distribution_figures", "own_population_risk", "require"]
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
+T_FAR = 0.5           # a class whose sensitive values' distribution lies farther than this from the table's (EMD)
 
 
 class AuditReport(dict):
@@ -169,7 +170,9 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
                              "mean": round(float(sizes.mean()), 6), "max": int(sizes.max())}
     if sensitive is not None:
         report.update(l=round(float(measures["l"].min()), 12), l_distinct=int(measures["l_distinct"].min()),
-                      t=round(float(measures["t"].max()), 12), **distribution_figures(measures, recursive_l))
+                      t=round(float(measures["t"].max()), 12), **distribution_figures(measures, recursive_l),
+                      **disclosure_figures(len(df), *((int(w.sum()), int(sizes[w].sum())) for w in
+                                                      (measures["l_distinct"] == 1, measures["t"] > T_FAR))))
     report["suppressed_cells"] = int(sum(int((df[c].astype(object) == SUPPRESSED).sum()) for c in qi))
     first_rows = np.unique(codes, return_index=True)[1]
     values = df[qi].iloc[first_rows].reset_index(drop=True)
@@ -182,6 +185,39 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     if original is not None:
         report.update(release_loss(original, df, qi, hierarchies))
     return report
+
+
+def disclosure_figures(rows: int, homogeneous: tuple, far: tuple) -> dict:
+    """What the sensitive column's values tell beyond k, whatever was asked:
+    ``homogeneous``, the classes whose records all share one value (l = 1:
+    whoever places a record in its class learns its value), and
+    ``far_from_table``, those whose distribution of values lies farther than
+    :data:`T_FAR` from the table's (EMD); each given as (classes, records) of
+    ``rows``, reported with the records' share."""
+    def counted(classes, records) -> dict:
+        return {"classes": int(classes), "records": int(records), "share": round(int(records) / max(rows, 1), 6)}
+
+    return {"homogeneous": counted(*homogeneous), "far_from_table": {"t": T_FAR, **counted(*far)}}
+
+
+def disclosure_warnings(report, model) -> list:
+    """The warnings of an audited release whose sensitive column tells more
+    than its model asked to prevent (:func:`disclosure_figures`): classes of
+    one value (l = 1) always, classes far from the table when no t was asked."""
+    out = []
+    sensitive = model.sensitive
+    same = report.get("homogeneous")
+    if same and same["records"]:
+        out.append(f"{plural(same['records'], 'record')} ({same['share']:.1%}) are in "
+                   f"{plural(same['classes'], 'class', 'classes')} whose records all share one {show(sensitive)} "
+                   f"value (l = 1): whoever places a record in its class learns it; ask l='2' or more to prevent it")
+    far = report.get("far_from_table")
+    if far and far["records"] and "t" not in model.levels():
+        out.append(f"{plural(far['records'], 'record')} ({far['share']:.1%}) are in "
+                   f"{plural(far['classes'], 'class', 'classes')} whose {show(sensitive)} values differ from the "
+                   f"table's by more than t = {far['t']} (EMD): their class tells much about them; ask t='{far['t']}'"
+                   " or less to prevent it")
+    return out
 
 
 def default_recursive_l(model, distinct: int) -> int | None:

@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 from .._text import show
 from .._validation import check_k
+from ..audit import disclosure_warnings
 from ..models import sensitive_codes
 from ..columns import Columns
 from ..errors import DataError, InfeasibleError
@@ -160,6 +161,7 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
                 undeclared_frame(written, loose, k, warnings), list(written.columns)
 
         (shard_stats, boxes, sizes, published_as), audit, undeclared, columns = write_staged(output, write_and_audit)
+    warnings += disclosure_warnings(audit, model)
     max_suppressed = o["max_suppressed"]
     report = JobReport(
         job="anonymize", rows=n, model=model.as_dict(), classes=int(shard_stats["classes"].sum()),

@@ -8,8 +8,8 @@ import pandas as pd
 
 from .._text import plural
 from .._codes import combined_key
-from ..audit import (SUPPRESSED, AuditReport, check_roles, default_recursive_l, distribution_figures,
-                     own_population_risk)
+from ..audit import (SUPPRESSED, T_FAR, AuditReport, check_roles, default_recursive_l, disclosure_figures,
+                     distribution_figures, own_population_risk)
 from ..models import sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError
 from ..criteria import CRITERIA, meets
@@ -91,6 +91,8 @@ def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
         figures["measures"] = (per_class["l"].min(), per_class["distinct"].min(), per_class["t"].max())
         figures["distribution"] = {"l_entropy": per_class["l_entropy"].min(),
                                    **{c: per_class[c].max() for c in ("recursive_c", "beta", "beta_enhanced", "delta")}}
+        telling = {"homogeneous": per_class["distinct"] == 1, "far": per_class["t"] > T_FAR}
+        figures["telling"] = {name: (which.sum(), per_class["size"][which].sum()) for name, which in telling.items()}
     (computed,) = dask.compute(figures)
     hist = computed["histogram"].sort_index()
     n_classes = int(hist.sum())
@@ -106,6 +108,7 @@ def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
         report.update(l=round(float(lv), 12), l_distinct=int(ld), t=round(float(tv), 12),
                       **distribution_figures(extra, recursive_l),
                       ground=ground if isinstance(ground, str) else type(ground).__name__.lower())
+        report.update(disclosure_figures(rows, computed["telling"]["homogeneous"], computed["telling"]["far"]))
     report["suppressed_cells"] = int(sum(int(v) for v in computed["suppressed"]))
     if n_classes:
         report["risk"] = own_population_risk(n_classes, rows, int(hist.index.min()))

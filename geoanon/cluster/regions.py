@@ -11,8 +11,8 @@ import pandas as pd
 from .._validation import check_choice, check_k
 from ..choices import REGIONS_UNKNOWN
 from ..errors import DataError, InfeasibleError
-from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, refuse_unknown, region_graph,
-                                region_groups, region_values)
+from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, code_width, leading_zeros, refuse_unknown,
+                                region_graph, region_groups, region_values)
 from ..report.release import JobReport
 from ..regions.partition import ON_SMALL
 from .client import cluster_client, cluster_failures
@@ -77,6 +77,12 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
             raise DataError("the dataset has no rows")
         if k > rows:
             raise InfeasibleError(f"k={k} is larger than the dataset ({rows} rows)")
+        warnings: list = []
+        numbers = pd.api.types.is_numeric_dtype(ddf._meta[column]) and not pd.api.types.is_bool_dtype(ddf._meta[column])
+        width = code_width(graph.nodes) if numbers else None
+        if width:
+            padded = leading_zeros(pd.Series(counts.index, dtype=object), width, column, warnings, counts.to_numpy())
+            counts = counts.groupby(padded.to_numpy(), dropna=False, sort=False).sum()
         nodes = pd.Index(list(graph.nodes))
         known = counts.index.isin(nodes) & counts.index.notna()
         if unknown == "error":
@@ -88,10 +94,9 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         lookup = pd.Series(class_of, dtype="i8")
         meta = ddf._meta.assign(**{column: pd.Series(dtype="str"), "class_id": pd.Series(dtype="i8")})
         released = ddf.map_partitions(_relabel, column, lookup, np.asarray(labels, dtype=object), part.n_classes,
-                                      meta=meta)
+                                      width, meta=meta)
         if not keep_order:
             released = in_published_order(released)
-        warnings: list = []
 
         def write_and_audit(staged):
             from ..models import Model
@@ -119,8 +124,9 @@ def _region_counts(values: pd.Series) -> pd.Series:
     return pd.Series([region_values(values).value_counts(dropna=False)])
 
 
-def _relabel(pdf: pd.DataFrame, column, class_of: pd.Series, labels: np.ndarray, suppressed: int) -> pd.DataFrame:
-    values = region_values(pdf[column])
+def _relabel(pdf: pd.DataFrame, column, class_of: pd.Series, labels: np.ndarray, suppressed: int,
+             width: int | None) -> pd.DataFrame:
+    values = region_values(pdf[column], width)
     cls = values.map(class_of).fillna(-1).astype(np.int64).to_numpy()
     cls = np.where(cls < 0, suppressed, cls)
     out = pdf.copy()

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._codes import combined_key
-from ..audit import SUPPRESSED
+from ..audit import SUPPRESSED, disclosure_warnings
 from ..models import sensitive_codes
 from ..errors import DataError
 from ..report.release import JobReport
@@ -111,6 +111,7 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
                     undeclared_frame(written, loose, model.k, warnings), list(written.columns))
 
         audit, undeclared, columns = write_staged(output, write_and_audit)
+    warnings += disclosure_warnings(audit, model)
     sizes = grouping.sizes()
     report = JobReport(
         job="suppress", rows=inst.n, model=model.as_dict(), classes=int(sizes.size), min_class=int(sizes.min()),

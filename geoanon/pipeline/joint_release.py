@@ -12,7 +12,7 @@ from .._cells import escape_formulas, numeric_cells
 from .._codes import factorize_exact
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
-from ..audit import require
+from ..audit import disclosure_warnings, require
 from ..errors import DataError, ParameterError
 from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step, tree_from_paths
 from ..joint.km_loss import km_loss
@@ -412,6 +412,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
                     model=model if spec.reference is None else model.without_table_levels())
+    warnings += disclosure_warnings(audit, model)
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP

@@ -12,7 +12,7 @@ from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
 from ..joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
-from .regions import km_spread, region_boxes, region_graph, rolled_values
+from .regions import code_width, km_spread, region_boxes, region_graph, region_values, rolled_values
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names
 
@@ -302,6 +302,7 @@ def group_location(df, kind, loc, check, warnings, level="zip"):
         warnings += found.warnings
         graph, shapes = found.graph, found.shapes
         centroids = dict(graph.nodes(data="centroid"))             # of the regions, before any roll-up
+        values = region_values(values, code_width(graph.nodes), warnings)
         graph, units, values = rolled_values(graph, values, loc["regions"], loc["region_id"], level,
                                              loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
@@ -330,9 +331,8 @@ def _region_leaves(values, graph, check, unknown, small):
 
     from ..regions.partition import nearest_bridges, node_points
     from ..regions.graphs import CompactGraph
-    from .regions import refuse_unknown, region_values
+    from .regions import refuse_unknown
 
-    values = region_values(values)
     outside = ~values.isin(pd.Index(list(graph.nodes))).to_numpy()
     if outside.any() and unknown == "error":
         refuse_unknown(int(outside.sum()), pd.unique(values[outside].fillna("(missing)"))[:5])

@@ -31,9 +31,9 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "generalize_regions", "group_shapes", "km_spread",
-           "refuse_unknown", "region_boxes", "region_graph", "region_groups", "region_units", "region_values",
-           "rolled_values", "units_of"]
+__all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "code_width", "generalize_regions", "group_shapes",
+           "km_spread", "leading_zeros", "refuse_unknown", "region_boxes", "region_graph", "region_groups",
+           "region_units", "region_values", "rolled_values", "units_of"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 EXAMPLES = 5                 # region ids named in a warning
@@ -139,8 +139,8 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph, units, values = rolled_values(found.graph, region_values(df[column]), regions, region_id, zip_level,
-                                         unknown)
+    values = region_values(df[column], code_width(found.graph.nodes), found.warnings)
+    graph, units, values = rolled_values(found.graph, values, regions, region_id, zip_level, unknown)
     known = values.isin(pd.Index(list(graph.nodes)))
     outside = ~known
     if unknown == "error":
@@ -498,11 +498,55 @@ def check_suppressed(n_suppressed: int, k: int) -> None:
                               f"lighter than k), too few to form a class of k={k}")
 
 
-def region_values(series: pd.Series) -> pd.Series:
-    """Record region values as stripped strings, NaN where missing."""
+def region_values(series: pd.Series, width: int | None = None, warnings: list | None = None) -> pd.Series:
+    """Record region values as stripped strings, NaN where missing. A column
+    of numbers (Parquet, or a CSV read as numbers) has lost the leading zeros
+    of codes such as ZIP codes: with ``width`` (:func:`code_width` of the
+    regions' ids) its codes get them back (:func:`leading_zeros`); a number
+    that is not whole is refused."""
+    numbers = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+    if numbers:
+        series = _whole_numbers_as_text(series)
     text = series.astype("string").str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)
-    return text.astype(object).where(~missing.to_numpy(), np.nan)
+    text = text.astype(object).where(~missing.to_numpy(), np.nan)
+    return leading_zeros(text, width, series.name, warnings) if numbers and width else text
+
+
+def code_width(ids) -> int | None:
+    """The number of digits every region id has, where all are digit strings
+    of one length (ZIP codes: 5, county FIPS codes: 5); else None."""
+    ids = [str(i) for i in ids]
+    lengths = {len(i) for i in ids}
+    return lengths.pop() if len(lengths) == 1 and all(i.isdigit() for i in ids) else None
+
+
+def leading_zeros(codes: pd.Series, width: int, name, warnings: list | None, records=None) -> pd.Series:
+    """``codes`` (text, NaN where missing) written with ``width`` digits,
+    2134 -> 02134, the records restored so (``records``: per code, default
+    one each) named in ``warnings``."""
+    padded = codes.where(codes.isna(), codes.astype(str).str.zfill(width))
+    short = (codes.notna() & (codes.astype(str).str.len() < width)).to_numpy()
+    if short.any() and warnings is not None:
+        n = int(short.sum() if records is None else np.asarray(records)[short].sum())
+        first = int(np.flatnonzero(short)[0])
+        warnings.append(f"column {show(name)} holds numbers: leading zeros restored to {width} digits for "
+                        f"{plural(n, 'record')} (e.g. {codes.iloc[first]} -> {padded.iloc[first]}); store the column "
+                        "as text to keep them")
+    return padded
+
+
+def _whole_numbers_as_text(series: pd.Series) -> pd.Series:
+    """Whole numbers as their digits (2134.0 -> "2134"); DataError for others."""
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    present = ~np.isnan(values)
+    odd = values[present][(values[present] != np.round(values[present])) | (values[present] < 0)]
+    if odd.size:
+        raise DataError(f"column {show(series.name)} holds numbers that are not region codes (e.g. {show(odd[0])}): "
+                        "give the codes as text")
+    text = pd.Series(np.where(present, values, 0).astype(np.int64).astype(str), index=series.index, dtype=object,
+                     name=series.name)
+    return text.where(present, None)
 
 
 def _class_shapes(shapes, members, labels, weights, units=None):

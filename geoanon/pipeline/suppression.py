@@ -12,7 +12,7 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._text import show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
-from ..audit import SUPPRESSED, require
+from ..audit import SUPPRESSED, disclosure_warnings, require
 from ..errors import DataError, ParameterError
 from ..models import Model, check_levels, requested_model, required_k
 from ..ncp import information_loss, plain_units
@@ -137,6 +137,7 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
         table[col] = suppressed_cells(df[col], starred)
     table["class_id"] = row_class
     audit = require(table, [*qi, "class_id"], model=model)
+    solution["warnings"] += disclosure_warnings(audit, model)
     treatments = {col: ("suppress", col) for col in qi}
     sizes = np.bincount(row_class)
     first = np.unique(row_class, return_index=True)[1]

@@ -107,6 +107,14 @@ def _model_section(r) -> str:
         shown = asked if isinstance(asked, str) else _number(asked)
         rows.append(f"<tr><th>{name}</th><td>{'' if asked is None else f'{better} {shown}'}</td>"
                     f"<td class=\"n\">{_number(measured)}</td><td>{status}</td></tr>")
+    for key, what, tells in (("homogeneous", "records in classes of one sensitive value (l = 1)", "their value"),
+                             ("far_from_table", "records in classes far from the table's values (t &gt; {t})",
+                              "much about their value")):
+        told = a.get(key)
+        if told is not None:
+            flag = f'<span class="bad">their class tells {tells}</span>' if told["records"] else ""
+            rows.append(f"<tr><th>{what.format(t=told.get('t'))}</th><td></td>"
+                        f"<td class=\"n\">{told['records']:,} ({told['share']:.1%})</td><td>{flag}</td></tr>")
     sensitive = a.get("sensitive")
     head = ("<p>Audited over every published quasi-identifier column together"
             + (f", sensitive column <code>{html.escape(str(sensitive))}</code>" if sensitive else "") + ".</p>")
