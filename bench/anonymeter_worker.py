@@ -8,7 +8,8 @@ targets), ``control.csv`` (rows from the same source that were not released)
 and ``syn.csv`` (the release as records: anonymeter's "synthetic" table), all
 with the same columns. SPEC: {"aux": [[...], [...]] (linkability's two column
 groups), "qi": [...] (inference's auxiliary columns), "secret": column,
-"n_attacks", "n_neighbors", "max_attempts", "seed"}. OUT: one object per
+"n_attacks", "n_cols" (multivariate singling out), "n_neighbors",
+"max_attempts", "seed", "n_jobs"}. OUT: one object per
 attack, {"risk", "ci", "attack", "baseline", "control", each rate with its
 error, and "seconds"}.
 

@@ -54,8 +54,8 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     >>> pd.read_parquet(release.output)["zip"].value_counts().sort_index()
     zip
     27701+1    4
+    27707+1    3
     27713      3
-    group 1    3
     Name: count, dtype: int64
     >>> client.close(); folder.cleanup()
     """

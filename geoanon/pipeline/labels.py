@@ -72,7 +72,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     >>> df = pd.DataFrame({"name": ["Ann", "Ann", "Ann", "Bob", "Cy", "Dee", "Dee", "Dee", "Eve", "Flo"]})
     >>> release = ga.generalize_labels(df, k=3, column="name")
     >>> release.table["name"].tolist()
-    ['Ann+1', 'Ann+1', 'Ann+1', 'group 1', 'group 1', 'Dee', 'Dee', 'Dee', 'group 1', 'Ann+1']
+    ['Ann+1', 'Ann+1', 'Ann+1', 'Ann+1', 'group 1', 'group 1', 'group 1', 'Dee', 'Dee', 'Dee']
     >>> release.classes
       label  class_id class_label
     0   Ann         0       Ann+1

@@ -490,9 +490,9 @@ def _merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.nd
 
 def _group_labels(levels, names, counts, k, graph) -> list:
     """Each level's label of every leaf (:mod:`geoanon.pipeline.naming`):
-    regions (``graph`` given) after their central member among those holding
-    no record or k, labels after their most frequent member when k records
-    hold it, else ``group I``, I counted over the groups of every level."""
+    regions (``graph`` given) after their central member or their roll-up
+    units, labels after their most frequent member when k records hold it,
+    else ``group I``, I counted over the groups of every level."""
     out, number = [], 0
     for group in levels:
         ids = np.unique(group)
@@ -501,9 +501,8 @@ def _group_labels(levels, names, counts, k, graph) -> list:
         held = [counts[m].tolist() for m in members]
         if graph is not None:               # the '*' of suppressed records names only itself
             regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
-            text = graph_group_names([[names[i] for i in r] for r in regions], [counts[r].tolist() for r in regions],
-                                     k, graph, number=numbers)
-            text = [t if r else SUPPRESSED_GROUP for t, r in zip(text, regions)]
+            named = iter(graph_group_names([[names[i] for i in r] for r in regions if r], graph))
+            text = [next(named) if r else SUPPRESSED_GROUP for r in regions]
         else:
             text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
         number += len(members)

@@ -1,23 +1,23 @@
-"""Names of published groups (ZIP groups, label classes) that name no
-rare record's value.
+"""Names of published groups (ZIP groups, label classes) that tell no
+member's count and name no rare record's value.
 
-A group named after a member that few records hold would publish that
-member: ``AARON_RARE+1`` tells the world that a person called AARON_RARE
-is in the data. A group is therefore named after a member only when no
-record is singled out by it, with ``+N`` for its N other members, and gets
-a neutral name, ``group I``, otherwise (I counted in a fixed order of the
-groups):
-
-- a **group of regions** is named after its *central* member (the region
-  whose centroid lies nearest the mean of the members' centroids) among
-  those that hold no record or at least k: geometry decides among them, not
-  the records;
-- a **group of roll-up units** (ZIP3, county, state: ``zip_level``) is
-  named after all its units that hold no record or at least k, joined by
-  ``|``, with ``+N`` for the N others;
-- a **group of labels** is named after its most frequent label, when at
-  least k records hold it;
-- a group of one member is that member (it holds the group's >= k records).
+- A **group of regions** is named after its *central* member (the region
+  whose centroid lies nearest the mean of all the members' centroids), with
+  ``+N`` for its N other members: geometry alone decides, so the name says
+  nothing of how many records any member holds, and the map, which draws
+  every member, shows the same group.
+- A **group of roll-up units** (ZIP3, county, state: ``zip_level``) is
+  named after all its units, joined by ``|``, up to :data:`UNITS_NAMED` of
+  them; a larger group after its central unit and ``+N``. (A name that left
+  out the units holding 1 to k-1 records, beside a map drawing all of them,
+  would tell exactly which units those are.)
+- A **group of labels** is named after its most frequent label when at
+  least k records hold it, with ``+N`` for the others, and gets a neutral
+  name, ``group I``, otherwise (I counted in a fixed order of the groups):
+  a group named after a label few records hold would publish it
+  (``AARON_RARE+1`` tells the world a person called AARON_RARE is in the
+  data), and its members are never drawn.
+- A group of one member is that member (it holds the group's >= k records).
 """
 from __future__ import annotations
 
@@ -26,53 +26,56 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["canonical_codes", "canonical_order", "graph_group_names", "label_group_names", "region_group_names",
-           "unit_group_names"]
+__all__ = ["UNITS_NAMED", "canonical_codes", "canonical_order", "graph_group_names", "label_group_names",
+           "region_group_names", "unit_group_names"]
 
 NEUTRAL = "group {}"
+UNITS_NAMED = 3      # a group of roll-up units up to this many is named after all of them
 
 
-def region_group_names(members: list, counts: list, k: int, centroid_of, geographic: bool, number=None) -> list[str]:
-    """One name per group of region ids (``members``: lists of ids, ``counts``
-    their records; ``centroid_of``: id -> (x, y)); ``number`` gives each
-    group's neutral number (default: its position)."""
-    names = []
-    for i, (group, held) in enumerate(zip(members, counts)):
-        named = [m for m, c in zip(group, held) if c == 0 or c >= k]
-        names.append(_joined(central_member(named, centroid_of, geographic), len(group)) if named and
-                     (len(group) > 1 or held[0] >= k) else NEUTRAL.format(i if number is None else number[i]))
-    return names
-
-
-def unit_group_names(members: list, counts: list, k: int, number=None) -> list[str]:
-    """One name per group of roll-up units (``members``: lists of unit
-    names, ``counts`` their records; ``number`` as in
-    :func:`region_group_names`).
+def region_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
+    """One name per group of region ids (``members``: lists of ids;
+    ``centroid_of``: id -> (x, y)): its central member and ``+N``.
 
     Examples
     --------
-    >>> unit_group_names([["276"], ["NC/Wake County", "NC/Durham County", "NC/Orange County"], ["NC", "VA"]],
-    ...                  [[12], [40, 0, 3], [4, 5]], k=10)
-    ['276', 'NC/Durham County|NC/Wake County+1', 'group 2']
+    >>> xy = {"27701": (0.0, 0.0), "27703": (1.0, 0.0), "27705": (2.0, 0.0), "27713": (5.0, 5.0)}
+    >>> region_group_names([["27701", "27703", "27705"], ["27713"]], xy.get, geographic=False)
+    ['27703+2', '27713']
     """
-    names = []
-    for i, (group, held) in enumerate(zip(members, counts)):
-        named = sorted(str(m).replace("\\", "\\\\").replace("|", "\\|") for m, c in zip(group, held)
-                       if c == 0 or c >= k)
-        rare = len(group) - len(named)
-        names.append("|".join(named) + (f"+{rare}" if rare else "") if named and (len(group) > 1 or held[0] >= k)
-                     else NEUTRAL.format(i if number is None else number[i]))
-    return names
+    return [_joined(central_member(group, centroid_of, geographic), len(group)) for group in members]
 
 
-def graph_group_names(members: list, counts: list, k: int, graph, number=None) -> list[str]:
+def unit_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
+    """One name per group of roll-up units (``members``: lists of unit
+    names; ``centroid_of``: unit -> (x, y)): all of them, sorted, joined by
+    ``|`` (``|`` and ``\\`` inside a name escaped), or, beyond
+    :data:`UNITS_NAMED`, the central one and ``+N``.
+
+    Examples
+    --------
+    >>> xy = {"NC/Wake County": (-78.6, 35.8), "NC/Durham County": (-78.9, 36.0), "NC/Orange County": (-79.1, 36.1),
+    ...       "NC": (-79.4, 35.6), "VA": (-78.6, 37.5), "SC": (-81.0, 33.9), "GA": (-83.4, 32.7)}
+    >>> unit_group_names([["NC/Wake County", "NC/Durham County", "NC/Orange County"], ["NC", "VA", "SC", "GA"]],
+    ...                  xy.get, geographic=True)
+    ['NC/Durham County|NC/Orange County|NC/Wake County', 'SC+3']
+    """
+    def named(group):
+        if len(group) > UNITS_NAMED:
+            return _joined(central_member(group, centroid_of, geographic), len(group))
+        return "|".join(sorted(str(m).replace("\\", "\\\\").replace("|", "\\|") for m in group))
+
+    return [named(group) for group in members]
+
+
+def graph_group_names(members: list, graph) -> list[str]:
     """The names of groups of the nodes of a region ``graph``: roll-up units
     (``graph.graph["level"]`` other than ``"zip"``) by :func:`unit_group_names`,
     regions by :func:`region_group_names` (nodes' ``centroid``)."""
+    centroid_of, geographic = (lambda v: graph.nodes[v]["centroid"]), bool(graph.graph.get("geographic"))
     if graph.graph.get("level", "zip") != "zip":
-        return unit_group_names(members, counts, k, number)
-    return region_group_names(members, counts, k, lambda v: graph.nodes[v]["centroid"],
-                              bool(graph.graph.get("geographic")), number)
+        return unit_group_names(members, centroid_of, geographic)
+    return region_group_names(members, centroid_of, geographic)
 
 
 def central_member(group, centroid_of, geographic: bool):

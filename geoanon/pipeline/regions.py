@@ -86,7 +86,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         regions' ``state`` and ``county`` columns, else from
         :func:`geoanon.datasets.zip_counties`), and a group is named after
         its units (:func:`geoanon.pipeline.naming.unit_group_names`:
-        ``276``, ``NC/Wake County|NC/Durham County+1``). Records of a region
+        ``276``, ``NC/Durham County|NC/Wake County``). Records of a region
         without such a unit follow ``unknown``.
     keep, identifiers, strict
         Columns published as they are, and columns dropped. Any other
@@ -98,10 +98,9 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     -------
     Release
         ``table`` with ``column`` replaced by each record's group label (the
-        id of its central region, nearest the mean of the members' centroids,
-        among those that hold no record or at least k, with ``+N`` for its N
-        other regions; ``group C`` when every region holds fewer; ``*``
-        for suppressed records; a label that could start a spreadsheet formula
+        id of its central region, nearest the mean of all the members'
+        centroids, with ``+N`` for its N other regions, or its roll-up units:
+        :mod:`geoanon.pipeline.naming`; ``*`` for suppressed records; a label that could start a spreadsheet formula
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
@@ -121,11 +120,11 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
     >>> release = ga.generalize_regions(df, k=3, column="zip", regions=regions, region_id="zip")
     >>> release.table["zip"].tolist()
-    ['27701+1', '27701+1', '27701+1', '27701+1', 'group 1', 'group 1', 'group 1', '27713', '27713', '27713']
+    ['27701+1', '27701+1', '27701+1', '27701+1', '27707+1', '27707+1', '27707+1', '27713', '27713', '27713']
     >>> release.classes[["label", "members", "weight"]]
          label      members  weight
     0  27701+1  27701,27703       4
-    1  group 1  27705,27707       3
+    1  27707+1  27705,27707       3
     2    27713        27713       3
     """
     started = time.perf_counter()
@@ -417,11 +416,11 @@ def refuse_unknown(n_outside: int, examples) -> None:
 def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     """(partition, members per group, labels (one per group, then "*"),
     region -> group) of the records per region ``counts``; a group is
-    labelled after its central region among those holding no record or at
-    least k, else ``group C`` (:mod:`geoanon.pipeline.naming`)."""
+    labelled after its central region, or its roll-up units
+    (:mod:`geoanon.pipeline.naming`)."""
     part = partition_graph(graph, k, counts, method=method, on_small=on_small)
     members = part.members()
-    names = graph_group_names(members, [[counts.get(v, 0) for v in m] for m in members], k, graph)
+    names = graph_group_names(members, graph)
     labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
 

@@ -89,5 +89,7 @@ def test_a_program_the_time_limit_leaves_no_room_for_is_a_warning(adult_csv, tmp
     assert code == 0, err
     r = json.loads(report.read_text())
     assert r["program"] == {"skipped": "no time was left for it"} and r["method"] == "lattice"
-    assert err.splitlines() == [f"geoanon suppress: warning: {line}" for line in r["warnings"]]
+    assert err.splitlines() == [f"geoanon suppress: warning: {line}".replace("t='0.5'", "-t 0.5")
+                                for line in r["warnings"]]
     assert err.startswith("geoanon suppress: warning: Theorem 9's program was skipped: no time was left for it; ")
+    assert len(r["warnings"]) == 1 + (r["audit"]["far_from_table"]["records"] > 0)      # and what classes tell

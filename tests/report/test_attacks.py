@@ -98,3 +98,47 @@ def test_region_codes_from_numbers():
     assert region_values(pd.Series([7, 12]), code_width(["7", "12"])).tolist() == ["7", "12"]   # ids of any width
     with pytest.raises(DataError, match="not region codes .*2134.5"):
         region_values(pd.Series([2134.5, 27701.0], name="zip"), 5)
+
+
+# -- roll-up labels and the map: no unit's count --------------------------------------------------------------
+
+def _nc_patients(nodes, n=3000, seed=0):
+    """Records in North Carolina ZIP codes of very unequal sizes: many
+    counties hold 1 to 9 of them."""
+    nc = nodes[nodes["state"] == "NC"]
+    rng = np.random.default_rng(seed)
+    weight = rng.lognormal(0, 2, len(nc))
+    return pd.DataFrame({"zip": rng.choice(nc["zip"].to_numpy(), n, p=weight / weight.sum()),
+                         "sex": rng.choice(["F", "M"], n)})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["county", "zip"])
+def test_group_names_and_the_map_tell_no_unit_count(level, zip_map):
+    """The attack: the map draws every member of a group; a label that named
+    only the members holding 0 or >= k records gave away the others (all 24
+    counties holding 1 to 9 records, at a19b1a4). Now a label names every
+    member, or the group's central member by geometry alone, whatever the
+    members hold; the map draws the same members."""
+    from geoanon.pipeline.naming import UNITS_NAMED, central_member
+
+    nodes, edges = zip_map
+    df = _nc_patients(nodes)
+    release = ga.generalize_regions(df, 10, column="zip", regions=nodes, region_id="zip", edges=edges,
+                                    zip_level=level, keep=["sex"])
+    unit = (nodes["state"] + "/" + nodes["county"]) if level == "county" else nodes["zip"]
+    xy = nodes[["lon", "lat"]].astype(float).groupby(unit.to_numpy()).mean()
+    centroid = {u: (x, y) for u, x, y in zip(xy.index, xy["lon"], xy["lat"])}
+    held = df["zip"].map(dict(zip(nodes["zip"], unit))).value_counts()
+    named_rare = 0
+    for _, group in release.classes.iterrows():
+        members = group["members"].split(",")                      # what the map draws
+        if level == "county" and len(members) <= UNITS_NAMED:
+            expected = "|".join(sorted(members))
+        else:
+            first = central_member(members, centroid.get, geographic=True)
+            expected = first if len(members) == 1 else f"{first}+{len(members) - 1}"
+        assert group["label"] == expected
+        named_rare += sum(0 < held.get(m, 0) < 10 for m in expected.split("+")[0].split("|"))
+        assert not group.geometry.is_empty
+    assert named_rare > 0          # a member holding 1 to k-1 records is named like any other
