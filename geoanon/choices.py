@@ -1,11 +1,12 @@
 """The options of every job, in one place and without numpy, so that the
 command line builds its parser from the library's own lists. The first
-choice of each is its default, in the API and on the command line."""
+choice of each is its default, in the API and on the command line; the
+defaults of a few numbers are here too."""
 
 __all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "DISTRIBUTION_LEVELS", "EXTENTS", "GROUNDS",
            "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LEVELS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
            "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS",
-           "ZIP_LEVELS"]
+           "WITHHELD", "ZIP_LEVELS"]
 
 POINT_METHODS = ("balanced", "gaps", "paper")          # geoanon.partition_points
 POINT_JOB_METHODS = ("gaps", "balanced", "paper")      # geoanon.generalize_points: edges away from the records
@@ -26,3 +27,4 @@ ZIP_LEVELS = ("zip", "zip3", "county", "state")        # ZIP codes published as 
 GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name
 DISTRIBUTION_LEVELS = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")   # geoanon.criteria's models
 LEVELS = ("k", "l", "l_distinct", "t", *DISTRIBUTION_LEVELS)   # every level a Model requests
+WITHHELD = 0.02        # geoanon.points.isolated: the default budget of isolated records withheld, a share of the rows

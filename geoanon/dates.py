@@ -12,7 +12,10 @@ seconds (UTC for cells with an offset); published ends go back to ISO text
 Cut points between two consecutive values fall on the coarsest calendar
 boundary between them (year, quarter, month, ISO week, day; then hour and
 minute for timestamps), nearest the middle, so classes read as months or
-quarters where the data allow.
+quarters where the data allow. A class publishes its records' first and last
+date rounded out to a calendar level (:data:`ROUNDING_LEVELS`: ISO weeks,
+months, quarters, years; a timestamp never finer than a minute, so no record's
+seconds show), and beyond the dates k records reach an open end.
 """
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
-__all__ = ["DAY", "LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso", "outer_edges", "parse"]
+__all__ = ["DAY", "LEVELS", "ROUNDING_LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso",
+           "level_end", "level_start", "outer_edges", "parse"]
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 EPOCH = np.datetime64("1970-01-01", "D")
@@ -142,6 +146,49 @@ def outer_edges(low: float, high: float, unit: str) -> tuple[float, float]:
     y_high = (EPOCH + np.int64(np.floor((high + 1) / scale)).astype("timedelta64[D]")).astype("datetime64[Y]")
     end = ((y_high + 1).astype("datetime64[D]") - EPOCH).astype(np.int64) * scale
     return float(start), float(max(end, high + 2))
+
+
+# the levels a class's published ends are rounded out to, finest first, for a column of days and of seconds
+ROUNDING_LEVELS = {"day": ("day", "week", "month", "quarter", "year"),
+                   "second": ("minute", "hour", "day", "week", "month", "quarter", "year")}
+_MONTHS = {"month": 1, "quarter": 3, "year": 12}
+_SECONDS = {"minute": 60, "hour": 3600, "day": DAY, "week": 7 * DAY}
+
+
+def level_start(values, level: str, unit: str) -> np.ndarray:
+    """The first day (``unit`` "day") or second of the ``level`` period
+    (minute, hour, day, ISO week, month, quarter, year) holding each value,
+    in whole units since 1970-01-01 (NaN stays NaN).
+
+    >>> iso(level_start(np.array([19787.0]), "quarter", "day"), "day").tolist()     # 2024-03-05
+    ['2024-01-01']
+    """
+    v = np.asarray(values, dtype=np.float64)
+    scale = 1 if unit == "day" else DAY
+    if level in _MONTHS:
+        months = _month_of(np.nan_to_num(v), scale) // _MONTHS[level] * _MONTHS[level]
+        out = _month_start(months, scale)
+    else:
+        step = _SECONDS[level] // (DAY // scale) if level != "week" else 7 * scale
+        offset = 4 * scale if level == "week" else 0          # ISO weeks start on Monday; 1970-01-01 was a Thursday
+        out = np.floor((v - offset) / step) * step + offset
+    return np.where(np.isnan(v), np.nan, out)
+
+
+def level_end(values, level: str, unit: str) -> np.ndarray:
+    """The last day or second of the ``level`` period holding each value.
+
+    >>> iso(level_end(np.array([19787.0]), "month", "day"), "day").tolist()
+    ['2024-03-31']
+    """
+    v = np.asarray(values, dtype=np.float64)
+    scale = 1 if unit == "day" else DAY
+    if level in _MONTHS:
+        months = _month_of(np.nan_to_num(v), scale) // _MONTHS[level] * _MONTHS[level] + _MONTHS[level]
+        out = _month_start(months, scale) - 1
+    else:
+        out = level_start(v, level, unit) + (7 * scale if level == "week" else _SECONDS[level] // (DAY // scale)) - 1
+    return np.where(np.isnan(v), np.nan, out)
 
 
 LEVELS = ("day", "month", "quarter", "year")      # they nest (ISO weeks straddle months and years: not a level)

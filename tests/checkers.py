@@ -20,14 +20,40 @@ def intervals_meet(a_lo, a_hi, b_lo, b_hi, outer_hi):
     return lo < hi or (a_closed and b_closed and lo <= hi)
 
 
+def coarsest_step(v: float, most: float) -> float:
+    """The coarsest round step (1, 2 or 5 times a power of ten, at most
+    ``most``) of which ``v`` is a multiple; 0 when none is."""
+    import math
+
+    if most <= 0:
+        return 0.0
+    top = math.floor(math.log10(most))
+    for power in range(top, top - 16, -1):
+        for m in (5, 2, 1):
+            step = m * 10.0 ** power
+            if step <= most * (1 + 1e-9) and abs(v / step - round(v / step)) < 1e-6:
+                return step
+    return 0.0
+
+
+def grid_edges(lo: float, hi: float, k: int) -> int:
+    """How many of a box's two edges on one axis lie on a grid whose step is
+    at least the box's width over max(k, 3): an edge that does tells no more
+    of its class's extreme record than that window (geoanon.points.edges)."""
+    need = (hi - lo) / max(k, 3)
+    return sum(coarsest_step(v, hi - lo) >= need * (1 - 1e-9) for v in (lo, hi))
+
+
 def check_published_boxes(xy, labels, boxes, k, overlap=False):
     """Assert the rules of published boxes (one row per record: ``boxes`` its
     class's xmin, ymin, xmax, ymax, NaN where it is published without a
     location); return the class sizes.
 
     - every class holds >= k rows, and publishes one box, or none;
-    - a row lies strictly inside its box, no edge within 1% of the box's
-      extent of it;
+    - a row lies strictly inside its box;
+    - per axis, a box's edges lie on a grid whose step is at least its width
+      over max(k, 3): one of them at least, where the other is held to a cut
+      between classes, or both are;
     - the boxes of different classes never overlap (unless ``overlap``).
     """
     import numpy as np
@@ -40,17 +66,29 @@ def check_published_boxes(xy, labels, boxes, k, overlap=False):
     for axis in (0, 1):
         lo, hi, v = boxes[boxed, axis], boxes[boxed, axis + 2], xy[boxed, axis]
         assert (lo < v).all() and (v < hi).all(), "a row outside its box"
-        assert (np.minimum(v - lo, hi - v) >= 0.01 * (hi - lo)).all(), "an edge pins a record"
     per_class = {}
     for c, box in zip(labels[boxed].tolist(), map(tuple, boxes[boxed])):
         assert per_class.setdefault(c, box) == box, f"class {c} publishes two boxes"
     assert not set(per_class) & set(labels[~boxed].tolist()), "a class both with and without a box"
+    for box in set(per_class.values()):
+        for axis in (0, 1):
+            assert grid_edges(box[axis], box[axis + 2], k) >= 1 or _between_cuts(box, axis, per_class), \
+                f"box {box}: an edge finer than its width over k"
     distinct = np.array(sorted(set(per_class.values())))
     if len(distinct) and not overlap:
         meet = ((distinct[:, None, 0] < distinct[None, :, 2]) & (distinct[None, :, 0] < distinct[:, None, 2])
                 & (distinct[:, None, 1] < distinct[None, :, 3]) & (distinct[None, :, 1] < distinct[:, None, 3]))
         assert meet.sum() == len(distinct), "two boxes overlap"
     return sizes
+
+
+def _between_cuts(box, axis, per_class) -> bool:
+    """Whether a box touches another box's opposite edge, or lies on the same
+    line as one, on both sides along ``axis``: held to cuts between classes."""
+    others = [b for b in per_class.values() if b != box]
+    low = any(abs(b[axis + 2] - box[axis]) < 1e-9 or b[axis + 2] <= box[axis] for b in others)
+    high = any(abs(b[axis] - box[axis + 2]) < 1e-9 or b[axis] >= box[axis + 2] for b in others)
+    return low and high
 
 
 def check_rectangle_partition(xy, weights, k, labels, rectangles, bounds):
@@ -471,9 +509,10 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
       the requested l (no sensitive value above 1/l of a class) and l_distinct;
     - a row's coordinates lie in its rectangle (half-open, closed at the outer
       edge), no coordinate of a record is published, two distinct rectangles
-      never overlap, and no edge lies within 1% of its rectangle's extent of
-      one of its rows; a row with coordinates may be published without a
-      rectangle (an edge would have pinned it), never one without them with one;
+      never overlap, and a rectangle's edges lie on a grid of at least its
+      width over max(k, 3) per axis (as :func:`check_published_boxes`); a row
+      with coordinates may be published without a rectangle (an isolated
+      record withheld), never one without them with one;
     - an interval holds the row's value (NaN only for a missing value or a
       class mixing missing and present ones; one end NaN is an open end, the
       value on its side of the other); a suppressed cell is the raw
@@ -520,8 +559,10 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         for i in boxed:
             r = rect[released["class_id"].iloc[i]]
             assert in_interval(xs[i], r[0], r[2], outer[2]) and in_interval(ys[i], r[1], r[3], outer[3])
-            for v, lo_edge, hi_edge in ((xs[i], r[0], r[2]), (ys[i], r[1], r[3])):
-                assert min(v - lo_edge, hi_edge - v) >= 0.01 * (hi_edge - lo_edge), "an edge pins a record"
+        for r in set(rect.values()):
+            for axis in (0, 1):
+                assert grid_edges(r[axis], r[axis + 2], k) >= 1 or _between_cuts(r, axis, rect), \
+                    f"rectangle {r}: an edge finer than its width over k"
         distinct = [] if overlap else sorted(set(rect.values()))
         for a in range(len(distinct)):
             for b in range(a + 1, len(distinct)):

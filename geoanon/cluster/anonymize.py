@@ -25,6 +25,7 @@ import pandas as pd
 
 from types import MappingProxyType
 
+from .._geo import is_geographic
 from .._text import show
 from .._validation import check_k
 from ..audit import disclosure_warnings
@@ -33,6 +34,8 @@ from ..columns import Columns
 from ..errors import DataError, InfeasibleError
 from ..models import Model, ModelCheck
 from ..pipeline.location import default_resolution
+from ..pipeline.points import isolated_warning, published_bounds
+from ..points.isolated import WITHHELD
 from ..report.release import JobReport
 from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
@@ -44,15 +47,16 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 __all__ = ["anonymize"]
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records",
-           "beyond_max_extent")
+           "withheld_rows", "isolated_published", "beyond_max_extent")
 
 
 def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method=None, resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
-              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
+              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, keep=None, identifiers=None, strict=True,
               keep_order=False, model=None, weights=None, max_extent_km=None, dates=None,
-              location_loss=None, max_suppressed=None, location_precision=None) -> ClusterRelease:
+              location_loss=None, max_suppressed=None, max_withheld=WITHHELD,
+              location_precision=None) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
     Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
     (given as a keyword or in ``columns``, a :class:`geoanon.Columns`),
@@ -117,15 +121,15 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
         treatments, found = _dataset_treatments(ddf, spec)
         formats = {**{c: None for c in found}, **o["dates"]}
         check, listed = _model_check(ddf, model) if model.needs_sensitive else (None, None)
-        n, frame, plan, counts, grouped = shard_dataset(
-            ddf, client, lat, lon, k, crs, o["bounds"], o["max_shard_rows"], o["seed"],
+        n, box, plan, counts, grouped = shard_dataset(
+            ddf, client, lat, lon, k, crs, o["bounds"], o["max_shard_rows"],
             sensitive=sensitive if check else None, values=None if check is None else [str(v) for v in listed],
             ok=None if check is None else check.holds)
         if check is not None and not check.holds(counts.sum(axis=0)[None, :])[0]:
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
         resolution = o["resolution"]
         if resolution is None:
-            resolution = min(default_resolution(frame[2] - frame[0]), default_resolution(frame[3] - frame[1]))
+            resolution = min(default_resolution(box[2] - box[0]), default_resolution(box[3] - box[1]))
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
         shard_columns = Columns(location=(lat, lon), qi=qi, interval=[c for c in qi if treatments[c] == "interval"],
                                 suppress=[c for c in qi if treatments[c] == "suppress"],
@@ -162,6 +166,9 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
 
         (shard_stats, boxes, sizes, published_as), audit, undeclared, columns = write_staged(output, write_and_audit)
     warnings += disclosure_warnings(audit, model)
+    isolated = {"max_withheld": o["max_withheld"], "withheld_rows": int(shard_stats["withheld_rows"].sum()),
+                "published": int(shard_stats["isolated_published"].sum())}
+    warnings += isolated_warning(isolated["published"], o["max_withheld"])
     max_suppressed = o["max_suppressed"]
     report = JobReport(
         job="anonymize", rows=n, model=model.as_dict(), classes=int(shard_stats["classes"].sum()),
@@ -179,7 +186,9 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
                      "max_suppressed": max_suppressed,
                      "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
                  **({"dates": formats} if formats else {}),
-                 "shards": plan.n_shards, "resolution": resolution, "bounds": [float(v) for v in frame],
+                 "isolated": isolated, "shards": plan.n_shards, "resolution": resolution,
+                 "bounds": published_bounds(boxes[["xmin", "ymin", "xmax", "ymax"]].dropna().to_numpy(),
+                                            is_geographic(crs)),
                  "engine": "dask", **undeclared},
         lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
     return ClusterRelease(report=report, warnings=warnings, treatments=published_as,
@@ -188,8 +197,8 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
 
 
 # The options every shard applies as the whole release was asked them.
-SHARED = ("method", "seed", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "bounds",
-          "location_precision", "zip_level")
+SHARED = ("method", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "max_withheld",
+          "bounds", "location_precision", "zip_level")
 
 
 def _dataset_treatments(ddf, spec) -> tuple[dict, list]:
@@ -256,6 +265,8 @@ def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame)
                                        "max_class": rel.report.max_class,
                                        "location_classes": rel.report["location_classes"],
                                        "suppressed_records": rel.report.details.get("suppressed_records", 0),
+                                       "withheld_rows": rel.report.details["isolated"]["withheld_rows"],
+                                       "isolated_published": rel.report.details["isolated"]["published"],
                                        "beyond_max_extent": rel.report.details.get("beyond_max_extent", 0)}, rel
 
 

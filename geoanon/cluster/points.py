@@ -34,9 +34,11 @@ from ..errors import DataError, InfeasibleError
 from ..io import write_parquet
 from ..ncp import parse_numbers
 from ..partition import count_lower_bound
-from ..pipeline.points import withheld_note
+from ..pipeline.points import isolated_warning, published_bounds, withheld_note
 from ..report.release import JobReport
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
+from ..points.isolated import WITHHELD
+from ..spec.checks import check_max_withheld
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
@@ -44,6 +46,8 @@ from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset
 __all__ = ["class_offsets", "generalize_points", "release_shards", "released", "shard_dataset"]
 
 SAMPLE_ROWS = 200_000         # coordinates brought to the client to place the cuts
+SAMPLE_SEED = 0               # the sample's seed: the same shards for the same dataset
+FAR = 3.0                     # the frame lies this many spans of the records beyond them (no box reaches it)
 MIN_SHARD_CLASSES = 200       # a shard holds at least this many times k records (fewer shards otherwise)
 
 
@@ -82,8 +86,8 @@ class ShardPlan:
 
 def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="gaps", crs="EPSG:4326",
                       bounds=None, scheduler=None, scheduler_file=None, sep=",", encoding="utf-8",
-                      max_shard_rows=None, seed=0, keep=None, identifiers=None, strict=True,
-                      keep_order=False) -> ClusterRelease:
+                      max_shard_rows=None, keep=None, identifiers=None, strict=True, keep_order=False,
+                      max_withheld=WITHHELD) -> ClusterRelease:
     """Generalize the points of a dataset on a cluster into rectangles of >= k
     records, written as a Parquet dataset at ``output``.
 
@@ -146,7 +150,8 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
         clash = [c for c in out_cols if c in ddf.columns]
         if clash:
             raise DataError(f"the output column {clash[0]!r} already exists in the input")
-        n, frame, plan, counts, grouped = shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed)
+        max_withheld = check_max_withheld(max_withheld)
+        n, _, plan, counts, grouped = shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows)
         offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()
 
@@ -157,7 +162,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
             from .audit import audit_frame, undeclared_frame
 
             Path(staged).mkdir()
-            release = partial(_partition_shard, k, lat, lon, method, crs, seed, rectangles)
+            release = partial(_partition_shard, k, lat, lon, method, crs, max_withheld, rectangles)
             tasks = [dask.delayed(release_shards)(part, release, offsets, SUMMARY,
                                                   Path(staged) / f"part.{i:05d}.parquet", keep_order)
                      for i, part in enumerate(grouped.to_delayed())]
@@ -171,24 +176,26 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
     lower = count_lower_bound(n, k, heaviest)
     largest = int(shard_stats["max_class"].max())
     withheld = int(shard_stats["withheld_rows"].sum())
+    isolated = int(shard_stats["isolated_published"].sum())
+    warnings += isolated_warning(isolated, max_withheld)
     report = JobReport(
         job="points", rows=n, model={"k": k}, classes=int(shard_stats["classes"].sum()),
         min_class=int(shard_stats["min_class"].min()), max_class=largest, audit=audit,
         seconds=round(time.perf_counter() - started, 3),
         details={"lower_bound": lower, "ratio": round(int(shard_stats["partitioned_max"].max()) / lower, 6),
                  "method": method,
-                 "withheld_rows": withheld, "shards": plan.n_shards, "columns": {"lat": lat, "lon": lon},
-                 "crs": None if crs is None else str(crs), "bounds": [float(v) for v in frame], "engine": "dask",
+                 "withheld_rows": withheld, "isolated": {"max_withheld": max_withheld, "published": isolated},
+                 "shards": plan.n_shards, "columns": {"lat": lat, "lon": lon},
+                 "crs": None if crs is None else str(crs), "bounds": _covered(boxes, crs), "engine": "dask",
                  **undeclared})
     return ClusterRelease(report=report, notes=[withheld_note(withheld)] if withheld else [], warnings=warnings,
                           treatments=treatments, location={"kind": "points", "columns": (lat, lon)}, output=output,
                           columns=columns, sizes=sizes, boxes=boxes, crs=crs)
 
 
-def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *, sensitive=None, values=None,
-                  ok=None):
+def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, *, sensitive=None, values=None, ok=None):
     """Check the coordinates, plan the shards and move the rows to them:
-    (rows, frame, plan, counts per shard (x sensitive value, as
+    (rows, the records' box, plan, counts per shard (x sensitive value, as
     :func:`merge_light`), the rows grouped one shard per part). ``ok``
     tells which shards meet the model (default: >= k rows)."""
     columns = list(ddf.columns)
@@ -200,7 +207,7 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     stats = ddf.map_partitions(_coordinate_stats, lat, lon, geographic, meta=_STATS_META).compute()
     n = _check_stats(stats, k, lat, lon)
     frame = _frame(stats, bounds, geographic)
-    sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=seed).compute()
+    sample = ddf[[lon, lat]].sample(frac=min(1.0, SAMPLE_ROWS / n), random_state=SAMPLE_SEED).compute()
     cap = max_shard_rows or shard_rows(client, _row_bytes(ddf, stats["rows"].to_numpy()))
     shards = min(max(math.ceil(n / cap), n_workers(client)), max(n // (MIN_SHARD_CLASSES * k), 1))
     plan = _plan(ddf, sample, lat, lon, shards, frame, k)
@@ -211,10 +218,13 @@ def shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows, seed, *
     keyed = ddf.map_partitions(_with_shard, lat, lon, plan, meta=ddf._meta.assign(_shard=pd.Series(dtype="i8")))
     # one shard per part (a hash shuffle can put several shards, too many rows, in one part)
     grouped = keyed.set_index("_shard", divisions=list(range(plan.n_shards + 1)), shuffle_method="tasks")
-    return n, frame, plan, counts, grouped
+    box = (float(stats["xmin"].min()), float(stats["ymin"].min()), float(stats["xmax"].max()),
+           float(stats["ymax"].max()))
+    return n, box, plan, counts, grouped
 
 
-SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest", "partitioned_max", "withheld_rows")
+SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "heaviest", "partitioned_max", "withheld_rows",
+           "isolated_published")
 _STATS_META = {"rows": "i8", "missing": "i8", "bad": "i8", "first_bad": "object", "outside": "i8",
                "xmin": "f8", "xmax": "f8", "ymin": "f8", "ymax": "f8"}
 
@@ -271,10 +281,15 @@ def _check_stats(stats: pd.DataFrame, k: int, lat, lon) -> int:
 
 
 def _frame(stats: pd.DataFrame, bounds, geographic) -> tuple:
+    """The region the shards tile: ``bounds``, or the records' box padded out
+    by :data:`FAR` times its span a side (within the world), so far that no
+    class's box reaches it: the shards hold their boxes at their own edges,
+    and an edge drawn from the table's extreme records must bound none."""
     xmin, xmax = float(stats["xmin"].min()), float(stats["xmax"].max())
     ymin, ymax = float(stats["ymin"].min()), float(stats["ymax"].max())
     if bounds is None:
-        return padded_box(xmin, ymin, xmax, ymax, geographic)
+        dx, dy = FAR * (xmax - xmin), FAR * (ymax - ymin)
+        return padded_box(xmin - dx, ymin - dy, xmax + dx, ymax + dy, geographic)
     frame = check_bounds(bounds, geographic)
     if frame[0] > frame[2]:
         raise DataError("bounds across the antimeridian are not supported by the dask engine")
@@ -306,8 +321,8 @@ def _gap_targets(values: np.ndarray, pieces: int) -> np.ndarray:
     """Where to cut ``values`` (a sample) into ``pieces`` of about equal
     rows: near each quantile, the middle of the widest gap between
     consecutive sample values within ``GAP_WINDOW`` of a piece's rows, so
-    that the shards' edges, which every box beside them shares, keep away
-    from the records (:mod:`geoanon.points.margins`)."""
+    that the shards' edges, which the boxes beside them are held to, fall
+    between clusters."""
     v = np.sort(values)
     if pieces < 2 or v.size < 2:
         return np.zeros(0)
@@ -462,14 +477,22 @@ def released(tasks) -> tuple:
             np.concatenate([d[2] for d in done]), next((d[3] for d in done if d[3] is not None), {}))
 
 
-def _partition_shard(k, lat, lon, method, crs, seed, rectangles, shard: int, rows: pd.DataFrame):
+def _partition_shard(k, lat, lon, method, crs, max_withheld, rectangles, shard: int, rows: pd.DataFrame):
     """A shard partitioned by the in-memory engine inside its rectangle, its figures and classes."""
     from ..pipeline.points import generalize_points as generalize_in_memory
 
     rel = generalize_in_memory(rows, k, lat=lat, lon=lon, method=method, crs=crs, bounds=tuple(rectangles[shard]),
-                               keep=[c for c in rows.columns if c not in (lat, lon)], seed=seed)   # measured over the whole
+                               keep=[c for c in rows.columns if c not in (lat, lon)],   # measured over the whole
+                               max_withheld=max_withheld)
     r = rel.report
     return rel.table, {"classes": r.classes, "min_class": r.min_class, "max_class": r.max_class,
                        "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max()),
                        "partitioned_max": int(rel.partition.max_weight),
-                       "withheld_rows": r["withheld_rows"]}, rel   # as numbers
+                       "withheld_rows": r["withheld_rows"], "isolated_published": r["isolated"]["published"]}, rel
+
+
+def _covered(boxes, crs) -> list:
+    """The region the published classes (:func:`class_boxes` rows) cover."""
+    if boxes is None:
+        return []
+    return published_bounds(boxes[["xmin", "ymin", "xmax", "ymax"]].dropna().to_numpy(), is_geographic(crs))

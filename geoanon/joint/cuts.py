@@ -207,20 +207,18 @@ def first_keys(dims, clean, keeps) -> list:
     """The first keys of a location cut (:func:`_location_position`), the
     first first, less is better: where each class publishes its own box,
     the class count kept, then a gap wide enough; where classes share their
-    location class's box, the gap alone (its edges would pin the records
-    beside a narrow gap; keeping the count there costs the frontier design
-    9-15% more NCP on Adult at ZIP centroids, k = 5 and 10)."""
+    location class's box, the gap alone (keeping the count there costs the
+    frontier design 9-15% more NCP on Adult at ZIP centroids, k = 5 and 10)."""
     return [~clean] if dims.shared_location else [~keeps, ~clean]
 
 
 def cut_clearance(d: RankDim, left_last, right_first, first, last) -> np.ndarray:
     """For cuts of a location dimension between ranks ``left_last`` and
     ``right_first`` of nodes holding ranks ``first`` to ``last``: the gap
-    between the two sides over the gap that the margins of the boxes beside
-    the cut need (:func:`geoanon.points.margins.needed_gap` of the node's
-    extent; infinite where the right side holds only missing values, which
-    publish no box)."""
-    from ..points.margins import needed_gap
+    between the two sides over the gap a cut looks for
+    (:func:`geoanon.points.kdtree.needed_gap` of the node's extent; infinite
+    where the right side holds only missing values, which publish no box)."""
+    from ..points.kdtree import needed_gap
 
     located = right_first < d.size
     top = np.minimum(last, d.size - 1)

@@ -16,12 +16,13 @@ Every quasi-identifier becomes one dimension the top-down search can cut:
   class holds.
 
 The cost of a published cell is :func:`geoanon.information_loss`'s: the
-published width over the column's range (Xu et al.'s NCP, 2006), and for a
-hierarchy node or a set Iyengar's loss metric, (values it covers in the data
-- 1) / (distinct values - 1). The search measures an ordered cell on its rows' own
-range (or tile); what a class publishes (:meth:`RankDim.published`) moves the
-ends that would show a record outward (:data:`MARGIN`), so the release's NCP,
-measured on the published table, is a little higher.
+published width over the column's range (Xu et al.'s NCP, 2006; for a number,
+the range the values that k records reach span, so one far value does not
+make every interval look cheap), and for a hierarchy node or a set Iyengar's
+loss metric, (values it covers in the data - 1) / (distinct values - 1). The
+search measures an ordered cell on its rows' own range (or tile); what a class
+publishes (:meth:`RankDim.published`) moves its ends out onto a grid, so the
+release's NCP, measured on the published table, is a little higher.
 """
 from __future__ import annotations
 
@@ -29,11 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "date_dim", "dim_costs", "grid_places", "popcount", "ranked",
-           "rounding_step", "tree_from_paths"]
-
-
-MARGIN = 0.05     # a moved end lies between this share of the class's range and twice it beyond its records
+__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "calendar_level", "date_dim", "dim_costs", "grid_places",
+           "k_reached", "popcount", "ranked", "rounding_step", "tail_span", "tree_from_paths"]
 
 
 @dataclass(eq=False)
@@ -53,13 +51,13 @@ class RankDim:
     range, ``"grid"`` the rows' range rounded outward to multiples of
     ``resolution`` (never onto a row's value) and kept inside the tile.
 
-    What a class publishes (:meth:`published`) never pins its extreme
-    records: a ``"grid"`` end (a coordinate) always, and a ``"members"`` end
-    whose value fewer than k rows hold (``rare``, per rank), moves outward by
-    a share of the class's range between :data:`MARGIN` and twice it (drawn
-    per class and side from ``seed``), then out to the grid of ``step`` and
-    past every rare value. A ``"tile"`` end is a cut between two values or
-    the padded outer edge.
+    What a class publishes (:meth:`published`) tells no more of its extreme
+    records than of the others: a location's box lies on a grid whose step
+    grows with its records' range (:mod:`geoanon.points.edges`: ``k``, and
+    ``min_step`` the least step), a number's ends on a round grid, moved past
+    every value fewer than k rows hold (``rare``, per rank), a date's on the
+    calendar, and ends beyond the values k rows reach (``tails``) are open.
+    A ``"tile"`` end is a cut between two values or the padded outer edge.
     """
 
     name: str
@@ -80,6 +78,8 @@ class RankDim:
     floor: float = -np.inf                # the column's possible range: published ends never leave it
     ceiling: float = np.inf
     tails: tuple = (-np.inf, np.inf)      # values below / above these are held by fewer than k rows together
+    k: int = 1                            # a location's box: its grid step grows with its range over k
+    min_step: float = 0.0                 # a location's box: the least grid step (the width floor)
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
     _avoid: np.ndarray | None = field(default=None, init=False, repr=False)
@@ -163,42 +163,48 @@ class RankDim:
                     np.minimum(self.edges[np.minimum(hi, self.size)], self.grid_high[e]))
         return self.low[f], self.high[e]
 
-    def published(self, states: np.ndarray, seed: int = 0, step: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def published(self, states: np.ndarray, step=None) -> tuple[np.ndarray, np.ndarray]:
         """What classes of ``states`` (n x 4) publish: (low, high), NaN where
-        a class holds missing values; ``"grid"`` ends are not kept inside the
+        a class holds missing values; a location's box is not kept inside the
         tile here (the location's publisher does that, across the antimeridian).
 
-        A ``"members"`` end (an interval quasi-identifier) lies on the grid of
-        ``step`` (default ``self.step``; :func:`rounding_step` picks a round
-        one), outward from the class's records: a rare value's end first
-        moves by the margin, then past every rare value. It never leaves
-        ``[floor, ceiling]``, and an end in a tail (a value fewer than k rows
-        reach) is published open: the floor or ceiling where the column has
-        one, else NaN (``90+``: a lower end and no upper one)."""
+        A location's ends (``"grid"``) lie on the grid of
+        :func:`geoanon.points.edges.snap_steps` (at least ``step``, default
+        ``self.step`` or ``resolution``, and ``min_step``), strictly outside
+        its records. A number's ends (``"members"``) lie on the grid of
+        ``step`` (:func:`rounding_step` picks a round one), an end on a value
+        fewer than k rows hold moved out past every such value; a date's on
+        the calendar ``step`` (:func:`calendar_level`: the first and the last
+        day or second of its weeks, months, ...). Neither leaves ``[floor,
+        ceiling]``, and an end in a tail (a value fewer than k rows reach) is
+        published open: the floor or ceiling where the column has one, else
+        NaN (``90+``: a lower end and no upper one)."""
         lo, hi, first, end = (states[:, i] for i in range(4))
         d = self.size
         known = (first < d) & (end <= d)
         f, e = np.minimum(first, d - 1), np.clip(end - 1, 0, d - 1)
         if self.extent == "tile":
             a, b = self.edges[lo].astype(float), self.edges[np.minimum(hi, d)] - self.unit
+        elif self.location:
+            from ..points.edges import off_values, snap_steps, snapped
+
+            a, b = self.low[f].astype(float), self.high[e].astype(float)
+            steps = snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step))
+            a, b = snapped(a, b, steps)
+            a, b = off_values(a, steps, self._avoided(), -1), off_values(b, steps, self._avoided(), 1)
         else:
             a, b = self.low[f].astype(float), self.high[e].astype(float)
-            step = step or self.step or self.resolution
-            # a coordinate's margin is at least a share of the grid's step too: an edge a step out from a box
-            # narrower than the step would lie near its records for the box's extent (geoanon.points.margins)
-            reach = MARGIN * (np.maximum(b - a, step) if self.location else b - a)
-            move_a = np.ones(a.size, dtype=bool) if self.rare is None else self.rare[f]
-            move_b = np.ones(b.size, dtype=bool) if self.rare is None else self.rare[e]
-            moved_a = self._outward(a - reach * (1 + _uniform(seed, self.name, 0, states)), -1, step)
-            moved_b = self._outward(b + reach * (1 + _uniform(seed, self.name, 1, states)), 1, step)
-            if self.location:
-                a, b = np.where(move_a, moved_a, a), np.where(move_b, moved_b, b)
+            if self.calendar:
+                from ..dates import level_end, level_start
+
+                level = step or self.calendar
+                a, b = level_start(a, level, self.calendar), level_end(b, level, self.calendar)
             else:
-                a = np.where(self.low[f] < self.tails[0], self._open(self.floor),
-                             np.maximum(np.where(move_a, moved_a, grid_at_or_below(a, step)), self.floor))
-                b = np.where(self.high[e] > self.tails[1], self._open(self.ceiling),
-                             np.minimum(np.where(move_b, moved_b, -grid_at_or_below(-b - self.unit, step) - self.unit),
-                                        self.ceiling))
+                step = step or self.step or self.resolution
+                a = np.where(self.rare[f], self._outward(a, -1, step), grid_at_or_below(a, step))
+                b = np.where(self.rare[e], self._outward(b, 1, step), -grid_at_or_below(-b - self.unit, step) - self.unit)
+            a = np.where(self.low[f] < self.tails[0], self._open(self.floor), np.maximum(a, self.floor))
+            b = np.where(self.high[e] > self.tails[1], self._open(self.ceiling), np.minimum(b, self.ceiling))
         return np.where(known, a, np.nan), np.where(known, b, np.nan)
 
     @staticmethod
@@ -241,51 +247,49 @@ ROUND_STEPS = (1, 2, 5)   # round grid steps: these times a power of ten
 ROUNDING_COST = 0.25      # a rounder grid is taken while the column's NCP stays within this share above the finest's
 
 
-def rounding_step(d: RankDim, states: np.ndarray, sizes: np.ndarray, seed: int = 0) -> float:
+def rounding_step(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> float:
     """The roundest step (1, 2 or 5 times a power of ten, at least ``d.step``)
     on which the classes of ``states`` (``sizes`` rows each) publish their
     ends (:meth:`RankDim.published`) for at most ``ROUNDING_COST`` more NCP
     than on ``d.step``: 5- or 10-year age bands and round sums of money where
-    classes are wide enough to take them at little cost."""
+    classes are wide enough to take them at little cost. Measured on the
+    classes with both ends closed: an open tail's width is the extreme
+    value's, which would make every step look cheap beside it."""
     base = d.step or d.resolution
     if d.span <= 0 or base <= 0:
         return base
+    return _roundest(d, states, sizes, [m * 10.0 ** p for p in range(int(np.floor(np.log10(base))),
+                                                                        int(np.ceil(np.log10(d.span))) + 1)
+                                        for m in ROUND_STEPS if base < m * 10.0 ** p <= d.span], base)
 
+
+def calendar_level(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> str:
+    """The coarsest calendar level (:data:`geoanon.dates.ROUNDING_LEVELS`: a
+    minute at the finest for timestamps, a day for dates, then week, month,
+    quarter, year) on which a date column's classes publish their ends for
+    at most ``ROUNDING_COST`` more NCP than on the finest, measured as
+    :func:`rounding_step` does."""
+    from ..dates import ROUNDING_LEVELS
+
+    levels = ROUNDING_LEVELS[d.calendar]
+    return _roundest(d, states, sizes, list(levels[1:]), levels[0])
+
+
+def _roundest(d: RankDim, states: np.ndarray, sizes: np.ndarray, steps: list, base):
+    """The last of ``steps`` (coarser and coarser) whose published ends cost
+    at most ``ROUNDING_COST`` more than ``base``'s, over the classes whose
+    ends are both closed; ``base`` if none."""
     def loss(step) -> float:
-        lo, hi = d.published(states, seed, step)
-        known = ~(np.isnan(lo) & np.isnan(hi))
-        lo = np.where(np.isnan(lo), d.low[0], lo)
-        hi = np.where(np.isnan(hi), d.high[-1], hi)
-        return float(np.sum(sizes[known] * (hi - lo)[known]))
+        lo, hi = d.published(states, step)
+        closed = np.isfinite(lo) & np.isfinite(hi)
+        return float(np.sum(sizes[closed] * (hi - lo)[closed]))
 
     limit = loss(base) * (1 + ROUNDING_COST)
     best = base
-    for power in range(int(np.floor(np.log10(base))), int(np.ceil(np.log10(d.span))) + 1):
-        for m in ROUND_STEPS:
-            step = m * 10.0 ** power
-            if base < step <= d.span and loss(step) <= limit:
-                best = step
+    for step in steps:
+        if loss(step) <= limit:
+            best = step
     return best
-
-
-def _uniform(seed: int, name: str, side: int, states: np.ndarray) -> np.ndarray:
-    """A number in [0, 1) per row of ``states``, from a hash of the seed, the
-    dimension's name, the side and the state (never of the rows' order)."""
-    import zlib
-
-    h = np.full(states.shape[0], np.uint64((seed * 1_000_003 + zlib.crc32(str(name).encode()) * 2 + side)
-                                           % (1 << 63)))
-    for column in states.T:
-        h = _splitmix(h ^ column.astype(np.uint64))
-    return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)
-
-
-def _splitmix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer: a well-mixed 64-bit hash of each element."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 def ranked(values: np.ndarray, name: str) -> tuple:
@@ -474,7 +478,6 @@ class Dims:
     diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
     km: object = None             # a KmLoss (geoanon.joint.km_loss): the location's loss in km, on a log scale
     compact_cuts: bool = False    # rank cuts of the other columns in their widest gap, not balanced (cuts.compact_choice)
-    pinning: object = None        # location states, their rows -> how many of its rows each one's box would pin
     _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:
@@ -541,7 +544,7 @@ def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
     """A :class:`RankDim` of a date column (whole days or
     seconds, NaN: missing): cut on the calendar (:func:`~geoanon.dates.calendar_cuts`), outer
     edges on year starts beyond the values, closed intervals published as ISO
-    text (``calendar``)."""
+    text (``calendar``), open beyond the dates k rows reach."""
     from ..dates import calendar_cuts, outer_edges
 
     uniq, held, rank, missing = ranked(values, name)
@@ -549,8 +552,26 @@ def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
     edges = np.empty(d + 1)
     edges[1:d] = calendar_cuts(uniq[:-1], uniq[1:], unit)
     edges[0], edges[d] = outer_edges(float(uniq[0]), float(uniq[-1]), unit)
-    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=float(uniq[-1] - uniq[0]), unit=1,
-                   missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit)
+    tails = k_reached(uniq, held, k)
+    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=tail_span(uniq, tails), unit=1,
+                   missing=missing, extent=extent, rare=held < k, step=1.0, calendar=unit, tails=tails)
+
+
+def k_reached(uniq: np.ndarray, held: np.ndarray, k: int) -> tuple:
+    """The least and greatest of the sorted values ``uniq`` (held by ``held``
+    rows each) that k rows reach from either end: below and above them lie
+    fewer than k rows, the tails published open."""
+    reach = np.cumsum(held)
+    if reach[-1] < k:
+        return (-np.inf, np.inf)
+    return (float(uniq[np.searchsorted(reach, k)]), float(uniq[::-1][np.searchsorted(np.cumsum(held[::-1]), k)]))
+
+
+def tail_span(uniq: np.ndarray, tails: tuple) -> float:
+    """The range a column's NCP is measured on: between the values k rows
+    reach, where they differ, else the values' range."""
+    low, high = max(tails[0], float(uniq[0])), min(tails[1], float(uniq[-1]))
+    return high - low if high > low else float(uniq[-1] - uniq[0])
 
 
 def dim_costs(d, st: np.ndarray) -> np.ndarray:

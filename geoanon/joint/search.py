@@ -587,21 +587,20 @@ def _frontier(dims, check, tree, other):
         if tree.parent[node] >= 0:
             depth[node] = depth[tree.parent[node]] + 1
     located = location_losses(dims, tree)
-    withheld = withholding(dims, tree, check.model.k)
     inner, evaluated = {}, 0
     for d in range(int(depth.max()), -1, -1):
         below, todo = {}, []
         for node in np.flatnonzero(depth == d).tolist():
             kids = tree.children[node]
             below[node] = float(best[kids].sum()) if kids else np.inf
-            if located[node] + withheld[node] >= below[node] or (kids and dims.too_wide is not None
+            if located[node] >= below[node] or (kids and dims.too_wide is not None
                                                                  and dims.too_wide(tree.state[node])):
                 best[node] = below[node]
             else:
                 todo.append(node)
         for node, (leaves, cost) in _inner_many(dims, check, tree, todo, other).items():
             evaluated += 1
-            total = _relocated(dims, tree, node, cost, located) + withheld[node]
+            total = _relocated(dims, tree, node, cost, located)
             if total <= below[node]:
                 best[node], stop[node] = total, True
                 inner[node] = (leaves, cost)
@@ -662,31 +661,6 @@ def location_losses(dims, tree) -> np.ndarray:
     return sum(d.weight for d in dims.items if d.location) * np.maximum(lost, 0.0)
 
 
-def withholding(dims, tree, k) -> np.ndarray:
-    """What each node of the location tree, published as a location class,
-    loses besides :func:`location_losses` by the records its box would pin
-    (``dims.pinning``, :mod:`geoanon.points.margins`), which are published
-    without a location (:mod:`geoanon.joint.pins`): each loses what a record
-    in its tree's root box loses, and one more, against the spacing, or the
-    whole location under NCP."""
-    n = len(tree.parent)
-    if dims.pinning is None:
-        return np.zeros(n)
-    pinned = np.asarray(dims.pinning(tree.state, tree.rows), dtype=np.float64)
-    size = np.array([r.size for r in tree.rows], dtype=np.float64)
-    pinned = np.where(size - pinned >= k, pinned, np.where(pinned > 0, size, 0.0))   # a class short of k goes whole
-    weight = sum(d.weight for d in dims.items if d.location)
-    if dims.diagonal is None:
-        return pinned * np.array([weight - dims.location_cost(tree.state[node]) for node in range(n)])
-    diagonal = dims.diagonal(tree.state)
-    scale = np.log(np.where(np.isfinite(diagonal) & (diagonal > 0), diagonal, 1.0)) / np.log(SPACING_BASE)
-    root = np.arange(n)
-    for node in range(n):                          # parents have smaller ids than their children
-        if tree.parent[node] >= 0:
-            root[node] = root[tree.parent[node]]
-    return pinned * weight * (np.maximum(scale[root] - scale, 0.0) + 1.0)
-
-
 def _relocated(dims, tree, node, cost, located) -> float:
     """An inner partition's cost with the node's location cost ``located``
     in place of its state's NCP (the same when no spacing is measured)."""
@@ -702,7 +676,6 @@ def _uniform(dims, check, tree, other):
     sizes = np.array([r.size for r in tree.rows])
     roots = [node for node in range(len(tree.parent)) if tree.parent[node] < 0]
     located = location_losses(dims, tree) if dims.diagonal is not None else None
-    withheld = withholding(dims, tree, check.model.k)
     inner, evaluated, best, done = {}, 0, {}, set()
     size = k
     while len(done) < len(roots):
@@ -724,7 +697,7 @@ def _uniform(dims, check, tree, other):
         for root, chosen in frontier.items():
             total = 0.0
             for node in chosen:
-                total += _relocated(dims, tree, node, inner[node][1], located) + withheld[node]
+                total += _relocated(dims, tree, node, inner[node][1], located)
             if root not in best or total < best[root][0]:
                 best[root] = (total, chosen)
             if chosen == [root]:

@@ -152,7 +152,7 @@ def _measure(job, spec, run: list, chosen=None):
             release = released(job, at, parts.get(setting))
             table, ncp = release.table, release.report.details["ncp"]
         else:
-            _, table, _, treatments = partitioned(job, at, parts.get(setting))
+            _, table, _, treatments, _ = partitioned(job, at, parts.get(setting))
             ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
                                    formats=job.formats)
         points.append(frontier_point(setting, table, ncp, at,

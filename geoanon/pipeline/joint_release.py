@@ -13,11 +13,13 @@ from .._codes import factorize_exact
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
-from ..errors import DataError, ParameterError
-from ..joint.dims import Dims, RankDim, SetDim, date_dim, ranked, rounding_step, tree_from_paths
+from ..errors import DataError, InfeasibleError, ParameterError
+from ..joint.dims import (Dims, RankDim, SetDim, calendar_level, date_dim, k_reached, ranked, rounding_step,
+                          tail_span, tree_from_paths)
 from ..joint.km_loss import km_loss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
-from ..joint.pins import without_pins
+from ..joint.withheld import without_locations
+from ..points.isolated import WITHHELD, budget_rows, within_budget
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
@@ -33,6 +35,7 @@ from .naming import canonical_codes
 from .coordinates import numeric_column
 from .._validation import require_column
 from ..report.release import JobReport, Release
+from .points import isolated_warning
 from .roles import declared_table, measure_undeclared, undeclared
 
 __all__ = ["Prepared", "anonymize", "located_first", "partitioned", "prepared", "release_joint", "released", "searched"]
@@ -44,10 +47,9 @@ LOCATION_KINDS = ("points", "zip", "label")
 def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
               l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
               sets=None, method=None, extent="box", resolution=None, missing="error", crs="EPSG:4326",
-              bounds=None, n_jobs=1,
-              seed=0, keep=None, identifiers=None, strict=True, model=None,
+              bounds=None, n_jobs=1, keep=None, identifiers=None, strict=True, model=None,
               weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None,
-              location_precision=None, zip_level="zip") -> Release:
+              max_withheld=WITHHELD, location_precision=None, zip_level="zip") -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
@@ -89,7 +91,7 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     max_extent_km : float, optional
         A precision target for a points location (``method="joint"`` or
         ``"frontier"``): a location class wider than this (its records' box,
-        diagonal in km, with room for the published margins) is cut further
+        diagonal in km, with room for its published grid) is cut further
         wherever its parts still meet the model (the joint design first cuts
         the location alone down to pieces no wider, then cuts inside them). ``report.details["beyond_max_extent"]``
         counts the records whose published box is still wider, because their
@@ -104,6 +106,13 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         the model, and the other rows are partitioned again without them.
         ``report.details["suppressed_records"]`` counts them. With a points
         location or none.
+    max_withheld : float
+        With a points location: the budget of isolated records
+        (:mod:`geoanon.points.isolated`) published without a location, the
+        most isolated first (default 2%, at least 2k rows; 0: none), their
+        other quasi-identifiers cut as any class's;
+        ``report.details["isolated"]`` gives the budget, the rows withheld
+        and the isolated records left in their box (each warned about).
     location_loss : {"km", "spacing", "spread", "range"}, optional
         What the location costs the search. ``"km"`` (the default of the
         joint and greedy designs for points, and of ZIP locations): a
@@ -203,9 +212,6 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     n_jobs : int
         Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
         -1 for every core. The release does not depend on it.
-    seed : int
-        Draws how far each moved end of a box or interval lies beyond its
-        class's records (:meth:`geoanon.joint.dims.RankDim.published`).
     keep, identifiers, strict
         Columns published as they are, and columns dropped. Any other
         column without a role is refused (UndeclaredColumnsError), or, with
@@ -295,7 +301,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, dict(o["dates"])
     model, (kind, loc) = spec.model, spec.location
     sensitive = model.sensitive
-    method, extent, crs, seed = o["method"], o["extent"], o["crs"], o["seed"]
+    method, extent, crs = o["method"], o["extent"], o["crs"]
     check_unique_columns(df)
     df, keep = declared_table(df, cols.identifiers, cols.keep)
     formats.update({col: None for col in qi if col in df.columns and col not in formats
@@ -315,7 +321,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     check = model.compile(df, spec.reference)
     warnings: list = []
     dims, publish_location = _location_dims(df, kind, loc, check, o["missing"], crs, o["bounds"], warnings, extent,
-                                            o["resolution"], o["zip_level"])
+                                            o["resolution"], o["zip_level"], model.k)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
@@ -330,8 +336,6 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         dims.items[0].node_cost = publish_location.km_costs()
     if region_target(spec):
         publish_location.measure_neighbourhood(model.k)
-    if kind == "points":
-        dims.pinning = lambda states, rows: publish_location.pinning(dims, states, rows, seed)
     dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
     return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started)
 
@@ -348,13 +352,41 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     if o["max_suppressed"]:
         part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
                                  (dims.diagonal or _diagonals(dims, o["crs"])) if kind == "points" else None)
+    isolated = {}
     if kind == "points":
-        part, _ = without_pins(dims, check, part,
-                               lambda states, rows: job.publish_location.pins(dims, states, rows, o["seed"]))
+        part, isolated = _without_isolated(job, part, o["max_withheld"])
     table, published, ncp_columns = _publish(job.df, dims, part, kind, spec.location[1],
-                                             spec.columns.quasi_identifiers, job.treatments, job.publish_location,
-                                             o["seed"])
-    return part, table, published, ncp_columns
+                                             spec.columns.quasi_identifiers, job.treatments, job.publish_location)
+    return part, table, published, ncp_columns, isolated
+
+
+def _without_isolated(job: Prepared, part, share: float):
+    """``part`` with its isolated records (:mod:`geoanon.points.isolated`),
+    most isolated first within a budget of ``share`` of the rows, published
+    without a location (:func:`geoanon.joint.withheld.without_locations`),
+    and the report's figures: the budget, the records withheld and the
+    isolated records left in their box. Nothing moves where the rows that
+    must go with them (a class left short of the model, or too few to be a
+    class without a location) would overrun the budget."""
+    dims, check, n = job.dims, job.check, len(job.df)
+    labels = np.where(part.row_class >= 0, part.location_class[np.maximum(part.row_class, 0)], -1)
+    labels = np.where(part.row_class == part.suppressed, -1, labels)
+    flagged, gap = job.publish_location.isolated(dims, labels, check.model.k)
+    budget = budget_rows(share, n, check.model.k)
+    chosen = within_budget(flagged, gap, labels, np.bincount(labels[labels >= 0]), check.model.k, budget)
+    moved = np.zeros(0, dtype=np.int64)
+    if chosen.any():
+        try:
+            withheld, moved = without_locations(dims, check, part, chosen)
+        except InfeasibleError:
+            withheld = None
+        if withheld is None or moved.size > budget:
+            chosen[:], moved = False, np.zeros(0, dtype=np.int64)
+        else:
+            part = withheld
+    figures = {"max_withheld": share, "budget_rows": budget, "withheld_rows": int(moved.size),
+               "published": int((flagged & ~chosen).sum())}
+    return part, figures
 
 
 def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
@@ -390,7 +422,8 @@ def _weigh(job: Prepared, spec: ReleaseSpec) -> None:
         d.weight = w
     dims._costs = {}                               # costs remembered under other weights
     dims.too_wide = None if (target := extent_target(job, spec)) is None else \
-        job.publish_location.too_wide(target) if spec.location[0] == "zip" else _too_wide(dims, o["crs"], target)
+        job.publish_location.too_wide(target) if spec.location[0] == "zip" else \
+        _too_wide(dims, o["crs"], target, job.check.model.k)
 
 
 def _weights(dims: Dims, spec: ReleaseSpec) -> list:
@@ -408,11 +441,13 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
     model, (kind, loc) = spec.model, spec.location
     df, warnings, weights = job.df, list(job.warnings), o["weights"]
-    part, table, published, ncp_columns = partitioned(job, spec, part)
+    part, table, published, ncp_columns, isolated = partitioned(job, spec, part)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
                     model=model if spec.reference is None else model.without_table_levels())
     warnings += disclosure_warnings(audit, model)
+    if isolated:
+        warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP
@@ -437,6 +472,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
                 "max_suppressed": max_suppressed,
                 "suppressed_records": int((part.row_class == part.suppressed).sum())}),
             **({"dates": formats} if formats else {}),
+            **({"isolated": isolated} if isolated else {}),
             **getattr(job.publish_location, "details", {}),
             "ncp": ncp,
             "units": units,
@@ -490,7 +526,7 @@ def region_target(spec) -> bool:
         and o["method"] in ("joint", "frontier")
 
 
-PUBLISHED_MARGIN = 1.25     # a published box: the records' box moved out by up to 10% a side, then onto the grid
+GRID_SHARE = 1.5     # a published box: its records' box and about this many grid steps (geoanon.points.edges)
 
 
 def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
@@ -531,13 +567,16 @@ def _diagonals(dims, crs):
     return diagonal
 
 
-def _too_wide(dims, crs, max_km):
+def _too_wide(dims, crs, max_km, k):
     """Whether a location state's records' box, with room for its published
-    margins, is wider than ``max_km`` (diagonal; a missing location never is)."""
+    grid (:mod:`geoanon.points.edges`: steps of its range over k - 2, about
+    ``GRID_SHARE`` of them), is wider than ``max_km`` (diagonal; a missing
+    location never is)."""
     diagonal = dims.diagonal or _diagonals(dims, crs)
+    grown = 1 + GRID_SHARE / max(k - 2, 1)
 
     def wide(state) -> bool:
-        return bool(diagonal([state])[0] * PUBLISHED_MARGIN > max_km)      # NaN compares False
+        return bool(diagonal([state])[0] * grown > max_km)      # NaN compares False
     return wide
 
 
@@ -642,14 +681,13 @@ def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1, domain=
     else:
         edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
         edges[0], edges[d] = low, high
-    span = float(uniq[-1] - uniq[0])
     floor, ceiling = domain if domain is not None else (0.0 if uniq[0] >= 0 else -np.inf, np.inf)
-    reach = np.cumsum(held)
-    tails = (float(uniq[np.searchsorted(reach, k)]) if reach[-1] >= k else -np.inf,
-             float(uniq[::-1][np.searchsorted(np.cumsum(held[::-1]), k)]) if reach[-1] >= k else np.inf)
+    tails = k_reached(uniq, held, k)
+    span = tail_span(uniq, tails)
     return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=span,
                    unit=int(whole), missing=missing, extent=extent, rare=held < k,
-                   step=1.0 if whole else default_resolution(span, finest_step(float(np.abs(uniq).max()))),
+                   step=1.0 if whole else default_resolution(float(uniq[-1] - uniq[0]),
+                                                             finest_step(float(np.abs(uniq).max()))),
                    floor=float(floor), ceiling=float(ceiling), tails=tails)
 
 
@@ -669,17 +707,17 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level="zip"):
+def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level="zip", k=1):
     from .location import NoLocation, group_location, points_location
 
     if kind is None:
         return Dims([]), NoLocation()
     if kind == "points":
-        return points_location(df, loc, missing, crs, bounds, warnings, extent, resolution)
+        return points_location(df, loc, missing, crs, bounds, warnings, extent, resolution, k)
     return group_location(df, kind, loc, check, warnings, zip_level)
 
 
-def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
+def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
     """The released table, its published quasi-identifier columns, and the
     NCP treatments of the input columns."""
     states = part.states
@@ -691,8 +729,8 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
         d = dims.items[j]
         if treatments[col] == "interval":
             st = np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4)
-            step = None if d.calendar else rounding_step(d, st, np.bincount(cls, minlength=len(states)), seed)
-            lo, hi = d.published(st, seed, step)
+            sizes = np.bincount(cls, minlength=len(states))
+            lo, hi = d.published(st, calendar_level(d, st, sizes) if d.calendar else rounding_step(d, st, sizes))
             if d.calendar:
                 new_columns[col] = {f"{col}_min": pd.Series(iso_dates(lo, d.calendar)[cls], index=df.index),
                                     f"{col}_max": pd.Series(iso_dates(hi, d.calendar)[cls], index=df.index)}
@@ -707,7 +745,7 @@ def _publish(df, dims, part, kind, loc, qi, treatments, publish_location, seed):
             labels = escape_formulas(pd.Series([text[v] for v in held], dtype=object)).to_numpy(dtype=object)
             new_columns[col] = {col: pd.Series(labels[cls], index=df.index, dtype=object)}
             ncp_columns[col] = (treatments[col], col)
-    loc_columns, loc_ncp = publish_location.columns(df, part, dims, seed)
+    loc_columns, loc_ncp = publish_location.columns(df, part, dims)
     ncp_columns = {**loc_ncp, **ncp_columns}
     table = df.copy()
     order = list(df.columns)

@@ -10,7 +10,7 @@ from .._cells import escape_formulas
 from .._geo import KM_PER_DEGREE, ground_diagonal, km_per_unit
 from .._text import plural, show
 from ..errors import InfeasibleError, ParameterError
-from ..joint.dims import Dims, RankDim, grid_places, tree_from_paths
+from ..joint.dims import Dims, RankDim, tree_from_paths
 from ..joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from .regions import code_width, km_spread, region_boxes, region_graph, region_values, rolled_values
 from ..points.frame import RELATIVE_SCALE
@@ -27,7 +27,7 @@ class NoLocation:
 
     dropped: frozenset = frozenset()
 
-    def columns(self, df, part, dims, seed):
+    def columns(self, df, part, dims):
         return {}, {}
 
     def unit_keywords(self, part) -> dict:
@@ -37,12 +37,15 @@ class NoLocation:
         return None, None
 
 
-def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None):
+def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1):
     """Longitude and latitude as two ordered location dimensions, cut in the
     frame of :func:`geoanon.partition_points` (padded bounds, antimeridian).
     ``extent="tile"`` publishes each location class's tile; ``"box"`` its
-    records' bounding box rounded outward to multiples of ``resolution``
-    (default :func:`default_resolution` per axis), inside the tile."""
+    records' box on a grid that grows with it (:mod:`geoanon.points.edges`,
+    for the model's ``k``; the least step ``resolution``, default
+    :func:`default_resolution` per axis, and at least k times the
+    coordinates' own resolution), inside the tile."""
+    from ..points.edges import coordinate_resolution
     from ..points.frame import check_bounds
     from .._geo import is_geographic
     from ..points.partition import check_coordinates, rank_frame
@@ -87,8 +90,9 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         span = float(highs[-1] - lows[0])
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
-                            resolution=resolution or default_resolution(span, finest)))
-    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y))
+                            resolution=resolution or default_resolution(span, finest), k=k,
+                            min_step=k * coordinate_resolution(xy[:, axis])))
+    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds is None)
 
 
 def ground_spans(dims, crs) -> None:
@@ -139,17 +143,28 @@ def finest_step(magnitude: float) -> float:
 
 
 class PointsPublisher:
-    """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``."""
+    """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``;
+    ``padded``: the frame is the records' box padded out (no bounds given),
+    whose edges no box may be clipped to."""
 
-    def __init__(self, lat, lon, frame, columns, crs, geographic, xy):
+    def __init__(self, lat, lon, frame, columns, crs, geographic, xy, padded=True):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
+        self.padded = padded
         first, second = sorted((lat, lon), key=columns.index)
         self.first, self.dropped = first, frozenset({second})
         self.xy = xy
         self.rects = None
 
-    def rectangles(self, dims, states, seed=0) -> np.ndarray:
-        """(xmin, ymin, xmax, ymax) per state; NaN where the location is missing."""
+    def rectangles(self, dims, states) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax) per state; NaN where the location is
+        missing. A box (``"grid"``) is its records' box on the grid of
+        :mod:`geoanon.points.edges`, held inside its tile where the tile's
+        edge is a cut between two classes or given bounds: a padded frame's
+        outer edges, drawn from the table's extreme records, never bound a
+        box (a box held to one would tell its extreme record is the table's,
+        and by how much the padding allows). A tile (``"tile"``) ends at its
+        cuts, and where it reaches a padded frame's outer edge, at its
+        records' box on that grid instead."""
         dx, dy = dims.items[0], dims.items[1]
         out = np.full((len(states), 4), np.nan)
         boxes = np.array([[*st[0][:2], *st[1][:2]] for st in states], dtype=np.int64).reshape(-1, 4)
@@ -157,48 +172,49 @@ class PointsPublisher:
         if not known.any():
             return out
         tiles = self.frame.rectangles(boxes[known])
-        if dx.extent == "grid":
-            (vx, sx), (_, sy) = (_held_box(d, [st[i] for st, ok in zip(states, known) if ok], seed) for i, d in
-                                  enumerate((dx, dy)))
-            vx, sx = _wrapped(vx), _wrapped(sx, dx.step or dx.resolution)
-            if not dims.shared_location:     # classes' boxes may overlap: each its records' own, not clipped to a cut
-                tiles = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
-                out[known] = tiles
-                return out
-            tiles[:, 1] = np.maximum(tiles[:, 1], sy[:, 0])
-            tiles[:, 3] = np.minimum(tiles[:, 3], sy[:, 1])
-            # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
-            tiles[:, 0] = np.where((vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360, tiles[:, 0], sx[:, 0])
-            tiles[:, 2] = np.where((tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360, tiles[:, 2], sx[:, 1])
+        held = [st for st, ok in zip(states, known) if ok]
+        (vx, sx), (_, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
+        vx, sx = _wrapped(vx), _wrapped(sx)
+        if dx.extent == "grid" and not dims.shared_location:    # classes' boxes may overlap: each its own
+            out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
+            return out
+        b = boxes[known]
+        open_x = self.padded and self.frame.box[0] <= self.frame.box[2]     # a frame across ±180 ends at a cut
+        outer = [(b[:, 0] == 0) & open_x, (b[:, 2] == 0) & self.padded, (b[:, 1] == dx.size) & open_x,
+                 (b[:, 3] == dy.size) & self.padded]
+        if dx.extent == "tile":
+            for side, edge in enumerate((sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1])):
+                tiles[:, side] = np.where(outer[side], edge, tiles[:, side])
+            out[known] = tiles
+            return out
+        tiles[:, 1] = np.where(outer[1], sy[:, 0], np.maximum(tiles[:, 1], sy[:, 0]))
+        tiles[:, 3] = np.where(outer[3], sy[:, 1], np.minimum(tiles[:, 3], sy[:, 1]))
+        # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
+        near_west = (vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360
+        near_east = (tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360
+        tiles[:, 0] = np.where(near_west & ~outer[0], tiles[:, 0], sx[:, 0])
+        tiles[:, 2] = np.where(near_east & ~outer[2], tiles[:, 2], sx[:, 1])
         out[known] = tiles
         return out
 
-    def pins(self, dims, states, rows, seed=0) -> np.ndarray:
-        """Whether each of ``rows`` (one array per state, concatenated) lies
-        too near an edge of the box its state publishes
-        (:func:`geoanon.points.margins.pinned_rows`)."""
-        from ..points.margins import pinned_rows
+    def isolated(self, dims, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Which rows are isolated in their location class (``labels``: each
+        row's, -1 for none; :mod:`geoanon.points.isolated`), and the gap that
+        isolates each, in km."""
+        from ..points.isolated import isolated_rows
 
-        boxes = self.rectangles(dims, states, seed)
-        owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
-        held = np.concatenate(rows) if len(rows) else np.zeros(0, dtype=np.int64)
-        return pinned_rows(self.xy[0][held], self.xy[1][held], boxes[owner])
+        x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
+        labels = np.where(np.isnan(x) | np.isnan(y), -1, labels)
+        if self.geographic:
+            x_km, y_km = KM_PER_DEGREE * np.cos(np.radians(np.nan_to_num(y))), KM_PER_DEGREE
+        else:
+            x_km = y_km = km_per_unit(self.crs)
+        grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
+        return isolated_rows(x, y, x_km, y_km, labels, k, grid)
 
-    def pinning(self, dims, states, rows, seed=0) -> np.ndarray:
-        """How many of its ``rows`` the box each of ``states`` publishes would pin."""
-        owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
-        return np.bincount(owner[self.pins(dims, states, rows, seed)], minlength=len(rows))
-
-    def columns(self, df, part, dims, seed):
-        from ..errors import VerificationError
-        from ..points.margins import EDGE_MARGIN, pinned_rows
-
-        self.rects = self.rectangles(dims, part.states, seed)
+    def columns(self, df, part, dims):
+        self.rects = self.rectangles(dims, part.states)
         r = self.rects[part.row_class]
-        pinned = np.flatnonzero(pinned_rows(*self.xy, r))
-        if pinned.size:
-            raise VerificationError(f"a box edge lies within {EDGE_MARGIN:.0%} of its box's extent of a record "
-                                    f"(class {int(part.row_class[pinned[0]])})")
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
         ncp = {lat: ("interval", (f"{lat}_min", f"{lat}_max")),
@@ -231,22 +247,20 @@ class PointsPublisher:
         return classes[classes.geometry.notna()].reset_index(drop=True), row_shapes
 
 
-def _held_box(d: RankDim, states: list, seed) -> tuple:
-    """The least and greatest value the classes' records hold, and the box
-    edges around them (:meth:`RankDim.published`: moved outward by a share
-    of the class's range, then to the grid): two (n, 2) arrays."""
+def _held_box(d: RankDim, states: list) -> tuple:
+    """The least and greatest value the classes' records hold, and their
+    box's edges on the grid (:meth:`RankDim.published`): two (n, 2) arrays."""
     st = np.array(states, dtype=np.int64).reshape(-1, 4)
-    return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.published(st, seed))
+    return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.published(st))
 
 
-def _wrapped(x: np.ndarray, step: float = 0.0) -> np.ndarray:
+def _wrapped(x: np.ndarray) -> np.ndarray:
     """Longitudes unwrapped past 180 (across the antimeridian) back into
-    [-180, 180]; an upper edge keeps 180. Edges on a grid of ``step`` keep
-    its decimals (-104.7, not -104.69999999999999)."""
+    [-180, 180]; an upper edge keeps 180. An edge moved by 360 keeps its
+    decimals (-104.7, not -104.69999999999999)."""
     lo, hi = x[:, 0], x[:, 1]
-    lo, hi = np.where(lo >= 180, lo - 360, lo), np.where(hi > 180, hi - 360, hi)
-    if step:
-        lo, hi = np.round(lo, grid_places(step)), np.round(hi, grid_places(step))
+    lo = np.where(lo >= 180, np.round(lo - 360, 12), lo)
+    hi = np.where(hi > 180, np.round(hi - 360, 12), hi)
     return np.column_stack([lo, hi])
 
 
@@ -576,7 +590,7 @@ class GroupPublisher:
         """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
         return self.costs
 
-    def columns(self, df, part, dims, seed):
+    def columns(self, df, part, dims):
         d = dims.items[0]
         labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
         self.dim = d

@@ -14,21 +14,23 @@ from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
+from ..points.isolated import WITHHELD, budget_rows
 from ..points.partition import check_coordinates
 from ..ncp import information_loss, plain_units
+from ..spec.checks import check_max_withheld
 from ..progress import stepped
 from .._geo import is_geographic
 from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 
-__all__ = ["generalize_points", "withheld_note"]
+__all__ = ["generalize_points", "isolated_warning", "published_bounds", "withheld_note"]
 
 
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=True, seed=0) -> Release:
+                      strict=True, max_withheld=WITHHELD) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -61,8 +63,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         column without a role is refused (UndeclaredColumnsError), or, with
         ``strict=False``, published as it is, with a warning and the records
         it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
-    seed : int
-        Seed of the boxes' margins (the same seed gives the same release).
+    max_withheld : float
+        The budget of isolated records (:mod:`geoanon.points.isolated`: far
+        from the rest of their class) published without a location, as a
+        share of the rows (default 2%, at least 2k rows; 0: none).
 
     Returns
     -------
@@ -70,12 +74,14 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         ``table`` has ``{lat}_min, {lat}_max, {lon}_min, {lon}_max`` where
         ``lat`` was (``lon`` removed), and ``class_id`` last. A GeoDataFrame's
         geometry becomes the class's box. Each class publishes its records'
-        box moved outward by 5-10% of its extent onto a grid, inside its
-        rectangle of the partition (which tiles ``bounds``), so no edge lies
-        within 1% of the box's extent of one of its records
-        (:mod:`geoanon.points.margins`); records such an edge would pin are
-        published without a location (``withheld_rows``), in the one class
-        of rows without coordinates. A class with ``lon_min > lon_max``
+        box on a grid whose step grows with it, inside its rectangle of the
+        partition (which tiles ``bounds``), so that no edge tells more of a
+        record than the box over k does (:mod:`geoanon.points.edges`).
+        Isolated records, within ``max_withheld``, are published without a
+        location (``withheld_rows``), in the one class of rows without
+        coordinates; ``report["isolated"]`` says how many, and the budget.
+        ``report["bounds"]`` is the region the published boxes cover. A
+        class with ``lon_min > lon_max``
         crosses the antimeridian (RFC 7946, 3.1.9) and its geometry is a
         MultiPolygon cut there. ``warnings`` name what was assumed or looks
         wrong (a CRS assumed, records at (0, 0)). ``partition`` is the
@@ -145,7 +151,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
     if crs is not None and is_geographic(crs):
         warnings += null_island(xy)
-    boxes, class_id, withheld = published_boxes(x, y, present, part, k, crs, bounds, seed)
+    max_withheld = check_max_withheld(max_withheld)
+    budget = budget_rows(max_withheld, len(df), k)
+    boxes, class_id, withheld, isolated = published_boxes(x, y, present, part, k, crs, bounds, budget)
+    warnings += isolated_warning(isolated, max_withheld)
     rect = np.full((len(df), 4), np.nan)
     located = class_id < boxes.shape[0]
     rect[located] = boxes[class_id[located]]
@@ -179,9 +188,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
             "method": method,
             "suppressed_rows": int((~located).sum()),
             "withheld_rows": int(withheld),
+            "isolated": {"max_withheld": max_withheld, "budget_rows": budget, "published": isolated},
             "columns": {"lat": lat_name, "lon": lon_name},
             "crs": None if crs is None else str(crs),
-            "bounds": list(part.bounds),
+            "bounds": published_bounds(boxes, crs is not None and is_geographic(crs)),
             "ncp": ncp,
             "units": units,
             **measure_undeclared(table, loose, k, warnings),
@@ -199,49 +209,92 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
                    location={"kind": "points", "columns": (lat_name, lon_name)})
 
 
+def isolated_warning(published: int, share: float) -> list:
+    """The warning on isolated records left in their class's box."""
+    if not published:
+        return []
+    return [f"{plural(published, 'isolated record')} ({'none' if share == 0 else 'beyond the budget'}"
+            f"{'' if share == 0 else f' of {share:.0%}'} withheld) {'is' if published == 1 else 'are'} published in "
+            "boxes whose far side holds only them and few others: raise max_withheld to publish them without a "
+            "location"]
+
+
 def withheld_note(withheld: int) -> str:
     """The map's and report's note on records published without a location."""
-    return (f"{plural(withheld, 'record')} published without a location: an edge of their class's box would lie "
-            "within 1% of its extent of one of them")
+    return (f"{plural(withheld, 'record')} published without a location: isolated records, far from the rest of "
+            "their class (geoanon.points.isolated), and any records of their class too few to stand alone")
 
 
-def published_boxes(x, y, present, part, k, crs, bounds, seed=0) -> tuple:
+def published_boxes(x, y, present, part, k, crs, bounds, budget: int) -> tuple:
     """What the classes of ``part`` (over the rows ``present``) publish: each
-    its records' box moved out by a margin onto the grid, inside its
+    its records' box on the grid of :mod:`geoanon.points.edges`, inside its
     rectangle (the joint release's rule,
-    :class:`~geoanon.pipeline.location.PointsPublisher`). The rows whose box
-    would lie too near them (:mod:`geoanon.points.margins`), and the rest of
-    any class they leave short of k, join the rows without coordinates in one
-    last class without a location (with too few of them, every class they
-    come from goes whole). Returns the kept classes' boxes, every row's class
-    (the number of boxes for the last one) and the number of rows withheld."""
+    :class:`~geoanon.pipeline.location.PointsPublisher`). Isolated records
+    (:mod:`geoanon.points.isolated`), most isolated first while at most
+    ``budget`` rows go, join the rows without coordinates in one last class
+    without a location, with the rest of any class they leave short of k;
+    with too few of them for a class, their classes go whole (or none does,
+    beyond the budget). Returns the kept classes' boxes (each held to the
+    records it keeps), every row's class (the number of boxes for the last
+    one), the number of rows withheld and of isolated rows still published."""
+    from ..points.isolated import within_budget
     from .location import points_location
 
     dims, publisher = points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress",
-                                      crs, bounds, [], "box", None)
+                                      crs, bounds, [], "box", None, k)
     label = np.full(len(x), -1, dtype=np.int64)
     label[present] = part.labels
-    order = present[np.argsort(part.labels, kind="stable")]
-    starts = np.cumsum(part.weights) - part.weights
-    members = np.split(order, starts[1:])
-    held = [(np.minimum.reduceat(d.rank[order], starts), np.maximum.reduceat(d.rank[order], starts) + 1)
-            for d in dims.items]                       # the ranks each class's records hold, per axis
-    tiles = part.rank_boxes
-    states = list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
-                      zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
-    boxes = publisher.rectangles(dims, states, seed)
-    pinned = np.zeros(len(x), dtype=bool)
-    pinned[order] = publisher.pins(dims, states, members, seed)
-    hit = np.bincount(label[pinned], minlength=part.n_classes)
-    gone = pinned | np.isin(label, np.flatnonzero(part.weights - hit < k))
+    flagged, gap = publisher.isolated(dims, label, k)
+    chosen = within_budget(flagged, gap, label, part.weights, k, budget)
+    hit = np.bincount(label[chosen], minlength=part.n_classes)
+    gone = chosen | np.isin(label, np.flatnonzero((hit > 0) & (part.weights - hit < k)))
     absent = label < 0
     if 0 < int((gone | absent).sum()) < k:          # too few to be a class: their classes go whole
         gone = np.isin(label, np.flatnonzero(hit > 0))
-    kept = np.flatnonzero(np.bincount(label[~gone & ~absent], minlength=part.n_classes) > 0)
+        if gone.sum() > budget:
+            gone[:] = False
+    kept_label = np.where(gone | absent, -1, label)
+    kept = np.flatnonzero(np.bincount(kept_label[kept_label >= 0], minlength=part.n_classes) > 0)
+    rows = np.flatnonzero(kept_label >= 0)
+    held = []
+    for d in dims.items:                              # the ranks each kept class's records hold, per axis
+        first = np.full(part.n_classes, np.iinfo(np.int64).max)
+        end = np.full(part.n_classes, -1)
+        np.minimum.at(first, kept_label[rows], d.rank[rows])
+        np.maximum.at(end, kept_label[rows], d.rank[rows] + 1)
+        held.append((first[kept], end[kept]))
+    tiles = part.rank_boxes[kept]
+    states = list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
+                      zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
+    boxes = publisher.rectangles(dims, states)
     renumber = np.full(part.n_classes + 1, kept.size, dtype=np.int64)
     renumber[kept] = np.arange(kept.size)
-    class_id = renumber[np.where(gone | absent, part.n_classes, label)]
-    return boxes[kept], class_id, int(gone.sum())
+    class_id = renumber[np.where(kept_label < 0, part.n_classes, label)]
+    return boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
+
+
+def published_bounds(boxes: np.ndarray, geographic: bool = True) -> list:
+    """The region the published ``boxes`` (xmin, ymin, xmax, ymax; xmin > xmax
+    across the antimeridian) cover: what a report may say of the release's
+    extent (never the records', whose extremes are single records). In
+    longitude, the covered arcs of the circle from the end of its widest
+    uncovered gap to its start (west > east across the antimeridian)."""
+    if len(boxes) == 0:
+        return []
+    b = np.asarray(boxes, dtype=np.float64)
+    south, north = float(b[:, 1].min()), float(b[:, 3].max())
+    if not geographic:
+        return [float(b[:, 0].min()), south, float(b[:, 2].max()), north]
+    start = np.where(b[:, 0] >= 180.0, b[:, 0] - 360.0, b[:, 0])
+    end = start + np.where(b[:, 0] > b[:, 2], b[:, 2] + 360.0 - b[:, 0], b[:, 2] - b[:, 0])
+    order = np.argsort(start)
+    start, end = start[order], np.maximum.accumulate(end[order])
+    gaps = np.r_[start[1:] - end[:-1], start[0] + 360.0 - end[-1]]     # before each arc; the last wraps round
+    widest = int(np.argmax(gaps))
+    west = float(start[(widest + 1) % start.size])
+    east = float(end[widest])
+    east = east - 360.0 if east > 180.0 else east
+    return [west, south, east, north]
 
 
 def gpd_classes(boxes: np.ndarray, weights: np.ndarray, crs):

@@ -33,9 +33,9 @@ taken is the *policy*:
     as ``"balanced"``, with one key before all others for the cut's position
     on an axis: how wide the gap between the two sides is, up to
     ``GAP_SHARE`` of the node's extent (in ``GAP_STEPS`` steps), so that cuts
-    fall where the edges keep away from the records
-    (:mod:`geoanon.points.margins`); with a target of 2k - 1, the classes'
-    sizes leave the cuts room to choose. The axis is chosen as ``"balanced"``
+    fall in the empty ground between clusters rather than through a town
+    (the boxes on either side then end where no record is); with a target
+    of 2k - 1, the classes' sizes leave the cuts room to choose. The axis is chosen as ``"balanced"``
     chooses it (a wider gap on a narrow axis would cut slivers).
 
 Every policy places a cut's boundary in the middle of the gap between its two
@@ -54,17 +54,22 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .margins import EDGE_MARGIN
-
-__all__ = ["AxisEnds", "KdTree", "kd_partition"]
+__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "kd_partition", "needed_gap"]
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
-GAP_SHARE = 2 * EDGE_MARGIN   # the gap a cut needs, as a share of its node's extent
+GAP_SHARE = 0.02     # the gap a cut looks for, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
 
 _jit = numba.njit(cache=True, nogil=True)
+
+
+def needed_gap(extent) -> np.ndarray:
+    """The gap a cut of a node whose records span ``extent`` on the cut's
+    axis looks for between its two sides' nearest records (elementwise):
+    ``GAP_SHARE`` of it, so cuts fall between clusters."""
+    return GAP_SHARE * np.asarray(extent, dtype=np.float64)
 
 
 @dataclass
@@ -198,9 +203,8 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
     side weighs in [lo, hi]: ``(position, lower weight, keys)``, position -1 when
     there is none. The position is the lower side's last; ties go to the first.
     A cut's gap is measured between its sides' coordinates (``coord`` of the
-    ``point`` at each position) against ``GAP_SHARE`` of the segment's extent,
-    the gap that keeps its edge away from the records of the boxes beside it
-    (:mod:`geoanon.points.margins`)."""
+    ``point`` at each position) against ``GAP_SHARE`` of the segment's extent
+    (:func:`needed_gap`)."""
     look = ahead and (lo <= 2 * target or total - hi <= 2 * target)
     if look:
         _tables(weight, rank, a, b, total, k, target, pre, suf)

@@ -528,7 +528,7 @@ def _axis_ranks(values: np.ndarray, order: np.ndarray | None = None, seam: int |
 def _boundary_values(lows, highs, boundary, lo: float, hi: float, seam=None, upper=False) -> np.ndarray:
     """Coordinates of rank boundaries: ``lo`` / ``hi`` at the ends, else the
     shortest decimal in the middle half of the gap between the two ranks it
-    separates (away from both, :mod:`geoanon.points.margins`). The
+    separates (away from both records: a cut, not a record). The
     boundary before rank ``seam`` crosses the antimeridian: it lies at ±180
     (180 as an upper edge, -180 as a lower one) unless a record is there."""
     distinct, where = np.unique(boundary, return_inverse=True)

@@ -13,7 +13,7 @@ from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
 __all__ = ["LOCATION_SHAPES", "PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_suppressed", "check_resolution", "check_weights", "check_zip_level",
+           "check_max_extent", "check_max_suppressed", "check_max_withheld", "check_resolution", "check_weights", "check_zip_level",
            "parse_location", "precision_weight"]
 
 LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
@@ -98,6 +98,14 @@ def check_max_extent(value, kind, method) -> float | None:
         raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
+    return float(value)
+
+
+def check_max_withheld(value) -> float:
+    """``max_withheld``: a share 0 <= share < 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
+        raise ParameterError(f"max_withheld must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
+                             f"got {show(value)}")
     return float(value)
 
 

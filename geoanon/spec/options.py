@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
-                       SUPPRESS_METHODS, ZIP_LEVELS)
+                       SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
 from . import kinds
 from .kinds import Kind
 
@@ -105,8 +105,6 @@ def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH,
 DASK_BOXES = "it publishes boxes of located rows (--extent box, --missing error)"
 DASK_POINTS = "the dask engine's joint release needs --lat and --lon"
 LOCATION_GROUP = "location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, or none)"
-SEED_HELP = ("seed of what the job draws: the rows' order, --label-order random, anonymize's box margins (default 0; "
-             "the same seed gives the same output)")
 TILES_HELP = ("base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) or a URL template with {z}, "
               "{x}, {y} (needs --attribution); the map then needs network to show them")
 
@@ -269,6 +267,10 @@ OPTIONS = (
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
            flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE"),
+    Option("max_withheld", ("points", "anonymize"), kinds.SHARE, "budget of isolated records (far from the rest of "
+           "their class: its box's far side would hold only them and few others) published without a location, "
+           "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
+           key="release.max_withheld", default=WITHHELD, metavar="SHARE"),
     _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
             "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
             "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
@@ -288,9 +290,8 @@ OPTIONS = (
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,
            why="it computes several releases of a table in memory", default=False),
-    Option("seed", ("points", "labels", "anonymize"), kinds.SEED, SEED_HELP, flag="--seed", key="release.seed",
-           default=0, metavar="N"),
-    Option("seed", ("zip", "suppress"), kinds.SEED, SEED_HELP, flag="--seed", default=0, metavar="N", api=()),
+    Option("seed", ("labels",), kinds.SEED, "seed of --label-order random (default 0; the same seed gives the same "
+           "output)", flag="--seed", key="release.seed", default=0, metavar="N"),
 
     # -- audit's extra inputs -----------------------------------------------------------------
     Option("original", ("audit",), kinds.PATH, "the input the release was made from (same rows and order): adds the "

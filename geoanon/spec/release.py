@@ -24,7 +24,8 @@ from ..columns import Columns, declared, with_sensitive
 from ..errors import ParameterError
 from ..models import Hierarchy, Model, requested_model
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
-                     check_max_suppressed, check_resolution, check_weights, check_zip_level, parse_location)
+                     check_max_suppressed, check_max_withheld, check_resolution, check_weights, check_zip_level,
+                     parse_location)
 from .options import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
@@ -139,7 +140,8 @@ def _joint_options(options: dict, cols: Columns, kind) -> dict:
             "dates": check_dates(cols.dates or None)}
 
 
-_CHECKS = {"resolution": check_resolution, "n_jobs": check_jobs, "seed": check_seed}
+_CHECKS = {"resolution": check_resolution, "n_jobs": check_jobs, "seed": check_seed,
+           "max_withheld": check_max_withheld}
 
 
 def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:

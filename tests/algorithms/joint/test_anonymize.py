@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import geoanon as ga
 from geoanon.errors import UndeclaredColumnsError
-from geoanon.joint.dims import MARGIN
-from checkers import brute_force_set_ncp, brute_force_suppression, check_joint_release, without_outlines
+from checkers import (brute_force_set_ncp, brute_force_suppression, check_joint_release, coarsest_step, grid_edges,
+                      without_outlines)
 
 MARITAL = [["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
            ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]]
@@ -61,30 +61,28 @@ def test_release_is_valid_over_all_published_columns(method):
 
 
 @pytest.mark.parametrize("resolution", [None, 0.1, 0.0001])
-def test_boxes_are_the_records_box_moved_outward_inside_their_tile(resolution):
+def test_boxes_are_the_records_box_on_a_grid_that_grows_with_it_inside_their_tile(resolution):
     df = _table(700, seed=5)
     df.loc[3, "age"] = 104                                     # one outlier
     box = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=7, resolution=resolution,
                        method="frontier", suppress=["sex"], **declared("age", "sex"))
     check_joint_release(published(df), box.in_input_order(), 7, lat="lat", lon="lon", intervals=["age"], suppressed=["sex"])
-    boxed = box.in_input_order()["lat_min"].notna()                      # the rows a box edge would pin have none
+    boxed = box.in_input_order()["lat_min"].notna()              # isolated records have none
     assert boxed.mean() > 0.95
     t, df = box.in_input_order()[boxed], df[boxed]
     for name in ("lat", "lon"):
         span = df[name].max() - df[name].min()
         step = resolution or 10 ** np.floor(np.log10(span / 1000))    # default: a thousandth, down to a power of ten
         lo, hi = t[f"{name}_min"], t[f"{name}_max"]
-        cls_lo = df[name].groupby(t["class_id"]).transform("min")
-        cls_hi = df[name].groupby(t["class_id"]).transform("max")
-        assert (lo < cls_lo).all() and (hi > cls_hi).all()
-        # the location class's records' box, each side moved outward by less than twice the margin (a share
-        # of the class's range) and a step of the grid, one more where that step lands on a record's value;
-        # less where the tile ends first
         loc = t.groupby([f"{name}_min", f"{name}_max"])[name + "_min"].transform("size")
         assert loc.min() >= 7
         box_lo = df[name].groupby([lo, hi]).transform("min")
         box_hi = df[name].groupby([lo, hi]).transform("max")
-        reach = 2 * MARGIN * (box_hi - box_lo) + 2 * step + 1e-9
+        # the location class's records' box, each side out to a grid whose step is the least round number of
+        # at least its range over k - 2 (and the resolution): less than 2.5 times that beyond, less where the
+        # tile ends first
+        reach = 2.5 * np.maximum((box_hi - box_lo) / 5, step) + 1e-9
+        assert (lo < box_lo).all() and (hi > box_hi).all()
         assert ((box_lo - lo) <= reach).all() and ((hi - box_hi) <= reach).all()
         assert not set(lo) & set(df[name]) and not set(hi) & set(df[name])
     # intervals hold the class's own range, on one round grid, an end moved past every value fewer than k
@@ -100,23 +98,26 @@ def test_boxes_are_the_records_box_moved_outward_inside_their_tile(resolution):
     assert t.loc[df["age"] == 104, "age_max"].isna().all()
 
 
-def test_an_isolated_record_is_not_pinned_by_its_box():
-    """A record far from the others of its class: the box edges keep a share
-    of the class's range from it, drawn per class and side from the seed."""
+def test_an_isolated_record_goes_without_a_location_or_in_a_box_on_a_coarse_grid():
+    """A record far from the others of its class: published without a
+    location (with its class, too few without it), or, with no budget, in a
+    box whose edges lie on a grid of at least its width over k."""
     rng = np.random.default_rng(3)
     cluster = np.c_[35 + rng.random(40) * 0.01, -80 + rng.random(40) * 0.01]
     far = np.c_[39 + rng.random(41) * 0.01, -74 + rng.random(41) * 0.01]     # another class, far away
     df = pd.DataFrame({"lat": np.r_[cluster[:, 0], 35.3, far[:, 0]], "lon": np.r_[cluster[:, 1], -79.7, far[:, 1]],
                        "age": np.r_[rng.integers(20, 60, 40), 40, rng.integers(20, 60, 41)]})
-    gaps = []
-    for seed in range(4):
-        t = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41, seed=seed).in_input_order()
-        assert t["class_id"].nunique() == 2
-        lat_gap, lon_gap = t["lat_max"].iloc[40] - 35.3, t["lon_max"].iloc[40] + 79.7
-        assert lat_gap >= MARGIN * (35.3 - cluster[:, 0].min()) and lon_gap >= MARGIN * (-79.7 - cluster[:, 1].min())
-        assert lat_gap < 2 * MARGIN * (35.3 - cluster[:, 0].min()) + 0.01
-        gaps.append(lat_gap)
-    assert len(set(np.round(gaps, 6))) > 1                      # the seed moves the edge
+    release = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41)
+    t = release.in_input_order()
+    assert t["lat_min"].iloc[:41].isna().all() and t["lat_min"].iloc[41:].notna().all()
+    assert release.report.details["isolated"] == {"max_withheld": 0.02, "budget_rows": 82, "withheld_rows": 41,
+                                                  "published": 0}
+    kept = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=41, max_withheld=0)
+    t = kept.in_input_order()
+    assert kept.report.details["isolated"]["published"] == 1 and any("1 isolated record" in w for w in kept.warnings)
+    for name in ("lat", "lon"):
+        lo, hi = float(t[f"{name}_min"].iloc[40]), float(t[f"{name}_max"].iloc[40])
+        assert grid_edges(lo, hi, 41) == 2 and coarsest_step(lo, hi - lo) >= (hi - lo) / 41
 
 
 def test_tiles_cover_the_bounds_and_the_range():

@@ -1,14 +1,12 @@
-"""Records a box edge would pin, published without a location.
+"""Records published without a location: the isolated ones
+(:mod:`geoanon.points.isolated`), which a box would place far from the rest of
+their class.
 
-A cut of the location tree lies in the widest gap it can find, and the
-frontier prefers location classes whose box keeps every edge away from their
-records (:mod:`geoanon.points.margins`); where the data leave no such gap (a
-dense cluster cut through), a few records still lie within the margin of an
-edge of their box. Those records, and the rest of any class that no longer
-meets the model without them, are published with an empty location: they
-form one location class of their own, cut along the other
-quasi-identifiers like any other. The boxes stay as they were: every record
-left in one keeps its margin.
+Those records, and the rest of any class that no longer meets the model
+without them, are published with an empty location: they form one location
+class of their own, cut along the other quasi-identifiers like any other.
+The boxes they leave are held to the records that stay, so no box still
+shows where a withheld record lies.
 """
 from __future__ import annotations
 
@@ -21,33 +19,30 @@ from .cuts import narrowed
 from .dims import RankDim
 from .outliers import _blank
 
-__all__ = ["without_pins"]
+__all__ = ["without_locations"]
 
 
-def without_pins(dims, check, part, pins):
-    """``part`` with its pinned records (``pins``: states, rows per state ->
-    whether each row lies too near its box's edge) moved to a location class
-    without a location, cut along the other quasi-identifiers as the frontier's
-    classes are (:func:`geoanon.joint.search.cut_down`); and the rows moved.
+def without_locations(dims, check, part, chosen: np.ndarray):
+    """``part`` with the ``chosen`` rows (a bool per row) moved to a location
+    class without a location, cut along the other quasi-identifiers as the
+    frontier's classes are (:func:`geoanon.joint.search.cut_down`); and the
+    rows moved.
 
-    A class that misses the model without its pinned rows gives up, besides,
+    A class that misses the model without its chosen rows gives up, besides,
     rows of its most frequent sensitive value until it meets it again
-    (:func:`_mending`), or goes whole; while
-    the moved rows together miss it, whole classes join them one at a time
-    (:func:`_diluting`; a union of classes meets k, l and t).
-    InfeasibleError when even all of them miss it (a union can miss
-    delta-disclosure)."""
+    (:func:`_mending`), or goes whole; while the moved rows together miss it,
+    whole classes join them one at a time (:func:`_diluting`; a union of
+    classes meets k, l and t). InfeasibleError when even all of them miss it
+    (a union can miss delta-disclosure)."""
     n_classes = len(part.states)
     members = _members(part.row_class, n_classes)
-    flags = pins(part.states, members)
-    pinned = np.zeros(part.row_class.size, dtype=bool)
-    pinned[np.concatenate(members)] = flags
-    hit = np.unique(part.row_class[pinned])
+    chosen = np.asarray(chosen, dtype=bool)
+    hit = np.unique(part.row_class[chosen])
     if hit.size == 0:
         return part, np.zeros(0, dtype=np.int64)
-    moved = pinned.copy()
+    moved = chosen.copy()
     for c in hit.tolist():
-        moved[_mending(check, members[c][~pinned[members[c]]])] = True
+        moved[_mending(check, members[c][~chosen[members[c]]])] = True
     located = part.row_class >= 0
     per_class = np.zeros((n_classes, check.n_values), dtype=np.int64)
     np.add.at(per_class, (part.row_class[located], check.codes[located]), 1)
@@ -61,14 +56,14 @@ def without_pins(dims, check, part, pins):
         moved[members[c]] = whole[c] = True
     rows = np.flatnonzero(moved)
     if not check.holds(check.histogram(rows)[None, :])[0]:
-        raise InfeasibleError(f"the {rows.size} records whose box edges would pin them cannot meet "
-                              f"{check.describe()} together without a location")
-    return _moved(dims, check, part, rows, pins), rows
+        raise InfeasibleError(f"the {rows.size} records published without a location cannot meet "
+                              f"{check.describe()} together")
+    return _moved(dims, check, part, rows), rows
 
 
 def _diluting(per_class, hist, whole, hit):
     """The class to move whole next, while the moved rows (sensitive counts
-    ``hist``) miss the model: a class holding pinned rows before any other,
+    ``hist``) miss the model: a class holding chosen rows before any other,
     then the one whose rows (``per_class`` counts) hold the smallest share of
     the moved rows' most frequent sensitive value (mending moved that value's
     rows: they need other values beside them); None when every class has moved."""
@@ -82,7 +77,7 @@ def _diluting(per_class, hist, whole, hit):
 
 def _mending(check, rest: np.ndarray) -> np.ndarray:
     """The rows of ``rest`` (what a class keeps) that must leave with its
-    pinned ones so the rest meets the model: none where it does, one row at a
+    chosen ones so the rest meets the model: none where it does, one row at a
     time of its most frequent sensitive value (the last in row order) while it
     misses it, every row where it cannot (fewer than k)."""
     keep = np.ones(rest.size, dtype=bool)
@@ -107,9 +102,8 @@ def _members(row_class: np.ndarray, n: int) -> list:
 def _shrunk(dims, states, location_class, row_class) -> list:
     """``states`` with every location class's box held to the rows it keeps
     (the same for all its classes): a box that stayed as it was would still
-    show where a moved record lies. Its rows kept their margins from the tile's
-    edges, which stay, and from its own edges, which move with its range.
-    Classes that publish no location (the suppressed class) stay as they are."""
+    show where a moved record lies. Classes that publish no location (the
+    suppressed class) stay as they are."""
     located = [j for j, d in enumerate(dims.items) if d.location and isinstance(d, RankDim)]
     rows = np.flatnonzero(row_class >= 0)
     place = location_class[row_class[rows]]
@@ -138,13 +132,11 @@ def _narrowed_others(dims, states, members, sizes) -> list:
             for st, rows, size in zip(states, members, sizes.tolist())]
 
 
-def _moved(dims, check, part, rows, pins):
+def _moved(dims, check, part, rows):
     """``part`` with ``rows`` in one new location class publishing no location,
     cut along the other dimensions; classes and location classes left empty
     dropped, the others' other quasi-identifiers narrowed to the rows they
-    keep, and their boxes held to them where no edge then pins one of them
-    (a box's margins are drawn anew from its state, so a smaller range can
-    give a wider box)."""
+    keep, and their boxes held to them."""
     from .search import cut_down
 
     root = [_blank(d) if d.location else s for d, s in zip(dims.items, dims.root(rows))]
@@ -156,12 +148,8 @@ def _moved(dims, check, part, rows, pins):
     renumber[kept] = np.arange(kept.size)
     row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
     places, location_class = np.unique(part.location_class[kept], return_inverse=True)
-    before = [part.states[c] for c in kept.tolist()]
-    states = _shrunk(dims, before, location_class, row_class)
+    states = _shrunk(dims, [part.states[c] for c in kept.tolist()], location_class, row_class)
     kept_rows = _members(row_class, kept.size)
-    pinning = np.bincount(np.repeat(location_class, [r.size for r in kept_rows])[pins(states, kept_rows)],
-                          minlength=places.size) > 0
-    states = [old if pinning[place] else new for old, new, place in zip(before, states, location_class)]
     states = _narrowed_others(dims, states, kept_rows, np.bincount(part.row_class[part.row_class >= 0])[kept])
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)

@@ -1,0 +1,143 @@
+"""Box edges that tell no more about a class's extreme records than the box
+itself, divided by k.
+
+An edge of a published box is its class's extreme record moved out onto a
+grid: whoever knows the rule learns that the record lies within one grid
+step inside the edge, and nothing finer. So the step grows with the box. On
+each axis a class whose records span ``r`` is published on the grid of the
+least round step (1, 2 or 5 times a power of ten)
+
+    s >= max(r / (k - 2), floor)            (r / 1 when k < 4),
+
+its edges the grid points strictly outside its records. Its width is then
+``W <= r + 2 s <= k s`` (``3 s`` below k = 4): no record's position along an
+axis can be narrowed below ``W / max(k, 3)`` of its box, the extreme records'
+no more than the others', and no edge is a record's coordinate. A cut
+between two classes of a tiling stays where it is (a cut is the middle of a
+gap, not a record); an edge clipped to it still leaves its record within one
+step of it.
+
+The **floor** keeps records that share a coordinate from publishing it: at
+least ``k`` times the coordinates' own resolution (their decimals, or the
+step of a lattice they lie on, :func:`coordinate_resolution`), so a box holds
+at least k positions the data could have on each axis, and at least the grid
+of published edges the caller sets (its ``resolution``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["coordinate_resolution", "off_values", "snap_steps", "snapped", "window"]
+
+ROUND = (1.0, 2.0, 5.0)
+
+
+def snap_steps(spans, k: int, floor) -> np.ndarray:
+    """The grid step of classes whose records span ``spans`` on an axis: the
+    least round number at least ``spans / (k - 2)`` (``spans`` below k = 4)
+    and at least ``floor`` (elementwise; ``floor`` > 0).
+
+    >>> snap_steps(np.array([0.0, 0.3, 3.0]), 5, 0.01).tolist()
+    [0.01, 0.1, 1.0]
+    """
+    need = np.maximum(np.asarray(spans, dtype=np.float64) / max(k - 2, 1), floor)
+    power = np.floor(np.log10(need))
+    base = 10.0 ** power
+    step = np.full(need.shape, np.inf)
+    for m in (*ROUND, 10.0):
+        candidate = _rounded(m * base, power)
+        step = np.where((candidate >= need * (1 - 1e-12)) & (candidate < step), candidate, step)
+    return step
+
+
+def snapped(low, high, step) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of boxes whose records span ``[low, high]`` on the grid of
+    ``step`` (elementwise): the grid points strictly below ``low`` and
+    strictly above ``high``, written with the step's decimals.
+
+    >>> [v.tolist() for v in snapped(np.array([35.94, 0.0]), np.array([36.02, 0.5]), np.array([0.05, 0.5]))]
+    [[35.9, -0.5], [36.05, 1.0]]
+    """
+    low, high, step = (np.asarray(v, dtype=np.float64) for v in (low, high, step))
+    power = np.floor(np.log10(step))
+    lo = _rounded(np.floor(_quotient(low, step)) * step, power)
+    lo = np.where(lo < low, lo, _rounded(lo - step, power))
+    hi = _rounded(np.ceil(_quotient(high, step)) * step, power)
+    hi = np.where(hi > high, hi, _rounded(hi + step, power))
+    return lo, hi
+
+
+def off_values(edges, step, values: np.ndarray, direction: int) -> np.ndarray:
+    """``edges`` moved one ``step`` further out (down for ``direction`` -1)
+    while they equal one of the sorted ``values`` (every record's
+    coordinate): no published number is a record's coordinate, even
+    another class's. The window an edge leaves its own extreme record only
+    grows.
+
+    >>> off_values(np.array([35.9, 36.0]), np.array([0.1, 0.1]), np.array([35.9, 35.95]), -1).tolist()
+    [35.8, 36.0]
+    """
+    edges, step = np.array(edges, dtype=np.float64), np.broadcast_to(np.asarray(step, dtype=np.float64), np.shape(edges))
+    power = np.floor(np.log10(step))
+    hit = _on(values, edges)
+    while hit.any():
+        edges[hit] = _rounded(edges[hit] + direction * step[hit], power[hit])
+        hit[hit] = _on(values, edges[hit])
+    return edges
+
+
+def _on(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether each of ``x`` is one of the sorted ``values``."""
+    if values.size == 0:
+        return np.zeros(np.shape(x), dtype=bool)
+    at = np.minimum(np.searchsorted(values, x), values.size - 1)
+    return values[at] == x
+
+
+def window(width, k: int) -> np.ndarray:
+    """The least window, along one axis, to which the rule lets anyone narrow
+    a record of a box ``width`` wide: ``width / max(k, 3)``."""
+    return np.asarray(width, dtype=np.float64) / max(k, 3)
+
+
+def coordinate_resolution(values) -> float:
+    """The step the coordinates ``values`` are written on: the largest power of
+    ten (or 2 or 5 times one) of which all but a thousandth of them are
+    multiples, as a lattice or a fixed number of decimals gives; 0 for
+    coordinates of full float precision.
+
+    >>> coordinate_resolution(np.array([35.12345, 35.1, -78.00002]))
+    1e-05
+    >>> coordinate_resolution(np.array([3.4, 3.5, 4.0]))
+    0.1
+    """
+    v = np.unique(np.asarray(values, dtype=np.float64))
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return 0.0
+    magnitude = max(float(np.abs(v).max()), 1e-300)
+    allowed = max(1, v.size // 1000)
+    top = int(np.floor(np.log10(float(v[-1] - v[0])))) if v[-1] > v[0] else int(np.floor(np.log10(magnitude)))
+    for power in range(top, int(np.floor(np.log10(magnitude))) - 13, -1):
+        for m in (5.0, 2.0, 1.0):
+            step = _rounded(m * 10.0 ** power, power)
+            q = v / step
+            off = np.abs(q - np.round(q)) > 1e-6
+            if int(off.sum()) < allowed:
+                return float(step)
+    return 0.0
+
+
+def _quotient(v: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``v / step`` with a quotient within 1e-9 of a whole number taken as it
+    (0.3 is a multiple of 0.1)."""
+    q = v / step
+    whole = np.round(q)
+    return np.where(np.abs(q - whole) < 1e-9, whole, q)
+
+
+def _rounded(v, power) -> np.ndarray:
+    """``v`` rounded to the decimals of a step of ``10 ** power`` (elementwise)."""
+    places = np.clip(-np.asarray(power, dtype=np.float64), 0, 15)
+    scale = 10.0 ** places
+    return np.round(np.asarray(v, dtype=np.float64) * scale) / scale
