@@ -28,7 +28,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
                                    # beta_enhanced, delta (at least one), ground, order
     k = 10
 
-    [release]                      # method, extent, resolution, jobs, missing, crs, bounds, seed,
+    [release]                      # method, extent, resolution, jobs, missing, crs, bounds, max_withheld,
                                    # weights = { location = 4, age = 1 }, max_extent_km,
                                    # location_loss, max_suppressed = 0.02, zip_level
     method = "frontier"
@@ -55,7 +55,7 @@ from ._text import show
 from .choices import LEVELS
 from .errors import DataError, ParameterError, UndeclaredColumnsError
 from .spec import kinds
-from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_resolution, check_weights
+from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_max_withheld, check_resolution, check_weights
 from .spec.options import OPTIONS, Option
 
 __all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
@@ -224,10 +224,10 @@ def _check_release(release: dict, check_bounds, geographic) -> None:
         check_jobs(release["jobs"])
     if "bounds" in release:
         check_bounds(release["bounds"], geographic(release.get("crs", "EPSG:4326")))
-    if release.get("seed", 0) < 0:
-        raise ParameterError(f"seed must be an integer >= 0, got {release['seed']}")
     if "max_suppressed" in release:
         check_max_suppressed(release["max_suppressed"], None)
+    if "max_withheld" in release:
+        check_max_withheld(release["max_withheld"])
 
 
 def check_files(jobs: list) -> None:

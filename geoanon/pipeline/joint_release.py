@@ -250,14 +250,14 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
     >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
        age_min  age_max sex diagnosis  class_id
-    0       32       39   *       flu         1
-    1       32       39   *      copd         1
-    2       44       53   *       flu         0
-    3       44       53   *      gout         0
-    4        0       35   F      copd         2
-    5        0       35   F       flu         2
-    6       56     <NA>   M      gout         3
-    7       56     <NA>   M       flu         3
+    0       40       54   *       flu         0
+    1       40       54   *      gout         0
+    2       30       39   *      copd         1
+    3       30       39   *       flu         1
+    4        0       39   F      copd         2
+    5        0       39   F       flu         2
+    6       55     <NA>   M       flu         3
+    7       55     <NA>   M      gout         3
     >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
     (2, 2)
 

@@ -291,7 +291,7 @@ OPTIONS = (
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,
            why="it computes several releases of a table in memory", default=False),
     Option("seed", ("labels",), kinds.SEED, "seed of --label-order random (default 0; the same seed gives the same "
-           "output)", flag="--seed", key="release.seed", default=0, metavar="N"),
+           "output)", flag="--seed", default=0, metavar="N"),
 
     # -- audit's extra inputs -----------------------------------------------------------------
     Option("original", ("audit",), kinds.PATH, "the input the release was made from (same rows and order): adds the "

@@ -370,7 +370,7 @@ def _cases():
     an("l above what the table has", "l=9", set={"-l": "9"})
     an("keep a missing column", "keep names 'nope', which is not a column", set={"--keep": "nope"})
     an("keep and drop one column", "'id' is given two roles: identifiers and keep", flags=("--identifiers", "id"))
-    an("negative seed", "seed must be an integer >= 0", set={"--seed": "-1"})
+    an("withheld share above 1", "max_withheld must be a share of the rows", set={"--max-withheld": "150%"})
     an("attribution without tiles", "--attribution is the credit line of --tiles", set={"--attribution": "me"})
 
     # -- labels --------------------------------------------------------------------

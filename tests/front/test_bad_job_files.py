@@ -88,7 +88,10 @@ def _cases():
         ("[output]", "[release]\nbounds = [1, 2, 3]\n\n[output]"))
     add("bounds upside down", "[release] bounds (-84.0, 37.0, -75.0, 34.0): ymin is above ymax",
         ("[output]", "[release]\nbounds = [-84, 37, -75, 34]\n\n[output]"))
-    add("negative seed", "[release] seed must be an integer >= 0", ("[output]", "[release]\nseed = -1\n\n[output]"))
+    add("withheld share above 1", "max_withheld must be a share of the rows",
+        ("[output]", "[release]\nmax_withheld = 2\n\n[output]"))
+    add("a seed, which a joint release has no use for", "[release] unknown key 'seed'",
+        ("[output]", "[release]\nseed = 3\n\n[output]"))
     add("unknown method", "expected one of joint, frontier", ("[output]", '[release]\nmethod = "mondrian"\n\n[output]'))
     add("unknown extent", "expected one of box, tile", ("[output]", '[release]\nextent = "hull"\n\n[output]'))
     add("unknown missing", "expected one of error, suppress", ("[output]", '[release]\nmissing = "drop"\n\n[output]'))

@@ -47,7 +47,8 @@ OPTIONS = [     # command, flags, the refusal (None: the release is made)
     ("anonymize", ["--max-suppressed", "nan"], "max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for "
                                                "2%), got nan"),
     ("anonymize", ["--jobs", BIG], None),
-    ("anonymize", ["--seed", BIG], None),                 # the seed of the box margins (and of the rows' order)
+    ("anonymize", ["--max-withheld", BIG], "max_withheld must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
+                                           "got 1e+30"),
     ("anonymize", ["--crs", "EPSG:3857", "--bounds=-1e200,-1e200,1e200,1e200"],
      "bounds (-1e+200, -1e+200, 1e+200, 1e+200) are too large: their area is beyond what a float holds"),
     ("points", ["--crs", "EPSG:3857", "--bounds=-1e200,-1e200,1e200,1e200"],

