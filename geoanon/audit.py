@@ -95,8 +95,9 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
         The input the release was made from (same rows, same order): adds
         ``ncp``, the information loss of every input column published among
         ``qi`` (as itself, or as ``{col}_min`` and ``{col}_max``), with
-        :func:`geoanon.information_loss` and the treatments it infers, and
-        ``units``, the same loss in the columns' own units
+        :func:`geoanon.information_loss` and the treatments it infers (an
+        interval's range between the values k records reach, as a release
+        reports it, with ``k`` given), and ``units``, the same loss in the columns' own units
         (:func:`geoanon.ncp.plain_units`: interval widths, the share of
         cells published exactly; a location's coordinates as intervals, in
         degrees).
@@ -183,7 +184,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
     report["ok"] = not any(v["classes"] for v in report["violations"].values())
     report["risk"] = risk_figures(df, qi, codes, sizes, population)
     if original is not None:
-        report.update(release_loss(original, df, qi, hierarchies))
+        report.update(release_loss(original, df, qi, hierarchies, reach=requested.get("k", 1)))
     return report
 
 
@@ -259,9 +260,10 @@ def risk_figures(df: pd.DataFrame, qi, codes: np.ndarray, sizes: np.ndarray, pop
     return out
 
 
-def release_loss(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None) -> dict:
+def release_loss(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies=None, reach: int = 1) -> dict:
     """``ncp`` and ``units`` (:func:`geoanon.ncp.plain_units`) of the input
-    columns published among ``qi``."""
+    columns published among ``qi``; an interval column's range between the
+    values ``reach`` records reach (the requested k, as a release reports it)."""
     from .ncp import infer_treatments, information_loss, plain_units
 
     if len(original) != len(released):
@@ -271,7 +273,7 @@ def release_loss(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies
     if not columns:
         raise DataError("no input column of the original is published among the quasi-identifiers")
     treatments = infer_treatments(original, released, columns, hierarchies)
-    return {"ncp": information_loss(original, released, treatments, hierarchies=hierarchies),
+    return {"ncp": information_loss(original, released, treatments, hierarchies=hierarchies, reach=reach),
             "units": plain_units(original, released, treatments)}
 
 

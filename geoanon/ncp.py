@@ -23,7 +23,10 @@ Per cell:
 
 A cell published empty costs 0 when the input was missing and 1 otherwise;
 an interval with one end empty is open (``90+``) and reaches the column's
-least or greatest input value.
+least or greatest input value. A release's own report measures an interval
+column's range between the values k of its records reach from either end
+(``reach``): a figure published beside the release then tells nothing of the
+column's most extreme records, which the range would.
 The overall figure averages all quasi-identifier cells.
 
 :func:`plain_units` says the same loss in the columns' own units: the
@@ -48,7 +51,7 @@ LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
 
 
 def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *,
-                     hierarchies=None, formats=None) -> dict:
+                     hierarchies=None, formats=None, reach: int = 1) -> dict:
     """NCP of ``released`` against ``original`` (rows in the same order).
 
     ``treatments`` maps an input column to how it is published:
@@ -60,6 +63,8 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
     ``hierarchies``) or ``("set", col)``. Returns ``{"overall": float,
     "columns": {input column: float}}``, and with a hierarchy or set column
     ``xu_ncp``, the same with Xu et al.'s categorical charge (see the module).
+    ``reach``: an interval column's range lies between the values that many
+    records reach from either end (1: its least and greatest values).
 
     Examples
     --------
@@ -80,10 +85,10 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
     for col, (kind, published) in treatments.items():
         if kind in ("interval", "longitude"):
             cells = _interval_cells(original[col], released[published[0]], released[published[1]],
-                                    wraps=kind == "longitude")
+                                    wraps=kind == "longitude", reach=reach)
         elif kind == "date":
             cells = _date_cells(original[col], released[published[0]], released[published[1]],
-                                (formats or {}).get(col))
+                                (formats or {}).get(col), reach)
         elif kind == "hierarchy":
             cells, xu[col] = _hierarchy_cells(original[col], released[published], (hierarchies or {})[col])
         elif kind == "suppress":
@@ -287,11 +292,11 @@ def _numbers(s: pd.Series, what: str) -> np.ndarray:
     return values
 
 
-def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
+def _interval_cells(original, lo, hi, wraps=False, reach: int = 1) -> np.ndarray:
     x = _numbers(original, f"column {show(original.name)}")
     a, b = _numbers(lo, f"column {show(lo.name)}"), _numbers(hi, f"column {show(hi.name)}")
     present = ~np.isnan(x)
-    low, high = (float(np.nanmin(x)), float(np.nanmax(x))) if present.any() else (0.0, 0.0)
+    low, high = _reached(x[present], reach)
     span = high - low
     if present.any():             # an open end (90+) reaches the column's least or greatest value
         a = np.where(np.isnan(a) & ~np.isnan(b), low, a)
@@ -305,14 +310,26 @@ def _interval_cells(original, lo, hi, wraps=False) -> np.ndarray:
     return np.where(empty, present.astype(float), cells)
 
 
-def _date_cells(original, lo, hi, fmt) -> np.ndarray:
+def _reached(x: np.ndarray, reach: int) -> tuple[float, float]:
+    """The least and greatest of ``x`` that ``reach`` of them reach from
+    either end (its range where fewer than twice as many); (0, 0) for none."""
+    if x.size == 0:
+        return 0.0, 0.0
+    x = np.sort(x)
+    if x.size < 2 * reach:
+        return float(x[0]), float(x[-1])
+    return float(x[reach - 1]), float(x[-reach])
+
+
+def _date_cells(original, lo, hi, fmt, reach: int = 1) -> np.ndarray:
     """:func:`_interval_cells` of a date column, in its whole days or seconds."""
     from .dates import parse
 
     x, unit = parse(original, fmt)
     a, b = parse(lo, unit=unit)[0], parse(hi, unit=unit)[0]
     name = original.name
-    return _interval_cells(pd.Series(x, name=name), pd.Series(a, name=lo.name), pd.Series(b, name=hi.name))
+    return _interval_cells(pd.Series(x, name=name), pd.Series(a, name=lo.name), pd.Series(b, name=hi.name),
+                           reach=reach)
 
 
 def _suppressed_cells(published) -> np.ndarray:

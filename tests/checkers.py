@@ -41,7 +41,7 @@ def grid_edges(lo: float, hi: float, k: int) -> int:
     at least the box's width over max(k, 3): an edge that does tells no more
     of its class's extreme record than that window (geoanon.points.edges)."""
     need = (hi - lo) / max(k, 3)
-    return sum(coarsest_step(v, hi - lo) >= need * (1 - 1e-9) for v in (lo, hi))
+    return sum(coarsest_step(v, 100 * (hi - lo)) >= need * (1 - 1e-9) for v in (lo, hi))
 
 
 def check_published_boxes(xy, labels, boxes, k, overlap=False):
@@ -508,7 +508,7 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
     - one published tuple per class (``class_id``), every class >= k rows, and
       the requested l (no sensitive value above 1/l of a class) and l_distinct;
     - a row's coordinates lie in its rectangle (half-open, closed at the outer
-      edge), no coordinate of a record is published, two distinct rectangles
+      edge), never on its edge, two distinct rectangles
       never overlap, and a rectangle's edges lie on a grid of at least its
       width over max(k, 3) per axis (as :func:`check_published_boxes`); a row
       with coordinates may be published without a rectangle (an isolated
@@ -553,7 +553,7 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
             assert xs[i] == xs[i] and ys[i] == ys[i], "a row without coordinates published with a rectangle"
             rect[released["class_id"].iloc[i]] = r
             boxed.append(i)
-            assert not ({r[0], r[2]} & set(xs) or {r[1], r[3]} & set(ys)), "a record's coordinate is published"
+            assert xs[i] not in (r[0], r[2]) and ys[i] not in (r[1], r[3]), "an edge is its own record's coordinate"
         outer = (min(r[0] for r in rect.values()), min(r[1] for r in rect.values()),
                  max(r[2] for r in rect.values()), max(r[3] for r in rect.values()))
         for i in boxed:

@@ -186,12 +186,7 @@ class RankDim:
         if self.extent == "tile":
             a, b = self.edges[lo].astype(float), self.edges[np.minimum(hi, d)] - self.unit
         elif self.location:
-            from ..points.edges import off_values, snap_steps, snapped
-
-            a, b = self.low[f].astype(float), self.high[e].astype(float)
-            steps = snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step))
-            a, b = snapped(a, b, steps)
-            a, b = off_values(a, steps, self._avoided(), -1), off_values(b, steps, self._avoided(), 1)
+            a, b = self.box_edges(states, step)
         else:
             a, b = self.low[f].astype(float), self.high[e].astype(float)
             if self.calendar:
@@ -206,6 +201,19 @@ class RankDim:
             a = np.where(self.low[f] < self.tails[0], self._open(self.floor), np.maximum(a, self.floor))
             b = np.where(self.high[e] > self.tails[1], self._open(self.ceiling), np.minimum(b, self.ceiling))
         return np.where(known, a, np.nan), np.where(known, b, np.nan)
+
+    def box_edges(self, states: np.ndarray, step=None) -> tuple[np.ndarray, np.ndarray]:
+        """A location's box for classes of ``states`` (n x 4): its records'
+        range on the grid of :func:`geoanon.points.edges.snap_steps` (at
+        least ``step``, default ``self.step`` or ``resolution``, and
+        ``min_step``), strictly outside its records
+        (:func:`~geoanon.points.edges.snapped`; missing ranks give garbage,
+        which the caller masks)."""
+        from ..points.edges import snap_steps, snapped
+
+        f, e = np.minimum(states[:, 2], self.size - 1), np.clip(states[:, 3] - 1, 0, self.size - 1)
+        a, b = self.low[f].astype(float), self.high[e].astype(float)
+        return snapped(a, b, snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step)))
 
     @staticmethod
     def _open(bound: float) -> float:

@@ -154,7 +154,7 @@ def _measure(job, spec, run: list, chosen=None):
         else:
             _, table, _, treatments, _ = partitioned(job, at, parts.get(setting))
             ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
-                                   formats=job.formats)
+                                   formats=job.formats, reach=spec.model.k)
         points.append(frontier_point(setting, table, ncp, at,
                                      getattr(job.publish_location, "details", {}).get("location_km")))
     return points if chosen is None else (points, release)

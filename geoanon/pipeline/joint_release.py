@@ -448,7 +448,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     warnings += disclosure_warnings(audit, model)
     if isolated:
         warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
-    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats)
+    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats, reach=model.k)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP
     sizes = np.bincount(part.row_class)

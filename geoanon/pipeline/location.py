@@ -173,7 +173,7 @@ class PointsPublisher:
             return out
         tiles = self.frame.rectangles(boxes[known])
         held = [st for st, ok in zip(states, known) if ok]
-        (vx, sx), (_, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
+        (vx, sx), (vy, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
         vx, sx = _wrapped(vx), _wrapped(sx)
         if dx.extent == "grid" and not dims.shared_location:    # classes' boxes may overlap: each its own
             out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
@@ -183,7 +183,10 @@ class PointsPublisher:
         outer = [(b[:, 0] == 0) & open_x, (b[:, 2] == 0) & self.padded, (b[:, 1] == dx.size) & open_x,
                  (b[:, 3] == dy.size) & self.padded]
         if dx.extent == "tile":
-            for side, edge in enumerate((sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1])):
+            for side, (d, extreme, own) in enumerate(((dx, vx[:, 0], sx[:, 0]), (dy, vy[:, 0], sy[:, 0]),
+                                                      (dx, vx[:, 1], sx[:, 1]), (dy, vy[:, 1], sy[:, 1]))):
+                far = tiles[:, (side + 2) % 4]
+                edge = np.where(outer[(side + 2) % 4], own, _outer_edge(d, extreme, far, side < 2))
                 tiles[:, side] = np.where(outer[side], edge, tiles[:, side])
             out[known] = tiles
             return out
@@ -249,9 +252,22 @@ class PointsPublisher:
 
 def _held_box(d: RankDim, states: list) -> tuple:
     """The least and greatest value the classes' records hold, and their
-    box's edges on the grid (:meth:`RankDim.published`): two (n, 2) arrays."""
+    box's edges on the grid (:meth:`RankDim.box_edges`): two (n, 2) arrays."""
     st = np.array(states, dtype=np.int64).reshape(-1, 4)
-    return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.published(st))
+    return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.box_edges(st))
+
+
+def _outer_edge(d: RankDim, extreme: np.ndarray, far: np.ndarray, lower: bool) -> np.ndarray:
+    """A tile's side on a padded frame's edge, published instead on the grid
+    of :mod:`geoanon.points.edges` beyond its extreme record, the step grown
+    with the tile's width from that record to its far side (its cut), so the
+    edge tells no more of that record than the tile over k does."""
+    from ..points.edges import snap_steps, snapped
+
+    steps = snap_steps(np.abs(far - extreme) * max(d.k - 2, 1) / (max(d.k, 3) - 1), d.k,
+                       max(d.step or d.resolution, d.min_step))
+    lo, hi = snapped(extreme, extreme, steps)
+    return lo if lower else hi
 
 
 def _wrapped(x: np.ndarray) -> np.ndarray:

@@ -175,7 +175,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
                   lon_name: ("longitude" if is_geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
     coordinates, published = pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True)
-    ncp = information_loss(coordinates, published, treatments)
+    ncp = information_loss(coordinates, published, treatments, reach=k)
     units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs)
     weights = np.bincount(class_id)
     report = JobReport(

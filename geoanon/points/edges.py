@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coordinate_resolution", "off_values", "snap_steps", "snapped", "window"]
+__all__ = ["coordinate_resolution", "snap_steps", "snapped", "window"]
 
 ROUND = (1.0, 2.0, 5.0)
 
@@ -53,45 +53,24 @@ def snap_steps(spans, k: int, floor) -> np.ndarray:
 def snapped(low, high, step) -> tuple[np.ndarray, np.ndarray]:
     """The edges of boxes whose records span ``[low, high]`` on the grid of
     ``step`` (elementwise): the grid points strictly below ``low`` and
-    strictly above ``high``, written with the step's decimals.
+    strictly above ``high``, written with the step's decimals. An edge is a
+    multiple of its step, never its own records' coordinate; it may equal
+    another record's, which it tells nothing of.
 
     >>> [v.tolist() for v in snapped(np.array([35.94, 0.0]), np.array([36.02, 0.5]), np.array([0.05, 0.5]))]
     [[35.9, -0.5], [36.05, 1.0]]
     """
-    low, high, step = (np.asarray(v, dtype=np.float64) for v in (low, high, step))
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    return _outside(low, high, np.broadcast_to(np.asarray(step, dtype=np.float64), low.shape))
+
+
+def _outside(low: np.ndarray, high: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The grid points of ``step`` strictly below ``low`` and above ``high``."""
     power = np.floor(np.log10(step))
     lo = _rounded(np.floor(_quotient(low, step)) * step, power)
     lo = np.where(lo < low, lo, _rounded(lo - step, power))
     hi = _rounded(np.ceil(_quotient(high, step)) * step, power)
-    hi = np.where(hi > high, hi, _rounded(hi + step, power))
-    return lo, hi
-
-
-def off_values(edges, step, values: np.ndarray, direction: int) -> np.ndarray:
-    """``edges`` moved one ``step`` further out (down for ``direction`` -1)
-    while they equal one of the sorted ``values`` (every record's
-    coordinate): no published number is a record's coordinate, even
-    another class's. The window an edge leaves its own extreme record only
-    grows.
-
-    >>> off_values(np.array([35.9, 36.0]), np.array([0.1, 0.1]), np.array([35.9, 35.95]), -1).tolist()
-    [35.8, 36.0]
-    """
-    edges, step = np.array(edges, dtype=np.float64), np.broadcast_to(np.asarray(step, dtype=np.float64), np.shape(edges))
-    power = np.floor(np.log10(step))
-    hit = _on(values, edges)
-    while hit.any():
-        edges[hit] = _rounded(edges[hit] + direction * step[hit], power[hit])
-        hit[hit] = _on(values, edges[hit])
-    return edges
-
-
-def _on(values: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Whether each of ``x`` is one of the sorted ``values``."""
-    if values.size == 0:
-        return np.zeros(np.shape(x), dtype=bool)
-    at = np.minimum(np.searchsorted(values, x), values.size - 1)
-    return values[at] == x
+    return lo, np.where(hi > high, hi, _rounded(hi + step, power))
 
 
 def window(width, k: int) -> np.ndarray:

@@ -21,7 +21,8 @@ RARE_NAMES = ["ZELDA_UNIQ", "QUORRA_UNIQ", "XAVIERA_TWO"]
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
-    """Records with six-decimal coordinates (no accidental match), an age
+    """Records with six-decimal coordinates whose last digit is odd (no round
+    number, and so no box edge on its grid, can match one), an age
     column with outliers at both ends, names with a few held by one or two
     records, NC counties of which some hold one record."""
     folder = tmp_path_factory.mktemp("leaks")
@@ -32,7 +33,7 @@ def source(tmp_path_factory):
     fips = list(rng.choice(nc.FIPS.to_numpy()[:60], ROWS - 3)) + list(nc.FIPS.to_numpy()[60:63])
     df = pd.DataFrame({
         "name": names,
-        "lat": np.round(34.5 + rng.random(ROWS) * 2, 6), "lon": np.round(-83 + rng.random(ROWS) * 7, 6),
+        "lat": _odd(34.5 + rng.random(ROWS) * 2, rng), "lon": _odd(-83 + rng.random(ROWS) * 7, rng),
         "fips": fips,
         "age": np.r_[rng.integers(25, 70, ROWS - 3), [3, 104, 97]],
         "sex": rng.choice(["F", "M"], ROWS), "race": rng.choice(["a", "b", "c"], ROWS, p=[.6, .3, .1]),
@@ -41,6 +42,11 @@ def source(tmp_path_factory):
     df.to_csv(folder / "in.csv", index=False)
     nc.to_file(folder / "regions.geojson")
     return folder, df
+
+
+def _odd(values, rng):
+    """``values`` to five decimals, then a sixth that is odd."""
+    return np.round(np.round(values, 5) + rng.choice([1, 3, 7, 9], len(values)) * 1e-6, 6)
 
 
 def _setups():

@@ -138,7 +138,7 @@ def test_weighted_search_gives_each_weighting_its_own_partition(n, seed, model, 
     if km:
         dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
     if target is not None:
-        dims.too_wide = anonymize_module._too_wide(dims, "EPSG:4326", target)
+        dims.too_wide = anonymize_module._too_wide(dims, "EPSG:4326", target, check.model.k)
     weights = _weightings(dims, locations)
     together = search.joint_partitions(dims, check, weights)
     assert len(together) == len(weights)
