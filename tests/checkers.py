@@ -52,8 +52,9 @@ def check_published_boxes(xy, labels, boxes, k, overlap=False):
     - every class holds >= k rows, and publishes one box, or none;
     - a row lies strictly inside its box;
     - per axis, a box's edges lie on a grid whose step is at least its width
-      over max(k, 3): one of them at least, where the other is held to a cut
-      between classes, or both are;
+      over max(k, 3): both with ``overlap`` (no box is held to a cut), else
+      one of them at least, where the other is held to a cut between
+      classes, or both are;
     - the boxes of different classes never overlap (unless ``overlap``).
     """
     import numpy as np
@@ -72,7 +73,8 @@ def check_published_boxes(xy, labels, boxes, k, overlap=False):
     assert not set(per_class) & set(labels[~boxed].tolist()), "a class both with and without a box"
     for box in set(per_class.values()):
         for axis in (0, 1):
-            assert grid_edges(box[axis], box[axis + 2], k) >= 1 or _between_cuts(box, axis, per_class), \
+            on_grid = grid_edges(box[axis], box[axis + 2], k)
+            assert on_grid == 2 if overlap else on_grid >= 1 or _between_cuts(box, axis, per_class), \
                 f"box {box}: an edge finer than its width over k"
     distinct = np.array(sorted(set(per_class.values())))
     if len(distinct) and not overlap:
@@ -561,7 +563,8 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
             assert in_interval(xs[i], r[0], r[2], outer[2]) and in_interval(ys[i], r[1], r[3], outer[3])
         for r in set(rect.values()):
             for axis in (0, 1):
-                assert grid_edges(r[axis], r[axis + 2], k) >= 1 or _between_cuts(r, axis, rect), \
+                on_grid = grid_edges(r[axis], r[axis + 2], k)
+                assert on_grid == 2 if overlap else on_grid >= 1 or _between_cuts(r, axis, rect), \
                     f"rectangle {r}: an edge finer than its width over k"
         distinct = [] if overlap else sorted(set(rect.values()))
         for a in range(len(distinct)):

@@ -17,13 +17,21 @@ def quiet() -> None:
     """Keep this process's stderr to geoanon's own lines: dask's and
     distributed's loggers (a worker's failure, a connection closed as the
     cluster shuts down) and warnings are silenced (the command line calls
-    this before a cluster job; a failure still reaches the job as its error)."""
+    this before a cluster job; a failure still reaches the job as its error),
+    and so is the count of semaphores left behind that multiprocessing's
+    resource tracker (a process of its own, which reads the environment)
+    prints when an interrupted job's local workers end without releasing
+    theirs: the tracker still releases them."""
     import warnings
 
     for name in ("distributed", "dask", "tornado", "asyncio", "bokeh"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     for module in ("distributed", "dask", "dask_geopandas", "tornado"):
         warnings.filterwarnings("ignore", module=module)
+    tracker = "ignore::UserWarning:multiprocessing.resource_tracker"
+    given = os.environ.get("PYTHONWARNINGS", "")
+    if tracker not in given.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [given, tracker]))
 
 
 CONNECT_TIMEOUT = "20s"       # an unreachable scheduler is an error after this long

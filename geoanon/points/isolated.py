@@ -1,28 +1,31 @@
 """Isolated records: the few that a class's box would place far from the rest.
 
-A class whose records fall on two sides of a wide empty gap, one side holding
-fewer than k of them, publishes a box whose far side is mostly empty space:
-whoever reads the box knows that its far corner holds a record or a handful,
-and how far out (300 records around Raleigh and one on Bermuda: a box from
-Raleigh to the Atlantic, Bermuda in its corner). Such records are *isolated*:
-along an axis, beyond the widest gap between a class's consecutive records
-lie fewer than k of them, and the nearest of them lies farther from the
-others (two at least) than :data:`ISOLATION` times the diagonal of the others' own box, or
-of the grid the boxes are published on where that is wider (the two groups
-are apart on the ground, not merely side by side on one axis or a street
-apart). They are published without a location, most isolated first (the
-farthest, in km), within a budget of records (:func:`within_budget`); the
-rest of their class keeps its box, held to the records it keeps.
+A class holding a few records far from where the rest of it lies publishes a
+box that is mostly empty space, its far corners holding only those few:
+whoever reads the box learns that one or a handful of records lie out
+there, and about where (300 records around Raleigh and one on Bermuda: a box
+from Raleigh to the Atlantic, Bermuda in its corner). Such records are
+*isolated*: farther from their class's core (its records within twice the
+median distance from its centre, the median of their coordinates) than
+:data:`ISOLATION` times the core's own diagonal (at least the grid the boxes
+are published on), and fewer than k of them: without them the box would be
+a tenth as wide or less. One far record, a handful scattered about, or a
+remote cluster smaller than k are all found so, while a class spread evenly,
+or over two towns of about equal size, has none. They are published without
+a location, the farthest first, within a budget of records
+(:func:`within_budget`); the rest of their class keeps its box, held to the
+records it keeps.
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..choices import WITHHELD
 
 __all__ = ["ISOLATION", "WITHHELD", "budget_rows", "isolated_rows", "within_budget"]
 
-ISOLATION = 4.0     # records farther than this many times the rest's diagonal from the rest of their class
+ISOLATION = 10.0    # records farther from their class's core than this many times its diagonal are isolated
 
 
 def budget_rows(share: float, rows: int, k: int) -> int:
@@ -34,60 +37,45 @@ def budget_rows(share: float, rows: int, k: int) -> int:
 
 def isolated_rows(x, y, x_km, y_km: float, labels: np.ndarray, k: int, floor_km: float = 0.0
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Which rows are isolated in their class, and how far each lies from the
-    rest of its class (km; 0 where not isolated).
+    """Which rows are isolated in their class, and how far each lies from its
+    class's core (km; 0 where not isolated).
 
     ``x``, ``y``: each row's coordinates (``x`` unwrapped across the
     antimeridian); ``x_km`` (per row, or a number) and ``y_km`` what one unit
     of each is worth on the ground; ``labels``: each row's class, -1 for
-    rows without one; ``floor_km``: the least diagonal the rest of a class is
-    taken to have (the grid of published edges)."""
+    rows without one; ``floor_km``: the least radius a class's core is taken
+    to have (the grid of published edges: no record is isolated from a
+    street away).
+
+    >>> x = np.r_[np.linspace(-78.9, -78.4, 9), -64.8]; y = np.r_[np.linspace(35.7, 36.0, 9), 32.3]
+    >>> flagged, far = isolated_rows(x, y, 90.0, 111.0, np.zeros(10, dtype=int), 5)
+    >>> np.flatnonzero(flagged).tolist(), round(float(far[9]))
+    ([9], 1281)
+    """
     labels = np.asarray(labels, dtype=np.int64)
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    x_km = np.broadcast_to(np.asarray(x_km, dtype=np.float64), labels.shape)
     flagged = np.zeros(labels.size, dtype=bool)
     apart = np.zeros(labels.size)
     rows = np.flatnonzero(labels >= 0)
     if rows.size == 0:
         return flagged, apart
-    for values in (x, y):
-        for members, far in _far_sides(values[rows], labels[rows], k):
-            group, rest = rows[members[far]], rows[members[~far]]
-            scale = float(np.mean(x_km[rows[members]]))
-            gx, gy, rx, ry = x[group] * scale, y[group] * y_km, x[rest] * scale, y[rest] * y_km
-            diagonal = max(float(np.hypot(np.ptp(rx), np.ptp(ry))), floor_km)
-            nearest = np.sqrt(((gx[:, None] - rx[None, :]) ** 2 + (gy[:, None] - ry[None, :]) ** 2).min())
-            if nearest > ISOLATION * diagonal:
-                flagged[group] = True
-                apart[group] = np.maximum(apart[group], nearest)
+    c = labels[rows]
+    x, y = np.asarray(x, dtype=np.float64)[rows], np.asarray(y, dtype=np.float64)[rows]
+    x_scale = np.broadcast_to(np.asarray(x_km, dtype=np.float64), labels.shape)[rows]
+    frame = pd.DataFrame({"c": c, "x": x, "y": y})
+    centre = frame.groupby("c")[["x", "y"]].transform("median")
+    distance = np.hypot((x - centre["x"].to_numpy()) * x_scale, (y - centre["y"].to_numpy()) * y_km)
+    radius = pd.Series(distance).groupby(c).transform("median").to_numpy()
+    core = frame[distance <= 2 * np.maximum(radius, floor_km)].groupby("c").agg(
+        x0=("x", "min"), x1=("x", "max"), y0=("y", "min"), y1=("y", "max")).reindex(c)
+    x0, x1, y0, y1 = (core[name].to_numpy() for name in ("x0", "x1", "y0", "y1"))
+    outside = np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0) * x_scale,
+                       np.maximum(np.maximum(y0 - y, y - y1), 0.0) * y_km)
+    diagonal = np.hypot((x1 - x0) * x_scale, (y1 - y0) * y_km)
+    far = outside > ISOLATION * np.maximum(diagonal, floor_km)
+    few = pd.Series(far).groupby(c).transform("sum").to_numpy() < k
+    flagged[rows] = far & few
+    apart[rows] = np.where(far & few, outside, 0.0)
     return flagged, apart
-
-
-def _far_sides(values: np.ndarray, labels: np.ndarray, k: int):
-    """Per class whose widest gap along ``values`` has fewer than ``k`` rows
-    beyond it and at least two on this side, and is wider than
-    :data:`ISOLATION` times what those span along it (the ground distance
-    must be that much too): its rows' positions, and whether each lies on
-    the far side."""
-    order = np.lexsort((values, labels))
-    lv, vv = labels[order], values[order]
-    starts = np.flatnonzero(np.r_[True, lv[1:] != lv[:-1]])
-    ends = np.r_[starts[1:], lv.size]
-    diff = np.r_[0.0, np.diff(vv)]
-    diff[starts] = -1.0                                   # no gap before a class's first record
-    widest = np.maximum.reduceat(diff, starts)
-    owner = np.repeat(np.arange(starts.size), ends - starts)
-    at = np.flatnonzero((diff == widest[owner]) & (diff > 0))
-    found, first = np.unique(owner[at], return_index=True)
-    cut = at[first]
-    before, after = cut - starts[found], ends[found] - cut
-    rest = np.where(before <= after, vv[ends[found] - 1] - vv[cut], vv[cut - 1] - vv[starts[found]])
-    wide = (np.minimum(before, after) < k) & (np.maximum(before, after) >= 2) & (widest[found] > ISOLATION * rest)
-    for c, cut, before, after in zip(found[wide].tolist(), cut[wide].tolist(), before[wide].tolist(),
-                                     after[wide].tolist()):
-        members = order[starts[c]:ends[c]]
-        far = np.arange(members.size) < before if before <= after else np.arange(members.size) >= before
-        yield members, far
 
 
 def within_budget(flagged: np.ndarray, apart: np.ndarray, labels: np.ndarray, sizes: np.ndarray, k: int,

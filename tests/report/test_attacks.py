@@ -3,6 +3,7 @@ of the kind users release: what the release, its report and its map must
 no longer give away. (Row order: test_row_order.py; interrupted commits:
 tests/front/test_commit_signals.py.)"""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -142,3 +143,131 @@ def test_group_names_and_the_map_tell_no_unit_count(level, zip_map):
         named_rare += sum(0 < held.get(m, 0) < 10 for m in expected.split("+")[0].split("|"))
         assert not group.geometry.is_empty
     assert named_rare > 0          # a member holding 1 to k-1 records is named like any other
+
+
+# -- isolated records: no window smaller than the box over k, and the report's figures from the release --------
+
+def _raleigh(n=300, seed=4):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"lat": np.round(35.7 + rng.random(n) * 0.3, 5), "lon": np.round(-78.9 + rng.random(n) * 0.5, 5),
+                         "age": rng.integers(20, 80, n)})
+
+
+ISOLATED = {
+    "one": [(32.30141, -64.78383)],                                          # Bermuda
+    "a handful": [(32.30141, -64.78383), (25.77463, -80.19373), (39.95233, -75.16379)],
+    "a cluster smaller than k": [(21.30691, -157.85833), (21.31119, -157.86247), (21.29373, -157.84953)],
+}
+
+
+def _with_isolated(which):
+    df = _raleigh()
+    far = pd.DataFrame(ISOLATED[which], columns=["lat", "lon"]).assign(age=[41, 52, 63][:len(ISOLATED[which])])
+    return pd.concat([df, far], ignore_index=True), np.arange(len(df), len(df) + len(far))
+
+
+@pytest.mark.parametrize("which", list(ISOLATED))
+@pytest.mark.parametrize("job", ["points", "anonymize"])
+@pytest.mark.parametrize("k", [5, 10])
+def test_isolated_records_cannot_be_located_from_the_release_or_its_report(which, job, k, tmp_path):
+    """300 records around Raleigh and one, three or a cluster of three far
+    away: each far record is published without a location, or, once the
+    budget is spent, named in the report and warned about; every box's edges
+    lie on a grid of its width over k, so no record (a far one least of all)
+    is narrowed below that; the report's extent is the published boxes'."""
+    from checkers import check_published_boxes
+
+    df, far = _with_isolated(which)
+    for share in (0.02, 0.2):
+        if job == "points":
+            release = ga.generalize_points(df, k, keep=["age"], max_withheld=share)
+            details = release.report
+        else:
+            release = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=k, max_withheld=share)
+            details = release.report.details
+        t = release.in_input_order()
+        boxed = t.loc[far, "lat_min"].notna()
+        assert details["isolated"]["published"] == boxed.sum() and (share == 0.02 or not boxed.any())
+        assert any("isolated record" in w for w in release.warnings) == boxed.any()
+        labels = t.groupby(["lon_min", "lat_min", "lon_max", "lat_max"], dropna=False).ngroup().to_numpy()
+        check_published_boxes(df[["lon", "lat"]].to_numpy(), labels,
+                              t[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(dtype=float), k,
+                              overlap=job == "anonymize")
+        if job == "points":
+            boxes = t[["lon_min", "lat_min", "lon_max", "lat_max"]].dropna()
+            assert release.report["bounds"] == [boxes["lon_min"].min(), boxes["lat_min"].min(),
+                                                boxes["lon_max"].max(), boxes["lat_max"].max()]
+            if not boxed.any():                   # the far records show nowhere: the extent is Raleigh's
+                west, south, east, north = release.report["bounds"]
+                assert -79 <= west and east <= -78.3 and 35.6 <= south and north <= 36.1
+
+
+def test_without_a_budget_the_isolated_record_still_gets_a_window_of_its_box_over_k():
+    df, far = _with_isolated("one")
+    release = ga.generalize_points(df, 5, keep=["age"], max_withheld=0)
+    t = release.in_input_order()
+    assert t.loc[far, "lat_min"].notna().all() and release.report["isolated"]["published"] == 1
+    assert any("1 isolated record" in w for w in release.warnings)
+    lo, hi = float(t.loc[far[0], "lon_min"]), float(t.loc[far[0], "lon_max"])
+    from checkers import coarsest_step
+
+    # the Bermuda record's longitude: somewhere within a step of the box's east edge, the step at least a fifth
+    assert coarsest_step(hi, hi - lo) >= (hi - lo) / 5
+
+
+# -- records sharing a coordinate ------------------------------------------------------------------------------
+
+def test_records_sharing_a_coordinate_do_not_publish_it():
+    """12 records on one longitude in a square kilometre: their box holds at
+    least k longitudes of the data's resolution, not a metre around theirs."""
+    rng = np.random.default_rng(6)
+    n = 300
+    df = pd.DataFrame({"lat": np.round(35.78 + rng.random(n) * 0.01, 5), "lon": np.round(-78.64 + rng.random(n) * 0.01, 5)})
+    df.loc[:11, "lon"] = -78.63525
+    df.loc[:11, "lat"] = np.round(35.781 + np.arange(12) * 0.0001, 5)
+    for release in (ga.generalize_points(df, 5), ga.anonymize(df, location=("lat", "lon"), k=5)):
+        t = release.in_input_order()
+        boxed = t.loc[:11].dropna()
+        width = (boxed["lon_max"] - boxed["lon_min"]).to_numpy()
+        assert len(boxed) and (width >= 5 * 1e-5 - 1e-12).all()        # at least k positions of the 5th decimal
+
+
+# -- dates: rounded, top-coded ----------------------------------------------------------------------------------
+
+def test_a_late_visit_is_neither_published_nor_placed():
+    """One visit in June 2026 when the next latest is 2023-12-31: its class's
+    upper end is open and its lower end a round date the others share; no
+    published date lies beyond 2023, and no end is given to the second."""
+    rng = np.random.default_rng(9)
+    n = 600
+    days = np.datetime64("2023-01-01") + rng.integers(0, 365, n).astype("timedelta64[D]")
+    days[0] = np.datetime64("2026-06-10")
+    df = pd.DataFrame({"lat": np.round(35.7 + rng.random(n) * 0.3, 5), "lon": np.round(-78.9 + rng.random(n) * 0.5, 5),
+                       "visit": np.datetime_as_string(days, unit="D")})
+    for stamps in (False, True):
+        if stamps:
+            df["visit"] = df["visit"] + "T" + pd.Series(rng.integers(0, 86400, n)).map(
+                lambda s: f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}")
+        t = ga.anonymize(df, location=("lat", "lon"), qi=["visit"], k=10).in_input_order()
+        assert pd.isna(t.loc[0, "visit_max"])
+        ends = pd.concat([t["visit_min"], t["visit_max"]]).dropna()
+        assert (ends.str[:4] <= "2023").all()
+        if stamps:
+            assert ends.str.endswith(("00", "59")).all()               # a minute's first or last second at most
+
+
+# -- one outlier: not everyone's intervals wider --------------------------------------------------------------
+
+def test_one_outlier_does_not_widen_every_interval():
+    """A 2.5M bill among bills with a median of about 1,800: the median
+    published cost interval barely moves (it went from 6,000 to 20,000 wide)."""
+    df = ga.datasets.demo_records().head(3000)
+    cols = ga.Columns(location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis", identifiers=["record_id", "zip"])
+
+    def median_width(table):
+        t = ga.anonymize(table, cols, k=10).table
+        return float((t["cost_usd_max"].astype(float) - t["cost_usd_min"].astype(float)).median())
+
+    plain = median_width(df)
+    outlier = median_width(df.assign(cost_usd=df["cost_usd"].where(df.index != 5, "2500000")))
+    assert outlier <= 1.5 * plain

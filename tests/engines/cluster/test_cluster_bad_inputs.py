@@ -4,8 +4,10 @@ case ends with exit code 2, one line on stderr, and the folder unchanged:
 no dataset folder, no staging, no worker space."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -204,6 +206,49 @@ def test_stderr_holds_only_geoanons_own_lines(sources, tmp_path):
     assert line.startswith("geoanon points: error: ") and line.endswith("short/a.csv: malformed CSV: line 7 has 8 "
                                                                          "fields, the header 9")
     assert sorted(os.listdir(tmp_path)) == ["in.csv", "out", "short"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_an_interrupted_cluster_job_says_one_line(sig, tmp_path):
+    """Interrupted while its local workers run: the one line that says so,
+    and nothing of dask's or multiprocessing's (the semaphores its workers
+    leave, which the resource tracker counts), nothing written."""
+    rng = np.random.default_rng(0)
+    n = 300_000
+    pd.DataFrame({"lat": np.round(35 + rng.normal(size=n), 5), "lon": np.round(-80 + rng.normal(size=n), 5),
+                  "age": rng.integers(18, 90, n)}).to_csv(tmp_path / "in.csv", index=False)
+    child = subprocess.Popen([sys.executable, "-m", "geoanon.cli", "points", "in.csv", "--lat", "lat", "--lon", "lon",
+                              "--keep", "age", "-k", "10", "-o", "out", "--engine", "dask"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(_descendants(child.pid)) < 3:                       # the workers and the tracker are up
+        assert child.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(1.0)
+    child.send_signal(sig)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 128 + sig and err.splitlines() == ["geoanon points: interrupted; nothing written"], err
+    assert sorted(os.listdir(tmp_path)) == ["in.csv"]
+
+
+def _descendants(pid: int) -> list:
+    """The processes below ``pid``."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    found, todo = [], [pid]
+    while todo:
+        above = todo.pop()
+        below = [p for p, parent in parents.items() if parent == above]
+        found += below
+        todo += below
+    return found
 
 
 REST = ["lat", "lon", "zip", "name", "race", "diagnosis"]     # the columns suppress(["age", "sex"]) leaves
