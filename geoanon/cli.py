@@ -23,7 +23,7 @@ from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .choices import DISTRIBUTION_LEVELS
-from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, unsupported_flags
+from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -652,8 +652,9 @@ def _warn(args, warnings) -> None:
 
 def _cli_words(message: str, args) -> str:
     """A library message in the command line's terms: one line, and each
-    ``name='value'`` that names a parameter of this command as its flag."""
-    flags = getattr(args, "flags", {})
+    ``name='value'`` that names a parameter of this command as its flag (of
+    ``geoanon run``: as its job file's key, ``[model] t = 0.5``)."""
+    flags = job_words() if args.command == "run" else getattr(args, "flags", {})
 
     def flag(match):
         name, value = match[1], match[2]

@@ -104,8 +104,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     3    35.95    36.05  -78.905  -78.880      gout         1
     4    35.76    35.82  -78.680  -78.635      copd         2
     5    35.76    35.82  -78.680  -78.635       flu         2
-    6    35.76    35.82  -78.635  -78.600       flu         3
-    7    35.76    35.82  -78.635  -78.600      gout         3
+    6    35.76    35.80  -78.635  -78.600       flu         3
+    7    35.76    35.80  -78.635  -78.600      gout         3
     >>> release.report["classes"], release.report["audit"]["k"]
     (4, 2)
     """

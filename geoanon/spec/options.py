@@ -22,7 +22,8 @@ from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_
 from . import kinds
 from .kinds import Kind
 
-__all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "unsupported_flags"]
+__all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "job_words",
+           "unsupported_flags"]
 
 COMMANDS = ("points", "zip", "labels", "suppress", "anonymize", "audit")
 RELEASES = ("points", "zip", "labels", "suppress", "anonymize")        # the commands that write a release
@@ -376,6 +377,12 @@ def flag_values(args, command: str) -> dict:
             value = getattr(args, row.dest)
             out[row.name] = row.kind.collect(row.flag, value) if row.repeat else value
     return out
+
+
+def job_words() -> dict:
+    """API name -> how a job file sets it (``[model] t =``), for messages."""
+    return {row.name: f"[{row.key.partition('.')[0]}] {row.key.partition('.')[2]} =" for row in OPTIONS
+            if row.key is not None}
 
 
 def unsupported_flags(args, command: str, engine: str) -> list:

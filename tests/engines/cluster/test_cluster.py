@@ -545,9 +545,9 @@ def test_dates_on_the_cluster_are_iso_intervals(client, tmp_path):
                        identifiers=["id"])
     assert rel.report["qi"]["visit"] == "interval" and rel.report["audit"]["k"] >= 10
     out = pd.read_parquet(tmp_path / "out").sort_values("row")
-    assert out["visit_min"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert out["visit_min"].dropna().str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     lo, hi, own = (pd.to_datetime(v).to_numpy() for v in (out["visit_min"], out["visit_max"], people["visit"]))
-    assert ((lo <= own) & (own <= hi)).all()
+    assert ((np.isnat(lo) | (lo <= own)) & (np.isnat(hi) | (own <= hi))).all()      # an open end: a tail
 
 
 def test_weights_extent_and_date_formats_reach_every_shard(client, tmp_path, cli):

@@ -333,11 +333,11 @@ def test_rows_are_written_in_the_published_order_on_the_cluster(job, sources, ad
 
 def test_the_command_line_on_the_cluster_writes_the_published_order_unless_keep_order(sources, address, tmp_path,
                                                                                        cli):
-    """The command line's dask engine writes the published order, whatever
-    --seed; --keep-order keeps the input's."""
+    """The command line's dask engine writes the published order, the same
+    every time; --keep-order keeps the input's."""
     n = len(pd.read_csv(sources / "in.csv"))
     tables = {}
-    for name, flags in (("a", []), ("c", ["--seed", "7"]), ("kept", ["--keep-order"])):
+    for name, flags in (("a", []), ("c", []), ("kept", ["--keep-order"])):
         code, _, err = cli("suppress", sources / "in.csv", "--qi", "age,sex", "-k", "5", "--keep",
                            "id,lat,lon,zip,name,race,diagnosis", "-o", tmp_path / name, "--scheduler", address, *flags)
         assert code == 0, err
