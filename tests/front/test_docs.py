@@ -63,6 +63,11 @@ def test_python_guide_runs(tmp_path, monkeypatch):
     assert namespace["part"] is not None and (tmp_path / "points.parquet").exists()
 
 
+def test_the_safety_guide_runs(tmp_path, monkeypatch):
+    namespace = _run_python("docs/safety.md", tmp_path, monkeypatch)
+    assert namespace["release"].report.details["isolated"]["withheld_rows"] >= 1
+
+
 def test_the_guides_job_file_is_valid(tmp_path, cli):
     """docs/command-line.md's job file, run on a table with its columns."""
     (job,) = blocks("docs/command-line.md", "toml")
