@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                              help="log every step and its time on stderr (-vv: more)")
         command.set_defaults(flags={a.dest: max(a.option_strings, key=len) for a in command._actions
                                     if a.option_strings and a.dest not in ("help", "version")})
+    sub.choices["demo"].set_defaults(flags=sub.choices["anonymize"].get_default("flags"))   # its releases' words
     return parser
 
 

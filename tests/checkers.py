@@ -44,18 +44,17 @@ def grid_edges(lo: float, hi: float, k: int) -> int:
     return sum(coarsest_step(v, 100 * (hi - lo)) >= need * (1 - 1e-9) for v in (lo, hi))
 
 
-def check_published_boxes(xy, labels, boxes, k, overlap=False):
+def check_published_boxes(xy, labels, boxes, k):
     """Assert the rules of published boxes (one row per record: ``boxes`` its
     class's xmin, ymin, xmax, ymax, NaN where it is published without a
     location); return the class sizes.
 
     - every class holds >= k rows, and publishes one box, or none;
     - a row lies strictly inside its box;
-    - per axis, a box's edges lie on a grid whose step is at least its width
-      over max(k, 3): both with ``overlap`` (no box is held to a cut), else
-      one of them at least, where the other is held to a cut between
-      classes, or both are;
-    - the boxes of different classes never overlap (unless ``overlap``).
+    - per axis, both of a box's edges lie on a grid whose step is at least
+      its width over max(k, 3). Boxes may overlap (where a cut between two classes is finer
+      than that, both boxes cross it); the partition's tiles are checked
+      apart.
     """
     import numpy as np
 
@@ -73,24 +72,8 @@ def check_published_boxes(xy, labels, boxes, k, overlap=False):
     assert not set(per_class) & set(labels[~boxed].tolist()), "a class both with and without a box"
     for box in set(per_class.values()):
         for axis in (0, 1):
-            on_grid = grid_edges(box[axis], box[axis + 2], k)
-            assert on_grid == 2 if overlap else on_grid >= 1 or _between_cuts(box, axis, per_class), \
-                f"box {box}: an edge finer than its width over k"
-    distinct = np.array(sorted(set(per_class.values())))
-    if len(distinct) and not overlap:
-        meet = ((distinct[:, None, 0] < distinct[None, :, 2]) & (distinct[None, :, 0] < distinct[:, None, 2])
-                & (distinct[:, None, 1] < distinct[None, :, 3]) & (distinct[None, :, 1] < distinct[:, None, 3]))
-        assert meet.sum() == len(distinct), "two boxes overlap"
+            assert grid_edges(box[axis], box[axis + 2], k) == 2, f"box {box}: an edge finer than its width over k"
     return sizes
-
-
-def _between_cuts(box, axis, per_class) -> bool:
-    """Whether a box touches another box's opposite edge, or lies on the same
-    line as one, on both sides along ``axis``: held to cuts between classes."""
-    others = [b for b in per_class.values() if b != box]
-    low = any(abs(b[axis + 2] - box[axis]) < 1e-9 or b[axis + 2] <= box[axis] for b in others)
-    high = any(abs(b[axis] - box[axis + 2]) < 1e-9 or b[axis] >= box[axis + 2] for b in others)
-    return low and high
 
 
 def check_rectangle_partition(xy, weights, k, labels, rectangles, bounds):
@@ -503,16 +486,19 @@ def check_wrapped_rectangle_partition(xy, weights, k, labels, rectangles, bounds
 
 
 def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), suppressed=(), hierarchies=None,
-                        sets=(), sensitive=None, l=None, l_distinct=None, overlap=False):
+                        sets=(), sensitive=None, l=None, l_distinct=None, tiles=None):
     """Assert the rules of a joint release; return its NCP, computed here.
 
     - the same rows in order; every column that is not a quasi-identifier unchanged;
     - one published tuple per class (``class_id``), every class >= k rows, and
       the requested l (no sensitive value above 1/l of a class) and l_distinct;
     - a row's coordinates lie in its rectangle (half-open, closed at the outer
-      edge), never on its edge, two distinct rectangles
-      never overlap, and a rectangle's edges lie on a grid of at least its
-      width over max(k, 3) per axis (as :func:`check_published_boxes`); a row
+      edge), never on its edge; a box's edges lie on a grid of at least its
+      width over max(k, 3) per axis (as :func:`check_published_boxes`: boxes
+      may overlap); ``tiles``
+      (``"disjoint"`` from a tiling design, ``"overlapping"`` from the joint
+      one) are the partition's cuts and frame instead, and in a tiling
+      design two distinct tiles never overlap; a row
       with coordinates may be published without a rectangle (an isolated
       record withheld), never one without them with one;
     - an interval holds the row's value (NaN only for a missing value or a
@@ -561,12 +547,10 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
         for i in boxed:
             r = rect[released["class_id"].iloc[i]]
             assert in_interval(xs[i], r[0], r[2], outer[2]) and in_interval(ys[i], r[1], r[3], outer[3])
-        for r in set(rect.values()):
+        for r in set(rect.values()) if not tiles else ():
             for axis in (0, 1):
-                on_grid = grid_edges(r[axis], r[axis + 2], k)
-                assert on_grid == 2 if overlap else on_grid >= 1 or _between_cuts(r, axis, rect), \
-                    f"rectangle {r}: an edge finer than its width over k"
-        distinct = [] if overlap else sorted(set(rect.values()))
+                assert grid_edges(r[axis], r[axis + 2], k) == 2, f"rectangle {r}: an edge finer than its width over k"
+        distinct = sorted(set(rect.values())) if tiles == "disjoint" else []
         for a in range(len(distinct)):
             for b in range(a + 1, len(distinct)):
                 p, q = distinct[a], distinct[b]

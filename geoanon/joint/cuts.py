@@ -165,6 +165,7 @@ def first_least(node: np.ndarray, *keys) -> np.ndarray:
 
 
 WINDOW = 0.1      # cuts keep at least this share of the rows on each side
+TILING_GAP = 0.02  # the tiling designs' location cuts look for a gap of this share of the node's extent
 
 
 def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
@@ -216,14 +217,14 @@ def cut_clearance(d: RankDim, left_last, right_first, first, last) -> np.ndarray
     """For cuts of a location dimension between ranks ``left_last`` and
     ``right_first`` of nodes holding ranks ``first`` to ``last``: the gap
     between the two sides over the gap a cut looks for
-    (:func:`geoanon.points.kdtree.needed_gap` of the node's extent; infinite
+    (:func:`geoanon.points.kdtree.needed_gap`, :data:`TILING_GAP` of the node's extent; infinite
     where the right side holds only missing values, which publish no box)."""
     from ..points.kdtree import needed_gap
 
     located = right_first < d.size
     top = np.minimum(last, d.size - 1)
     gap = d.low[np.minimum(right_first, d.size - 1)] - d.high[left_last]
-    need = needed_gap(d.high[top] - d.low[first])
+    need = needed_gap(d.high[top] - d.low[first], TILING_GAP)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(located, np.where(need > 0, gap / need, np.inf), np.inf)
 

@@ -13,6 +13,7 @@ from ..errors import InfeasibleError, ParameterError
 from ..joint.dims import Dims, RankDim, tree_from_paths
 from ..joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from .regions import code_width, km_spread, region_boxes, region_graph, region_values, rolled_values
+from ..points.edges import coarsest_step, window
 from ..points.frame import RELATIVE_SCALE
 from .naming import graph_group_names, label_group_names
 
@@ -159,7 +160,10 @@ class PointsPublisher:
         """(xmin, ymin, xmax, ymax) per state; NaN where the location is
         missing. A box (``"grid"``) is its records' box on the grid of
         :mod:`geoanon.points.edges`, held inside its tile where the tile's
-        edge is a cut between two classes or given bounds: a padded frame's
+        edge (a cut between two classes, or given bounds) lies on a grid of at
+        least the box's width over max(k, 3) (a finer cut, in a narrow gap,
+        would tell its neighbouring records to within the gap, and a dask
+        shard's bounds are such cuts: the box crosses it instead); a padded frame's
         outer edges, drawn from the table's extreme records, never bound a
         box (a box held to one would tell its extreme record is the table's,
         and by how much the padding allows). A tile (``"tile"``) ends at its
@@ -190,30 +194,33 @@ class PointsPublisher:
                 tiles[:, side] = np.where(outer[side], edge, tiles[:, side])
             out[known] = tiles
             return out
-        tiles[:, 1] = np.where(outer[1], sy[:, 0], np.maximum(tiles[:, 1], sy[:, 0]))
-        tiles[:, 3] = np.where(outer[3], sy[:, 1], np.minimum(tiles[:, 3], sy[:, 1]))
-        # the nearer of the tile's edge and the grid's, going outward from the records (mod 360)
-        near_west = (vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360
-        near_east = (tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360
-        tiles[:, 0] = np.where(near_west & ~outer[0], tiles[:, 0], sx[:, 0])
-        tiles[:, 2] = np.where(near_east & ~outer[2], tiles[:, 2], sx[:, 1])
+        # a cut (or given bounds: a shard's are cuts) nearer the records than the grid's edge, going outward
+        # (mod 360), on a grid of at least the box's width over max(k, 3)
+        near = [(vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360, tiles[:, 1] > sy[:, 0],
+                (tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360, tiles[:, 3] < sy[:, 1]]
+        grid = (sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1])
+        least = [window((s[:, 1] - s[:, 0]) % 360 if i == 0 else s[:, 1] - s[:, 0], dx.k) for i, s in enumerate((sx, sy))]
+        for side in range(4):
+            fine = coarsest_step(tiles[:, side], 2 * least[side % 2]) < least[side % 2] * (1 - 1e-9)
+            cut = near[side] & ~outer[side] & ~fine
+            tiles[:, side] = np.where(cut, tiles[:, side], grid[side])
         out[known] = tiles
         return out
 
     def isolated(self, dims, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Which rows are isolated in their location class (``labels``: each
-        row's, -1 for none; :mod:`geoanon.points.isolated`), and the gap that
-        isolates each, in km."""
-        from ..points.isolated import isolated_rows
+        """Which rows with a location class (``labels``: each row's, -1 for
+        none) are isolated in the table (:mod:`geoanon.points.isolated`), and
+        how far the k records nearest each reach, in km."""
+        from ..points.isolated import ground_positions, isolated_rows
 
         x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
-        labels = np.where(np.isnan(x) | np.isnan(y), -1, labels)
+        x = np.where(labels >= 0, x, np.nan)
         if self.geographic:
             x_km, y_km = KM_PER_DEGREE * np.cos(np.radians(np.nan_to_num(y))), KM_PER_DEGREE
         else:
             x_km = y_km = km_per_unit(self.crs)
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        return isolated_rows(x, y, x_km, y_km, labels, k, grid)
+        return isolated_rows(ground_positions(x, y, x_km, y_km, self.geographic), k, grid)
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states)

@@ -98,14 +98,14 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     >>> release = ga.generalize_points(df, k=2, keep=["diagnosis"])
     >>> release.table
        lat_min  lat_max  lon_min  lon_max diagnosis  class_id
-    0    35.95    36.05  -78.940  -78.905      copd         0
-    1    35.95    36.05  -78.940  -78.905       flu         0
-    2    35.95    36.05  -78.905  -78.880       flu         1
-    3    35.95    36.05  -78.905  -78.880      gout         1
-    4    35.76    35.82  -78.680  -78.635      copd         2
-    5    35.76    35.82  -78.680  -78.635       flu         2
-    6    35.76    35.80  -78.635  -78.600       flu         3
-    7    35.76    35.80  -78.635  -78.600      gout         3
+    0    35.95    36.05   -78.94   -78.90      copd         0
+    1    35.95    36.05   -78.94   -78.90       flu         0
+    2    35.95    36.05   -78.92   -78.88       flu         1
+    3    35.95    36.05   -78.92   -78.88      gout         1
+    4    35.76    35.82   -78.68   -78.62      copd         2
+    5    35.76    35.82   -78.68   -78.62       flu         2
+    6    35.76    35.80   -78.64   -78.60       flu         3
+    7    35.76    35.80   -78.64   -78.60      gout         3
     >>> release.report["classes"], release.report["audit"]["k"]
     (4, 2)
     """

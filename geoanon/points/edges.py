@@ -12,10 +12,13 @@ least round step (1, 2 or 5 times a power of ten)
 its edges the grid points strictly outside its records. Its width is then
 ``W <= r + 2 s <= k s`` (``3 s`` below k = 4): no record's position along an
 axis can be narrowed below ``W / max(k, 3)`` of its box, the extreme records'
-no more than the others', and no edge is a record's coordinate. A cut
-between two classes of a tiling stays where it is (a cut is the middle of a
-gap, not a record); an edge clipped to it still leaves its record within one
-step of it.
+no more than the others', and no edge is a record's coordinate. A box is
+held to a cut between two classes of a tiling only where the cut lies on a
+grid of at least its width over max(k, 3) (:func:`coarsest_step`): a cut is
+the roundest number in the middle of the gap between its two neighbouring
+records, so one in a narrow gap tells both to within the gap; there the
+box's edge crosses the cut, and neighbouring boxes overlap by less than a
+step.
 
 The **floor** keeps records that share a coordinate from publishing it: at
 least ``k`` times the coordinates' own resolution (their decimals, or the
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coordinate_resolution", "snap_steps", "snapped", "window"]
+__all__ = ["coarsest_step", "coordinate_resolution", "snap_steps", "snapped", "window"]
 
 ROUND = (1.0, 2.0, 5.0)
 
@@ -71,6 +74,28 @@ def _outside(low: np.ndarray, high: np.ndarray, step: np.ndarray) -> tuple[np.nd
     lo = np.where(lo < low, lo, _rounded(lo - step, power))
     hi = _rounded(np.ceil(_quotient(high, step)) * step, power)
     return lo, np.where(hi > high, hi, _rounded(hi + step, power))
+
+
+def coarsest_step(values, most) -> np.ndarray:
+    """The coarsest round step (1, 2 or 5 times a power of ten, at most
+    ``most``) of which each of ``values`` is a multiple: the grid it lies
+    on, one step being all that it tells of a record beside it (0 where none
+    is, elementwise).
+
+    >>> coarsest_step(np.array([35.5, 35.43, -0.3, 35.43]), np.array([1.0, 1.0, 1.0, 0.001])).tolist()
+    [0.5, 0.01, 0.1, 0.001]
+    """
+    v, most = np.broadcast_arrays(np.asarray(values, dtype=np.float64), np.asarray(most, dtype=np.float64))
+    top = np.floor(np.log10(np.where(most > 0, most, 1.0)))
+    out = np.zeros(v.shape)
+    for drop in range(16, -1, -1):            # finest first, so the coarsest that fits is kept
+        for m in ROUND:
+            power = np.maximum(top - drop, -15)
+            step = _rounded(m * 10.0 ** power, power)
+            with np.errstate(invalid="ignore"):   # a NaN value is on no grid
+                q = _quotient(v, step)
+                out = np.where((most > 0) & (step <= most * (1 + 1e-12)) & (q == np.round(q)), step, out)
+    return out
 
 
 def window(width, k: int) -> np.ndarray:

@@ -1,31 +1,36 @@
-"""Isolated records: the few that a class's box would place far from the rest.
+"""Isolated records: the few that any box holding them would place far from the rest.
 
-A class holding a few records far from where the rest of it lies publishes a
-box that is mostly empty space, its far corners holding only those few:
-whoever reads the box learns that one or a handful of records lie out
-there, and about where (300 records around Raleigh and one on Bermuda: a box
-from Raleigh to the Atlantic, Bermuda in its corner). Such records are
-*isolated*: farther from their class's core (its records within twice the
-median distance from its centre, the median of their coordinates) than
-:data:`ISOLATION` times the core's own diagonal (at least the grid the boxes
-are published on), and fewer than k of them: without them the box would be
-a tenth as wide or less. One far record, a handful scattered about, or a
-remote cluster smaller than k are all found so, while a class spread evenly,
-or over two towns of about equal size, has none. They are published without
-a location, the farthest first, within a budget of records
-(:func:`within_budget`); the rest of their class keeps its box, held to the
-records it keeps.
+A class holding a few records far from where the rest of the table lies
+publishes a box that is mostly empty space, its far corners holding only
+those few: whoever reads the box learns that one or a handful of records lie
+out there, and about where (300 records around Raleigh and one on Bermuda: a
+box from Raleigh to the Atlantic, Bermuda in its corner). Such records are
+*isolated*: the k records nearest one (itself among them) spread more than
+:data:`ISOLATION` times as far as those of nine records in ten of the table
+do (:func:`isolated_rows`). One far record, a handful scattered about, or a
+remote cluster smaller than k are all found so, whether the partition puts
+them in a class with a handful from the mainland or in one of their own;
+the table's sparsest tenth (its rural records) never is, nor is the smaller
+of two towns in one class. They are published without a location, the
+farthest first, within a budget of records (:func:`within_budget`); the rest
+of their class keeps its box, held to the records it keeps.
+
+A rule relative to each class (records ten times its core's width away from
+it, fewer than k) lost: it withheld the smaller town of classes spanning two
+and missed a class made of remote records and a few from the coast.
 """
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..choices import WITHHELD
 
-__all__ = ["ISOLATION", "WITHHELD", "budget_rows", "isolated_rows", "within_budget"]
+__all__ = ["ISOLATION", "WITHHELD", "budget_rows", "ground_positions", "isolated_rows", "within_budget"]
 
-ISOLATION = 10.0    # records farther from their class's core than this many times its diagonal are isolated
+ISOLATION = 10.0    # isolated: k records around it spread this many times as far as around the usual record
+USUAL = 0.9         # the share of the table whose k records' spread is usual
+NEIGHBOURS = 63     # beyond this many, the spread of k records is measured on a sample of the table
+EARTH_KM = 6371.0088
 
 
 def budget_rows(share: float, rows: int, k: int) -> int:
@@ -35,47 +40,48 @@ def budget_rows(share: float, rows: int, k: int) -> int:
     return 0 if share == 0 else max(int(np.ceil(share * rows)), 2 * k)
 
 
-def isolated_rows(x, y, x_km, y_km: float, labels: np.ndarray, k: int, floor_km: float = 0.0
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Which rows are isolated in their class, and how far each lies from its
-    class's core (km; 0 where not isolated).
+def ground_positions(x, y, x_km, y_km: float, geographic: bool) -> np.ndarray:
+    """Each row's position in km: on the sphere (3 coordinates) for
+    longitudes ``x`` and latitudes ``y``, else ``x`` and ``y`` scaled by what
+    a unit of each is worth on the ground."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if geographic:
+        lon, lat = np.radians(x), np.radians(y)
+        return EARTH_KM * np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+    return np.column_stack([x * x_km, y * y_km])
 
-    ``x``, ``y``: each row's coordinates (``x`` unwrapped across the
-    antimeridian); ``x_km`` (per row, or a number) and ``y_km`` what one unit
-    of each is worth on the ground; ``labels``: each row's class, -1 for
-    rows without one; ``floor_km``: the least radius a class's core is taken
-    to have (the grid of published edges: no record is isolated from a
-    street away).
 
-    >>> x = np.r_[np.linspace(-78.9, -78.4, 9), -64.8]; y = np.r_[np.linspace(35.7, 36.0, 9), 32.3]
-    >>> flagged, far = isolated_rows(x, y, 90.0, 111.0, np.zeros(10, dtype=int), 5)
-    >>> np.flatnonzero(flagged).tolist(), round(float(far[9]))
-    ([9], 1281)
+def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Which rows are isolated, and how far the k records nearest each
+    reach (the distance to its (k-1)-th nearest other, km; 0 where not
+    isolated). ``where``: each row's position in km (:func:`ground_positions`;
+    NaN for rows without one, never isolated); ``floor_km``: the least usual
+    reach (the grid the boxes are published on). Beyond :data:`NEIGHBOURS`
+    neighbours the reach is measured among a sample of that many rows in
+    k - 1 (drawn with seed 0: a density estimate, published nowhere).
+
+    >>> where = np.r_[np.random.default_rng(0).random((200, 2)) * 10, [[900.0, 900.0]]]
+    >>> flagged, reach = isolated_rows(where, 5)
+    >>> np.flatnonzero(flagged).tolist(), round(float(reach[200]))
+    ([200], 1259)
     """
-    labels = np.asarray(labels, dtype=np.int64)
-    flagged = np.zeros(labels.size, dtype=bool)
-    apart = np.zeros(labels.size)
-    rows = np.flatnonzero(labels >= 0)
-    if rows.size == 0:
-        return flagged, apart
-    c = labels[rows]
-    x, y = np.asarray(x, dtype=np.float64)[rows], np.asarray(y, dtype=np.float64)[rows]
-    x_scale = np.broadcast_to(np.asarray(x_km, dtype=np.float64), labels.shape)[rows]
-    frame = pd.DataFrame({"c": c, "x": x, "y": y})
-    centre = frame.groupby("c")[["x", "y"]].transform("median")
-    distance = np.hypot((x - centre["x"].to_numpy()) * x_scale, (y - centre["y"].to_numpy()) * y_km)
-    radius = pd.Series(distance).groupby(c).transform("median").to_numpy()
-    core = frame[distance <= 2 * np.maximum(radius, floor_km)].groupby("c").agg(
-        x0=("x", "min"), x1=("x", "max"), y0=("y", "min"), y1=("y", "max")).reindex(c)
-    x0, x1, y0, y1 = (core[name].to_numpy() for name in ("x0", "x1", "y0", "y1"))
-    outside = np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0) * x_scale,
-                       np.maximum(np.maximum(y0 - y, y - y1), 0.0) * y_km)
-    diagonal = np.hypot((x1 - x0) * x_scale, (y1 - y0) * y_km)
-    far = outside > ISOLATION * np.maximum(diagonal, floor_km)
-    few = pd.Series(far).groupby(c).transform("sum").to_numpy() < k
-    flagged[rows] = far & few
-    apart[rows] = np.where(far & few, outside, 0.0)
-    return flagged, apart
+    from scipy.spatial import cKDTree
+
+    n = len(where)
+    flagged, reach = np.zeros(n, dtype=bool), np.zeros(n)
+    rows = np.flatnonzero(~np.isnan(where).any(axis=1))
+    need = k - 1
+    among = where[rows]
+    if need > NEIGHBOURS:
+        among = among[np.random.default_rng(0).random(len(among)) < NEIGHBOURS / need]
+        need = NEIGHBOURS
+    if need < 1 or len(among) <= need:
+        return flagged, reach
+    spread = cKDTree(among).query(where[rows], k=need + 1)[0][:, -1]
+    usual = max(float(np.quantile(spread, USUAL)), floor_km)
+    flagged[rows] = spread > ISOLATION * usual
+    reach[rows] = np.where(flagged[rows], spread, 0.0)
+    return flagged, reach
 
 
 def within_budget(flagged: np.ndarray, apart: np.ndarray, labels: np.ndarray, sizes: np.ndarray, k: int,

@@ -79,7 +79,7 @@ def test_a_job_file_runs_the_joint_release_end_to_end(workdir, capsys):
     assert not published.equals(released) and sorted(map(tuple, published.fillna("").to_numpy())) == \
         sorted(map(tuple, released.fillna("").to_numpy()))
     check_joint_release(raw.drop(columns="name"), released, 10, lat="lat", lon="lon", intervals=["age"],
-                        suppressed=["sex", "race"], sensitive="occupation", l=2, overlap=True)
+                        suppressed=["sex", "race"], sensitive="occupation", l=2)
 
 
 def test_a_job_writes_its_rows_in_the_published_order(tmp_path, cli):

@@ -47,8 +47,7 @@ def test_far_records_no_longer_make_wide_boxes_cheap(seed):
                              suppress=["sex", "marital"])
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=10, location_loss=loss, method=method,
                          suppress=["sex", "marital"])
-        check_joint_release(df, r.in_input_order(), 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"],
-                            overlap=method == "joint")
+        check_joint_release(df, r.in_input_order(), 10, lat="lat", lon="lon", intervals=["age"], suppressed=["sex", "marital"])
         assert r.report.details["location_loss"] == loss
         km[loss] = (_median_km(alone.in_input_order()), _median_km(r.in_input_order().iloc[:-6]))
         ncp[loss] = r.report["ncp"]["columns"]
@@ -70,8 +69,7 @@ def test_defaults_per_design_and_location_and_refusals():
         r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method=method)
         assert r.report.details["location_loss"] == loss
     spread = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=5, method="joint", location_loss="spread")
-    check_joint_release(df, spread.in_input_order(), 5, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"],
-                        overlap=True)
+    check_joint_release(df, spread.in_input_order(), 5, lat="lat", lon="lon", intervals=["age"], sets=["sex", "marital"])
     assert "location_loss" not in ga.anonymize(df, qi=QI, k=5, identifiers=["lat", "lon"]).report.details
     for bad, message in (({"location_loss": "miles"}, "location_loss"),
                          ({"location_loss": "spacing", "method": "joint"}, "location tree"),

@@ -38,7 +38,7 @@ def _check_suppressed(df, r, k, method="joint"):
     hidden = t["lat_min"].isna().to_numpy()
     kept = ~hidden
     check_joint_release(df[kept].reset_index(drop=True), t[kept].reset_index(drop=True), k, lat="lat", lon="lon",
-                        intervals=["age"], sets=["sex"], overlap=method == "joint")
+                        intervals=["age"], sets=["sex"])
     if hidden.any():
         assert t.loc[hidden, "class_id"].nunique() == 1 and hidden.sum() >= k
         assert not set(t.loc[hidden, "class_id"]) & set(t.loc[kept, "class_id"])

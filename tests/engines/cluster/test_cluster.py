@@ -392,16 +392,15 @@ def _people(n, seed):
                      dx=rng.choice(list("abcdefgh"), n, p=[.3, .2, .1, .1, .1, .1, .05, .05]))
 
 
-def _check_joint_release(df, out, k, *, l=None, t=None, overlap=True):
+def _check_joint_release(df, out, k, *, l=None, t=None):
     """Every row once, its point and age inside its class's box and interval,
-    boxes of different location classes disjoint (unless ``overlap``: the
-    joint design's), every class >= k (and l, and t against the whole
+    boxes on their grid (``check_published_boxes``), every class >= k (and l, and t against the whole
     table's distribution, by the in-memory audit)."""
     assert sorted(out["id"]) == sorted(df["id"])
     out = out.set_index("id").loc[df["id"]]
     age = df["age"].to_numpy()
     check_published_boxes(df[["lon", "lat"]].to_numpy(), out["class_id"].to_numpy(),
-                          out[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(), k, overlap=overlap)
+                          out[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(), k)
     assert out["lat_min"].isna().mean() < 0.05                 # few records an edge would pin, without a location
     assert ((out["age_min"].isna() | (out["age_min"] <= age)) & (out["age_max"].isna() | (age <= out["age_max"]))).all()
     published = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex"]
