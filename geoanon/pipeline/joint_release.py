@@ -434,6 +434,15 @@ def _weights(dims: Dims, spec: ReleaseSpec) -> list:
     return [given.get("location", 1.0) * factor if d.location else given.get(d.name, 1.0) for d in dims.items]
 
 
+def fine_cuts_warning(fine: int, cuts: int) -> list:
+    """The warning on published tiles whose sides between classes are cuts
+    finer than the tile over k (:class:`~geoanon.pipeline.location.PointsPublisher`)."""
+    if not fine:
+        return []
+    return [f"{fine:,} of the {cuts:,} tile sides between classes are cuts finer than their tile's width over k: each "
+            "tells the records beside it to within their gap along one axis; publish boxes (extent='box') to prevent it"]
+
+
 def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     """The audited release of ``job`` under ``spec`` (:func:`partitioned`;
     ``part``: its search's partition, found already), with its report."""
@@ -448,6 +457,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     warnings += disclosure_warnings(audit, model)
     if isolated:
         warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
+    warnings += fine_cuts_warning(*getattr(job.publish_location, "fine_cuts", (0, 0)))
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats, reach=model.k)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP

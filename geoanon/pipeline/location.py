@@ -146,7 +146,11 @@ def finest_step(magnitude: float) -> float:
 class PointsPublisher:
     """Rectangles of the location classes, as ``{lat}_min ... {lon}_max``;
     ``padded``: the frame is the records' box padded out (no bounds given),
-    whose edges no box may be clipped to."""
+    whose edges no box may be clipped to. ``fine_cuts``: after tiles are
+    published, how many of their sides between classes are cuts finer than
+    their tile's width over max(k, 3), and how many such sides there are."""
+
+    fine_cuts = (0, 0)
 
     def __init__(self, lat, lon, frame, columns, crs, geographic, xy, padded=True):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
@@ -192,6 +196,10 @@ class PointsPublisher:
                 far = tiles[:, (side + 2) % 4]
                 edge = np.where(outer[(side + 2) % 4], own, _outer_edge(d, extreme, far, side < 2))
                 tiles[:, side] = np.where(outer[side], edge, tiles[:, side])
+            widths = ((tiles[:, 2] - tiles[:, 0]) % 360, tiles[:, 3] - tiles[:, 1])
+            cuts = [~outer[side] for side in range(4)]
+            fine = [_fine(tiles[:, side], widths[side % 2], dx.k) & cuts[side] for side in range(4)]
+            self.fine_cuts = (int(sum(f.sum() for f in fine)), int(sum(c.sum() for c in cuts)))
             out[known] = tiles
             return out
         # a cut (or given bounds: a shard's are cuts) nearer the records than the grid's edge, going outward
@@ -199,10 +207,9 @@ class PointsPublisher:
         near = [(vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360, tiles[:, 1] > sy[:, 0],
                 (tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360, tiles[:, 3] < sy[:, 1]]
         grid = (sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1])
-        least = [window((s[:, 1] - s[:, 0]) % 360 if i == 0 else s[:, 1] - s[:, 0], dx.k) for i, s in enumerate((sx, sy))]
+        widths = ((sx[:, 1] - sx[:, 0]) % 360, sy[:, 1] - sy[:, 0])
         for side in range(4):
-            fine = coarsest_step(tiles[:, side], 2 * least[side % 2]) < least[side % 2] * (1 - 1e-9)
-            cut = near[side] & ~outer[side] & ~fine
+            cut = near[side] & ~outer[side] & ~_fine(tiles[:, side], widths[side % 2], dx.k)
             tiles[:, side] = np.where(cut, tiles[:, side], grid[side])
         out[known] = tiles
         return out
@@ -255,6 +262,14 @@ class PointsPublisher:
             return gpd.GeoSeries(rows, index=table.index, crs=self.crs)
 
         return classes[classes.geometry.notna()].reset_index(drop=True), row_shapes
+
+
+def _fine(edges: np.ndarray, widths: np.ndarray, k: int) -> np.ndarray:
+    """Whether each edge lies on no grid as coarse as its box's width over
+    max(k, 3) (:func:`geoanon.points.edges.window`): a cut that would tell
+    the records beside it to within less than that."""
+    least = window(widths, k)
+    return coarsest_step(edges, 2 * least) < least * (1 - 1e-9)
 
 
 def _held_box(d: RankDim, states: list) -> tuple:

@@ -270,3 +270,29 @@ def test_one_outlier_does_not_widen_every_interval():
     plain = median_width(df)
     outlier = median_width(df.assign(cost_usd=df["cost_usd"].where(df.index != 5, "2500000")))
     assert outlier <= 1.5 * plain
+
+
+# -- cuts between classes ---------------------------------------------------------------------------------------
+
+def test_a_cut_in_a_narrow_gap_bounds_no_box_and_tiles_that_publish_one_are_warned_about():
+    """A cut is the roundest number between two classes' nearest records: in
+    a narrow gap it tells both to within the gap. Boxes cross such cuts (their
+    edges on their own grid), and the points job's boxes are held to the
+    others; tiles, which publish every cut, say how many are finer than
+    their tile over k."""
+    from checkers import check_published_boxes
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"lat": np.round(35 + rng.random(400), 5), "lon": np.round(-80 + rng.random(400), 5),
+                       "age": rng.integers(20, 80, 400)})
+    points = ga.generalize_points(df, 5, keep=["age"]).in_input_order()
+    boxes = points[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy(dtype=float)
+    check_published_boxes(df[["lon", "lat"]].to_numpy(), points["class_id"].to_numpy(), boxes, 5)
+    distinct = np.unique(boxes, axis=0)
+    crossing = ((distinct[:, None, 0] < distinct[None, :, 2]) & (distinct[None, :, 0] < distinct[:, None, 2])
+                & (distinct[:, None, 1] < distinct[None, :, 3]) & (distinct[None, :, 1] < distinct[:, None, 3]))
+    assert crossing.sum() > len(distinct)                    # some boxes cross a fine cut, and overlap
+    tiles = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=5, extent="tile", method="frontier")
+    fine = [w for w in tiles.warnings if "tile sides between classes are cuts finer" in w]
+    assert len(fine) == 1 and int(fine[0].split()[0].replace(",", "")) > 0
+    assert not any("finer" in w for w in ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=5).warnings)
