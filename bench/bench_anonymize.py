@@ -69,9 +69,8 @@ PLAN = ([("adult", k, "none", m) for k in (5, 10, 50) for m in ["anonypy", "chai
         + [("adult", 10, "none", CLI)]
         + [("adult", 10, "2", m) for m in ["anonypy", "chained", "geoanon_frontier", OURS, NCP_OURS, JOINT]]
         + [("synthetic", 10, "none", m) for m in [OURS, OURS + "+jobs2", NCP_OURS, JOINT, JOINT + "+jobs2"]])
-BEFORE = "geoanon_frontier+nomargin+raw"   # the default as it was: edges anywhere, ends on the records' values
-PRECISION = ["points", "points+balanced", "anonypy", "geoanon_frontier", "geoanon_frontier+nomargin",
-             "geoanon_frontier+raw", BEFORE, "geoanon_frontier+spread", "geoanon_frontier+range",
+PRECISION = ["points", "points+balanced", "anonypy", "geoanon_frontier",
+             "geoanon_frontier+raw", "geoanon_frontier+spread", "geoanon_frontier+range",
              "geoanon_frontier+base4", "geoanon_frontier+base16", OURS, NCP_OURS, JOINT, OURS + "+w4",
              NCP_OURS + "+w16", OURS + "+e100", OURS + "+e100+sup2", OURS + "+e250", "geoanon_frontier+sup2"]
 PLAN += ([("airports", k, "none", m) for k in (5, 10, 50) for m in PRECISION]
@@ -152,7 +151,7 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
         prec = _precision(t.lat_min, t.lat_max, t.lon_min, t.lon_max, None, 0, boxes)
         prec["withheld"] = int(t.lat_min.isna().sum())
         columns = ga.information_loss(df, t, {"lat": ("interval", ("lat_min", "lat_max")),
-                                              "lon": ("interval", ("lon_min", "lon_max"))})["columns"]
+                                              "lon": ("interval", ("lon_min", "lon_max"))}, reach=k)["columns"]
         classes = int(t["class_id"].nunique())
     elif method == "anonypy":
         seconds, parts = _mondrian(df, k, None, None)
@@ -162,7 +161,7 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
             box[p] = [df.lat.iloc[p].min(), df.lat.iloc[p].max(), df.lon.iloc[p].min(), df.lon.iloc[p].max()]
             age[p] = df.age.iloc[p].max() - df.age.iloc[p].min()
         prec = _precision(box[:, 0], box[:, 1], box[:, 2], box[:, 3], age, 0, len(parts))
-        columns, classes = _mondrian_ncp(df, parts), len(parts)
+        columns, classes = _mondrian_ncp(df, parts, k), len(parts)
     else:
         design, *options = method.split("_", 1)[1].split("+")
         _as_before(options)
@@ -188,13 +187,8 @@ def _measure_precision(method: str, data: str, k: int) -> dict:
 
 
 def _as_before(options) -> None:
-    """``+nomargin``: box edges anywhere (no margin from the records, none
-    withheld); ``+raw``: interval ends on the records' values (no round
-    grid, no floor at 0, no open ends), as before issue 33 (this process only)."""
-    if "nomargin" in options:
-        import geoanon.points.margins as margins
-
-        margins.EDGE_MARGIN = 0.0
+    """``+raw``: interval ends on the records' values (no round grid, no
+    floor at 0, no open ends), as before issue 33 (this process only)."""
     if "raw" in options:
         import geoanon.joint.dims as dims
         import geoanon.pipeline.joint_release as joint
@@ -236,7 +230,7 @@ def measure(method: str, data: str, k, l) -> dict:
     started = time.perf_counter()
     if method == "anonypy":
         seconds, parts = min((_mondrian(df, k, l, sensitive) for _ in range(repeats)), key=lambda r: r[0])
-        columns, sizes = _mondrian_ncp(df, parts), [len(p) for p in parts]
+        columns, sizes = _mondrian_ncp(df, parts, k), [len(p) for p in parts]
     elif method == "chained":
         others = [c for c in df.columns if c not in ("lat", "lon")]
         points = ga.generalize_points(df, k, lat="lat", lon="lon", keep=others).table.drop(columns="class_id")
@@ -251,7 +245,7 @@ def measure(method: str, data: str, k, l) -> dict:
             starred = (table[a].astype(str) == "*") | (table[b].astype(str) == "*")
             table[a] = pd.to_numeric(table[a].where(~starred), errors="coerce")
             table[b] = pd.to_numeric(table[b].where(~starred), errors="coerce")
-        columns = ga.information_loss(df, table, treat)["columns"]
+        columns = ga.information_loss(df, table, treat, reach=k)["columns"]
         sizes = np.bincount(release.table["class_id"].to_numpy())
     elif method == CLI:
         return min((_measure_cli(df, data, k) for _ in range(repeats)), key=lambda r: r["seconds"])
@@ -309,7 +303,9 @@ def _measure_cli(df, data, k) -> dict:
             "columns": columns}
 
 
-def _mondrian_ncp(df, parts) -> dict:
+def _mondrian_ncp(df, parts, k: int) -> dict:
+    """Mondrian's NCP per column, as geoanon's report measures its own: a
+    number over the range between the values k records reach."""
     n = len(df)
     out = {}
     for c in QI:
@@ -319,8 +315,10 @@ def _mondrian_ncp(df, parts) -> dict:
             d = len(uniques)
             out[c] = sum(len(p) * (np.unique(codes[p]).size - 1) / (d - 1) for p in parts) / n
         else:
-            span = values.max() - values.min()
-            out[c] = sum(len(p) * (values[p].max() - values[p].min()) / span for p in parts) / n
+            ordered = np.sort(values)
+            low, high = ordered[k - 1], ordered[-k]
+            out[c] = sum(len(p) * max(min(values[p].max(), high) - max(values[p].min(), low), 0) for p in parts) / (
+                n * (high - low))
     return out
 
 
@@ -376,17 +374,13 @@ def _precision_targets(rows) -> list[str]:
                          + ("; target >= 95%: " + ("met" if p["within_100"] >= 0.95 else "MISSED")
                             if name.endswith("sup2") else ""))
     for k in (5, 10, 50):
-        now, margin_only, round_only, before = (ok.get(("airports", k, m)) for m in (
-            "geoanon_frontier", "geoanon_frontier+raw", "geoanon_frontier+nomargin", BEFORE))
-        if now and before and margin_only and round_only:
-            p, b, m = now["precision"], before["precision"], margin_only["precision"]
-            lines.append(f"- airports, k={k}: edges at least 1% of their box from every record, and round, bounded, "
-                         f"top-coded interval ends, cost median box {b['median_km']:,.0f} -> {p['median_km']:,.0f} km "
-                         f"and NCP {before['ncp']:.3f} -> {now['ncp']:.3f} ({now['ncp'] / before['ncp'] - 1:+.1%}), "
-                         f"{p['withheld']:,} records ({p['withheld'] / now['n']:.2%}) published without a location; "
-                         f"the margin alone: median box {m['median_km']:,.0f} km, NCP {margin_only['ncp']:.3f}; the "
-                         f"round ends alone: NCP {round_only['ncp']:.3f} (median age width {b['age_width']:g} -> "
-                         f"{round_only['precision']['age_width']:g} years)")
+        now, raw = (ok.get(("airports", k, m)) for m in ("geoanon_frontier", "geoanon_frontier+raw"))
+        if now and raw:
+            p, r = now["precision"], raw["precision"]
+            lines.append(f"- airports, k={k}: round, bounded, top-coded interval ends cost NCP {raw['ncp']:.3f} -> "
+                         f"{now['ncp']:.3f} ({now['ncp'] / raw['ncp'] - 1:+.1%}; median age width {r['age_width']:g} "
+                         f"-> {p['age_width']:g} years); {p['withheld']:,} records ({p['withheld'] / now['n']:.2%}) "
+                         "published without a location (isolated)")
     alone = ok.get(("airports", 10, "points"))
     if alone:
         lines.append(f"  - `points` alone: {alone['precision']['within_100']:.1%} within 100 km")
@@ -457,9 +451,11 @@ def write_results(rows, path: Path) -> None:
         "## Joint release over all quasi-identifiers (`python bench/bench_anonymize.py`)",
         "",
         f"Run on {today()}, {machine()}, geoanon at commit {code_state()}, anonypy {version('anonypy')}. "
-        "NCP: `geoanon.information_loss` averaged over the six QI columns (intervals by Xu et al. 2006, value sets by Iyengar's (c - 1) / (|A| - 1)); Mondrian's "
-        "from its members' ranges and value sets (its location boxes overlap), geoanon's from what it "
-        f"publishes: non-overlapping location boxes (records' box rounded outward on a grid) or tiles (`+tile`), "
+        "NCP: `geoanon.information_loss` averaged over the six QI columns (intervals by Xu et al. 2006, each over "
+        "the range between the values k records reach, as geoanon's report measures it; value sets by Iyengar's "
+        "(c - 1) / (|A| - 1)); Mondrian's from its members' ranges and value sets (its location boxes overlap, "
+        "their edges its members' coordinates), geoanon's from what it publishes: location boxes (records' box "
+        f"rounded outward on a grid of its width over k) or tiles (`+tile`), "
         f"class ranges, and `*` or value sets (`+sets`); `{JOINT}` cuts the location anywhere, as Mondrian "
         f"does, so its classes' boxes may overlap. The frontier and location-first designs cost the location against "
         f"the records' local spacing (the default `location_loss=\"spacing\"`), `+range` by NCP over the range; "

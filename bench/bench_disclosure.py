@@ -239,9 +239,8 @@ def windows(boxes: pd.DataFrame, k: int, design: str) -> np.ndarray:
         low, high = b[f"{axis}_min"].to_numpy(), b[f"{axis}_max"].to_numpy()
         width = (high - low) % 360 if axis == "lon" else high - low
         least = width / max(k, 3)
-        if design == "margin":
-            span = width / 1.15                       # the range: the box less two margins of 7.5% on average
-            ratios += [np.full(len(b), 0.05) * span / least] * 2
+        if design == "margin":                        # the range: the box less two margins of 7.5% on average
+            ratios += [np.divide(0.05 * width / 1.15, least, out=np.zeros(len(b)), where=least > 0)] * 2
             continue
         allowed = snap_steps(width, k, 1e-12)
         for edge in (low, high):
@@ -313,10 +312,34 @@ def write_results(rows, path: Path) -> None:
         lines.append(f"| {name} | {r['k']} | {r['design']} | {r['median_km']:.2f} | {r['p90_km']:.2f} | "
                      f"{r['max_km']:,.0f} | {r['withheld']:,} | {r['narrowed']:.3f} | {r['least']:.2f} | {far} | "
                      f"{least_far} |")
+    lines += ["", "### Reading the disclosure figures", "", *_reading(ok)]
     failed = [r for r in rows if "failed" in r]
     if failed:
         lines += ["", "Failed: " + "; ".join(f"{' '.join(r['job'])}: {r['failed']}" for r in failed) + "."]
     replace_section(path, "disclosure", lines)
+
+
+def _reading(rows: list) -> list[str]:
+    """What each design cost beside the default, per table and k, from the rows."""
+    edges = {(r["table"], r["k"], r["design"]): r for r in rows if r["table"] != "order"}
+    out = []
+    for table in TABLES:
+        parts = []
+        for k in (5, 10):
+            base, held, tile = (edges.get((table, k, d)) for d in ("points", "points-held", "anonymize-tile"))
+            if not (base and held and tile):
+                continue
+            parts.append(f"k = {k}: holding every box to its cuts narrows {held['narrowed']:.0%} of the sides and "
+                         f"saves {1 - held['median_km'] / base['median_km']:.0%} of the median and "
+                         f"{1 - held['p90_km'] / base['p90_km']:.0%} of the p90 km; tiles narrow "
+                         f"{tile['narrowed']:.0%} of theirs")
+        if parts:
+            out.append(f"- {table}{' (tuning)' if table in TUNING else ''}: " + "; ".join(parts) + ".")
+    return out + ["", "Every default box (``points``, ``anonymize-box``) leaves every record a window of at least its "
+                  "box over k along each axis; the designs that narrow a side (``points-held``, ``anonymize-tile``, "
+                  "``margin``) tell a record beside a cut or an edge more precisely than that. The far records: "
+                  "withheld by the default rule; the rule within each class (``points-class``) withholds far more "
+                  "records and leaves the far ones in a box where the partition grouped them together."]
 
 
 if __name__ == "__main__":

@@ -164,7 +164,7 @@ def measure_solve(tool: str, table: str, model: str) -> dict:
         started = time.perf_counter()
         try:
             release = suppress(df, qi, method=tool, time_limit=time_limit(tool, model), sensitive=sensitive,
-                               ground="equal", **levels)
+                               ground="equal", **levels, keep=[c for c in df.columns if c not in qi and c != sensitive])
         except ParameterError as exc:
             row.update(seconds=time.perf_counter() - started, refused=str(exc))
             return row

@@ -275,7 +275,8 @@ def measure_suppress(tool: str, table: str, model: str) -> dict:
         method = "approx" if tool == "geoanon_approx" else "lattice"
         suppress = ga.suppress                              # imported before the clock starts
         started = time.perf_counter()
-        release = suppress(df, qi, method=method, **levels, **extra)
+        release = suppress(df, qi, method=method, **levels, **extra,
+                           keep=[c for c in df.columns if c not in qi and c != extra.get("sensitive")])
         row["seconds"] = time.perf_counter() - started
         labels = release.table["class_id"].to_numpy()
         row.update(reported_cost=release.report["cost"], lower_bound=release.report["lower_bound"])
@@ -331,7 +332,7 @@ def measure_limit(table: str, run: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / mib
     suppress = ga.suppress                                 # imported before the clock starts
     started = time.perf_counter()
-    release = suppress(df, qi, k=10, method=method, time_limit=limit)
+    release = suppress(df, qi, k=10, method=method, time_limit=limit, keep=[c for c in df.columns if c not in qi])
     seconds = time.perf_counter() - started
     r = release.report
     return {"table": table, "run": run, "rows": len(df), "limit": limit, "seconds": seconds,
