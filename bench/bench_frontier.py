@@ -21,10 +21,13 @@ Quasi-identifiers lat, lon, age, sex, race, marital-status; k = 5, 10, 50.
   location's span (latitude and longitude, each over its range) weighted by
   ``w``, age over its range, a category by its (values - 1) / (distinct - 1);
   median cuts for numbers, the frequency-ordered half of the values for
-  categories; every part at least k. It publishes its members' box padded
-  as geoanon pads its own (each side moved out by 7.5% of the box's extent,
-  the middle of geoanon's 5-10% margin), its members' age range and value
-  sets. ``w`` = 1, 1.414, 2, ..., 256 (17 weights a factor sqrt(2) apart)
+  categories; every part at least k. It publishes its members' box on the
+  grid geoanon puts its own on (:mod:`geoanon.points.edges`: each axis on
+  the least round step of at least its range over k - 2, and at least k
+  times the coordinates' resolution, the edges strictly outside its
+  members), its members' age range and value sets, the age's loss measured
+  as geoanon's report measures it (over the range between the ages k
+  records reach). ``w`` = 1, 1.414, 2, ..., 256 (17 weights a factor sqrt(2) apart)
   traces its frontier.
 - ``geoanon``: :func:`geoanon.explore` at ``location_precision`` 0, 0.025,
   ..., 1 (41 settings, the default release, 0.5, among them), then, three
@@ -76,7 +79,6 @@ REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by
 STEP_KM = 1.03         # this factor in median km,
 STEP_NCP = 1.10        # or this factor in other NCP
 WINDOWS = {"airports": (40, 700), "zips": (40, 700), "city": (2, 40)}
-PAD = 0.075            # the peer's box: each side out by this share of its extent
 TARGET = 0.70
 SPEED_TARGET = 3.0   # explore's 8 settings within this many times one release
 REPEATS = 5          # speed: the best of this many runs of each
@@ -139,16 +141,21 @@ def mondrian(df: pd.DataFrame, k: int, w: float) -> list:
     return parts
 
 
-def _mondrian_point(df: pd.DataFrame, parts: list, w: float) -> dict:
+def _mondrian_point(df: pd.DataFrame, parts: list, w: float, k: int) -> dict:
+    from geoanon.points.edges import coordinate_resolution, snap_steps, snapped
+
     lat, lon, age = (df[c].to_numpy(float) for c in ("lat", "lon", "age"))
     cats = [pd.factorize(df[c])[0] for c in CATEGORICAL]
+    floor = {axis: max(k * coordinate_resolution(v), 1e-9) for axis, v in (("lat", lat), ("lon", lon))}
+    ages = np.sort(age)
+    low, high = ages[k - 1], ages[-k]                     # the range k records reach from either end
     n = len(df)
     d, other = np.empty(n), np.zeros(n)
     for p in parts:
-        a, b, c, e = lat[p].min(), lat[p].max(), lon[p].min(), lon[p].max()
-        h, v = (b - a) * PAD, (e - c) * PAD
-        d[p] = _km(a - h, c - v, b + h, e + v)
-        loss = (age[p].max() - age[p].min()) / np.ptp(age)
+        (a, b), (c, e) = ((snapped(v[p].min(), v[p].max(), snap_steps(np.ptp(v[p]), k, floor[axis])))
+                          for axis, v in (("lat", lat), ("lon", lon)))
+        d[p] = _km(a, c, b, e)
+        loss = max(min(age[p].max(), high) - max(age[p].min(), low), 0.0) / (high - low)
         loss += sum((np.unique(x[p]).size - 1) / (x.max()) for x in cats)
         other[p] = loss / len(OTHER)
     return {"setting": w, "median_km": float(np.median(d)), "p90_km": float(np.quantile(d, 0.9)),
@@ -163,7 +170,7 @@ def measure(name: str, k, method: str) -> dict:
     row = {"table": name, "k": k, "method": method, "n": len(df)}
     started = time.perf_counter()
     if method == "mondrian":
-        row["points"] = [_mondrian_point(df, mondrian(df, k, w), w) for w in WEIGHTS]
+        row["points"] = [_mondrian_point(df, mondrian(df, k, w), w, k) for w in WEIGHTS]
     elif method.startswith("geoanon"):
         if "+knee" in method:                 # forked workers inherit it
             import geoanon.joint.km_loss as km_loss

@@ -30,6 +30,7 @@ __all__ = ["ISOLATION", "WITHHELD", "budget_rows", "ground_positions", "isolated
 ISOLATION = 10.0    # isolated: k records around it spread this many times as far as around the usual record
 USUAL = 0.9         # the share of the table whose k records' spread is usual
 NEIGHBOURS = 63     # beyond this many, the spread of k records is measured on a sample of the table
+PROBES = 100_000    # beyond this many rows, the usual spread is measured around a sample of them
 EARTH_KM = 6371.0088
 
 
@@ -58,7 +59,11 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     NaN for rows without one, never isolated); ``floor_km``: the least usual
     reach (the grid the boxes are published on). Beyond :data:`NEIGHBOURS`
     neighbours the reach is measured among a sample of that many rows in
-    k - 1 (drawn with seed 0: a density estimate, published nowhere).
+    k - 1, and beyond :data:`PROBES` rows the usual reach around a sample of
+    that many (both drawn with seed 0: density estimates, published
+    nowhere). Rows sharing a cell of a grid fine enough that the cell's
+    diagonal is within the isolation reach, with k - 1 others, are never
+    isolated and are not searched (:func:`_crowded`).
 
     >>> where = np.r_[np.random.default_rng(0).random((200, 2)) * 10, [[900.0, 900.0]]]
     >>> flagged, reach = isolated_rows(where, 5)
@@ -77,11 +82,36 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
         need = NEIGHBOURS
     if need < 1 or len(among) <= need:
         return flagged, reach
-    spread = cKDTree(among).query(where[rows], k=need + 1)[0][:, -1]
-    usual = max(float(np.quantile(spread, USUAL)), floor_km)
-    flagged[rows] = spread > ISOLATION * usual
-    reach[rows] = np.where(flagged[rows], spread, 0.0)
+    tree = cKDTree(among)
+    probe = where[rows]
+    if len(rows) > PROBES:       # the usual reach from a sample: the share of the table is what it is about
+        probe = probe[np.sort(np.random.default_rng(0).choice(len(rows), PROBES, replace=False))]
+    usual = max(float(np.quantile(tree.query(probe, k=need + 1)[0][:, -1], USUAL)), floor_km)
+    limit = ISOLATION * usual
+    near = _crowded(among, where[rows], limit, need + 1)
+    doubt = rows[~near]
+    spread = tree.query(where[doubt], k=need + 1)[0][:, -1]
+    flagged[doubt] = spread > limit
+    reach[doubt] = np.where(flagged[doubt], spread, 0.0)
     return flagged, reach
+
+
+def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int) -> np.ndarray:
+    """Which positions ``where`` lie in a cell of a grid whose cells' diagonal
+    is ``limit``, holding at least ``count`` positions of ``among``: each has
+    that many within ``limit``."""
+    side = limit / np.sqrt(where.shape[1])
+    if not side > 0:
+        return np.zeros(len(where), dtype=bool)
+    low = np.minimum(among.min(axis=0), where.min(axis=0))
+    cells = [np.floor((a - low) / side).astype(np.int64) for a in (among, where)]
+    cells = np.concatenate(cells)
+    shape = cells.max(axis=0) + 1
+    if np.prod(shape.astype(np.float64)) < 2.0**62:    # one integer per cell: a fast 1-d unique
+        cells = np.ravel_multi_index(tuple(cells.T), tuple(shape))
+    keys, inverse = np.unique(cells, axis=0 if cells.ndim > 1 else None, return_inverse=True)
+    held = np.bincount(inverse[:len(among)].ravel(), minlength=len(keys))
+    return held[inverse[len(among):].ravel()] >= count
 
 
 def within_budget(flagged: np.ndarray, apart: np.ndarray, labels: np.ndarray, sizes: np.ndarray, k: int,
