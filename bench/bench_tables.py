@@ -278,7 +278,7 @@ def measure_suppress(tool: str, table: str, model: str) -> dict:
         release = suppress(df, qi, method=method, **levels, **extra,
                            keep=[c for c in df.columns if c not in qi and c != extra.get("sensitive")])
         row["seconds"] = time.perf_counter() - started
-        labels = release.table["class_id"].to_numpy()
+        labels = release.in_input_order()["class_id"].to_numpy()   # rows as in df
         row.update(reported_cost=release.report["cost"], lower_bound=release.report["lower_bound"])
     elif tool == "anonypy":
         import anonypy
