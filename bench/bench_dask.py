@@ -268,8 +268,8 @@ def write_results(rows, path: Path) -> None:
              "and audited before it is renamed. audit-W: the distributed audit of that release (audit-memory: the "
              "in-memory audit of the same). Memory: peak resident set (VmHWM) of the client (which hosts the "
              "scheduler), of the busiest worker, and of all processes together. Largest / lower bound: over the "
-             "located classes; withheld: the records whose every cut would pin them to a box edge, published "
-             "in one class without a location.", "",
+             "located classes; withheld: the isolated records (`geoanon.points.isolated`), published without a "
+             "location.", "",
              "| points | job | seconds | client MB | worker MB | all MB | classes | largest / lower bound | withheld | "
              "shards |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
