@@ -204,28 +204,16 @@ class RankDim:
 
     def box_edges(self, states: np.ndarray, step=None) -> tuple[np.ndarray, np.ndarray]:
         """A location's box for classes of ``states`` (n x 4): its records'
-        range on the grid of :meth:`box_steps`, strictly outside its records
+        range on the grid of :func:`geoanon.points.edges.snap_steps` (at
+        least ``step``, default ``self.step`` or ``resolution``, and
+        ``min_step``), strictly outside its records
         (:func:`~geoanon.points.edges.snapped`; missing ranks give garbage,
         which the caller masks)."""
-        from ..points.edges import snapped
+        from ..points.edges import snap_steps, snapped
 
-        a, b = self._held(states)
-        return snapped(a, b, self.box_steps(states, step))
-
-    def box_steps(self, states: np.ndarray, step=None) -> np.ndarray:
-        """The grid step of the boxes of classes of ``states``:
-        :func:`geoanon.points.edges.snap_steps` of their records' range, at
-        least ``step`` (default ``self.step`` or ``resolution``) and
-        ``min_step``."""
-        from ..points.edges import snap_steps
-
-        a, b = self._held(states)
-        return snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step))
-
-    def _held(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The least and greatest value the records of each state hold."""
         f, e = np.minimum(states[:, 2], self.size - 1), np.clip(states[:, 3] - 1, 0, self.size - 1)
-        return self.low[f].astype(float), self.high[e].astype(float)
+        a, b = self.low[f].astype(float), self.high[e].astype(float)
+        return snapped(a, b, snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step)))
 
     @staticmethod
     def _open(bound: float) -> float:

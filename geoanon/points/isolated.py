@@ -76,19 +76,19 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     flagged, reach = np.zeros(n, dtype=bool), np.zeros(n)
     rows = np.flatnonzero(~np.isnan(where).any(axis=1))
     need = k - 1
-    among = where[rows]
+    located = among = where[rows]
     if need > NEIGHBOURS:
         among = among[np.random.default_rng(0).random(len(among)) < NEIGHBOURS / need]
         need = NEIGHBOURS
     if need < 1 or len(among) <= need:
         return flagged, reach
     tree = cKDTree(among)
-    probe = where[rows]
+    probe = located
     if len(rows) > PROBES:       # the usual reach from a sample: the share of the table is what it is about
         probe = probe[np.sort(np.random.default_rng(0).choice(len(rows), PROBES, replace=False))]
     usual = max(float(np.quantile(tree.query(probe, k=need + 1)[0][:, -1], USUAL)), floor_km)
     limit = ISOLATION * usual
-    near = _crowded(among, where[rows], limit, need + 1)
+    near = _crowded(among, located, limit, need + 1)
     doubt = rows[~near]
     spread = tree.query(where[doubt], k=need + 1)[0][:, -1]
     flagged[doubt] = spread > limit
@@ -104,8 +104,7 @@ def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int) -> 
     if not side > 0:
         return np.zeros(len(where), dtype=bool)
     low = np.minimum(among.min(axis=0), where.min(axis=0))
-    cells = [np.floor((a - low) / side).astype(np.int64) for a in (among, where)]
-    cells = np.concatenate(cells)
+    cells = np.floor((np.concatenate([among, where]) - low) / side).astype(np.int64)
     shape = cells.max(axis=0) + 1
     if np.prod(shape.astype(np.float64)) < 2.0**62:    # one integer per cell: a fast 1-d unique
         cells = np.ravel_multi_index(tuple(cells.T), tuple(shape))

@@ -57,8 +57,7 @@ import numpy as np
 __all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "kd_partition", "needed_gap"]
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
-GAP_SHARE = 0.1     # the gap a cut looks for, as a share of its node's extent (against 0.02, 0.05 and 0.2 on
-                    # clustered and zip_jitter, k = 5 and 10: p90 box km from -19% to +2% against 0.02)
+GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
