@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import VerificationError
+
 __all__ = ["Grouping"]
 
 
@@ -62,14 +64,25 @@ class Grouping:
         """Rows per class."""
         return np.bincount(self.cls, weights=self.rows, minlength=self.n_classes).astype(np.int64)
 
-    def check(self, entry_rows) -> None:
-        """AssertionError unless the blocks tile every entry's rows exactly once."""
+    def verify(self, entry_rows, k: int = 1) -> Grouping:
+        """Check the grouping's rules; raise :class:`~geoanon.errors.VerificationError`
+        if one fails: the blocks tile every entry's rows (``entry_rows``) exactly
+        once, class ids are 0..C-1 all used, and every class holds >= ``k`` rows.
+        Returns ``self``."""
         entry_rows = np.asarray(entry_rows, dtype=np.int64)
         covered = np.bincount(self.entry, weights=self.rows, minlength=entry_rows.size)
         first = np.r_[True, np.diff(self.entry) != 0]
         expected = np.where(first, 0, np.r_[0, self.start[:-1] + self.rows[:-1]])
         if covered.size != entry_rows.size or (covered != entry_rows).any() or (self.start != expected).any():
-            raise AssertionError("a grouping does not give every row of every entry exactly one class")
+            raise VerificationError("a grouping does not give every row of every entry exactly one class")
+        sizes = self.sizes()
+        if (sizes == 0).any():
+            raise VerificationError(f"class ids are not contiguous: class {int(np.argmin(sizes))} is empty")
+        light = np.flatnonzero(sizes < k)
+        if light.size:
+            raise VerificationError(f"{light.size} classes hold fewer than k={k} rows "
+                                    f"(class {int(light[0])} holds {int(sizes[light[0]])})")
+        return self
 
     def classes_of(self, entry, rank, entry_rows) -> np.ndarray:
         """The class of rows given by their entry and their rank among its rows."""

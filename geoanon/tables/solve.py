@@ -71,7 +71,7 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
                "stopped at the time limit" if result.status == TIME_LIMIT_STATUS else f"ended: {result.status}")
         warnings.append(f"{run.program} {why}; released the {used} answer, not proven optimal "
                         f"(gap {(cost - bound) / cost:.1%} to the lower bound)")
-    candidates[used].check(inst.entries[2])
+    candidates[used].verify(inst.entries[2], inst.model.k)
     return {"grouping": candidates[used], "cost": cost, "patterns": patterns, "method": used, "solver": method,
             "optimal": optimal, "bound": bound, "tried": {name: value[0] for name, value in costs.items()},
             "warnings": warnings, **run.extra}

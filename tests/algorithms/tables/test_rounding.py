@@ -59,7 +59,7 @@ def test_a_rounded_relaxation_is_a_release_within_the_model(data):
         return
     assert (counts.sum(axis=1) == rows).all()
     grouping = milp._assign_rows(inst, counts.ravel().copy(), program.pattern, program.n_sets)
-    grouping.check(rows)
+    grouping.verify(rows)
     row_class, _ = inst.row_classes(grouping)
     emd = emd_equal if ground == "equal" else emd_ordered
     values = order or sorted(df["s"].unique())

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoanon as ga
-from geoanon.errors import DataError, InfeasibleError, ParameterError
+from geoanon.errors import DataError, InfeasibleError, ParameterError, VerificationError
 from geoanon.models import Model
 from geoanon.tables import Grouping, Instance, k_lower_bound, m_approximation
 
@@ -79,7 +79,7 @@ def test_theorem_10_cases_and_bounds():
     # Case 2: small types (2 rows) below k=4, large types spare 1 + 2 rows
     assert k_lower_bound(np.array([1, 1, 5, 6]), 4) == 4
     classes = m_approximation(np.array([1, 1, 5, 6]), 4)
-    classes.check([1, 1, 5, 6])
+    classes.verify([1, 1, 5, 6], k=4)
     assert classes.sizes().min() >= 4 and classes.n_classes == 3
     # Case 3: large types cannot spare enough: the small types join the smallest large type
     assert k_lower_bound(np.array([1, 4, 5]), 4) == 1 + 4
@@ -201,7 +201,7 @@ def test_free_parts_are_the_largest_parts_that_meet_the_model(n, k, l, seed):
     base = np.arange(types.size) if split.origin is None else split.origin[0]
     assert (split_values == values[base]).all()
     Grouping.of(base, np.zeros(base.size) if split.origin is None else split.origin[1], split_rows,
-                np.arange(base.size)).check(rows)                     # the parts tile every entry
+                np.arange(base.size)).verify(rows)                     # the parts tile every entry
     original = {}
     for t in range(split.type_size.size):
         old = set(types[base[split_types == t]].tolist())
@@ -245,7 +245,7 @@ def test_free_part_repair_releases_meet_the_model(n, k, l, distinct, seed):
     inst = Instance(df, ["q0", "q1", "q2"], model)
     inst.check_feasible()
     grouping = free_part_repair(inst)
-    grouping.check(inst.entries[2])
+    grouping.verify(inst.entries[2], model.k)
     released = df.copy()
     row_class, patterns = inst.row_classes(grouping)
     cost = inst.cost(grouping)[0]
@@ -312,3 +312,15 @@ def test_the_lattice_skips_the_free_part_repair_when_no_type_has_a_free_part(mon
     df["q0"] = 0          # now types are large and have free parts: the repair runs (and is forbidden)
     with pytest.raises(AssertionError, match="free_part_repair ran"):
         ga.suppress(df, ["q0", "q1"], k=3, l=2, sensitive="s", method="lattice")
+
+
+def test_grouping_verify_refuses_a_light_class_a_gap_and_a_row_twice():
+    rows = np.array([3, 2])
+    good = Grouping.of([0, 0, 1], [0, 2, 0], [2, 1, 2], [0, 1, 1])
+    assert good.verify(rows, k=2) is good
+    with pytest.raises(VerificationError, match="fewer than k=4"):
+        good.verify(rows, k=4)
+    with pytest.raises(VerificationError, match="exactly one class"):
+        Grouping.of([0, 0, 1], [0, 1, 0], [2, 1, 2], [0, 1, 1]).verify(rows)
+    with pytest.raises(VerificationError, match="not contiguous"):
+        Grouping(np.array([0, 1]), np.array([0, 0]), np.array([3, 2]), np.array([0, 2])).verify(rows)
