@@ -50,83 +50,12 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
     tuples: ``None`` for a class, or ``(axis, j, lower, upper)`` for a cut after
     local rank ``j`` along ``axis`` (0 = x, 1 = y).
     """
-    nx, ny = int(lx.max()) + 1, int(ly.max()) + 1
-    grid = np.zeros((nx, ny), dtype=np.int64)
-    np.add.at(grid, (lx, ly), w)
-    S = np.zeros((nx + 1, ny + 1), dtype=np.int64)
-    S[1:, 1:] = grid.cumsum(0).cumsum(1)
-    S = S.tolist()   # the search touches few cells per state: plain lists beat numpy calls
-    feasible_at: dict = {}    # state -> (smallest T proven feasible, its cut)
-    infeasible_at: dict = {}  # state -> largest T proven infeasible
-    expanded = 0
-
-    def lines(a, b, c, d):
-        """Weights of the columns a..b-1 and of the rows c..d-1 of box (a, b, c, d)."""
-        Sc = [S[i][c] for i in range(a, b + 1)]
-        Sd = [S[i][d] for i in range(a, b + 1)]
-        cols = [Sd[i + 1] - Sd[i] - Sc[i + 1] + Sc[i] for i in range(b - a)]
-        Sa, Sb = S[a], S[b]
-        rows = [Sb[j + 1] - Sa[j + 1] - Sb[j] + Sa[j] for j in range(c, d)]
-        return cols, rows
-
-    def tighten(a, b, c, d):
-        """The smallest box holding the points of box (a, b, c, d)."""
-        cols, rows = lines(a, b, c, d)
-        x0 = next(i for i, v in enumerate(cols) if v)
-        x1 = len(cols) - next(i for i, v in enumerate(reversed(cols)) if v)
-        y0 = next(j for j, v in enumerate(rows) if v)
-        y1 = len(rows) - next(j for j, v in enumerate(reversed(rows)) if v)
-        return a + x0, a + x1, c + y0, c + y1
-
-    def lb(v):
-        return -(-v // (v // k))
-
-    def solve(state, T):
-        """A cut tree for ``state`` with every class <= T, or False."""
-        nonlocal expanded
-        a, b, c, d = state
-        W = S[b][d] - S[a][d] - S[b][c] + S[a][c]
-        if W <= T:
-            return None
-        known = feasible_at.get(state)
-        if known is not None and known[0] <= T:
-            return known[1]
-        if infeasible_at.get(state, -1) >= T:
-            return False
-        expanded += 1
-        if expanded > budget:
-            raise _BudgetExhausted
-        options = []
-        for axis, (lo, line) in enumerate(zip((a, c), lines(a, b, c, d))):
-            prefix = 0
-            for j, v in enumerate(line[:-1]):
-                prefix += v
-                if v and k <= prefix <= W - k and lb(prefix) <= T and lb(W - prefix) <= T:
-                    options.append((abs(2 * prefix - W), axis, lo + j))
-        options.sort()
-        for _, axis, j in options:
-            if axis == 0:
-                low, high = tighten(a, j + 1, c, d), tighten(j + 1, b, c, d)
-            else:
-                low, high = tighten(a, b, c, j + 1), tighten(a, b, j + 1, d)
-            left = solve(low, T)
-            if left is False:
-                continue
-            rest = solve(high, T)
-            if rest is False:
-                continue
-            cut = (axis, j, left, rest)
-            feasible_at[state] = (T, cut)
-            return cut
-        infeasible_at[state] = max(T, infeasible_at.get(state, -1))
-        return False
-
-    root = tighten(0, nx, 0, ny)
-    total = S[root[1]][root[3]] - S[root[0]][root[3]] - S[root[1]][root[2]] + S[root[0]][root[2]]
-    T = count_lower_bound(total, k, int(np.max(w)))
+    search = _Guillotine(lx, ly, w, k, budget)
+    root = search.tighten(0, search.nx, 0, search.ny)
+    T = count_lower_bound(search.weight(root), k, int(np.max(w)))
     try:
         while T <= upper:
-            cuts = solve(root, T)
+            cuts = search.solve(root, T)
             if cuts is not False:
                 return T, cuts
             T += 1
@@ -134,8 +63,96 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
         return None
     finally:
         if spent is not None:
-            spent[0] += expanded
+            spent[0] += search.expanded
     return None
+
+
+class _Guillotine:
+    """The memoized search of :func:`guillotine_min_max` over boxes ``(a, b, c, d)``
+    of local ranks (columns a..b-1, rows c..d-1)."""
+
+    def __init__(self, lx, ly, w, k: int, budget: int):
+        self.nx, self.ny = int(lx.max()) + 1, int(ly.max()) + 1
+        grid = np.zeros((self.nx, self.ny), dtype=np.int64)
+        np.add.at(grid, (lx, ly), w)
+        prefix = np.zeros((self.nx + 1, self.ny + 1), dtype=np.int64)
+        prefix[1:, 1:] = grid.cumsum(0).cumsum(1)
+        self.S = prefix.tolist()   # the search touches few cells per state: plain lists beat numpy calls
+        self.k, self.budget, self.expanded = k, budget, 0
+        self.feasible_at: dict = {}    # state -> (smallest T proven feasible, its cut)
+        self.infeasible_at: dict = {}  # state -> largest T proven infeasible
+
+    def weight(self, state) -> int:
+        a, b, c, d = state
+        S = self.S
+        return S[b][d] - S[a][d] - S[b][c] + S[a][c]
+
+    def lines(self, a, b, c, d):
+        """Weights of the columns a..b-1 and of the rows c..d-1 of box (a, b, c, d)."""
+        S = self.S
+        Sc = [S[i][c] for i in range(a, b + 1)]
+        Sd = [S[i][d] for i in range(a, b + 1)]
+        cols = [Sd[i + 1] - Sd[i] - Sc[i + 1] + Sc[i] for i in range(b - a)]
+        Sa, Sb = S[a], S[b]
+        rows = [Sb[j + 1] - Sa[j + 1] - Sb[j] + Sa[j] for j in range(c, d)]
+        return cols, rows
+
+    def tighten(self, a, b, c, d):
+        """The smallest box holding the points of box (a, b, c, d)."""
+        cols, rows = self.lines(a, b, c, d)
+        x0 = next(i for i, v in enumerate(cols) if v)
+        x1 = len(cols) - next(i for i, v in enumerate(reversed(cols)) if v)
+        y0 = next(j for j, v in enumerate(rows) if v)
+        y1 = len(rows) - next(j for j, v in enumerate(reversed(rows)) if v)
+        return a + x0, a + x1, c + y0, c + y1
+
+    def _least_max(self, v):
+        """The least largest class of any split of weight ``v`` into classes >= k."""
+        return -(-v // (v // self.k))
+
+    def _options(self, state, W, T) -> list:
+        """The admissible cuts of ``state`` under ``T``, most balanced first."""
+        a, b, c, d = state
+        k, options = self.k, []
+        for axis, (lo, line) in enumerate(zip((a, c), self.lines(a, b, c, d))):
+            prefix = 0
+            for j, v in enumerate(line[:-1]):
+                prefix += v
+                if v and k <= prefix <= W - k and self._least_max(prefix) <= T and self._least_max(W - prefix) <= T:
+                    options.append((abs(2 * prefix - W), axis, lo + j))
+        options.sort()
+        return options
+
+    def solve(self, state, T):
+        """A cut tree for ``state`` with every class <= T, or False."""
+        W = self.weight(state)
+        if W <= T:
+            return None
+        known = self.feasible_at.get(state)
+        if known is not None and known[0] <= T:
+            return known[1]
+        if self.infeasible_at.get(state, -1) >= T:
+            return False
+        self.expanded += 1
+        if self.expanded > self.budget:
+            raise _BudgetExhausted
+        a, b, c, d = state
+        for _, axis, j in self._options(state, W, T):
+            if axis == 0:
+                low, high = self.tighten(a, j + 1, c, d), self.tighten(j + 1, b, c, d)
+            else:
+                low, high = self.tighten(a, b, c, j + 1), self.tighten(a, b, j + 1, d)
+            left = self.solve(low, T)
+            if left is False:
+                continue
+            rest = self.solve(high, T)
+            if rest is False:
+                continue
+            cut = (axis, j, left, rest)
+            self.feasible_at[state] = (T, cut)
+            return cut
+        self.infeasible_at[state] = max(T, self.infeasible_at.get(state, -1))
+        return False
 
 
 def _apply_cuts(cuts, box, gx, gy, ends):
