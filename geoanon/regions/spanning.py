@@ -236,6 +236,23 @@ def _search(indptr, indices, roots, depth_first):
     return order[:count], parent, depth
 
 
+def _first_tree(graph: CompactGraph, start: str) -> tuple[list, np.ndarray]:
+    """The improvement's first forest, as adjacency sets, and its roots: one
+    tree per component, depth-first from its lowest-degree node (``"dfs"``) or
+    breadth-first from its highest-degree node."""
+    n, degree = graph.n, np.diff(graph.indptr)
+    comp = graph.components()
+    order = np.lexsort((np.arange(n), degree if start == "dfs" else -degree, comp))
+    roots = order[np.r_[True, comp[order][1:] != comp[order][:-1]]] if n else order
+    pred = _search(graph.indptr, graph.indices, roots, start == "dfs")[1]
+    adj = [set() for _ in range(n)]
+    child = np.flatnonzero(pred >= 0)
+    for c, p in zip(child.tolist(), pred[child].tolist()):
+        adj[c].add(p)
+        adj[p].add(c)
+    return adj, roots
+
+
 class _Improver:
     """State of the local improvement: the tree as adjacency sets plus degrees."""
 
@@ -243,23 +260,10 @@ class _Improver:
         self.graph = graph
         n = graph.n
         self.n = n
-        degree_g = np.diff(graph.indptr)
-        self.adj = [set() for _ in range(n)]
-        comp = graph.components()
-        # one tree per component: depth-first from its lowest-degree node, or
-        # breadth-first from its highest-degree node
-        key = degree_g if start == "dfs" else -degree_g
-        order = np.lexsort((np.arange(n), key, comp))
-        first = order[np.r_[True, comp[order][1:] != comp[order][:-1]]] if n else order
-        pred = _search(graph.indptr, graph.indices, first, start == "dfs")[1]
-        child = np.flatnonzero(pred >= 0)
-        for c, p in zip(child.tolist(), pred[child].tolist()):
-            self.adj[c].add(p)
-            self.adj[p].add(c)
+        self.adj, self.roots = _first_tree(graph, start)
         self.deg = np.array([len(a) for a in self.adj], dtype=np.int64)
-        self.roots = first
         self.swaps = self.phases = 0
-        src = np.repeat(np.arange(n), degree_g)
+        src = np.repeat(np.arange(n), np.diff(graph.indptr))
         upper = src < graph.indices
         self.edge_u, self.edge_v = src[upper], graph.indices[upper]
 
