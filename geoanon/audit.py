@@ -19,7 +19,7 @@ from ._codes import combined_key, factorize_exact
 from ._text import plural, show
 from ._validation import check_scalar_columns, check_unique_columns
 from .errors import AuditError, DataError, InfeasibleError, ParameterError
-from .criteria import CRITERIA, meets
+from .criteria import CRITERIA, DISTRIBUTION, meets
 from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
@@ -294,8 +294,7 @@ def distribution_figures(measures: dict, recursive_l) -> dict:
     beta and delta over the classes; None where no level can hold (a class
     with fewer than l values, a share above -ln q for enhanced beta)."""
     worst = {name: (measures[CRITERIA[name].measure].min() if CRITERIA[name].bound == "min"
-                    else measures[CRITERIA[name].measure].max()) for name in ("l_entropy", "beta", "beta_enhanced",
-                                                                            "delta")}
+                    else measures[CRITERIA[name].measure].max()) for name in DISTRIBUTION if name != "recursive"}
     out = {name: _plain(value) if np.isfinite(value) else None for name, value in worst.items()}
     c = measures["recursive_c"].max() if recursive_l is not None else np.nan
     out["recursive"] = None if recursive_l is None else {"l": int(recursive_l),

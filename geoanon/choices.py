@@ -3,8 +3,8 @@ command line builds its parser from the library's own lists. The first
 choice of each is its default, in the API and on the command line; the
 defaults of a few numbers are here too."""
 
-__all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "DISTRIBUTION_LEVELS", "EXTENTS", "GROUNDS",
-           "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LEVELS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
+__all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "EXTENTS", "GROUNDS",
+           "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
            "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS",
            "WITHHELD", "ZIP_LEVELS"]
 
@@ -25,6 +25,4 @@ COORDINATES_MISSING = ("error", "suppress")            # rows without coordinate
 REGIONS_UNKNOWN = ("error", "suppress")                # records naming regions the map lacks
 ZIP_LEVELS = ("zip", "zip3", "county", "state")        # ZIP codes published as themselves or rolled up
 GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name
-DISTRIBUTION_LEVELS = ("l_entropy", "recursive", "beta", "beta_enhanced", "delta")   # geoanon.criteria's models
-LEVELS = ("k", "l", "l_distinct", "t", *DISTRIBUTION_LEVELS)   # every level a Model requests
 WITHHELD = 0.02        # geoanon.points.isolated: the default budget of isolated records withheld, a share of the rows

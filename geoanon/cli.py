@@ -22,8 +22,8 @@ from typing import Callable
 from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
-from .choices import DISTRIBUTION_LEVELS
-from .spec.options import COMMANDS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
+from .criteria import CRITERIA, DISTRIBUTION, KEYWORDS
+from .spec.options import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -46,7 +46,7 @@ HELP = {
     "audit": "measure a released table: k, l, l_distinct, t, classes, suppressed cells; exit 1 if it misses a "
              "requested level",
 }
-DISTRIBUTION_FLAGS = {name: "--" + name.replace("_", "-") for name in DISTRIBUTION_LEVELS}   # --l-entropy, ...
+LEVEL_FLAGS = {row.name: row.flag for row in OPTIONS if row.name in CRITERIA}      # -k, ..., --l-entropy, ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -174,7 +174,7 @@ def _api(command: str, engine: str, values: dict, **fixed) -> dict:
     return {**out, **fixed}
 
 
-APART = ("k", "l", "l_distinct", "t", "ground", "order", "sensitive", "qi")
+APART = (*KEYWORDS, "ground", "order", "sensitive", "qi")
 
 
 def _table(engine: str, source, values: dict):
@@ -282,19 +282,19 @@ def _model_options(values: dict) -> dict:
     from .audit import check_roles
     from .models import GROUNDS, Hierarchy, Model, check_levels
 
-    extra = {name: values[name] for name in DISTRIBUTION_FLAGS if values[name] is not None}
-    check_levels(k=values["k"], l=values["l"], l_distinct=values["l_distinct"], t=values["t"], **extra)
+    extra = {name: values[name] for name in DISTRIBUTION if values[name] is not None}
+    levels = {name: values[name] for name in KEYWORDS}
+    check_levels(**levels, **extra)
     check_roles(values["qi"], values["sensitive"])
     ground = values["ground"]
     if ground not in GROUNDS and not Path(ground).is_file():
         raise ParameterError(f"--ground {ground!r} is neither {', '.join(GROUNDS)} nor a hierarchy file")
-    options = {"k": values["k"], "sensitive": values["sensitive"], "l": values["l"],
-               "l_distinct": values["l_distinct"], "t": values["t"],
+    options = {**levels, "sensitive": values["sensitive"],
                "ground": ground if ground in GROUNDS else Hierarchy.read_csv(ground), "order": values["order"]}
     if not extra:
         return options
     if values["sensitive"] is None:
-        raise ParameterError(f"{', '.join(DISTRIBUTION_FLAGS[n] for n in extra)} need{'s' if len(extra) == 1 else ''} "
+        raise ParameterError(f"{', '.join(LEVEL_FLAGS[n] for n in extra)} need{'s' if len(extra) == 1 else ''} "
                              "a sensitive column (--sensitive)")
     return {"model": Model(**options, **extra)}
 
@@ -306,8 +306,8 @@ def _ground_file(values: dict):
 
 
 def _require_level(values: dict) -> None:
-    if all(values[name] is None for name in ("k", "l", "l_distinct", "t", *DISTRIBUTION_FLAGS)):
-        raise ParameterError("give at least one of -k, -l, --l-distinct, -t, " + ", ".join(DISTRIBUTION_FLAGS.values())
+    if all(values[name] is None for name in CRITERIA):
+        raise ParameterError("give at least one of " + ", ".join(LEVEL_FLAGS.values())
                              + " (a release at k = 1 protects no one)")
 
 

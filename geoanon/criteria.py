@@ -37,55 +37,86 @@ figure no threshold of Definition 3 corresponds to.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
-import numpy as np
+from ._text import plain
+from .constraints import Interval, Pair, Whole, check
 
-from .choices import DISTRIBUTION_LEVELS, LEVELS
-
-__all__ = ["AGAINST_TABLE", "CRITERIA", "Criterion", "DISTRIBUTION", "dense_measures", "distribution_measures",
-           "meets", "shortfall"]
+__all__ = ["AGAINST_TABLE", "CRITERIA", "Criterion", "DISTRIBUTION", "KEYWORDS", "dense_measures",
+           "distribution_measures", "level_value", "meets", "shortfall"]
 
 
 @dataclass(frozen=True)
 class Criterion:
     """How a requested level is met: the per-class ``measure`` (a key of
     :func:`geoanon.models.measure_classes`) at least (``"min"``) or at most
-    (``"max"``) the level, ``strict`` when the definition's inequality is."""
+    (``"max"``) the level, ``strict`` when the definition's inequality is;
+    ``rule`` what a level must be (:mod:`geoanon.constraints`);
+    ``distribution``: a model of this module (measured by
+    :func:`distribution_measures`, asked through a Model), else one the job
+    functions take as a keyword; ``against_table``: measured against the
+    table's distribution q."""
 
     measure: str
     bound: str
+    rule: object
     strict: bool = False
+    distribution: bool = True
+    against_table: bool = False
 
+    @property
+    def wording(self) -> str:
+        """How a class meets a level, in words: ``"at least"``, ``"below"``."""
+        return {("min", False): "at least", ("max", False): "at most", ("max", True): "below"}[self.bound, self.strict]
+
+
+COUNT = Interval(Whole, 1, None, "left", "an integer >= 1")
+FACTOR = Interval(Real, 1, None, "left", "a finite number >= 1")
+POSITIVE = Interval(Real, 0, None, "neither", "a finite number > 0")
 
 CRITERIA = {
-    "k": Criterion("size", "min"),
-    "l": Criterion("l", "min"),
-    "l_distinct": Criterion("l_distinct", "min"),
-    "t": Criterion("t", "max"),
-    "l_entropy": Criterion("l_entropy", "min"),
-    "recursive": Criterion("recursive_c", "max", strict=True),
-    "beta": Criterion("beta", "max"),
-    "beta_enhanced": Criterion("beta_enhanced", "max"),
-    "delta": Criterion("delta", "max", strict=True),
+    "k": Criterion("size", "min", COUNT, distribution=False),
+    "l": Criterion("l", "min", FACTOR, distribution=False),
+    "l_distinct": Criterion("l_distinct", "min", COUNT, distribution=False),
+    "t": Criterion("t", "max", Interval(Real, 0, 1, "both", "a number in [0, 1]"), distribution=False,
+                   against_table=True),
+    "l_entropy": Criterion("l_entropy", "min", FACTOR),
+    "recursive": Criterion("recursive_c", "max", Pair(POSITIVE, COUNT, "a pair (c, l): c a number > 0, l an integer "
+                                                                          ">= 1"), strict=True),
+    "beta": Criterion("beta", "max", POSITIVE, against_table=True),
+    "beta_enhanced": Criterion("beta_enhanced", "max", POSITIVE, against_table=True),
+    "delta": Criterion("delta", "max", POSITIVE, strict=True, against_table=True),
 }
-assert tuple(CRITERIA) == LEVELS, "geoanon.choices.LEVELS names the criteria"
-DISTRIBUTION = DISTRIBUTION_LEVELS
-AGAINST_TABLE = ("t", "beta", "beta_enhanced", "delta")   # measured against the table's distribution q
+KEYWORDS = tuple(name for name, c in CRITERIA.items() if not c.distribution)    # k, l, l_distinct, t
+DISTRIBUTION = tuple(name for name, c in CRITERIA.items() if c.distribution)
+AGAINST_TABLE = tuple(name for name, c in CRITERIA.items() if c.against_table)
 TOLERANCE = 1e-12
+
+
+def level_value(name: str, level):
+    """``level`` of criterion ``name`` checked (ParameterError) and as a Model
+    keeps it: whole numbers as int, numpy scalars as Python's."""
+    rule = CRITERIA[name].rule
+    check(name, level, rule)
+    if isinstance(rule, Pair):
+        return tuple(int(v) if r.type is Whole else plain(v) for r, v in zip(rule.rules, level))
+    return int(level) if rule.type is Whole else plain(level)
 
 
 def threshold(name: str, level):
     """The number a class's measure is compared with (c for recursive (c, l))."""
-    return level[0] if name == "recursive" else level
+    return level[0] if isinstance(CRITERIA[name].rule, Pair) else level
 
 
 def shortfall(name: str, measure: np.ndarray, level) -> np.ndarray:
     """How far each class misses ``name`` at ``level``: <= 0 when it meets it;
     relative for the levels met from below (size, l, l_distinct, l_entropy)."""
+    import numpy as np
+
     crit, bound = CRITERIA[name], threshold(name, level)
     measure = np.asarray(measure, dtype=float)
     if crit.bound == "min":
-        return 1.0 - measure / bound - (TOLERANCE if name in ("l", "l_entropy") else 0.0)
+        return 1.0 - measure / bound - (0.0 if crit.rule.type is Whole else TOLERANCE)
     with np.errstate(invalid="ignore"):
         gap = np.where(np.isinf(measure), np.inf, measure - bound)
     return gap + TOLERANCE if crit.strict else gap - TOLERANCE
@@ -100,6 +131,8 @@ def distribution_measures(cls, val, counts, sizes, starts, q, recursive_l=None) 
     """Per class, entropy l, beta, enhanced beta and delta (and recursive c at
     ``recursive_l``) from the (class, value, count) entries that occur,
     sorted by class then value (``starts``: each class's first entry)."""
+    import numpy as np
+
     share = counts / sizes[cls]
     table = q[val]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,6 +153,8 @@ def distribution_measures(cls, val, counts, sizes, starts, q, recursive_l=None) 
 def dense_measures(hist: np.ndarray, q: np.ndarray, recursive_l=None) -> dict:
     """:func:`distribution_measures` of groups given by their counts (groups x
     values); an empty group measures as missing every model."""
+    import numpy as np
+
     hist = np.asarray(hist)
     size = hist.sum(axis=1)
     full = np.flatnonzero(size > 0)
@@ -129,15 +164,21 @@ def dense_measures(hist: np.ndarray, q: np.ndarray, recursive_l=None) -> dict:
                                   recursive_l)
     out = {}
     for name, values in inner.items():
-        filled = np.full(hist.shape[0], 0.0 if name == "l_entropy" else np.inf)
+        filled = np.full(hist.shape[0], 0.0 if _bound(name) == "min" else np.inf)
         filled[full] = values
         out[name] = filled
     return out
 
 
+def _bound(measure: str) -> str:
+    return next(c.bound for c in CRITERIA.values() if c.measure == measure)
+
+
 def recursive_c(cls, counts, starts, l: int) -> np.ndarray:
     """Per class, r_1 / (r_l + ... + r_m) of its counts sorted decreasing; inf
     for a class with fewer than l values."""
+    import numpy as np
+
     order = np.lexsort((-counts, cls))
     ranked = counts[order]
     rank = np.arange(ranked.size) - np.repeat(starts, np.diff(np.r_[starts, ranked.size]))

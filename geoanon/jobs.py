@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._text import show
-from .choices import LEVELS
+from .criteria import CRITERIA
 from .errors import DataError, ParameterError, UndeclaredColumnsError
 from .spec import kinds
 from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_max_withheld, check_resolution, check_weights
@@ -203,9 +203,9 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
     if inp.get("decimal", ".") == inp.get("sep", ","):
         raise ParameterError(f"{source}: [input] decimal and sep are both {inp.get('sep', ',')!r}: a number's "
                              "decimal mark must differ from the delimiter")
-    levels = {name: model[name] for name in LEVELS if name in model}
+    levels = {name: model[name] for name in CRITERIA if name in model}
     if not levels:
-        raise ParameterError(f"{source}: [model] needs at least one of {', '.join(LEVELS)} (a release at k = 1 "
+        raise ParameterError(f"{source}: [model] needs at least one of {', '.join(CRITERIA)} (a release at k = 1 "
                              "protects no one)")
     for section, check in (("model", lambda: check_levels(**levels)),
                            ("release", lambda: _check_release(release, check_bounds, is_geographic))):

@@ -25,8 +25,6 @@ Grounds of the EMD (:func:`emd`):
 """
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -34,12 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._text import plain, plural, show
+from ._text import plural, show
 from .errors import DataError, InfeasibleError, ParameterError
 
 from .choices import GROUNDS
-from ._validation import check_positive
-from .criteria import AGAINST_TABLE, CRITERIA, DISTRIBUTION, dense_measures, distribution_measures, meets
+from .criteria import (AGAINST_TABLE, CRITERIA, DISTRIBUTION, KEYWORDS, dense_measures, distribution_measures,
+                       level_value, meets)
 
 __all__ = ["GROUNDS", "Hierarchy", "Model", "ModelCheck", "check_levels", "emd", "emd_rows", "measure_classes",
            "one_model", "requested_model", "required_k", "sensitive_codes"]
@@ -351,7 +349,7 @@ def required_k(k, *levels) -> int:
     ParameterError when none is: a release at k = 1 and nothing else
     protects no one."""
     if k is None and all(level is None for level in levels):
-        raise ParameterError("give at least one of k, l, l_distinct, t")
+        raise ParameterError(f"give at least one of {', '.join(KEYWORDS)}")
     return 1 if k is None else k
 
 
@@ -363,7 +361,7 @@ def one_model(model, *, ground, **keywords) -> Model:
     if not isinstance(model, Model):
         raise ParameterError(f"model must be a geoanon.Model, got {type(model).__name__}")
     if any(v is not None for v in keywords.values()) or not (isinstance(ground, str) and ground == "equal"):
-        raise ParameterError("give model= or the keywords k, l, l_distinct, t, sensitive, ground and order, not both")
+        raise ParameterError(f"give model= or the keywords {', '.join(KEYWORDS)}, sensitive, ground and order, not both")
     return model
 
 
@@ -376,48 +374,19 @@ def requested_model(model, **keywords) -> "Model":
     from dataclasses import replace
 
     if model is None:
-        levels = [keywords.get(name) for name in ("l", "l_distinct", "t")]
+        levels = [keywords.get(name) for name in KEYWORDS if name != "k"]
         return Model(**{**keywords, "k": required_k(keywords.get("k"), *levels)})
     model = one_model(model, **{"ground": "equal", **keywords})
     if not model.levels():
-        raise ParameterError("the model requests no level: give at least one of k, l, l_distinct, t")
+        raise ParameterError(f"the model requests no level: give at least one of {', '.join(KEYWORDS)}")
     return model if model.k is not None else replace(model, k=1)
 
 
-def _number(level) -> bool:
-    return isinstance(level, (numbers.Real, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
-
-
 def check_levels(**levels) -> dict:
-    """The requested levels that were given, checked: k and l_distinct integers
-    >= 1, l and l_entropy finite numbers >= 1, t a number in [0, 1], beta,
-    beta_enhanced and delta finite numbers > 0, recursive a pair (c, l) of a
-    finite number c > 0 and an integer l >= 1 (never NaN or infinite)."""
-    out = {}
-    for name, level in levels.items():
-        if level is None:
-            continue
-        number = _number(level)
-        if name == "recursive":
-            pair = tuple(level) if isinstance(level, (tuple, list)) else ()
-            if not (len(pair) == 2 and _number(pair[0]) and math.isfinite(pair[0]) and pair[0] > 0
-                    and _number(pair[1]) and float(pair[1]).is_integer() and pair[1] >= 1):
-                raise ParameterError(f"recursive must be a pair (c, l): c a number > 0, l an integer >= 1, "
-                                     f"got {show(level)}")
-            level = (plain(pair[0]), int(pair[1]))
-        elif name in ("beta", "beta_enhanced", "delta"):
-            check_positive(name, level)
-        elif name == "t":
-            if not (number and 0 <= level <= 1):
-                raise ParameterError(f"t must be a number in [0, 1], got {show(level)}")
-        elif name in ("k", "l_distinct"):
-            if not (number and float(level).is_integer() and level >= 1):
-                raise ParameterError(f"{name} must be an integer >= 1, got {show(level)}")
-            level = int(level)
-        elif not (number and math.isfinite(level) and level >= 1):
-            raise ParameterError(f"{name} must be a finite number >= 1, got {show(level)}")
-        out[name] = level if name == "recursive" else plain(level)
-    return out
+    """The requested levels that were given, each checked against its
+    criterion's rule (:data:`geoanon.criteria.CRITERIA`) and as a Model keeps
+    it (:func:`~geoanon.criteria.level_value`)."""
+    return {name: level_value(name, level) for name, level in levels.items() if level is not None}
 
 
 @dataclass(frozen=True)
@@ -505,10 +474,9 @@ class Model:
         return {name: getattr(self, name) for name in CRITERIA if getattr(self, name) is not None}
 
     def as_dict(self) -> dict:
-        extra = {name: list(v) if name == "recursive" else v for name in DISTRIBUTION
+        extra = {name: list(v) if isinstance(v, tuple) else v for name in DISTRIBUTION
                  if (v := getattr(self, name)) is not None}
-        return {"k": self.k, "l": self.l, "l_distinct": self.l_distinct, "t": self.t, **extra,
-                "sensitive": self.sensitive}
+        return {**{name: getattr(self, name) for name in KEYWORDS}, **extra, "sensitive": self.sensitive}
 
     def compile(self, df: pd.DataFrame, distribution=None) -> "ModelCheck":
         """The model bound to a table's sensitive column: checks classes given

@@ -10,7 +10,7 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parent.parent / "geoanon"
 
 LAYERS = (
-    ("base", ("geoanon.errors", "geoanon._text", "geoanon._cells", "geoanon._codes", "geoanon._geo",
+    ("base", ("geoanon.errors", "geoanon.constraints", "geoanon._text", "geoanon._cells", "geoanon._codes", "geoanon._geo",
               "geoanon._outcome", "geoanon._version", "geoanon._validation", "geoanon._milp", "geoanon._forked",
               "geoanon.progress", "geoanon.choices",
               "geoanon.columns", "geoanon.partition", "geoanon.staging", "geoanon.io")),

@@ -12,7 +12,7 @@ from ..audit import (SUPPRESSED, T_FAR, AuditReport, check_roles, default_recurs
                      distribution_figures, own_population_risk)
 from ..models import sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError
-from ..criteria import CRITERIA, meets
+from ..criteria import CRITERIA, DISTRIBUTION, meets
 from ..models import measure_classes, one_model
 from .client import cluster_client
 from .release import check_scalar_dataset, is_frame, read_dataset
@@ -47,8 +47,8 @@ def audit(source, qi, sensitive=None, *, ground="equal", order=None, k=None, l=N
         return audit_frame(ddf, qi, model=model, refuse=False)
 
 
-MEASURES = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8", "l_entropy": "f8", "recursive_c": "f8", "beta": "f8",
-            "beta_enhanced": "f8", "delta": "f8"}
+ON_DISTRIBUTION = [CRITERIA[name] for name in DISTRIBUTION]
+MEASURES = {"size": "i8", "l": "f8", "distinct": "i8", "t": "f8", **{c.measure: "f8" for c in ON_DISTRIBUTION}}
 
 
 def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
@@ -89,8 +89,8 @@ def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
         figures[name] = (bad.sum(), per_class["size"][bad].sum())
     if sensitive:
         figures["measures"] = (per_class["l"].min(), per_class["distinct"].min(), per_class["t"].max())
-        figures["distribution"] = {"l_entropy": per_class["l_entropy"].min(),
-                                   **{c: per_class[c].max() for c in ("recursive_c", "beta", "beta_enhanced", "delta")}}
+        figures["distribution"] = {c.measure: per_class[c.measure].min() if c.bound == "min" else
+                                   per_class[c.measure].max() for c in ON_DISTRIBUTION}
         telling = {"homogeneous": per_class["distinct"] == 1, "far": per_class["t"] > T_FAR}
         figures["telling"] = {name: (which.sum(), per_class["size"][which].sum()) for name, which in telling.items()}
     (computed,) = dask.compute(figures)
@@ -163,7 +163,7 @@ def _class_measures(pairs: pd.DataFrame, qi, sensitive, value_code: pd.Series, n
                         distribution=True, recursive_l=recursive_l)
     m["recursive_c"] = m.get("recursive_c", np.full(m["size"].size, np.nan))
     return pd.DataFrame({"size": m["size"], "l": m["l"], "distinct": m["l_distinct"], "t": m["t"],
-                         **{name: m[name] for name in ("l_entropy", "recursive_c", "beta", "beta_enhanced", "delta")}})
+                         **{c.measure: m[c.measure] for c in ON_DISTRIBUTION}})
 
 
 COLUMNS = {"k": "size", "l_distinct": "distinct"}      # per-class columns named apart from the criteria's measures

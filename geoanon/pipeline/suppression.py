@@ -14,6 +14,7 @@ from .._text import show
 from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, disclosure_warnings, require
 from ..errors import DataError, ParameterError
+from ..criteria import KEYWORDS
 from ..models import Model, check_levels, requested_model, required_k
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
@@ -166,7 +167,7 @@ def suppressed_cells(values: pd.Series, starred) -> pd.Series:
 def suppression_model(qi, *, model=None, method, **keywords) -> tuple[list, Model, str]:
     """The checked quasi-identifiers, model (``model`` or the keywords, see
     :func:`~geoanon.models.requested_model`) and method of a suppression job."""
-    levels = {n: keywords.get(n) for n in ("l", "l_distinct", "t")}
+    levels = {n: keywords.get(n) for n in KEYWORDS if n != "k"}
     if model is None:
         check_k(required_k(keywords.get("k"), *levels.values()))
     method = check_choice("method", method, SUPPRESS_METHODS)

@@ -8,6 +8,7 @@ import html
 
 import numpy as np
 
+from ..criteria import CRITERIA
 from .figures import RISK_LEVELS, SPREAD
 from .frontier import frontier_section
 from .svg import SVG_STYLE, svg_text
@@ -85,17 +86,15 @@ def _cards(r, figures) -> str:
 def _model_section(r) -> str:
     a = r.audit
     rows = []
-    for name, better in (("k", "at least"), ("l", "at least"), ("l_distinct", "at least"), ("t", "at most"),
-                         ("l_entropy", "at least"), ("recursive", "c below"), ("beta", "at most"),
-                         ("beta_enhanced", "at most"), ("delta", "below")):
-        asked = r.model.get(name)
+    for name, criterion in CRITERIA.items():
+        better, asked = criterion.wording, r.model.get(name)
         if asked is None and not (name != "k" and a.get("sensitive")):
             continue
         measured = a.get(name)
         if name == "recursive":
             if measured is None and asked is None:
                 continue
-            asked = None if asked is None else f"{_number(asked[0])} at l = {asked[1]}"
+            better, asked = f"c {better}", None if asked is None else f"{_number(asked[0])} at l = {asked[1]}"
             measured = None if measured is None else measured["c"]
         v = a.get("violations", {}).get(name)
         if asked is None:

@@ -21,6 +21,7 @@ import pandas as pd
 from .._text import show
 from .._validation import check_choice, check_jobs, check_k, check_seed
 from ..columns import Columns, declared, with_sensitive
+from ..criteria import KEYWORDS
 from ..errors import ParameterError
 from ..models import Hierarchy, Model, requested_model
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
@@ -31,7 +32,7 @@ from .options import OPTIONS
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
 
 ROLES = ("location", "qi", "sensitive", "interval", "dates", "hierarchies", "suppress", "sets", "identifiers", "keep")
-MODEL_KEYWORDS = ("k", "l", "l_distinct", "t", "ground", "order")
+MODEL_KEYWORDS = (*KEYWORDS, "ground", "order")
 ENGINE_NAMES = {"memory": "the in-memory engine", "dask": "the dask engine"}
 
 
