@@ -36,7 +36,7 @@ from ..models import Model, ModelCheck
 from ..pipeline.location import default_resolution
 from ..pipeline.points import isolated_warning, published_bounds
 from ..points.isolated import WITHHELD
-from ..report.release import JobReport
+from ..report.job_report import joint_report
 from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
 from .client import cluster_client, cluster_failures
@@ -169,28 +169,18 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     isolated = {"max_withheld": o["max_withheld"], "withheld_rows": int(shard_stats["withheld_rows"].sum()),
                 "published": int(shard_stats["isolated_published"].sum())}
     warnings += isolated_warning(isolated["published"], o["max_withheld"])
-    max_suppressed = o["max_suppressed"]
-    report = JobReport(
-        job="anonymize", rows=n, model=model.as_dict(), classes=int(shard_stats["classes"].sum()),
-        min_class=int(shard_stats["min_class"].min()), max_class=int(shard_stats["max_class"].max()), audit=audit,
-        seconds=round(time.perf_counter() - started, 3),
-        details={"location": {"kind": "points", "lat": lat, "lon": lon}, "qi": treatments, "method": o["method"],
-                 "location_classes": int(shard_stats["location_classes"].sum()),
-                 "location_loss": o["location_loss"],
-                 **({"weights": o["weights"]} if o["weights"] else {}),
-                 **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
-                 **({} if o["max_extent_km"] is None else {
-                     "max_extent_km": o["max_extent_km"],
-                     "beyond_max_extent": int(shard_stats["beyond_max_extent"].sum())}),
-                 **({} if max_suppressed is None else {
-                     "max_suppressed": max_suppressed,
-                     "suppressed_records": int(shard_stats["suppressed_records"].sum())}),
-                 **({"dates": formats} if formats else {}),
-                 "isolated": isolated, "shards": plan.n_shards, "resolution": resolution,
-                 "bounds": published_bounds(boxes[["xmin", "ymin", "xmax", "ymax"]].dropna().to_numpy(),
-                                            is_geographic(crs)),
-                 "engine": "dask", **undeclared},
-        lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
+    report = joint_report(
+        spec, rows=n, sizes=(shard_stats["classes"].sum(), shard_stats["min_class"].min(),
+                             shard_stats["max_class"].max()), audit=audit,
+        seconds=round(time.perf_counter() - started, 3), treatments=treatments,
+        location_classes=shard_stats["location_classes"].sum(),
+        beyond={} if o["max_extent_km"] is None else {"max_extent_km": o["max_extent_km"],
+                                                       "beyond_max_extent": int(shard_stats["beyond_max_extent"].sum())},
+        suppressed_records=shard_stats["suppressed_records"].sum(), formats=formats, isolated=isolated,
+        engine={"shards": plan.n_shards, "resolution": resolution,
+                "bounds": published_bounds(boxes[["xmin", "ymin", "xmax", "ymax"]].dropna().to_numpy(),
+                                           is_geographic(crs)), "engine": "dask"},
+        undeclared=undeclared)
     return ClusterRelease(report=report, warnings=warnings, treatments=published_as,
                           location={"kind": "points", "columns": (lat, lon)}, output=output, columns=columns,
                           sizes=sizes, boxes=boxes, crs=crs)

@@ -34,7 +34,8 @@ from .location import ground_spans, robust_spans
 from .naming import canonical_codes
 from .coordinates import numeric_column
 from .._validation import require_column
-from ..report.release import JobReport, Release
+from ..report.job_report import joint_report
+from ..report.release import Release
 from .points import isolated_warning
 from .roles import declared_table, measure_undeclared, undeclared
 
@@ -449,7 +450,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     cols, o = spec.columns, spec.options
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
     model, (kind, loc) = spec.model, spec.location
-    df, warnings, weights = job.df, list(job.warnings), o["weights"]
+    df, warnings = job.df, list(job.warnings)
     part, table, published, ncp_columns, isolated = partitioned(job, spec, part)
     # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
     audit = require(table, [*published, "class_id"],
@@ -462,33 +463,13 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP
     sizes = np.bincount(part.row_class)
-    max_suppressed = o["max_suppressed"]
-    report = JobReport(
-        job="anonymize", rows=int(len(df)), model=model.as_dict(), classes=int(sizes.size),
-        min_class=int(sizes.min()), max_class=int(sizes.max()), audit=audit,
-        seconds=round(time.perf_counter() - job.started, 3),
-        details={
-            "location": None if kind is None else {"kind": kind, **{key: v for key, v in loc.items()
-                                                                       if isinstance(v, str)}},
-            "qi": {col: job.treatments[col] for col in qi},
-            "method": o["method"],
-            "location_classes": int(part.location_classes),
-            **({} if kind is None else {"location_loss": o["location_loss"]}),
-            **({"zip_level": o["zip_level"]} if kind == "zip" else {}),
-            **({"weights": weights} if weights else {}),
-            **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
-            **_beyond(job, spec, table, warnings),
-            **({} if max_suppressed is None else {
-                "max_suppressed": max_suppressed,
-                "suppressed_records": int((part.row_class == part.suppressed).sum())}),
-            **({"dates": formats} if formats else {}),
-            **({"isolated": isolated} if isolated else {}),
-            **getattr(job.publish_location, "details", {}),
-            "ncp": ncp,
-            "units": units,
-            **measure_undeclared(table, job.loose, model.k, warnings),
-        },
-        lead=("rows", "k", "l", "l_distinct", "t", "sensitive", "location", "qi", "method"))
+    report = joint_report(
+        spec, rows=len(df), sizes=(sizes.size, sizes.min(), sizes.max()), audit=audit,
+        seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
+        location_classes=part.location_classes, beyond=_beyond(job, spec, table, warnings),
+        suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
+        engine={**getattr(job.publish_location, "details", {}), "ncp": ncp, "units": units},
+        undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=_target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,

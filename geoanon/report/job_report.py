@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-__all__ = ["JobReport", "file_names"]
+__all__ = ["JobReport", "file_names", "joint_report"]
 
 if TYPE_CHECKING:
     from ..audit import AuditReport
+    from ..spec import ReleaseSpec
 
 
 def file_names(files: dict) -> dict:
@@ -89,3 +90,38 @@ class JobReport(Mapping):
 
     def __len__(self) -> int:
         return len(self.to_dict())
+
+
+def joint_report(spec: ReleaseSpec, *, rows: int, sizes: tuple, audit: AuditReport, seconds: float, treatments: dict,
+                 location_classes: int, beyond: dict, suppressed_records: int, formats: dict, isolated: dict,
+                 engine: dict, undeclared: dict) -> JobReport:
+    """The report of a joint release (:func:`geoanon.anonymize`), on either
+    engine: ``sizes`` the classes, smallest and largest class; ``beyond``
+    the precision target's figures; ``engine`` the figures only one engine
+    has, after the isolated records (in memory the location's own and the
+    NCP; on dask the shards, resolution, bounds and engine name)."""
+    from ..criteria import KEYWORDS
+
+    o, (kind, loc), model = spec.options, spec.location, spec.model
+    located = {"kind": kind, **{key: v for key, v in loc.items() if isinstance(v, str)}}
+    details = {
+        "location": None if kind is None else located,
+        "qi": treatments,
+        "method": o["method"],
+        "location_classes": int(location_classes),
+        **({} if kind is None else {"location_loss": o["location_loss"]}),
+        **({"zip_level": o["zip_level"]} if kind == "zip" else {}),
+        **({"weights": o["weights"]} if o["weights"] else {}),
+        **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
+        **beyond,
+        **({} if o["max_suppressed"] is None else {"max_suppressed": o["max_suppressed"],
+                                                   "suppressed_records": int(suppressed_records)}),
+        **({"dates": formats} if formats else {}),
+        **({"isolated": isolated} if isolated else {}),
+        **engine,
+        **undeclared,
+    }
+    classes, min_class, max_class = sizes
+    return JobReport(job="anonymize", rows=int(rows), model=model.as_dict(), classes=int(classes),
+                     min_class=int(min_class), max_class=int(max_class), audit=audit, seconds=seconds, details=details,
+                     lead=("rows", *KEYWORDS, "sensitive", "location", "qi", "method"))
