@@ -52,18 +52,6 @@ def check_seed(seed):
     return int(seed)
 
 
-def check_jobs(n_jobs) -> int:
-    """Worker processes as scikit-learn counts them: a positive count, or -1
-    for every core this process may use."""
-    import os
-
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or (n_jobs < 1 and n_jobs != -1):
-        raise ParameterError(f"n_jobs must be a positive integer or -1 (every core), got {n_jobs!r}")
-    if n_jobs == -1:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return int(n_jobs)
-
-
 def check_choice(name: str, value, choices) -> str:
     """Raise ParameterError unless value is one of choices."""
     if value not in choices:

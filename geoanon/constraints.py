@@ -91,10 +91,14 @@ def described(rule) -> str:
 
 
 def check(name: str, value, rule):
-    """``value`` if it meets ``rule`` (or one rule of a tuple), else
+    """``value`` if it meets ``rule`` (or one rule of a tuple; a number in an
+    :class:`Interval` of reals as a float, of integers as an int), else
     ParameterError: ``{name} must be {what}, got {value}``."""
     rules = rule if isinstance(rule, tuple) else (rule,)
-    if not any(_holds(r, value) for r in rules):
+    met = next((r for r in rules if _holds(r, value)), False)
+    if met is False:
         shown = repr(value) if any(isinstance(r, StrOptions) for r in rules) else show(value)
         raise ParameterError(f"{name} must be {described(rule)}, got {shown}")
+    if isinstance(met, Interval):
+        return float(value) if met.type is numbers.Real else int(value)
     return value

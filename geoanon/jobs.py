@@ -55,7 +55,8 @@ from ._text import show
 from .criteria import CRITERIA
 from .errors import DataError, ParameterError, UndeclaredColumnsError
 from .spec import kinds
-from .spec.checks import LOCATION_SHAPES, check_max_suppressed, check_max_withheld, check_resolution, check_weights
+from .constraints import check
+from .spec.checks import LOCATION_SHAPES, check_weights
 from .spec.options import OPTIONS, Option
 
 __all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
@@ -216,18 +217,12 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
 
 
 def _check_release(release: dict, check_bounds, geographic) -> None:
-    from ._validation import check_jobs
-
-    if "resolution" in release:
-        check_resolution(release["resolution"])
-    if "jobs" in release:
-        check_jobs(release["jobs"])
+    """The ``[release]`` values against their rows' rules, and the bounds against the CRS."""
+    rows = {row.key.partition(".")[2]: row for row in OPTIONS if row.key and row.key.startswith("release.")}
+    for key, value in release.items():
+        check(rows[key].name, value, rows[key].rule)
     if "bounds" in release:
         check_bounds(release["bounds"], geographic(release.get("crs", "EPSG:4326")))
-    if "max_suppressed" in release:
-        check_max_suppressed(release["max_suppressed"], None)
-    if "max_withheld" in release:
-        check_max_withheld(release["max_withheld"])
 
 
 def check_files(jobs: list) -> None:

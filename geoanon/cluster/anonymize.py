@@ -35,7 +35,6 @@ from ..errors import DataError, InfeasibleError
 from ..models import Model, ModelCheck
 from ..pipeline.location import default_resolution
 from ..pipeline.points import isolated_warning, published_bounds
-from ..points.isolated import WITHHELD
 from ..report.job_report import joint_report
 from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
@@ -50,32 +49,46 @@ SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_class
            "withheld_rows", "isolated_published", "beyond_max_extent")
 
 
-def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
-              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
-              sets=None, method=None, resolution=None, crs="EPSG:4326", bounds=None, scheduler=None,
-              scheduler_file=None, sep=",", encoding="utf-8", max_shard_rows=None, keep=None, identifiers=None, strict=True,
-              keep_order=False, model=None, weights=None, max_extent_km=None, dates=None,
-              location_loss=None, max_suppressed=None, max_withheld=WITHHELD,
-              location_precision=None) -> ClusterRelease:
+def anonymize(source, output, columns=None, model=None, *, location=None, search=None, budgets=None,
+              **options) -> ClusterRelease:
     """:func:`geoanon.anonymize` of a dataset on a cluster, written as a
-    Parquet dataset at ``output``: a points ``location`` ``(lat, lon)``
-    (given as a keyword or in ``columns``, a :class:`geoanon.Columns`),
-    boxes (``extent="box"``), every row located. Parameters as
-    :func:`geoanon.anonymize` and :func:`geoanon.cluster.generalize_points`;
-    ``resolution`` defaults to the finer of the two axes' defaults over the
-    whole dataset. A point geometry stands for ``lat`` and ``lon`` as in
-    :func:`geoanon.cluster.generalize_points`. Rows
-    are written grouped by shard; class ids are unique, not consecutive;
-    generated columns are float64 (numbers) or text.
-    ``keep``, ``identifiers`` and ``strict`` as in memory (the columns with
-    no role are measured over the written dataset: ``undeclared``);
-    the rows are in the published order (by class, then by their other
-    cells); ``keep_order``: in the order they came in, within each shard
-    (its rows already go together). ``weights``,
-    ``max_extent_km``, ``location_loss``, ``max_suppressed``, ``location_precision`` and ``dates`` as
-    in memory, applied in every shard (the spacing loss against each shard's
-    own location tree; the budget a share of each shard's rows, whose
-    suppressed records are a class of that shard).
+    Parquet dataset at ``output``: a points location, boxes
+    (``extent="box"``), every row located. Rows are written grouped by
+    shard; class ids are unique, not consecutive; generated columns are
+    float64 (numbers) or text.
+
+    Parameters
+    ----------
+    source : dask DataFrame or path
+        Parquet, CSV files (read with ``sep`` and ``encoding``) or a dask DataFrame.
+    output : path
+        Where the Parquet dataset is written.
+    columns, location, qi, interval, hierarchies, suppress, sets, dates, keep, identifiers, strict
+        The columns' roles, as :func:`geoanon.anonymize` takes them; the
+        location ``(lat, lon)``, or a point geometry standing for ``lat`` and
+        ``lon`` as in :func:`geoanon.cluster.generalize_points`. The columns
+        with no role are measured over the written dataset (``undeclared``).
+    model, sensitive, k, l, l_distinct, t, ground, order
+        The model, as :func:`geoanon.anonymize` takes it.
+    search : Search, optional
+        ``method``, ``resolution``, ``weights``, ``location_precision``,
+        ``location_loss`` and ``max_extent_km`` as in memory (or as
+        keywords), applied in every shard (the spacing loss against each
+        shard's own location tree); ``resolution`` defaults to the finer of
+        the two axes' defaults over the whole dataset.
+    budgets : Budgets, optional
+        ``max_suppressed`` and ``max_withheld`` as in memory (or as
+        keywords): a share of each shard's rows, whose suppressed records are
+        a class of that shard.
+    crs, bounds
+        As in :func:`geoanon.anonymize`.
+    scheduler, scheduler_file, sep, encoding, max_shard_rows
+        The cluster, the input's text format and the shards' size, as
+        :func:`geoanon.cluster.generalize_points` takes them.
+    keep_order : bool
+        Write the rows in the order they came in, within each shard (its rows
+        already go together); default: the published order (by class, then
+        by their other cells).
 
     Examples
     --------
@@ -105,8 +118,8 @@ def anonymize(source, output, columns=None, *, location=None, qi=(), sensitive=N
     import dask.dataframe as dd
 
     started = time.perf_counter()
-    given = {name: v for name, v in locals().items() if name not in ("source", "output", "dask", "dd", "started")}
-    spec = release_spec("anonymize", "dask", **given)
+    spec = release_spec("anonymize", "dask", columns=columns, model=model, location=location, search=search,
+                        budgets=budgets, **options)
     cols, model, o = spec.columns, spec.model, spec.options
     qi, k, sensitive, (kind, loc) = cols.quasi_identifiers, check_k(spec.model.k), model.sensitive, spec.location
     lat, lon = loc["lat"], loc["lon"]

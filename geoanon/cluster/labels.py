@@ -13,12 +13,11 @@ import pandas as pd
 from .._cells import escape_formulas
 from .._codes import factorize_exact
 from .._text import plural
-from .._validation import check_choice, check_k
-from ..choices import LABEL_MISSING
 from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
 from ..report.release import JobReport
 from ..pipeline.labels import label_classes, canonical_labels, label_class_names
+from ..spec import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
@@ -60,8 +59,10 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
     >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
-    k = check_k(k)
-    missing = check_choice("missing", missing, LABEL_MISSING)
+    k = release_spec("labels", "dask", k=k, column=column, method=method, missing=missing, order=order, seed=seed,
+                     class_counts=class_counts, scheduler=scheduler, scheduler_file=scheduler_file, sep=sep,
+                     encoding=encoding, keep=keep, identifiers=identifiers, strict=strict,
+                     keep_order=keep_order).model.k
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
         ddf, loose = declared_dataset(open_dataset(source, column, sep=sep, encoding=encoding), [column], identifiers,

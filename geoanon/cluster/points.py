@@ -28,8 +28,6 @@ import pandas as pd
 
 from .._geo import is_geographic
 from .._text import plural, show
-from .._validation import check_choice, check_k
-from ..choices import POINT_JOB_METHODS
 from ..errors import DataError, InfeasibleError
 from ..io import write_parquet
 from ..ncp import parse_numbers
@@ -38,7 +36,7 @@ from ..pipeline.points import isolated_warning, published_bounds, withheld_note
 from ..report.release import JobReport
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from ..points.isolated import WITHHELD
-from ..spec.checks import check_max_withheld
+from ..spec import release_spec
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
@@ -138,8 +136,11 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
     import dask.dataframe as dd
 
     started = time.perf_counter()
-    check_k(k)
-    method = check_choice("method", method, POINT_JOB_METHODS)
+    spec = release_spec("points", "dask", k=k, lat=lat, lon=lon, method=method, crs=crs, bounds=bounds,
+                        scheduler=scheduler, scheduler_file=scheduler_file, sep=sep, encoding=encoding,
+                        max_shard_rows=max_shard_rows, keep=keep, identifiers=identifiers, strict=strict,
+                        keep_order=keep_order, max_withheld=max_withheld)
+    k, method, max_withheld = spec.model.k, spec["method"], spec["max_withheld"]
     inputs = [] if is_frame(source) else [source]
     output = check_dataset_output(output, inputs)
     with cluster_client(scheduler, scheduler_file=scheduler_file) as client, cluster_failures():
@@ -150,7 +151,6 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
         clash = [c for c in out_cols if c in ddf.columns]
         if clash:
             raise DataError(f"the output column {clash[0]!r} already exists in the input")
-        max_withheld = check_max_withheld(max_withheld)
         n, _, plan, counts, grouped = shard_dataset(ddf, client, lat, lon, k, crs, bounds, max_shard_rows)
         offsets = class_offsets(counts, k)
         rectangles = plan.rectangles()

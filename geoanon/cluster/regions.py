@@ -8,13 +8,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k
-from ..choices import REGIONS_UNKNOWN
 from ..errors import DataError, InfeasibleError
 from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, code_width, leading_zeros, refuse_unknown,
                                 region_graph, region_groups, region_values)
 from ..report.release import JobReport
-from ..regions.partition import ON_SMALL
+from ..spec import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
@@ -60,9 +58,10 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     >>> client.close(); folder.cleanup()
     """
     started = time.perf_counter()
-    k = check_k(k)
-    unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
-    on_small = check_choice("on_small", on_small, ON_SMALL)
+    k = release_spec("zip", "dask", k=k, column=column, regions=regions, region_id=region_id, edges=edges,
+                     contiguity=contiguity, method=method, unknown=unknown, on_small=on_small, scheduler=scheduler,
+                     scheduler_file=scheduler_file, sep=sep, encoding=encoding, keep=keep, identifiers=identifiers,
+                     strict=strict, keep_order=keep_order).model.k
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
     graph = found.graph

@@ -26,7 +26,8 @@ from ..audit import SUPPRESSED, disclosure_warnings
 from ..models import sensitive_codes
 from ..errors import DataError
 from ..report.release import JobReport
-from ..pipeline.suppression import check_time_limit, solution_details, suppressed_cells, suppression_model
+from ..pipeline.suppression import solution_details, suppressed_cells
+from ..spec import release_spec
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures
@@ -78,10 +79,13 @@ def suppress(source, qi, output, *, k=None, l=None, l_distinct=None, t=None, sen
     import dask
 
     started = time.perf_counter()
-    qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                                          ground=ground, order=order, model=model, method=method)
+    spec = release_spec("suppress", "dask", qi=qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
+                        ground=ground, order=order, model=model, method=method, time_limit=time_limit,
+                        scheduler=scheduler, scheduler_file=scheduler_file, sep=sep, encoding=encoding, keep=keep,
+                        identifiers=identifiers, strict=strict, keep_order=keep_order)
+    qi, model, method = list(spec.columns.qi), spec.model, spec["method"]
     sensitive = model.sensitive
-    deadline = started + check_time_limit(time_limit)
+    deadline = started + spec["time_limit"]
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     columns = [*qi, *([sensitive] if model.needs_sensitive else [])]
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():

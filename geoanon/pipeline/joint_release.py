@@ -19,7 +19,7 @@ from ..joint.dims import (Dims, RankDim, SetDim, calendar_level, date_dim, k_rea
 from ..joint.km_loss import km_loss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.withheld import without_locations
-from ..points.isolated import WITHHELD, budget_rows, within_budget
+from ..points.isolated import budget_rows, within_budget
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
@@ -45,15 +45,17 @@ LOCATION_KINDS = ("points", "zip", "label")
 
 
 @stepped("generalizing the table (location and quasi-identifiers)")
-def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive=None, k=None, l=None,
-              l_distinct=None, t=None, ground="equal", order=None, interval=None, hierarchies=None, suppress=None,
-              sets=None, method=None, extent="box", resolution=None, missing="error", crs="EPSG:4326",
-              bounds=None, n_jobs=1, keep=None, identifiers=None, strict=True, model=None,
-              weights=None, dates=None, max_extent_km=None, location_loss=None, max_suppressed=None,
-              max_withheld=WITHHELD, location_precision=None, zip_level="zip") -> Release:
+def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, search=None, budgets=None,
+              **options) -> Release:
     """Generalize a table's location and other quasi-identifiers together:
     every class of the release meets the model (k, and l, l_distinct, t where
     asked) over all published quasi-identifier columns at once.
+
+    Beside the table come the columns' roles (``columns``), the model
+    (``model``), the search's settings (``search``) and its budgets
+    (``budgets``), each one object or its fields as keywords, and how the
+    location is read and published; a keyword that is none of these is a
+    TypeError.
 
     Parameters
     ----------
@@ -72,48 +74,81 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         takes them: regions, published as the label of a connected group
         (regions without records join groups too); ``{"label": COL}``: a label column,
         published as a group of labels. None: no location.
-    zip_level : {"zip", "zip3", "county", "state"}
-        A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
-        takes it: groups of whole ZIP3 areas, counties or states, named after
-        them (``276``, ``NC/Wake County|NC/Durham County+1``); the search never
-        splits a unit.
     qi : list of str
         The other quasi-identifiers (the columns named in ``interval``,
         ``hierarchies``, ``suppress`` and ``sets`` are too, listed here or not).
-    sensitive, k, l, l_distinct, t, ground, order
-        The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
-        and t (k is 1 when only the others are given).
+    interval, hierarchies, suppress, sets
+        How each quasi-identifier is published: ``interval`` columns as
+        ``{col}_min, {col}_max`` (see ``extent``);
+        ``hierarchies`` ({col: :class:`~geoanon.models.Hierarchy`}) as the node
+        above the class's values; ``suppress`` as the value the class shares
+        or ``*``; ``sets`` as the values the class holds, joined by ``|``
+        (Mondrian's categorical recoding: cheaper than ``*``, but shows every
+        value present; a value fewer than k rows hold shows as ``*``
+        among them). Default: numeric and date columns as intervals, the
+        others as sets.
     dates : list or dict, optional
         Date and timestamp quasi-identifiers (:mod:`geoanon.dates`), or
         ``{col: strftime format}`` for dates not in ISO 8601 text. Datetime
         columns and ISO text columns are found without it. A date column is
         published, as an interval by default, as ``{col}_min, {col}_max`` in
         ISO text, cut on the calendar (year, quarter, month, week, day).
-    max_extent_km : float, optional
-        A precision target for a points location (``method="joint"`` or
-        ``"frontier"``): a location class wider than this (its records' box,
-        diagonal in km, with room for its published grid) is cut further
-        wherever its parts still meet the model (the joint design first cuts
-        the location alone down to pieces no wider, then cuts inside them). ``report.details["beyond_max_extent"]``
-        counts the records whose published box is still wider, because their
-        class cannot be cut further.
-    max_suppressed : float, optional
-        A record suppression budget, the share of the rows (0 <= share < 1;
-        ARX's suppression limit) that may be published fully suppressed
-        (:mod:`geoanon.joint.outliers`): the whole classes with the widest
-        location boxes (or, without a points location, the highest NCP per
-        record) are chosen while they fit, published with every
-        quasi-identifier empty or ``*`` as one class of their own that meets
-        the model, and the other rows are partitioned again without them.
-        ``report.details["suppressed_records"]`` counts them. With a points
-        location or none.
-    max_withheld : float
-        With a points location: the budget of isolated records
-        (:mod:`geoanon.points.isolated`) published without a location, the
-        most isolated first (default 2%, at least 2k rows; 0: none), their
-        other quasi-identifiers cut as any class's;
-        ``report.details["isolated"]`` gives the budget, the rows withheld
-        and the isolated records left in their box (each warned about).
+    keep, identifiers, strict
+        Columns published as they are, and columns dropped. Any other
+        column without a role is refused (UndeclaredColumnsError), or, with
+        ``strict=False``, published as it is, with a warning and the records
+        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
+    model : Model, optional
+        The model as one :class:`geoanon.Model`, instead of those keywords: the
+        way to ask for entropy or recursive (c, l)-diversity, beta-likeness or
+        delta-disclosure (:mod:`geoanon.criteria`).
+    sensitive, k, l, l_distinct, t, ground, order
+        The model (:class:`geoanon.Model`): at least one of k, l, l_distinct
+        and t (k is 1 when only the others are given).
+    search : Search, optional
+        The search's settings as one :class:`geoanon.Search`: ``method``,
+        ``extent``, ``resolution``, ``weights``, ``location_precision``,
+        ``location_loss``, ``max_extent_km`` and ``n_jobs``, below; each may
+        be given as a keyword instead (not both).
+    method : {"joint", "frontier", "location-first", "greedy"}, optional
+        Where the location cuts go (:mod:`geoanon.joint.search`).
+        ``"joint"`` (the default with a points location or none) cuts the location anywhere, as Mondrian does:
+        each class publishes its own records' box (or ZIP group), which may
+        overlap other classes' (they are disjoint only over all
+        quasi-identifiers together), for the least loss. The other three
+        keep the location cuts above every other cut, so location classes
+        never overlap (a tiling, at a higher loss); ``"frontier"`` is the
+        default for ZIP and label locations, so that every region or label
+        lies in one published group.
+    extent : {"box", "tile"}
+        ``"box"`` (default): a location class publishes its records' bounding
+        box rounded outward to multiples of ``resolution`` and never onto a
+        record's coordinate (with the tiling designs, kept inside the
+        class's tile, so boxes of different location classes never overlap); an interval publishes its
+        class's least and greatest value (Mondrian's local recoding). ``"tile"``: both publish the class's
+        tile, so that rectangles cover the padded bounds (as
+        :func:`geoanon.generalize_points`) and intervals the input's range
+        (closed integer intervals for whole numbers, else half-open), with
+        edges between records; nothing about a class's extreme records is
+        shown, at a higher NCP.
+    resolution : float, optional
+        The grid of ``"box"`` edges in the coordinates' units; default per
+        axis the power of ten below a thousandth of the records' span (0.01
+        degrees for a country).
+    weights : dict, optional
+        Each column's weight in the objective (ARX's attribute weights): keys
+        ``"location"`` and quasi-identifier names, positive numbers, 1 for a
+        column not named. ``{"location": 4}`` makes a location cell cost four
+        times its NCP, so the search keeps the location finer and generalizes
+        the others more. The report's NCP stays unweighted.
+    location_precision : float, optional
+        The trade-off between the location and the other quasi-identifiers
+        in one number from 0 (the other columns first: wide boxes, precise
+        values) to 1 (the location first: the finest boxes the model
+        allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 and
+        32 at 1, geometrically between
+        (:func:`geoanon.spec.checks.precision_weight`), so the default, 0.5
+        (or None), weighs every column the same. :func:`geoanon.explore` computes the releases along it.
     location_loss : {"km", "spacing", "spread", "range"}, optional
         What the location costs the search. ``"km"`` (the default of the
         joint and greedy designs for points, and of ZIP locations): a
@@ -152,72 +187,48 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
         location's report adds its km loss (``ncp["km_loss"]``, the
         ``"km"`` loss averaged over records, ``*`` costing 1) and its groups'
         diameters (``details["location_km"]``: median and p90 over records, km).
-    weights : dict, optional
-        Each column's weight in the objective (ARX's attribute weights): keys
-        ``"location"`` and quasi-identifier names, positive numbers, 1 for a
-        column not named. ``{"location": 4}`` makes a location cell cost four
-        times its NCP, so the search keeps the location finer and generalizes
-        the others more. The report's NCP stays unweighted.
-    location_precision : float, optional
-        The trade-off between the location and the other quasi-identifiers
-        in one number from 0 (the other columns first: wide boxes, precise
-        values) to 1 (the location first: the finest boxes the model
-        allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 and
-        32 at 1, geometrically between
-        (:func:`geoanon.spec.checks.precision_weight`), so the default, 0.5
-        (or None), weighs every column the same. :func:`geoanon.explore` computes the releases along it.
-    model : Model, optional
-        The model as one :class:`geoanon.Model`, instead of those keywords: the
-        way to ask for entropy or recursive (c, l)-diversity, beta-likeness or
-        delta-disclosure (:mod:`geoanon.criteria`).
-    interval, hierarchies, suppress, sets
-        How each quasi-identifier is published: ``interval`` columns as
-        ``{col}_min, {col}_max`` (see ``extent``);
-        ``hierarchies`` ({col: :class:`~geoanon.models.Hierarchy`}) as the node
-        above the class's values; ``suppress`` as the value the class shares
-        or ``*``; ``sets`` as the values the class holds, joined by ``|``
-        (Mondrian's categorical recoding: cheaper than ``*``, but shows every
-        value present; a value fewer than k rows hold shows as ``*``
-        among them). Default: numeric and date columns as intervals, the
-        others as sets.
-    method : {"joint", "frontier", "location-first", "greedy"}, optional
-        Where the location cuts go (:mod:`geoanon.joint.search`).
-        ``"joint"`` (the default with a points location or none) cuts the location anywhere, as Mondrian does:
-        each class publishes its own records' box (or ZIP group), which may
-        overlap other classes' (they are disjoint only over all
-        quasi-identifiers together), for the least loss. The other three
-        keep the location cuts above every other cut, so location classes
-        never overlap (a tiling, at a higher loss); ``"frontier"`` is the
-        default for ZIP and label locations, so that every region or label
-        lies in one published group.
-    extent : {"box", "tile"}
-        ``"box"`` (default): a location class publishes its records' bounding
-        box rounded outward to multiples of ``resolution`` and never onto a
-        record's coordinate (with the tiling designs, kept inside the
-        class's tile, so boxes of different location classes never overlap); an interval publishes its
-        class's least and greatest value (Mondrian's local recoding). ``"tile"``: both publish the class's
-        tile, so that rectangles cover the padded bounds (as
-        :func:`geoanon.generalize_points`) and intervals the input's range
-        (closed integer intervals for whole numbers, else half-open), with
-        edges between records; nothing about a class's extreme records is
-        shown, at a higher NCP.
-    resolution : float, optional
-        The grid of ``"box"`` edges in the coordinates' units; default per
-        axis the power of ten below a thousandth of the records' span (0.01
-        degrees for a country).
+    max_extent_km : float, optional
+        A precision target for a points location (``method="joint"`` or
+        ``"frontier"``): a location class wider than this (its records' box,
+        diagonal in km, with room for its published grid) is cut further
+        wherever its parts still meet the model (the joint design first cuts
+        the location alone down to pieces no wider, then cuts inside them). ``report.details["beyond_max_extent"]``
+        counts the records whose published box is still wider, because their
+        class cannot be cut further.
+    n_jobs : int
+        Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
+        -1 for every core. The release does not depend on it.
+    budgets : Budgets, optional
+        The shares of the rows the release may leave out, as one
+        :class:`geoanon.Budgets`: ``max_suppressed`` and ``max_withheld``,
+        below; each may be given as a keyword instead (not both).
+    max_suppressed : float, optional
+        A record suppression budget, the share of the rows (0 <= share < 1;
+        ARX's suppression limit) that may be published fully suppressed
+        (:mod:`geoanon.joint.outliers`): the whole classes with the widest
+        location boxes (or, without a points location, the highest NCP per
+        record) are chosen while they fit, published with every
+        quasi-identifier empty or ``*`` as one class of their own that meets
+        the model, and the other rows are partitioned again without them.
+        ``report.details["suppressed_records"]`` counts them. With a points
+        location or none.
+    max_withheld : float
+        With a points location: the budget of isolated records
+        (:mod:`geoanon.points.isolated`) published without a location, the
+        most isolated first (default 2%, at least 2k rows; 0: none), their
+        other quasi-identifiers cut as any class's;
+        ``report.details["isolated"]`` gives the budget, the rows withheld
+        and the isolated records left in their box (each warned about).
+    zip_level : {"zip", "zip3", "county", "state"}
+        A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
+        takes it: groups of whole ZIP3 areas, counties or states, named after
+        them (``276``, ``NC/Wake County|NC/Durham County+1``); the search never
+        splits a unit.
     missing : {"error", "suppress"}
         Rows without coordinates: DataError, or a location class of their own
         with empty rectangle columns.
     crs, bounds
         As in :func:`geoanon.generalize_points`.
-    n_jobs : int
-        Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
-        -1 for every core. The release does not depend on it.
-    keep, identifiers, strict
-        Columns published as they are, and columns dropped. Any other
-        column without a role is refused (UndeclaredColumnsError), or, with
-        ``strict=False``, published as it is, with a warning and the records
-        it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
 
     Returns
     -------
@@ -268,7 +279,9 @@ def anonymize(df: pd.DataFrame, columns=None, *, location=None, qi=(), sensitive
     published open: the column's floor (0 for ages) or no end at all
     (``<NA>``, as in "50+").
     """
-    return release_joint(df, release_spec("anonymize", **{name: v for name, v in locals().items() if name != "df"}))
+    spec = release_spec("anonymize", columns=columns, model=model, location=location, search=search, budgets=budgets,
+                        **options)
+    return release_joint(df, spec)
 
 
 def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:

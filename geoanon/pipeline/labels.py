@@ -9,14 +9,14 @@ import pandas as pd
 
 from .._cells import escape_formulas
 from .._codes import factorize_exact
-from ..choices import LABEL_MISSING
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
+from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError
 from ..labels import cover_labels
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
+from ..spec import release_spec
 from .naming import canonical_codes, canonical_order, label_group_names
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release
@@ -83,10 +83,10 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
     5   Dee         2         Dee
     """
     started = time.perf_counter()
+    k = release_spec("labels", k=k, column=column, method=method, missing=missing, order=order, seed=seed,
+                     class_counts=class_counts, keep=keep, identifiers=identifiers, strict=strict).model.k
     check_unique_columns(df)
     df, keep = declared_table(df, identifiers, keep)
-    k = check_k(k)
-    missing = check_choice("missing", missing, LABEL_MISSING)
     check_job_columns(df, column)
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])

@@ -6,9 +6,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..choices import COORDINATES_MISSING, POINT_JOB_METHODS
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
+from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..io import has_geometry
@@ -17,7 +16,7 @@ from ..points.frame import WORLD, rectangle_shapes
 from ..points.isolated import WITHHELD, budget_rows
 from ..points.partition import check_coordinates
 from ..ncp import information_loss, plain_units
-from ..spec.checks import check_max_withheld
+from ..spec import release_spec
 from ..progress import stepped
 from .._geo import is_geographic
 from ..report.release import JobReport, Release, with_geometry
@@ -110,37 +109,21 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     (4, 2)
     """
     started = time.perf_counter()
+    spec = release_spec("points", k=k, lat=lat, lon=lon, method=method, missing=missing, crs=crs, bounds=bounds,
+                        keep=keep, identifiers=identifiers, strict=strict, max_withheld=max_withheld)
+    k, bounds, max_withheld = spec.model.k, spec["bounds"], spec["max_withheld"]
     check_unique_columns(df)
-    df, keep = declared_table(df, identifiers, keep)
-    k = check_k(k)
-    method = check_choice("method", method, POINT_JOB_METHODS)
-    missing = check_choice("missing", missing, COORDINATES_MISSING)
+    df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
     geometry = has_geometry(df)
     warnings = []
-    if lat is not None or lon is not None or not geometry or {"lat", "lon"} <= set(df.columns):
-        lat, lon = lat or "lat", lon or "lon"
-    if geometry and lat is not None and lat not in df.columns:
-        raise DataError(f"no column {show(lat)} in the GeoDataFrame: omit lat and lon to use its geometry")
-    if lat is not None and lat == lon:
-        raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
-    check_scalar_columns(df, [lat, lon])
-    if lat is None:                     # a GeoDataFrame without lat and lon columns
-        x, y, crs = _geometry_coordinates(df, warnings)
-        lat_name, lon_name = ("lat", "lon") if is_geographic(crs) else ("y", "x")
-        raw = [c for c in (lat_name, lon_name) if c in df.columns]
-        if raw:
-            raise DataError(f"the GeoDataFrame has a column {show(raw[0])} besides its geometry, which would be "
-                            "published as it is: give lat and lon to generalize the columns, or drop them")
-    else:
-        x, y = numeric_column(df, lon), numeric_column(df, lat)
-        lat_name, lon_name = lat, lon
-    loose = undeclared(df, [lat, lon], keep, strict=strict)
+    lat, lon, x, y, crs, (lat_name, lon_name) = _coordinates(df, spec["lat"], spec["lon"], spec["crs"], warnings)
+    loose = undeclared(df, [lat, lon], keep, strict=spec["strict"])
     out_cols = [f"{lat_name}_min", f"{lat_name}_max", f"{lon_name}_min", f"{lon_name}_max"]
     clash = [c for c in out_cols + ["class_id"] if c in df.columns and c not in (lat, lon)]
     if clash:
         raise DataError(f"the output column {clash[0]!r} already exists in the input")
 
-    absent = rows_without_coordinates(df, x, y, missing, "put rows without coordinates in one fully "
+    absent = rows_without_coordinates(df, x, y, spec["missing"], "put rows without coordinates in one fully "
                                       "generalized class")
     n_absent = int(absent.sum())
     if n_absent and n_absent < k:
@@ -148,10 +131,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
                               f"of k={k}")
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
-    part = partition_points(xy, k, method=method, crs=crs, bounds=bounds)
+    part = partition_points(xy, k, method=spec["method"], crs=crs, bounds=bounds)
     if crs is not None and is_geographic(crs):
         warnings += null_island(xy)
-    max_withheld = check_max_withheld(max_withheld)
     budget = budget_rows(max_withheld, len(df), k)
     boxes, class_id, withheld, isolated = published_boxes(x, y, present, part, k, crs, bounds, budget)
     warnings += isolated_warning(isolated, max_withheld)
@@ -185,7 +167,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         details={
             "lower_bound": part.lower_bound,
             "ratio": round(part.ratio, 6),
-            "method": method,
+            "method": spec["method"],
             "suppressed_rows": int((~located).sum()),
             "withheld_rows": int(withheld),
             "isolated": {"max_withheld": max_withheld, "budget_rows": budget, "published": isolated},
@@ -207,6 +189,28 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
                    location={"kind": "points", "columns": (lat_name, lon_name)})
+
+
+def _coordinates(df, lat, lon, crs, warnings: list) -> tuple:
+    """The coordinate columns (None for a GeoDataFrame's point geometry),
+    x and y, the CRS, and the names the published columns start with."""
+    geometry = has_geometry(df)
+    if lat is not None or lon is not None or not geometry or {"lat", "lon"} <= set(df.columns):
+        lat, lon = lat or "lat", lon or "lon"
+    if geometry and lat is not None and lat not in df.columns:
+        raise DataError(f"no column {show(lat)} in the GeoDataFrame: omit lat and lon to use its geometry")
+    if lat is not None and lat == lon:
+        raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
+    check_scalar_columns(df, [lat, lon])
+    if lat is not None:
+        return lat, lon, numeric_column(df, lon), numeric_column(df, lat), crs, (lat, lon)
+    x, y, crs = _geometry_coordinates(df, warnings)                 # a GeoDataFrame without lat and lon columns
+    names = ("lat", "lon") if is_geographic(crs) else ("y", "x")
+    raw = [c for c in names if c in df.columns]
+    if raw:
+        raise DataError(f"the GeoDataFrame has a column {show(raw[0])} besides its geometry, which would be "
+                        "published as it is: give lat and lon to generalize the columns, or drop them")
+    return lat, lon, x, y, crs, names
 
 
 def isolated_warning(published: int, share: float) -> list:

@@ -11,9 +11,8 @@ import pandas as pd
 
 from .._cells import escape_formulas
 from .._geo import is_geographic, km_per_unit
-from ..choices import REGIONS_UNKNOWN, ZIP_LEVELS
 from .._text import plural, show
-from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
+from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
@@ -21,7 +20,6 @@ from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
 from ..regions.graphs import read_edge_list, region_ids, repair_polygons
-from ..regions.partition import ON_SMALL
 from ..regions.rollup import rolled_up, unit_names
 from ..joint.km_loss import node_diameters
 from .coordinates import numeric_column
@@ -29,6 +27,7 @@ from .naming import graph_group_names
 from .._cells import MISSING_TOKENS
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
+from ..spec import release_spec
 from .roles import declared_table, measure_undeclared, undeclared
 
 __all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "code_width", "generalize_regions", "group_shapes",
@@ -128,12 +127,12 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     2    27713        27713       3
     """
     started = time.perf_counter()
+    spec = release_spec("zip", k=k, column=column, regions=regions, region_id=region_id, edges=edges,
+                        contiguity=contiguity, method=method, unknown=unknown, on_small=on_small, zip_level=zip_level,
+                        keep=keep, identifiers=identifiers, strict=strict)
+    k = spec.model.k
     check_unique_columns(df)
-    df, keep = declared_table(df, identifiers, keep)
-    k = check_k(k)
-    unknown = check_choice("unknown", unknown, REGIONS_UNKNOWN)
-    on_small = check_choice("on_small", on_small, ON_SMALL)
-    zip_level = check_choice("zip_level", zip_level, ZIP_LEVELS)
+    df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
     check_job_columns(df, column)
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])

@@ -3,27 +3,24 @@ or ``*`` (Liang and Yuan's model), every class within the requested model,
 the number of ``*`` provably minimal where the instance allows."""
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._text import show
-from .._validation import check_choice, check_k, check_scalar_columns, check_unique_columns
+from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import SUPPRESSED, disclosure_warnings, require
-from ..errors import DataError, ParameterError
-from ..criteria import KEYWORDS
-from ..models import Model, check_levels, requested_model, required_k
+from ..errors import DataError
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
+from ..spec import release_spec
 from ..tables.instance import Instance
-from ..tables.solve import METHODS as SUPPRESS_METHODS, choose, solve
+from ..tables.solve import choose, solve
 from .roles import declared_table, measure_undeclared, undeclared
 from ..report.release import JobReport, Release
 
-__all__ = ["check_time_limit", "solution_details", "suppress", "suppressed_cells", "suppression_model"]
+__all__ = ["solution_details", "suppress", "suppressed_cells"]
 
 
 @stepped("suppressing cells")
@@ -118,14 +115,16 @@ def suppress(df: pd.DataFrame, qi, *, k=None, l=None, l_distinct=None, t=None, s
     (9, True)
     """
     started = time.perf_counter()
+    spec = release_spec("suppress", qi=qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive, ground=ground,
+                        order=order, model=model, method=method, time_limit=time_limit, keep=keep,
+                        identifiers=identifiers, strict=strict)
+    qi, model, method = list(spec.columns.qi), spec.model, spec["method"]
     check_unique_columns(df)
-    df, keep = declared_table(df, identifiers, keep)
-    qi, model, method = suppression_model(qi, k=k, l=l, l_distinct=l_distinct, t=t, sensitive=sensitive,
-                                          ground=ground, order=order, model=model, method=method)
+    df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
     sensitive = model.sensitive
     loose = undeclared(df, [*qi, *([sensitive] if sensitive is not None else [])], keep, strict=strict)
     check_scalar_columns(df, [*qi, sensitive])
-    deadline = started + check_time_limit(time_limit)
+    deadline = started + spec["time_limit"]
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
     inst = Instance(df, qi, model)
@@ -164,31 +163,6 @@ def suppressed_cells(values: pd.Series, starred) -> pd.Series:
     return escape_formulas(values.astype(object).where(~starred, SUPPRESSED)).astype("string")
 
 
-def suppression_model(qi, *, model=None, method, **keywords) -> tuple[list, Model, str]:
-    """The checked quasi-identifiers, model (``model`` or the keywords, see
-    :func:`~geoanon.models.requested_model`) and method of a suppression job."""
-    levels = {n: keywords.get(n) for n in KEYWORDS if n != "k"}
-    if model is None:
-        check_k(required_k(keywords.get("k"), *levels.values()))
-    method = check_choice("method", method, SUPPRESS_METHODS)
-    check_levels(**levels)
-    qi = [qi] if isinstance(qi, str) else list(qi)
-    twice = [c for j, c in enumerate(qi) if c in qi[:j]]
-    if twice:
-        raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
-    sensitive = keywords.get("sensitive") if model is None else model.sensitive
-    if sensitive is not None and sensitive in qi:
-        raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
-    needs_sensitive = any(v is not None for v in levels.values()) or (model is not None and model.needs_sensitive)
-    if method == "approx" and needs_sensitive:
-        raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
-    if needs_sensitive and sensitive is None:
-        raise DataError("l-diversity and t-closeness need a sensitive column")
-    model = requested_model(model, **keywords)
-    check_k(model.k)
-    return qi, model, method
-
-
 def solution_details(qi, solution: dict, method: str, inst: Instance) -> dict:
     """The report's figures of a solver's answer."""
     cost = solution["cost"]
@@ -205,11 +179,3 @@ def solution_details(qi, solution: dict, method: str, inst: Instance) -> dict:
         **({"program": solution["program"]} if "program" in solution else {}),
         "types": int(inst.type_size.size),
     }
-
-
-def check_time_limit(time_limit) -> float:
-    """time_limit as a float, or ParameterError unless it is a positive finite number."""
-    if (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real)
-            or not np.isfinite(float(time_limit)) or not time_limit > 0):
-        raise ParameterError(f"time_limit must be a positive number of seconds, got {show(time_limit)}")
-    return float(time_limit)

@@ -1,20 +1,19 @@
-"""What an option's value must be beyond its kind, and how it bears on the
-others (a precision target needs a points location): the checks every
-engine and front end share, each raising ParameterError in one line that
-names the option and the value. Light to import (numpy is loaded where a
+"""How the options bear on each other and on the roles (a precision target
+needs a points location), and the rules no row's constraint states (the
+location's shape, weights, date formats): the checks every engine and front
+end share, each raising ParameterError in one line that names the option
+and the value. What one value must be is its row's rule
+(:mod:`geoanon.spec.options`). Light to import (numpy is loaded where a
 check needs it): the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
-import numbers
-import math
-
 from .._text import show
-from ..choices import CONTIGUITY, LOCATION_LOSSES, REGION_SMALL, REGIONS_UNKNOWN
+from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
 
 __all__ = ["LOCATION_SHAPES", "PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_suppressed", "check_max_withheld", "check_resolution", "check_weights", "check_zip_level",
-           "parse_location", "precision_weight"]
+           "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
+           "precision_weight"]
 
 LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
                    "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
@@ -50,29 +49,16 @@ def parse_location(location) -> tuple:
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 
 
-def check_resolution(resolution):
-    """``resolution``: None or a finite number > 0."""
-    if resolution is None:
-        return None
-    if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not math.isfinite(resolution) \
-            or resolution <= 0:
-        raise ParameterError(f"resolution must be a positive number, got {show(resolution)}")
-    return float(resolution)
-
-
 PRECISION_RANGE = (8.0, 32.0)   # location_precision 0 and 1 weigh the location 1/8 and 32 times the other columns
 
 
 def check_location_precision(value, kind) -> float | None:
-    """``location_precision``: None, or a number from 0 to 1 with a location;
-    the factor it puts on the location's weight is :func:`precision_weight`."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise ParameterError(f"location_precision must be a number from 0 to 1, got {show(value)}")
-    if kind is None:
+    """``location_precision`` (None, or a number from 0 to 1: its row's
+    rule) with a location; the factor it puts on the location's weight is
+    :func:`precision_weight`."""
+    if value is not None and kind is None:
         raise ParameterError("location_precision needs a location")
-    return float(value)
+    return value
 
 
 def precision_weight(precision: float | None) -> float:
@@ -88,50 +74,33 @@ def precision_weight(precision: float | None) -> float:
 
 
 def check_max_extent(value, kind, method) -> float | None:
-    """``max_extent_km``: None, or a finite number > 0 for a points or ZIP location and the joint or frontier design."""
-    from .._validation import check_positive
-
+    """``max_extent_km`` (None, or a finite number > 0: its row's rule) for a
+    points or ZIP location and the joint or frontier design."""
     if value is None:
         return None
-    check_positive("max_extent_km", value)
     if kind not in ("points", "zip"):
         raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
-    return float(value)
-
-
-def check_max_withheld(value) -> float:
-    """``max_withheld``: a share 0 <= share < 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
-        raise ParameterError(f"max_withheld must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
-                             f"got {show(value)}")
-    return float(value)
+    return value
 
 
 def check_max_suppressed(value, kind) -> float | None:
-    """``max_suppressed``: None, or a share 0 <= share < 1, with a points location or none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
-        raise ParameterError(f"max_suppressed must be a share of the rows, 0 <= share < 1 (0.02 for 2%), "
-                             f"got {show(value)}")
-    if kind not in (None, "points"):
+    """``max_suppressed`` (None, or a share 0 <= share < 1: its row's rule)
+    with a points location or none."""
+    if value is not None and kind not in (None, "points"):
         raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
                              "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
-    return float(value)
+    return value
 
 
 def check_location_loss(value, kind, method) -> str:
     """``location_loss``, or its default: for a points location ``"spacing"``
     when a location tree cuts it (frontier, location-first), else ``"km"``;
     ``"km"`` for a ZIP location; ``"range"`` for labels."""
-    from .._validation import check_choice
-
     tree = method in ("frontier", "location-first")
     if value is None:
         return ("spacing" if tree else "km") if kind == "points" else "km" if kind == "zip" else "range"
-    value = check_choice("location_loss", value, LOCATION_LOSSES)
     if value == "km" and kind not in ("points", "zip"):
         raise ParameterError("location_loss='km' needs a points location (lat and lon) or a ZIP location")
     if value not in ("range", "km") and kind != "points":

@@ -15,10 +15,12 @@ implementation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
+from ..constraints import Interval, StrOptions
 from . import kinds
 from .kinds import Kind
 
@@ -43,7 +45,8 @@ class Option:
     flag given once per value (``--hierarchy A=F --hierarchy B=G``);
     ``required``: the command needs it; ``api``: the engines whose job
     function takes it as a keyword (default: those that support it; none for
-    what only the front ends do, such as writing a map).
+    what only the front ends do, such as writing a map); ``rule``: what a
+    value must be (:mod:`geoanon.constraints`; a choice's are its choices).
     """
 
     name: str
@@ -62,6 +65,7 @@ class Option:
     group: str | None = None          # the command line's argument group
     api: tuple | None = None
     why: str = ""                     # why the engines without it lack it, for the refusal
+    rule: object = object             # what a value must be beyond its kind (geoanon.constraints; object: anything)
 
     def __post_init__(self):
         if self.api is None:
@@ -100,9 +104,13 @@ def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH,
     (said in the help), or None (the library decides, as ``help`` says)."""
     return Option(name, commands, kinds.choice(options), help + (f" (default: {options[0]})" if default else ""),
                   flag=flag or "--" + name.replace("_", "-"), key=key, engines=engines,
-                  default=options[0] if default else None, choices=options, **more)
+                  default=options[0] if default else None, choices=options,
+                  rule=StrOptions(options) if default else (None, StrOptions(options)), **more)
 
 
+SHARE = Interval(Real, 0, 1, "left", "a share of the rows, 0 <= share < 1 (0.02 for 2%)")
+PROCESSES = (Interval(Integral, 1, None, "left", "a positive integer"),
+             Interval(Integral, -1, -1, "both", "-1 (every core)"))
 DASK_BOXES = "it publishes boxes of located rows (--extent box, --missing error)"
 DASK_POINTS = "the dask engine's joint release needs --lat and --lon"
 LOCATION_GROUP = "location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, or none)"
@@ -233,7 +241,8 @@ OPTIONS = (
             "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
             default=False),
     Option("time_limit", ("suppress",), kinds.NUMBER, "time for the optimal program (milp, auto); the report gives "
-           "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS"),
+           "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS",
+           rule=Interval(Real, 0, None, "neither", "a positive number of seconds")),
     _choice("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
             "the job numbers them; decreasing: by records; random: from --seed)", flag="--label-order"),
     _choice("missing", ("labels",), LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
@@ -248,9 +257,11 @@ OPTIONS = (
             "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
             "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
     Option("resolution", ("anonymize",), kinds.NUMBER, "grid of box edges in coordinate units (default: a power of "
-           "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP"),
+           "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP",
+           rule=(None, Interval(Real, 0, None, "neither", "a positive number"))),
     Option("n_jobs", ("anonymize",), kinds.INTEGER, "processes solving the location's shards (-1: every core; the "
-           "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY),
+           "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY,
+           rule=PROCESSES),
     Option("crs", ("points",), kinds.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
            default="EPSG:4326"),
     Option("crs", ("anonymize",), kinds.TEXT, "CRS of --lat/--lon (default EPSG:4326)", flag="--crs",
@@ -263,15 +274,18 @@ OPTIONS = (
     Option("max_extent_km", ("anonymize",), kinds.KILOMETRES, "precision target of the location: classes wider than "
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
            "model allows; the report counts the records still wider (ZIP codes' default: 6 times a typical "
-           "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM"),
+           "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
+           rule=(None, Interval(Real, 0, None, "neither", "a finite number > 0"))),
     Option("max_suppressed", ("anonymize",), kinds.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
-           flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE"),
+           flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE",
+           rule=(None, SHARE)),
     Option("max_withheld", ("points", "anonymize"), kinds.SHARE, "budget of isolated records (far from the rest of "
            "their class: its box's far side would hold only them and few others) published without a location, "
            "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
-           key="release.max_withheld", default=WITHHELD, metavar="SHARE"),
+           key="release.max_withheld", default=WITHHELD, metavar="SHARE",
+           rule=SHARE),
     _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
             "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
             "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
@@ -286,13 +300,15 @@ OPTIONS = (
            "quasi-identifiers, from 0 (the other columns first: wide boxes) to 1 (the location first: the finest "
            "boxes the model allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 (the default: every "
            "column weighs the same) and 32 at 1, geometrically between", flag="--location-precision", key="release.location_precision",
-           metavar="P"),
+           metavar="P",
+           rule=(None, Interval(Real, 0, 1, "both", "a number from 0 to 1"))),
     Option("explore", ("anonymize",), kinds.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,
            why="it computes several releases of a table in memory", default=False),
     Option("seed", ("labels",), kinds.SEED, "seed of --label-order random (default 0; the same seed gives the same "
-           "output)", flag="--seed", default=0, metavar="N"),
+           "output)", flag="--seed", default=0, metavar="N",
+           rule=(None, Interval(Integral, 0, None, "left", "an integer >= 0"))),
 
     # -- audit's extra inputs -----------------------------------------------------------------
     Option("original", ("audit",), kinds.PATH, "the input the release was made from (same rows and order): adds the "

@@ -19,14 +19,14 @@ from types import MappingProxyType
 import pandas as pd
 
 from .._text import show
-from .._validation import check_choice, check_jobs, check_k, check_seed
 from ..columns import Columns, declared, with_sensitive
-from ..criteria import KEYWORDS
-from ..errors import ParameterError
-from ..models import Hierarchy, Model, requested_model
+from ..constraints import check
+from ..criteria import KEYWORDS, level_value
+from ..errors import DataError, ParameterError
+from ..models import Hierarchy, Model, requested_model, required_k
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
-                     check_max_suppressed, check_max_withheld, check_resolution, check_weights, check_zip_level,
-                     parse_location)
+                     check_max_suppressed, check_weights, check_zip_level, parse_location)
+from .groups import ungrouped
 from .options import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
@@ -34,6 +34,8 @@ __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
 ROLES = ("location", "qi", "sensitive", "interval", "dates", "hierarchies", "suppress", "sets", "identifiers", "keep")
 MODEL_KEYWORDS = (*KEYWORDS, "ground", "order")
 ENGINE_NAMES = {"memory": "the in-memory engine", "dask": "the dask engine"}
+FUNCTIONS = {"points": "generalize_points", "zip": "generalize_regions", "labels": "generalize_labels",
+             "suppress": "suppress", "anonymize": "anonymize"}
 
 
 def options_of(command: str, engine: str | None = None, *, api: bool = False) -> dict:
@@ -92,40 +94,85 @@ class ReleaseSpec:
         return self.columns.quasi_identifiers
 
 
-def release_spec(command: str, engine: str = "memory", *, columns=None, model=None, **values) -> ReleaseSpec:
+def release_spec(command: str, engine: str = "memory", *, columns=None, model=None, search=None, budgets=None,
+                 **keywords) -> ReleaseSpec:
     """The :class:`ReleaseSpec` of ``command`` on ``engine`` from the
-    keywords of its job function; ParameterError for a value out of range,
-    an option the engine does not offer, or roles given both as ``columns``
-    and as keywords."""
-    taken = options_of(command, engine, api=True)
-    offered = options_of(command, engine)
-    roles = {name: values.pop(name) for name in ROLES if name in values}
-    levels = {name: values.pop(name) for name in MODEL_KEYWORDS if name in values and name in taken}
+    keywords of its job function (the options of ``search`` and ``budgets``,
+    :mod:`geoanon.spec.groups`, among them): every option checked against
+    its row's rule and defaulted, the roles and the model built, and the
+    options that bear on each other checked together. TypeError for a
+    keyword the job function does not take (as Python's); ParameterError
+    for a value out of range, an option the engine does not offer, or roles
+    given both as ``columns`` and as keywords."""
+    values = ungrouped(keywords, search=search, budgets=budgets)
+    taken, offered, rows = options_of(command, engine, api=True), options_of(command, engine), options_of(command, api=True)
     for name, value in values.items():
-        if name not in options_of(command):
-            raise TypeError(f"{command}() got an unexpected keyword argument {name!r}")
-        if name not in offered and value is not None and value != options_of(command)[name].default:
+        if name == "location" and command == "anonymize":
+            continue
+        if name not in rows:
+            raise TypeError(f"{FUNCTIONS[command]}() got an unexpected keyword argument {name!r}")
+        if name not in offered and value is not None and value != rows[name].default:
             raise ParameterError(f"{name} is not offered by {ENGINE_NAMES[engine]}")
-    options = {name: values.get(name, row.default) for name, row in taken.items()
-               if name not in ROLES and name not in MODEL_KEYWORDS}
-    for name, value in options.items():
-        if taken[name].choices is not None and value is not None:
-            options[name] = check_choice(name, value, taken[name].choices)
+    modelled = MODEL_KEYWORDS if command in ("suppress", "anonymize") else ("k",)     # a table's model, or k
+    roles = {name: values.pop(name) for name in ROLES if name in values}
+    levels = {name: values.pop(name) for name in modelled if name in values}
+    options = {name: check(name, values.get(name, row.default), row.rule) for name, row in taken.items()
+               if name not in ROLES and name not in modelled}
     cols = declared(columns, **roles)
-    model = with_sensitive(model, cols.sensitive)
-    if command in ("anonymize", "suppress"):
-        model = requested_model(model, **levels, sensitive=None if model is not None else cols.sensitive)
-    else:
-        model = Model(k=check_k(levels.get("k")))
+    model = _requested_model(command, cols, model, levels, options)
     kind, loc = parse_location(cols.location)
     if engine == "dask" and command == "anonymize" and kind != "points":
         raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
-    for name, check in _CHECKS.items():
-        if name in options:
-            options[name] = check(options[name])
+    if options.get("n_jobs") == -1:
+        options["n_jobs"] = _every_core()
     if command == "anonymize":
         options.update(_joint_options(options, cols, kind))
     return ReleaseSpec(command, engine, cols, model, (kind, loc), MappingProxyType(options))
+
+
+def _requested_model(command: str, cols: Columns, model, levels: dict, options: dict) -> Model:
+    """The model of a job: the levels of ``model`` or ``levels`` (with the
+    roles' sensitive column) for a table's job, ``k`` alone for a location's."""
+    if command == "suppress":
+        return _suppression_model(cols, model, levels, options["method"])
+    if command == "anonymize":
+        model = with_sensitive(model, cols.sensitive)
+        return requested_model(model, **levels, sensitive=None if model is not None else cols.sensitive)
+    return Model(k=level_value("k", levels.get("k")))
+
+
+def _suppression_model(cols: Columns, model, levels: dict, method: str) -> Model:
+    """The model of a suppression job, checked with its quasi-identifiers
+    and method: Theorem 10's approximation is for k alone; levels on a
+    sensitive value need a sensitive column (DataError)."""
+    sensitive_levels = {name: levels.get(name) for name in KEYWORDS if name != "k"}
+    if model is None:
+        level_value("k", required_k(levels.get("k"), *sensitive_levels.values()))
+    for name, level in sensitive_levels.items():
+        if level is not None:
+            level_value(name, level)
+    twice = [c for j, c in enumerate(cols.qi) if c in cols.qi[:j]]
+    if twice:
+        raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
+    sensitive = cols.sensitive if model is None else model.sensitive
+    if sensitive is not None and sensitive in cols.qi:
+        raise ParameterError(f"the sensitive column {show(sensitive)} cannot also be a quasi-identifier")
+    needs_sensitive = any(v is not None for v in sensitive_levels.values()) or (model is not None
+                                                                               and model.needs_sensitive)
+    if method == "approx" and needs_sensitive:
+        raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
+    if needs_sensitive and sensitive is None:
+        raise DataError("l-diversity and t-closeness need a sensitive column")
+    model = requested_model(model, **levels, sensitive=cols.sensitive)
+    level_value("k", model.k)
+    return model
+
+
+def _every_core() -> int:
+    """The cores this process may use (``n_jobs=-1``)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _joint_options(options: dict, cols: Columns, kind) -> dict:
@@ -139,10 +186,6 @@ def _joint_options(options: dict, cols: Columns, kind) -> dict:
             "location_precision": check_location_precision(options.get("location_precision"), kind),
             "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),
             "dates": check_dates(cols.dates or None)}
-
-
-_CHECKS = {"resolution": check_resolution, "n_jobs": check_jobs, "seed": check_seed,
-           "max_withheld": check_max_withheld}
 
 
 def treatments(frame: pd.DataFrame, spec: ReleaseSpec, numeric) -> dict:

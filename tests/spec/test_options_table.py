@@ -29,10 +29,56 @@ def _function(engine, name):
 @pytest.mark.parametrize("engine", ["memory", "dask"])
 @pytest.mark.parametrize("command", sorted(FUNCTIONS))
 def test_every_keyword_of_a_job_function_is_a_row_of_the_table(command, engine):
-    parameters = set(inspect.signature(_function(engine, FUNCTIONS[command])).parameters) - STRUCTURAL
+    """A function's named keywords are its rows; one that takes ``**options``
+    (and the groups of :mod:`geoanon.spec.groups`) documents every row it
+    takes through them."""
+    from geoanon.spec.groups import GROUPS
+
+    function = _function(engine, FUNCTIONS[command])
+    signature = inspect.signature(function).parameters
     rows = set(options_of(command, engine, api=True))
+    if any(p.kind is p.VAR_KEYWORD for p in signature.values()):
+        named = {name for name, p in signature.items() if p.kind is not p.VAR_KEYWORD} - STRUCTURAL
+        assert named <= set(GROUPS), f"keywords neither structural nor a group: {sorted(named - set(GROUPS))}"
+        undocumented = {name for name in rows if name not in function.__doc__}
+        assert not undocumented and "search" in function.__doc__, f"rows not documented: {sorted(undocumented)}"
+        return
+    parameters = set(signature) - STRUCTURAL
     assert parameters - rows == set(), f"keywords without a row: {sorted(parameters - rows)}"
     assert rows - parameters == set(), f"rows the function does not take: {sorted(rows - parameters)}"
+
+
+def test_every_field_of_a_group_is_a_row_with_its_default():
+    from dataclasses import fields
+
+    from geoanon.spec.groups import GROUPS
+
+    rows = options_of("anonymize", "memory", api=True)
+    for group in GROUPS.values():
+        for f in fields(group):
+            assert f.name in rows and f.default == rows[f.name].default, (group.__name__, f.name)
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_a_keyword_without_a_row_is_a_type_error(engine):
+    from geoanon.spec import release_spec
+
+    with pytest.raises(TypeError, match="anonymize\\(\\) got an unexpected keyword argument 'lat'"):
+        release_spec("anonymize", engine, location=("lat", "lon"), k=2, lat="lat")
+
+
+def test_the_groups_give_the_keywords_they_hold():
+    from geoanon.errors import ParameterError
+    from geoanon.spec import Budgets, Search, release_spec
+
+    grouped = release_spec("anonymize", location=("lat", "lon"), k=2, search=Search(method="frontier", n_jobs=2),
+                           budgets=Budgets(max_withheld=0.05))
+    flat = release_spec("anonymize", location=("lat", "lon"), k=2, method="frontier", n_jobs=2, max_withheld=0.05)
+    assert grouped == flat
+    with pytest.raises(ParameterError, match="give method in search= or as a keyword, not both"):
+        release_spec("anonymize", location=("lat", "lon"), k=2, search=Search(), method="joint")
+    with pytest.raises(ParameterError, match="search must be a geoanon.Search"):
+        release_spec("anonymize", location=("lat", "lon"), k=2, search={"method": "joint"})
 
 
 def test_every_row_has_a_front_end_and_a_help():
