@@ -27,7 +27,6 @@ from types import MappingProxyType
 
 from .._geo import is_geographic
 from .._text import show
-from .._validation import check_k
 from ..audit import disclosure_warnings
 from ..models import sensitive_codes
 from ..columns import Columns
@@ -121,7 +120,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
     spec = release_spec("anonymize", "dask", columns=columns, model=model, location=location, search=search,
                         budgets=budgets, **options)
     cols, model, o = spec.columns, spec.model, spec.options
-    qi, k, sensitive, (kind, loc) = cols.quasi_identifiers, check_k(spec.model.k), model.sensitive, spec.location
+    qi, k, sensitive, (kind, loc) = cols.quasi_identifiers, model.k, model.sensitive, spec.location
     lat, lon = loc["lat"], loc["lon"]
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(o["scheduler"], scheduler_file=o["scheduler_file"]) as client, cluster_failures():
@@ -144,17 +143,8 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
         if resolution is None:
             resolution = min(default_resolution(box[2] - box[0]), default_resolution(box[3] - box[1]))
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
-        shard_columns = Columns(location=(lat, lon), qi=qi, interval=[c for c in qi if treatments[c] == "interval"],
-                                suppress=[c for c in qi if treatments[c] == "suppress"],
-                                sets=[c for c in qi if treatments[c] == "set"], hierarchies=cols.hierarchies,
-                                dates=formats or None, keep=[c for c in kept if c != sensitive],  # measured once,
-                                ranges=cols.ranges)                                              # over the dataset
-        shard_spec = ReleaseSpec(
-            "anonymize", "memory", shard_columns,
-            replace(model, order=listed if model.against_table else model.order), spec.location,
-            MappingProxyType({**{name: o[name] for name in SHARED}, "dates": formats, "crs": crs,
-                              "resolution": resolution, "extent": "box", "missing": "error", "n_jobs": 1}),
-            reference={str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table else None)
+        shard_spec = _shard_spec(spec, treatments, formats, [c for c in kept if c != sensitive], crs, resolution,
+                                 check, listed)
         published = [f"{lat}_min", f"{lat}_max", f"{lon}_min", f"{lon}_max",
                      *[name for c in qi for name in ((f"{c}_min", f"{c}_max") if treatments[c] == "interval"
                                                      else (c,))]]
@@ -202,6 +192,25 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
 # The options every shard applies as the whole release was asked them.
 SHARED = ("method", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "max_withheld",
           "bounds", "location_precision", "zip_level")
+
+
+def _shard_spec(spec, treatments: dict, formats: dict, kept: list, crs, resolution, check, listed) -> ReleaseSpec:
+    """The in-memory spec every shard is released under: the treatments, date
+    formats, grid and sensitive values' order decided over the whole dataset
+    (``kept``: the columns published as they are, measured once over the
+    written dataset); the levels against the table measured against the
+    whole dataset's distribution."""
+    cols, model, o = spec.columns, spec.model, spec.options
+    qi, (lat, lon) = cols.quasi_identifiers, (spec.location[1]["lat"], spec.location[1]["lon"])
+    columns = Columns(location=(lat, lon), qi=qi, interval=[c for c in qi if treatments[c] == "interval"],
+                      suppress=[c for c in qi if treatments[c] == "suppress"],
+                      sets=[c for c in qi if treatments[c] == "set"], hierarchies=cols.hierarchies,
+                      dates=formats or None, keep=kept, ranges=cols.ranges)
+    return ReleaseSpec(
+        "anonymize", "memory", columns, replace(model, order=listed if model.against_table else model.order),
+        spec.location, MappingProxyType({**{name: o[name] for name in SHARED}, "dates": formats, "crs": crs,
+                                         "resolution": resolution, "extent": "box", "missing": "error", "n_jobs": 1}),
+        reference={str(v): float(w) for v, w in zip(listed, check.q)} if model.against_table else None)
 
 
 def _dataset_treatments(ddf, spec) -> tuple[dict, list]:
@@ -264,7 +273,7 @@ def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame)
     from ..pipeline.joint_release import release_joint
 
     rel = release_joint(rows, spec.but(bounds=tuple(rectangles[shard])))
-    return _uniform(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
+    return _shared_dtypes(rel.table, kept), {"classes": rel.report.classes, "min_class": rel.report.min_class,
                                        "max_class": rel.report.max_class,
                                        "location_classes": rel.report["location_classes"],
                                        "suppressed_records": rel.report.details.get("suppressed_records", 0),
@@ -273,7 +282,7 @@ def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame)
                                        "beyond_max_extent": rel.report.details.get("beyond_max_extent", 0)}, rel
 
 
-def _uniform(table: pd.DataFrame, kept: list) -> pd.DataFrame:
+def _shared_dtypes(table: pd.DataFrame, kept: list) -> pd.DataFrame:
     """The same column types in every part: the input's columns kept as they
     are, generated numbers as float64, generated text as text."""
     out = {}

@@ -34,13 +34,13 @@ DEFAULT_PRECISION = 0.5
 LOCATION_FIRST_COST = 2.0   # a setting cutting the location at the root costs this many of one cutting another column
 
 
-def explore(df, columns=None, *, settings=SETTINGS, **keywords):
+def explore(df, columns=None, model=None, *, settings=SETTINGS, **keywords):
     """Releases of ``df`` along ``location_precision``, as
     :func:`geoanon.anonymize` makes them with the same keywords.
 
     Parameters
     ----------
-    df, columns, **keywords
+    df, columns, model, **keywords
         As :func:`geoanon.anonymize` takes them; ``location_precision`` is
         the setting whose release is returned (default 0.5), ``n_jobs`` the
         processes computing the settings (the release does not depend on it).
@@ -73,7 +73,7 @@ def explore(df, columns=None, *, settings=SETTINGS, **keywords):
     >>> km[0] > km[1] > km[2]                        # the location finer as the setting rises
     True
     """
-    spec = release_spec("anonymize", columns=columns, **keywords)
+    spec = release_spec("anonymize", columns=columns, model=model, **keywords)
     chosen = spec.options["location_precision"]
     chosen = DEFAULT_PRECISION if chosen is None else chosen
     settings = sorted(set(_settings(settings)) | {chosen})

@@ -178,6 +178,15 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
             "units": units,
             **measure_undeclared(table, loose, k, warnings),
         })
+    classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
+    return Release(table=table, partition=part, report=report, classes=classes,
+                   notes=_notes(n_absent, withheld, boxes, lon_name),
+                   warnings=warnings, row_shapes=row_shapes, treatments=treatments,
+                   location={"kind": "points", "columns": (lat_name, lon_name)})
+
+
+def _notes(n_absent: int, withheld: int, boxes: np.ndarray, lon_name: str) -> list:
+    """The release's notes: the records without coordinates, those withheld, the classes across the antimeridian."""
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     if withheld:
         notes.append(withheld_note(withheld))
@@ -185,10 +194,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     if across:
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
                      f"({lon_name}_min > {lon_name}_max, RFC 7946)")
-    classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
-    return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
-                   warnings=warnings, row_shapes=row_shapes, treatments=treatments,
-                   location={"kind": "points", "columns": (lat_name, lon_name)})
+    return notes
 
 
 def _coordinates(df, lat, lon, crs, warnings: list) -> tuple:
