@@ -23,11 +23,12 @@ class GeoanonAccessor:
     def __init__(self, df: pd.DataFrame):
         self._df = df
 
-    def anonymize(self, columns=None, **kwargs):
-        """:func:`geoanon.anonymize` on this table (``columns``: a :class:`geoanon.Columns`, or the keywords)."""
+    def anonymize(self, columns=None, model=None, **kwargs):
+        """:func:`geoanon.anonymize` on this table (``columns``: a :class:`geoanon.Columns`, ``model``: a
+        :class:`geoanon.Model`, or their keywords)."""
         from .pipeline import anonymize
 
-        return anonymize(self._df, columns, **kwargs)
+        return anonymize(self._df, columns, model, **kwargs)
 
     def audit(self, qi, sensitive=None, **kwargs):
         """:func:`geoanon.audit` of this table."""

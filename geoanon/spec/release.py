@@ -23,7 +23,7 @@ from ..columns import Columns, declared, with_sensitive
 from ..constraints import check
 from ..criteria import KEYWORDS, level_value
 from ..errors import DataError, ParameterError
-from ..models import Hierarchy, Model, requested_model, required_k
+from ..models import Hierarchy, Model, check_levels, requested_model, required_k
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
                      check_max_suppressed, check_weights, check_zip_level, parse_location)
 from .groups import ungrouped
@@ -105,7 +105,8 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
     for a value out of range, an option the engine does not offer, or roles
     given both as ``columns`` and as keywords."""
     values = ungrouped(keywords, search=search, budgets=budgets)
-    taken, offered, rows = options_of(command, engine, api=True), options_of(command, engine), options_of(command, api=True)
+    taken, offered = options_of(command, engine, api=True), options_of(command, engine)
+    rows = options_of(command, api=True)                          # the keywords of the job function on any engine
     for name, value in values.items():
         if name == "location" and command == "anonymize":
             continue
@@ -148,9 +149,7 @@ def _suppression_model(cols: Columns, model, levels: dict, method: str) -> Model
     sensitive_levels = {name: levels.get(name) for name in KEYWORDS if name != "k"}
     if model is None:
         level_value("k", required_k(levels.get("k"), *sensitive_levels.values()))
-    for name, level in sensitive_levels.items():
-        if level is not None:
-            level_value(name, level)
+    check_levels(**sensitive_levels)
     twice = [c for j, c in enumerate(cols.qi) if c in cols.qi[:j]]
     if twice:
         raise ParameterError(f"the quasi-identifier {show(twice[0])} is listed twice")
@@ -163,9 +162,7 @@ def _suppression_model(cols: Columns, model, levels: dict, method: str) -> Model
         raise ParameterError("method='approx' (Theorem 10) is for k-anonymity only; use method='lattice' for l and t")
     if needs_sensitive and sensitive is None:
         raise DataError("l-diversity and t-closeness need a sensitive column")
-    model = requested_model(model, **levels, sensitive=cols.sensitive)
-    level_value("k", model.k)
-    return model
+    return requested_model(model, **levels, sensitive=cols.sensitive)
 
 
 def _every_core() -> int:
