@@ -22,6 +22,7 @@ from typing import Callable
 from . import _outcome
 from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
+from .constraints import Pair
 from .criteria import CRITERIA, DISTRIBUTION, KEYWORDS
 from .spec.options import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
 
@@ -548,6 +549,13 @@ def _figure(v) -> str:
     return "none" if v is None else f"{v:.4g}"
 
 
+def _level_figure(name: str, figure) -> str:
+    """An audit's figure for a model of :mod:`geoanon.criteria`; a pair level's (recursive (c, l)) as its c at its l."""
+    if not isinstance(CRITERIA[name].rule, Pair):
+        return _figure(figure)
+    return "-" if figure is None else f"{_figure(figure['c'])} at l = {figure['l']}"
+
+
 def _print_audit(args, report) -> int:
     print(f"  {plural(report['rows'], 'row')}, {plural(report['classes'], 'class', 'classes')}, k = {report['k']}"
           + (f", l = {report['l']:.3f}, l_distinct = {report['l_distinct']}, t = {report['t']:.4f}"
@@ -556,12 +564,9 @@ def _print_audit(args, report) -> int:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
         print(f"  {_in_units(report['units'])}")
-    if args.sensitive and "l_entropy" in report:
-        rec = report.get("recursive")
-        print(f"  entropy l = {_figure(report['l_entropy'])}, recursive c = "
-              + (f"{_figure(rec['c'])} at l = {rec['l']}" if rec else "-")
-              + f", beta = {_figure(report['beta'])}, enhanced beta = {_figure(report['beta_enhanced'])}, "
-              f"delta = {_figure(report['delta'])}")
+    if args.sensitive and all(name in report for name in DISTRIBUTION):
+        print("  " + ", ".join(f"{CRITERIA[name].label} = {_level_figure(name, report[name])}"
+                               for name in DISTRIBUTION))
     if "journalist" in report.get("risk", {}):
         r = report["risk"]
         print(f"  risk: prosecutor {r['prosecutor']['max']:.2%} at most, journalist {r['journalist']['max']:.2%} at "

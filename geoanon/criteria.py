@@ -55,7 +55,7 @@ class Criterion:
     ``distribution``: a model of this module (measured by
     :func:`distribution_measures`, asked through a Model), else one the job
     functions take as a keyword; ``against_table``: measured against the
-    table's distribution q."""
+    table's distribution q; ``label`` names its measure in summaries."""
 
     measure: str
     bound: str
@@ -63,6 +63,7 @@ class Criterion:
     strict: bool = False
     distribution: bool = True
     against_table: bool = False
+    label: str = ""
 
     @property
     def wording(self) -> str:
@@ -80,12 +81,13 @@ CRITERIA = {
     "l_distinct": Criterion("l_distinct", "min", COUNT, distribution=False),
     "t": Criterion("t", "max", Interval(Real, 0, 1, "both", "a number in [0, 1]"), distribution=False,
                    against_table=True),
-    "l_entropy": Criterion("l_entropy", "min", FACTOR),
+    "l_entropy": Criterion("l_entropy", "min", FACTOR, label="entropy l"),
     "recursive": Criterion("recursive_c", "max", Pair(POSITIVE, COUNT, "a pair (c, l): c a number > 0, l an integer "
-                                                                          ">= 1"), strict=True),
-    "beta": Criterion("beta", "max", POSITIVE, against_table=True),
-    "beta_enhanced": Criterion("beta_enhanced", "max", POSITIVE, against_table=True),
-    "delta": Criterion("delta", "max", POSITIVE, strict=True, against_table=True),
+                                                                          ">= 1"), strict=True,
+                           label="recursive c"),
+    "beta": Criterion("beta", "max", POSITIVE, against_table=True, label="beta"),
+    "beta_enhanced": Criterion("beta_enhanced", "max", POSITIVE, against_table=True, label="enhanced beta"),
+    "delta": Criterion("delta", "max", POSITIVE, strict=True, against_table=True, label="delta"),
 }
 KEYWORDS = tuple(name for name, c in CRITERIA.items() if not c.distribution)    # k, l, l_distinct, t
 DISTRIBUTION = tuple(name for name, c in CRITERIA.items() if c.distribution)
