@@ -121,9 +121,9 @@ def _location_loss(options) -> str | None:
     loss with ``SPACING_BASE`` N (this process only); else the default."""
     base = next((float(o[4:]) for o in options if o.startswith("base")), None)
     if base is not None:
-        import geoanon.joint.search as search
+        import geoanon.joint.location_loss as location_loss
 
-        search.SPACING_BASE = base
+        location_loss.SPACING_BASE = base
     return next((o for o in options if o in ("spread", "range")), None)
 
 

@@ -23,7 +23,7 @@ from itertools import groupby
 import numpy as np
 
 from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes, stranding
-from .dims import RankDim, SetDim, TreeDim, dim_costs, popcount
+from .dims import RankDim, SetDim, TreeDim, popcount
 
 __all__ = ["MAX_WEIGHTINGS", "first_dims", "location_forest", "split_all", "split_weighted", "vectorizable"]
 
@@ -31,20 +31,21 @@ EPS = 1e-12       # the gain a cut must exceed, and the margin by which a later 
 MAX_WEIGHTINGS = 62   # weightings of one search: the bits of a node's mask
 
 
-def vectorizable(dims, allowed) -> bool:
-    return all(not isinstance(dims.items[j], SetDim) or dims.items[j].bits is not None for j in allowed)
+def vectorizable(problem, allowed) -> bool:
+    """Whether the array search takes the dimensions ``allowed`` (no set of more than 62 values)."""
+    return all(not isinstance(problem.items[j], SetDim) or problem.items[j].bits is not None for j in allowed)
 
 
-def split_all(dims, check, groups: list, allowed: list) -> tuple[list, np.ndarray]:
+def split_all(problem, groups: list, allowed: list) -> tuple[list, np.ndarray]:
     """For each location class ``(rows, state)`` of ``groups``: its leaves
     ``[(rows, state)]`` after cutting the dimensions ``allowed`` while a cut
     removes NCP, and its total NCP (summed over rows and dimensions). The
     classes are those of the node-by-node search."""
-    search = _Search(dims, check, groups, allowed)
+    search = _Search(problem, groups, allowed)
     return search.run(), search.total[0]
 
 
-def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray, limit=None,
+def split_weighted(problem, groups: list, allowed: list, weights: np.ndarray, limit=None,
                    park=False, solved=None) -> tuple[list, list]:
     """Cut the groups ``(rows, state, mask)`` as :func:`split_all` does under
     each weighting (a row of ``weights``: every dimension's weight; at most
@@ -58,7 +59,7 @@ def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray
     ``solved`` (a :class:`~geoanon.joint.solved.Solved`): the nodes other
     searches cut to the end are not cut again, their leaves taken instead,
     and, cut to the end, this search's nodes are added to them."""
-    search = _Search(dims, check, [(r, st) for r, st, _ in groups], allowed, weights=weights,
+    search = _Search(problem, [(r, st) for r, st, _ in groups], allowed, weights=weights,
                      masks=[m for _, _, m in groups], solved=solved)
     parked = []
     while search.size.size and (limit is None or int(search.size.max()) > limit):
@@ -73,20 +74,20 @@ def split_weighted(dims, check, groups: list, allowed: list, weights: np.ndarray
     return leaves, parked + search.pending()
 
 
-def first_dims(dims, check, groups: list, allowed: list, weights: np.ndarray) -> np.ndarray:
+def first_dims(problem, groups: list, allowed: list, weights: np.ndarray) -> np.ndarray:
     """The dimension :func:`split_weighted` cuts each group ``(rows, state)``
     along first under each weighting (weightings x groups; -1: none)."""
-    return _Search(dims, check, groups, allowed, weights=weights).first_choices()
+    return _Search(problem, groups, allowed, weights=weights).first_choices()
 
 
-def location_forest(dims, check, groups, location) -> tuple:
+def location_forest(problem, groups, location) -> tuple:
     """The location tree below each ``(rows, state)`` of ``groups``: location
     cuts only (the rank cut; boxes at the compact position), every dimension
     narrowed to each part, down to the finest admissible classes, as
     :func:`geoanon.joint.search._location_forest` builds them node by node.
     Returns (parent, children, rows, state) lists: the roots first (parent
     -1, in order), parents before children."""
-    search = _Search(dims, check, groups, location, carried=range(len(dims.items)), tree=True)
+    search = _Search(problem, groups, location, carried=range(len(problem.items)), tree=True)
     search.run()
     return search.tree
 
@@ -101,16 +102,16 @@ class _Search:
     nodes whose leaves are taken instead of cut (the dimensions cut must be
     all of them)."""
 
-    def __init__(self, dims, check, groups, cut, carried=None, tree=False, weights=None, masks=None,
+    def __init__(self, problem, groups, cut, carried=None, tree=False, weights=None, masks=None,
                  solved=None):
-        self.dims, self.check, self.cut = dims, check, list(cut)
+        self.problem, self.check, self.cut = problem, problem.check, list(cut)
         self.allowed = list(self.cut if carried is None else carried)
-        self.weights = np.array([[d.weight for d in dims.items]] if weights is None else weights, dtype=np.float64)
+        self.weights = np.array([problem.weights] if weights is None else weights, dtype=np.float64)
         n_weightings = len(self.weights)
         if not 1 <= n_weightings <= MAX_WEIGHTINGS:
             raise ValueError(f"the search takes 1 to {MAX_WEIGHTINGS} weightings, got {n_weightings}")
         self.bits = (1 << np.arange(n_weightings, dtype=np.int64))[:, None]
-        self.k = check.model.k
+        self.k = self.check.model.k
         self.groups = groups
         sizes = np.array([r.size for r, _ in groups], dtype=np.int64)
         self.perm = np.concatenate([r for r, _ in groups]) if groups else np.zeros(0, dtype=np.int64)
@@ -120,7 +121,7 @@ class _Search:
         self.mask = np.full(len(groups), (1 << n_weightings) - 1, dtype=np.int64) if masks is None \
             else np.array(masks, dtype=np.int64).reshape(-1)
         self.state = {j: self._initial(j) for j in self.allowed}
-        self.fixed = np.array([[_fixed_cost(dims, st, self.allowed, w) for _, st in groups] for w in self.weights])
+        self.fixed = np.array([[_fixed_cost(problem, st, self.allowed, w) for _, st in groups] for w in self.weights])
         self.total = np.zeros((n_weightings, len(groups)))
         self.done = []          # (origin, rows, state arrays, masks) of finished nodes, a batch per round
         self.owned = None       # per group, the (batch, index) of its leaves in done (leaves_of)
@@ -132,7 +133,7 @@ class _Search:
         self.visited = []       # (key, mask) of the nodes cut here, for solved
         self.taken = [[] for _ in range(n_weightings)]     # per weighting, the leaves taken from solved
     def _initial(self, j):
-        d = self.dims.items[j]
+        d = self.problem.items[j]
         states = [st[j] for _, st in self.groups]
         if isinstance(d, RankDim):
             return np.array(states, dtype=np.int64).reshape(-1, 4)
@@ -144,14 +145,16 @@ class _Search:
 
     def costs(self, states: dict, origin: np.ndarray) -> np.ndarray:
         """NCP of one row of each class under each weighting (weightings x
-        classes), summed over the dimensions in their order (as :meth:`Dims.cost`)."""
+        classes), summed over the dimensions in their order (as :meth:`~geoanon.joint.problem.SearchProblem.cost`)."""
         total = self.fixed[:, origin].copy()
-        km, w = self.dims.km, self.weights
+        problem, w = self.problem, self.weights
+        pair = problem.location_loss.pair
         for j in self.allowed:
-            if km is None or j not in (km.x, km.y):
-                total += w[:, j, None] * dim_costs(self.dims.items[j], states[j])
-        if km is not None and km.x in self.allowed:
-            total += (w[:, km.x] + w[:, km.y])[:, None] * km.loss(self.dims, states[km.x], states[km.y])
+            if j not in pair:
+                total += w[:, j, None] * problem.dim_costs(j, states[j])
+        if pair and pair[0] in self.allowed:
+            x, y = pair
+            total += (w[:, x] + w[:, y])[:, None] * problem.location_loss.pair_loss(problem.dims, states[x], states[y])
         return total
 
     # ---- the rounds --------------------------------------------------------------------------------------------
@@ -195,14 +198,14 @@ class _Search:
         best_dim = np.full(parent.shape, -1, dtype=np.int64)
         plans = {}
         for j in self.cut:
-            d = self.dims.items[j]
+            d = self.problem.items[j]
             plan = self._rank_plan(j) if isinstance(d, RankDim) else self._group_plan(j)
             if plan is None:
                 continue
             nodes = plan["nodes"]
             gain, top, dim = parent[:, nodes] - plan["part_cost"], best_gain[:, nodes], best_dim[:, nodes]
             score = gain
-            if not self.dims.shared_location:       # the classes each node's parts can hold
+            if not self.problem.shared_location:       # the classes each node's parts can hold
                 kept = np.bincount(plan["p_node"], weights=plan["p_size"] // k, minlength=self.size.size)
                 score = gain - stranding(self.size[nodes] // k - kept[nodes], k, parent[:, nodes] / self.size[nodes])
             better = (gain > EPS) & ((dim < 0) | (score > top + EPS))
@@ -316,7 +319,7 @@ class _Search:
 
     def _rank_plan(self, j):
         """The balanced rank cut of every node along ``j`` (:func:`geoanon.joint.cuts.rank_cut`)."""
-        d, k, check = self.dims.items[j], self.k, self.check
+        d, k, check = self.problem.items[j], self.k, self.check
         st = self.state[j]
         node = self._node_of_row()
         r = d.rank[self.perm]
@@ -343,7 +346,7 @@ class _Search:
         at = _nearest(cand, node, local, self.size, k)   # the cut's first row (sorted order) per node
         if d.location:
             at = self._location(j, at, cand, node, local, sr, rows)
-        elif self.dims.compact_cuts:
+        elif self.problem.compact_cuts:
             at = self._compact(d, at, cand, node, sr)
         nodes = node[at]
         i = local[at]
@@ -366,7 +369,7 @@ class _Search:
     def _location(self, j, at, cand, node, local, sr, rows):
         """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
         :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
-        d = self.dims.items[j]
+        d = self.problem.items[j]
         s = self.size[node[cand]]
         inside = (local[cand] >= WINDOW * s) & (local[cand] <= (1 - WINDOW) * s)
         win = cand[inside]
@@ -392,7 +395,7 @@ class _Search:
         width += (size_c - i_c) * (d.high[sr[last_c]] - d.low[sr[cut]]) / d.span
         n_nodes = self.size.size
         row_node = node
-        for e in self.dims.items:
+        for e in self.problem.items:
             if e is d or not e.location or e.span <= 0:
                 continue
             r = e.rank[rows]
@@ -423,14 +426,14 @@ class _Search:
         ``keeps``, a gap wide enough), then in the widest gap or of least ``cost``, then first (as
         :func:`geoanon.joint.cuts._location_position`)."""
         clean = clearance >= 1
-        chosen = win[first_least(wn, *first_keys(self.dims, clean, keeps), np.where(clean, cost, -clearance))]
+        chosen = win[first_least(wn, *first_keys(self.problem, clean, keeps), np.where(clean, cost, -clearance))]
         out = at.copy()
         out[np.searchsorted(node[at], node[chosen])] = chosen
         return out
 
     def _group_plan(self, j):
         """The peel of every node along a hierarchy or a value set (:func:`geoanon.joint.cuts._group_cut`)."""
-        d, check = self.dims.items[j], self.check
+        d, check = self.problem.items[j], self.check
         st = self.state[j]
         if isinstance(d, TreeDim):
             level = st[:, 0]
@@ -522,7 +525,7 @@ class _Search:
         p_size = np.diff(np.r_[starts, rows.size])
         states = {}
         for e in self.allowed:
-            de = self.dims.items[e]
+            de = self.problem.items[e]
             parent = self.state[e][p_node]
             if isinstance(de, RankDim):
                 r = ranks if e == j and ranks is not None else de.rank[rows]
@@ -668,15 +671,16 @@ def _nearest(cand, node, local, sizes, k) -> np.ndarray:
     return cand[first_least(cn, np.abs(local[cand] - target))]
 
 
-def _fixed_cost(dims, state, allowed, weights) -> float:
+def _fixed_cost(problem, state, allowed, weights) -> float:
     """The summed cost of the dimensions not cut here (the location), in order, before the others,
-    under ``weights`` (every dimension's; the location's as :meth:`~geoanon.joint.dims.Dims.location_cost`)."""
-    total = 0.0
-    for j, d in enumerate(dims.items):
-        if j not in allowed and (dims.km is None or not d.location):
-            total += weights[j] * d.cost(state[j])
-    if dims.km is not None and dims.km.x not in allowed:
-        total += dims.location_cost(state, weights)
+    under ``weights`` (every dimension's; a priced pair's as
+    :meth:`~geoanon.joint.problem.SearchProblem.location_cost`)."""
+    total, pair = 0.0, problem.location_loss.pair
+    for j in range(len(problem.items)):
+        if j not in allowed and j not in pair:
+            total += weights[j] * problem.cell_cost(j, state[j])
+    if pair and pair[0] not in allowed:
+        total += problem.location_cost(state, weights)
     return total
 
 

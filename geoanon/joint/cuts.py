@@ -26,16 +26,16 @@ class Cut:
     parts: list        # [(rows, state)]
 
 
-def child_state(dims, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
+def child_state(problem, state: tuple, j: int, value, rows: np.ndarray) -> tuple:
     """The state of a part of a node cut along dimension ``j`` (new tile or
     node ``value``): every dimension narrows to what the part's rows hold
     (hierarchies to the lowest node above them, tiles to the ranks they
-    hold), except that, where ``dims.shared_location``, only a location cut
+    hold), except that, where ``problem.shared_location``, only a location cut
     narrows the location, which the classes inside one location class share."""
     out = list(state)
     out[j] = value
-    narrow_location = dims.items[j].location or not dims.shared_location
-    for i, d in enumerate(dims.items):
+    narrow_location = problem.items[j].location or not problem.shared_location
+    for i, d in enumerate(problem.items):
         if (d.location and not narrow_location) or (i == j and not isinstance(d, RankDim)):
             continue
         out[i] = narrowed(d, out[i], rows)
@@ -68,11 +68,12 @@ def _narrowed(d: RankDim, state: tuple, rows: np.ndarray) -> tuple:
     return (lo, hi, first, end)
 
 
-def _cost(dims, state, rows_count: int) -> float:
-    return rows_count * dims.cost(state)
+def _rows_cost(problem, state, n_rows: int) -> float:
+    """The cost of a class of ``n_rows`` rows in ``state``."""
+    return n_rows * problem.cost(state)
 
 
-def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+def rank_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     """Cut an ordered dimension between two consecutive distinct ranks, at the
     admissible position nearest the balanced target: the left part gets
     floor(q / 2) of the q = floor(size / k) classes the node could hold, so
@@ -81,7 +82,7 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     cut is placed where it keeps away from the records instead
     (:func:`_location_position`, :meth:`RankDim.central_boundary`), and a
     compact cut in the widest gap (:func:`compact_choice`)."""
-    d = dims.items[j]
+    d, check = problem.items[j], problem.check
     lo, hi = state[j][:2]
     if hi - lo < 2:
         return None
@@ -107,8 +108,8 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     target = s * (q // 2) / q if q >= 2 else s / 2
     i = int(pos[np.argmin(np.abs(pos - target))])
     if d.location:
-        i = _location_position(dims, j, rows[order], sr, pos, i, k)
-    elif dims.compact_cuts:
+        i = _location_position(problem, j, rows[order], sr, pos, i, k)
+    elif problem.compact_cuts:
         i = int(pos[compact_choice(d, sr, pos, np.zeros(pos.size, dtype=np.int64), np.zeros(pos.size, dtype=np.int64),
                                    np.full(pos.size, s), target, k)[0]])
     a, b = int(sr[i - 1]) + 1, int(sr[i])
@@ -117,9 +118,9 @@ def rank_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
     else:                 # any rank gap to the smaller part
         boundary = b if (i < s - i or b == d.size) else a
     left_rows, right_rows = rows[order[:i]], rows[order[i:]]
-    parts = [(left_rows, child_state(dims, state, j, (lo, boundary), left_rows)),
-             (right_rows, child_state(dims, state, j, (boundary, hi), right_rows))]
-    gain = _cost(dims, state, s) - sum(_cost(dims, st, p.size) for p, st in parts)
+    parts = [(left_rows, child_state(problem, state, j, (lo, boundary), left_rows)),
+             (right_rows, child_state(problem, state, j, (boundary, hi), right_rows))]
+    gain = _rows_cost(problem, state, s) - sum(_rows_cost(problem, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
 
 
@@ -168,10 +169,10 @@ WINDOW = 0.1      # cuts keep at least this share of the rows on each side
 TILING_GAP = 0.02  # the tiling designs' location cuts look for a gap of this share of the node's extent
 
 
-def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
+def _location_position(problem, j, rows, sr, pos, balanced, k) -> int:
     """Among admissible positions keeping at least ``WINDOW`` of the rows on
     each side, where each class publishes its own box (the joint design,
-    ``dims.shared_location`` False) one that keeps the node's class count
+    ``problem.shared_location`` False) one that keeps the node's class count
     (:func:`keeps_classes`) where one does; then a cut in a gap wide enough
     for the edges' margin (:func:`cut_clearance` at least 1) where there is
     one, else in the widest gap; among those, on a box location
@@ -182,14 +183,14 @@ def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
     window = pos[(pos >= WINDOW * s) & (pos <= (1 - WINDOW) * s)]
     if window.size == 0:
         return balanced
-    d = dims.items[j]
+    d = problem.items[j]
     clearance = cut_clearance(d, sr[window - 1], sr[window], sr[0], sr[-1])
     if d.extent == "grid" and not d.missing:
         cost = np.zeros(window.size)
         left, right = window - 1, window
         cost += window * (d.high[sr[left]] - d.low[sr[0]]) / d.span
         cost += (s - window) * (d.high[sr[-1]] - d.low[sr[right]]) / d.span
-        for e in dims.items:
+        for e in problem.items:
             if e is d or not e.location or e.span <= 0:
                 continue
             r = e.rank[rows]
@@ -201,16 +202,16 @@ def _location_position(dims, j, rows, sr, pos, balanced, k) -> int:
         cost = np.abs(window - balanced).astype(float)
     clean = clearance >= 1
     key = np.where(clean, cost, -clearance)
-    return int(window[np.lexsort((window, key, *reversed(first_keys(dims, clean, keeps_classes(window, s, k)))))[0]])
+    return int(window[np.lexsort((window, key, *reversed(first_keys(problem, clean, keeps_classes(window, s, k)))))[0]])
 
 
-def first_keys(dims, clean, keeps) -> list:
+def first_keys(problem, clean, keeps) -> list:
     """The first keys of a location cut (:func:`_location_position`), the
     first first, less is better: where each class publishes its own box,
     the class count kept, then a gap wide enough; where classes share their
     location class's box, the gap alone (keeping the count there costs the
     frontier design 9-15% more NCP on Adult at ZIP centroids, k = 5 and 10)."""
-    return [~clean] if dims.shared_location else [~keeps, ~clean]
+    return [~clean] if problem.shared_location else [~keeps, ~clean]
 
 
 def cut_clearance(d: RankDim, left_last, right_first, first, last) -> np.ndarray:
@@ -229,31 +230,32 @@ def cut_clearance(d: RankDim, left_last, right_first, first, last) -> np.ndarray
         return np.where(located, np.where(need > 0, gap / need, np.inf), np.inf)
 
 
-def tree_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+def tree_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     """Split a hierarchy node along its children (see :func:`_group_cut`). A
     strict dimension (a location) splits only into all of its children."""
-    d = dims.items[j]
+    d = problem.items[j]
     level, _ = state[j]
     if level == 0:
         return None
-    return _group_cut(dims, j, rows, state, check, d.ancestors[level - 1][d.leaf[rows]], d.strict, d.node_of)
+    return _group_cut(problem, j, rows, state, d.ancestors[level - 1][d.leaf[rows]], d.strict, d.node_of)
 
 
-def set_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+def set_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     """Split a set of values into values of their own and the rest (see
     :func:`_group_cut`)."""
-    d = dims.items[j]
+    d = problem.items[j]
     if state[j].bit_count() < 2:
         return None
-    return _group_cut(dims, j, rows, state, check, d.leaf[rows], False, d.held)
+    return _group_cut(problem, j, rows, state, d.leaf[rows], False, d.held)
 
 
-def _group_cut(dims, j, rows, state, check, child, strict, state_of) -> Cut | None:
+def _group_cut(problem, j, rows, state, child, strict, state_of) -> Cut | None:
     """Split rows by ``child`` (their child node or value): children whose
     rows meet the model become parts of their own; the rest stay together
     (published as their parent, ``*`` or their set), taking back the
     smallest separated children while they alone would miss the model.
     ``strict``: all children meet the model, or no cut."""
+    check = problem.check
     present = np.bincount(child)
     groups = np.flatnonzero(present)
     if groups.size < 2:
@@ -287,8 +289,8 @@ def _group_cut(dims, j, rows, state, check, child, strict, state_of) -> Cut | No
     splits = np.cumsum(np.bincount(part, minlength=n_parts))[:-1]
     parts = []
     for p_rows in np.split(rows[order], splits):
-        parts.append((p_rows, child_state(dims, state, j, state_of(p_rows), p_rows)))
-    gain = _cost(dims, state, rows.size) - sum(_cost(dims, st, p.size) for p, st in parts)
+        parts.append((p_rows, child_state(problem, state, j, state_of(p_rows), p_rows)))
+    gain = _rows_cost(problem, state, rows.size) - sum(_rows_cost(problem, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
 
 
@@ -309,36 +311,36 @@ def stranding(lost, k: int, loss_per_row):
     return STRANDED * lost * k * loss_per_row
 
 
-def best_cut(dims, rows: np.ndarray, state: tuple, check, allowed, lookahead=0) -> Cut | None:
+def best_cut(problem, rows: np.ndarray, state: tuple, allowed, lookahead=0) -> Cut | None:
     """The admissible cut, over the dimensions ``allowed``, that removes the
     most NCP together with the best cuts of its parts ``lookahead`` levels
     further down (ties: the first dimension); in the joint design (each class
-    its own box, ``dims.shared_location`` False) less what the classes it
+    its own box, ``problem.shared_location`` False) less what the classes it
     strands weigh (:func:`stranding`). One level of lookahead lets a rare
     value be separated before other cuts scatter its rows."""
-    k = check.model.k
+    k = problem.check.model.k
     if rows.size < 2 * k:       # no cut leaves k on both sides
         return None
     best, best_score = None, 0.0
     for j in allowed:
-        cut = own_cut(dims, j, rows, state, check)
+        cut = own_cut(problem, j, rows, state)
         if cut is None or cut.gain <= 1e-12:
             continue
         score = cut.gain
-        if not dims.shared_location:
-            score -= stranding(rows.size // k - sum(p.size // k for p, _ in cut.parts), k, dims.cost(state))
+        if not problem.shared_location:
+            score -= stranding(rows.size // k - sum(p.size // k for p, _ in cut.parts), k, problem.cost(state))
         if lookahead:
             for p, st in cut.parts:
-                nxt = best_cut(dims, p, st, check, allowed, lookahead - 1)
+                nxt = best_cut(problem, p, st, allowed, lookahead - 1)
                 score += nxt.gain if nxt is not None else 0.0
         if best is None or score > best_score + 1e-12:
             best, best_score = cut, score
     return best
 
 
-def own_cut(dims, j: int, rows: np.ndarray, state: tuple, check) -> Cut | None:
+def own_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     """Dimension ``j``'s cut of a node: :func:`rank_cut`, :func:`tree_cut` or :func:`set_cut`."""
-    return _OPERATORS[type(dims.items[j])](dims, j, rows, state, check)
+    return _OPERATORS[type(problem.items[j])](problem, j, rows, state)
 
 
 _OPERATORS = {RankDim: rank_cut, TreeDim: tree_cut, SetDim: set_cut}

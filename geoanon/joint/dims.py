@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "calendar_level", "date_dim", "dim_costs", "grid_places",
-           "k_reached", "popcount", "ranked", "rounding_step", "tail_span", "tree_from_paths"]
+           "k_reached", "popcount", "ranked", "rounding_step", "tail_span", "tree_from_paths",
+           "tree_node_costs"]
 
 
 @dataclass(eq=False)
@@ -73,7 +74,6 @@ class RankDim:
     resolution: float = 0.0
     rare: np.ndarray | None = None        # per rank: its value is held by 1..k-1 rows ("members")
     step: float = 0.0                     # the grid of moved ends (default: resolution)
-    weight: float = 1.0                   # the dimension's weight in the objective
     calendar: str = ""                    # "day" or "second": a date column (geoanon.dates), published as ISO text
     floor: float = -np.inf                # the column's possible range: published ends never leave it
     ceiling: float = np.inf
@@ -368,7 +368,6 @@ class TreeDim:
     labels: list                      # labels[j][node]: the published text of a node
     location: bool = False
     strict: bool = False
-    weight: float = 1.0
 
     @property
     def height(self) -> int:
@@ -400,7 +399,6 @@ class SetDim:
     names: list
     location: bool = False
     rare: np.ndarray | None = None
-    weight: float = 1.0
     bits: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self):      # each row's value as one bit, while the values fit in an int64
@@ -470,82 +468,17 @@ def _factorize(keys: list) -> tuple[np.ndarray, list]:
     return ids, first
 
 
-COST_MEMORY = 200_000       # states whose cost Dims remembers (a few tens of MB)
-
-
 @dataclass(eq=False)
 class Dims:
-    """All dimensions of a release, location ones first. ``shared_location``:
-    the classes below a non-location cut share their node's location (the
-    location classes never overlap); otherwise every cut narrows the
-    location too, as any other dimension."""
+    """All dimensions of a release, location ones first (how the search
+    weighs and prices them is its problem's:
+    :class:`~geoanon.joint.problem.SearchProblem`)."""
 
     items: list = field(default_factory=list)
-    shared_location: bool = True
-    too_wide: object = None       # a location state -> whether it is wider than the user's precision target
-    diagonal: object = None       # location states -> their boxes' diagonals: the location loss against local spacing
-    km: object = None             # a KmLoss (geoanon.joint.km_loss): the location's loss in km, on a log scale
-    compact_cuts: bool = False    # rank cuts of the other columns in their widest gap, not balanced (cuts.compact_choice)
-    _costs: dict = field(default_factory=dict, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:
+        """The state of ``rows`` alone in every dimension."""
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
-
-    def summed_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
-        """Each dimension's weighted cost summed over classes of ``states``
-        holding ``sizes`` rows, one array operation per dimension; under a
-        ``km`` loss the location's cost is shared by its two dimensions.
-        ``weights``: every dimension's weight (default their own)."""
-        if not len(states):
-            return np.zeros(len(self.items))
-        return np.asarray(sizes, dtype=np.float64) @ self.cost_rows(states, weights)
-
-    def class_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
-        """The weighted cost of each class of ``states`` holding ``sizes`` rows
-        (as :meth:`summed_costs`, summed over dimensions instead of classes)."""
-        if not len(states):
-            return np.zeros(0)
-        return np.asarray(sizes, dtype=np.float64) * self.cost_rows(states, weights).sum(axis=1)
-
-    def cost_rows(self, states: list, weights=None) -> np.ndarray:
-        """Every class's weighted cost per row, per dimension (classes x dimensions)."""
-        columns = [np.array([st[j] for st in states]) for j in range(len(self.items))]
-        costs = np.empty((len(states), len(self.items)))
-        for j, d in enumerate(self.items):
-            if isinstance(d, SetDim) and d.bits is None:
-                costs[:, j] = [d.cost(s) for s in columns[j].tolist()]
-            else:
-                costs[:, j] = dim_costs(d, columns[j])
-        weights = np.array([d.weight for d in self.items] if weights is None else weights, dtype=np.float64)
-        costs *= weights
-        if self.km is not None:
-            x, y = self.km.x, self.km.y
-            weight = weights[x] + weights[y]
-            costs[:, [x, y]] = (weight * self.km.loss(self, columns[x], columns[y]) / 2)[:, None]
-        return costs
-
-    def location_cost(self, state: tuple, weights=None) -> float:
-        """The weighted cost of a class's location: its dimensions' NCP, or the
-        ``km`` loss. ``weights``: every dimension's weight (default their own)."""
-        weights = [d.weight for d in self.items] if weights is None else weights
-        if self.km is not None:
-            j = (self.km.x, self.km.y)
-            weight = weights[j[0]] + weights[j[1]]
-            return weight * float(self.km.loss(self, state[j[0]], state[j[1]])[0])
-        return float(sum(w * d.cost(s) for d, s, w in zip(self.items, state, weights) if d.location))
-
-    def cost(self, state: tuple) -> float:
-        """The weighted sum of the NCP of a class's cells (each dimension's
-        ``weight``, 1 unless the user gives one; the location's as
-        :meth:`location_cost`; remembered: states recur while the search
-        compares cuts)."""
-        cost = self._costs.get(state)
-        if cost is None:
-            if len(self._costs) >= COST_MEMORY:
-                self._costs.clear()
-            cost = self._costs[state] = self.location_cost(state) + float(
-                sum(d.weight * d.cost(s) for d, s in zip(self.items, state) if not d.location))
-        return cost
 
 
 def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):
@@ -592,12 +525,17 @@ def dim_costs(d, st: np.ndarray) -> np.ndarray:
         width = (b - a) / d.span if d.span > 0 else np.zeros(st.shape[0])
         return np.where(first >= size, 0.0, np.where(end > size, 1.0, np.where(known, width, 0.0)))
     if isinstance(d, TreeDim):
-        out = np.empty(st.shape[0])
-        for level in np.unique(st[:, 0]).tolist():
-            here = st[:, 0] == level
-            out[here] = d.node_cost[level][st[here, 1]]
-        return out
+        return tree_node_costs(d.node_cost, st)
     return (popcount(st) - 1) / max(len(d.names) - 1, 1)
+
+
+def tree_node_costs(node_cost: list, st: np.ndarray) -> np.ndarray:
+    """The costs of hierarchy states ``st`` (level, node) under ``node_cost[level][node]``."""
+    out = np.empty(st.shape[0])
+    for level in np.unique(st[:, 0]).tolist():
+        here = st[:, 0] == level
+        out[here] = node_cost[level][st[here, 1]]
+    return out
 
 
 _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)

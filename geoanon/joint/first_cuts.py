@@ -64,7 +64,7 @@ def piece_rows(k: int) -> int:
     return max(PIECE_ROWS, PIECE_CLASSES * k)
 
 
-def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, weights: np.ndarray,
+def finish_pieces(problem, pieces: list, allowed: list, categories: list, weights: np.ndarray,
                   solved=None) -> list:
     """Cut every piece ``(rows, state, mask)`` down along ``allowed`` under
     each weighting of its mask (:func:`~geoanon.joint.batch.split_weighted`),
@@ -73,12 +73,12 @@ def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, we
     first; each piece keeps, under each weighting, whichever finish has the
     least weighted loss (ties: as it is). Returns, per weighting, the leaves
     ``(rows, state)``. ``solved``: as :func:`~geoanon.joint.batch.split_weighted` takes it."""
-    owner = np.full(check.codes.size, -1, dtype=np.int64)      # a weighting's pieces are disjoint; others' overlap
+    owner = np.full(problem.check.codes.size, -1, dtype=np.int64)   # a weighting's pieces are disjoint; others' overlap
     cost, by_piece = np.zeros((len(weights), len(pieces))), []
     picked = np.full((len(weights), len(pieces)), -1, dtype=np.int64)
-    for w, found in enumerate(split_weighted(dims, check, pieces, allowed, weights, solved=solved)[0]):
+    for w, found in enumerate(split_weighted(problem, pieces, allowed, weights, solved=solved)[0]):
         _own(pieces, w, owner)
-        per_dim = _piece_costs(dims, found, owner, len(pieces), weights[w])
+        per_dim = _piece_costs(problem, found, owner, len(pieces), weights[w])
         cost[w] = per_dim.sum(axis=1)
         picked[w] = lossiest(per_dim, categories)
         by_piece.append(_by_piece(found, owner, len(pieces)))
@@ -86,17 +86,17 @@ def finish_pieces(dims, check, pieces: list, allowed: list, categories: list, we
         tried, groups = [], []
         for p, (rows, state, mask) in enumerate(pieces):
             chosen = mask & _bits(picked[:, p] == j)
-            cut = own_cut(dims, j, rows, state, check) if chosen else None
+            cut = own_cut(problem, j, rows, state) if chosen else None
             if cut is not None:
                 tried.append(p)
                 groups.extend((r, st, chosen) for r, st in cut.parts)
         if not groups:
             continue
-        for w, found in enumerate(split_weighted(dims, check, groups, allowed, weights, solved=solved)[0]):
+        for w, found in enumerate(split_weighted(problem, groups, allowed, weights, solved=solved)[0]):
             if not found:
                 continue
             _own(pieces, w, owner)
-            here = _piece_costs(dims, found, owner, len(pieces), weights[w]).sum(axis=1)
+            here = _piece_costs(problem, found, owner, len(pieces), weights[w]).sum(axis=1)
             better = [p for p in tried if picked[w, p] == j and here[p] < cost[w, p] - 1e-9 * max(1.0, cost[w, p])]
             if better:
                 split = _by_piece(found, owner, len(pieces))
@@ -135,13 +135,13 @@ def _by_piece(leaves: list, owner: np.ndarray, count: int) -> list:
     return out
 
 
-def _piece_costs(dims, leaves: list, owner: np.ndarray, count: int, weights) -> np.ndarray:
+def _piece_costs(problem, leaves: list, owner: np.ndarray, count: int, weights) -> np.ndarray:
     """The weighted loss of ``leaves`` per piece and dimension (pieces x dimensions; 0 for a piece with none)."""
-    out = np.zeros((count, len(dims.items)))
+    out = np.zeros((count, len(problem.items)))
     if leaves:
         sizes = np.array([r.size for r, _ in leaves], dtype=np.float64)
-        each = dims.cost_rows([st for _, st in leaves], weights) * sizes[:, None]
+        each = problem.cost_rows([st for _, st in leaves], weights) * sizes[:, None]
         at = owner[[r[0] for r, _ in leaves]]
-        for j in range(len(dims.items)):
+        for j in range(len(problem.items)):
             out[:, j] = np.bincount(at, weights=each[:, j], minlength=count)
     return out

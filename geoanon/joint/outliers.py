@@ -20,15 +20,15 @@ from .dims import RankDim, SetDim, TreeDim
 __all__ = ["suppressed_rows", "with_suppressed_class"]
 
 
-def suppressed_rows(dims, check, part, budget: int, widths=None) -> np.ndarray:
+def suppressed_rows(problem, part, budget: int, widths=None) -> np.ndarray:
     """The rows of whole classes of ``part`` published suppressed: the classes
     with the widest location (``widths``: states -> box diagonals, for a points
-    location; else the highest weighted NCP of a record, :meth:`Dims.cost`)
+    location; else the highest weighted NCP of a record, :meth:`~geoanon.joint.problem.SearchProblem.cost`)
     first, each taken while the chosen rows stay within ``budget``; the last
     ones dropped again while the chosen rows together miss the model (a
     union of classes can miss delta-disclosure). Sorted row numbers."""
     sizes = np.bincount(part.row_class, minlength=len(part.states))
-    score = np.asarray(widths(part.states) if widths is not None else [dims.cost(st) for st in part.states],
+    score = np.asarray(widths(part.states) if widths is not None else [problem.cost(st) for st in part.states],
                        dtype=np.float64)
     score = np.nan_to_num(score, nan=-np.inf)
     chosen, used = [], 0
@@ -40,25 +40,25 @@ def suppressed_rows(dims, check, part, budget: int, widths=None) -> np.ndarray:
             used += int(sizes[c])
     while chosen:
         rows = np.flatnonzero(np.isin(part.row_class, chosen))
-        if check.holds(check.histogram(rows)[None, :])[0]:
+        if problem.check.holds(problem.check.histogram(rows)[None, :])[0]:
             return rows
         chosen.pop()
     return np.zeros(0, dtype=np.int64)
 
 
-def with_suppressed_class(dims, part, rows: np.ndarray):
+def with_suppressed_class(problem, part, rows: np.ndarray):
     """``part`` (a partition of the other rows) with ``rows`` as one more
     class, last, in a location class of its own, publishing nothing: the
     missing rank of every ordered dimension (empty cells), the root of every
     hierarchy (``*`` for a suppressed column), every value of a set (``*``)."""
-    state = tuple(_blank(d) for d in dims.items)
+    state = tuple(_blank(d) for d in problem.items)
     row_class = part.row_class.copy()
     row_class[rows] = len(part.states)
     return replace(part, row_class=row_class, states=[*part.states, state],
                    location_class=np.r_[part.location_class, part.location_classes],
                    location_states=[*part.location_states, state], location_classes=part.location_classes + 1,
                    suppressed=len(part.states),
-                   cost=part.cost + rows.size * np.array([d.weight for d in dims.items]))     # every cell costs 1
+                   cost=part.cost + rows.size * np.array(problem.weights))     # every cell costs 1
 
 
 def _blank(d):

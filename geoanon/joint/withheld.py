@@ -22,7 +22,7 @@ from .outliers import _blank
 __all__ = ["without_locations"]
 
 
-def without_locations(dims, check, part, chosen: np.ndarray):
+def without_locations(problem, part, chosen: np.ndarray):
     """``part`` with the ``chosen`` rows (a bool per row) moved to a location
     class without a location, cut along the other quasi-identifiers as the
     frontier's classes are (:func:`geoanon.joint.search.cut_down`); and the
@@ -34,7 +34,7 @@ def without_locations(dims, check, part, chosen: np.ndarray):
     whole classes join them one at a time (:func:`_diluting`; a union of
     classes meets k, l and t). InfeasibleError when even all of them miss it
     (a union can miss delta-disclosure)."""
-    n_classes = len(part.states)
+    check, n_classes = problem.check, len(part.states)
     members = _members(part.row_class, n_classes)
     chosen = np.asarray(chosen, dtype=bool)
     hit = np.unique(part.row_class[chosen])
@@ -58,7 +58,7 @@ def without_locations(dims, check, part, chosen: np.ndarray):
     if not check.holds(check.histogram(rows)[None, :])[0]:
         raise InfeasibleError(f"the {rows.size} records published without a location cannot meet "
                               f"{check.describe()} together")
-    return _moved(dims, check, part, rows), rows
+    return _moved(problem, part, rows), rows
 
 
 def _diluting(per_class, hist, whole, hit):
@@ -99,17 +99,17 @@ def _members(row_class: np.ndarray, n: int) -> list:
     return np.split(order, np.cumsum(np.bincount(row_class[located], minlength=n))[:-1])
 
 
-def _shrunk(dims, states, location_class, row_class) -> list:
+def _shrunk(problem, states, location_class, row_class) -> list:
     """``states`` with every location class's box held to the rows it keeps
     (the same for all its classes): a box that stayed as it was would still
     show where a moved record lies. Classes that publish no location (the
     suppressed class) stay as they are."""
-    located = [j for j, d in enumerate(dims.items) if d.location and isinstance(d, RankDim)]
+    located = [j for j, d in enumerate(problem.items) if d.location and isinstance(d, RankDim)]
     rows = np.flatnonzero(row_class >= 0)
     place = location_class[row_class[rows]]
     out = [list(st) for st in states]
     for j in located:
-        d = dims.items[j]
+        d = problem.items[j]
         rank = d.rank[rows]
         first = np.full(place.max() + 1, np.iinfo(np.int64).max)
         end = np.full(place.max() + 1, -1)
@@ -122,25 +122,25 @@ def _shrunk(dims, states, location_class, row_class) -> list:
     return [tuple(st) for st in out]
 
 
-def _narrowed_others(dims, states, members, sizes) -> list:
+def _narrowed_others(problem, states, members, sizes) -> list:
     """``states`` with the other quasi-identifiers of every class that gave
     up rows (``sizes``: its rows before) narrowed to the rows it keeps
     (:func:`~geoanon.joint.cuts.narrowed`): a class publishes what its own
     records hold, a value where they share one."""
     return [st if rows.size == size else
-            tuple(s if d.location else narrowed(d, s, rows) for d, s in zip(dims.items, st))
+            tuple(s if d.location else narrowed(d, s, rows) for d, s in zip(problem.items, st))
             for st, rows, size in zip(states, members, sizes.tolist())]
 
 
-def _moved(dims, check, part, rows):
+def _moved(problem, part, rows):
     """``part`` with ``rows`` in one new location class publishing no location,
     cut along the other dimensions; classes and location classes left empty
     dropped, the others' other quasi-identifiers narrowed to the rows they
     keep, and their boxes held to them."""
     from .search import cut_down
 
-    root = [_blank(d) if d.location else s for d, s in zip(dims.items, dims.root(rows))]
-    leaves = cut_down(dims, check, [(rows, tuple(root))], [j for j, d in enumerate(dims.items) if not d.location])[0]
+    root = [_blank(d) if d.location else s for d, s in zip(problem.items, problem.root(rows))]
+    leaves = cut_down(problem, [(rows, tuple(root))], [j for j, d in enumerate(problem.items) if not d.location])[0]
     row_class = part.row_class.copy()
     row_class[rows] = -1
     kept = np.flatnonzero(np.bincount(row_class[row_class >= 0], minlength=len(part.states)) > 0)
@@ -148,14 +148,14 @@ def _moved(dims, check, part, rows):
     renumber[kept] = np.arange(kept.size)
     row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
     places, location_class = np.unique(part.location_class[kept], return_inverse=True)
-    states = _shrunk(dims, [part.states[c] for c in kept.tolist()], location_class, row_class)
+    states = _shrunk(problem, [part.states[c] for c in kept.tolist()], location_class, row_class)
     kept_rows = _members(row_class, kept.size)
-    states = _narrowed_others(dims, states, kept_rows, np.bincount(part.row_class[part.row_class >= 0])[kept])
+    states = _narrowed_others(problem, states, kept_rows, np.bincount(part.row_class[part.row_class >= 0])[kept])
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
-        states.append(tuple(b if dims.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
+        states.append(tuple(b if problem.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
     location_class = np.r_[location_class, np.full(len(leaves), places.size, dtype=np.int64)]
-    cost = dims.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)))
+    cost = problem.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)))
     suppressed = int(renumber[part.suppressed]) if part.suppressed >= 0 else -1
     first_of = np.unique(location_class[:kept.size], return_index=True)[1]
     return replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,

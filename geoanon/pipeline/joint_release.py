@@ -17,9 +17,11 @@ from ..errors import DataError, InfeasibleError, ParameterError
 from ..joint.dims import (Dims, RankDim, SetDim, calendar_level, date_dim, k_reached, ranked, rounding_step,
                           tail_span, tree_from_paths)
 from ..joint.km_loss import km_loss
+from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows, within_budget
+from ..joint.problem import SearchProblem
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..dates import iso as iso_dates
@@ -162,7 +164,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         two neighbours costs the same and groups stay local.
         For points, ``"spacing"`` (the default
         of the frontier and location-first designs): in distance, against
-        the records' local spacing (:func:`geoanon.joint.search.location_losses`:
+        the records' local spacing (:class:`geoanon.joint.location_loss.SpacingLoss`:
         a box as precise as the location alone allows costs nothing, one
         eight times as wide costs each location column as much as a
         suppressed one; the location tree is cut on ground distance alone,
@@ -293,9 +295,10 @@ def release_joint(df: pd.DataFrame, spec: ReleaseSpec) -> Release:
 @dataclass
 class Prepared:
     """What every release of one table under one spec shares (:func:`prepared`):
-    the table with its roles checked, the compiled model and the dimensions
-    of the search; :func:`released` makes a release of it, at any
-    ``location_precision`` (:func:`geoanon.explore` makes several)."""
+    the table with its roles checked, the compiled model, the dimensions
+    of the search and its problem under unit weights; :func:`released` makes
+    a release of it, at any ``location_precision`` (:func:`geoanon.explore`
+    makes several)."""
 
     df: pd.DataFrame
     treatments: dict
@@ -306,6 +309,7 @@ class Prepared:
     warnings: list
     loose: list
     started: float
+    problem: SearchProblem
 
 
 def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
@@ -339,19 +343,21 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
+    location_loss = NCP
     if o["location_loss"] == "spacing":
-        dims.diagonal = _diagonals(dims, crs)
+        location_loss = SpacingLoss(_diagonals(dims, crs))
         ground_spans(dims, crs)
     elif o["location_loss"] == "spread":
         robust_spans(dims)
     elif o["location_loss"] == "km" and kind == "points":
-        dims.km = _km_loss(dims, crs)
+        location_loss = BoxKmLoss(_km_loss(dims, crs))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
-        dims.items[0].node_cost = publish_location.km_costs()
+        location_loss = TreeKmLoss(publish_location.km_costs())
     if region_target(spec):
         publish_location.measure_neighbourhood(model.k)
-    dims.shared_location = method != "joint"      # the joint design's classes each publish their own box
-    return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started)
+    # the joint design's classes each publish their own box; the others share their location class's
+    problem = SearchProblem(dims, check, location_loss=location_loss, shared_location=method != "joint")
+    return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started, problem)
 
 
 def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
@@ -359,22 +365,22 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     ``location_precision`` (``part``: that partition, found already by
     :func:`searched`), with its suppressed and withheld records; and the
     release's table, its published columns and their NCP treatments."""
-    o, dims, check = spec.options, job.dims, job.check
+    o, dims = spec.options, job.dims
     kind = spec.location[0]
-    _weigh(job, spec)
-    part = joint_partition(dims, check, o["method"], o["n_jobs"]) if part is None else part
+    problem = _problem(job, spec)
+    part = joint_partition(problem, o["method"], o["n_jobs"]) if part is None else part
     if o["max_suppressed"]:
-        part = _without_outliers(dims, check, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
-                                 (dims.diagonal or _diagonals(dims, o["crs"])) if kind == "points" else None)
+        part = _without_outliers(problem, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
+                                 _diagonals(dims, o["crs"]) if kind == "points" else None)
     isolated = {}
     if kind == "points":
-        part, isolated = _without_isolated(job, part, o["max_withheld"])
+        part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
     table, published, ncp_columns = _publish(job.df, dims, part, kind, spec.location[1],
                                              spec.columns.quasi_identifiers, job.treatments, job.publish_location)
     return part, table, published, ncp_columns, isolated
 
 
-def _without_isolated(job: Prepared, part, share: float):
+def _without_isolated(job: Prepared, problem: SearchProblem, part, share: float):
     """``part`` with its isolated records (:mod:`geoanon.points.isolated`),
     most isolated first within a budget of ``share`` of the rows, published
     without a location (:func:`geoanon.joint.withheld.without_locations`),
@@ -391,7 +397,7 @@ def _without_isolated(job: Prepared, part, share: float):
     moved = np.zeros(0, dtype=np.int64)
     if chosen.any():
         try:
-            withheld, moved = without_locations(dims, check, part, chosen)
+            withheld, moved = without_locations(problem, part, chosen)
         except InfeasibleError:
             withheld = None
         if withheld is None or moved.size > budget:
@@ -413,9 +419,9 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
     specs = [spec.but(location_precision=p) for p in settings]
     if spec.options["method"] != "joint" or len({extent_target(job, s) for s in specs}) != 1:
         return {}
-    _weigh(job, specs[0])                          # the settings' one precision target
+    problem = _problem(job, specs[0])              # the settings' one precision target
     weights = [_weights(job.dims, s) for s in specs]
-    return dict(zip(settings, joint_partitions(job.dims, job.check, weights, spec.options["n_jobs"])))
+    return dict(zip(settings, joint_partitions(problem, weights, spec.options["n_jobs"])))
 
 
 def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
@@ -425,19 +431,17 @@ def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
     if spec.options["method"] != "joint":
         return [False] * len(settings)
     weights = [_weights(job.dims, spec.but(location_precision=p)) for p in settings]
-    return location_first(job.dims, job.check, weights).tolist()
+    return location_first(job.problem, weights).tolist()
 
 
-def _weigh(job: Prepared, spec: ReleaseSpec) -> None:
-    """Weigh ``job``'s dimensions as ``spec`` asks (its ``weights`` and
-    ``location_precision``) and set its precision target."""
+def _problem(job: Prepared, spec: ReleaseSpec) -> SearchProblem:
+    """``job``'s search problem as ``spec`` asks: its weights (``weights``
+    and ``location_precision``) and its precision target."""
     o, dims = spec.options, job.dims
-    for d, w in zip(dims.items, _weights(dims, spec)):
-        d.weight = w
-    dims._costs = {}                               # costs remembered under other weights
-    dims.too_wide = None if (target := extent_target(job, spec)) is None else \
+    too_wide = None if (target := extent_target(job, spec)) is None else \
         job.publish_location.too_wide(target) if spec.location[0] == "zip" else \
         _too_wide(dims, o["crs"], target, job.check.model.k)
+    return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide)
 
 
 def _weights(dims: Dims, spec: ReleaseSpec) -> list:
@@ -533,22 +537,23 @@ def region_target(spec) -> bool:
 GRID_SHARE = 1.5     # a published box: its records' box and about this many grid steps (geoanon.points.edges)
 
 
-def _without_outliers(dims, check, part, budget, method, n_jobs, widths):
+def _without_outliers(problem, part, budget, method, n_jobs, widths):
     """``part``, or, where classes of at most ``budget`` rows can be published
     suppressed and the rest still meets the model, the rest partitioned again
     with those rows as a last class (:mod:`geoanon.joint.outliers`). The
     classes come from a tiling of the location with lookahead (the frontier
     design's, when ``part`` is the joint design's), where far records (an
     island, a tail of ages) form classes of their own rather than widen others."""
-    tiled = part if dims.shared_location else \
-        joint_partition(replace(dims, shared_location=True, _costs={}), check, "frontier", n_jobs)
-    hidden = suppressed_rows(dims, check, tiled, budget, widths)
+    check = problem.check
+    tiled = part if problem.shared_location else \
+        joint_partition(replace(problem, shared_location=True), "frontier", n_jobs)
+    hidden = suppressed_rows(problem, tiled, budget, widths)
     if not hidden.size:
         return part
     kept = np.setdiff1d(np.arange(part.row_class.size), hidden)
     if not check.holds(check.histogram(kept)[None, :])[0]:
         return part
-    return with_suppressed_class(dims, joint_partition(dims, check, method, n_jobs, rows=kept), hidden)
+    return with_suppressed_class(problem, joint_partition(problem, method, n_jobs, rows=kept), hidden)
 
 
 def _km_loss(dims, crs):
@@ -576,7 +581,7 @@ def _too_wide(dims, crs, max_km, k):
     grid (:mod:`geoanon.points.edges`: steps of its range over k - 2, about
     ``GRID_SHARE`` of them), is wider than ``max_km`` (diagonal; a missing
     location never is)."""
-    diagonal = dims.diagonal or _diagonals(dims, crs)
+    diagonal = _diagonals(dims, crs)
     grown = 1 + GRID_SHARE / max(k - 2, 1)
 
     def wide(state) -> bool:

@@ -160,9 +160,10 @@ class PointsPublisher:
         self.xy = xy
         self.rects = None
 
-    def rectangles(self, dims, states) -> np.ndarray:
+    def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
         """(xmin, ymin, xmax, ymax) per state; NaN where the location is
-        missing. A box (``"grid"``) is its records' box on the grid of
+        missing. ``own_boxes``: every class publishes its own records' box
+        (the joint design's, which may overlap others'). Else a box (``"grid"``) is its records' box on the grid of
         :mod:`geoanon.points.edges`, held inside its tile where the tile's
         edge (a cut between two classes, or given bounds) lies on a grid of at
         least the box's width over max(k, 3) (a finer cut, in a narrow gap,
@@ -183,7 +184,7 @@ class PointsPublisher:
         held = [st for st, ok in zip(states, known) if ok]
         (vx, sx), (vy, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
         vx, sx = _wrapped(vx), _wrapped(sx)
-        if dx.extent == "grid" and not dims.shared_location:    # classes' boxes may overlap: each its own
+        if dx.extent == "grid" and own_boxes:    # classes' boxes may overlap: each its own
             out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
             return out
         b = boxes[known]
@@ -230,7 +231,7 @@ class PointsPublisher:
         return isolated_rows(ground_positions(x, y, x_km, y_km, self.geographic), k, grid)
 
     def columns(self, df, part, dims):
-        self.rects = self.rectangles(dims, part.states)
+        self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
         r = self.rects[part.row_class]
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from geoanon._cells import numeric_cells
 from geoanon.joint import first_cuts, search
+from geoanon.joint.location_loss import BoxKmLoss
+from geoanon.joint.problem import SearchProblem
 from geoanon.models import Model
 from geoanon.spec.release import release_spec, treatments as spec_treatments
 
@@ -17,7 +19,7 @@ anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
 
 
 def _problem(df, k, qi, model=None):
-    """The dimensions (location, then ``qi``) of a table under the km loss, and the model's check."""
+    """The search problem of a table: its dimensions (location, then ``qi``) under the km loss, and its model."""
     check = Model(k=k, **(model or {})).compile(df)
     dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
                                               "EPSG:4326", None, [], "box", None)
@@ -26,8 +28,7 @@ def _problem(df, k, qi, model=None):
     treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
     for col in qi:
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, "box", k))
-    dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
-    return dims, check
+    return SearchProblem(dims, check, location_loss=BoxKmLoss(anonymize_module._km_loss(dims, "EPSG:4326")))
 
 
 def _clustered(n, seed):
@@ -41,11 +42,11 @@ def _clustered(n, seed):
                          "dx": rng.choice(list("uvwxyz"), n)})
 
 
-def _plain(dims, check, weights):
+def _plain(problem, weights):
     """The joint search without first cuts."""
     with pytest.MonkeyPatch.context() as m:
         m.setattr(search, "FIRST_CUT_ROWS", 0)
-        return search.joint_partitions(dims, check, weights)
+        return search.joint_partitions(problem, weights)
 
 
 def _valid(part, check):
@@ -62,9 +63,9 @@ def test_sex_cut_first_where_the_location_alone_mixes_the_sexes():
     place, most classes hold both sexes; with sex cut first, each sex gets its
     own classes, a little wider, and the weighted loss is lower."""
     df = _clustered(4000, 2)
-    dims, check = _problem(df, 5, ["sex"])
+    problem = _problem(df, 5, ["sex"])
     weights = [[16.0, 16.0, 1.0]]
-    first, plain = search.joint_partitions(dims, check, weights)[0], _plain(dims, check, weights)[0]
+    first, plain = search.joint_partitions(problem, weights)[0], _plain(problem, weights)[0]
     sex = df["sex"].to_numpy()
 
     def mixed(part):
@@ -72,7 +73,7 @@ def test_sex_cut_first_where_the_location_alone_mixes_the_sexes():
 
     assert mixed(plain) > 50 and mixed(first) == 0
     assert first.cost.sum() < plain.cost.sum()
-    _valid(first, check)
+    _valid(first, problem.check)
 
 
 @pytest.mark.slow
@@ -84,15 +85,15 @@ def test_first_cuts_never_cost_more_than_the_search_alone(n, k, seed, model, loc
     weighted loss is at most the plain search's (which is one of the
     candidates), with pieces of the default size or of a few classes."""
     df = _clustered(n, seed)
-    dims, check = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
-    weights = [[w if d.location else 1.0 for d in dims.items] for w in locations]
+    problem = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
+    weights = [[w if d.location else 1.0 for d in problem.items] for w in locations]
     with pytest.MonkeyPatch.context() as m:
         if small_pieces:
             m.setattr(first_cuts, "PIECE_ROWS", 4 * k)
             m.setattr(first_cuts, "PIECE_CLASSES", 4)
-        found = search.joint_partitions(dims, check, weights)
-    for part, alone in zip(found, _plain(dims, check, weights)):
-        _valid(part, check)
+        found = search.joint_partitions(problem, weights)
+    for part, alone in zip(found, _plain(problem, weights)):
+        _valid(part, problem.check)
         assert part.cost.sum() <= alone.cost.sum() * (1 + 1e-9) + 1e-9
 
 
@@ -100,15 +101,15 @@ def test_pieces_and_processes_give_the_same_release():
     """Pieces finished in worker processes, in batches of weightings: each
     partition as the search makes it alone in this process."""
     df = _clustered(1200, 4)
-    dims, check = _problem(df, 4, ["age", "sex", "race"])
-    weights = [[w if d.location else 1.0 for d in dims.items] for w in (0.5, 4.0, 32.0)]
+    problem = _problem(df, 4, ["age", "sex", "race"])
+    weights = [[w if d.location else 1.0 for d in problem.items] for w in (0.5, 4.0, 32.0)]
     with pytest.MonkeyPatch.context() as m:
         m.setattr(first_cuts, "PIECE_ROWS", 100)
         m.setattr(first_cuts, "PIECE_CLASSES", 1)
-        alone = [search.joint_partitions(dims, check, [w])[0] for w in weights]
+        alone = [search.joint_partitions(problem, [w])[0] for w in weights]
         m.setattr(search, "MAX_WEIGHTINGS", 2)
         for n_jobs in (1, 2):
-            for part, single in zip(search.joint_partitions(dims, check, weights, n_jobs), alone):
+            for part, single in zip(search.joint_partitions(problem, weights, n_jobs), alone):
                 assert np.array_equal(part.row_class, single.row_class) and part.states == single.states
 
 
@@ -119,7 +120,7 @@ def test_the_lossiest_category_is_tried_first():
     assert first_cuts.lossiest(per_dim, []).tolist() == [-1, -1, -1]
 
 
-def _searched(dims, check, weights, patches, every_start=False):
+def _searched(problem, weights, patches, every_start=False):
     """The joint search with ``patches`` ({(module, name): value}); with
     ``every_start``, every category's start searched under every weighting,
     even those whose own search makes that cut first anyway."""
@@ -128,7 +129,7 @@ def _searched(dims, check, weights, patches, every_start=False):
             m.setattr(module, name, value)
         if every_start:
             m.setattr(search, "_cut_anyway", lambda chosen, j, cuts: np.zeros(len(chosen), dtype=bool))
-        return search.joint_partitions(dims, check, weights)
+        return search.joint_partitions(problem, weights)
 
 
 @pytest.mark.slow
@@ -139,11 +140,11 @@ def test_a_start_the_search_takes_anyway_is_not_searched_again(n, k, seed, model
     """Skipping a category's start where the search alone cuts that category
     first at every group leaves every release as searching it gives."""
     df = _clustered(n, seed)
-    dims, check = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
-    weights = [[w if d.location else 1.0 for d in dims.items] for w in locations]
+    problem = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
+    weights = [[w if d.location else 1.0 for d in problem.items] for w in locations]
     patches = {(first_cuts, "PIECE_ROWS"): 4 * k, (first_cuts, "PIECE_CLASSES"): 4} if small_pieces else {}
-    found = _searched(dims, check, weights, patches)
-    for part, every in zip(found, _searched(dims, check, weights, patches, every_start=True)):
+    found = _searched(problem, weights, patches)
+    for part, every in zip(found, _searched(problem, weights, patches, every_start=True)):
         assert np.array_equal(part.row_class, every.row_class) and part.states == every.states
 
 
@@ -152,19 +153,19 @@ def test_the_search_cutting_a_category_first_skips_its_start():
     under that weighting: that category's start is searched only under the
     other weighting, and both releases are those of searching every start."""
     df = _clustered(1500, 1)
-    dims, check = _problem(df, 5, ["age", "sex", "race"])
-    weights = [[w if d.location else 1.0 for d in dims.items] for w in (0.01, 64.0)]
-    table = search._located_apart(dims, check, np.arange(len(df)), [0, 1])
-    chosen = search.first_dims(dims, check, table, list(range(len(dims.items))), np.array(weights))
+    problem = _problem(df, 5, ["age", "sex", "race"])
+    weights = [[w if d.location else 1.0 for d in problem.items] for w in (0.01, 64.0)]
+    table = search._located_apart(problem, np.arange(len(df)), [0, 1])
+    chosen = search.first_dims(problem, table, list(range(len(problem.items))), np.array(weights))
     first = int(chosen[0, 0])
     assert first in (3, 4) and chosen[1, 0] in (0, 1)           # a category (sex, race), then a location cut
     searched, original = [], search._joint_batch
 
-    def counted(d, c, groups, w, *rest):
+    def counted(problem, groups, w, *rest):
         searched.append(len(w))
-        return original(d, c, groups, w, *rest)
+        return original(problem, groups, w, *rest)
 
-    found = _searched(dims, check, weights, {(search, "_joint_batch"): counted})
+    found = _searched(problem, weights, {(search, "_joint_batch"): counted})
     assert searched == [2] + [1 if j == first else 2 for j in (3, 4)]
-    for part, every in zip(found, _searched(dims, check, weights, {}, every_start=True)):
+    for part, every in zip(found, _searched(problem, weights, {}, every_start=True)):
         assert np.array_equal(part.row_class, every.row_class) and part.states == every.states

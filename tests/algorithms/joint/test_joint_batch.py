@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geoanon.joint import batch, search
+from geoanon.joint.location_loss import BoxKmLoss
+from geoanon.joint.problem import SearchProblem
 from geoanon._cells import numeric_cells
 from geoanon.models import Model
 from geoanon.spec.release import release_spec, treatments as spec_treatments
@@ -35,7 +37,7 @@ MODELS = {"k": {}, "l": {"l": 2, "sensitive": "dx"}, "l_distinct": {"l_distinct"
 
 
 def _problem(df, seed, model, extent, hierarchies=None):
-    """The dimensions (location, then age, sex, race, marital) and the model's check of a test table."""
+    """The search problem of a test table: its dimensions (location, then age, sex, race, marital) and model."""
     check = Model(k=2 + seed % 6, **MODELS[model]).compile(df)
     dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
                                               "EPSG:4326", None, [], extent, None)
@@ -47,7 +49,7 @@ def _problem(df, seed, model, extent, hierarchies=None):
     for col in qi:
         dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
                                                    check.model.k))
-    return dims, check
+    return SearchProblem(dims, check)
 
 
 MARITAL = pd.DataFrame([["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
@@ -63,17 +65,17 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
 
     df = _table(n, seed)
     hierarchies = {"marital": ga.Hierarchy.from_frame(MARITAL)} if hierarchy else {}
-    dims, check = _problem(df, seed, model, extent, hierarchies)
+    problem = _problem(df, seed, model, extent, hierarchies)
     rows = np.arange(n)
-    tree = search._location_forest(dims, check, [(rows, dims.root(rows))], [0, 1])
+    tree = search._location_forest(problem, [(rows, problem.root(rows))], [0, 1])
     groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
     other = [2, 3, 4, 5]
-    fast, total = batch.split_all(dims, check, groups, other)
+    fast, total = batch.split_all(problem, groups, other)
     for g, (rows_g, state_g) in enumerate(groups):
-        slow = search._split_down(dims, check, rows_g, state_g, other)
+        slow = search._split_down(problem, rows_g, state_g, other)
         assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
             sorted((tuple(sorted(r.tolist())), s) for r, s in fast[g])
-        assert total[g] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
+        assert total[g] == pytest.approx(sum(r.size * problem.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.slow
@@ -81,11 +83,11 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
 @given(st.integers(60, 600), st.integers(0, 10_000), st.sampled_from(["k", "l"]), st.sampled_from(["box", "tile"]))
 def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
     df = _table(n, seed)
-    dims, check = _problem(df, seed, model, extent)
+    problem = _problem(df, seed, model, extent)
     rows = np.arange(n)
-    root = dims.root(rows)
-    slow = search._location_forest_by_node(dims, check, [(rows, root)], [0, 1])
-    fast = search._Tree(*batch.location_forest(dims, check, [(rows, root)], [0, 1]))
+    root = problem.root(rows)
+    slow = search._location_forest_by_node(problem, [(rows, root)], [0, 1])
+    fast = search._Tree(*batch.location_forest(problem, [(rows, root)], [0, 1]))
 
     def nodes(tree):
         return sorted((tuple(sorted(tree.rows[i].tolist())), tree.state[i]) for i in range(len(tree.parent)))
@@ -99,21 +101,14 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
 @given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]))
 def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
     """The joint design: every dimension cut, the location narrowed by every cut."""
-    from dataclasses import replace
-
-    dims, check = _problem(_table(n, seed), seed, model, extent)
-    dims = replace(dims, shared_location=False, _costs={})
+    problem = replace(_problem(_table(n, seed), seed, model, extent), shared_location=False)
     rows = np.arange(n)
     every = list(range(6))
-    slow = search._split_down(dims, check, rows, dims.root(rows), every)
-    (fast,), total = batch.split_all(dims, check, [(rows, dims.root(rows))], every)
+    slow = search._split_down(problem, rows, problem.root(rows), every)
+    (fast,), total = batch.split_all(problem, [(rows, problem.root(rows))], every)
     assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
         sorted((tuple(sorted(r.tolist())), s) for r, s in fast)
-    assert total[0] == pytest.approx(sum(r.size * dims.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
-
-
-def _weighted(dims, weights):
-    return search._weighted(dims, weights)
+    assert total[0] == pytest.approx(sum(r.size * problem.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
 
 
 def _same_partition(a, b):
@@ -121,9 +116,9 @@ def _same_partition(a, b):
     assert np.array_equal(a.cost, b.cost)
 
 
-def _weightings(dims, locations):
+def _weightings(problem, locations):
     """One weighting per location weight: the location's two dimensions at it, the others at 1."""
-    return [[w if d.location else 1.0 for d in dims.items] for w in locations]
+    return [[w if d.location else 1.0 for d in problem.items] for w in locations]
 
 
 @pytest.mark.slow
@@ -134,30 +129,31 @@ def _weightings(dims, locations):
 def test_weighted_search_gives_each_weighting_its_own_partition(n, seed, model, extent, locations, km, target):
     """The joint design under several weightings at once (nodes shared, merged where cuts in another order
     meet) equals the design run under each weighting alone, whatever the location's loss and target."""
-    dims, check = _problem(_table(n, seed), seed, model, extent)
+    problem = _problem(_table(n, seed), seed, model, extent)
     if km:
-        dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
+        problem = replace(problem, location_loss=BoxKmLoss(anonymize_module._km_loss(problem.dims, "EPSG:4326")))
     if target is not None:
-        dims.too_wide = anonymize_module._too_wide(dims, "EPSG:4326", target, check.model.k)
-    weights = _weightings(dims, locations)
-    together = search.joint_partitions(dims, check, weights)
+        problem = replace(problem, too_wide=anonymize_module._too_wide(problem.dims, "EPSG:4326", target,
+                                                                       problem.check.model.k))
+    weights = _weightings(problem, locations)
+    together = search.joint_partitions(problem, weights)
     assert len(together) == len(weights)
     for w, part in zip(weights, together):
-        _same_partition(part, search.joint_partition(_weighted(dims, w), check, "joint"))
+        _same_partition(part, search.joint_partition(problem.weighted(w), "joint"))
 
 
 def test_weighted_search_in_processes_and_batches_of_weightings(monkeypatch):
     """Nodes left by the top of the search are finished in worker processes, and more weightings than a
     node's mask holds are searched in batches: each partition as the design makes it alone."""
-    dims, check = _problem(_table(900, 7), 7, "l", "box")
-    dims.km = anonymize_module._km_loss(dims, "EPSG:4326")
-    weights = _weightings(dims, [0.125, 0.5, 1.0, 4.0, 32.0])
+    problem = _problem(_table(900, 7), 7, "l", "box")
+    problem = replace(problem, location_loss=BoxKmLoss(anonymize_module._km_loss(problem.dims, "EPSG:4326")))
+    weights = _weightings(problem, [0.125, 0.5, 1.0, 4.0, 32.0])
     monkeypatch.setattr(search, "FIRST_CUT_ROWS", 0)         # the shards of large tables (pieces: test_first_cuts)
-    alone = [search.joint_partition(_weighted(dims, w), check, "joint") for w in weights]
+    alone = [search.joint_partition(problem.weighted(w), "joint") for w in weights]
     monkeypatch.setattr(search, "SHARD_ROWS", 100)
     monkeypatch.setattr(search, "MAX_WEIGHTINGS", 2)
     for n_jobs in (1, 2):
-        for part, single in zip(search.joint_partitions(dims, check, weights, n_jobs), alone):
+        for part, single in zip(search.joint_partitions(problem, weights, n_jobs), alone):
             _same_partition(part, single)
 
 
@@ -165,19 +161,19 @@ def test_weighted_search_cuts_large_value_sets_node_by_node():
     """A value set of more than 62 values (no bit mask): each weighting searched node by node."""
     df = _table(400, 3)
     df["race"] = [f"r{i % 70}" for i in range(len(df))]
-    dims, check = _problem(df, 1, "k", "box")             # an odd seed publishes race as value sets
-    assert not batch.vectorizable(dims, range(len(dims.items)))
-    weights = _weightings(dims, [0.25, 4.0])
-    for w, part in zip(weights, search.joint_partitions(dims, check, weights)):
-        _same_partition(part, search.joint_partition(_weighted(dims, w), check, "joint"))
+    problem = _problem(df, 1, "k", "box")             # an odd seed publishes race as value sets
+    assert not batch.vectorizable(problem, range(len(problem.items)))
+    weights = _weightings(problem, [0.25, 4.0])
+    for w, part in zip(weights, search.joint_partitions(problem, weights)):
+        _same_partition(part, search.joint_partition(problem.weighted(w), "joint"))
 
 
 def test_a_search_takes_one_to_max_weightings():
-    dims, check = _problem(_table(80, 2), 2, "k", "box")
+    problem = _problem(_table(80, 2), 2, "k", "box")
     rows = np.arange(80)
     for bad in (np.zeros((0, 6)), np.ones((batch.MAX_WEIGHTINGS + 1, 6))):
         with pytest.raises(ValueError, match="weightings"):
-            batch.split_weighted(dims, check, [(rows, dims.root(rows), 1)], list(range(6)), bad)
+            batch.split_weighted(problem, [(rows, problem.root(rows), 1)], list(range(6)), bad)
 
 
 def test_cuts_keep_the_class_count_where_one_can():
@@ -200,10 +196,10 @@ def test_joint_location_cuts_make_as_many_classes_as_the_rows_hold(n, k, seed, e
     check = Model(k=k).compile(df)
     dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
                                               "EPSG:4326", None, [], extent, None)
-    dims = replace(dims, shared_location=False, compact_cuts=True)
+    problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True)
     rows = np.arange(n)
-    for part in (search.joint_partition(dims, check, "joint"),
-                 search._joint_by_node(dims, check, rows, [0, 1], [])):
+    for part in (search.joint_partition(problem, "joint"),
+                 search._joint_by_node(problem, rows, [0, 1], [])):
         sizes = np.bincount(part.row_class)
         assert sizes.size == n // k and sizes.min() >= k and sizes.max() < 2 * k
 
@@ -223,12 +219,12 @@ def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
     spec = release_spec("anonymize", qi=["sex"], location={"lat": "lat", "lon": "lon"}, k=2)
     dims.items.append(anonymize_module._qi_dim(df, "sex", spec_treatments(df, spec, lambda c: numeric_cells(df[c]))["sex"],
                                                None, "box", 2))
-    dims = replace(dims, shared_location=False, compact_cuts=True)
+    problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True)
     rows = np.arange(6)
     chosen = {}
     for share in (0.0, cuts.STRANDED):
         monkeypatch.setattr(cuts, "STRANDED", share)
-        cut = cuts.best_cut(dims, rows, dims.root(rows), check, [0, 1, 2])
-        leaves = batch.split_all(dims, check, [(rows, dims.root(rows))], [0, 1, 2])[0][0]
-        chosen[share] = (dims.items[cut.dim].name, len(leaves))
+        cut = cuts.best_cut(problem, rows, problem.root(rows), [0, 1, 2])
+        leaves = batch.split_all(problem, [(rows, problem.root(rows))], [0, 1, 2])[0][0]
+        chosen[share] = (problem.items[cut.dim].name, len(leaves))
     assert chosen == {0.0: ("sex", 2), 0.5: ("lat", 3)}

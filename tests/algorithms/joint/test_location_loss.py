@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 import geoanon as ga
 from geoanon.joint.dims import Dims, RankDim
-from geoanon.joint.search import SPACING_BASE, _Tree, location_losses
+from geoanon.joint.location_loss import SPACING_BASE, SpacingLoss
+from geoanon.joint.problem import SearchProblem
+from geoanon.joint.search import _Tree
 from geoanon._geo import row_box_extents
 from checkers import check_joint_release
 
@@ -94,12 +96,15 @@ def _leaf_tree(diagonals, sizes, parents):
     return _Tree(list(parents), children, rows, [(node,) for node in range(len(parents))])
 
 
-def _spacing_dims(diagonals, weight=1.0):
+def _spacing_losses(diagonals, tree, weight=1.0):
+    """:meth:`SpacingLoss.node_losses` of a two-axis location whose nodes have the boxes' ``diagonals``."""
     dim = RankDim(name="x", rank=np.zeros(1, dtype=np.int64), edges=np.array([0.0, 1.0]), low=np.zeros(1),
-                  high=np.zeros(1), span=1.0, location=True, weight=weight)
+                  high=np.zeros(1), span=1.0, location=True)
     other = RankDim(name="y", rank=np.zeros(1, dtype=np.int64), edges=np.array([0.0, 1.0]), low=np.zeros(1),
-                    high=np.zeros(1), span=1.0, location=True, weight=weight)
-    return Dims([dim, other], diagonal=lambda states: np.array([diagonals[s[0]] for s in states], dtype=float))
+                    high=np.zeros(1), span=1.0, location=True)
+    spacing = SpacingLoss(lambda states: np.array([diagonals[s[0]] for s in states], dtype=float))
+    problem = SearchProblem(Dims([dim, other]), None, weights=[weight, weight], location_loss=spacing)
+    return spacing.node_losses(problem, tree)
 
 
 @settings(max_examples=60, deadline=None)
@@ -113,18 +118,18 @@ def test_spacing_loss_is_the_rows_log_ratio_to_their_finest_box(leaves, widen, s
     diag = [max(d for _, d in leaves) * widen] + [d for _, d in leaves]
     parents = [-1] + [0] * len(leaves)
     tree = _leaf_tree(diag, sizes, parents)
-    got = location_losses(_spacing_dims(diag, weight), tree)
+    got = _spacing_losses(diag, tree, weight)
     expected = 2 * weight * sum(s * np.log(diag[0] / d) / np.log(SPACING_BASE) for s, d in leaves)
     assert got[0] == pytest.approx(expected, rel=1e-9, abs=1e-9)
     assert np.allclose(got[1:], 0.0)
-    scaled = location_losses(_spacing_dims([d * scale for d in diag], weight), tree)
+    scaled = _spacing_losses([d * scale for d in diag], tree, weight)
     assert np.allclose(scaled, got, rtol=1e-9, atol=1e-9)
 
 
 def test_rows_without_a_location_lose_everything_beside_located_rows():
     diag = [100.0, 10.0, np.nan]
     tree = _leaf_tree(diag, [5, 3, 2], [-1, 0, 0])
-    got = location_losses(_spacing_dims(diag), tree)
+    got = _spacing_losses(diag, tree)
     assert got[0] == pytest.approx(2 * (3 * np.log(10) / np.log(SPACING_BASE) + 2))
     assert got[2] == 0.0
 

@@ -9,6 +9,8 @@ import pytest
 
 import geoanon as ga
 from geoanon.joint.outliers import suppressed_rows
+from geoanon.joint.dims import Dims
+from geoanon.joint.problem import SearchProblem
 from geoanon.joint.search import JointPartition
 from geoanon._geo import row_box_extents
 from checkers import check_joint_release
@@ -108,7 +110,8 @@ def test_the_suppressed_class_meets_the_model_or_nothing_is_suppressed():
 
     part = JointPartition(row_class=np.repeat([0, 1], 10), states=[(0,), (1,)], location_class=np.array([0, 1]),
                           cost=np.zeros(1), design="frontier")
-    assert suppressed_rows(None, Refuses(), part, 20, widths=lambda states: np.array([5.0, 9.0])).size == 0
+    problem = SearchProblem(Dims([]), Refuses())
+    assert suppressed_rows(problem, part, 20, widths=lambda states: np.array([5.0, 9.0])).size == 0
 
 
 def test_bad_budgets_are_refused(tmp_path, cli):

@@ -10,31 +10,31 @@ from geoanon.joint import batch, first_cuts, search
 from geoanon.joint.solved import Solved
 
 
-def _table(dims, check, weights):
+def _table(problem, weights):
     """The table as one group, cut under every weighting of ``weights``."""
-    rows = np.arange(check.codes.size)
-    return [(rows, dims.root(rows), (1 << len(weights)) - 1)]
+    rows = np.arange(problem.check.codes.size)
+    return [(rows, problem.root(rows), (1 << len(weights)) - 1)]
 
 
 def _as_set(leaves):
     return {(tuple(sorted(r.tolist())), state) for r, state in leaves}
 
 
-def _weights(dims, locations):
-    return np.array([[w if d.location else 1.0 for d in dims.items] for w in locations])
+def _weights(problem, locations):
+    return np.array([[w if d.location else 1.0 for d in problem.items] for w in locations])
 
 
 def test_a_search_again_takes_every_leaf_and_cuts_nothing():
     """The same groups searched a second time under the same weighting: the
     table's node is known, its leaves are taken whole, no node is cut."""
     df = _clustered(1200, 3)
-    dims, check = _problem(df, 5, ["age", "sex", "race"])
-    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [4.0]), Solved()
-    first = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights, solved=solved)[0]
+    problem = _problem(df, 5, ["age", "sex", "race"])
+    allowed, weights, solved = list(range(len(problem.items))), _weights(problem, [4.0]), Solved()
+    first = batch.split_weighted(problem, _table(problem, weights), allowed, weights, solved=solved)[0]
     with pytest.MonkeyPatch.context() as m:
         cut = []
         m.setattr(batch._Search, "_apply", lambda self, plans, chosen: cut.append(plans))
-        again = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights, solved=solved)[0]
+        again = batch.split_weighted(problem, _table(problem, weights), allowed, weights, solved=solved)[0]
     assert cut == [] and len(first[0]) > 20
     assert _as_set(again[0]) == _as_set(first[0])
 
@@ -43,11 +43,11 @@ def test_a_node_known_under_one_weighting_is_cut_under_the_others():
     """Known under the first weighting only: under it the leaves are taken,
     under the second the search cuts as it would alone."""
     df = _clustered(1200, 5)
-    dims, check = _problem(df, 5, ["age", "sex", "race"])
-    allowed, weights, solved = list(range(len(dims.items))), _weights(dims, [0.05, 16.0]), Solved()
-    batch.split_weighted(dims, check, _table(dims, check, weights[:1]), allowed, weights[:1], solved=solved)
-    both = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights, solved=solved)[0]
-    alone = batch.split_weighted(dims, check, _table(dims, check, weights), allowed, weights)[0]
+    problem = _problem(df, 5, ["age", "sex", "race"])
+    allowed, weights, solved = list(range(len(problem.items))), _weights(problem, [0.05, 16.0]), Solved()
+    batch.split_weighted(problem, _table(problem, weights[:1]), allowed, weights[:1], solved=solved)
+    both = batch.split_weighted(problem, _table(problem, weights), allowed, weights, solved=solved)[0]
+    alone = batch.split_weighted(problem, _table(problem, weights), allowed, weights)[0]
     assert _as_set(both[0]) == _as_set(alone[0]) and _as_set(both[1]) == _as_set(alone[1])
     assert _as_set(alone[0]) != _as_set(alone[1])
 
@@ -57,7 +57,7 @@ def test_the_starts_of_a_release_meet_the_same_nodes():
     the search as it is cut already (sex, then race; race, then sex): some
     are taken instead of cut again."""
     df = _clustered(3000, 7)
-    dims, check = _problem(df, 5, ["age", "sex", "race"])
+    problem = _problem(df, 5, ["age", "sex", "race"])
     taken, original = [], Solved.take
 
     def counted(self, *args):
@@ -67,7 +67,7 @@ def test_the_starts_of_a_release_meet_the_same_nodes():
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(Solved, "take", counted)
-        search.joint_partitions(dims, check, _weights(dims, [1.0]))
+        search.joint_partitions(problem, _weights(problem, [1.0]))
     assert sum(taken) > 0
 
 
@@ -80,14 +80,14 @@ def test_releases_are_those_of_cutting_every_node(n, k, seed, model, locations, 
     finds when no node is taken from another search (k and l-diversity,
     1-4 weightings, pieces of the default size or of a few classes)."""
     df = _clustered(n, seed)
-    dims, check = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
-    weights = _weights(dims, locations)
+    problem = _problem(df, k, ["age", "sex", "race"], {"l": 2, "sensitive": "dx"} if model else None)
+    weights = _weights(problem, locations)
     with pytest.MonkeyPatch.context() as m:
         if small_pieces:
             m.setattr(first_cuts, "PIECE_ROWS", 4 * k)
             m.setattr(first_cuts, "PIECE_CLASSES", 4)
-        found = search.joint_partitions(dims, check, weights)
+        found = search.joint_partitions(problem, weights)
         m.setattr(search, "Solved", lambda: None)
-        cut = search.joint_partitions(dims, check, weights)
+        cut = search.joint_partitions(problem, weights)
     for part, every in zip(found, cut):
         assert np.array_equal(part.row_class, every.row_class) and part.states == every.states
