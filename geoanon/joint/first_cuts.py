@@ -85,7 +85,7 @@ def finish_pieces(problem, pieces: list, allowed: list, categories: list, weight
     for j in categories:
         tried, groups = [], []
         for p, (rows, state, mask) in enumerate(pieces):
-            chosen = mask & _bits(picked[:, p] == j)
+            chosen = mask & _mask_of(picked[:, p] == j)
             cut = own_cut(problem, j, rows, state) if chosen else None
             if cut is not None:
                 tried.append(p)
@@ -115,7 +115,7 @@ def lossiest(per_dim: np.ndarray, categories: list) -> np.ndarray:
     return np.where(losses.max(axis=1) > 0, np.asarray(categories)[np.argmax(losses, axis=1)], -1)
 
 
-def _bits(chosen: np.ndarray) -> int:
+def _mask_of(chosen: np.ndarray) -> int:
     """The mask of the weightings where ``chosen`` holds."""
     return sum(1 << int(w) for w in np.flatnonzero(chosen))
 

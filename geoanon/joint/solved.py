@@ -23,9 +23,9 @@ __all__ = ["Solved"]
 
 
 class Solved:
-    """The nodes that searches cut to the end, by content (a sum of random
-    64-bit keys of their rows, their size and their state in every
-    dimension) and weighting (its weights): where each one's leaves are."""
+    """The nodes that searches cut to the end, by their key (their rows and
+    state: :meth:`~geoanon.joint.nodes.Nodes.keys`) and weighting (its
+    weights): where each one's leaves are."""
 
     def __init__(self):
         self.known: dict = {}           # node key -> [(search's {weighting: (bit, partition)}, node's mask)]
@@ -35,31 +35,21 @@ class Solved:
         """The weighting id of every row of ``weights``."""
         return [self.weightings.setdefault(tuple(row), len(self.weightings)) for row in weights.tolist()]
 
-    def keys(self, search) -> list:
-        """The key of every node of ``search`` (a :class:`~geoanon.joint.batch._Search`)."""
-        n = search.size.size
-        if not n:
-            return []
-        summed = search.row_sums().tolist()
-        states = np.ascontiguousarray(search.state_matrix())
-        as_bytes = states.view(np.dtype((np.void, states.shape[1] * 8))).ravel().tolist()
-        return list(zip(summed, search.size.tolist(), as_bytes))
-
-    def take(self, search, keys: list, ids: list) -> dict:
-        """For every node of ``search`` (``keys``) known under a weighting of
-        its mask (``ids``: the search's weightings), clear that weighting
-        from its mask: {(node, weighting position): the node's leaves}."""
+    def take(self, nodes, keys: list, ids: list) -> dict:
+        """For every node of ``nodes`` (a :class:`~geoanon.joint.nodes.Nodes`;
+        ``keys``: their :meth:`~geoanon.joint.nodes.Nodes.keys`) known under a
+        weighting of its mask (``ids``: the search's weightings): {(node,
+        weighting position): the node's leaves}."""
         found = {}
         for n, key in enumerate(keys):
             entries = self.known.get(key)
             if entries is None:
                 continue
-            for w in _bits(int(search.mask[n])):
+            for w in _set_bits(int(nodes.mask[n])):
                 for searched, mask in entries:
                     bit, partition = searched.get(ids[w], (0, None))
                     if partition is not None and mask >> bit & 1:
-                        start = search.start[n]
-                        found[n, w] = partition.leaves_in(search.perm[start:start + search.size[n]])
+                        found[n, w] = partition.leaves_in(nodes.rows(n))
                         break
         return found
 
@@ -87,7 +77,7 @@ class _Partition:
         return [self.leaves[i] for i in np.unique(self.leaf[np.searchsorted(self.rows, rows)]).tolist()]
 
 
-def _bits(mask: int) -> list:
+def _set_bits(mask: int) -> list:
     """The positions of the bits set in ``mask``."""
     out = []
     while mask:

@@ -1,0 +1,97 @@
+"""The node table of the array search (:mod:`geoanon.joint.batch`): every
+node still to cut, its rows laid end to end, its state in every dimension
+carried as arrays; and every node's key, by which the searches of one
+release know the nodes they meet again (:mod:`geoanon.joint.solved`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["Nodes"]
+
+
+@dataclass
+class Nodes:
+    """Nodes of a search round.
+
+    ``perm``: the rows of every node, node after node; ``start`` and
+    ``size``: each node's segment of them; ``origin``: the group it descends
+    from; ``mask``: the weightings it is cut under (bits); ``state``: per
+    dimension carried, every node's state (n x 4 ranks, n x 2 hierarchy
+    nodes, or n bit masks); ``node_id``: its id in the recorded tree (None
+    when no tree is recorded)."""
+
+    perm: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+    origin: np.ndarray
+    mask: np.ndarray
+    state: dict
+    node_id: np.ndarray | None = None
+
+    @classmethod
+    def of_parts(cls, rows: list, size: np.ndarray, origin, mask, state: dict, node_id=None) -> Nodes:
+        """Nodes of ``rows`` (one array per node)."""
+        perm = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        return cls(perm, _starts(size), size, origin, mask, state, node_id)
+
+    @property
+    def count(self) -> int:
+        return self.size.size
+
+    def rows(self, n: int) -> np.ndarray:
+        """The rows of node ``n`` (a view)."""
+        return self.perm[self.start[n]:self.start[n] + self.size[n]]
+
+    def row_node(self) -> np.ndarray:
+        """The node of every position of ``perm``."""
+        return np.repeat(np.arange(self.count), self.size)
+
+    def keep(self, keep: np.ndarray) -> None:
+        """Drop every node but those of the boolean mask ``keep``."""
+        if keep.all():
+            return
+        idx = np.flatnonzero(keep)
+        segments = [self.rows(n) for n in idx.tolist()]
+        self.perm = np.concatenate(segments) if segments else np.zeros(0, dtype=np.int64)
+        self.size = self.size[idx]
+        self.start = _starts(self.size)
+        self.origin = self.origin[idx]
+        self.mask = self.mask[idx]
+        if self.node_id is not None:
+            self.node_id = self.node_id[idx]
+        self.state = {j: s[idx] for j, s in self.state.items()}
+
+    def row_sums(self, n_rows: int) -> np.ndarray:
+        """Every node's rows as one number, the sum of their random keys
+        (:func:`_row_keys` of a table of ``n_rows``): nodes of the same rows
+        have the same sum."""
+        return np.add.reduceat(_row_keys(n_rows)[self.perm], self.start)
+
+    def state_matrix(self) -> np.ndarray:
+        """Every node's state in the dimensions carried, a row of integers per node."""
+        return np.column_stack([s.reshape(self.count, -1).astype(np.int64, copy=False) for s in self.state.values()])
+
+    def keys(self, n_rows: int) -> list:
+        """Every node's key: the same for nodes of the same rows (of a table
+        of ``n_rows``) in the same state, whichever search reached them."""
+        if not self.count:
+            return []
+        states = np.ascontiguousarray(self.state_matrix())
+        as_bytes = states.view(np.dtype((np.void, states.shape[1] * 8))).ravel().tolist()
+        return list(zip(self.row_sums(n_rows).tolist(), self.size.tolist(), as_bytes))
+
+
+def _starts(size: np.ndarray) -> np.ndarray:
+    return np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
+
+
+@lru_cache(maxsize=2)
+def _row_keys(n_rows: int) -> np.ndarray:
+    """A random 62-bit key per row of a table of ``n_rows``, the same for
+    every search of it (read only)."""
+    keys = np.random.default_rng(0).integers(0, 1 << 62, n_rows, dtype=np.int64)
+    keys.flags.writeable = False
+    return keys

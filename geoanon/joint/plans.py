@@ -1,0 +1,323 @@
+"""The cuts the array search (:mod:`geoanon.joint.batch`) considers in a
+round: for one dimension, the cut of every node it can cut, as
+:mod:`geoanon.joint.cuts` makes it node by node (the balanced rank cut, a
+location's cut in a gap, the compact cut, the peel of hierarchy nodes and
+value sets, Theorem 2's rule with the model in place of k), planned row by
+row with array operations (:class:`Plan`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes
+from .dims import RankDim, TreeDim, popcount
+
+__all__ = ["Plan", "group_plan", "rank_plan"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The cut of every node in ``nodes`` along one dimension, part by part.
+
+    ``part_cost``: the summed weighted cost of each node's parts (weightings
+    x nodes); ``rows``: the parts' rows, part after part, from ``starts``,
+    ``p_size`` rows each; ``p_node``: the node of every part; ``states``:
+    per dimension carried, every part's state."""
+
+    nodes: np.ndarray
+    part_cost: np.ndarray
+    rows: np.ndarray
+    p_node: np.ndarray
+    starts: np.ndarray
+    p_size: np.ndarray
+    states: dict
+
+    def part_rows(self, parts) -> list:
+        """The rows of each of ``parts`` (positions)."""
+        return [self.rows[s:s + z] for s, z in zip(self.starts[parts].tolist(), self.p_size[parts].tolist())]
+
+
+def rank_plan(search, j: int) -> Plan | None:
+    """The balanced rank cut of every node along ``j`` (:func:`geoanon.joint.cuts.rank_cut`)."""
+    table = search.nodes
+    d, k, check = search.problem.items[j], search.k, search.check
+    st = table.state[j]
+    node = table.row_node()
+    r = d.rank[table.perm]
+    order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
+    sr, rows = r[order], table.perm[order]
+    n_rows = sr.size
+    local = np.arange(n_rows) - table.start[node]
+    s = table.size[node]
+    change = np.zeros(n_rows, dtype=bool)
+    change[1:] = (sr[1:] != sr[:-1]) & (node[1:] == node[:-1])
+    ok = change & (local >= k) & (s - local >= k) & ((st[node, 1] - st[node, 0]) >= 2)
+    if check.model.needs_sensitive:
+        cand = np.flatnonzero(ok)
+        if cand.size:
+            onehot = np.zeros((n_rows + 1, check.n_values), dtype=np.int64)
+            np.add.at(onehot, (np.arange(1, n_rows + 1), check.codes[rows]), 1)
+            prefix = np.cumsum(onehot, axis=0)
+            left = prefix[cand] - prefix[table.start[node[cand]]]
+            total = prefix[table.start[node[cand]] + table.size[node[cand]]] - prefix[table.start[node[cand]]]
+            ok[cand] = check.holds(left) & check.holds(total - left)
+    cand = np.flatnonzero(ok)
+    if cand.size == 0:
+        return None
+    at = _nearest(cand, node, local, table.size, k)   # the cut's first row (sorted order) per node
+    if d.location:
+        at = _location_at(search, j, at, cand, node, local, sr, rows)
+    elif search.problem.compact_cuts:
+        at = _compact_at(search, d, at, cand, node, sr)
+    nodes = node[at]
+    i = local[at]
+    a, b = sr[at - 1] + 1, sr[at]
+    boundary = d.central_boundary(a, b) if d.location else np.where((i < table.size[nodes] - i) | (b == d.size), b, a)
+    # parts: left [start, at), right [at, end) in the sorted order; 0 = left, 1 = right
+    part_of_row = np.full(n_rows, -1, dtype=np.int64)
+    has = np.zeros(table.size.size, dtype=bool)
+    has[nodes] = True
+    cut_at = np.zeros(table.size.size, dtype=np.int64)
+    cut_at[nodes] = at
+    in_cut = has[node]
+    part_of_row[in_cut] = (np.arange(n_rows)[in_cut] >= cut_at[node[in_cut]]).astype(np.int64)
+    tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
+                     axis=1)                                           # (nodes, 2 parts, lo/hi)
+    return _plan(search, j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], tiles=tiles, ranks=sr[in_cut])
+
+
+def _location_at(search, j, at, cand, node, local, sr, rows):
+    """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
+    :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
+    table = search.nodes
+    d = search.problem.items[j]
+    s = table.size[node[cand]]
+    inside = (local[cand] >= WINDOW * s) & (local[cand] <= (1 - WINDOW) * s)
+    win = cand[inside]
+    if win.size == 0:
+        return at
+    wn, i = node[win], local[win]
+    size = table.size[wn]
+    start = table.start[wn]
+    last = start + size - 1
+    clearance = cut_clearance(d, sr[win - 1], sr[win], sr[start], sr[last])
+    keeps = keeps_classes(i, size, search.k)
+    if not (d.extent == "grid" and not d.missing):
+        balanced = np.zeros(table.size.size, dtype=np.int64)
+        balanced[node[at]] = local[at]
+        return _picked(search, at, node, win, wn, clearance, keeps, np.abs(i - balanced[wn]).astype(float))
+    cost = np.zeros(win.size)           # the boxes' widths, needed only where the gap is wide enough
+    clean = np.flatnonzero(clearance >= 1)
+    if clean.size == 0:
+        return _picked(search, at, node, win, wn, clearance, keeps, cost)
+    cut, i_c, size_c, start_c, last_c = win[clean], i[clean], size[clean], start[clean], last[clean]
+    width = np.zeros(clean.size)
+    width += i_c * (d.high[sr[cut - 1]] - d.low[sr[start_c]]) / d.span
+    width += (size_c - i_c) * (d.high[sr[last_c]] - d.low[sr[cut]]) / d.span
+    n_nodes = table.size.size
+    row_node = node
+    for e in search.problem.items:
+        if e is d or not e.location or e.span <= 0:
+            continue
+        r = e.rank[rows]
+        span = e.size + 1
+        up = np.maximum.accumulate(row_node * span + r) - row_node * span                 # prefix max rank
+        down = span - 1 - (np.maximum.accumulate(row_node * span + (span - 1 - r)) - row_node * span)
+        back = (n_nodes - 1 - row_node)[::-1]
+        up_r = (np.maximum.accumulate(back * span + r[::-1]) - back * span)[::-1]        # suffix max rank
+        down_r = span - 1 - (np.maximum.accumulate(back * span + (span - 1 - r[::-1])) - back * span)[::-1]
+        width += i_c * (e.high[up[cut - 1]] - e.low[down[cut - 1]]) / e.span
+        width += (size_c - i_c) * (e.high[up_r[cut]] - e.low[down_r[cut]]) / e.span
+    cost[clean] = width
+    return _picked(search, at, node, win, wn, clearance, keeps, cost)
+
+
+def _compact_at(search, d, at, cand, node, sr):
+    """Per node, the cut of :func:`geoanon.joint.cuts.compact_choice` among the candidates ``cand``."""
+    table = search.nodes
+    cn = node[cand]
+    size = table.size[cn]
+    q = size // search.k
+    target = np.where(q >= 2, size * (q // 2) / np.maximum(q, 1), size / 2)
+    chosen = cand[compact_choice(d, sr, cand, cn, table.start[cn], size, target, search.k)]
+    out = at.copy()
+    out[np.searchsorted(node[at], node[chosen])] = chosen
+    return out
+
+
+def _picked(search, at, node, win, wn, clearance, keeps, cost):
+    """Per node, the candidate of ``win`` first by :func:`geoanon.joint.cuts.first_keys` (the class count it
+    ``keeps``, a gap wide enough), then in the widest gap or of least ``cost``, then first (as
+    :func:`geoanon.joint.cuts._location_position`)."""
+    clean = clearance >= 1
+    chosen = win[first_least(wn, *first_keys(search.problem, clean, keeps), np.where(clean, cost, -clearance))]
+    out = at.copy()
+    out[np.searchsorted(node[at], node[chosen])] = chosen
+    return out
+
+
+def group_plan(search, j: int) -> Plan | None:
+    """The peel of every node along a hierarchy or a value set (:func:`geoanon.joint.cuts._group_cut`)."""
+    table = search.nodes
+    d, check = search.problem.items[j], search.check
+    st = table.state[j]
+    if isinstance(d, TreeDim):
+        level = st[:, 0]
+        eligible = level > 0
+        up = np.stack(d.ancestors)                                     # (levels, leaves)
+        node = table.row_node()
+        child = up[np.maximum(level[node] - 1, 0), d.leaf[table.perm]]
+    else:
+        eligible = popcount(st) >= 2
+        node = table.row_node()
+        child = d.leaf[table.perm]
+    keep_rows = eligible[node]
+    if not keep_rows.any():
+        return None
+    rows, node, child = table.perm[keep_rows], node[keep_rows], child[keep_rows]
+    n_child = int(child.max()) + 1
+    n_nodes = table.size.size
+    key = node * n_child + child
+    groups, inverse = _dense_unique(key, n_nodes * n_child)
+    g_node, g_child = groups // n_child, groups % n_child
+    m = check.n_values
+    hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
+    g_size = hist.sum(axis=1)
+    ok = check.holds(hist)
+    rest = np.zeros((n_nodes, m), dtype=np.int64)
+    np.add.at(rest, g_node[~ok], hist[~ok])
+    # kept groups of each node, smallest first; the rest takes back the first p of them while it misses the model
+    kept = np.flatnonzero(ok)
+    kept = kept[np.lexsort((g_child[kept], g_size[kept], g_node[kept]))]
+    kn = g_node[kept]
+    kstart = np.searchsorted(kn, np.arange(n_nodes))
+    kcount = np.bincount(kn, minlength=n_nodes)
+    cum = np.cumsum(hist[kept], axis=0)
+    before = np.zeros_like(cum)
+    before[1:] = cum[:-1]
+    base = np.zeros((n_nodes, m), dtype=np.int64)
+    has_kept = kcount > 0
+    base[has_kept] = before[kstart[has_kept]]
+    # candidate p = 0..kcount[n]: rest + (hist of the first p kept groups)
+    cand_node = np.repeat(np.arange(n_nodes), kcount + 1)
+    cand_p = np.arange(cand_node.size) - np.repeat(np.r_[0, np.cumsum(kcount + 1)[:-1]], kcount + 1)
+    taken = np.zeros((cand_node.size, m), dtype=np.int64)
+    with_p = cand_p > 0
+    taken[with_p] = cum[kstart[cand_node[with_p]] + cand_p[with_p] - 1] - base[cand_node[with_p]]
+    total_rest = rest[cand_node] + taken
+    stops = (total_rest.sum(axis=1) == 0) | check.holds(total_rest) | (cand_p == kcount[cand_node])
+    stops &= eligible[cand_node]
+    first_stop = np.full(n_nodes, -1, dtype=np.int64)
+    at = np.flatnonzero(stops)
+    first = np.r_[True, cand_node[at][1:] != cand_node[at][:-1]]
+    first_stop[cand_node[at[first]]] = cand_p[at[first]]
+    p = first_stop
+    final_rest = np.zeros((n_nodes, m), dtype=np.int64)
+    valid = p >= 0
+    final_rest[valid] = rest[valid]
+    took = valid & (p > 0)
+    final_rest[took] += cum[kstart[took] + p[took] - 1] - base[took]
+    rest_rows = final_rest.sum(axis=1)
+    feasible = valid & ((rest_rows == 0) | check.holds(final_rest))
+    n_parts = np.where(feasible, kcount - np.maximum(p, 0) + (rest_rows > 0), 0)
+    cut_nodes = feasible & (n_parts >= 2)
+    if not cut_nodes.any():
+        return None
+    # the part of every group: kept groups after the first p in order, then the rest
+    part_of_group = np.full(groups.size, -1, dtype=np.int64)
+    rank_in_node = np.arange(kept.size) - kstart[kn]
+    separated = rank_in_node >= np.maximum(p[kn], 0)
+    part_of_group[kept[separated]] = rank_in_node[separated] - p[kn[separated]]
+    rest_part = kcount - np.maximum(p, 0)
+    unset = part_of_group < 0
+    part_of_group[unset] = rest_part[g_node[unset]]
+    row_part = part_of_group[inverse]
+    in_cut = cut_nodes[node]
+    nodes = np.flatnonzero(cut_nodes)
+    return _plan(search, j, nodes, rows[in_cut], node[in_cut], row_part[in_cut])
+
+
+def _plan(search, j, nodes, rows, node, part, tiles=None, ranks=None) -> Plan:
+    """The :class:`Plan` of cutting ``nodes`` along ``j``: their ``rows``
+    (of nodes ``node``) grouped by (node, part), every part's state in
+    every dimension carried and the summed cost of each node's parts. A rank
+    cut gives its parts' ``tiles`` (nodes x 2 parts x lo/hi) and the cut
+    dimension's ``ranks`` of the rows."""
+    table = search.nodes
+    key = node * (int(part.max()) + 1) + part
+    if (key[1:] < key[:-1]).any():                 # a rank cut's rows come by node and part already
+        order = np.argsort(key, kind="stable")      # by node, then part
+        rows, node, part = rows[order], node[order], part[order]
+        ranks = None if ranks is None else ranks[order]
+    edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
+    starts = np.flatnonzero(edge)
+    p_node, p_part = node[starts], part[starts]
+    p_size = np.diff(np.r_[starts, rows.size])
+    states = {}
+    for e in search.allowed:
+        de = search.problem.items[e]
+        parent = table.state[e][p_node]
+        if isinstance(de, RankDim):
+            r = ranks if e == j and ranks is not None else de.rank[rows]
+            lo_hi = parent[:, :2].copy()
+            if e == j:
+                where = np.searchsorted(nodes, p_node)
+                lo_hi = tiles[where, p_part]
+            first = np.minimum.reduceat(r, starts)
+            end = np.maximum.reduceat(r, starts) + 1
+            lo_hi[:, 1] = np.where((lo_hi[:, 1] > de.size) & (end <= de.size), de.size, lo_hi[:, 1])
+            lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
+            states[e] = np.column_stack([lo_hi, first, end])
+        elif isinstance(de, TreeDim):
+            states[e] = _lowest_common(de, rows, starts, parent)
+        else:
+            held = np.bitwise_or.reduceat(de.bits[rows], starts)
+            states[e] = np.where((popcount(parent) > 1) | (e == j), held, parent)
+    origin = table.origin[p_node]
+    cost = search.costs(states, origin) * p_size
+    part_cost = np.zeros((len(search.weights), table.size.size))
+    first_part = np.r_[0, np.flatnonzero(p_node[1:] != p_node[:-1]) + 1]
+    rank = np.arange(p_node.size) - np.repeat(first_part, np.diff(np.r_[first_part, p_node.size]))
+    for r in range(int(rank.max()) + 1):   # first parts first, as the node-by-node search sums them
+        here = rank == r
+        part_cost[:, p_node[here]] += cost[:, here]
+    return Plan(nodes, part_cost[:, nodes], rows, p_node, starts, p_size, states)
+
+
+def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of keys from 0 to ``bound``,
+    by counting where the range is small."""
+    if bound > 4 * key.size + 1024:
+        return np.unique(key, return_inverse=True)
+    present = np.bincount(key, minlength=bound) > 0
+    index = np.cumsum(present) - 1
+    return np.flatnonzero(present), index[key]
+
+
+def _nearest(cand, node, local, sizes, k) -> np.ndarray:
+    """Per node with candidates: the candidate nearest the balanced target
+    (floor(q/2) of the q = floor(s/k) classes to the left), the first on a tie."""
+    cn = node[cand]
+    sz = sizes[cn]
+    q = sz // k
+    target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
+    return cand[first_least(cn, np.abs(local[cand] - target))]
+
+
+def _lowest_common(d: TreeDim, rows, starts, parent) -> np.ndarray:
+    """(level, node) of the lowest node above each part's leaves; parts whose
+    parent is already a leaf keep it."""
+    leaves = d.leaf[rows]
+    out = parent.copy()
+    todo = parent[:, 0] > 0
+    for level, up in enumerate(d.ancestors):
+        if not todo.any():
+            break
+        a = up[leaves]
+        lo, hi = np.minimum.reduceat(a, starts), np.maximum.reduceat(a, starts)
+        hit = todo & (lo == hi)
+        out[hit, 0] = level
+        out[hit, 1] = lo[hit]
+        todo &= ~hit
+    return out
