@@ -214,14 +214,14 @@ def _traced(df, k) -> list:
 
 def _without_first_cuts(f):
     """``f()`` with the joint search's first cuts off (:data:`geoanon.joint.first_cuts.FIRST_CUT_ROWS` 0)."""
-    import geoanon.joint.search as search
+    import geoanon.joint.mondrian as mondrian
 
-    kept = search.FIRST_CUT_ROWS
-    search.FIRST_CUT_ROWS = 0
+    kept = mondrian.FIRST_CUT_ROWS
+    mondrian.FIRST_CUT_ROWS = 0
     try:
         return f()
     finally:
-        search.FIRST_CUT_ROWS = kept
+        mondrian.FIRST_CUT_ROWS = kept
 
 
 def _commands(df, k) -> dict:

@@ -3,7 +3,7 @@ at once: every node of a round is cut with array operations, with the rules
 of :mod:`geoanon.joint.cuts` (the balanced rank cut, the peel of hierarchy
 nodes and value sets, the cut removing the most NCP, Theorem 2's rule with
 the model in place of k) and the same classes as cutting node by node
-without lookahead (:func:`geoanon.joint.search._split_down`).
+without lookahead (:func:`geoanon.joint.tiling.split_down`).
 
 Location dimensions are not cut here: they keep each class's location state.
 Set dimensions of more than 62 values, which do not fit a bit mask, are left
@@ -85,7 +85,7 @@ def location_forest(problem, groups, location) -> tuple:
     """The location tree below each ``(rows, state)`` of ``groups``: location
     cuts only (the rank cut; boxes at the compact position), every dimension
     narrowed to each part, down to the finest admissible classes, as
-    :func:`geoanon.joint.search._location_forest` builds them node by node.
+    :func:`geoanon.joint.tiling.location_tree_by_node` builds them node by node.
     Returns (parent, children, rows, state) lists: the roots first (parent
     -1, in order), parents before children."""
     search = _Search(problem, groups, location, carried=range(len(problem.items)), tree=True)

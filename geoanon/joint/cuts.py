@@ -15,8 +15,8 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["STRANDED", "WINDOW", "best_cut", "compact_choice", "cut_clearance", "first_keys", "first_least",
-           "keeps_classes", "narrowed", "own_cut", "rank_cut", "stranding"]
+__all__ = ["STRANDED", "WINDOW", "best_cut", "best_parts", "compact_choice", "cut_clearance", "descend", "first_keys",
+           "first_least", "keeps_classes", "narrowed", "own_cut", "rank_cut", "stranding"]
 
 
 @dataclass
@@ -336,6 +336,28 @@ def best_cut(problem, rows: np.ndarray, state: tuple, allowed, lookahead=0) -> C
         if best is None or score > best_score + 1e-12:
             best, best_score = cut, score
     return best
+
+
+def best_parts(problem, node: tuple, allowed, lookahead=0) -> list | None:
+    """The parts of :func:`best_cut` of ``node`` ``(rows, state)``; None where it has none."""
+    cut = best_cut(problem, *node, allowed, lookahead)
+    return None if cut is None else cut.parts
+
+
+def descend(node, parts_of) -> list:
+    """The leaves below ``node``, depth first, parts in order: ``parts_of(node)``
+    gives a node's parts, or None where it is a leaf. The loop of every
+    node-by-node search (shards, location trees, the greedy design, the
+    finish with lookahead)."""
+    leaves, stack = [], [node]
+    while stack:
+        here = stack.pop()
+        parts = parts_of(here)
+        if parts is None:
+            leaves.append(here)
+        else:
+            stack.extend(reversed(parts))
+    return leaves
 
 
 def own_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:

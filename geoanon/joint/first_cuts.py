@@ -1,49 +1,21 @@
-"""First cuts: the joint design's search, tried with one other column cut first.
+"""First cuts: the joint design's search, tried with one category cut first.
 
-The top-down search ranks a node's cuts by the loss they remove at that node.
-Near the root a location cut removes the most, yet every location cut is
-made sooner or later: the classes' final boxes are set by how many records
-share a place, not by the order of the cuts. A category cut, by contrast,
-pays there once and for all: cutting sex first leaves each sex its own
-location partition, classes k records of one sex each, boxes wider by about
-the square root of the share the part keeps. Made at the bottom instead, the
-same cut needs a node of 3k records for k women and strands the others. So
-the search never makes the cut where it pays best, and a weighted sum of
-losses cannot reach the releases it misses (the frontier is not convex
-there).
+A top-down search ranks a node's cuts by the loss they remove there. Near
+the root a location cut removes the most, yet every location cut is made
+sooner or later, while a category cut (sex, say) pays best at the root,
+where it gives each value its own location partition; lower down it needs
+a node of 3k records to separate k of them and strands the rest. So the
+search never makes such a cut where it pays best, and no weighting of the
+losses reaches those releases.
 
-So a search of at most ``FIRST_CUT_ROWS`` rows is run once as it is and
-once after each category's own cut of the table
-(:func:`geoanon.joint.cuts.own_cut`: the values that meet the model apart,
-the rest together) made first; and in the run without one, every node the
-search sets aside at ``piece_rows(k)`` rows (a piece) is finished as it is
-and again after the cut of the category that loses most in its leaves
-(:func:`finish_pieces`). Under each weighting the table and every piece
-keep whichever finish has the least weighted loss, so the release never
-costs more than the search alone under the search's own objective, and no
-record's path holds more than one first cut. Pieces decide on their own:
-dense places may cut a category first while sparse ones keep their
-location, which lets the knob move between the two by steps rather than one
-jump.
-
-Measured alternatives (``bench/bench_frontier.py``'s nine cases, worst
-ratio to the weighted Mondrian, settings 0.0125 apart): the table's root
-alone (0.64 on the airports at k = 50, but 1.06 and 1.00 at k = 50 on the
-ZIP centroids and in Chicago, where the one jump leaves a gap in km); pieces
-alone (0.71 on the airports at k = 50; pieces of 16,384 rows 0.73); every
-category tried in every piece (within 0.02 of the default: 0.59 against
-0.61 on the ZIP centroids at k = 5; ``explore``'s 8 settings a quarter
-slower on 2 processes); no category start under a weighting whose search
-cuts the location first (``explore``'s 8 settings on 2 processes 2.0-2.1 s
-instead of 2.9-3.3 s at k = 10, still 3.3-3.5x one release; of its 72
-points on the three tables at k = 5, 10, 50, 14 moved: 5 wider and lossier,
-other NCP up to 12% higher, 1 narrower and less lossy, the others trading
-km for loss, up to 18% more NCP for 0.4% narrower boxes); the lossiest
-category only at the root too (0.68 on the airports at k = 50, 0.67
-against 0.57 on the ZIP centroids at k = 10); age tried as well (no
-frontier moved by more than 0.005, two thirds slower).
-
-``bench/RESULTS.md`` holds the measured frontiers.
+A search of at most ``FIRST_CUT_ROWS`` rows is therefore run as it is and
+after each category's own cut of the table (:func:`~geoanon.joint.cuts.own_cut`)
+made first; in the run as it is, every node set aside at ``piece_rows(k)``
+rows (a piece) is finished as it is and after the cut of the category that
+loses most in its leaves (:func:`finish_pieces`). Under each weighting the
+table and every piece keep the finish of least weighted loss, so a release
+never costs more than the search alone, and no record's path holds more than
+one first cut. ``bench/RESULTS.md`` holds the measured alternatives.
 """
 from __future__ import annotations
 

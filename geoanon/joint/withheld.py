@@ -18,6 +18,7 @@ from ..errors import InfeasibleError
 from .cuts import narrowed
 from .dims import RankDim
 from .outliers import _blank
+from .tiling import cut_down
 
 __all__ = ["without_locations"]
 
@@ -25,7 +26,7 @@ __all__ = ["without_locations"]
 def without_locations(problem, part, chosen: np.ndarray):
     """``part`` with the ``chosen`` rows (a bool per row) moved to a location
     class without a location, cut along the other quasi-identifiers as the
-    frontier's classes are (:func:`geoanon.joint.search.cut_down`); and the
+    frontier's classes are (:func:`geoanon.joint.tiling.cut_down`); and the
     rows moved.
 
     A class that misses the model without its chosen rows gives up, besides,
@@ -137,8 +138,6 @@ def _moved(problem, part, rows):
     cut along the other dimensions; classes and location classes left empty
     dropped, the others' other quasi-identifiers narrowed to the rows they
     keep, and their boxes held to them."""
-    from .search import cut_down
-
     root = [_blank(d) if d.location else s for d, s in zip(problem.items, problem.root(rows))]
     leaves = cut_down(problem, [(rows, tuple(root))], [j for j, d in enumerate(problem.items) if not d.location])[0]
     row_class = part.row_class.copy()

@@ -26,7 +26,7 @@ __all__ = ["JobReport", "Published", "Release", "published_order", "report_json"
            "write_release"]
 
 if TYPE_CHECKING:
-    from ..joint.search import JointPartition
+    from ..joint.partition import JointPartition
 
 
 @dataclass

@@ -405,13 +405,13 @@ def test_audit_measures_the_information_loss_of_a_release(tmp_path):
 @pytest.mark.parametrize("first_cuts", [True, False])
 def test_shards_solved_apart_give_the_same_release_in_any_number_of_processes(monkeypatch, first_cuts):
     """Pieces (with first cuts, small tables) or shards (large tables) of at most 150 rows."""
-    from geoanon.joint import first_cuts as pieces, search
+    from geoanon.joint import first_cuts as pieces, mondrian, sharding
 
-    monkeypatch.setattr(search, "SHARD_ROWS", 150)
+    monkeypatch.setattr(sharding, "SHARD_ROWS", 150)
     monkeypatch.setattr(pieces, "PIECE_ROWS", 150)
     monkeypatch.setattr(pieces, "PIECE_CLASSES", 1)
     if not first_cuts:
-        monkeypatch.setattr(search, "FIRST_CUT_ROWS", 0)
+        monkeypatch.setattr(mondrian, "FIRST_CUT_ROWS", 0)
     df = _table(900, seed=9)
     kwargs = dict(location=("lat", "lon"), qi=["age", "sex", "marital"], k=7, sensitive="diagnosis", l=2,
                   sets=["marital"], suppress=["sex"], identifiers=["id"])

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geoanon._cells import numeric_cells
-from geoanon.joint import first_cuts, search
+from geoanon.joint import batch, first_cuts, mondrian, search, sharding
 from geoanon.joint.location_loss import BoxKmLoss
 from geoanon.joint.problem import SearchProblem
 from geoanon.models import Model
@@ -45,7 +45,7 @@ def _clustered(n, seed):
 def _plain(problem, weights):
     """The joint search without first cuts."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(search, "FIRST_CUT_ROWS", 0)
+        m.setattr(mondrian, "FIRST_CUT_ROWS", 0)
         return search.joint_partitions(problem, weights)
 
 
@@ -107,7 +107,7 @@ def test_pieces_and_processes_give_the_same_release():
         m.setattr(first_cuts, "PIECE_ROWS", 100)
         m.setattr(first_cuts, "PIECE_CLASSES", 1)
         alone = [search.joint_partitions(problem, [w])[0] for w in weights]
-        m.setattr(search, "MAX_WEIGHTINGS", 2)
+        m.setattr(mondrian, "MAX_WEIGHTINGS", 2)
         for n_jobs in (1, 2):
             for part, single in zip(search.joint_partitions(problem, weights, n_jobs), alone):
                 assert np.array_equal(part.row_class, single.row_class) and part.states == single.states
@@ -128,7 +128,7 @@ def _searched(problem, weights, patches, every_start=False):
         for (module, name), value in patches.items():
             m.setattr(module, name, value)
         if every_start:
-            m.setattr(search, "_cut_anyway", lambda chosen, j, cuts: np.zeros(len(chosen), dtype=bool))
+            m.setattr(mondrian, "_cut_anyway", lambda chosen, j, cuts: np.zeros(len(chosen), dtype=bool))
         return search.joint_partitions(problem, weights)
 
 
@@ -155,17 +155,17 @@ def test_the_search_cutting_a_category_first_skips_its_start():
     df = _clustered(1500, 1)
     problem = _problem(df, 5, ["age", "sex", "race"])
     weights = [[w if d.location else 1.0 for d in problem.items] for w in (0.01, 64.0)]
-    table = search._located_apart(problem, np.arange(len(df)), [0, 1])
-    chosen = search.first_dims(problem, table, list(range(len(problem.items))), np.array(weights))
+    table = sharding.located_apart(problem, np.arange(len(df)), [0, 1])
+    chosen = batch.first_dims(problem, table, list(range(len(problem.items))), np.array(weights))
     first = int(chosen[0, 0])
     assert first in (3, 4) and chosen[1, 0] in (0, 1)           # a category (sex, race), then a location cut
-    searched, original = [], search._joint_batch
+    searched, original = [], mondrian._joint_batch
 
     def counted(problem, groups, w, *rest):
         searched.append(len(w))
         return original(problem, groups, w, *rest)
 
-    found = _searched(problem, weights, {(search, "_joint_batch"): counted})
+    found = _searched(problem, weights, {(mondrian, "_joint_batch"): counted})
     assert searched == [2] + [1 if j == first else 2 for j in (3, 4)]
     for part, every in zip(found, _searched(problem, weights, {}, every_start=True)):
         assert np.array_equal(part.row_class, every.row_class) and part.states == every.states

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from geoanon.joint import batch, search
+from geoanon.joint import batch, mondrian, search, sharding, tiling
 from geoanon.joint.location_loss import BoxKmLoss
 from geoanon.joint.problem import SearchProblem
 from geoanon._cells import numeric_cells
@@ -67,12 +67,12 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
     hierarchies = {"marital": ga.Hierarchy.from_frame(MARITAL)} if hierarchy else {}
     problem = _problem(df, seed, model, extent, hierarchies)
     rows = np.arange(n)
-    tree = search._location_forest(problem, [(rows, problem.root(rows))], [0, 1])
+    tree = tiling.location_tree(problem, [(rows, problem.root(rows))], [0, 1])
     groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
     other = [2, 3, 4, 5]
     fast, total = batch.split_all(problem, groups, other)
     for g, (rows_g, state_g) in enumerate(groups):
-        slow = search._split_down(problem, rows_g, state_g, other)
+        slow = tiling.split_down(problem, rows_g, state_g, other)
         assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
             sorted((tuple(sorted(r.tolist())), s) for r, s in fast[g])
         assert total[g] == pytest.approx(sum(r.size * problem.cost(s) for r, s in slow), rel=1e-9, abs=1e-9)
@@ -86,8 +86,8 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
     problem = _problem(df, seed, model, extent)
     rows = np.arange(n)
     root = problem.root(rows)
-    slow = search._location_forest_by_node(problem, [(rows, root)], [0, 1])
-    fast = search._Tree(*batch.location_forest(problem, [(rows, root)], [0, 1]))
+    slow = tiling.location_tree_by_node(problem, [(rows, root)], [0, 1])
+    fast = tiling.Tree(*batch.location_forest(problem, [(rows, root)], [0, 1]))
 
     def nodes(tree):
         return sorted((tuple(sorted(tree.rows[i].tolist())), tree.state[i]) for i in range(len(tree.parent)))
@@ -104,7 +104,7 @@ def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
     problem = replace(_problem(_table(n, seed), seed, model, extent), shared_location=False)
     rows = np.arange(n)
     every = list(range(6))
-    slow = search._split_down(problem, rows, problem.root(rows), every)
+    slow = tiling.split_down(problem, rows, problem.root(rows), every)
     (fast,), total = batch.split_all(problem, [(rows, problem.root(rows))], every)
     assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
         sorted((tuple(sorted(r.tolist())), s) for r, s in fast)
@@ -148,10 +148,10 @@ def test_weighted_search_in_processes_and_batches_of_weightings(monkeypatch):
     problem = _problem(_table(900, 7), 7, "l", "box")
     problem = replace(problem, location_loss=BoxKmLoss(anonymize_module._km_loss(problem.dims, "EPSG:4326")))
     weights = _weightings(problem, [0.125, 0.5, 1.0, 4.0, 32.0])
-    monkeypatch.setattr(search, "FIRST_CUT_ROWS", 0)         # the shards of large tables (pieces: test_first_cuts)
+    monkeypatch.setattr(mondrian, "FIRST_CUT_ROWS", 0)         # the shards of large tables (pieces: test_first_cuts)
     alone = [search.joint_partition(problem.weighted(w), "joint") for w in weights]
-    monkeypatch.setattr(search, "SHARD_ROWS", 100)
-    monkeypatch.setattr(search, "MAX_WEIGHTINGS", 2)
+    monkeypatch.setattr(sharding, "SHARD_ROWS", 100)
+    monkeypatch.setattr(mondrian, "MAX_WEIGHTINGS", 2)
     for n_jobs in (1, 2):
         for part, single in zip(search.joint_partitions(problem, weights, n_jobs), alone):
             _same_partition(part, single)
@@ -199,7 +199,7 @@ def test_joint_location_cuts_make_as_many_classes_as_the_rows_hold(n, k, seed, e
     problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True)
     rows = np.arange(n)
     for part in (search.joint_partition(problem, "joint"),
-                 search._joint_by_node(problem, rows, [0, 1], [])):
+                 mondrian.joint_by_node(problem, rows, [0, 1], [])):
         sizes = np.bincount(part.row_class)
         assert sizes.size == n // k and sizes.min() >= k and sizes.max() < 2 * k
 

@@ -13,7 +13,7 @@ import geoanon as ga
 from geoanon.joint.dims import Dims, RankDim
 from geoanon.joint.location_loss import SPACING_BASE, SpacingLoss
 from geoanon.joint.problem import SearchProblem
-from geoanon.joint.search import _Tree
+from geoanon.joint.tiling import Tree
 from geoanon._geo import row_box_extents
 from checkers import check_joint_release
 
@@ -93,7 +93,7 @@ def _leaf_tree(diagonals, sizes, parents):
     for node, size in enumerate(sizes):
         rows.append(np.arange(start, start + size))
         start += 0 if children[node] else size
-    return _Tree(list(parents), children, rows, [(node,) for node in range(len(parents))])
+    return Tree(list(parents), children, rows, [(node,) for node in range(len(parents))])
 
 
 def _spacing_losses(diagonals, tree, weight=1.0):

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_first_cuts import _clustered, _problem
 
-from geoanon.joint import batch, first_cuts, search
+from geoanon.joint import batch, first_cuts, mondrian, search
 from geoanon.joint.solved import Solved
 
 
@@ -87,7 +87,7 @@ def test_releases_are_those_of_cutting_every_node(n, k, seed, model, locations, 
             m.setattr(first_cuts, "PIECE_ROWS", 4 * k)
             m.setattr(first_cuts, "PIECE_CLASSES", 4)
         found = search.joint_partitions(problem, weights)
-        m.setattr(search, "Solved", lambda: None)
+        m.setattr(mondrian, "Solved", lambda: None)
         cut = search.joint_partitions(problem, weights)
     for part, every in zip(found, cut):
         assert np.array_equal(part.row_class, every.row_class) and part.states == every.states
