@@ -88,7 +88,7 @@ def location_forest(problem, groups, location) -> tuple:
     :func:`geoanon.joint.tiling.location_tree_by_node` builds them node by node.
     Returns (parent, children, rows, state) lists: the roots first (parent
     -1, in order), parents before children."""
-    search = _Search(problem, groups, location, carried=range(len(problem.items)), tree=True)
+    search = _TreeSearch(problem, groups, location, carried=range(len(problem.items)))
     search.run()
     return search.tree
 
@@ -98,15 +98,13 @@ class _Search:
 
     ``cut``: the dimensions cut; ``carried``: the dimensions whose state
     follows each part (default ``cut``; the others keep each group's).
-    ``tree``: record every node (parent, children, rows, state).
     ``weights``: one row of every dimension's weight per weighting (default
     the problem's); ``masks``: the weightings each group is cut under
     (bits; default all). ``solved``: the :class:`~geoanon.joint.solved.Solved`
     nodes whose leaves are taken instead of cut (the dimensions cut must be
     all of them)."""
 
-    def __init__(self, problem, groups, cut, carried=None, tree=False, weights=None, masks=None,
-                 solved=None):
+    def __init__(self, problem, groups, cut, carried=None, weights=None, masks=None, solved=None):
         self.problem, self.check, self.cut = problem, problem.check, list(cut)
         self.allowed = list(self.cut if carried is None else carried)
         self.weights = np.array([problem.weights] if weights is None else weights, dtype=np.float64)
@@ -120,12 +118,9 @@ class _Search:
             else np.array(masks, dtype=np.int64).reshape(-1)
         self.nodes = Nodes.of_parts([r for r, _ in groups], np.array([r.size for r, _ in groups], dtype=np.int64),
                                     np.arange(len(groups), dtype=np.int64), mask,
-                                    {j: _initial(problem.items[j], [st[j] for _, st in groups]) for j in self.allowed},
-                                    np.arange(len(groups), dtype=np.int64) if tree else None)
+                                    {j: _initial(problem.items[j], [st[j] for _, st in groups]) for j in self.allowed})
         self.fixed = np.array([[_fixed_cost(problem, st, self.allowed, w) for _, st in groups] for w in self.weights])
         self.found = _Found(groups, self.allowed, n_weightings)
-        self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups]) \
-            if tree else None
         self.solved = solved
         self.solved_ids = None if solved is None else solved.ids(self.weights)
         self.visited = []       # (key, mask) of the nodes cut here, for solved
@@ -220,7 +215,7 @@ class _Search:
     def _finish(self, mask: np.ndarray):
         """Record the nodes as leaves under the weightings of ``mask`` (one per node, 0: not a leaf)."""
         done = mask != 0
-        if not done.any() or self.tree is not None:
+        if not done.any():
             return
         nodes = self.nodes
         states = {j: s[done] for j, s in nodes.state.items()}
@@ -241,7 +236,7 @@ class _Search:
     def _apply(self, plans: dict, chosen: dict):
         """Replace every node by the parts of each cut chosen (``chosen``: per
         dimension cut, the mask of the weightings choosing it at every node)."""
-        rows, size, origin, mask, state, ids = [], [], [], [], {e: [] for e in self.allowed}, []
+        rows, size, origin, mask, state = [], [], [], [], {e: [] for e in self.allowed}
         for j, plan in plans.items():
             under = chosen[j][plan.p_node]
             if not under.any():
@@ -253,14 +248,11 @@ class _Search:
             mask.append(under[idx])
             for e in self.allowed:
                 state[e].append(plan.states[e][idx])
-            if self.tree is not None:
-                ids.append(self._record(plan, idx, rows[-idx.size:]))
         if not size:
             self.nodes.keep(np.zeros(self.nodes.count, dtype=bool))
             return
         self.nodes = Nodes.of_parts(rows, np.concatenate(size), np.concatenate(origin), np.concatenate(mask),
-                                    {e: np.concatenate(v) for e, v in state.items()},
-                                    np.concatenate(ids) if self.tree is not None else None)
+                                    {e: np.concatenate(v) for e, v in state.items()})
         if len(self.weights) > 1:
             self._merge()
 
@@ -279,6 +271,30 @@ class _Search:
         keep = np.zeros(nodes.count, dtype=bool)
         keep[first] = True
         nodes.keep(keep)
+
+
+class _TreeSearch(_Search):
+    """A search (of one weighting, no memo) that records every node it makes
+    in ``tree``: (parent, children, rows, state) lists, the groups first."""
+
+    def __init__(self, problem, groups, cut, carried=None):
+        super().__init__(problem, groups, cut, carried)
+        self.tree = ([-1] * len(groups), [[] for _ in groups], [r for r, _ in groups], [st for _, st in groups])
+        self.nodes.node_id = np.arange(len(groups), dtype=np.int64)
+
+    def _finish(self, mask: np.ndarray):
+        """Nothing: the tree holds every node."""
+
+    def _apply(self, plans: dict, chosen: dict):
+        """As :meth:`_Search._apply`, each part added to the tree."""
+        ids = []
+        for j, plan in plans.items():
+            idx = np.flatnonzero(chosen[j][plan.p_node])
+            if idx.size:
+                ids.append(self._record(plan, idx, plan.part_rows(idx)))
+        super()._apply(plans, chosen)
+        if ids:
+            self.nodes.node_id = np.concatenate(ids)
 
     def _record(self, plan: Plan, idx, rows) -> np.ndarray:
         """Add the parts ``idx`` of ``plan`` to the tree; their node ids."""
