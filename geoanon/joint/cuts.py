@@ -6,6 +6,12 @@ Theorem 2 rule (cut only while both sides hold >= k) with the model in place
 of k, which is sound because k, Liang-Yuan l, distinct l and t-closeness all
 survive the union of classes. Every operator returns a :class:`Cut` with the
 parts and the NCP it removes (``gain``), or None.
+
+These are the rules node by node: the array search
+(:mod:`geoanon.joint.batch`) reproduces them exactly, and the tests compare
+the two. The searches that need a node at a time cut with them
+(:func:`descend`): lookahead, the greedy design, ZIP and label location
+trees, value sets of more than 62 values, first cuts, shards and pieces.
 """
 from __future__ import annotations
 
