@@ -100,6 +100,9 @@ def _greedy(problem, rows, root, location, other):
 
 @dataclass
 class Tree:
+    """Location trees, one forest: every node's ``parent`` (-1: a root, the
+    roots first; parents before children), ``children``, ``rows`` and ``state``."""
+
     parent: list
     children: list
     rows: list
