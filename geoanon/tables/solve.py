@@ -53,7 +53,7 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
     candidates = {} if inst.model.needs_sensitive else {"approx": m_approximation(inst.type_size, inst.model.k)}
     costs = {}
     run = SOLVERS[method](inst, deadline, candidates, costs)
-    _cost(inst, candidates, costs)
+    _cost_new_candidates(inst, candidates, costs)
     bound, optimal, result = own_bound, run.optimal, run.result
     if result is not None and np.isfinite(result.bound):   # none when HiGHS stopped before its first LP
         bound = max(bound, int(np.ceil(result.bound - 1e-6)))
@@ -77,7 +77,7 @@ def solve(inst: Instance, method: str, deadline: float) -> dict:
             "warnings": warnings, **run.extra}
 
 
-def _cost(inst: Instance, candidates: dict, costs: dict) -> None:
+def _cost_new_candidates(inst: Instance, candidates: dict, costs: dict) -> None:
     """Cost (stars, patterns) of every candidate not costed yet, in order."""
     for name, grouping in candidates.items():
         if name not in costs:
@@ -113,7 +113,7 @@ def _milp(inst, deadline, candidates, costs) -> _Run:
     answer (about twice a heuristic's costing)."""
     candidates["lattice"] = lattice(inst)
     costing = time.perf_counter()
-    _cost(inst, candidates, costs)
+    _cost_new_candidates(inst, candidates, costs)
     reserve = 2 * (time.perf_counter() - costing) / len(candidates)
     result = optimal_suppression(inst, time_limit=deadline - time.perf_counter() - reserve)
     if result.grouping is not None:
