@@ -171,7 +171,7 @@ def publish(df: pd.DataFrame, k: int, design: str) -> pd.DataFrame:
     import geoanon as ga
 
     if design == "points-class":
-        from geoanon.pipeline.location import PointsPublisher
+        from geoanon.pipeline.locations.rectangles import PointsPublisher
 
         PointsPublisher.isolated = _isolated_in_class
     if design == "points-held":                 # every cut as coarse as need be: each box held to its tile

@@ -254,27 +254,31 @@ def _anonymize(engine, source, values):
 
 
 def _location_option(values: dict):
-    """The location of ``geoanon anonymize`` from its flags, or None."""
-    points = values["lat"] is not None or values["lon"] is not None
-    zips = any(values[key] is not None for key in ("zip", "regions", "region_id", "edges"))
-    options = {key: values[key] for key in ("contiguity", "unknown", "small") if values[key] is not None}
-    if options and not zips:
-        raise ParameterError(f"--{next(iter(options))} is for a region location (--zip-col)")
-    label = values["label"] is not None
-    if points + zips + label > 1:
-        raise ParameterError("give one location: --lat/--lon, --zip-col/--regions/--region-id, or --label-col")
-    if points:
-        if values["lat"] is None or values["lon"] is None:
-            raise ParameterError("give both --lat and --lon")
-        return {"lat": values["lat"], "lon": values["lon"]}
-    if zips:
-        missing = [f for f, key in (("--zip-col", "zip"), ("--regions", "regions"), ("--region-id", "region_id"))
-                   if values[key] is None]
-        if missing:
-            raise ParameterError(f"a region location needs {', '.join(missing)}")
-        return {"zip": values["zip"], "regions": values["regions"], "region_id": values["region_id"],
-                "edges": values["edges"], **options}
-    return {"label": values["label"]} if label else None
+    """The location of ``geoanon anonymize`` from its flags, or None: the
+    kind (:data:`~geoanon.spec.locations.LOCATIONS`) whose keys' flags are
+    given; its settings' flags (``--small``) alone name no kind."""
+    from .spec.locations import LOCATIONS, listed
+    from .spec.options import OPTIONS
+
+    flag = {o.key.rpartition(".")[2]: o.flag for o in OPTIONS if (o.key or "").startswith("columns.location.")}
+    kinds = [shape for shape in LOCATIONS.values() if shape.name is not None]
+    given = [shape for shape in kinds
+             if any(values[key] is not None for key in shape.keys if key not in shape.choices)]
+    for shape in kinds:
+        settings = [key for key in shape.choices if values[key] is not None]
+        if settings and shape not in given:
+            raise ParameterError(f"--{settings[0]} is for a {shape.noun} ({flag[shape.columns[0]]})")
+    if len(given) > 1:
+        raise ParameterError(f"give one location: {listed(['/'.join(flag[k] for k in s.needed) for s in kinds], ', or ')}")
+    if not given:
+        return None
+    shape = given[0]
+    missing = [flag[key] for key in shape.needed if values[key] is None]
+    if missing:
+        raise ParameterError(f"give both {' and '.join(flag[key] for key in shape.needed)}" if len(shape.needed) == 2
+                             else f"a {shape.noun} needs {', '.join(missing)}")
+    return {**{key: values[key] for key in shape.keys if key not in shape.choices},
+            **{key: values[key] for key in shape.choices if values[key] is not None}}
 
 
 def _model_options(values: dict) -> dict:

@@ -56,14 +56,14 @@ from .criteria import CRITERIA
 from .errors import DataError, ParameterError, UndeclaredColumnsError
 from .spec import kinds
 from .constraints import check
-from .spec.checks import LOCATION_SHAPES, check_weights
+from .spec.checks import check_weights
+from .spec.locations import LOCATIONS, by_keys, listed
 from .spec.options import OPTIONS, Option
 
 __all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
            "plan", "read_input"]
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
-LOCATIONS = ({"lat", "lon"}, {"zip", "regions", "region_id", "edges", "contiguity", "unknown", "small"}, {"label"})
 JOB_WAYS = ("list {each} under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or "
             "set strict = false to publish it with a warning")
 
@@ -122,9 +122,8 @@ class Job:
                            ("dates", list(self.dates))):
             for col in cols:
                 named.setdefault(col, []).append(f"[columns] {role}")
-        for key in ("lat", "lon", "zip", "label"):
-            if self.location and key in self.location:
-                named.setdefault(self.location[key], []).append(f"[columns] location.{key}")
+        for key in by_keys(set(self.location)).columns if self.location else ():
+            named.setdefault(self.location[key], []).append(f"[columns] location.{key}")
         return named
 
 
@@ -300,10 +299,10 @@ def plan(job: Job) -> list[str]:
     if job.identifiers:
         lines.append(f"drop {', '.join(job.identifiers)}")
     if job.location:
-        kind = "points" if "lat" in job.location else "regions" if "zip" in job.location else "labels"
-        cols = [job.location[k] for k in ("lat", "lon", "zip", "label") if k in job.location]
-        rest = {k: v for k, v in job.location.items() if k not in ("lat", "lon", "zip", "label")}
-        lines.append(f"location ({kind}): {', '.join(cols)}" + (f" ({_settings(rest)})" if rest else ""))
+        shape = by_keys(set(job.location))
+        rest = {k: v for k, v in job.location.items() if k not in shape.columns}
+        lines.append(f"location ({shape.report}): {', '.join(shape.column_names(job.location))}"
+                     + (f" ({_settings(rest)})" if rest else ""))
     for role in TREATMENTS:
         cols = job.treatments.get(role)
         if cols:
@@ -397,13 +396,12 @@ def _location(where: str, folder: Path, value) -> dict:
     if not isinstance(value, dict):
         raise ParameterError(f'{where}: expected a table such as {{ lat = "lat", lon = "lon" }}, got {show(value)}')
     keys = set(value)
-    shape = next((needed for needed, optional in LOCATION_SHAPES.values() if keys and keys <= needed | optional),
-                 None)
+    shape = by_keys(keys)
     if shape is None:
-        raise ParameterError(f"{where}: expected {{ lat, lon }}, {{ zip, regions, region_id, edges, contiguity, "
-                             f"unknown, small }} or {{ label }}, got {show(value)}")
-    if not shape <= keys:
-        raise ParameterError(f"{where}: missing {', '.join(sorted(shape - keys))}")
+        shapes = ["{ " + ", ".join(s.keys) + " }" for s in LOCATIONS.values() if s.name is not None]
+        raise ParameterError(f"{where}: expected {listed(shapes)}, got {show(value)}")
+    if not set(shape.needed) <= keys:
+        raise ParameterError(f"{where}: missing {', '.join(sorted(set(shape.needed) - keys))}")
     return {key: rows[key].kind.read(v, folder, f"{where}.{key}") for key, v in value.items()}
 
 

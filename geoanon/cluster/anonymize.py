@@ -32,11 +32,12 @@ from ..models import sensitive_codes
 from ..columns import Columns
 from ..errors import DataError, InfeasibleError
 from ..models import Model, ModelCheck
-from ..pipeline.location import default_resolution
+from ..pipeline.locations.points import default_resolution
 from ..pipeline.points import isolated_warning, published_bounds
 from ..report.job_report import joint_report
 from ..spec import ReleaseSpec, release_spec
 from ..spec.release import treatments as spec_treatments
+from ..spec.locations import POINTS
 from .client import cluster_client, cluster_failures
 from .points import class_offsets, release_shards, released, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
@@ -185,7 +186,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
                                            is_geographic(crs)), "engine": "dask"},
         undeclared=undeclared)
     return ClusterRelease(report=report, warnings=warnings, treatments=published_as,
-                          location={"kind": "points", "columns": (lat, lon)}, output=output, columns=columns,
+                          location=POINTS.release_location(loc), output=output, columns=columns,
                           sizes=sizes, boxes=boxes, crs=crs)
 
 

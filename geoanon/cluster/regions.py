@@ -10,7 +10,8 @@ import pandas as pd
 
 from ..errors import DataError, InfeasibleError
 from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, code_width, leading_zeros, refuse_unknown,
-                                region_graph, region_groups, region_values)
+                                region_graph, region_values)
+from ..regions.groups import region_groups
 from ..report.release import JobReport
 from ..spec import release_spec
 from .client import cluster_client, cluster_failures

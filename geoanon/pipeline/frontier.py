@@ -21,11 +21,11 @@ from functools import partial
 import numpy as np
 
 from .._forked import forked_map
-from .._geo import row_box_extents
 from .._text import show
 from ..errors import ParameterError
 from ..spec import release_spec
 from .joint_release import located_first, partitioned, prepared, released, searched
+from .locations import KINDS
 
 __all__ = ["SETTINGS", "explore", "frontier_point"]
 
@@ -98,13 +98,7 @@ def frontier_point(setting: float, table, ncp: dict, spec, location_km=None) -> 
     user reads it (see :func:`explore`)."""
     kind, loc = spec.location
     others = [c for c in spec.columns.quasi_identifiers if c in ncp["columns"]]
-    median = p90 = None
-    if kind == "points":
-        d = row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
-        d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
-        median, p90 = (float(np.round(np.quantile(d, q), 3)) for q in (0.5, 0.9))
-    elif location_km is not None:
-        median, p90 = location_km["median"], location_km["p90"]
+    median, p90 = KINDS[kind].km_quantiles(table, loc, spec.options["crs"], location_km)
     return {"location_precision": setting, "median_km": median, "p90_km": p90,
             "other_ncp": round(float(np.mean([ncp["columns"][c] for c in others])), 6) if others else None,
             "ncp": ncp["overall"], "classes": int(table["class_id"].nunique())}
@@ -155,6 +149,5 @@ def _measure(job, spec, run: list, chosen=None):
             _, table, _, treatments, _ = partitioned(job, at, parts.get(setting))
             ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
                                    formats=job.formats, reach=spec.model.k)
-        points.append(frontier_point(setting, table, ncp, at,
-                                     getattr(job.publish_location, "details", {}).get("location_km")))
+        points.append(frontier_point(setting, table, ncp, at, job.publish_location.details.get("location_km")))
     return points if chosen is None else (points, release)

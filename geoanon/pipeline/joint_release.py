@@ -27,13 +27,15 @@ from ..dates import is_date_column
 from ..dates import iso as iso_dates
 from ..dates import parse as parse_dates
 from ..ncp import SUPPRESSED, information_loss, plain_units
-from .._geo import box_extents, is_geographic, km_per_unit, row_box_extents
+from .._geo import box_extents, is_geographic, km_per_unit
 from ..progress import stepped
 from ..spec import ReleaseSpec, release_spec
 from ..spec.checks import precision_weight
+from ..spec.locations import LOCATIONS
 from ..spec.release import treatments as spec_treatments
-from .location import ground_spans, robust_spans
-from .naming import canonical_codes
+from .locations import KINDS
+from .locations.points import ground_spans, robust_spans
+from ..regions.naming import canonical_codes
 from .coordinates import numeric_column
 from .._validation import require_column
 from ..report.job_report import joint_report
@@ -42,9 +44,6 @@ from .points import isolated_warning
 from .roles import declared_table, measure_undeclared, undeclared
 
 __all__ = ["Prepared", "anonymize", "located_first", "partitioned", "prepared", "release_joint", "released", "searched"]
-
-LOCATION_KINDS = ("points", "zip", "label")
-
 
 @stepped("generalizing the table (location and quasi-identifiers)")
 def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, search=None, budgets=None,
@@ -168,7 +167,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         a box as precise as the location alone allows costs nothing, one
         eight times as wide costs each location column as much as a
         suppressed one; the location tree is cut on ground distance alone,
-        :func:`geoanon.pipeline.location.ground_spans`), so the location stays
+        :func:`geoanon.pipeline.locations.points.ground_spans`), so the location stays
         about as precise as :func:`geoanon.generalize_points` would publish it
         and the other quasi-identifiers are generalized as needed. ``"spread"``: NCP over
         the coordinates' interquartile range instead of their range;
@@ -330,7 +329,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     if unranged:
         raise ParameterError(f"ranges names {show(unranged[0])}, which is not a number quasi-identifier "
                              "published as an interval")
-    roles = [*(v for key, v in loc.items() if key in ("lat", "lon", "zip", "label")), *qi,
+    roles = [*(v for key, v in loc.items() if key in LOCATIONS[kind].columns), *qi,
              *([sensitive] if sensitive is not None else [])]
     loose = undeclared(df, roles, keep, strict=o["strict"])
     check_scalar_columns(df, roles)
@@ -338,8 +337,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         raise DataError("the table has no rows")
     check = model.compile(df, spec.reference)
     warnings: list = []
-    dims, publish_location = _location_dims(df, kind, loc, check, o["missing"], crs, o["bounds"], warnings, extent,
-                                            o["resolution"], o["zip_level"], model.k)
+    dims, publish_location = KINDS[kind].read(df, loc, check, o, warnings)
     for col in qi:
         dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
@@ -366,17 +364,17 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     :func:`searched`), with its suppressed and withheld records; and the
     release's table, its published columns and their NCP treatments."""
     o, dims = spec.options, job.dims
-    kind = spec.location[0]
+    kind = KINDS[spec.location[0]]
     problem = _problem(job, spec)
     part = joint_partition(problem, o["method"], o["n_jobs"]) if part is None else part
     if o["max_suppressed"]:
         part = _without_outliers(problem, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
-                                 _diagonals(dims, o["crs"]) if kind == "points" else None)
+                                 _diagonals(dims, o["crs"]) if kind.boxes else None)
     isolated = {}
-    if kind == "points":
+    if job.publish_location.withholds:
         part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
-    table, published, ncp_columns = _publish(job.df, dims, part, kind, spec.location[1],
-                                             spec.columns.quasi_identifiers, job.treatments, job.publish_location)
+    table, published, ncp_columns = _publish(job.df, dims, part, spec.columns.quasi_identifiers, job.treatments,
+                                             job.publish_location)
     return part, table, published, ncp_columns, isolated
 
 
@@ -454,7 +452,7 @@ def _weights(dims: Dims, spec: ReleaseSpec) -> list:
 
 def fine_cuts_warning(fine: int, cuts: int) -> list:
     """The warning on published tiles whose sides between classes are cuts
-    finer than the tile over k (:class:`~geoanon.pipeline.location.PointsPublisher`)."""
+    finer than the tile over k (:class:`~geoanon.pipeline.locations.rectangles.PointsPublisher`)."""
     if not fine:
         return []
     return [f"{fine:,} of the {cuts:,} tile sides between classes are cuts finer than their tile's width over k: each "
@@ -475,22 +473,22 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     warnings += disclosure_warnings(audit, model)
     if isolated:
         warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
-    warnings += fine_cuts_warning(*getattr(job.publish_location, "fine_cuts", (0, 0)))
+    warnings += fine_cuts_warning(*job.publish_location.fine_cuts)
     ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats, reach=model.k)
     units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
-    ncp.update(getattr(job.publish_location, "ncp", {}))        # a ZIP location's km loss, beside its NCP
+    ncp.update(job.publish_location.ncp)        # a ZIP location's km loss, beside its NCP
     sizes = np.bincount(part.row_class)
     report = joint_report(
         spec, rows=len(df), sizes=(sizes.size, sizes.min(), sizes.max()), audit=audit,
         seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
         location_classes=part.location_classes, beyond=_beyond(job, spec, table, warnings),
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
-        engine={**getattr(job.publish_location, "details", {}), "ncp": ncp, "units": units},
+        engine={**job.publish_location.details, "ncp": ncp, "units": units},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=_target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
-                   location=_release_location(kind, loc))
+                   location=LOCATIONS[kind].release_location(loc))
 
 
 def _target_note(details) -> list:
@@ -530,7 +528,7 @@ def region_target(spec) -> bool:
     target (:func:`extent_target`): ZIP codes judged in km, the joint or
     frontier design, no ``max_extent_km``."""
     o = spec.options
-    return spec.location[0] == "zip" and o["max_extent_km"] is None and o["location_loss"] == "km" \
+    return LOCATIONS[spec.location[0]].default_target and o["max_extent_km"] is None and o["location_loss"] == "km" \
         and o["method"] in ("joint", "frontier")
 
 
@@ -596,30 +594,20 @@ def _beyond(job, spec, table, warnings) -> dict:
     if max_km is None:
         return {}
     kind, loc = spec.location
-    diameter = job.publish_location.row_km if kind == "zip" else \
-        row_box_extents(table, loc["lat"], loc["lon"], spec.options["crs"])[2]
+    diameter = KINDS[kind].record_km(table, loc, spec.options["crs"], job.publish_location)
     beyond = int((diameter > max_km).sum())
     given = spec.options["max_extent_km"] is not None
     if beyond and given:
         warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
-                        f"published in {'groups' if kind == 'zip' else 'boxes'} wider than {max_km:g} km: their "
+                        f"published in {LOCATIONS[kind].published} wider than {max_km:g} km: their "
                         "location classes cannot be cut further while every part meets the model")
     scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
     return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
 
 
-def _release_location(kind, loc):
-    """:attr:`Release.location` of the location ``kind`` and its columns ``loc``."""
-    if kind is None:
-        return None
-    if kind == "points":
-        return {"kind": "points", "columns": (loc["lat"], loc["lon"])}
-    return {"kind": "regions" if kind == "zip" else "labels", "columns": (loc[kind],)}
-
-
 def _check_roles(df, kind, loc, qi, sensitive) -> None:
     roles: dict = {}
-    names = [(v, f"location {key}") for key, v in loc.items() if key in ("lat", "lon", "zip", "label")]
+    names = [(v, f"location {key}") for key, v in loc.items() if key in LOCATIONS[kind].columns]
     names += [(c, "quasi-identifier") for c in qi]
     if sensitive is not None:
         names.append((sensitive, "sensitive"))
@@ -673,11 +661,11 @@ def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1, domain=
     (:func:`geoanon.points.frame.padded_box`'s rule), so a tile never ends on
     the least or greatest value; a published end on a value fewer than ``k``
     rows hold moves outward on the grid of 1 (whole numbers) or of
-    :func:`geoanon.pipeline.location.default_resolution` (see :class:`RankDim`),
+    :func:`geoanon.pipeline.locations.points.default_resolution` (see :class:`RankDim`),
     never out of ``domain`` (low, high; default: from 0 up when no value is
     negative), and ends beyond the values that ``k`` rows reach are open."""
     from ..points.frame import padded_box, shortest_decimal_between
-    from .location import default_resolution, finest_step
+    from .locations.points import default_resolution, finest_step
 
     uniq, held, rank, missing = ranked(values, name)
     d = uniq.size
@@ -716,17 +704,7 @@ def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _location_dims(df, kind, loc, check, missing, crs, bounds, warnings, extent, resolution, zip_level="zip", k=1):
-    from .location import NoLocation, group_location, points_location
-
-    if kind is None:
-        return Dims([]), NoLocation()
-    if kind == "points":
-        return points_location(df, loc, missing, crs, bounds, warnings, extent, resolution, k)
-    return group_location(df, kind, loc, check, warnings, zip_level)
-
-
-def _publish(df, dims, part, kind, loc, qi, treatments, publish_location):
+def _publish(df, dims, part, qi, treatments, publish_location):
     """The released table, its published quasi-identifier columns, and the
     NCP treatments of the input columns."""
     states = part.states

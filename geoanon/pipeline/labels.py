@@ -17,7 +17,7 @@ from ..labels import cover_labels
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
 from ..spec import release_spec
-from .naming import canonical_codes, canonical_order, label_group_names
+from ..regions.naming import canonical_codes, canonical_order, label_group_names
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
@@ -41,7 +41,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         are labels (CSV cells are read as strings).
     method, order, seed
         See :func:`geoanon.cover_labels`; the labels are given in sorted order
-        (:func:`~geoanon.pipeline.naming.canonical_order`), not in the rows'.
+        (:func:`~geoanon.regions.naming.canonical_order`), not in the rows'.
     missing : {"label", "error"}
         Missing values and empty strings are labels like any other
         (``"label"``), or a DataError (``"error"``).
@@ -61,7 +61,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         ``table`` with ``column`` replaced by the class label (a class of one
         label keeps it; otherwise its most frequent label and ``+N`` for the N
         others when k records hold that label, else ``group C``; see
-        :mod:`geoanon.pipeline.naming`) and ``class_id`` last (classes numbered
+        :mod:`geoanon.regions.naming`) and ``class_id`` last (classes numbered
         in the labels' sorted order, not the rows'); ``classes`` holds one row per label
         (label, records, class_id, class_label), in class order.
 
@@ -148,14 +148,14 @@ def label_classes(uniques, counts: np.ndarray, part, names: np.ndarray, class_co
 
 
 def canonical_labels(uniques, counts: np.ndarray):
-    """``(uniques, counts)`` with the labels in :func:`~geoanon.pipeline.naming.canonical_order`:
+    """``(uniques, counts)`` with the labels in :func:`~geoanon.regions.naming.canonical_order`:
     the grouping, the classes' numbers and names then do not depend on the rows' order."""
     order = canonical_order(uniques)
     return pd.Index([uniques[i] for i in order.tolist()], dtype=object), counts[order]
 
 
 def label_class_names(uniques, counts, part) -> list:
-    """The published value of each class (:func:`~geoanon.pipeline.naming.label_group_names`):
+    """The published value of each class (:func:`~geoanon.regions.naming.label_group_names`):
     its only label, its most frequent label and ``+N`` when at least k
     records hold it, else ``group C`` (C its class id)."""
     members = [[] for _ in range(part.n_classes)]

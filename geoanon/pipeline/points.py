@@ -239,7 +239,7 @@ def published_boxes(x, y, present, part, k, crs, bounds, budget: int) -> tuple:
     """What the classes of ``part`` (over the rows ``present``) publish: each
     its records' box on the grid of :mod:`geoanon.points.edges`, inside its
     rectangle (the joint release's rule,
-    :class:`~geoanon.pipeline.location.PointsPublisher`). Isolated records
+    :class:`~geoanon.pipeline.locations.rectangles.PointsPublisher`). Isolated records
     (:mod:`geoanon.points.isolated`), most isolated first while at most
     ``budget`` rows go, join the rows without coordinates in one last class
     without a location, with the rest of any class they leave short of k;
@@ -248,7 +248,7 @@ def published_boxes(x, y, present, part, k, crs, bounds, budget: int) -> tuple:
     records it keeps), every row's class (the number of boxes for the last
     one), the number of rows withheld and of isolated rows still published."""
     from ..points.isolated import within_budget
-    from .location import points_location
+    from .locations.points import points_location
 
     dims, publisher = points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress",
                                       crs, bounds, [], "box", None, k)

@@ -13,17 +13,17 @@ from .._cells import escape_formulas
 from .._geo import is_geographic, km_per_unit
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
-from ..audit import SUPPRESSED, require
+from ..audit import require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
-from ..regions import graph_from_points, graph_from_polygons, graph_summary, partition_graph
+from ..regions import graph_from_points, graph_from_polygons, graph_summary
 from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.rollup import rolled_up, unit_names
 from ..joint.km_loss import node_diameters
 from .coordinates import numeric_column
-from .naming import graph_group_names
+from ..regions.groups import region_groups
 from .._cells import MISSING_TOKENS
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
@@ -31,7 +31,7 @@ from ..spec import release_spec
 from .roles import declared_table, measure_undeclared, undeclared
 
 __all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "code_width", "generalize_regions", "group_shapes",
-           "km_spread", "leading_zeros", "refuse_unknown", "region_boxes", "region_graph", "region_groups",
+           "km_spread", "leading_zeros", "refuse_unknown", "region_boxes", "region_graph",
            "region_units", "region_values", "rolled_values", "units_of"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
@@ -84,7 +84,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         the union of its regions (their states and counties from the
         regions' ``state`` and ``county`` columns, else from
         :func:`geoanon.datasets.zip_counties`), and a group is named after
-        its units (:func:`geoanon.pipeline.naming.unit_group_names`:
+        its units (:func:`geoanon.regions.naming.unit_group_names`:
         ``276``, ``NC/Durham County|NC/Wake County``). Records of a region
         without such a unit follow ``unknown``.
     keep, identifiers, strict
@@ -99,7 +99,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         ``table`` with ``column`` replaced by each record's group label (the
         id of its central region, nearest the mean of all the members'
         centroids, with ``+N`` for its N other regions, or its roll-up units:
-        :mod:`geoanon.pipeline.naming`; ``*`` for suppressed records; a label that could start a spreadsheet formula
+        :mod:`geoanon.regions.naming`; ``*`` for suppressed records; a label that could start a spreadsheet formula
         is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
         row per group (label, members, regions, weight, dissolved shape).
         Suppressed records form one class, which must itself reach k.
@@ -410,18 +410,6 @@ def refuse_unknown(n_outside: int, examples) -> None:
                         f"{'names a region that is' if one else 'name regions that are'} not in the regions "
                         f"(e.g. {', '.join(map(show, examples))}); use unknown='suppress' to "
                         f"generalize {'it' if one else 'them'} fully")
-
-
-def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
-    """(partition, members per group, labels (one per group, then "*"),
-    region -> group) of the records per region ``counts``; a group is
-    labelled after its central region, or its roll-up units
-    (:mod:`geoanon.pipeline.naming`)."""
-    part = partition_graph(graph, k, counts, method=method, on_small=on_small)
-    members = part.members()
-    names = graph_group_names(members, graph)
-    labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
-    return part, members, labels, part.class_of()
 
 
 def region_units(regions, region_id: str, level: str) -> dict:

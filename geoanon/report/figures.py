@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE, haversine_km
+from ..spec.locations import by_report
 
 __all__ = ["RISK_LEVELS", "SPREAD", "release_figures"]
 
@@ -105,12 +106,13 @@ def location_precision(release) -> dict | None:
     bins); ``records`` measured and ``without`` (suppressed or unknown).
     None when the release has no location on the map or its CRS is unknown."""
     loc = release.location
-    if loc is None or loc["kind"] == "labels":
+    measure = None if loc is None else by_report(loc["kind"]).measure
+    if measure is None:
         return None
     crs = release.crs if hasattr(release, "crs") else getattr(release.classes, "crs", None)
     if crs is None:
         return None
-    if loc["kind"] == "points":
+    if measure == "rectangle":
         width, height, diameter, weights = release.box_extents(crs)
     else:
         (width, height, diameter), weights = _shape_extents(release.classes), None
@@ -119,7 +121,7 @@ def location_precision(release) -> dict | None:
     weights = None if weights is None else weights[known]
     measured = int(known.sum() if weights is None else weights.sum())
     out = {"records": measured, "without": int(release.report.rows - measured),
-           "measure": "rectangle" if loc["kind"] == "points" else "group"}
+           "measure": measure}
     for name, values in (("width", width), ("height", height), ("diameter", diameter)):
         out[name] = _spread(values, weights)
     out["histogram"] = _log_histogram(diameter, weights)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..spec.locations import LOCATIONS
+
 __all__ = ["JobReport", "file_names", "joint_report"]
 
 if TYPE_CHECKING:
@@ -103,14 +105,14 @@ def joint_report(spec: ReleaseSpec, *, rows: int, sizes: tuple, audit: AuditRepo
     from ..criteria import KEYWORDS
 
     o, (kind, loc), model = spec.options, spec.location, spec.model
-    located = {"kind": kind, **{key: v for key, v in loc.items() if isinstance(v, str)}}
+    shape = LOCATIONS[kind]
     details = {
-        "location": None if kind is None else located,
+        "location": shape.report_entry(loc),
         "qi": treatments,
         "method": o["method"],
         "location_classes": int(location_classes),
         **({} if kind is None else {"location_loss": o["location_loss"]}),
-        **({"zip_level": o["zip_level"]} if kind == "zip" else {}),
+        **({"zip_level": o["zip_level"]} if shape.rolls_up else {}),
         **({"weights": o["weights"]} if o["weights"] else {}),
         **({} if o["location_precision"] is None else {"location_precision": o["location_precision"]}),
         **beyond,

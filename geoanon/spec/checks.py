@@ -8,44 +8,44 @@ check needs it): the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
 from .._text import show
-from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN
 from ..errors import ParameterError
+from .locations import LOCATIONS, POINTS, listed
 
-__all__ = ["LOCATION_SHAPES", "PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
+__all__ = ["PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
            "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
-LOCATION_SHAPES = {"points": ({"lat", "lon"}, set()),
-                   "zip": ({"zip", "regions", "region_id"}, {"edges", "contiguity", "unknown", "small"}),
-                   "label": ({"label"}, set())}
 MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
 
 
 def parse_location(location) -> tuple:
     """(kind, {key: value}) of the ``location`` argument: kind None (no
-    location), ``"points"``, ``"zip"`` or ``"label"``."""
+    location) or a kind of :data:`~geoanon.spec.locations.LOCATIONS`
+    (``"points"``, ``"zip"``, ``"label"``)."""
     from .._validation import check_choice
 
     if location is None:
         return None, {}
+    kinds = [shape for shape in LOCATIONS.values() if shape.name is not None]
     if isinstance(location, (tuple, list)):
         if len(location) != 2:
             raise ParameterError(f"location as a pair must be (lat, lon), got {show(location)}")
-        return "points", {"lat": location[0], "lon": location[1]}
+        return POINTS.name, dict(zip(POINTS.columns, location))
     if not isinstance(location, dict):
-        raise ParameterError("location must be (lat, lon) or a dict with lat and lon, zip, or label")
+        raise ParameterError(f"location must be (lat, lon) or a dict with "
+                             f"{listed([' and '.join(s.columns) for s in kinds], ', or ')}")
     keys = set(location)
-    for kind, (needed, optional) in LOCATION_SHAPES.items():
-        if needed <= keys:
-            extra = keys - needed - optional
+    for shape in kinds:
+        if set(shape.needed) <= keys:
+            extra = keys - set(shape.keys)
             if extra:
-                raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {kind} location")
+                raise ParameterError(f"location: unknown key {show(sorted(extra)[0])} for a {shape.name} location")
             location = dict(location)
-            for key, choices in (("contiguity", CONTIGUITY), ("unknown", REGIONS_UNKNOWN), ("small", REGION_SMALL)):
+            for key, choices in shape.choices.items():
                 if location.get(key) is not None:
                     location[key] = check_choice(f"location {key}", location[key], choices)
-            return kind, location
-    raise ParameterError(f"location needs lat and lon, or zip, regions and region_id, or label; "
+            return shape.name, location
+    raise ParameterError(f"location needs {', or '.join(listed(s.needed, ' and ') for s in kinds)}; "
                          f"got keys {', '.join(sorted(map(str, keys)))}")
 
 
@@ -78,7 +78,7 @@ def check_max_extent(value, kind, method) -> float | None:
     points or ZIP location and the joint or frontier design."""
     if value is None:
         return None
-    if kind not in ("points", "zip"):
+    if not LOCATIONS[kind].in_km:
         raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
@@ -88,23 +88,23 @@ def check_max_extent(value, kind, method) -> float | None:
 def check_max_suppressed(value, kind) -> float | None:
     """``max_suppressed`` (None, or a share 0 <= share < 1: its row's rule)
     with a points location or none."""
-    if value is not None and kind not in (None, "points"):
+    if value is not None and not LOCATIONS[kind].record_budget:
         raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
                              "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
     return value
 
 
 def check_location_loss(value, kind, method) -> str:
-    """``location_loss``, or its default: for a points location ``"spacing"``
-    when a location tree cuts it (frontier, location-first), else ``"km"``;
-    ``"km"`` for a ZIP location; ``"range"`` for labels."""
+    """``location_loss``, or the kind's default (:attr:`LocationShape.default_loss`):
+    for a points location ``"spacing"`` when a location tree cuts it
+    (frontier, location-first), else ``"km"``; ``"km"`` for a ZIP location;
+    ``"range"`` for labels."""
     tree = method in ("frontier", "location-first")
     if value is None:
-        return ("spacing" if tree else "km") if kind == "points" else "km" if kind == "zip" else "range"
-    if value == "km" and kind not in ("points", "zip"):
-        raise ParameterError("location_loss='km' needs a points location (lat and lon) or a ZIP location")
-    if value not in ("range", "km") and kind != "points":
-        raise ParameterError(f"location_loss={value!r} needs a points location (lat and lon)")
+        return LOCATIONS[kind].default_loss[tree]
+    if value not in LOCATIONS[kind].losses:
+        taking = [shape.described for shape in LOCATIONS.values() if shape.name is not None and value in shape.losses]
+        raise ParameterError(f"location_loss={value!r} needs {' or '.join(taking)}")
     if value == "spacing" and not tree:
         raise ParameterError(f"location_loss='spacing' needs the location tree of method='frontier' or "
                              f"'location-first', not {method!r}")
@@ -113,7 +113,7 @@ def check_location_loss(value, kind, method) -> str:
 
 def check_zip_level(value, kind) -> str:
     """``zip_level``: ``"zip"``, or a roll-up (ZIP3, county, state) of a ZIP location."""
-    if value != "zip" and kind != "zip":
+    if value != "zip" and not LOCATIONS[kind].rolls_up:
         raise ParameterError(f"zip_level={value!r} needs a ZIP location (zip, regions, region_id)")
     return value
 

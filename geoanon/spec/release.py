@@ -27,6 +27,7 @@ from ..models import Hierarchy, Model, check_levels, requested_model, required_k
 from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
                      check_max_suppressed, check_weights, check_zip_level, parse_location)
 from .groups import ungrouped
+from .locations import LOCATIONS
 from .options import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
@@ -122,7 +123,7 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
     cols = declared(columns, **roles)
     model = _requested_model(command, cols, model, levels, options)
     kind, loc = parse_location(cols.location)
-    if engine == "dask" and command == "anonymize" and kind != "points":
+    if command == "anonymize" and engine not in LOCATIONS[kind].engines:
         raise ParameterError("the dask engine's joint release takes a points location (lat, lon)")
     if options.get("n_jobs") == -1:
         options["n_jobs"] = _every_core()
@@ -174,7 +175,7 @@ def _every_core() -> int:
 
 def _joint_options(options: dict, cols: Columns, kind) -> dict:
     """The joint release's options that bear on each other and on the roles."""
-    method = options["method"] or ("frontier" if kind in ("zip", "label") else "joint")
+    method = options["method"] or LOCATIONS[kind].method
     return {"method": method,
             "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),

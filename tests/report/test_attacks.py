@@ -121,7 +121,7 @@ def test_group_names_and_the_map_tell_no_unit_count(level, zip_map):
     counties holding 1 to 9 records, at a19b1a4). Now a label names every
     member, or the group's central member by geometry alone, whatever the
     members hold; the map draws the same members."""
-    from geoanon.pipeline.naming import UNITS_NAMED, central_member
+    from geoanon.regions.naming import UNITS_NAMED, central_member
 
     nodes, edges = zip_map
     df = _nc_patients(nodes)

@@ -13,6 +13,7 @@ from geoanon.joint import batch, first_cuts, mondrian, search, sharding
 from geoanon.joint.location_loss import BoxKmLoss
 from geoanon.joint.problem import SearchProblem
 from geoanon.models import Model
+from geoanon.pipeline.locations.points import points_location
 from geoanon.spec.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
@@ -21,8 +22,7 @@ anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
 def _problem(df, k, qi, model=None):
     """The search problem of a table: its dimensions (location, then ``qi``) under the km loss, and its model."""
     check = Model(k=k, **(model or {})).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], "box", None)
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], "box", None)
     spec = release_spec("anonymize", qi=qi, sets=[c for c in qi if c == "race"] or None,
                         location={"lat": "lat", "lon": "lon"}, k=k)
     treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))

@@ -14,6 +14,7 @@ from geoanon.joint.location_loss import BoxKmLoss
 from geoanon.joint.problem import SearchProblem
 from geoanon._cells import numeric_cells
 from geoanon.models import Model
+from geoanon.pipeline.locations.points import points_location
 from geoanon.spec.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
@@ -39,8 +40,7 @@ MODELS = {"k": {}, "l": {"l": 2, "sensitive": "dx"}, "l_distinct": {"l_distinct"
 def _problem(df, seed, model, extent, hierarchies=None):
     """The search problem of a test table: its dimensions (location, then age, sex, race, marital) and model."""
     check = Model(k=2 + seed % 6, **MODELS[model]).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], extent, None)
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], extent, None)
     qi = ["age", "sex", "race", "marital"]
     hierarchies = hierarchies or {}
     spec = release_spec("anonymize", qi=qi, hierarchies=hierarchies, sets=["race"] if seed % 2 else None,
@@ -194,8 +194,7 @@ def test_joint_location_cuts_make_as_many_classes_as_the_rows_hold(n, k, seed, e
     place = np.random.default_rng(seed).permutation(n) / 1024
     df = pd.DataFrame({"lat": 35 + place, "lon": -80 + place})
     check = Model(k=k).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], extent, None)
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], extent, None)
     problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True)
     rows = np.arange(n)
     for part in (search.joint_partition(problem, "joint"),
@@ -214,8 +213,7 @@ def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
                        "lon": [-80.92, -81.89, -80.96, -81.87, -88.37, -80.21],
                        "sex": ["F", "M", "F", "M", "F", "M"]})
     check = Model(k=2).compile(df)
-    dims, _ = anonymize_module._location_dims(df, "points", {"lat": "lat", "lon": "lon"}, check, "error",
-                                              "EPSG:4326", None, [], "box", None)
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], "box", None)
     spec = release_spec("anonymize", qi=["sex"], location={"lat": "lat", "lon": "lon"}, k=2)
     dims.items.append(anonymize_module._qi_dim(df, "sex", spec_treatments(df, spec, lambda c: numeric_cells(df[c]))["sex"],
                                                None, "box", 2))

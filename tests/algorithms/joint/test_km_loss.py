@@ -53,7 +53,7 @@ def test_points_and_regions_share_the_formula():
 
     from geoanon.joint.dims import Dims
     from geoanon.joint.km_loss import km_loss
-    from geoanon.pipeline.location import points_location
+    from geoanon.pipeline.locations.points import points_location
 
     rng = np.random.default_rng(2)
     df = pd.DataFrame({"lat": rng.uniform(35, 36, 50).round(4), "lon": rng.uniform(-80, -78, 50).round(4)})

@@ -106,12 +106,12 @@ def test_zip_groups_cost_their_km_by_default_and_the_report_says_it():
 def test_every_group_the_search_can_choose_is_connected(level):
     """Every node of the location hierarchy: a connected set of whole units of the ZIP graph."""
     from geoanon.models import Model
-    from geoanon.pipeline.location import group_location
+    from geoanon.pipeline.locations import KINDS
 
     df = grid_records(seed=3)
     regions, edges = grid_regions()
     check = Model(k=10).compile(df)
-    dims, publisher = group_location(df, "zip", location(), check, [], level)
+    dims, publisher = KINDS["zip"].read(df, location(), check, {"zip_level": level}, [])
     tree = dims.items[0]
     units = publisher.units or {v: [v] for v in regions["zip"]}
     zips = nx.from_pandas_edgelist(edges, "zip_a", "zip_b")

@@ -1,0 +1,141 @@
+"""How a ZIP or label location's classes are published: the label of a
+group of regions or labels in place of the column, from a hierarchy of
+nested groups (:func:`geoanon.regions.groups.nested_groups`) whose finest
+groups meet the model; a group splits only into all of its parts, so
+location groups never overlap."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..._cells import escape_formulas
+from ..._geo import ground_diagonal, km_per_unit
+from ...joint.dims import Dims, tree_from_paths
+from ...joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
+from ...regions.groups import SUPPRESSED_GROUP, nested_groups
+from ..regions import km_spread, region_boxes
+from .classes import location_classes
+from .kind import Publisher
+
+__all__ = ["GroupPublisher", "group_dims"]
+
+
+def group_dims(column, leaf_codes, leaf_names, present, check, publisher, graph=None) -> tuple:
+    """The location as one dimension of the search: the tree of nested groups
+    of its leaves (``leaf_codes``: each row's; ``present``: the leaves that
+    hold records), connected in ``graph`` when given (whose nodes the
+    ``publisher`` then measures in km); and the ``publisher``."""
+    paths = nested_groups(leaf_codes, leaf_names, graph, check)
+    dim = tree_from_paths(column, leaf_codes.astype(np.int64), paths, present, location=True, strict=True)
+    if graph is not None:
+        publisher.measure(dim, graph, leaf_names)
+    return Dims([dim]), publisher
+
+
+class GroupPublisher(Publisher):
+    """The group label in place of the ZIP or label column; ``centroids``
+    {region: (x, y)} for ZIP codes, ``units`` {roll-up unit: its regions}
+    when the leaves are roll-up units (None: the leaves are regions). For
+    regions it knows each node's ``diameters`` in km (:meth:`measure`) and,
+    once the columns are published, reports the groups' diameters per record
+    (``details["location_km"]``: median and p90 over the records published
+    in a group of regions) and their km loss (``ncp["km_loss"]``): the
+    ``"km"`` loss of :meth:`km_costs` averaged over records, a record
+    published as ``*`` costing 1 (as the NCP charges ``*``), beside the
+    report's Iyengar NCP of the column, which counts regions, not km."""
+
+    def __init__(self, column, shapes, details=None, centroids=None, units=None):
+        self.column, self.shapes = column, shapes
+        self.details = details or {}
+        self.centroids = centroids
+        self.units = units
+        self.diameters, self.costs, self.ncp = None, None, {}
+        self.places = None
+        self.row_km = None
+
+    def measure(self, dim, graph, leaf_names) -> None:
+        """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
+        of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
+        records) and the ``"km"`` node costs (F the diameter of all the
+        regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
+        at least ``FLOOR`` * F); the leaves' places and records are kept for
+        :meth:`measure_neighbourhood`."""
+        boxes = region_boxes(graph, leaf_names)
+        geographic = bool(graph.graph.get("geographic"))
+        per_unit = km_per_unit(self.shapes.crs)
+        self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
+        placed = ~np.isnan(boxes).any(axis=1)
+        held = boxes[placed]
+        full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
+                                     per_unit)) if held.size else 1.0
+        position = {v: i for i, v in enumerate(leaf_names)}
+        pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
+                         dtype=np.int64).reshape(-1, 2)
+        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), FLOOR * full])
+        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
+        self.places = ((boxes[:, :2] + boxes[:, 2:]) / 2, np.bincount(dim.leaf, minlength=len(leaf_names)),
+                       geographic, per_unit, unit)
+
+    def measure_neighbourhood(self, k: int) -> None:
+        """``k_spacing``: the records' k-neighbourhood width in km
+        (:func:`geoanon.joint.km_loss.k_spacing`, at least the regions'
+        spacing u), the scale of the default precision target."""
+        middles, counts, geographic, per_unit, unit = self.places
+        self.k_spacing = float(np.nanmax([k_spacing(middles, counts, k, geographic, per_unit), unit]))
+
+    def too_wide(self, max_km: float):
+        """Whether a state's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""
+        diameters = self.diameters
+        return lambda state: bool(diameters[state[0][0]][state[0][1]] > max_km)      # NaN compares False
+
+    def km_costs(self) -> list:
+        """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""
+        return self.costs
+
+    def columns(self, df, part, dims):
+        d = dims.items[0]
+        labels = np.array([d.labels[st[0][0]][st[0][1]] for st in part.states], dtype=object)
+        self.dim = d
+        out = escape_formulas(pd.Series(labels[part.row_class], index=df.index, dtype=object))
+        if self.diameters is not None:
+            nodes = [st[0] for st in part.states]
+            km = np.array([self.diameters[level][node] for level, node in nodes])
+            loss = np.where(np.isnan(km), 1.0, [self.costs[level][node] for level, node in nodes])
+            self.row_km = km[part.row_class]
+            self.details["location_km"] = km_spread(self.row_km)
+            self.ncp = {"km_loss": {self.column: round(float(loss[part.row_class].mean()), 12)}}
+        return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
+
+    def unit_keywords(self, part) -> dict:
+        """:func:`geoanon.ncp.plain_units`' keywords: each published group's
+        region centroids (ZIP codes; nothing for labels, which have no place)."""
+        if self.centroids is None:
+            return {}
+        nodes = sorted({(st[0][0], st[0][1]) for st in part.states})         # the groups the rows publish
+        labels = escape_formulas(pd.Series([self.dim.labels[level][node] for level, node in nodes], dtype=object))
+        groups = {label: [self.centroids[v] for v in self._regions(*node)] for label, node in zip(labels, nodes)}
+        return {"location": (self.column,), "crs": self.shapes.crs, "groups": groups}
+
+    def _regions(self, level, node) -> list:
+        """The regions of a group (a roll-up unit's own; the ``*`` of suppressed records left out)."""
+        d = self.dim
+        leaves = np.flatnonzero(d.ancestors[level] == node)
+        named = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+        return named if self.units is None else [v for u in named for v in self.units[u]]
+
+    def classes(self, table, part, published):
+        classes = location_classes(table, part, published)
+        if self.shapes is None:
+            return classes, None
+        import geopandas as gpd
+
+        from ..regions import group_shapes
+
+        shapes = group_shapes(self.shapes, [self._regions(*st[0][:2]) for st in part.location_states])
+        classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
+
+        def row_shapes():
+            loc = part.location_class[part.row_class]
+            return gpd.GeoSeries(shapes[loc], index=table.index, crs=self.shapes.crs)
+
+        return classes, row_shapes

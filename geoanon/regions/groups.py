@@ -1,0 +1,156 @@
+"""Groups of regions or labels that meet a model: the connected groups of
+a region graph holding >= k records each, and the nested groups of a joint
+release's ZIP or label location, each level joining whole groups of the
+level below."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._cells import escape_formulas
+from .._text import plural
+from ..audit import SUPPRESSED
+from ..errors import InfeasibleError
+from .naming import graph_group_names, label_group_names
+from .partition import partition_graph
+
+__all__ = ["SUPPRESSED_GROUP", "group_labels", "merge_until_model", "nested_groups", "region_groups"]
+
+SUPPRESSED_GROUP = "*"      # the leaf of the records published suppressed (unknown regions, small pieces)
+
+
+def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
+    """(partition, members per group, labels (one per group, then "*"),
+    region -> group) of the records per region ``counts``; a group is
+    labelled after its central region, or its roll-up units
+    (:mod:`geoanon.regions.naming`)."""
+    part = partition_graph(graph, k, counts, method=method, on_small=on_small)
+    members = part.members()
+    names = graph_group_names(members, graph)
+    labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
+    return part, members, labels, part.class_of()
+
+
+def nested_groups(leaf_codes, names, graph, check) -> list:
+    """Each leaf's path up the nested groups: level 1 meets the model, each
+    level above joins whole groups of the level below into groups of twice
+    the weight, connected in ``graph`` (any groups without a graph; a leaf
+    outside ``graph``, the ``*`` of suppressed records, stays a group of its
+    own)."""
+    import networkx as nx
+
+    n_leaves = len(names)
+    counts = np.bincount(leaf_codes, minlength=n_leaves)
+    m = check.n_values
+    leaf_hist = np.bincount(leaf_codes * m + check.codes, minlength=n_leaves * m).reshape(n_leaves, m)
+    regions = graph                        # named after their central member (labels: by their counts)
+    if graph is None:
+        graph = nx.complete_graph(n_leaves)
+        node_of_leaf = list(range(n_leaves))
+    else:
+        node_of_leaf = names
+    index = {v: i for i, v in enumerate(node_of_leaf)}
+    group = np.arange(n_leaves)            # the current group of every leaf
+    levels = [group.copy()]
+    k = check.model.k
+    while True:
+        weight = np.bincount(group, weights=counts)
+        g = nx.Graph()
+        g.add_nodes_from((int(v), {"w": int(weight[v])}) for v in np.unique(group))
+        for a, b in graph.edges:
+            ga, gb = group[index[a]], group[index[b]]
+            if ga != gb:
+                g.add_edge(int(ga), int(gb))
+        if g.number_of_edges() == 0:
+            break
+        held = np.unique(group)[weight[np.unique(group)] > 0]
+        target = k if len(levels) == 1 else 2 * int(weight[held].min())
+        part = partition_graph(g, target, "w", on_small="suppress")
+        new_of_old = dict(zip(list(g.nodes), part.labels.tolist()))
+        lonely = max(new_of_old.values()) + 1
+        relabel = {}
+        for old, new in new_of_old.items():
+            if new < 0:
+                relabel[old] = lonely
+                lonely += 1
+            else:
+                relabel[old] = new
+        group = np.array([relabel[int(v)] for v in group])
+        if len(levels) == 1:
+            group = merge_until_model(group, g, new_of_old, relabel, leaf_hist, check)
+        if np.unique(group).size == np.unique(levels[-1]).size:
+            break
+        levels.append(group.copy())
+    if np.unique(levels[-1]).size > 1:
+        levels.append(np.zeros(n_leaves, dtype=np.int64))
+    labels = group_labels(levels[1:], names, counts, k, regions)
+    return [[names[i], *[lab[i] for lab in labels]] for i in range(n_leaves)]
+
+
+def merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.ndarray:
+    """Join every finest group that misses the model with its lightest
+    neighbouring group (the least id on a tie), the least id missing it
+    first, until all meet it (InfeasibleError when a connected piece of the
+    map cannot). Each join updates only the two groups it touches."""
+    import heapq
+
+    group = group.copy()
+    hist = np.zeros((int(group.max()) + 1, leaf_hist.shape[1]), dtype=leaf_hist.dtype)
+    np.add.at(hist, group, leaf_hist)
+    ids = np.unique(group)
+    adjacency = {int(i): set() for i in ids}
+    for a, b in g.edges:
+        ra, rb = relabel[a], relabel[b]
+        if ra != rb:
+            adjacency[ra].add(rb)
+            adjacency[rb].add(ra)
+    failing = ids[~check.holds(hist[ids])].tolist()
+    heapq.heapify(failing)
+    into_of = {}                                   # a joined group -> the group it joined
+    while failing:
+        bad = heapq.heappop(failing)
+        if bad in into_of or check.holds(hist[bad][None, :])[0]:
+            continue
+        if not adjacency[bad]:
+            raise InfeasibleError(f"a connected piece of the location ({plural(int(hist[bad].sum()), 'record')}) "
+                                  f"cannot meet {check.describe()} on its own")
+        into = min(adjacency[bad], key=lambda v: (hist[v].sum(), v))
+        hist[into] += hist[bad]
+        into_of[bad] = into
+        for v in adjacency.pop(bad):
+            adjacency[v].discard(bad)
+            if v != into:
+                adjacency[v].add(into)
+                adjacency[into].add(v)
+        if not check.holds(hist[into][None, :])[0]:
+            heapq.heappush(failing, into)
+    for bad, into in into_of.items():               # joined in order: follow each chain to its end
+        while into in into_of:
+            into = into_of[into]
+        group[group == bad] = into
+    return group
+
+
+def group_labels(levels, names, counts, k, graph) -> list:
+    """Each level's label of every leaf (:mod:`geoanon.regions.naming`):
+    regions (``graph`` given) after their central member or their roll-up
+    units, labels after their most frequent member when k records hold it,
+    else ``group I``, I counted over the groups of every level."""
+    out, number = [], 0
+    for group in levels:
+        ids = np.unique(group)
+        members = [np.flatnonzero(group == g) for g in ids]
+        numbers = range(number, number + len(members))
+        held = [counts[m].tolist() for m in members]
+        if graph is not None:               # the '*' of suppressed records names only itself
+            regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
+            named = iter(graph_group_names([[names[i] for i in r] for r in regions if r], graph))
+            text = [next(named) if r else SUPPRESSED_GROUP for r in regions]
+        else:
+            text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
+        number += len(members)
+        label = np.empty(len(names), dtype=object)
+        for m, t in zip(members, text):
+            label[m] = t
+        out.append(label.tolist())
+    return out

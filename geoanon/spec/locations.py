@@ -1,0 +1,129 @@
+"""The location kinds as a user writes them, in one table: each kind's keys
+(those it needs and those it may have), the keys that name columns, its
+name in the API and in reports, and the options it admits. The API's
+checks, job files, the command line, the engines (which generalize each
+kind: :mod:`geoanon.pipeline.locations`) and the report read it. Light to
+import: the command line reads job files before its heavy imports."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN
+
+__all__ = ["LABEL", "LOCATIONS", "LocationShape", "NO_LOCATION", "POINTS", "ZIP", "by_keys", "by_report", "listed"]
+
+
+@dataclass(frozen=True)
+class LocationShape:
+    """A location kind as written.
+
+    Attributes
+    ----------
+    name : str or None
+        Its name in the API and in a :class:`~geoanon.spec.ReleaseSpec`
+        (None: no location).
+    report : str or None
+        Its name in a release's ``location`` and in job plans.
+    needed, optional : tuple
+        The keys it must have and those it may have, in order.
+    columns : tuple
+        The keys that name the table's columns it reads.
+    choices : mapping
+        The choices of the optional keys that are settings.
+    noun, described : str
+        How messages name it: ``"region location"`` on the command line;
+        ``"a ZIP location"`` where an option needs it.
+    published : str
+        What its classes publish, in warnings (``"boxes"``, ``"groups"``).
+    losses : tuple
+        The ``location_loss`` values it admits (``"km"``: it is measured in
+        km on the ground, and takes a precision target).
+    default_loss : tuple
+        Its ``location_loss`` by default: under the joint design, and under
+        a location tree (frontier, location-first).
+    method : str
+        Its design by default.
+    record_budget : bool
+        Whether it takes ``max_suppressed`` (whole records published suppressed).
+    rolls_up : bool
+        Whether it takes ``zip_level``.
+    default_target : bool
+        Whether, judged in km, it takes a default precision target.
+    measure : str or None
+        How the report measures its classes in km (``"rectangle"``,
+        ``"group"``; None: they have no place).
+    engines : tuple
+        The engines whose joint release takes it.
+    """
+
+    name: str | None
+    report: str | None
+    needed: tuple = ()
+    optional: tuple = ()
+    columns: tuple = ()
+    choices: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    noun: str = ""
+    described: str = ""
+    published: str = ""
+    losses: tuple = ("range",)
+    default_loss: tuple = ("range", "range")
+    method: str = "joint"
+    record_budget: bool = False
+    rolls_up: bool = False
+    default_target: bool = False
+    measure: str | None = None
+    engines: tuple = ("memory",)
+
+    @property
+    def keys(self) -> tuple:
+        return self.needed + self.optional
+
+    @property
+    def in_km(self) -> bool:
+        """Whether it is measured in km on the ground (``location_loss="km"``, ``max_extent_km``)."""
+        return "km" in self.losses
+
+    def column_names(self, loc: dict) -> tuple:
+        """The columns that ``loc`` (a location of this kind) names, in :attr:`columns` order."""
+        return tuple(loc[key] for key in self.columns)
+
+    def release_location(self, loc: dict) -> dict | None:
+        """A release's ``location``: ``{"kind": report name, "columns": (...)}``; None without a location."""
+        return None if self.name is None else {"kind": self.report, "columns": self.column_names(loc)}
+
+    def report_entry(self, loc: dict) -> dict | None:
+        """The job report's ``location``: the kind's name and ``loc``'s text values."""
+        return None if self.name is None else {"kind": self.name, **{k: v for k, v in loc.items() if isinstance(v, str)}}
+
+
+NO_LOCATION = LocationShape(None, None, record_budget=True)
+POINTS = LocationShape(
+    "points", "points", ("lat", "lon"), columns=("lat", "lon"), noun="points location",
+    described="a points location (lat and lon)", published="boxes", losses=("spacing", "spread", "range", "km"),
+    default_loss=("km", "spacing"), record_budget=True, measure="rectangle", engines=("memory", "dask"))
+ZIP = LocationShape(
+    "zip", "regions", ("zip", "regions", "region_id"), ("edges", "contiguity", "unknown", "small"), ("zip",),
+    MappingProxyType({"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}),
+    noun="region location", described="a ZIP location", published="groups", losses=("range", "km"),
+    default_loss=("km", "km"), method="frontier", rolls_up=True, default_target=True, measure="group")
+LABEL = LocationShape("label", "labels", ("label",), columns=("label",), noun="label location",
+                      described="a label location", published="groups", method="frontier")
+
+LOCATIONS = MappingProxyType({shape.name: shape for shape in (NO_LOCATION, POINTS, ZIP, LABEL)})
+
+
+def listed(words, last: str = " or ") -> str:
+    """``words`` as an English list: ``a, b or c`` (``last``: what joins the last word, ``", or "`` or ``" and "``)."""
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + last + words[-1]
+
+
+def by_report(report: str) -> LocationShape:
+    """The kind whose report name is ``report`` (``"regions"``: :data:`ZIP`)."""
+    return next(shape for shape in LOCATIONS.values() if shape.report == report)
+
+
+def by_keys(keys: set) -> LocationShape | None:
+    """The first kind whose keys hold all of ``keys`` (none given: None)."""
+    return next((s for s in LOCATIONS.values() if s.name is not None and keys and keys <= set(s.keys)), None)
