@@ -175,9 +175,9 @@ def publish(df: pd.DataFrame, k: int, design: str) -> pd.DataFrame:
 
         PointsPublisher.isolated = _isolated_in_class
     if design == "points-held":                 # every cut as coarse as need be: each box held to its tile
-        import geoanon.pipeline.location as location
+        import geoanon.pipeline.locations.rectangles as rectangles
 
-        location.coarsest_step = lambda values, most: np.full(np.shape(values), np.inf)
+        rectangles.coarsest_step = lambda values, most: np.full(np.shape(values), np.inf)
     if design.startswith("points") or design == "margin":
         release = ga.generalize_points(df, k, max_withheld=0 if design == "points-all" else 0.02)
     else:

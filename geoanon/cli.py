@@ -255,13 +255,14 @@ def _anonymize(engine, source, values):
 
 def _location_option(values: dict):
     """The location of ``geoanon anonymize`` from its flags, or None: the
-    kind (:data:`~geoanon.spec.locations.LOCATIONS`) whose keys' flags are
-    given; its settings' flags (``--small``) alone name no kind."""
+    kind (:data:`~geoanon.spec.locations.LOCATIONS`, those whose keys have
+    flags) whose keys' flags are given; its settings' flags (``--small``)
+    alone name no kind."""
     from .spec.locations import LOCATIONS, listed
     from .spec.options import OPTIONS
 
     flag = {o.key.rpartition(".")[2]: o.flag for o in OPTIONS if (o.key or "").startswith("columns.location.")}
-    kinds = [shape for shape in LOCATIONS.values() if shape.name is not None]
+    kinds = [shape for shape in LOCATIONS.values() if shape.name is not None and set(shape.keys) <= set(flag)]
     given = [shape for shape in kinds
              if any(values[key] is not None for key in shape.keys if key not in shape.choices)]
     for shape in kinds:

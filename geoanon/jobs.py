@@ -92,8 +92,8 @@ class Job:
     def inputs(self) -> dict:
         """Every file the job reads, by the key that names it."""
         files = {"the job file": self.source, "[input] path": self.input}
-        for key in ("regions", "edges"):
-            if self.location and self.location.get(key) is not None:
+        for key, row in section_keys("columns.location").items():      # the location's files (regions, edges)
+            if row.kind is kinds.PATH and self.location and self.location.get(key) is not None:
                 files[f"[columns] location.{key}"] = self.location[key]
         for col, path in self.treatments.get("hierarchy", {}).items():
             files[f"[columns] hierarchy.{col}"] = path
@@ -396,9 +396,10 @@ def _location(where: str, folder: Path, value) -> dict:
     if not isinstance(value, dict):
         raise ParameterError(f'{where}: expected a table such as {{ lat = "lat", lon = "lon" }}, got {show(value)}')
     keys = set(value)
-    shape = by_keys(keys)
+    written = [s for s in LOCATIONS.values() if s.name is not None and set(s.keys) <= set(rows)]
+    shape = by_keys(keys, written)
     if shape is None:
-        shapes = ["{ " + ", ".join(s.keys) + " }" for s in LOCATIONS.values() if s.name is not None]
+        shapes = ["{ " + ", ".join(s.keys) + " }" for s in written]
         raise ParameterError(f"{where}: expected {listed(shapes)}, got {show(value)}")
     if not set(shape.needed) <= keys:
         raise ParameterError(f"{where}: missing {', '.join(sorted(set(shape.needed) - keys))}")

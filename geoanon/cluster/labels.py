@@ -21,6 +21,7 @@ from ..spec import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
+from ..spec.locations import LABEL
 
 __all__ = ["generalize_labels"]
 
@@ -107,7 +108,7 @@ def generalize_labels(source, k: int, output, *, column: str, method="balanced",
         lead=("rows", "k", "labels"))
     return ClusterRelease(report=report, classes=label_classes(uniques, counts, part, names, class_counts),
                           warnings=warnings, treatments={column: ("set", column)},
-                          location={"kind": "labels", "columns": (column,)}, output=output, columns=columns,
+                          location=LABEL.release_location({"label": column}), output=output, columns=columns,
                           sizes=np.asarray(part.weights, dtype=np.int64))
 
 

@@ -40,6 +40,7 @@ from ..spec import release_spec
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
+from ..spec.locations import POINTS
 
 __all__ = ["class_offsets", "generalize_points", "release_shards", "released", "shard_dataset"]
 
@@ -189,7 +190,7 @@ def generalize_points(source, k: int, output, *, lat="lat", lon="lon", method="g
                  "crs": None if crs is None else str(crs), "bounds": _covered(boxes, crs), "engine": "dask",
                  **undeclared})
     return ClusterRelease(report=report, notes=[withheld_note(withheld)] if withheld else [], warnings=warnings,
-                          treatments=treatments, location={"kind": "points", "columns": (lat, lon)}, output=output,
+                          treatments=treatments, location=POINTS.release_location({"lat": lat, "lon": lon}), output=output,
                           columns=columns, sizes=sizes, boxes=boxes, crs=crs)
 
 

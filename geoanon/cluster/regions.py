@@ -17,6 +17,7 @@ from ..spec import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
+from ..spec.locations import ZIP
 
 __all__ = ["generalize_regions"]
 
@@ -115,7 +116,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
         details={**groups.details(), "engine": "dask", **undeclared})
     return ClusterRelease(report=report, classes=groups.classes(), notes=groups.notes(),
                           warnings=[*found.warnings, *warnings], treatments={column: ("set", column)},
-                          location={"kind": "regions", "columns": (column,)}, output=output, columns=columns,
+                          location=ZIP.release_location({"zip": column}), output=output, columns=columns,
                           sizes=sizes)
 
 

@@ -21,6 +21,7 @@ from ..regions.naming import canonical_codes, canonical_order, label_group_names
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
+from ..spec.locations import LABEL
 
 __all__ = ["canonical_labels", "generalize_labels", "label_class_names", "label_classes"]
 
@@ -129,7 +130,7 @@ def generalize_labels(df: pd.DataFrame, k: int, *, column: str, method: str = "b
         },
         lead=("rows", "k", "labels"))
     return Release(table=table, partition=part, report=report, classes=classes, treatments=treatments,
-                   warnings=warnings, location={"kind": "labels", "columns": (column,)})
+                   warnings=warnings, location=LABEL.release_location({"label": column}))
 
 
 def label_classes(uniques, counts: np.ndarray, part, names: np.ndarray, class_counts: bool) -> pd.DataFrame:

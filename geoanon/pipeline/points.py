@@ -22,6 +22,7 @@ from .._geo import is_geographic
 from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
+from ..spec.locations import POINTS
 
 __all__ = ["generalize_points", "isolated_warning", "published_bounds", "withheld_note"]
 
@@ -182,7 +183,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     return Release(table=table, partition=part, report=report, classes=classes,
                    notes=_notes(n_absent, withheld, boxes, lon_name),
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
-                   location={"kind": "points", "columns": (lat_name, lon_name)})
+                   location=POINTS.release_location({"lat": lat_name, "lon": lon_name}))
 
 
 def _notes(n_absent: int, withheld: int, boxes: np.ndarray, lon_name: str) -> list:

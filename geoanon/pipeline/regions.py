@@ -29,6 +29,7 @@ from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from ..spec import release_spec
 from .roles import declared_table, measure_undeclared, undeclared
+from ..spec.locations import ZIP
 
 __all__ = ["EXAMPLES", "RegionGroups", "check_suppressed", "code_width", "generalize_regions", "group_shapes",
            "km_spread", "leading_zeros", "refuse_unknown", "region_boxes", "region_graph",
@@ -174,7 +175,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     notes = groups.notes()
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
                    warnings=found.warnings, row_shapes=lambda: _row_shapes(classes, class_id, table.index),
-                   treatments=treatments, location={"kind": "regions", "columns": (column,)})
+                   treatments=treatments, location=ZIP.release_location({"zip": column}))
 
 
 @dataclass

@@ -124,6 +124,8 @@ def by_report(report: str) -> LocationShape:
     return next(shape for shape in LOCATIONS.values() if shape.report == report)
 
 
-def by_keys(keys: set) -> LocationShape | None:
-    """The first kind whose keys hold all of ``keys`` (none given: None)."""
-    return next((s for s in LOCATIONS.values() if s.name is not None and keys and keys <= set(s.keys)), None)
+def by_keys(keys: set, among=None) -> LocationShape | None:
+    """The first kind (of ``among``, default every kind) whose keys hold all
+    of ``keys`` (none given: None)."""
+    among = [s for s in LOCATIONS.values() if s.name is not None] if among is None else among
+    return next((s for s in among if keys and keys <= set(s.keys)), None)
