@@ -191,7 +191,7 @@ def _as_before(options) -> None:
     floor at 0, no open ends), as before issue 33 (this process only)."""
     if "raw" in options:
         import geoanon.joint.dims as dims
-        import geoanon.pipeline.joint_release as joint
+        import geoanon.pipeline.quasi_identifiers as joint
 
         dims.ROUNDING_COST = 0.0
         plain = joint.interval_dim

@@ -24,7 +24,7 @@ or ``state`` (``zip_level``) as:
 - ``km``: the default joint release: the location judged in km (``location_loss="km"``,
   :func:`geoanon.joint.km_loss.log_km` of the group's diameter) and kept within its default
   precision target, 6 k-neighbourhoods of a typical record
-  (:func:`geoanon.pipeline.joint_release.extent_target`);
+  (:func:`geoanon.pipeline.precision_target.extent_target`);
 - ``cost+3`` only, the designs measured against that default: ``km-free``, no target (the
   previous default; ``max_extent_km`` 40,000); ``km-x4`` and ``km-x8``, the target at 4 and 8
   neighbourhoods (``REGION_EXTENT``); ``km-w8-free``, no target and the location weighing 8
@@ -89,9 +89,9 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
     regions = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False)
     edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
     if variant in ("km-x4", "km-x8"):
-        import geoanon.pipeline.joint_release as joint_release
+        import geoanon.pipeline.precision_target as precision_target
 
-        joint_release.REGION_EXTENT = float(variant[-1])
+        precision_target.REGION_EXTENT = float(variant[-1])
     start = time.perf_counter()
     if variant == "alone":
         rel = ga.generalize_regions(df[["zip"]], k, column="zip", regions=regions, region_id="zip", edges=edges,

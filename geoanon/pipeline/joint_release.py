@@ -8,14 +8,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .._cells import escape_formulas, numeric_cells
-from .._codes import factorize_exact
-from .._text import plural, show
+from .._cells import numeric_cells
+from .._text import show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
 from ..errors import DataError, InfeasibleError, ParameterError
-from ..joint.dims import (Dims, RankDim, SetDim, calendar_level, date_dim, k_reached, ranked, rounding_step,
-                          tail_span, tree_from_paths)
+from ..joint.dims import Dims
 from ..joint.km_loss import km_loss
 from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
@@ -24,9 +22,7 @@ from ..points.isolated import budget_rows, within_budget
 from ..joint.problem import SearchProblem
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
-from ..dates import iso as iso_dates
-from ..dates import parse as parse_dates
-from ..ncp import SUPPRESSED, information_loss, plain_units
+from ..ncp import information_loss, plain_units
 from .._geo import box_extents, is_geographic, km_per_unit
 from ..progress import stepped
 from ..spec import ReleaseSpec, release_spec
@@ -35,13 +31,13 @@ from ..spec.locations import LOCATIONS
 from ..spec.release import treatments as spec_treatments
 from .locations import KINDS
 from .locations.points import ground_spans, robust_spans
-from ..regions.naming import canonical_codes
-from .coordinates import numeric_column
-from .._validation import require_column
 from ..report.job_report import joint_report
 from ..report.release import Release
 from .points import isolated_warning
-from .roles import declared_table, measure_undeclared, undeclared
+from .precision_target import beyond_target, extent_target, region_target, target_note
+from .published import fine_cuts_warning, published_table
+from .quasi_identifiers import qi_dim
+from .roles import check_roles, declared_table, measure_undeclared, undeclared
 
 __all__ = ["Prepared", "anonymize", "located_first", "partitioned", "prepared", "release_joint", "released", "searched"]
 
@@ -324,7 +320,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = spec_treatments(df, spec.but(dates=formats), lambda col: numeric_cells(df[col]))
-    _check_roles(df, kind, loc, qi, sensitive)
+    check_roles(df, kind, loc, qi, sensitive)
     unranged = [c for c in cols.ranges if treatments.get(c) != "interval" or c in formats]
     if unranged:
         raise ParameterError(f"ranges names {show(unranged[0])}, which is not a number quasi-identifier "
@@ -339,7 +335,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     warnings: list = []
     dims, publish_location = KINDS[kind].read(df, loc, check, o, warnings)
     for col in qi:
-        dims.items.append(_qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
+        dims.items.append(qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,
                                   formats, cols.ranges.get(col)))
     location_loss = NCP
     if o["location_loss"] == "spacing":
@@ -373,7 +369,7 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     isolated = {}
     if job.publish_location.withholds:
         part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
-    table, published, ncp_columns = _publish(job.df, dims, part, spec.columns.quasi_identifiers, job.treatments,
+    table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers, job.treatments,
                                              job.publish_location)
     return part, table, published, ncp_columns, isolated
 
@@ -450,15 +446,6 @@ def _weights(dims: Dims, spec: ReleaseSpec) -> list:
     return [given.get("location", 1.0) * factor if d.location else given.get(d.name, 1.0) for d in dims.items]
 
 
-def fine_cuts_warning(fine: int, cuts: int) -> list:
-    """The warning on published tiles whose sides between classes are cuts
-    finer than the tile over k (:class:`~geoanon.pipeline.locations.rectangles.PointsPublisher`)."""
-    if not fine:
-        return []
-    return [f"{fine:,} of the {cuts:,} tile sides between classes are cuts finer than their tile's width over k: each "
-            "tells the records beside it to within their gap along one axis; publish boxes (extent='box') to prevent it"]
-
-
 def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     """The audited release of ``job`` under ``spec`` (:func:`partitioned`;
     ``part``: its search's partition, found already), with its report."""
@@ -481,55 +468,14 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     report = joint_report(
         spec, rows=len(df), sizes=(sizes.size, sizes.min(), sizes.max()), audit=audit,
         seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
-        location_classes=part.location_classes, beyond=_beyond(job, spec, table, warnings),
+        location_classes=part.location_classes, beyond=beyond_target(job, spec, table, warnings),
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
         engine={**job.publish_location.details, "ncp": ncp, "units": units},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
-                   notes=_target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
+                   notes=target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
                    location=LOCATIONS[kind].release_location(loc))
-
-
-def _target_note(details) -> list:
-    """The map's and report's line on a ZIP location's default precision target (:func:`extent_target`)."""
-    if "k_spacing_km" not in details:
-        return []
-    beyond = details["beyond_max_extent"]
-    return [f"ZIP groups kept within {details['max_extent_km']:,.0f} km, the default target from a typical record's "
-            f"k-neighbourhood ({details['k_spacing_km']:,.1f} km; max_extent_km sets another): "
-            f"{plural(beyond, 'record')} in wider groups, which cannot be cut further"]
-
-
-REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
-
-
-def extent_target(job, spec) -> float | None:
-    """The precision target in km of ``spec``'s release: ``max_extent_km``,
-    or, for a ZIP location judged in km under the joint or frontier design,
-    ``REGION_EXTENT`` times the width of a typical record's k-neighbourhood
-    (:func:`geoanon.joint.km_loss.k_spacing`) over the fourth root of the
-    location's weight (``weights["location"]`` times ``location_precision``'s
-    factor): the other columns no longer buy continent-wide groups, and the
-    knob still moves the target, from about 10 neighbourhoods at setting 0
-    to 2.5 at 1. None for no target."""
-    o = spec.options
-    if o["max_extent_km"] is not None:
-        return o["max_extent_km"]
-    scale = job.publish_location.k_spacing if region_target(spec) else float("nan")
-    if not np.isfinite(scale) or scale <= 0:
-        return None
-    weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
-    return REGION_EXTENT * scale / weight ** 0.25
-
-
-def region_target(spec) -> bool:
-    """Whether ``spec``'s release takes a ZIP location's default precision
-    target (:func:`extent_target`): ZIP codes judged in km, the joint or
-    frontier design, no ``max_extent_km``."""
-    o = spec.options
-    return LOCATIONS[spec.location[0]].default_target and o["max_extent_km"] is None and o["location_loss"] == "km" \
-        and o["method"] in ("joint", "frontier")
 
 
 GRID_SHARE = 1.5     # a published box: its records' box and about this many grid steps (geoanon.points.edges)
@@ -585,166 +531,3 @@ def _too_wide(dims, crs, max_km, k):
     def wide(state) -> bool:
         return bool(diagonal([state])[0] * grown > max_km)      # NaN compares False
     return wide
-
-
-def _beyond(job, spec, table, warnings) -> dict:
-    """The report's precision target (:func:`extent_target`), the count of
-    records published wider, and its warning; nothing without a target."""
-    max_km = extent_target(job, spec)
-    if max_km is None:
-        return {}
-    kind, loc = spec.location
-    diameter = KINDS[kind].record_km(table, loc, spec.options["crs"], job.publish_location)
-    beyond = int((diameter > max_km).sum())
-    given = spec.options["max_extent_km"] is not None
-    if beyond and given:
-        warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
-                        f"published in {LOCATIONS[kind].published} wider than {max_km:g} km: their "
-                        "location classes cannot be cut further while every part meets the model")
-    scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
-    return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
-
-
-def _check_roles(df, kind, loc, qi, sensitive) -> None:
-    roles: dict = {}
-    names = [(v, f"location {key}") for key, v in loc.items() if key in LOCATIONS[kind].columns]
-    names += [(c, "quasi-identifier") for c in qi]
-    if sensitive is not None:
-        names.append((sensitive, "sensitive"))
-    for col, role in names:
-        if not isinstance(col, str):
-            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
-        if col in roles:
-            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role}")
-        roles[col] = role
-        require_column(df, col)
-    if "class_id" in df.columns:
-        raise DataError("the output column 'class_id' already exists in the input")
-
-
-def _qi_dim(df, col, treatment, hierarchy, extent, k, formats=None, domain=None):
-    if treatment == "interval" and col in (formats or {}):
-        values, unit = parse_dates(df[col], formats[col])
-        return date_dim(col, values, unit, "tile" if extent == "tile" else "members", k)
-    if treatment == "interval":
-        values = numeric_column(df, col)
-        if domain is not None:
-            outside = np.flatnonzero((values < domain[0]) | (values > domain[1]))
-            if outside.size:
-                i = int(outside[0])
-                raise DataError(f"column {show(col)}, row {show(df.index[i])}: {show(df[col].iloc[i])} is outside its "
-                                f"range [{domain[0]:g}, {domain[1]:g}] ({plural(outside.size, 'row')})")
-        return interval_dim(col, values, "tile" if extent == "tile" else "members", k, domain)
-    values = df[col]
-    if treatment == "hierarchy":
-        paths = hierarchy.paths
-        index = {str(v): i for i, v in enumerate(paths[:, 0])}
-        text = values.astype(object).where(values.notna(), None)
-        leaf = np.array([index.get(str(v), -1) if v is not None else -1 for v in text.tolist()], dtype=np.int64)
-        if (leaf < 0).any():
-            i = int(np.flatnonzero(leaf < 0)[0])
-            raise DataError(f"column {show(col)}, row {show(df.index[i])}: {show(values.iloc[i])} is not a "
-                            f"leaf of its hierarchy ({plural(int((leaf < 0).sum()), 'row')})")
-        present = np.zeros(paths.shape[0], dtype=bool)
-        present[leaf] = True
-        return tree_from_paths(col, leaf, [list(p) for p in paths], present)
-    codes, uniques = canonical_codes(*factorize_exact(values))     # numbered by value, not by row
-    if treatment == "set":
-        return SetDim(col, codes, list(uniques), rare=np.bincount(codes, minlength=len(uniques)) < k)
-    paths = [[v, SUPPRESSED] for v in uniques]
-    return tree_from_paths(col, codes, paths, np.ones(len(paths), dtype=bool))
-
-
-def interval_dim(name: str, values: np.ndarray, extent: str, k: int = 1, domain=None) -> RankDim:
-    """A :class:`RankDim` of a numeric column (NaN: missing). Its outer
-    edges are the values' range padded outward to round numbers
-    (:func:`geoanon.points.frame.padded_box`'s rule), so a tile never ends on
-    the least or greatest value; a published end on a value fewer than ``k``
-    rows hold moves outward on the grid of 1 (whole numbers) or of
-    :func:`geoanon.pipeline.locations.points.default_resolution` (see :class:`RankDim`),
-    never out of ``domain`` (low, high; default: from 0 up when no value is
-    negative), and ends beyond the values that ``k`` rows reach are open."""
-    from ..points.frame import padded_box, shortest_decimal_between
-    from .locations.points import default_resolution, finest_step
-
-    uniq, held, rank, missing = ranked(values, name)
-    d = uniq.size
-    whole = bool(np.all(uniq == np.round(uniq)) and np.abs(uniq).max() < 2.0 ** 52)
-    edges = np.empty(d + 1)
-    low, _, high, _ = padded_box(float(uniq[0]), 0.0, float(uniq[-1]), 0.0, geographic=False)
-    if whole:
-        edges[1:d] = integer_cuts(uniq[:-1], uniq[1:])
-        edges[0], edges[d] = min(np.floor(low), uniq[0] - 1), max(np.ceil(high), uniq[-1] + 2)
-    else:
-        edges[1:d] = shortest_decimal_between(uniq[:-1], uniq[1:])
-        edges[0], edges[d] = low, high
-    floor, ceiling = domain if domain is not None else (0.0 if uniq[0] >= 0 else -np.inf, np.inf)
-    tails = k_reached(uniq, held, k)
-    span = tail_span(uniq, tails)
-    return RankDim(name=name, rank=rank, edges=edges, low=uniq, high=uniq, span=span,
-                   unit=int(whole), missing=missing, extent=extent, rare=held < k,
-                   step=1.0 if whole else default_resolution(float(uniq[-1] - uniq[0]),
-                                                             finest_step(float(np.abs(uniq).max()))),
-                   floor=float(floor), ceiling=float(ceiling), tails=tails)
-
-
-def integer_cuts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """For integers a < b: the integer c with a < c <= b ending in the most
-    zeros, nearest the midpoint (the lower one on a tie)."""
-    out = np.full(a.size, np.nan)
-    mid = (a + b) / 2
-    for e in range(15, -1, -1):
-        step = 10.0 ** e
-        first = (np.floor(a / step) + 1) * step
-        last = np.floor(b / step) * step
-        todo = np.isnan(out) & (first <= b)
-        if todo.any():
-            near = np.floor((mid[todo] - first[todo]) / step + 0.5) * step + first[todo]
-            out[todo] = np.clip(near, first[todo], last[todo])
-    return out
-
-
-def _publish(df, dims, part, qi, treatments, publish_location):
-    """The released table, its published quasi-identifier columns, and the
-    NCP treatments of the input columns."""
-    states = part.states
-    cls = part.row_class
-    n_loc = len(dims.items) - len(qi)
-    new_columns, ncp_columns = {}, {}
-    for offset, col in enumerate(qi):
-        j = n_loc + offset
-        d = dims.items[j]
-        if treatments[col] == "interval":
-            st = np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4)
-            sizes = np.bincount(cls, minlength=len(states))
-            lo, hi = d.published(st, calendar_level(d, st, sizes) if d.calendar else rounding_step(d, st, sizes))
-            if d.calendar:
-                new_columns[col] = {f"{col}_min": pd.Series(iso_dates(lo, d.calendar)[cls], index=df.index),
-                                    f"{col}_max": pd.Series(iso_dates(hi, d.calendar)[cls], index=df.index)}
-                ncp_columns[col] = ("date", (f"{col}_min", f"{col}_max"))
-                continue
-            kind = "Int64" if d.unit else "float64"
-            new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
-            ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
-        else:
-            held = [st[j] for st in states]
-            text = {v: d.label(v) if treatments[col] == "set" else d.labels[v[0]][v[1]] for v in set(held)}
-            labels = escape_formulas(pd.Series([text[v] for v in held], dtype=object)).to_numpy(dtype=object)
-            new_columns[col] = {col: pd.Series(labels[cls], index=df.index, dtype=object)}
-            ncp_columns[col] = (treatments[col], col)
-    loc_columns, loc_ncp = publish_location.columns(df, part, dims)
-    ncp_columns = {**loc_ncp, **ncp_columns}
-    table = df.copy()
-    order = list(df.columns)
-    replaced = {**loc_columns, **new_columns}
-    out = {}
-    for name in order:
-        if name in replaced:
-            for new, values in replaced[name].items():
-                out[new] = values
-        elif name not in publish_location.dropped:
-            out[name] = table[name]
-    table = pd.DataFrame(out, index=df.index)
-    table["class_id"] = cls
-    published = [c for group in replaced.values() for c in group]
-    return table, published, ncp_columns

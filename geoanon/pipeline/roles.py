@@ -17,9 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .._text import plural, show
+from .._validation import require_column
 from ..errors import DataError, ParameterError, UndeclaredColumnsError
+from ..spec.locations import LOCATIONS
 
-__all__ = ["declared_table", "looks_identifying", "measure_undeclared", "no_role", "undeclared",
+__all__ = ["check_roles", "declared_table", "looks_identifying", "measure_undeclared", "no_role", "undeclared",
            "undeclared_warning"]
 
 IDENTIFYING = {        # what a column's name suggests it holds
@@ -131,3 +133,23 @@ def _names(name: str, cols) -> list:
 
 def _listed(cols: list) -> str:
     return ", ".join(show(c) for c in cols[:8]) + (f" and {len(cols) - 8} more" if len(cols) > 8 else "")
+
+
+def check_roles(df, kind, loc, qi, sensitive) -> None:
+    """ParameterError for a column given two roles (the location's ``loc`` of
+    ``kind``, the quasi-identifiers ``qi``, ``sensitive``) or a name that is
+    not a string; DataError for one ``df`` lacks, or for ``class_id`` in it."""
+    roles: dict = {}
+    names = [(v, f"location {key}") for key, v in loc.items() if key in LOCATIONS[kind].columns]
+    names += [(c, "quasi-identifier") for c in qi]
+    if sensitive is not None:
+        names.append((sensitive, "sensitive"))
+    for col, role in names:
+        if not isinstance(col, str):
+            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
+        if col in roles:
+            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role}")
+        roles[col] = role
+        require_column(df, col)
+    if "class_id" in df.columns:
+        raise DataError("the output column 'class_id' already exists in the input")

@@ -14,6 +14,7 @@ from geoanon.joint.location_loss import BoxKmLoss
 from geoanon.joint.problem import SearchProblem
 from geoanon.models import Model
 from geoanon.pipeline.locations.points import points_location
+from geoanon.pipeline.quasi_identifiers import qi_dim
 from geoanon.spec.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
@@ -27,7 +28,7 @@ def _problem(df, k, qi, model=None):
                         location={"lat": "lat", "lon": "lon"}, k=k)
     treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
     for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], None, "box", k))
+        dims.items.append(qi_dim(df, col, treatments[col], None, "box", k))
     return SearchProblem(dims, check, location_loss=BoxKmLoss(anonymize_module._km_loss(dims, "EPSG:4326")))
 
 

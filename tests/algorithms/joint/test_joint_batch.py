@@ -15,6 +15,7 @@ from geoanon.joint.problem import SearchProblem
 from geoanon._cells import numeric_cells
 from geoanon.models import Model
 from geoanon.pipeline.locations.points import points_location
+from geoanon.pipeline.quasi_identifiers import qi_dim
 from geoanon.spec.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
@@ -47,7 +48,7 @@ def _problem(df, seed, model, extent, hierarchies=None):
                         location={"lat": "lat", "lon": "lon"}, k=check.model.k)
     treatments = spec_treatments(df, spec, lambda col: numeric_cells(df[col]))
     for col in qi:
-        dims.items.append(anonymize_module._qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
+        dims.items.append(qi_dim(df, col, treatments[col], hierarchies.get(col), extent,
                                                    check.model.k))
     return SearchProblem(dims, check)
 
@@ -215,7 +216,7 @@ def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
     check = Model(k=2).compile(df)
     dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], "box", None)
     spec = release_spec("anonymize", qi=["sex"], location={"lat": "lat", "lon": "lon"}, k=2)
-    dims.items.append(anonymize_module._qi_dim(df, "sex", spec_treatments(df, spec, lambda c: numeric_cells(df[c]))["sex"],
+    dims.items.append(qi_dim(df, "sex", spec_treatments(df, spec, lambda c: numeric_cells(df[c]))["sex"],
                                                None, "box", 2))
     problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True)
     rows = np.arange(6)

@@ -1,0 +1,71 @@
+"""The precision target of a joint release in km (``max_extent_km``, or a
+ZIP location's default), and what its report says of the records published
+wider."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._text import plural
+from ..spec.checks import precision_weight
+from ..spec.locations import LOCATIONS
+from .locations import KINDS
+
+__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note"]
+
+REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
+
+
+def extent_target(job, spec) -> float | None:
+    """The precision target in km of ``spec``'s release: ``max_extent_km``,
+    or, for a ZIP location judged in km under the joint or frontier design,
+    ``REGION_EXTENT`` times the width of a typical record's k-neighbourhood
+    (:func:`geoanon.joint.km_loss.k_spacing`) over the fourth root of the
+    location's weight (``weights["location"]`` times ``location_precision``'s
+    factor): the other columns no longer buy continent-wide groups, and the
+    knob still moves the target, from about 10 neighbourhoods at setting 0
+    to 2.5 at 1. None for no target."""
+    o = spec.options
+    if o["max_extent_km"] is not None:
+        return o["max_extent_km"]
+    scale = job.publish_location.k_spacing if region_target(spec) else float("nan")
+    if not np.isfinite(scale) or scale <= 0:
+        return None
+    weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
+    return REGION_EXTENT * scale / weight ** 0.25
+
+
+def region_target(spec) -> bool:
+    """Whether ``spec``'s release takes a ZIP location's default precision
+    target (:func:`extent_target`): ZIP codes judged in km, the joint or
+    frontier design, no ``max_extent_km``."""
+    o = spec.options
+    return LOCATIONS[spec.location[0]].default_target and o["max_extent_km"] is None and o["location_loss"] == "km" \
+        and o["method"] in ("joint", "frontier")
+
+
+def beyond_target(job, spec, table, warnings) -> dict:
+    """The report's precision target (:func:`extent_target`), the count of
+    records published wider, and its warning; nothing without a target."""
+    max_km = extent_target(job, spec)
+    if max_km is None:
+        return {}
+    kind, loc = spec.location
+    diameter = KINDS[kind].record_km(table, loc, spec.options["crs"], job.publish_location)
+    beyond = int((diameter > max_km).sum())
+    given = spec.options["max_extent_km"] is not None
+    if beyond and given:
+        warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
+                        f"published in {LOCATIONS[kind].published} wider than {max_km:g} km: their "
+                        "location classes cannot be cut further while every part meets the model")
+    scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
+    return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
+
+
+def target_note(details) -> list:
+    """The map's and report's line on a ZIP location's default precision target (:func:`extent_target`)."""
+    if "k_spacing_km" not in details:
+        return []
+    beyond = details["beyond_max_extent"]
+    return [f"ZIP groups kept within {details['max_extent_km']:,.0f} km, the default target from a typical record's "
+            f"k-neighbourhood ({details['k_spacing_km']:,.1f} km; max_extent_km sets another): "
+            f"{plural(beyond, 'record')} in wider groups, which cannot be cut further"]
