@@ -164,7 +164,7 @@ def member_points(rel) -> np.ndarray:
 
 def shapes_seconds(rel) -> float:
     """Seconds to build a ZIP release's group shapes again from its members (best of 3)."""
-    from geoanon.pipeline.regions import _land, group_shapes
+    from geoanon.pipeline.region_shapes import _land, group_shapes
 
     _, nodes = zip_records(0)
     import geopandas as gpd

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, InfeasibleError
-from ..pipeline.regions import (EXAMPLES, RegionGroups, check_suppressed, code_width, leading_zeros, refuse_unknown,
-                                region_graph, region_values)
+from ..pipeline.region_map import EXAMPLES, code_width, leading_zeros, refuse_unknown, region_graph, region_values
+from ..pipeline.regions import RegionGroups, check_suppressed
 from ..regions.groups import region_groups
 from ..report.release import JobReport
 from ..spec import release_spec

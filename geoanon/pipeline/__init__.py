@@ -9,7 +9,7 @@ write them. Every other column and every row is kept, in order.
 from importlib import import_module
 
 _HOMES = {"anonymize": "joint_release", "explore": "frontier", "generalize_labels": "labels", "generalize_points": "points",
-          "numeric_column": "coordinates", "generalize_regions": "regions", "region_graph": "regions",
+          "numeric_column": "coordinates", "generalize_regions": "regions", "region_graph": "region_map",
           "JobReport": ".report.release", "Release": ".report.release",
           "write_release": ".report.release", "suppress": "suppression"}
 

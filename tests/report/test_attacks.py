@@ -89,7 +89,7 @@ def test_a_numeric_zip_column_gets_its_leading_zeros_back(job, zip_map):
 
 def test_region_codes_from_numbers():
     from geoanon.errors import DataError
-    from geoanon.pipeline.regions import code_width, region_values
+    from geoanon.pipeline.region_map import code_width, region_values
 
     warnings = []
     got = region_values(pd.Series([2134.0, np.nan, 27701.0], name="zip"), code_width(["02134", "27701"]), warnings)

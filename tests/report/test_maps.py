@@ -433,7 +433,7 @@ def test_region_cells_clip_to_land_only_where_the_land_holds_them():
     import geopandas as gpd
     import shapely
 
-    from geoanon.pipeline.regions import group_shapes
+    from geoanon.pipeline.region_shapes import group_shapes
 
     coast = gpd.GeoSeries(gpd.points_from_xy([-76.0, -76.5, -77.0, -77.5], [35.5, 35.0, 35.6, 35.1]),
                           index=list("abcd"), crs="EPSG:4326")          # eastern North Carolina, by the sea

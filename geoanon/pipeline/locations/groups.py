@@ -13,7 +13,8 @@ from ..._geo import ground_diagonal, km_per_unit
 from ...joint.dims import Dims, tree_from_paths
 from ...joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from ...regions.groups import SUPPRESSED_GROUP, nested_groups
-from ..regions import km_spread, region_boxes
+from ..region_map import region_boxes
+from ..regions import km_spread
 from .classes import location_classes
 from .kind import Publisher
 
@@ -129,7 +130,7 @@ class GroupPublisher(Publisher):
             return classes, None
         import geopandas as gpd
 
-        from ..regions import group_shapes
+        from ..region_shapes import group_shapes
 
         shapes = group_shapes(self.shapes, [self._regions(*st[0][:2]) for st in part.location_states])
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)

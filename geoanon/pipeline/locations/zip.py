@@ -12,7 +12,7 @@ from ..._text import plural, show
 from ...errors import InfeasibleError
 from ...regions.groups import SUPPRESSED_GROUP
 from ...spec.locations import ZIP
-from ..regions import code_width, region_graph, region_values, rolled_values
+from ..region_map import code_width, region_graph, region_values, rolled_values
 from .groups import GroupPublisher, group_dims
 from .kind import LocationKind
 
@@ -61,7 +61,7 @@ def _region_leaves(values, graph, check, unknown, small):
 
     from ...regions.graphs import CompactGraph
     from ...regions.partition import nearest_bridges, node_points
-    from ..regions import refuse_unknown
+    from ..region_map import refuse_unknown
 
     outside = ~values.isin(pd.Index(list(graph.nodes))).to_numpy()
     if outside.any() and unknown == "error":
