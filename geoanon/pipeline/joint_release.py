@@ -343,7 +343,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         ground_spans(dims, crs)
     elif o["location_loss"] == "spread":
         robust_spans(dims)
-    elif o["location_loss"] == "km" and kind == "points":
+    elif o["location_loss"] == "km" and KINDS[kind].boxes:
         location_loss = BoxKmLoss(_km_loss(dims, crs))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         location_loss = TreeKmLoss(publish_location.km_costs())
@@ -433,8 +433,8 @@ def _problem(job: Prepared, spec: ReleaseSpec) -> SearchProblem:
     and ``location_precision``) and its precision target."""
     o, dims = spec.options, job.dims
     too_wide = None if (target := extent_target(job, spec)) is None else \
-        job.publish_location.too_wide(target) if spec.location[0] == "zip" else \
-        _too_wide(dims, o["crs"], target, job.check.model.k)
+        _too_wide(dims, o["crs"], target, job.check.model.k) if KINDS[spec.location[0]].boxes else \
+        job.publish_location.too_wide(target)
     return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide)
 
 

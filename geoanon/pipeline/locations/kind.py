@@ -59,9 +59,11 @@ class Publisher(ABC):
 
 class LocationKind(ABC):
     """A location kind's engine side: ``shape`` (its declaration), whether
-    its classes are ``boxes`` of coordinates (the search measures them by
-    their diagonal), how it reads a table and how its published width in km
-    is read back."""
+    its classes are ``boxes`` of coordinates (the search measures them, their
+    km loss and a precision target by their diagonal; else it measures the
+    nodes of the kind's one tree dimension, through its publisher's
+    ``km_costs`` and ``too_wide``), how it reads a table and how its
+    published width in km is read back."""
 
     shape: LocationShape
     boxes: bool = False
