@@ -21,7 +21,7 @@ _HOMES = {
     "Partition": "partition",
     "JobReport": "pipeline", "Release": "pipeline", "generalize_labels": "pipeline",
     "generalize_points": "pipeline", "generalize_regions": "pipeline",
-    "Budgets": "spec.groups", "Search": "spec.groups",
+    "Budgets": "options.groups", "Search": "options.groups",
     "Columns": "columns", "Hierarchy": "models", "Model": "models", "emd": "models", "date_hierarchy": "dates",
     "anonymize": "pipeline", "explore": "pipeline", "information_loss": "ncp",
     "RectanglePartition": "points", "partition_points": "points",

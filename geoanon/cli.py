@@ -4,7 +4,7 @@ Every generalizing verb keeps each input row and non-QI column, replaces the
 quasi-identifier columns by their generalized values, adds ``class_id``, and
 audits the result before writing. Errors print one line on stderr and exit
 with code 2; nothing is written then. The flags are the rows of
-:data:`geoanon.spec.options.OPTIONS`; each verb's run is one row of
+:data:`geoanon.options.table.OPTIONS`; each verb's run is one row of
 :data:`JOBS`.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .constraints import Pair
 from .criteria import CRITERIA, DISTRIBUTION, KEYWORDS
-from .spec.options import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
+from .options.table import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -166,7 +166,7 @@ def _api(command: str, engine: str, values: dict, **fixed) -> dict:
     """The keywords of ``command``'s function on ``engine`` among ``values``
     (the rows it takes; the model's and the quasi-identifiers go apart:
     :func:`_model_options`), with ``fixed`` ones."""
-    from .spec import options_of
+    from .options import options_of
 
     taken = options_of(command, engine, api=True)
     out = {name: values[name] for name in taken if name in values and name not in APART}
@@ -255,11 +255,11 @@ def _anonymize(engine, source, values):
 
 def _location_option(values: dict):
     """The location of ``geoanon anonymize`` from its flags, or None: the
-    kind (:data:`~geoanon.spec.locations.LOCATIONS`, those whose keys have
+    kind (:data:`~geoanon.options.locations.LOCATIONS`, those whose keys have
     flags) whose keys' flags are given; its settings' flags (``--small``)
     alone name no kind."""
-    from .spec.locations import LOCATIONS, listed
-    from .spec.options import OPTIONS
+    from .options.locations import LOCATIONS, listed
+    from .options.table import OPTIONS
 
     flag = {o.key.rpartition(".")[2]: o.flag for o in OPTIONS if (o.key or "").startswith("columns.location.")}
     kinds = [shape for shape in LOCATIONS.values() if shape.name is not None and set(shape.keys) <= set(flag)]

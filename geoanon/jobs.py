@@ -54,11 +54,11 @@ from pathlib import Path
 from ._text import show
 from .criteria import CRITERIA
 from .errors import DataError, ParameterError, UndeclaredColumnsError
-from .spec import kinds
+from .options.values import PATH
 from .constraints import check
-from .spec.checks import check_weights
-from .spec.locations import LOCATIONS, by_keys, listed
-from .spec.options import OPTIONS, Option
+from .options.checks import check_weights
+from .options.locations import LOCATIONS, by_keys, listed
+from .options.table import OPTIONS, Option
 
 __all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
            "plan", "read_input"]
@@ -93,7 +93,7 @@ class Job:
         """Every file the job reads, by the key that names it."""
         files = {"the job file": self.source, "[input] path": self.input}
         for key, row in section_keys("columns.location").items():      # the location's files (regions, edges)
-            if row.kind is kinds.PATH and self.location and self.location.get(key) is not None:
+            if row.kind is PATH and self.location and self.location.get(key) is not None:
                 files[f"[columns] location.{key}"] = self.location[key]
         for col, path in self.treatments.get("hierarchy", {}).items():
             files[f"[columns] hierarchy.{col}"] = path
@@ -390,7 +390,7 @@ def _read_toml(source: Path) -> dict:
 
 def _location(where: str, folder: Path, value) -> dict:
     """``[columns] location``: a table of one location's keys (the rows of
-    :data:`~geoanon.spec.options.OPTIONS` under ``columns.location``), each
+    :data:`~geoanon.options.table.OPTIONS` under ``columns.location``), each
     read as its row says."""
     rows = section_keys("columns.location")
     if not isinstance(value, dict):
@@ -422,10 +422,10 @@ def _read_value(source: Path, section: str, key: str, value):
     return SECTIONS[section][key].kind.read(value, source.parent, where)
 
 
-SECTIONS = {"input": {"path": Option("path", (), kinds.PATH, "the table", key="input.path"),
+SECTIONS = {"input": {"path": Option("path", (), PATH, "the table", key="input.path"),
                       **section_keys("input")},
             "columns": {**section_keys("columns"), "location": None},
             "model": section_keys("model"), "release": section_keys("release"),
-            "output": {"table": Option("table", (), kinds.PATH, "the released table", key="output.table"),
+            "output": {"table": Option("table", (), PATH, "the released table", key="output.table"),
                        **section_keys("output")}}
 OUTPUT_FILES = ("table", "report", "html_report", "map", "classes")

@@ -17,7 +17,7 @@ LAYERS = (
     ("models", ("geoanon.criteria", "geoanon.models", "geoanon.audit", "geoanon.ncp", "geoanon.dates",
                 "geoanon.datasets")),
     ("algorithms", ("geoanon.points", "geoanon.regions", "geoanon.labels", "geoanon.tables", "geoanon.joint")),
-    ("spec", ("geoanon.spec",)),
+    ("options", ("geoanon.options",)),
     ("report", ("geoanon.report",)),
     ("engines", ("geoanon.pipeline", "geoanon.cluster")),
     ("front ends", ("geoanon.cli", "geoanon.jobs", "geoanon.accessor", "geoanon.__main__", "geoanon")),

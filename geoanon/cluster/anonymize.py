@@ -35,9 +35,9 @@ from ..models import Model, ModelCheck
 from ..pipeline.locations.points import default_resolution
 from ..pipeline.points import isolated_warning, published_bounds
 from ..report.job_report import joint_report
-from ..spec import ReleaseSpec, release_spec
-from ..spec.release import treatments as spec_treatments
-from ..spec.locations import POINTS
+from ..options import ReleaseSpec, release_spec
+from ..options.release import treatments as spec_treatments
+from ..options.locations import POINTS
 from .client import cluster_client, cluster_failures
 from .points import class_offsets, release_shards, released, shard_dataset
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, is_frame, open_dataset,
@@ -216,7 +216,7 @@ def _shard_spec(spec, treatments: dict, formats: dict, kept: list, crs, resoluti
 
 def _dataset_treatments(ddf, spec) -> tuple[dict, list]:
     """Each quasi-identifier's treatment as the in-memory release decides it
-    (:func:`geoanon.spec.release.treatments`), numeric and date columns
+    (:func:`geoanon.options.release.treatments`), numeric and date columns
     judged over the whole dataset; and the date columns found (ISO text or
     datetimes), which the shards publish as ISO intervals."""
     c = spec.columns

@@ -17,11 +17,11 @@ from ..errors import DataError, InfeasibleError
 from ..labels import cover_labels
 from ..report.release import JobReport
 from ..pipeline.labels import label_classes, canonical_labels, label_class_names
-from ..spec import release_spec
+from ..options import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
-from ..spec.locations import LABEL
+from ..options.locations import LABEL
 
 __all__ = ["generalize_labels"]
 

@@ -36,11 +36,11 @@ from ..pipeline.points import isolated_warning, published_bounds, withheld_note
 from ..report.release import JobReport
 from ..points.frame import check_bounds, padded_box, shortest_decimal_between
 from ..points.isolated import WITHHELD
-from ..spec import release_spec
+from ..options import release_spec
 from .client import cluster_client, cluster_failures, n_workers, shard_rows
 from .release import (ClusterRelease, check_dataset_output, check_scalar_dataset, declared_dataset, is_frame,
                       read_dataset, with_coordinates, write_staged)
-from ..spec.locations import POINTS
+from ..options.locations import POINTS
 
 __all__ = ["class_offsets", "generalize_points", "release_shards", "released", "shard_dataset"]
 

@@ -13,11 +13,11 @@ from ..pipeline.region_map import EXAMPLES, code_width, leading_zeros, refuse_un
 from ..pipeline.regions import RegionGroups, check_suppressed
 from ..regions.groups import region_groups
 from ..report.release import JobReport
-from ..spec import release_spec
+from ..options import release_spec
 from .client import cluster_client, cluster_failures
 from .release import (ClusterRelease, check_dataset_output, declared_dataset, in_published_order, is_frame,
                       open_dataset, write_dataset, write_staged)
-from ..spec.locations import ZIP
+from ..options.locations import ZIP
 
 __all__ = ["generalize_regions"]
 

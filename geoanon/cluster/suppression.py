@@ -27,7 +27,7 @@ from ..models import sensitive_codes
 from ..errors import DataError
 from ..report.release import JobReport
 from ..pipeline.suppression import solution_details, suppressed_cells
-from ..spec import release_spec
+from ..options import release_spec
 from ..tables.instance import Instance, rank_within, value_texts
 from ..tables.solve import choose, solve
 from .client import cluster_client, cluster_failures

@@ -8,7 +8,7 @@ target and whether classes share their location class's location. Every
 cut keeps both sides within the model (Du et al., Theorem 2's rule, the
 model in place of k), so every class of every design meets it. The designs
 (``method``; ``"joint"`` is the default for a points location or none,
-``"frontier"`` for ZIP and label locations, :func:`geoanon.spec.release_spec`):
+``"frontier"`` for ZIP and label locations, :func:`geoanon.options.release_spec`):
 
 ``"joint"`` (:mod:`~geoanon.joint.mondrian`)
     Mondrian cuts (LeFevre et al., 2006) over all dimensions with location

@@ -23,7 +23,7 @@ import numpy as np
 from .._forked import forked_map
 from .._text import show
 from ..errors import ParameterError
-from ..spec import release_spec
+from ..options import release_spec
 from .joint_release import located_first, partitioned, prepared, released, searched
 from .locations import KINDS
 

@@ -25,10 +25,10 @@ from ..dates import is_date_column
 from ..ncp import information_loss, plain_units
 from .._geo import box_extents, is_geographic, km_per_unit
 from ..progress import stepped
-from ..spec import ReleaseSpec, release_spec
-from ..spec.checks import precision_weight
-from ..spec.locations import LOCATIONS
-from ..spec.release import treatments as spec_treatments
+from ..options import ReleaseSpec, release_spec
+from ..options.checks import precision_weight
+from ..options.locations import LOCATIONS
+from ..options.release import treatments as spec_treatments
 from .locations import KINDS
 from .locations.points import ground_spans, robust_spans
 from ..report.job_report import joint_report
@@ -144,7 +144,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         values) to 1 (the location first: the finest boxes the model
         allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 and
         32 at 1, geometrically between
-        (:func:`geoanon.spec.checks.precision_weight`), so the default, 0.5
+        (:func:`geoanon.options.checks.precision_weight`), so the default, 0.5
         (or None), weighs every column the same. :func:`geoanon.explore` computes the releases along it.
     location_loss : {"km", "spacing", "spread", "range"}, optional
         What the location costs the search. ``"km"`` (the default of the

@@ -16,12 +16,12 @@ from ..errors import DataError
 from ..labels import cover_labels
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
-from ..spec import release_spec
+from ..options import release_spec
 from ..regions.naming import canonical_codes, canonical_order, label_group_names
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release
 from .roles import declared_table, measure_undeclared, undeclared
-from ..spec.locations import LABEL
+from ..options.locations import LABEL
 
 __all__ = ["canonical_labels", "generalize_labels", "label_class_names", "label_classes"]
 

@@ -16,13 +16,13 @@ from ..points.frame import WORLD, rectangle_shapes
 from ..points.isolated import WITHHELD, budget_rows
 from ..points.partition import check_coordinates
 from ..ncp import information_loss, plain_units
-from ..spec import release_spec
+from ..options import release_spec
 from ..progress import stepped
 from .._geo import is_geographic
 from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
-from ..spec.locations import POINTS
+from ..options.locations import POINTS
 
 __all__ = ["generalize_points", "isolated_warning", "published_bounds", "withheld_note"]
 

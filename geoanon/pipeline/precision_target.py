@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._text import plural
-from ..spec.checks import precision_weight
-from ..spec.locations import LOCATIONS
+from ..options.checks import precision_weight
+from ..options.locations import LOCATIONS
 from .locations import KINDS
 
 __all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note"]

@@ -22,12 +22,12 @@ from ..joint.km_loss import node_diameters
 from ..regions.groups import region_groups
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
-from ..spec import release_spec
+from ..options import release_spec
 from .region_map import EXAMPLES, RegionGraph, code_width, refuse_unknown, region_boxes, region_graph, region_values, \
     rolled_values
 from .region_shapes import group_shapes
 from .roles import declared_table, measure_undeclared, undeclared
-from ..spec.locations import ZIP
+from ..options.locations import ZIP
 
 __all__ = ["RegionGroups", "check_suppressed", "generalize_regions", "km_spread"]
 

@@ -19,7 +19,7 @@ import pandas as pd
 from .._text import plural, show
 from .._validation import require_column
 from ..errors import DataError, ParameterError, UndeclaredColumnsError
-from ..spec.locations import LOCATIONS
+from ..options.locations import LOCATIONS
 
 __all__ = ["check_roles", "declared_table", "looks_identifying", "measure_undeclared", "no_role", "undeclared",
            "undeclared_warning"]

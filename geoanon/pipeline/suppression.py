@@ -14,7 +14,7 @@ from ..audit import SUPPRESSED, disclosure_warnings, require
 from ..errors import DataError
 from ..ncp import information_loss, plain_units
 from ..progress import stepped
-from ..spec import release_spec
+from ..options import release_spec
 from ..tables.instance import Instance
 from ..tables.solve import choose, solve
 from .roles import declared_table, measure_undeclared, undeclared

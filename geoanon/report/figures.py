@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._geo import EARTH_RADIUS_KM, KM_PER_DEGREE, haversine_km
-from ..spec.locations import by_report
+from ..options.locations import by_report
 
 __all__ = ["RISK_LEVELS", "SPREAD", "release_figures"]
 

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..spec.locations import LOCATIONS
+from ..options.locations import LOCATIONS
 
 __all__ = ["JobReport", "file_names", "joint_report"]
 
 if TYPE_CHECKING:
     from ..audit import AuditReport
-    from ..spec import ReleaseSpec
+    from ..options import ReleaseSpec
 
 
 def file_names(files: dict) -> dict:

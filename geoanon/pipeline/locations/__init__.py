@@ -1,5 +1,5 @@
 """The location kinds of the joint release, one module each, listed in
-:data:`KINDS` by their name in :data:`geoanon.spec.locations.LOCATIONS`
+:data:`KINDS` by their name in :data:`geoanon.options.locations.LOCATIONS`
 (where each is declared as written). The engines and the report ask a
 kind's interface (:class:`~geoanon.pipeline.locations.kind.LocationKind`),
 never its name."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...joint.dims import Dims
-from ...spec.locations import NO_LOCATION
+from ...options.locations import NO_LOCATION
 from .kind import LocationKind, Publisher
 
 __all__ = ["Absent", "NoLocation"]

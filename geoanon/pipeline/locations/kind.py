@@ -1,14 +1,14 @@
 """The interface of a location kind in the joint release: how it reads its
 columns into the search's dimensions, and how its classes are published,
 measured and drawn. Each kind is declared as written in
-:data:`geoanon.spec.locations.LOCATIONS`; its engine side subclasses
+:data:`geoanon.options.locations.LOCATIONS`; its engine side subclasses
 :class:`LocationKind` and is listed in :data:`geoanon.pipeline.locations.KINDS`."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import MappingProxyType
 
-from ...spec.locations import LocationShape
+from ...options.locations import LocationShape
 
 __all__ = ["LocationKind", "Publisher"]
 

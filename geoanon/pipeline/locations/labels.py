@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...spec.locations import LABEL
+from ...options.locations import LABEL
 from .groups import GroupPublisher, group_dims
 from .kind import LocationKind
 

@@ -10,7 +10,7 @@ from ..._text import show
 from ...errors import ParameterError
 from ...joint.dims import Dims, RankDim
 from ...points.frame import RELATIVE_SCALE
-from ...spec.locations import POINTS
+from ...options.locations import POINTS
 from .kind import LocationKind
 from .rectangles import PointsPublisher
 

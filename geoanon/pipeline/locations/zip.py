@@ -11,7 +11,7 @@ import pandas as pd
 from ..._text import plural, show
 from ...errors import InfeasibleError
 from ...regions.groups import SUPPRESSED_GROUP
-from ...spec.locations import ZIP
+from ...options.locations import ZIP
 from ..region_map import code_width, region_graph, region_values, rolled_values
 from .groups import GroupPublisher, group_dims
 from .kind import LocationKind

@@ -16,7 +16,7 @@ from geoanon._cells import numeric_cells
 from geoanon.models import Model
 from geoanon.pipeline.locations.points import points_location
 from geoanon.pipeline.quasi_identifiers import qi_dim
-from geoanon.spec.release import release_spec, treatments as spec_treatments
+from geoanon.options.release import release_spec, treatments as spec_treatments
 
 anonymize_module = importlib.import_module("geoanon.pipeline.joint_release")
 

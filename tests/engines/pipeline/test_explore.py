@@ -7,7 +7,7 @@ import pytest
 
 import geoanon as ga
 from geoanon.pipeline.frontier import frontier_point
-from geoanon.spec import release_spec
+from geoanon.options import release_spec
 
 
 def _table(n=500, seed=4):

@@ -7,7 +7,7 @@ import pytest
 import geoanon as ga
 from geoanon.models import Model
 from geoanon.pipeline.locations import KINDS, LocationKind, Publisher
-from geoanon.spec.locations import LOCATIONS
+from geoanon.options.locations import LOCATIONS
 
 MEMBERS = ("dropped", "withholds", "details", "ncp", "fine_cuts", "k_spacing")
 

@@ -350,7 +350,7 @@ def test_explore_reproduces_each_setting_where_the_settings_targets_differ():
     on its own (no shared search); every point is still the release its setting makes."""
     from geoanon.pipeline.frontier import frontier_point
     from geoanon.pipeline.joint_release import prepared, searched
-    from geoanon.spec import release_spec
+    from geoanon.options import release_spec
 
     df = with_three_columns(grid_records(seed=2)).drop(columns=["id"])
     kw = dict(location=location(unknown="suppress"), qi=["age", "sex", "visit"], k=5, method="joint",

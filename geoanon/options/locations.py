@@ -21,7 +21,7 @@ class LocationShape:
     Attributes
     ----------
     name : str or None
-        Its name in the API and in a :class:`~geoanon.spec.ReleaseSpec`
+        Its name in the API and in a :class:`~geoanon.options.ReleaseSpec`
         (None: no location).
     report : str or None
         Its name in a release's ``location`` and in job plans.

@@ -3,7 +3,7 @@ needs a points location), and the rules no row's constraint states (the
 location's shape, weights, date formats): the checks every engine and front
 end share, each raising ParameterError in one line that names the option
 and the value. What one value must be is its row's rule
-(:mod:`geoanon.spec.options`). Light to import (numpy is loaded where a
+(:mod:`geoanon.options.table`). Light to import (numpy is loaded where a
 check needs it): the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column al
 
 def parse_location(location) -> tuple:
     """(kind, {key: value}) of the ``location`` argument: kind None (no
-    location) or a kind of :data:`~geoanon.spec.locations.LOCATIONS`
+    location) or a kind of :data:`~geoanon.options.locations.LOCATIONS`
     (``"points"``, ``"zip"``, ``"label"``)."""
     from .._validation import check_choice
 

@@ -1,7 +1,7 @@
 """The kinds of value an option takes, each read two ways: from command-line
 text (:meth:`Kind.parse`, an ``argparse`` type) and from a job file's TOML
 value (:meth:`Kind.read`). What the value must be beyond its kind (k >= 1, a
-share in [0, 1)) is the option's own check (:mod:`geoanon.spec.options`),
+share in [0, 1)) is the option's own check (:mod:`geoanon.options.table`),
 the same for the API, the command line and job files."""
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""The table of location kinds (geoanon.spec.locations): every front end
+"""The table of location kinds (geoanon.options.locations): every front end
 and check reads each kind's shape from it."""
 import pytest
 
 from geoanon.errors import ParameterError
-from geoanon.spec.checks import check_location_loss, check_max_extent, check_max_suppressed, parse_location
-from geoanon.spec.locations import LABEL, LOCATIONS, NO_LOCATION, POINTS, ZIP, by_keys, by_report, listed
+from geoanon.options.checks import check_location_loss, check_max_extent, check_max_suppressed, parse_location
+from geoanon.options.locations import LABEL, LOCATIONS, NO_LOCATION, POINTS, ZIP, by_keys, by_report, listed
 
 REGIONS = {"zip": "z", "regions": "map.gpkg", "region_id": "id"}
 

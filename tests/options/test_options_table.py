@@ -6,8 +6,8 @@ import inspect
 
 import pytest
 
-from geoanon.spec.options import OPTIONS
-from geoanon.spec.release import options_of
+from geoanon.options.table import OPTIONS
+from geoanon.options.release import options_of
 
 FUNCTIONS = {"points": "generalize_points", "zip": "generalize_regions", "labels": "generalize_labels",
              "suppress": "suppress", "anonymize": "anonymize"}
@@ -30,9 +30,9 @@ def _function(engine, name):
 @pytest.mark.parametrize("command", sorted(FUNCTIONS))
 def test_every_keyword_of_a_job_function_is_a_row_of_the_table(command, engine):
     """A function's named keywords are its rows; one that takes ``**options``
-    (and the groups of :mod:`geoanon.spec.groups`) documents every row it
+    (and the groups of :mod:`geoanon.options.groups`) documents every row it
     takes through them."""
-    from geoanon.spec.groups import GROUPS
+    from geoanon.options.groups import GROUPS
 
     function = _function(engine, FUNCTIONS[command])
     signature = inspect.signature(function).parameters
@@ -51,7 +51,7 @@ def test_every_keyword_of_a_job_function_is_a_row_of_the_table(command, engine):
 def test_every_field_of_a_group_is_a_row_with_its_default():
     from dataclasses import fields
 
-    from geoanon.spec.groups import GROUPS
+    from geoanon.options.groups import GROUPS
 
     rows = options_of("anonymize", "memory", api=True)
     for group in GROUPS.values():
@@ -61,7 +61,7 @@ def test_every_field_of_a_group_is_a_row_with_its_default():
 
 @pytest.mark.parametrize("engine", ["memory", "dask"])
 def test_a_keyword_without_a_row_is_a_type_error(engine):
-    from geoanon.spec import release_spec
+    from geoanon.options import release_spec
 
     with pytest.raises(TypeError, match="anonymize\\(\\) got an unexpected keyword argument 'lat'"):
         release_spec("anonymize", engine, location=("lat", "lon"), k=2, lat="lat")
@@ -69,7 +69,7 @@ def test_a_keyword_without_a_row_is_a_type_error(engine):
 
 def test_the_groups_give_the_keywords_they_hold():
     from geoanon.errors import ParameterError
-    from geoanon.spec import Budgets, Search, release_spec
+    from geoanon.options import Budgets, Search, release_spec
 
     grouped = release_spec("anonymize", location=("lat", "lon"), k=2, search=Search(method="frontier", n_jobs=2),
                            budgets=Budgets(max_withheld=0.05))

@@ -3,13 +3,13 @@ estimator's ``_parameter_constraints``).
 
 A row of :data:`OPTIONS` names an option as the API takes it, the jobs
 (commands) that offer it, the engines that support it, its kind (how
-command-line text and a job file's value are read: :mod:`geoanon.spec.kinds`),
+command-line text and a job file's value are read: :mod:`geoanon.options.values`),
 its default, its command-line flag and help, and its job-file key. The
 command line builds its parser from the rows (:func:`add_arguments`), job
 files check their keys against them (:func:`job_keys`), and a test checks
 every public function's keywords against them; what a value must be beyond
 its kind is checked once, where the release spec is built
-(:mod:`geoanon.spec.release`). Adding an option is one row here plus its
+(:mod:`geoanon.options.release`). Adding an option is one row here plus its
 implementation.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
 from ..constraints import Interval, StrOptions
-from . import kinds
-from .kinds import Kind
+from . import values
+from .values import Kind
 
 __all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "job_words",
            "unsupported_flags"]
@@ -79,7 +79,7 @@ class Option:
     def argument(self, parser) -> None:
         """Add the row's flag to ``parser`` (an argparse parser or group)."""
         kwargs = {"dest": self.dest, "help": self.help.replace("%", "%%")}
-        if self.kind is kinds.FLAG:
+        if self.kind is values.FLAG:
             kwargs.update(action="store_true")
         elif self.choices is not None:
             kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
@@ -89,7 +89,7 @@ class Option:
                 kwargs["metavar"] = self.metavar
         if self.repeat:
             kwargs.update(action="append", default=[])
-        elif self.kind is not kinds.FLAG:
+        elif self.kind is not values.FLAG:
             kwargs["default"] = self.default
         if self.required:
             kwargs["required"] = True
@@ -102,7 +102,7 @@ class Option:
 def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH, default=True, **more) -> Option:
     """An option taking one of ``options``: its default the first of them
     (said in the help), or None (the library decides, as ``help`` says)."""
-    return Option(name, commands, kinds.choice(options), help + (f" (default: {options[0]})" if default else ""),
+    return Option(name, commands, values.choice(options), help + (f" (default: {options[0]})" if default else ""),
                   flag=flag or "--" + name.replace("_", "-"), key=key, engines=engines,
                   default=options[0] if default else None, choices=options,
                   rule=StrOptions(options) if default else (None, StrOptions(options)), **more)
@@ -119,61 +119,61 @@ TILES_HELP = ("base map tiles for --map: a provider name (OpenStreetMap, OpenTop
 
 OPTIONS = (
     # -- the model ----------------------------------------------------------------------------
-    Option("k", ("points",), kinds.INTEGER, "every class holds at least K records", flag="-k", required=True),
-    Option("k", ("zip",), kinds.INTEGER, "every group holds at least K records", flag="-k", required=True),
-    Option("k", ("labels",), kinds.INTEGER, "every class covers at least K records", flag="-k", required=True),
-    Option("k", TABLES, kinds.INTEGER, "every class holds at least K rows (default: 1 when another level is given)",
+    Option("k", ("points",), values.INTEGER, "every class holds at least K records", flag="-k", required=True),
+    Option("k", ("zip",), values.INTEGER, "every group holds at least K records", flag="-k", required=True),
+    Option("k", ("labels",), values.INTEGER, "every class covers at least K records", flag="-k", required=True),
+    Option("k", TABLES, values.INTEGER, "every class holds at least K rows (default: 1 when another level is given)",
            flag="-k", key="model.k"),
-    Option("l", TABLES, kinds.NUMBER, "no sensitive value fills more than 1/L of a class (Liang-Yuan)", flag="-l",
+    Option("l", TABLES, values.NUMBER, "no sensitive value fills more than 1/L of a class (Liang-Yuan)", flag="-l",
            key="model.l"),
-    Option("l_distinct", TABLES, kinds.INTEGER, "every class holds at least L distinct sensitive values",
+    Option("l_distinct", TABLES, values.INTEGER, "every class holds at least L distinct sensitive values",
            flag="--l-distinct", key="model.l_distinct", metavar="L"),
-    Option("t", TABLES, kinds.NUMBER, "every class's sensitive distribution is within EMD T of the table's",
+    Option("t", TABLES, values.NUMBER, "every class's sensitive distribution is within EMD T of the table's",
            flag="-t", key="model.t"),
-    Option("l_entropy", TABLES, kinds.NUMBER, "entropy l-diversity: every class's sensitive entropy is at least ln L",
+    Option("l_entropy", TABLES, values.NUMBER, "entropy l-diversity: every class's sensitive entropy is at least ln L",
            flag="--l-entropy", api=(), key="model.l_entropy", metavar="L"),
-    Option("recursive", TABLES, kinds.RECURSIVE, "recursive (c,l)-diversity: in every class the most frequent "
+    Option("recursive", TABLES, values.RECURSIVE, "recursive (c,l)-diversity: in every class the most frequent "
            "value's count is below C times the sum of the L-th most frequent and rarer", flag="--recursive",
            api=(), key="model.recursive", metavar="C,L"),
-    Option("beta", TABLES, kinds.NUMBER, "basic beta-likeness: no value's share in a class exceeds its share in the "
+    Option("beta", TABLES, values.NUMBER, "basic beta-likeness: no value's share in a class exceeds its share in the "
            "table by more than BETA times the latter", flag="--beta", api=(), key="model.beta"),
-    Option("beta_enhanced", TABLES, kinds.NUMBER, "enhanced beta-likeness: as --beta, with the bound min(BETA, -ln "
+    Option("beta_enhanced", TABLES, values.NUMBER, "enhanced beta-likeness: as --beta, with the bound min(BETA, -ln "
            "of the value's share in the table)", flag="--beta-enhanced", api=(), key="model.beta_enhanced", metavar="BETA"),
-    Option("delta", TABLES, kinds.NUMBER, "delta-disclosure: |ln(share in the class / share in the table)| is below "
+    Option("delta", TABLES, values.NUMBER, "delta-disclosure: |ln(share in the class / share in the table)| is below "
            "DELTA for every value a class holds", flag="--delta", api=(), key="model.delta"),
-    Option("ground", TABLES, kinds.GROUND, "EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV "
+    Option("ground", TABLES, values.GROUND, "EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV "
            "file (leaf;...;root)", flag="--ground", key="model.ground", default="equal", metavar="GROUND"),
-    Option("order", TABLES, kinds.VALUES, "order of the sensitive values for --ground ordered (default: sorted, "
+    Option("order", TABLES, values.VALUES, "order of the sensitive values for --ground ordered (default: sorted, "
            "numerically if numbers)", flag="--order", key="model.order", metavar="V1,V2,..."),
 
     # -- the columns' roles -------------------------------------------------------------------
-    Option("qi", ("suppress", "audit"), kinds.COLUMNS, "the quasi-identifier columns", flag="--qi", required=True,
+    Option("qi", ("suppress", "audit"), values.COLUMNS, "the quasi-identifier columns", flag="--qi", required=True,
            metavar="A,B,C", default=[]),
-    Option("qi", ("anonymize",), kinds.COLUMNS, "the quasi-identifier columns (besides the location)", flag="--qi",
+    Option("qi", ("anonymize",), values.COLUMNS, "the quasi-identifier columns (besides the location)", flag="--qi",
            key="columns.qi", metavar="A,B,C", default=[]),
-    Option("sensitive", TABLES, kinds.TEXT, "the sensitive column (for -l, --l-distinct, -t)", flag="--sensitive",
+    Option("sensitive", TABLES, values.TEXT, "the sensitive column (for -l, --l-distinct, -t)", flag="--sensitive",
            key="columns.sensitive", metavar="S"),
-    Option("lat", ("points",), kinds.TEXT, "latitude column (omit both --lat and --lon to use point geometry)",
+    Option("lat", ("points",), values.TEXT, "latitude column (omit both --lat and --lon to use point geometry)",
            flag="--lat"),
-    Option("lon", ("points",), kinds.TEXT, "longitude column", flag="--lon"),
-    Option("lat", ("anonymize",), kinds.TEXT, "latitude column (points, published as non-overlapping rectangles)",
+    Option("lon", ("points",), values.TEXT, "longitude column", flag="--lon"),
+    Option("lat", ("anonymize",), values.TEXT, "latitude column (points, published as non-overlapping rectangles)",
            flag="--lat", key="columns.location.lat", group=LOCATION_GROUP, api=()),
-    Option("lon", ("anonymize",), kinds.TEXT, "longitude column", flag="--lon", key="columns.location.lon",
+    Option("lon", ("anonymize",), values.TEXT, "longitude column", flag="--lon", key="columns.location.lon",
            group=LOCATION_GROUP, api=()),
-    Option("column", ("zip",), kinds.TEXT, "the region column of IN", flag="--zip-col", required=True, metavar="COL"),
-    Option("regions", ("zip",), kinds.PATH, "regions: polygons (.geojson, .gpkg, .shp) or a CSV with centroid "
+    Option("column", ("zip",), values.TEXT, "the region column of IN", flag="--zip-col", required=True, metavar="COL"),
+    Option("regions", ("zip",), values.PATH, "regions: polygons (.geojson, .gpkg, .shp) or a CSV with centroid "
            "lat/lon columns", flag="--regions", required=True, metavar="FILE"),
-    Option("region_id", ("zip",), kinds.TEXT, "region id column of --regions", flag="--region-id", required=True,
+    Option("region_id", ("zip",), values.TEXT, "region id column of --regions", flag="--region-id", required=True,
            metavar="COL"),
-    Option("edges", ("zip",), kinds.PATH, "adjacency as an edge list CSV of two region id columns", flag="--edges",
+    Option("edges", ("zip",), values.PATH, "adjacency as an edge list CSV of two region id columns", flag="--edges",
            metavar="FILE"),
-    Option("zip", ("anonymize",), kinds.TEXT, "region column (published as connected groups)", flag="--zip-col",
+    Option("zip", ("anonymize",), values.TEXT, "region column (published as connected groups)", flag="--zip-col",
            key="columns.location.zip", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("regions", ("anonymize",), kinds.PATH, "regions for --zip-col: polygons or a CSV of centroids",
+    Option("regions", ("anonymize",), values.PATH, "regions for --zip-col: polygons or a CSV of centroids",
            flag="--regions", key="columns.location.regions", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("region_id", ("anonymize",), kinds.TEXT, "region id column of --regions", flag="--region-id",
+    Option("region_id", ("anonymize",), values.TEXT, "region id column of --regions", flag="--region-id",
            key="columns.location.region_id", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("edges", ("anonymize",), kinds.PATH, "adjacency of --regions as an edge list CSV", flag="--edges",
+    Option("edges", ("anonymize",), values.PATH, "adjacency of --regions as an edge list CSV", flag="--edges",
            key="columns.location.edges", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
     _choice("contiguity", ("zip",), CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)"),
     _choice("contiguity", ("anonymize",), CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)",
@@ -193,33 +193,33 @@ OPTIONS = (
             "crosswalk), named after them", engines=MEMORY, why="the dask engine publishes ZIP codes"),
     _choice("zip_level", ("anonymize",), ZIP_LEVELS, "for --zip-col: publish the ZIP codes rolled up, as geoanon zip "
             "--zip-level", key="release.zip_level", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS),
-    Option("column", ("labels",), kinds.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
+    Option("column", ("labels",), values.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
            "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
-    Option("label", ("anonymize",), kinds.TEXT, "a label column as the location (published as groups)",
+    Option("label", ("anonymize",), values.TEXT, "a label column as the location (published as groups)",
            flag="--label-col", key="columns.location.label", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("interval", ("anonymize",), kinds.COLUMNS, "QIs published as {col}_min, {col}_max (default for numeric "
+    Option("interval", ("anonymize",), values.COLUMNS, "QIs published as {col}_min, {col}_max (default for numeric "
            "columns)", flag="--interval", key="columns.interval", metavar="A,..."),
-    Option("hierarchies", ("anonymize",), kinds.HIERARCHY, "a QI published as the node of an ARX hierarchy CSV "
+    Option("hierarchies", ("anonymize",), values.HIERARCHY, "a QI published as the node of an ARX hierarchy CSV "
            "(leaf;...;root); repeatable", flag="--hierarchy", key="columns.hierarchy", metavar="COL=FILE",
            repeat=True),
-    Option("hierarchies", ("audit",), kinds.HIERARCHY, "with --original: a column published as nodes of this ARX "
+    Option("hierarchies", ("audit",), values.HIERARCHY, "with --original: a column published as nodes of this ARX "
            "hierarchy; repeatable", flag="--hierarchy", metavar="COL=FILE", repeat=True, engines=MEMORY),
-    Option("dates", ("anonymize",), kinds.DATES, "a date QI (ISO 8601 text and datetime columns are found without "
+    Option("dates", ("anonymize",), values.DATES, "a date QI (ISO 8601 text and datetime columns are found without "
            "it), with its strftime format when not ISO (visit:%d/%m/%Y); published as ISO intervals; repeatable",
            flag="--date", key="columns.dates", metavar="COL[:FORMAT]", repeat=True),
-    Option("ranges", ("anonymize",), kinds.RANGES, "the values an interval QI can take (age=0:120; either end may be "
+    Option("ranges", ("anonymize",), values.RANGES, "the values an interval QI can take (age=0:120; either end may be "
            "empty): published ends never leave it (default: from 0 for a column without negative values); "
            "repeatable", flag="--range", key="columns.ranges", metavar="COL=LOW:HIGH", repeat=True, api=()),
-    Option("suppress", ("anonymize",), kinds.COLUMNS, "QIs published as the shared value or '*' (default for other "
+    Option("suppress", ("anonymize",), values.COLUMNS, "QIs published as the shared value or '*' (default for other "
            "columns)", flag="--suppress", key="columns.suppress", metavar="A,..."),
-    Option("sets", ("anonymize",), kinds.COLUMNS, "QIs published as the values their class holds, joined by '|' "
+    Option("sets", ("anonymize",), values.COLUMNS, "QIs published as the values their class holds, joined by '|' "
            "(cheaper than '*', but every value present is shown)", flag="--sets", key="columns.sets",
            metavar="A,..."),
-    Option("keep", RELEASES, kinds.COLUMNS, "columns published as they are, deliberately (no warning)", flag="--keep",
+    Option("keep", RELEASES, values.COLUMNS, "columns published as they are, deliberately (no warning)", flag="--keep",
            key="columns.keep", metavar="A,...", default=[]),
-    Option("identifiers", RELEASES, kinds.COLUMNS, "columns dropped from the release (names, record ids)",
+    Option("identifiers", RELEASES, values.COLUMNS, "columns dropped from the release (names, record ids)",
            flag="--identifiers", key="columns.identifiers", metavar="A,...", default=[]),
-    Option("strict", RELEASES, kinds.FLAG, "refuse columns without a role (false: publish them with a warning)",
+    Option("strict", RELEASES, values.FLAG, "refuse columns without a role (false: publish them with a warning)",
            key="columns.strict", default=True),
 
     # -- how the release is made --------------------------------------------------------------
@@ -240,14 +240,14 @@ OPTIONS = (
             "frontier (location classes that never overlap, the least loss over the location tree; default for "
             "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
             default=False),
-    Option("time_limit", ("suppress",), kinds.NUMBER, "time for the optimal program (milp, auto); the report gives "
+    Option("time_limit", ("suppress",), values.NUMBER, "time for the optimal program (milp, auto); the report gives "
            "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS",
            rule=Interval(Real, 0, None, "neither", "a positive number of seconds")),
     _choice("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
             "the job numbers them; decreasing: by records; random: from --seed)", flag="--label-order"),
     _choice("missing", ("labels",), LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
             "like any other, or fail"),
-    Option("class_counts", ("labels",), kinds.FLAG, "list each label's record count in --classes (off: a count of 1 "
+    Option("class_counts", ("labels",), values.FLAG, "list each label's record count in --classes (off: a count of 1 "
            "names a record)", flag="--class-counts", default=False),
     _choice("missing", ("points",), COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
             "suppressed class", engines=MEMORY, why=DASK_BOXES),
@@ -256,32 +256,32 @@ OPTIONS = (
     _choice("extent", ("anonymize",), EXTENTS, "box: a location class publishes its records' box rounded outward to "
             "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
             "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
-    Option("resolution", ("anonymize",), kinds.NUMBER, "grid of box edges in coordinate units (default: a power of "
+    Option("resolution", ("anonymize",), values.NUMBER, "grid of box edges in coordinate units (default: a power of "
            "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP",
            rule=(None, Interval(Real, 0, None, "neither", "a positive number"))),
-    Option("n_jobs", ("anonymize",), kinds.INTEGER, "processes solving the location's shards (-1: every core; the "
+    Option("n_jobs", ("anonymize",), values.INTEGER, "processes solving the location's shards (-1: every core; the "
            "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY,
            rule=PROCESSES),
-    Option("crs", ("points",), kinds.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
+    Option("crs", ("points",), values.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
            default="EPSG:4326"),
-    Option("crs", ("anonymize",), kinds.TEXT, "CRS of --lat/--lon (default EPSG:4326)", flag="--crs",
+    Option("crs", ("anonymize",), values.TEXT, "CRS of --lat/--lon (default EPSG:4326)", flag="--crs",
            key="release.crs", default="EPSG:4326"),
-    Option("bounds", ("points",), kinds.BOUNDS, "region the rectangles tile (default: the data's bounding box padded "
+    Option("bounds", ("points",), values.BOUNDS, "region the rectangles tile (default: the data's bounding box padded "
            "out to round numbers; XMIN > XMAX crosses the antimeridian); write --bounds=-125,24,-66,50 when it "
            "starts with a minus sign", flag="--bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
-    Option("bounds", ("anonymize",), kinds.BOUNDS, "region the rectangles tile", flag="--bounds",
+    Option("bounds", ("anonymize",), values.BOUNDS, "region the rectangles tile", flag="--bounds",
            key="release.bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
-    Option("max_extent_km", ("anonymize",), kinds.KILOMETRES, "precision target of the location: classes wider than "
+    Option("max_extent_km", ("anonymize",), values.KILOMETRES, "precision target of the location: classes wider than "
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
            "model allows; the report counts the records still wider (ZIP codes' default: 6 times a typical "
            "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
            rule=(None, Interval(Real, 0, None, "neither", "a finite number > 0"))),
-    Option("max_suppressed", ("anonymize",), kinds.SHARE, "record suppression budget (e.g. 2%): the classes with the "
+    Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
            flag="--max-suppressed", key="release.max_suppressed", metavar="SHARE",
            rule=(None, SHARE)),
-    Option("max_withheld", ("points", "anonymize"), kinds.SHARE, "budget of isolated records (far from the rest of "
+    Option("max_withheld", ("points", "anonymize"), values.SHARE, "budget of isolated records (far from the rest of "
            "their class: its box's far side would hold only them and few others) published without a location, "
            "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
            key="release.max_withheld", default=WITHHELD, metavar="SHARE",
@@ -293,82 +293,82 @@ OPTIONS = (
             "and joint, and for --label-col), km (a box's or group's diameter in km, on a log scale; default for "
             "--zip-col)",
             key="release.location_loss", default=False),
-    Option("weights", ("anonymize",), kinds.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
+    Option("weights", ("anonymize",), values.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
            "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "
            "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),
-    Option("location_precision", ("anonymize",), kinds.NUMBER, "the trade-off between the location and the other "
+    Option("location_precision", ("anonymize",), values.NUMBER, "the trade-off between the location and the other "
            "quasi-identifiers, from 0 (the other columns first: wide boxes) to 1 (the location first: the finest "
            "boxes the model allows); it multiplies the location's weight by 1/8 at 0, 1 at 0.5 (the default: every "
            "column weighs the same) and 32 at 1, geometrically between", flag="--location-precision", key="release.location_precision",
            metavar="P",
            rule=(None, Interval(Real, 0, 1, "both", "a number from 0 to 1"))),
-    Option("explore", ("anonymize",), kinds.FLAG, "also compute the releases at 8 settings of --location-precision "
+    Option("explore", ("anonymize",), values.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,
            why="it computes several releases of a table in memory", default=False),
-    Option("seed", ("labels",), kinds.SEED, "seed of --label-order random (default 0; the same seed gives the same "
+    Option("seed", ("labels",), values.SEED, "seed of --label-order random (default 0; the same seed gives the same "
            "output)", flag="--seed", default=0, metavar="N",
            rule=(None, Interval(Integral, 0, None, "left", "an integer >= 0"))),
 
     # -- audit's extra inputs -----------------------------------------------------------------
-    Option("original", ("audit",), kinds.PATH, "the input the release was made from (same rows and order): adds the "
+    Option("original", ("audit",), values.PATH, "the input the release was made from (same rows and order): adds the "
            "information loss (NCP) of its columns published among --qi", flag="--original", metavar="FILE",
            engines=MEMORY),
-    Option("population", ("audit",), kinds.PATH, "the population IN is a sample of, published the same way: adds "
+    Option("population", ("audit",), values.PATH, "the population IN is a sample of, published the same way: adds "
            "the journalist and marketer risk", flag="--population", metavar="FILE", engines=MEMORY),
 
     # -- reading the input --------------------------------------------------------------------
-    Option("sep", COMMANDS, kinds.CHAR, "CSV delimiter (default ,)", flag="--sep", key="input.sep", default=",", api=("dask",),
+    Option("sep", COMMANDS, values.CHAR, "CSV delimiter (default ,)", flag="--sep", key="input.sep", default=",", api=("dask",),
            metavar="CHAR"),
-    Option("encoding", COMMANDS, kinds.TEXT, "CSV text encoding (default utf-8)", flag="--encoding",
+    Option("encoding", COMMANDS, values.TEXT, "CSV text encoding (default utf-8)", flag="--encoding",
            key="input.encoding", default="utf-8", api=("dask",)),
-    Option("decimal", ("anonymize",), kinds.CHAR, "decimal mark of the numbers read from CSV text (default .)",
+    Option("decimal", ("anonymize",), values.CHAR, "decimal mark of the numbers read from CSV text (default .)",
            key="input.decimal", default=".", api=()),
 
     # -- the outputs --------------------------------------------------------------------------
-    Option("report", ("points", "zip", "labels"), kinds.PATH, "write the job's figures as JSON", flag="--report", api=(),
+    Option("report", ("points", "zip", "labels"), values.PATH, "write the job's figures as JSON", flag="--report", api=(),
            metavar="JSON"),
-    Option("report", ("suppress",), kinds.PATH, "write the job's figures and its audit as JSON", flag="--report", api=(),
+    Option("report", ("suppress",), values.PATH, "write the job's figures and its audit as JSON", flag="--report", api=(),
            metavar="JSON"),
-    Option("report", ("anonymize",), kinds.PATH, "write the job's figures, NCP and audit as JSON", flag="--report", api=(),
+    Option("report", ("anonymize",), values.PATH, "write the job's figures, NCP and audit as JSON", flag="--report", api=(),
            key="output.report", metavar="JSON"),
-    Option("report", ("audit",), kinds.PATH, "write the measures as JSON", flag="--report", api=(), metavar="JSON"),
-    Option("map", ("points",), kinds.PATH, "write an offline map preview of the classes", flag="--map", api=(),
+    Option("report", ("audit",), values.PATH, "write the measures as JSON", flag="--report", api=(), metavar="JSON"),
+    Option("map", ("points",), values.PATH, "write an offline map preview of the classes", flag="--map", api=(),
            metavar="HTML"),
-    Option("map", ("zip",), kinds.PATH, "write an offline choropleth of the groups", flag="--map", api=(), metavar="HTML"),
-    Option("map", ("anonymize",), kinds.PATH, "write an offline map of the location classes", flag="--map", api=(),
+    Option("map", ("zip",), values.PATH, "write an offline choropleth of the groups", flag="--map", api=(), metavar="HTML"),
+    Option("map", ("anonymize",), values.PATH, "write an offline map of the location classes", flag="--map", api=(),
            key="output.map", metavar="HTML"),
-    Option("classes", ("zip",), kinds.PATH, "write the groups (dissolved shapes, members, weight)", flag="--classes", api=(),
+    Option("classes", ("zip",), values.PATH, "write the groups (dissolved shapes, members, weight)", flag="--classes", api=(),
            metavar="FILE", engines=MEMORY),
-    Option("classes", ("labels",), kinds.PATH, "write the label -> class table (.csv or .parquet)", flag="--classes", api=(),
+    Option("classes", ("labels",), values.PATH, "write the label -> class table (.csv or .parquet)", flag="--classes", api=(),
            metavar="FILE", engines=MEMORY),
-    Option("classes", ("suppress",), kinds.PATH, "write one row per class (.csv or .parquet)", flag="--classes", api=(),
+    Option("classes", ("suppress",), values.PATH, "write one row per class (.csv or .parquet)", flag="--classes", api=(),
            metavar="FILE", engines=MEMORY),
-    Option("classes", ("anonymize",), kinds.PATH, "write one row per location class", flag="--classes", api=(),
+    Option("classes", ("anonymize",), values.PATH, "write one row per location class", flag="--classes", api=(),
            key="output.classes", metavar="FILE", engines=MEMORY),
-    Option("html_report", RELEASES, kinds.PATH, "write a self-contained page on the release: the model met, the "
+    Option("html_report", RELEASES, values.PATH, "write a self-contained page on the release: the model met, the "
            "columns' treatment and information loss, class sizes, re-identification risk, location precision in km "
            "and the map", flag="--html-report", api=(), key="output.html_report", metavar="HTML"),
-    Option("tiles", ("points", "zip"), kinds.TEXT, TILES_HELP, flag="--tiles", api=()),
-    Option("tiles", ("anonymize",), kinds.TEXT, "base map tiles for --map (see geoanon points --help)",
+    Option("tiles", ("points", "zip"), values.TEXT, TILES_HELP, flag="--tiles", api=()),
+    Option("tiles", ("anonymize",), values.TEXT, "base map tiles for --map (see geoanon points --help)",
            flag="--tiles", api=()),
-    Option("attribution", ("points", "zip", "anonymize"), kinds.TEXT, "the credit line of --tiles given as a URL",
+    Option("attribution", ("points", "zip", "anonymize"), values.TEXT, "the credit line of --tiles given as a URL",
            flag="--attribution", api=(), metavar="TEXT"),
-    Option("escape_formulas", RELEASES, kinds.FLAG, "also prefix ' to cells of untouched columns that could start a "
+    Option("escape_formulas", RELEASES, values.FLAG, "also prefix ' to cells of untouched columns that could start a "
            "spreadsheet formula (generated cells always are)", flag="--escape-formulas", api=(),
            key="output.escape_formulas", default=False),
-    Option("keep_order", RELEASES, kinds.FLAG, "write the rows in the input's order (default: ordered by what they "
+    Option("keep_order", RELEASES, values.FLAG, "write the rows in the input's order (default: ordered by what they "
            "publish, class by class, since the input's order can tell who a row is: a table sorted by name whose "
            "names were dropped)", flag="--keep-order", key="output.keep_order", default=False, api=("dask",)),
-    Option("timings", RELEASES, kinds.FLAG, "write the run time into --report and --html-report (off by default, so "
+    Option("timings", RELEASES, values.FLAG, "write the run time into --report and --html-report (off by default, so "
            "that the same job writes the same bytes)", flag="--timings", api=(), key="output.timings", default=False),
 
     # -- the engine ---------------------------------------------------------------------------
-    Option("scheduler", COMMANDS, kinds.TEXT, "run on this Dask cluster (implies --engine dask)", flag="--scheduler",
+    Option("scheduler", COMMANDS, values.TEXT, "run on this Dask cluster (implies --engine dask)", flag="--scheduler",
            metavar="ADDRESS", engines=("dask",)),
-    Option("scheduler_file", COMMANDS, kinds.TEXT, "run on the Dask cluster this file describes (implies --engine "
+    Option("scheduler_file", COMMANDS, values.TEXT, "run on the Dask cluster this file describes (implies --engine "
            "dask)", flag="--scheduler-file", metavar="FILE", engines=("dask",)),
-    Option("max_shard_rows", ("points", "anonymize"), kinds.INTEGER, "the most rows a shard holds (default: from "
+    Option("max_shard_rows", ("points", "anonymize"), values.INTEGER, "the most rows a shard holds (default: from "
            "the workers' memory)", engines=("dask",)),
 )
 

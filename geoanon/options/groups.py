@@ -1,7 +1,7 @@
 """The options of :func:`geoanon.anonymize` in groups, beside
 :class:`geoanon.Columns` and :class:`geoanon.Model`: how the search runs
 (:class:`Search`) and what it may leave out (:class:`Budgets`). Each field
-is a row of :data:`~geoanon.spec.options.OPTIONS`, with the row's default;
+is a row of :data:`~geoanon.options.table.OPTIONS`, with the row's default;
 the job functions take the same options as keywords too, and
 :func:`ungrouped` turns the groups into those keywords."""
 from __future__ import annotations

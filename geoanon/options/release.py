@@ -4,7 +4,7 @@ asked.
 
 :func:`release_spec` turns a job's keywords into a :class:`ReleaseSpec`: the
 columns' roles (:class:`geoanon.Columns`), the model
-(:class:`geoanon.Model`) and every option of :data:`~geoanon.spec.options.OPTIONS`
+(:class:`geoanon.Model`) and every option of :data:`~geoanon.options.table.OPTIONS`
 offered by the job and the engine, each checked (its choices, its range, how
 it bears on the others) and defaulted. The engines (:mod:`geoanon.pipeline`
 in memory, :mod:`geoanon.cluster` on dask) take the spec; what can only be
@@ -28,7 +28,7 @@ from .checks import (check_dates, check_location_loss, check_location_precision,
                      check_max_suppressed, check_weights, check_zip_level, parse_location)
 from .groups import ungrouped
 from .locations import LOCATIONS
-from .options import OPTIONS
+from .table import OPTIONS
 
 __all__ = ["ReleaseSpec", "options_of", "release_spec", "treatments"]
 
@@ -99,7 +99,7 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
                  **keywords) -> ReleaseSpec:
     """The :class:`ReleaseSpec` of ``command`` on ``engine`` from the
     keywords of its job function (the options of ``search`` and ``budgets``,
-    :mod:`geoanon.spec.groups`, among them): every option checked against
+    :mod:`geoanon.options.groups`, among them): every option checked against
     its row's rule and defaulted, the roles and the model built, and the
     options that bear on each other checked together. TypeError for a
     keyword the job function does not take (as Python's); ParameterError
