@@ -21,6 +21,8 @@ value the table holds has q > 0):
   |ln(p / q)| < delta; over the values the class holds, as ARX and pycanon
   check it (natural log, as pycanon; ARX takes log base 2); measured as
   ``delta``, the largest |ln(p / q)|: the class meets every delta above it.
+- (alpha, k)-anonymity (Wong et al. 2006): p <= alpha for every value;
+  measured as ``alpha``, a class's largest share.
 
 Entropy l, recursive (c, l), both beta-likeness and the classic models survive
 the union of two classes that meet them (entropy is concave; the shares of a
@@ -88,6 +90,7 @@ CRITERIA = {
     "beta": Criterion("beta", "max", POSITIVE, against_table=True, label="beta"),
     "beta_enhanced": Criterion("beta_enhanced", "max", POSITIVE, against_table=True, label="enhanced beta"),
     "delta": Criterion("delta", "max", POSITIVE, strict=True, against_table=True, label="delta"),
+    "alpha": Criterion("alpha", "max", Interval(Real, 0, 1, "right", "a share in (0, 1]"), label="alpha"),
 }
 KEYWORDS = tuple(name for name, c in CRITERIA.items() if not c.distribution)    # k, l, l_distinct, t
 DISTRIBUTION = tuple(name for name, c in CRITERIA.items() if c.distribution)
@@ -146,7 +149,7 @@ def distribution_measures(cls, val, counts, sizes, starts, q, recursive_l=None) 
     beta = np.maximum.reduceat(excess, starts)
     out = {"l_entropy": np.exp(entropy), "beta": beta,
            "beta_enhanced": np.where(np.add.reduceat(beyond, starts) > 0, np.inf, beta),
-           "delta": np.maximum.reduceat(delta, starts)}
+           "delta": np.maximum.reduceat(delta, starts), "alpha": np.maximum.reduceat(share, starts)}
     if recursive_l is not None:
         out["recursive_c"] = recursive_c(cls, counts, starts, recursive_l)
     return out

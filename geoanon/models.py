@@ -433,6 +433,7 @@ class Model:
     beta: float | None = None
     beta_enhanced: float | None = None
     delta: float | None = None
+    alpha: float | None = None
 
     def __post_init__(self):
         levels = check_levels(**{name: getattr(self, name) for name in CRITERIA})

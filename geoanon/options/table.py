@@ -141,6 +141,8 @@ OPTIONS = (
            "of the value's share in the table)", flag="--beta-enhanced", api=(), key="model.beta_enhanced", metavar="BETA"),
     Option("delta", TABLES, values.NUMBER, "delta-disclosure: |ln(share in the class / share in the table)| is below "
            "DELTA for every value a class holds", flag="--delta", api=(), key="model.delta"),
+    Option("alpha", TABLES, values.NUMBER, "(alpha,k)-anonymity: no sensitive value fills more than ALPHA of a class",
+           flag="--alpha", api=(), key="model.alpha"),
     Option("ground", TABLES, values.GROUND, "EMD ground distance: equal (default), ordered, or an ARX hierarchy CSV "
            "file (leaf;...;root)", flag="--ground", key="model.ground", default="equal", metavar="GROUND"),
     Option("order", TABLES, values.VALUES, "order of the sensitive values for --ground ordered (default: sorted, "
