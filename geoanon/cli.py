@@ -236,8 +236,8 @@ def _anonymize(engine, source, values):
     location = _location_option(values)
     for flag, value in (("--map", values["map"]), ("--classes", values["classes"])):
         if value and location is None:
-            raise ParameterError(f"{flag} needs a location (--lat/--lon, --zip-col or --label-col): without one "
-                                 "there are no location classes")
+            raise ParameterError(f"{flag} needs a location ({_location_flags()}): without one there are no "
+                                 "location classes")
     model = _model_options(values)
     if location is not None and "regions" in location:
         from .io import read_table
@@ -251,6 +251,13 @@ def _anonymize(engine, source, values):
     api = {name: v for name, v in _api("anonymize", engine, values).items() if name not in roles}
     job = _function(engine, "explore" if values.get("explore") else "anonymize")
     return job(_table(engine, source, values), columns=columns, **api, **model)
+
+
+def _location_flags() -> str:
+    """The flags of each location kind's columns: ``--lat/--lon, --zip-col or --label-col``."""
+    from .options.locations import LOCATIONS, listed
+
+    return listed([shape.flags(shape.columns) for shape in LOCATIONS.values() if shape.options])
 
 
 def _location_option(values: dict):

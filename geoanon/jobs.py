@@ -58,7 +58,8 @@ from .options.values import PATH
 from .constraints import check
 from .options.checks import check_weights
 from .options.locations import LOCATIONS, by_keys, listed
-from .options.table import OPTIONS, Option
+from .options.option import Option
+from .options.table import OPTIONS
 
 __all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
            "plan", "read_input"]

@@ -1,15 +1,18 @@
 """The location kinds as a user writes them, in one table: each kind's keys
 (those it needs and those it may have), the keys that name columns, its
-name in the API and in reports, and the options it admits. The API's
-checks, job files, the command line, the engines (which generalize each
-kind: :mod:`geoanon.pipeline.locations`) and the report read it. Light to
-import: the command line reads job files before its heavy imports."""
+name in the API and in reports, the options it admits, and its rows of the
+options' table (its flags and job-file keys). The API's checks, job files,
+the command line, the engines (which generalize each kind:
+:mod:`geoanon.pipeline.locations`) and the report read it. Light to import:
+the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN
+from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN, ZIP_LEVELS
+from . import values
+from .option import MEMORY, Option, choice_option
 
 __all__ = ["LABEL", "LOCATIONS", "LocationShape", "NO_LOCATION", "POINTS", "ZIP", "by_keys", "by_report", "listed"]
 
@@ -55,6 +58,11 @@ class LocationShape:
         ``"group"``; None: they have no place).
     engines : tuple
         The engines whose joint release takes it.
+    options : tuple
+        Its rows of :data:`~geoanon.options.table.OPTIONS` (the command
+        line's location group): the flags of ``geoanon anonymize`` and the
+        job files' keys that give it and its settings (``[columns]
+        location.<key>``, ``[release] zip_level``); none: only the API does.
     """
 
     name: str | None
@@ -74,6 +82,7 @@ class LocationShape:
     default_target: bool = False
     measure: str | None = None
     engines: tuple = ("memory",)
+    options: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def keys(self) -> tuple:
@@ -83,6 +92,11 @@ class LocationShape:
     def in_km(self) -> bool:
         """Whether it is measured in km on the ground (``location_loss="km"``, ``max_extent_km``)."""
         return "km" in self.losses
+
+    def flags(self, keys) -> str:
+        """The command-line flags of ``keys`` joined by ``/`` (``--lat/--lon``)."""
+        flag = {row.name: row.flag for row in self.options}
+        return "/".join(flag[key] for key in keys)
 
     def column_names(self, loc: dict) -> tuple:
         """The columns that ``loc`` (a location of this kind) names, in :attr:`columns` order."""
@@ -97,18 +111,54 @@ class LocationShape:
         return None if self.name is None else {"kind": self.name, **{k: v for k, v in loc.items() if isinstance(v, str)}}
 
 
+_ANONYMIZE = ("anonymize",)
+_IN_MEMORY = {"engines": MEMORY, "why": "the dask engine's joint release needs --lat and --lon"}
+
+
+def _key(name, kind, help, flag, **more) -> Option:
+    """A location key as ``geoanon anonymize`` takes it: its flag, and the
+    job file's ``[columns] location.<name>`` (the API takes the location whole)."""
+    return Option(name, _ANONYMIZE, kind, help, flag=flag, key=f"columns.location.{name}", api=(), **more)
+
+
+def _setting(name, choices, help) -> Option:
+    """A location key that takes one of ``choices`` (by default the library's)."""
+    return choice_option(name, _ANONYMIZE, choices, help, key=f"columns.location.{name}", default=False, api=(),
+                         **_IN_MEMORY)
+
+
 NO_LOCATION = LocationShape(None, None, record_budget=True)
 POINTS = LocationShape(
     "points", "points", ("lat", "lon"), columns=("lat", "lon"), noun="points location",
     described="a points location (lat and lon)", published="boxes", losses=("spacing", "spread", "range", "km"),
-    default_loss=("km", "spacing"), record_budget=True, measure="rectangle", engines=("memory", "dask"))
+    default_loss=("km", "spacing"), record_budget=True, measure="rectangle", engines=("memory", "dask"),
+    options=(_key("lat", values.TEXT, "latitude column (points, published as non-overlapping rectangles)", "--lat"),
+             _key("lon", values.TEXT, "longitude column", "--lon")))
 ZIP = LocationShape(
     "zip", "regions", ("zip", "regions", "region_id"), ("edges", "contiguity", "unknown", "small"), ("zip",),
     MappingProxyType({"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}),
     noun="region location", described="a ZIP location", published="groups", losses=("range", "km"),
-    default_loss=("km", "km"), method="frontier", rolls_up=True, default_target=True, measure="group")
-LABEL = LocationShape("label", "labels", ("label",), columns=("label",), noun="label location",
-                      described="a label location", published="groups", method="frontier")
+    default_loss=("km", "km"), method="frontier", rolls_up=True, default_target=True, measure="group",
+    options=(
+        _key("zip", values.TEXT, "region column (published as connected groups)", "--zip-col", metavar="COL",
+             **_IN_MEMORY),
+        _key("regions", values.PATH, "regions for --zip-col: polygons or a CSV of centroids", "--regions",
+             metavar="FILE", **_IN_MEMORY),
+        _key("region_id", values.TEXT, "region id column of --regions", "--region-id", metavar="COL", **_IN_MEMORY),
+        _key("edges", values.PATH, "adjacency of --regions as an edge list CSV", "--edges", metavar="FILE",
+             **_IN_MEMORY),
+        _setting("contiguity", CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)"),
+        _setting("unknown", REGIONS_UNKNOWN, "for --zip-col: records whose region is not in --regions: fail "
+                 "(default), or publish '*'"),
+        _setting("small", REGION_SMALL, "for --zip-col: connected pieces of the regions whose records cannot meet "
+                 "the model: fail (default), publish '*', or link to the nearest region"),
+        choice_option("zip_level", _ANONYMIZE, ZIP_LEVELS, "for --zip-col: publish the ZIP codes rolled up, as "
+                      "geoanon zip --zip-level", key="release.zip_level", **_IN_MEMORY)))
+LABEL = LocationShape(
+    "label", "labels", ("label",), columns=("label",), noun="label location", described="a label location",
+    published="groups", method="frontier",
+    options=(_key("label", values.TEXT, "a label column as the location (published as groups)", "--label-col",
+                  metavar="COL", **_IN_MEMORY),))
 
 LOCATIONS = MappingProxyType({shape.name: shape for shape in (NO_LOCATION, POINTS, ZIP, LABEL)})
 

@@ -1,119 +1,46 @@
 """Every option of every job, declared once (as scikit-learn declares an
 estimator's ``_parameter_constraints``).
 
-A row of :data:`OPTIONS` names an option as the API takes it, the jobs
-(commands) that offer it, the engines that support it, its kind (how
-command-line text and a job file's value are read: :mod:`geoanon.options.values`),
-its default, its command-line flag and help, and its job-file key. The
+A row of :data:`OPTIONS` (an :class:`~geoanon.options.option.Option`) names
+an option as the API takes it, the jobs (commands) that offer it, the
+engines that support it, its kind (how command-line text and a job file's
+value are read: :mod:`geoanon.options.values`), its default, its
+command-line flag and help, and its job-file key. The
 command line builds its parser from the rows (:func:`add_arguments`), job
 files check their keys against them (:func:`job_keys`), and a test checks
 every public function's keywords against them; what a value must be beyond
 its kind is checked once, where the release spec is built
 (:mod:`geoanon.options.release`). Adding an option is one row here plus its
-implementation.
+implementation; a location kind's flags and job-file keys are rows of its
+declaration (:data:`~geoanon.options.locations.LOCATIONS`), spliced in here
+as the argument group :data:`LOCATION_GROUP`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 from numbers import Integral, Real
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
-from ..constraints import Interval, StrOptions
+from ..constraints import Interval
 from . import values
-from .values import Kind
+from .locations import LOCATIONS, listed
+from .option import MEMORY, Option, choice_option
 
-__all__ = ["COMMANDS", "OPTIONS", "Option", "RELEASES", "add_arguments", "flag_values", "job_words",
-           "unsupported_flags"]
+__all__ = ["COMMANDS", "LOCATION_GROUP", "OPTIONS", "RELEASES", "add_arguments", "flag_values", "job_words", "unsupported_flags"]
 
 COMMANDS = ("points", "zip", "labels", "suppress", "anonymize", "audit")
 RELEASES = ("points", "zip", "labels", "suppress", "anonymize")        # the commands that write a release
 TABLES = ("suppress", "anonymize", "audit")                           # the commands over a table's QIs and model
-BOTH = ("memory", "dask")
-MEMORY = ("memory",)
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of the jobs in ``commands``.
-
-    ``name`` is the API keyword; ``flag`` the command-line flag (None: none;
-    ``aliases`` its other spellings); ``key`` the job file's ``section.key``
-    (None: not in job files); ``engines`` those that support it; ``default``
-    the value when it is not given (on the command line too); ``repeat``: a
-    flag given once per value (``--hierarchy A=F --hierarchy B=G``);
-    ``required``: the command needs it; ``api``: the engines whose job
-    function takes it as a keyword (default: those that support it; none for
-    what only the front ends do, such as writing a map); ``rule``: what a
-    value must be (:mod:`geoanon.constraints`; a choice's are its choices).
-    """
-
-    name: str
-    commands: tuple
-    kind: Kind
-    help: str
-    flag: str | None = None
-    key: str | None = None
-    engines: tuple = BOTH
-    default: object = None
-    metavar: str | None = None
-    aliases: tuple = ()
-    choices: tuple | None = None
-    repeat: bool = False
-    required: bool = False
-    group: str | None = None          # the command line's argument group
-    api: tuple | None = None
-    why: str = ""                     # why the engines without it lack it, for the refusal
-    rule: object = object             # what a value must be beyond its kind (geoanon.constraints; object: anything)
-
-    def __post_init__(self):
-        if self.api is None:
-            object.__setattr__(self, "api", self.engines)
-
-    @property
-    def dest(self) -> str:
-        """The attribute argparse stores the flag's value under."""
-        return self.name
-
-    def argument(self, parser) -> None:
-        """Add the row's flag to ``parser`` (an argparse parser or group)."""
-        kwargs = {"dest": self.dest, "help": self.help.replace("%", "%%")}
-        if self.kind is values.FLAG:
-            kwargs.update(action="store_true")
-        elif self.choices is not None:
-            kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
-        else:
-            kwargs["type"] = self.kind.parse
-            if self.metavar:
-                kwargs["metavar"] = self.metavar
-        if self.repeat:
-            kwargs.update(action="append", default=[])
-        elif self.kind is not values.FLAG:
-            kwargs["default"] = self.default
-        if self.required:
-            kwargs["required"] = True
-        parser.add_argument(*self.flags(), **kwargs)
-
-    def flags(self) -> tuple:
-        return (self.flag, *self.aliases)
-
-
-def _choice(name, commands, options, help, *, flag=None, key=None, engines=BOTH, default=True, **more) -> Option:
-    """An option taking one of ``options``: its default the first of them
-    (said in the help), or None (the library decides, as ``help`` says)."""
-    return Option(name, commands, values.choice(options), help + (f" (default: {options[0]})" if default else ""),
-                  flag=flag or "--" + name.replace("_", "-"), key=key, engines=engines,
-                  default=options[0] if default else None, choices=options,
-                  rule=StrOptions(options) if default else (None, StrOptions(options)), **more)
 
 
 SHARE = Interval(Real, 0, 1, "left", "a share of the rows, 0 <= share < 1 (0.02 for 2%)")
 PROCESSES = (Interval(Integral, 1, None, "left", "a positive integer"),
              Interval(Integral, -1, -1, "both", "-1 (every core)"))
 DASK_BOXES = "it publishes boxes of located rows (--extent box, --missing error)"
-DASK_POINTS = "the dask engine's joint release needs --lat and --lon"
-LOCATION_GROUP = "location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, or none)"
+LOCATION_GROUP = "location (one of: " + listed([shape.flags(shape.needed) for shape in LOCATIONS.values()
+                                                  if shape.options] + ["none"], ", or ") + ")"
 TILES_HELP = ("base map tiles for --map: a provider name (OpenStreetMap, OpenTopoMap, ...) or a URL template with {z}, "
               "{x}, {y} (needs --attribution); the map then needs network to show them")
 
@@ -158,10 +85,6 @@ OPTIONS = (
     Option("lat", ("points",), values.TEXT, "latitude column (omit both --lat and --lon to use point geometry)",
            flag="--lat"),
     Option("lon", ("points",), values.TEXT, "longitude column", flag="--lon"),
-    Option("lat", ("anonymize",), values.TEXT, "latitude column (points, published as non-overlapping rectangles)",
-           flag="--lat", key="columns.location.lat", group=LOCATION_GROUP, api=()),
-    Option("lon", ("anonymize",), values.TEXT, "longitude column", flag="--lon", key="columns.location.lon",
-           group=LOCATION_GROUP, api=()),
     Option("column", ("zip",), values.TEXT, "the region column of IN", flag="--zip-col", required=True, metavar="COL"),
     Option("regions", ("zip",), values.PATH, "regions: polygons (.geojson, .gpkg, .shp) or a CSV with centroid "
            "lat/lon columns", flag="--regions", required=True, metavar="FILE"),
@@ -169,36 +92,17 @@ OPTIONS = (
            metavar="COL"),
     Option("edges", ("zip",), values.PATH, "adjacency as an edge list CSV of two region id columns", flag="--edges",
            metavar="FILE"),
-    Option("zip", ("anonymize",), values.TEXT, "region column (published as connected groups)", flag="--zip-col",
-           key="columns.location.zip", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("regions", ("anonymize",), values.PATH, "regions for --zip-col: polygons or a CSV of centroids",
-           flag="--regions", key="columns.location.regions", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("region_id", ("anonymize",), values.TEXT, "region id column of --regions", flag="--region-id",
-           key="columns.location.region_id", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    Option("edges", ("anonymize",), values.PATH, "adjacency of --regions as an edge list CSV", flag="--edges",
-           key="columns.location.edges", metavar="FILE", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    _choice("contiguity", ("zip",), CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)"),
-    _choice("contiguity", ("anonymize",), CONTIGUITY, "for --zip-col, as in geoanon zip (default: rook)",
-            key="columns.location.contiguity", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    _choice("unknown", ("zip",), REGIONS_UNKNOWN, "records whose region is not in --regions: fail, or generalize "
-            "them to '*'"),
-    _choice("unknown", ("anonymize",), REGIONS_UNKNOWN, "for --zip-col: records whose region is not in --regions: "
-            "fail (default), or publish '*'", key="columns.location.unknown", default=False, group=LOCATION_GROUP,
-            engines=MEMORY, why=DASK_POINTS, api=()),
-    _choice("on_small", ("zip",), REGION_SMALL, "connected pieces with records but lighter than k: fail, generalize "
-            "their records to '*', or join the group of the nearest region (by centroid)", flag="--small"),
-    _choice("small", ("anonymize",), REGION_SMALL, "for --zip-col: connected pieces of the regions whose records "
-            "cannot meet the model: fail (default), publish '*', or link to the nearest region",
-            key="columns.location.small", default=False, group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
-    _choice("zip_level", ("zip",), ZIP_LEVELS, "publish the ZIP codes rolled up: groups of whole ZIP3 areas (first "
-            "three digits), counties or states (from the regions' state and county columns, else the shipped "
-            "crosswalk), named after them", engines=MEMORY, why="the dask engine publishes ZIP codes"),
-    _choice("zip_level", ("anonymize",), ZIP_LEVELS, "for --zip-col: publish the ZIP codes rolled up, as geoanon zip "
-            "--zip-level", key="release.zip_level", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS),
+    choice_option("contiguity", ("zip",), CONTIGUITY, "polygon adjacency: shared boundary (rook) or any contact (queen)"),
+    choice_option("unknown", ("zip",), REGIONS_UNKNOWN, "records whose region is not in --regions: fail, or generalize "
+                  "them to '*'"),
+    choice_option("on_small", ("zip",), REGION_SMALL, "connected pieces with records but lighter than k: fail, generalize "
+                  "their records to '*', or join the group of the nearest region (by centroid)", flag="--small"),
+    choice_option("zip_level", ("zip",), ZIP_LEVELS, "publish the ZIP codes rolled up: groups of whole ZIP3 areas (first "
+                  "three digits), counties or states (from the regions' state and county columns, else the shipped "
+                  "crosswalk), named after them", engines=MEMORY, why="the dask engine publishes ZIP codes"),
     Option("column", ("labels",), values.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
            "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
-    Option("label", ("anonymize",), values.TEXT, "a label column as the location (published as groups)",
-           flag="--label-col", key="columns.location.label", metavar="COL", group=LOCATION_GROUP, engines=MEMORY, why=DASK_POINTS, api=()),
+    *(replace(row, group=LOCATION_GROUP) for shape in LOCATIONS.values() for row in shape.options),
     Option("interval", ("anonymize",), values.COLUMNS, "QIs published as {col}_min, {col}_max (default for numeric "
            "columns)", flag="--interval", key="columns.interval", metavar="A,..."),
     Option("hierarchies", ("anonymize",), values.HIERARCHY, "a QI published as the node of an ARX hierarchy CSV "
@@ -225,39 +129,39 @@ OPTIONS = (
            key="columns.strict", default=True),
 
     # -- how the release is made --------------------------------------------------------------
-    _choice("method", ("points",), POINT_JOB_METHODS, "gaps: every cut in a gap wide enough that no published edge "
-            "lies near a record (classes of k to 2k-1); balanced: cuts chosen to keep classes near the lower bound; "
-            "paper: Theorem 2's kd-tree rule (median cuts); with balanced and paper, more records lie near an edge "
-            "and are published without a location"),
-    _choice("method", ("zip",), REGION_METHODS, "balanced: tree pass and local search; paper: Theorem 1's tree pass; "
-            "exact: the flow program (small graphs)"),
-    _choice("method", ("labels",), LABEL_METHODS, "balanced: classes filled to equal weight, then improved; fold: "
-            "Theorem 5; spread: Section 5's Theorem 8; paper-5/2: Theorem 8 as proved; exact: the program over "
-            "sizes"),
-    _choice("method", ("suppress",), SUPPRESS_METHODS, "auto: exact, matching or the optimal program where the "
-            "instance allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching "
-            "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
-    _choice("method", ("anonymize",), DESIGNS, "where the location cuts go: joint (anywhere, as Mondrian: the "
-            "least loss, but the classes' rectangles may overlap; default with --lat/--lon or no location), "
-            "frontier (location classes that never overlap, the least loss over the location tree; default for "
-            "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
-            default=False),
+    choice_option("method", ("points",), POINT_JOB_METHODS, "gaps: every cut in a gap wide enough that no published edge "
+                  "lies near a record (classes of k to 2k-1); balanced: cuts chosen to keep classes near the lower bound; "
+                  "paper: Theorem 2's kd-tree rule (median cuts); with balanced and paper, more records lie near an edge "
+                  "and are published without a location"),
+    choice_option("method", ("zip",), REGION_METHODS, "balanced: tree pass and local search; paper: Theorem 1's tree pass; "
+                  "exact: the flow program (small graphs)"),
+    choice_option("method", ("labels",), LABEL_METHODS, "balanced: classes filled to equal weight, then improved; fold: "
+                  "Theorem 5; spread: Section 5's Theorem 8; paper-5/2: Theorem 8 as proved; exact: the program over "
+                  "sizes"),
+    choice_option("method", ("suppress",), SUPPRESS_METHODS, "auto: exact, matching or the optimal program where the "
+                  "instance allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching "
+                  "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
+    choice_option("method", ("anonymize",), DESIGNS, "where the location cuts go: joint (anywhere, as Mondrian: the "
+                  "least loss, but the classes' rectangles may overlap; default with --lat/--lon or no location), "
+                  "frontier (location classes that never overlap, the least loss over the location tree; default for "
+                  "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
+                  default=False),
     Option("time_limit", ("suppress",), values.NUMBER, "time for the optimal program (milp, auto); the report gives "
            "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS",
            rule=Interval(Real, 0, None, "neither", "a positive number of seconds")),
-    _choice("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
-            "the job numbers them; decreasing: by records; random: from --seed)", flag="--label-order"),
-    _choice("missing", ("labels",), LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
-            "like any other, or fail"),
+    choice_option("order", ("labels",), LABEL_ORDERS, "order in which fold and spread take the labels (given: sorted, as "
+                  "the job numbers them; decreasing: by records; random: from --seed)", flag="--label-order"),
+    choice_option("missing", ("labels",), LABEL_MISSING, "rows without a label (missing values, empty strings): a label "
+                  "like any other, or fail"),
     Option("class_counts", ("labels",), values.FLAG, "list each label's record count in --classes (off: a count of 1 "
            "names a record)", flag="--class-counts", default=False),
-    _choice("missing", ("points",), COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
-            "suppressed class", engines=MEMORY, why=DASK_BOXES),
-    _choice("missing", ("anonymize",), COORDINATES_MISSING, "rows without coordinates: fail, or give them a location "
-            "class of their own", key="release.missing", engines=MEMORY, why=DASK_BOXES),
-    _choice("extent", ("anonymize",), EXTENTS, "box: a location class publishes its records' box rounded outward to "
-            "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
-            "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
+    choice_option("missing", ("points",), COORDINATES_MISSING, "rows without coordinates: fail, or put them in one "
+                  "suppressed class", engines=MEMORY, why=DASK_BOXES),
+    choice_option("missing", ("anonymize",), COORDINATES_MISSING, "rows without coordinates: fail, or give them a location "
+                  "class of their own", key="release.missing", engines=MEMORY, why=DASK_BOXES),
+    choice_option("extent", ("anonymize",), EXTENTS, "box: a location class publishes its records' box rounded outward to "
+                  "--resolution, an interval its class's range; tile: both publish the class's tile (a cover of the "
+                  "bounds, higher NCP)", key="release.extent", engines=MEMORY, why=DASK_BOXES),
     Option("resolution", ("anonymize",), values.NUMBER, "grid of box edges in coordinate units (default: a power of "
            "ten near 1/1000 of the span)", flag="--resolution", key="release.resolution", metavar="STEP",
            rule=(None, Interval(Real, 0, None, "neither", "a positive number"))),
@@ -288,13 +192,13 @@ OPTIONS = (
            "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
            key="release.max_withheld", default=WITHHELD, metavar="SHARE",
            rule=SHARE),
-    _choice("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
-            "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
-            "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
-            "coordinates' interquartile range), range (NCP over their range, or regions covered; default of greedy "
-            "and joint, and for --label-col), km (a box's or group's diameter in km, on a log scale; default for "
-            "--zip-col)",
-            key="release.location_loss", default=False),
+    choice_option("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
+                  "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
+                  "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
+                  "coordinates' interquartile range), range (NCP over their range, or regions covered; default of greedy "
+                  "and joint, and for --label-col), km (a box's or group's diameter in km, on a log scale; default for "
+                  "--zip-col)",
+                  key="release.location_loss", default=False),
     Option("weights", ("anonymize",), values.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
            "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "
            "quasi-identifiers more", flag="--weight", key="release.weights", metavar="location=W,A=W,..."),

@@ -27,6 +27,19 @@ def test_a_kind_names_its_columns_and_writes_its_release_and_report_entries():
     assert NO_LOCATION.release_location({}) is None and NO_LOCATION.report_entry({}) is None
 
 
+def test_each_kind_declares_its_flags_and_job_file_keys_and_the_table_takes_them_in():
+    from geoanon.options.table import LOCATION_GROUP, OPTIONS
+
+    assert [(row.flag, row.key) for row in OPTIONS if row.group == LOCATION_GROUP] == [
+        (row.flag, row.key) for shape in LOCATIONS.values() for row in shape.options]
+    for shape in (POINTS, ZIP, LABEL):
+        keys = {row.key.rpartition(".")[2] for row in shape.options if row.key.startswith("columns.location.")}
+        assert keys == set(shape.keys)
+    assert POINTS.flags(POINTS.keys) == "--lat/--lon" and ZIP.flags(ZIP.columns) == "--zip-col"
+    assert LOCATION_GROUP.startswith("location (one of: --lat/--lon, --zip-col/--regions/--region-id, --label-col, ")
+    assert LOCATION_GROUP.endswith(", or none)")
+
+
 @pytest.mark.parametrize("keys, shape", [({"lat"}, POINTS), ({"zip", "small"}, ZIP), ({"label"}, LABEL),
                                          ({"lat", "zip"}, None), (set(), None)])
 def test_by_keys_finds_the_kind_whose_keys_hold_them(keys, shape):
