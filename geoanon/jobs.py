@@ -208,10 +208,10 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
     if not levels:
         raise ParameterError(f"{source}: [model] needs at least one of {', '.join(CRITERIA)} (a release at k = 1 "
                              "protects no one)")
-    for section, check in (("model", lambda: check_levels(**levels)),
-                           ("release", lambda: _check_release(release, check_bounds, is_geographic))):
+    for section, checked in (("model", lambda: check_levels(**levels)),
+                             ("release", lambda: _check_release(release, check_bounds, is_geographic))):
         try:
-            check()
+            checked()
         except ParameterError as exc:
             raise ParameterError(f"{source}: [{section}] {exc}") from None
 

@@ -121,7 +121,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
     spec = release_spec("anonymize", "dask", columns=columns, model=model, location=location, search=search,
                         budgets=budgets, **options)
     cols, model, o = spec.columns, spec.model, spec.options
-    qi, k, sensitive, (kind, loc) = cols.quasi_identifiers, model.k, model.sensitive, spec.location
+    qi, k, sensitive, loc = cols.quasi_identifiers, model.k, model.sensitive, spec.location[1]
     lat, lon = loc["lat"], loc["lon"]
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     with cluster_client(o["scheduler"], scheduler_file=o["scheduler_file"]) as client, cluster_failures():

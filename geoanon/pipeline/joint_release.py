@@ -449,7 +449,7 @@ def _weights(dims: Dims, spec: ReleaseSpec) -> list:
 def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     """The audited release of ``job`` under ``spec`` (:func:`partitioned`;
     ``part``: its search's partition, found already), with its report."""
-    cols, o = spec.columns, spec.options
+    cols = spec.columns
     qi, hierarchies, formats = cols.quasi_identifiers, cols.hierarchies, job.formats
     model, (kind, loc) = spec.model, spec.location
     df, warnings = job.df, list(job.warnings)

@@ -3,7 +3,6 @@ of the kind users release: what the release, its report and its map must
 no longer give away. (Row order: test_row_order.py; interrupted commits:
 tests/front/test_commit_signals.py.)"""
 import json
-import re
 
 import numpy as np
 import pandas as pd
