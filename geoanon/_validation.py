@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from ._text import plural
+from .constraints import POSITIVE, StrOptions, check
 from .errors import DataError, DuplicateColumnError, InfeasibleError, ParameterError
 
 
@@ -25,11 +26,7 @@ def check_k(k) -> int:
 
 def check_positive(name: str, value) -> None:
     """ParameterError unless ``value`` is a finite number > 0 (never a boolean)."""
-    from ._text import show
-
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)) \
-            or not (np.isfinite(value) and value > 0):
-        raise ParameterError(f"{name} must be a finite number > 0, got {show(value)}")
+    check(name, value, POSITIVE)
 
 
 def check_unique_columns(df, owner: str = "the table has") -> None:
@@ -54,10 +51,7 @@ def check_seed(seed):
 
 def check_choice(name: str, value, choices) -> str:
     """Raise ParameterError unless value is one of choices."""
-    if value not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ParameterError(f"{name} must be one of {options}, got {value!r}")
-    return value
+    return check(name, value, StrOptions(tuple(choices)))
 
 
 def check_weights(weights, n: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ._text import show
 from .errors import ParameterError
 
-__all__ = ["Interval", "Pair", "StrOptions", "Whole", "check", "described"]
+__all__ = ["POSITIVE", "Interval", "Pair", "StrOptions", "Whole", "check", "described"]
 
 
 class _WholeType(type):
@@ -74,6 +74,9 @@ class Pair:
     def holds(self, value) -> bool:
         return isinstance(value, (tuple, list)) and len(value) == 2 and all(
             r.holds(v) for r, v in zip(self.rules, value))
+
+
+POSITIVE = Interval(numbers.Real, 0, None, "neither", "a finite number > 0")
 
 
 def _holds(rule, value) -> bool:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from numbers import Real
 
 from ._text import plain
-from .constraints import Interval, Pair, Whole, check
+from .constraints import POSITIVE, Interval, Pair, Whole, check
 
 __all__ = ["AGAINST_TABLE", "CRITERIA", "Criterion", "DISTRIBUTION", "KEYWORDS", "dense_measures",
            "distribution_measures", "level_value", "meets", "shortfall"]
@@ -75,7 +75,6 @@ class Criterion:
 
 COUNT = Interval(Whole, 1, None, "left", "an integer >= 1")
 FACTOR = Interval(Real, 1, None, "left", "a finite number >= 1")
-POSITIVE = Interval(Real, 0, None, "neither", "a finite number > 0")
 
 CRITERIA = {
     "k": Criterion("size", "min", COUNT, distribution=False),

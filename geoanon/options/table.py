@@ -23,7 +23,7 @@ from numbers import Integral, Real
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
-from ..constraints import Interval
+from ..constraints import POSITIVE, Interval
 from . import values
 from .locations import LOCATIONS, listed
 from .option import MEMORY, Option, choice_option
@@ -181,7 +181,7 @@ OPTIONS = (
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
            "model allows; the report counts the records still wider (ZIP codes' default: 6 times a typical "
            "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
-           rule=(None, Interval(Real, 0, None, "neither", "a finite number > 0"))),
+           rule=(None, POSITIVE)),
     Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",
