@@ -32,8 +32,6 @@ class LocationShape:
         The keys it must have and those it may have, in order.
     columns : tuple
         The keys that name the table's columns it reads.
-    choices : mapping
-        The choices of the optional keys that are settings.
     noun, described : str
         How messages name it: ``"region location"`` on the command line;
         ``"a ZIP location"`` where an option needs it.
@@ -70,7 +68,6 @@ class LocationShape:
     needed: tuple = ()
     optional: tuple = ()
     columns: tuple = ()
-    choices: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     noun: str = ""
     described: str = ""
     published: str = ""
@@ -87,6 +84,12 @@ class LocationShape:
     @property
     def keys(self) -> tuple:
         return self.needed + self.optional
+
+    @property
+    def choices(self) -> MappingProxyType:
+        """The choices of its optional keys that are settings, from their option rows."""
+        return MappingProxyType({row.name: row.choices for row in self.options
+                                 if row.choices is not None and row.key == f"columns.location.{row.name}"})
 
     @property
     def in_km(self) -> bool:
@@ -136,7 +139,6 @@ POINTS = LocationShape(
              _key("lon", values.TEXT, "longitude column", "--lon")))
 ZIP = LocationShape(
     "zip", "regions", ("zip", "regions", "region_id"), ("edges", "contiguity", "unknown", "small"), ("zip",),
-    MappingProxyType({"contiguity": CONTIGUITY, "unknown": REGIONS_UNKNOWN, "small": REGION_SMALL}),
     noun="region location", described="a ZIP location", published="groups", losses=("range", "km"),
     default_loss=("km", "km"), method="frontier", rolls_up=True, default_target=True, measure="group",
     options=(
