@@ -3,6 +3,8 @@ to map, with whatever state it holds (a closure, a ``partial``), instead of
 receiving it pickled; only the items and the results travel."""
 from __future__ import annotations
 
+from .progress import detach, step
+
 __all__ = ["forked_map"]
 
 _FUNCTION = None    # the function being mapped, inherited by the forked workers
@@ -31,7 +33,8 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
                 return pool.map(_call, items, chunksize=1)
             pending = pool.map_async(_call, items, chunksize=1)
             done = beside()
-            return pending.get(), done
+            with step(f"waiting for {len(items)} worker process{'es' if len(items) > 1 else ''}"):
+                return pending.get(), done
     finally:
         gc.unfreeze()
         _FUNCTION = previous
@@ -43,8 +46,12 @@ def _call(item):
 
 
 def _ignore_interrupts():
-    """A worker's signals: Ctrl-C is the parent's to handle; a termination ends the worker at once."""
+    """A worker's signals: Ctrl-C is the parent's to handle; a termination
+    ends the worker at once. Its steps are logged, not shown: the spinner is
+    the parent's."""
     import signal
+
+    detach()
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -24,6 +24,7 @@ from ._text import plural
 from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
 from .constraints import Pair
 from .criteria import CRITERIA, DISTRIBUTION, KEYWORDS
+from .report.summary import in_units
 from .options.table import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
 
 __all__ = ["build_parser", "entry", "main"]
@@ -108,12 +109,10 @@ def _version() -> str:
 class Job:
     """How the command line runs one verb: ``inputs`` (flag -> path of every
     file it reads besides IN), ``call`` (engine, IN, the API's keywords) ->
-    the release, ``summary`` (the release) -> its line, and the formats
-    ``--classes`` may take."""
+    the release, and the formats ``--classes`` may take."""
 
     inputs: Callable
     call: Callable
-    summary: Callable
     classes_formats: tuple | None = None
 
 
@@ -145,7 +144,7 @@ def _run_release(args) -> int:
                                                "title": Path(args.input).name},
                                   escape_all=values["escape_formulas"], from_text=engine == "memory" and _from_text(args.input),
                                   timings=values["timings"], keep_order=values["keep_order"], staged=out)
-    return _done(args, release.warnings, job.summary(release), written)
+    return _done(args, release.warnings, release.summary(), written)
 
 
 def _engine(args) -> str:
@@ -334,23 +333,14 @@ def _check_tiles(values: dict) -> None:
         check_tiles(tiles, attribution)
 
 
-def _suppress_summary(release) -> str:
-    r, d = release.report, release.report.details
-    quality = "proven optimal" if d["optimal"] else f"lower bound {d['lower_bound']}, gap {d['gap']:.1%}"
-    method = d["method"] if d["solver"] == d["method"] else f"{d['method']} ({d['solver']} asked)"
-    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}, "
-            f"{plural(d['cost'], 'suppressed cell')} by {method} ({quality}), {_audited(r.audit)}")
-
-
 JOBS = {
-    "points": Job(lambda v: {}, _points, lambda r: _summary(r)),
-    "zip": Job(lambda v: {"--regions": v["regions"], "--edges": v["edges"]}, _zip, lambda r: _summary(r)),
-    "labels": Job(lambda v: {}, _labels, lambda r: _summary(r), ("csv", "parquet")),
-    "suppress": Job(lambda v: {"--ground": _ground_file(v)}, _suppress, lambda r: _suppress_summary(r),
-                    ("csv", "parquet")),
+    "points": Job(lambda v: {}, _points),
+    "zip": Job(lambda v: {"--regions": v["regions"], "--edges": v["edges"]}, _zip),
+    "labels": Job(lambda v: {}, _labels, ("csv", "parquet")),
+    "suppress": Job(lambda v: {"--ground": _ground_file(v)}, _suppress, ("csv", "parquet")),
     "anonymize": Job(lambda v: {"--regions": v["regions"], "--edges": v["edges"], "--ground": _ground_file(v),
                                 **{f"--hierarchy {c}": p for c, p in v["hierarchies"].items()}},
-                     _anonymize, lambda r: _joint_summary(r)),
+                     _anonymize),
 }
 
 
@@ -453,50 +443,8 @@ def _from_text(path) -> bool:
     return table_format(path) == "csv"
 
 
-def _audited(a) -> str:
-    """An audit's figures for a summary line: k, and l, l_distinct, t with a sensitive column."""
-    return f"audited k = {a.k}" + (f", l = {a.l:.3f}, l_distinct = {a.l_distinct}, t = {a.t:.4f}"
-                                   if a.sensitive else "")
 
 
-def _joint_summary(release) -> str:
-    """The summary line of a joint release (anonymize, a job file)."""
-    r, d = release.report, release.report.details
-    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')} in "
-            f"{plural(d['location_classes'], 'location class', 'location classes')}{_shards(d)}, "
-            f"smallest {r.min_class}, " + (f"NCP {d['ncp']['overall']:.4f}, " if "ncp" in d else "")
-            + _audited(r.audit)
-            + (f", {plural(d['suppressed_records'], 'record')} suppressed" if d.get("suppressed_records") else "")
-            + ("\n  " + _in_units(d["units"]) if "units" in d else "")
-            + (_frontier_lines(d["frontier"]) if "frontier" in d else ""))
-
-
-def _frontier_lines(frontier: dict) -> str:
-    """The trade-off of ``--explore`` as a table, the written release marked."""
-    def km(v):
-        return "-" if v is None else f"{v:,.0f}"
-
-    lines = [f"{'':2}{'precision':>9} {'median km':>10} {'p90 km':>9} {'other NCP':>9} {'classes':>8}"]
-    for p in frontier["points"]:
-        mark = "*" if p["location_precision"] == frontier["chosen"] else " "
-        other = "-" if p["other_ncp"] is None else f"{p['other_ncp']:.4f}"
-        lines.append(f"{mark:2}{p['location_precision']:>9g} {km(p['median_km']):>10} {km(p['p90_km']):>9} "
-                     f"{other:>9} {p['classes']:>8,}")
-    return "\ntrade-off (* written; --location-precision reproduces each):\n" + "\n".join(lines)
-
-
-def _in_units(units: dict) -> str:
-    """A release's loss in plain units (:func:`geoanon.report.html.unit_phrases`) as one summary line."""
-    from .report.html import unit_phrases
-
-    phrases, location = unit_phrases(units)
-    parts = ([] if location is None else [f"location {location}"]) + [f"{c} {p}" for c, p in phrases.items()]
-    return "in plain units: " + "; ".join(parts)
-
-
-def _shards(details: dict) -> str:
-    """`` in N shards`` for a dask job."""
-    return f" in {plural(details['shards'], 'shard')}" if "shards" in details else ""
 
 
 def _run_jobs(args) -> int:
@@ -552,7 +500,7 @@ def _run_jobs(args) -> int:
             done.append((job, release, written))
     for job, release, written in done:           # every output is in place: say what each job did
         print(f"geoanon run: {job.source}")
-        _done(args, [*job.warnings, *release.warnings], _joint_summary(release), written)
+        _done(args, [*job.warnings, *release.warnings], release.summary(), written)
     return 0
 
 
@@ -575,7 +523,7 @@ def _print_audit(args, report) -> int:
     if "ncp" in report:
         print(f"  NCP {report['ncp']['overall']:.4f} (" + ", ".join(f"{c} {v:.4f}" for c, v in
                                                         report["ncp"]["columns"].items()) + ")")
-        print(f"  {_in_units(report['units'])}")
+        print(f"  {in_units(report['units'])}")
     if args.sensitive and all(name in report for name in DISTRIBUTION):
         print("  " + ", ".join(f"{CRITERIA[name].label} = {_level_figure(name, report[name])}"
                                for name in DISTRIBUTION))
@@ -618,14 +566,14 @@ def _run_demo(args) -> int:
     print(f"geoanon demo: writing into {out.resolve()}")
     print(f"GPS points: {points.report.rows} synthetic patient records at US ZIP centroids (location, cost_usd; "
           f"diagnosis sensitive), k={DEMO_K}, l=2")
-    _done(args, points.warnings, _joint_summary(points),
+    _done(args, points.warnings, points.summary(),
           write_release(points, out / "points.csv", report=out / "points_report.json",
                         map_html=out / "points_map.html", html_report=out / "points_report.html",
                         map_options={"title": f"geoanon demo: GPS points, k={DEMO_K}",
                                      "attribution": DEMO_ATTRIBUTION}))
     print(f"Regions: {regions.report.rows} synthetic births in North Carolina counties (county, sex, birth "
           f"weight), k={DEMO_REGION_K}")
-    return _done(args, regions.warnings, _joint_summary(regions),
+    return _done(args, regions.warnings, regions.summary(),
                  write_release(regions, out / "regions.csv", report=out / "regions_report.json",
                                map_html=out / "regions_map.html", classes=out / "regions_classes.geojson",
                                html_report=out / "regions_report.html",
@@ -633,22 +581,6 @@ def _run_demo(args) -> int:
                                             "attribution": NC_ATTRIBUTION}))
 
 
-def _summary(release) -> str:
-    """The summary line of a points, zip or labels job."""
-    r, d = release.report, release.report.details
-    return (f"{plural(r.rows, 'row')}, {plural(r.classes, 'class', 'classes')}{_shards(d)}, "
-            f"{_largest(r.max_class, d['lower_bound'], d['ratio'], d.get('suppressed_rows', 0))}, "
-            f"audited k = {r.audit.k}")
-
-
-def _largest(max_class: int, lower_bound: int, ratio: float, suppressed: int) -> str:
-    """The largest class against the proven lower bound on it. The ratio is
-    the partition's largest group over that bound; suppressed records form a
-    class outside the partition, counted apart."""
-    bound = f"{ratio:.3f} x the lower bound {lower_bound}"
-    if not suppressed:
-        return f"largest {max_class} ({bound})"
-    return f"largest group {bound}, {plural(suppressed, 'record')} suppressed"
 
 
 def _done(args, warnings, line: str, written) -> int:

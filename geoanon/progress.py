@@ -15,7 +15,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-__all__ = ["configure", "step", "stepped"]
+__all__ = ["configure", "detach", "step", "stepped"]
 
 log = logging.getLogger("geoanon")
 _display = {"console": None, "live": None, "task": None, "depth": 0}
@@ -36,6 +36,12 @@ def configure(*, quiet: bool = False, verbose: int = 0, stream=None) -> None:
         from rich.console import Console
 
         _display["console"] = Console(file=stream)
+
+
+def detach() -> None:
+    """In a forked worker process: no spinner (the parent's owns the
+    terminal); the steps are still logged."""
+    _display.update(console=None, live=None, task=None, depth=0)
 
 
 @contextmanager

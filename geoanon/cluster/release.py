@@ -22,7 +22,7 @@ __all__ = ["ClusterRelease", "check_dataset_output", "check_scalar_dataset", "de
 SAMPLE_CHECK = 100       # rows of an untyped column looked at for nested values
 
 
-@dataclass
+@dataclass(repr=False)
 class ClusterRelease(Published):
     """A release a cluster job wrote: :class:`~geoanon.report.release.Published`'s
     report, classes (brought to the client: one row per class, or per

@@ -24,6 +24,7 @@ from .._forked import forked_map
 from .._text import show
 from ..errors import ParameterError
 from ..options import release_spec
+from ..progress import step
 from .joint_release import located_first, partitioned, prepared, released, searched
 from .locations import KINDS
 
@@ -77,6 +78,12 @@ def explore(df, columns=None, model=None, *, settings=SETTINGS, **keywords):
     chosen = spec.options["location_precision"]
     chosen = DEFAULT_PRECISION if chosen is None else chosen
     settings = sorted(set(_settings(settings)) | {chosen})
+    with step(f"exploring {len(settings)} settings of location_precision"):
+        return _explored(df, spec, settings, chosen)
+
+
+def _explored(df, spec, settings: list, chosen: float):
+    """:func:`explore`'s work: the release at ``chosen`` with the frontier of ``settings`` in its report."""
     job = prepared(df, spec)
     n_jobs = spec.options["n_jobs"]
     costs = np.where(located_first(job, spec, settings), LOCATION_FIRST_COST, 1.0) if 1 < n_jobs < len(settings) \
@@ -136,18 +143,33 @@ def _measure(job, spec, run: list, chosen=None):
     """The frontier points of the settings ``run`` of ``job`` under ``spec``,
     searched at once; with ``chosen`` (one of them), also the release at that
     setting."""
-    from ..ncp import information_loss
-
-    parts = searched(job, spec, run)
+    with step(f"searching location_precision {_listed(run)}"):
+        parts = searched(job, spec, run)
     points, release = [], None
     for setting in run:
-        at = spec.but(location_precision=setting)
-        if setting == chosen:
-            release = released(job, at, parts.get(setting))
-            table, ncp = release.table, release.report.details["ncp"]
-        else:
-            _, table, _, treatments, _ = partitioned(job, at, parts.get(setting))
-            ncp = information_loss(job.df, table, treatments, hierarchies=spec.columns.hierarchies or None,
-                                   formats=job.formats, reach=spec.model.k)
-        points.append(frontier_point(setting, table, ncp, at, job.publish_location.details.get("location_km")))
+        with step(f"publishing location_precision {setting:g}"):
+            point, published = _published_point(job, spec.but(location_precision=setting), parts.get(setting),
+                                                setting == chosen)
+        points.append(point)
+        release = published or release
     return points if chosen is None else (points, release)
+
+
+def _published_point(job, at, part, whole: bool):
+    """The frontier point of the setting ``at`` (its search's ``part``), and
+    its release if ``whole`` (else None)."""
+    from ..ncp import information_loss
+
+    setting = at.options["location_precision"]
+    if whole:
+        release = released(job, at, part)
+        table, ncp = release.table, release.report.details["ncp"]
+    else:
+        release, (_, table, _, treatments, _) = None, partitioned(job, at, part)
+        ncp = information_loss(job.df, table, treatments, hierarchies=at.columns.hierarchies or None,
+                               formats=job.formats, reach=at.model.k)
+    return frontier_point(setting, table, ncp, at, job.publish_location.details.get("location_km")), release
+
+
+def _listed(run: list) -> str:
+    return ", ".join(f"{setting:g}" for setting in run)

@@ -24,7 +24,7 @@ from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..ncp import information_loss, plain_units
 from .._geo import box_extents, is_geographic, km_per_unit
-from ..progress import stepped
+from ..progress import step, stepped
 from ..options import ReleaseSpec, release_spec
 from ..options.checks import precision_weight
 from ..options.locations import LOCATIONS
@@ -307,6 +307,7 @@ class Prepared:
     problem: SearchProblem
 
 
+@stepped("reading the columns and building the search")
 def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     """Check ``df`` against ``spec`` and build the search's dimensions (:class:`Prepared`)."""
     started = time.perf_counter()
@@ -362,15 +363,18 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     o, dims = spec.options, job.dims
     kind = KINDS[spec.location[0]]
     problem = _problem(job, spec)
-    part = joint_partition(problem, o["method"], o["n_jobs"]) if part is None else part
+    if part is None:
+        with step("searching the partition"):
+            part = joint_partition(problem, o["method"], o["n_jobs"])
     if o["max_suppressed"]:
         part = _without_outliers(problem, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
                                  _diagonals(dims, o["crs"]) if kind.boxes else None)
     isolated = {}
     if job.publish_location.withholds:
         part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
-    table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers, job.treatments,
-                                             job.publish_location)
+    with step("publishing the classes' cells"):
+        table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers,
+                                                        job.treatments, job.publish_location)
     return part, table, published, ncp_columns, isolated
 
 
@@ -472,7 +476,8 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
         engine={**job.publish_location.details, "ncp": ncp, "units": units},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
-    classes, row_shapes = job.publish_location.classes(table, part, published)
+    with step("drawing the classes"):
+        classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
                    location=LOCATIONS[kind].release_location(loc))

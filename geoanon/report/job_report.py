@@ -20,7 +20,7 @@ def file_names(files: dict) -> dict:
     return {key: None if path is None else Path(path).name for key, path in files.items()}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class JobReport(Mapping):
     """What a job reports: the figures every job has, typed, and its own in
     ``details``. It reads as the flat dict :meth:`to_dict` gives (``report["k"]``,
@@ -86,6 +86,11 @@ class JobReport(Mapping):
 
     def __getitem__(self, key):
         return self.to_dict()[key]
+
+    def __repr__(self) -> str:
+        model = ", ".join(f"{name}={value!r}" for name, value in self.model.items() if value is not None)
+        return (f"<JobReport of {self.job}: {self.rows:,} rows, {self.classes:,} classes of {self.min_class:,} to "
+                f"{self.max_class:,}; {model}; keys {', '.join(self)}>")
 
     def __iter__(self):
         return iter(self.to_dict())

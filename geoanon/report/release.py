@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..joint.partition import JointPartition
 
 
-@dataclass
+@dataclass(repr=False)
 class Published:
     """What every release has, in memory or on a cluster: its report, its
     classes, and what the maps, the JSON and the HTML report show of it.
@@ -66,6 +66,15 @@ class Published:
 
     def __post_init__(self):
         self.report.warnings = self.warnings
+
+    def summary(self, *, frontier: bool = True) -> str:
+        """What the command line prints of it (:func:`geoanon.report.summary.summary`)."""
+        from .summary import summary
+
+        return summary(self, frontier=frontier)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self.report.job}: {self.summary(frontier=False)}>"
 
     def has_map(self) -> bool:
         """Whether the classes have shapes to draw."""
@@ -115,7 +124,7 @@ class Published:
                          release_classes=self.report.classes if self.report.job == "anonymize" else None)
 
 
-@dataclass
+@dataclass(repr=False)
 class Release(Published):
     """A generalized table ready to publish, with what made it
     (:class:`Published`'s attributes, and:)

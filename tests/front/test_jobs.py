@@ -346,6 +346,22 @@ def test_progress_shows_on_a_terminal_and_never_through_a_pipe(tmp_path):
     assert "geoanon: partitioning points: " in logged and "geoanon: writing out.csv: " in logged
 
 
+def test_explore_shows_its_steps(tmp_path):
+    """--explore names each step as it goes (the settings searched, each one
+    published), on a terminal and with -v; its worker processes never draw."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    pd.DataFrame({"lat": rng.normal(35.5, 1, n).round(4), "lon": rng.normal(-79, 1.5, n).round(4),
+                  "age": rng.integers(18, 90, n)}).to_csv(tmp_path / "in.csv", index=False)
+    args = ["anonymize", "in.csv", "--lat", "lat", "--lon", "lon", "--qi", "age", "-k", "10", "--explore",
+            "--jobs", "2", "-o", "out.csv"]
+    logged = _run_on(False, [*args, "-v"], tmp_path)
+    for line in ("exploring 8 settings of location_precision: ", "searching location_precision 0.25, ",
+                 "publishing location_precision 0.95: ", "waiting for 1 worker process: "):
+        assert f"geoanon: {line}" in logged, logged
+    assert "exploring 8 settings" in _run_on(True, args, tmp_path)
+
+
 def test_treated_columns_are_quasi_identifiers_listed_under_qi_or_not(tmp_path, cli):
     """The command line and job files agree: a column named by a treatment is a
     quasi-identifier whether or not it is also listed under qi."""

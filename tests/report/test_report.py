@@ -192,3 +192,22 @@ def test_browser_renders_the_report_offline(tmp_path):
 
     image = np.asarray(Image.open(shot).convert("L"))
     assert image.std() > 10 and (image < 128).mean() > 0.01        # text, figures and the map, not a blank page
+
+
+def test_a_release_prints_in_a_few_lines():
+    """print(release) and print(release.report) show the summary the command
+    line prints, not the table, partition and audit behind it."""
+    import geoanon as ga
+
+    records = ga.datasets.demo_records().iloc[:4000]
+    release = ga.explore(records, location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis",
+                         identifiers=["record_id", "zip"], k=10, l=2, settings=(0.3, 0.7))
+    shown = repr(release)
+    assert shown.startswith("<Release of anonymize: 4000 rows, ") and len(shown) < 500, shown
+    assert "in plain units: location box diagonal median" in shown and "trade-off" not in shown
+    assert shown.count("\n") == 1
+    assert "trade-off" in release.summary() and release.summary().count("\n") == 6     # the 3 settings' table
+    report = repr(release.report)
+    assert report.startswith("<JobReport of anonymize: 4,000 rows") and len(report) < 600, report
+    points = repr(ga.generalize_points(records[["lat", "lon"]], k=10))
+    assert points.startswith("<Release of points: 4000 rows, ") and "x the lower bound" in points and "\n" not in points
