@@ -10,8 +10,8 @@ import sys
 import types
 from importlib import import_module
 
-from .errors import (AuditError, DataError, DuplicateColumnError, GeoanonError, InfeasibleError, ParameterError,
-                     UndeclaredColumnsError, VerificationError)
+from .errors import (AuditError, ColumnWarning, DataError, DuplicateColumnError, GeoanonError, GeoanonWarning,
+                     InfeasibleError, ParameterError, UndeclaredColumnsError, VerificationError)
 
 from ._version import __version__  # noqa: F401  (geoanon.__version__)
 
@@ -31,8 +31,8 @@ _HOMES = {
     "suppress": "pipeline",
 }
 
-__all__ = ["AuditError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError", "ParameterError",
-           "UndeclaredColumnsError", "VerificationError", *sorted(_HOMES)]
+__all__ = ["AuditError", "ColumnWarning", "DataError", "DuplicateColumnError", "GeoanonError", "GeoanonWarning",
+           "InfeasibleError", "ParameterError", "UndeclaredColumnsError", "VerificationError", *sorted(_HOMES)]
 
 
 _SUBMODULES = ("cluster", "criteria", "datasets", "dates", "jobs", "report")   # ga.datasets.adult() after import geoanon

@@ -4,8 +4,8 @@ The command line turns any of them into exit code 2 and one line on stderr;
 anything else escaping is a bug.
 """
 
-__all__ = ["AuditError", "ClusterError", "DataError", "DuplicateColumnError", "GeoanonError", "InfeasibleError",
-           "ParameterError", "UndeclaredColumnsError", "VerificationError"]
+__all__ = ["AuditError", "ClusterError", "ColumnWarning", "DataError", "DuplicateColumnError", "GeoanonError",
+           "GeoanonWarning", "InfeasibleError", "ParameterError", "UndeclaredColumnsError", "VerificationError"]
 
 
 class GeoanonError(Exception):
@@ -137,3 +137,27 @@ class AuditError(GeoanonError):
 class ClusterError(GeoanonError):
     """The Dask cluster lost the job (workers died more often than Dask retries,
     the scheduler went away); nothing is published."""
+
+
+class GeoanonWarning(UserWarning):
+    """Base class of the warnings geoanon issues with :func:`warnings.warn`
+    (the same text is in a release's ``warnings`` and its report's)."""
+
+
+class ColumnWarning(GeoanonWarning):
+    """A column is probably read other than it was meant (dates in a format
+    not named, numbers with a decimal comma taken as categories, category
+    codes published as intervals); the message says how to declare it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import geoanon as ga
+    >>> df = pd.DataFrame({"visit": ["04/30/2023", "05/02/2023"] * 4, "sex": list("FFMMFMFM")})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     release = ga.anonymize(df, qi=["visit", "sex"], k=2)
+    >>> print(caught[0].category.__name__, caught[0].message)
+    ColumnWarning: column 'visit' reads as dates in the format %m/%d/%Y but is published as categories (each date a value); to publish it as date intervals, give dates={'visit': '%m/%d/%Y'}
+    """

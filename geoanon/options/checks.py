@@ -11,7 +11,7 @@ from .._text import show
 from ..errors import ParameterError
 from .locations import LOCATIONS, POINTS, listed
 
-__all__ = ["PRECISION_RANGE", "check_dates", "check_location_loss", "check_location_precision",
+__all__ = ["PRECISION_RANGE", "check_dates", "check_one_role", "check_location_loss", "check_location_precision",
            "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
@@ -47,6 +47,21 @@ def parse_location(location) -> tuple:
             return shape.name, location
     raise ParameterError(f"location needs {', or '.join(listed(s.needed, ' and ') for s in kinds)}; "
                          f"got keys {', '.join(sorted(map(str, keys)))}")
+
+
+def check_one_role(named) -> None:
+    """ParameterError for a column given two roles among ``named``, (column,
+    role) pairs (one role per column, as ARX's data definition: a column kept
+    or dropped and also generalized would be published raw, or refused as
+    missing), or for a name that is not a string. A column listed twice
+    under one role is that role once."""
+    roles: dict = {}
+    for col, role in named:
+        if not isinstance(col, str):
+            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
+        if roles.setdefault(col, role) != role:
+            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role} (one role per "
+                                 "column)")
 
 
 PRECISION_RANGE = (8.0, 32.0)   # location_precision 0 and 1 weigh the location 1/8 and 32 times the other columns

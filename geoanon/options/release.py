@@ -24,7 +24,7 @@ from ..constraints import check
 from ..criteria import KEYWORDS, level_value
 from ..errors import DataError, ParameterError
 from ..models import Hierarchy, Model, check_levels, requested_model, required_k
-from .checks import (check_dates, check_location_loss, check_location_precision, check_max_extent,
+from .checks import (check_dates, check_location_loss, check_one_role, check_location_precision, check_max_extent,
                      check_max_suppressed, check_weights, check_zip_level, parse_location)
 from .groups import ungrouped
 from .locations import LOCATIONS
@@ -129,7 +129,25 @@ def release_spec(command: str, engine: str = "memory", *, columns=None, model=No
         options["n_jobs"] = _every_core()
     if command == "anonymize":
         options.update(_joint_options(options, cols, kind))
+    check_one_role(_named_columns(command, cols, model, kind, loc, options))
     return ReleaseSpec(command, engine, cols, model, (kind, loc), MappingProxyType(options))
+
+
+STANDALONE_LOCATION = ("lat", "lon", "column")      # the location's columns of points, zip and labels
+
+
+def _named_columns(command: str, cols: Columns, model: Model, kind, loc: dict, options: dict) -> list:
+    """(column, role) for every column a job names: its location's
+    columns, quasi-identifiers, sensitive column, identifiers and kept columns."""
+    if command == "anonymize":
+        location = [(loc[key], f"location {key}") for key in LOCATIONS[kind].columns]
+    else:
+        location = [(options[key], "location" if key == "column" else f"location {key}")
+                    for key in STANDALONE_LOCATION if options.get(key) is not None]
+    sensitive = model.sensitive if model.sensitive is not None else cols.sensitive
+    return [*location, *((c, "quasi-identifier") for c in cols.quasi_identifiers),
+            *([(sensitive, "sensitive")] if sensitive is not None else []),
+            *((c, "identifiers") for c in cols.identifiers), *((c, "keep") for c in cols.keep)]
 
 
 def _requested_model(command: str, cols: Columns, model, levels: dict, options: dict) -> Model:

@@ -70,6 +70,12 @@ def _names(text: str) -> list:
     return names
 
 
+def _char(text: str) -> str:
+    if len(text) != 1:
+        raise ValueError(text)
+    return text
+
+
 def _kilometres(text: str) -> float:
     return float(text.strip().lower().removesuffix("km").strip())
 
@@ -136,7 +142,7 @@ def _pair_table(example: str) -> Callable:
 INTEGER = Kind("an integer", int, _is(_int, "an integer"))
 NUMBER = Kind("a number", float, _is(_real, "a number"), float)
 TEXT = Kind("a non-empty string", None, _is(_text, "a non-empty string"))
-CHAR = Kind("one character", None, _is(lambda v: isinstance(v, str) and len(v) == 1, "one character"))
+CHAR = Kind("one character", _char, _is(lambda v: isinstance(v, str) and len(v) == 1, "one character"))
 FLAG = Kind("true or false", None, _is(lambda v: isinstance(v, bool), "true or false"))
 SEED = Kind("an integer >= 0", _seed, _is(_int, "an integer"))
 COLUMNS = Kind("column names separated by commas", _names, _column_list)

@@ -35,16 +35,13 @@ IDENTIFYING = {        # what a column's name suggests it holds
 
 def declared_table(df: pd.DataFrame, identifiers=None, keep=None) -> tuple[pd.DataFrame, list]:
     """``df`` without its ``identifiers`` columns, and the ``keep`` list;
-    DataError for a named column the table lacks, ParameterError for one
-    named in both."""
+    DataError for a named column the table lacks (a column named in both is
+    refused with the other roles: :func:`geoanon.options.checks.check_one_role`)."""
     identifiers, keep = _names("identifiers", identifiers), _names("keep", keep)
     for name, cols in (("identifiers", identifiers), ("keep", keep)):
         absent = [c for c in cols if c not in df.columns]
         if absent:
             raise DataError(f"{name} names {show(absent[0])}, which is not a column of the table")
-    both = [c for c in keep if c in identifiers]
-    if both:
-        raise ParameterError(f"column {show(both[0])} is given two roles: identifiers and keep")
     return (df.drop(columns=identifiers) if identifiers else df), keep
 
 
@@ -136,20 +133,12 @@ def _listed(cols: list) -> str:
 
 
 def check_roles(df, kind, loc, qi, sensitive) -> None:
-    """ParameterError for a column given two roles (the location's ``loc`` of
-    ``kind``, the quasi-identifiers ``qi``, ``sensitive``) or a name that is
-    not a string; DataError for one ``df`` lacks, or for ``class_id`` in it."""
-    roles: dict = {}
-    names = [(v, f"location {key}") for key, v in loc.items() if key in LOCATIONS[kind].columns]
-    names += [(c, "quasi-identifier") for c in qi]
-    if sensitive is not None:
-        names.append((sensitive, "sensitive"))
-    for col, role in names:
-        if not isinstance(col, str):
-            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
-        if col in roles:
-            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role}")
-        roles[col] = role
+    """DataError for a column of the location's ``loc`` of ``kind``, the
+    quasi-identifiers ``qi`` or ``sensitive`` that ``df`` lacks, or for
+    ``class_id`` in it (one role per column: the spec's
+    :func:`~geoanon.options.checks.check_one_role`)."""
+    for col in [*(v for key, v in loc.items() if key in LOCATIONS[kind].columns), *qi,
+                *([sensitive] if sensitive is not None else [])]:
         require_column(df, col)
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")
