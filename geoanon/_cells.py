@@ -12,6 +12,7 @@ format publishes it as JSON (:func:`nested_text`), Parquet as it is.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -144,3 +145,42 @@ def numeric_cells(s: pd.Series) -> bool:
         return False
     present = present_cells(pd.Series(s.unique()))        # each distinct value once
     return len(present) > 0 and bool(pd.to_numeric(present, errors="coerce").notna().all())
+
+
+def _with_mark(mark: str) -> str:
+    """A number written with ``mark`` as its decimal mark (no thousands separator)."""
+    m = re.escape(mark)
+    return rf"[+-]?(?:\d+(?:{m}\d*)?|{m}\d+)(?:[eE][+-]?\d+)?"
+
+
+def numbers_with_mark(s: pd.Series, mark: str) -> bool:
+    """Whether every present cell of a text column is a number written with
+    ``mark`` as its decimal mark, some with a mark, and not every mark
+    followed by three digits (``1,250`` is more likely a thousand)."""
+    if s.dtype != object and not pd.api.types.is_string_dtype(s):
+        return False
+    text = pd.Series(present_cells(pd.Series(s.unique())).astype(str).str.strip(), dtype=object)
+    if text.empty or not text.str.fullmatch(_with_mark(mark)).all():
+        return False
+    marked = text[text.str.contains(mark, regex=False)]
+    return bool(len(marked)) and not marked.str.fullmatch(rf"[^{re.escape(mark)}]*{re.escape(mark)}\d{{3}}").all()
+
+
+def with_decimal_mark(df: pd.DataFrame, columns, mark: str) -> pd.DataFrame:
+    """``df`` with the numbers of ``columns`` written with ``mark`` as their
+    decimal mark rewritten with a point (``-118,27`` -> ``-118.27``), in the
+    columns whose present cells are all such numbers (a column of other text,
+    a category, stays as it is); ``df`` itself for the mark ``"."``."""
+    if mark == ".":
+        return df
+    out = None
+    for col in dict.fromkeys(columns):
+        s = df[col]
+        if s.dtype != object and not pd.api.types.is_string_dtype(s):
+            continue
+        text = pd.Series(present_cells(pd.Series(s.unique())).astype(str).str.strip(), dtype=object)
+        if text.empty or not text.str.fullmatch(_with_mark(mark)).all():
+            continue
+        out = df.copy() if out is None else out
+        out[col] = s.where(~is_present(s), s.astype(str).str.strip().str.replace(mark, ".", regex=False))
+    return df if out is None else out

@@ -15,17 +15,19 @@ import os
 import re
 import signal
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from . import _outcome
 from ._text import plural
-from .errors import DataError, GeoanonError, ParameterError, UndeclaredColumnsError
+from .errors import DataError, GeoanonError, GeoanonWarning, ParameterError, UndeclaredColumnsError
 from .constraints import Pair
 from .criteria import CRITERIA, DISTRIBUTION, KEYWORDS
 from .report.summary import in_units
 from .options.table import COMMANDS, OPTIONS, RELEASES, add_arguments, flag_values, job_words, unsupported_flags
+from .options.checks import check_decimal
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -454,8 +456,7 @@ def _run_jobs(args) -> int:
     outputs as they were."""
     from .io import read_table
     from .staging import StagedOutputs
-    from .jobs import anonymize_options, check_columns, check_files, input_columns, load_job, numeric_columns, plan, \
-        read_input
+    from .jobs import anonymize_options, check_columns, check_files, input_columns, load_job, plan, read_input
     from .pipeline import anonymize, write_release
     from .pipeline.roles import looks_identifying
 
@@ -477,9 +478,6 @@ def _run_jobs(args) -> int:
     with StagedOutputs() as staged:
         for job in jobs:
             df = read_input(job).drop(columns=job.identifiers)
-            if job.decimal != ".":
-                for col in numeric_columns(job):
-                    df[col] = df[col].astype(str).str.replace(job.decimal, ".", regex=False)
             location = dict(job.location) if job.location else None
             if location and "regions" in location:
                 location["regions"] = read_table(location["regions"])
@@ -604,13 +602,25 @@ def _cli_words(message: str, args) -> str:
     """A library message in the command line's terms: one line, and each
     ``name='value'`` that names a parameter of this command as its flag (of
     ``geoanon run``: as its job file's key, ``[model] t = 0.5``)."""
-    flags = job_words() if args.command == "run" else getattr(args, "flags", {})
+    run = args.command == "run"
+    flags = job_words() if run else getattr(args, "flags", {})
 
     def flag(match):
         name, value = match[1], match[2]
         return f"{flags[name]} {value}" if name in flags else match[0]
 
-    return re.sub(r"\b([a-z_]+)='([^'\s]*)'", flag, " ".join(message.split()))
+    def listed(match):                  # sets=['race_code']: --sets race_code, [columns] sets = ["race_code"]
+        name, value = match[1], match[2]
+        return (f'{flags[name]} ["{value}"]' if run else f"{flags[name]} {value}") if name in flags else match[0]
+
+    def dated(match):                   # dates={'visit': '%m/%d/%Y'}: --date visit:%m/%d/%Y
+        if "dates" not in flags:
+            return match[0]
+        return f'{flags["dates"]} {{ {match[1]} = "{match[2]}" }}' if run else f"{flags['dates']} {match[1]}:{match[2]}"
+
+    message = re.sub(r"\bdates=\{'([^'\s]*)': '([^']*)'\}", dated, " ".join(message.split()))
+    message = re.sub(r"\b([a-z_]+)=\['([^'\s]*)'\]", listed, message)
+    return re.sub(r"\b([a-z_]+)='([^'\s]*)'", flag, message)
 
 
 @contextlib.contextmanager
@@ -678,7 +688,11 @@ def main(argv=None) -> int:
 
             progress.configure(quiet=args.quiet, verbose=args.verbose)
             _check_sep(args)
-            code = args.run(args)
+            if getattr(args, "decimal", None) is not None:
+                check_decimal(args.decimal, args.sep, ("--decimal", "--sep"))
+            with warnings.catch_warnings():          # said once, in the command line's words, with the job's
+                warnings.simplefilter("ignore", GeoanonWarning)
+                code = args.run(args)
         if _outcome.interrupted:     # swallowed on the way (after the renames: the outputs are whole)
             raise KeyboardInterrupt(_outcome.interrupted[0])
         return code

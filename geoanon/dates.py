@@ -27,7 +27,8 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
-__all__ = ["DAY", "LEVELS", "ROUNDING_LEVELS", "calendar_cuts", "date_hierarchy", "is_date_column", "iso",
+__all__ = ["DATE_FORMATS", "DAY", "LEVELS", "ROUNDING_LEVELS", "calendar_cuts", "date_formats", "date_hierarchy",
+           "is_date_column", "iso",
            "level_end", "level_start", "outer_edges", "parse"]
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
@@ -43,6 +44,26 @@ def is_date_column(s: pd.Series) -> bool:
         return False
     present = _present(s)
     return len(present) > 0 and bool(present.str.match(ISO).all())
+
+
+DATE_FORMATS = tuple(day + time for day in ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%y", "%d/%m/%y", "%d.%m.%Y", "%d-%m-%Y",
+                                             "%m-%d-%Y", "%Y/%m/%d", "%d %b %Y", "%b %d, %Y")
+                     for time in ("", " %H:%M", " %H:%M:%S"))     # the non-ISO dates a table often holds
+_DATE_LIKE = re.compile(r"^\w{1,9}[/.\- ]\w{1,9}[/.\-, ]+\d{1,4}( \d{1,2}:\d{2}(:\d{2})?)?$")
+
+
+def date_formats(s: pd.Series, sample: int = 10_000) -> list:
+    """The formats of :data:`DATE_FORMATS` in which every present cell of a
+    text column (its first ``sample`` distinct values) reads as a date: the
+    ``dates={col: format}`` it needs (``04/30/2023``: ``%m/%d/%Y``; several
+    where days and months cannot be told apart); none for other columns."""
+    if s.dtype != object and not pd.api.types.is_string_dtype(s):
+        return []
+    present = pd.Series(_present(s).unique()[:sample], dtype=object)
+    if present.empty or not present.str.match(_DATE_LIKE).all():
+        return []
+    return [fmt for fmt in DATE_FORMATS
+            if pd.to_datetime(present, format=fmt, errors="coerce").notna().all()]
 
 
 def _present(s: pd.Series) -> pd.Series:

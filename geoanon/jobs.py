@@ -56,13 +56,12 @@ from .criteria import CRITERIA
 from .errors import DataError, ParameterError, UndeclaredColumnsError
 from .options.values import PATH
 from .constraints import check
-from .options.checks import check_weights
+from .options.checks import check_decimal, check_weights
 from .options.locations import LOCATIONS, by_keys, listed
 from .options.option import Option
 from .options.table import OPTIONS
 
-__all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "numeric_columns",
-           "plan", "read_input"]
+__all__ = ["anonymize_options", "check_columns", "check_files", "input_columns", "load_job", "plan", "read_input"]
 
 TREATMENTS = ("qi", "interval", "hierarchy", "suppress", "sets")     # the quasi-identifiers' roles
 JOB_WAYS = ("list {each} under [columns] qi (generalized), keep (published as it is) or identifiers (dropped), or "
@@ -201,9 +200,10 @@ def _check_values(source: Path, inp: dict, model: dict, release: dict) -> None:
     from .models import check_levels
     from .points.frame import check_bounds
 
-    if inp.get("decimal", ".") == inp.get("sep", ","):
-        raise ParameterError(f"{source}: [input] decimal and sep are both {inp.get('sep', ',')!r}: a number's "
-                             "decimal mark must differ from the delimiter")
+    try:
+        check_decimal(inp.get("decimal", "."), inp.get("sep", ","))
+    except ParameterError as exc:
+        raise ParameterError(f"{source}: [input] {exc}") from None
     levels = {name: model[name] for name in CRITERIA if name in model}
     if not levels:
         raise ParameterError(f"{source}: [model] needs at least one of {', '.join(CRITERIA)} (a release at k = 1 "
@@ -364,13 +364,7 @@ def anonymize_options(job: Job, location) -> dict:
     if "jobs" in release:
         release["n_jobs"] = release.pop("jobs")
     columns = replace(job.columns(read=True), location=location, identifiers=(), sensitive=sensitive)
-    return {"columns": columns, "strict": job.strict, **model, **release}
-
-
-def numeric_columns(job: Job) -> list[str]:
-    """Columns read as numbers (coordinates, intervals): where ``decimal`` applies."""
-    cols = [job.location[k] for k in ("lat", "lon") if job.location and k in job.location]
-    return cols + list(job.treatments.get("interval", []))
+    return {"columns": columns, "strict": job.strict, "decimal": job.decimal, **model, **release}
 
 
 # -- reading and checking values -------------------------------------------------------------

@@ -11,7 +11,7 @@ from .._text import show
 from ..errors import ParameterError
 from .locations import LOCATIONS, POINTS, listed
 
-__all__ = ["PRECISION_RANGE", "check_dates", "check_one_role", "check_location_loss", "check_location_precision",
+__all__ = ["DECIMAL_MARKS", "PRECISION_RANGE", "check_dates", "check_decimal", "check_one_role", "check_location_loss", "check_location_precision",
            "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
@@ -62,6 +62,21 @@ def check_one_role(named) -> None:
         if roles.setdefault(col, role) != role:
             raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role} (one role per "
                                  "column)")
+
+
+DECIMAL_MARKS = (".", ",")
+
+
+def check_decimal(decimal, sep, names=("decimal", "sep")) -> None:
+    """ParameterError unless ``decimal`` is a decimal mark (:data:`DECIMAL_MARKS`)
+    other than the CSV delimiter ``sep``; ``names`` name the two as the
+    front end does (``("--decimal", "--sep")``)."""
+    from ..constraints import StrOptions, check
+
+    check(names[0], decimal, StrOptions(DECIMAL_MARKS))
+    if decimal == sep:
+        raise ParameterError(f"{names[0]} and {names[1]} are both {sep!r}: a number's decimal mark must differ from "
+                             "the delimiter")
 
 
 PRECISION_RANGE = (8.0, 32.0)   # location_precision 0 and 1 weigh the location 1/8 and 32 times the other columns

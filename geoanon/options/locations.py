@@ -32,6 +32,9 @@ class LocationShape:
         The keys it must have and those it may have, in order.
     columns : tuple
         The keys that name the table's columns it reads.
+    numbers : tuple
+        Those of :attr:`columns` read as numbers (coordinates: where a
+        decimal comma is read, ``decimal``).
     noun, described : str
         How messages name it: ``"region location"`` on the command line;
         ``"a ZIP location"`` where an option needs it.
@@ -68,6 +71,7 @@ class LocationShape:
     needed: tuple = ()
     optional: tuple = ()
     columns: tuple = ()
+    numbers: tuple = ()
     noun: str = ""
     described: str = ""
     published: str = ""
@@ -132,7 +136,7 @@ def _setting(name, choices, help) -> Option:
 
 NO_LOCATION = LocationShape(None, None, record_budget=True)
 POINTS = LocationShape(
-    "points", "points", ("lat", "lon"), columns=("lat", "lon"), noun="points location",
+    "points", "points", ("lat", "lon"), columns=("lat", "lon"), numbers=("lat", "lon"), noun="points location",
     described="a points location (lat and lon)", published="boxes", losses=("spacing", "spread", "range", "km"),
     default_loss=("km", "spacing"), record_budget=True, measure="rectangle", engines=("memory", "dask"),
     options=(_key("lat", values.TEXT, "latitude column (points, published as non-overlapping rectangles)", "--lat"),

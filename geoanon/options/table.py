@@ -23,8 +23,9 @@ from numbers import Integral, Real
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
-from ..constraints import POSITIVE, Interval
+from ..constraints import POSITIVE, Interval, StrOptions
 from . import values
+from .checks import DECIMAL_MARKS
 from .locations import LOCATIONS, listed
 from .option import MEMORY, Option, choice_option
 
@@ -228,8 +229,10 @@ OPTIONS = (
            metavar="CHAR"),
     Option("encoding", COMMANDS, values.TEXT, "CSV text encoding (default utf-8)", flag="--encoding",
            key="input.encoding", default="utf-8", api=("dask",)),
-    Option("decimal", ("anonymize",), values.CHAR, "decimal mark of the numbers read from CSV text (default .)",
-           key="input.decimal", default=".", api=()),
+    Option("decimal", ("points", "anonymize"), values.CHAR, "decimal mark of the numbers read from text: the "
+           "location's coordinates and the number quasi-identifiers (default .; give , for -118,27)", flag="--decimal",
+           key="input.decimal", default=".", engines=MEMORY, why="it reads numbers with a decimal point",
+           metavar="CHAR", rule=StrOptions(DECIMAL_MARKS)),
 
     # -- the outputs --------------------------------------------------------------------------
     Option("report", ("points", "zip", "labels"), values.PATH, "write the job's figures as JSON", flag="--report", api=(),

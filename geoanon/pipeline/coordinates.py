@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._cells import MISSING_TOKENS
+from .._cells import MISSING_TOKENS, numbers_with_mark
 from .._text import plural, show
 from .._validation import require_column
 from ..errors import DataError
@@ -30,10 +30,13 @@ def numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
         i = int(odd[0])
         raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(s.iloc[i])} is not a coordinate")
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    for i in np.flatnonzero(np.isnan(values)):   # only the cells that did not parse
-        v = s.iloc[i]
-        if not (pd.isna(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TOKENS)):
-            raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(v)} is not a number")
+    bad = [i for i in np.flatnonzero(np.isnan(values))      # only the cells that did not parse
+           if not (pd.isna(s.iloc[i]) or (isinstance(s.iloc[i], str) and s.iloc[i].strip().lower() in MISSING_TOKENS))]
+    if bad:
+        i = bad[0]
+        hint = "; it reads as a number with a decimal comma: give decimal=','" if numbers_with_mark(
+            s.iloc[bad], ",") else ""
+        raise DataError(f"column {col!r}, row {show(df.index[i])}: {show(s.iloc[i])} is not a number{hint}")
     return values
 
 

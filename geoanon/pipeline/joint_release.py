@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .._cells import numeric_cells
+from .._cells import numeric_cells, with_decimal_mark
 from .._text import show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
@@ -35,6 +35,7 @@ from ..report.job_report import joint_report
 from ..report.release import Release
 from .points import isolated_warning
 from .precision_target import beyond_target, extent_target, region_target, target_note
+from .hints import column_hints, warn
 from .published import fine_cuts_warning, published_table
 from .quasi_identifiers import qi_dim
 from .roles import check_roles, declared_table, measure_undeclared, undeclared
@@ -226,6 +227,16 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         with empty rectangle columns.
     crs, bounds
         As in :func:`geoanon.generalize_points`.
+    decimal : {".", ","}
+        The decimal mark of numbers given as text: with ``","``, the
+        location's coordinates and the quasi-identifiers whose cells are all
+        numbers such as ``-118,27`` are read as numbers.
+
+    Quasi-identifiers published the default way that are probably misread
+    (non-ISO dates taken as categories, numbers with a decimal comma, a few
+    whole numbers that look like category codes) are named in a
+    :class:`~geoanon.errors.ColumnWarning` and in ``release.warnings``, with
+    the keyword that declares them (:mod:`geoanon.pipeline.hints`).
 
     Returns
     -------
@@ -318,6 +329,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     method, extent, crs = o["method"], o["extent"], o["crs"]
     check_unique_columns(df)
     df, keep = declared_table(df, cols.identifiers, cols.keep)
+    numbers = [loc[key] for key in LOCATIONS[kind].numbers] + [c for c in qi if c not in formats]
+    df = with_decimal_mark(df, [c for c in numbers if c in df.columns], o["decimal"])
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = spec_treatments(df, spec.but(dates=formats), lambda col: numeric_cells(df[col]))
@@ -333,7 +346,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     if len(df) == 0:
         raise DataError("the table has no rows")
     check = model.compile(df, spec.reference)
-    warnings: list = []
+    warnings: list = column_hints(df, cols, treatments, formats, o["decimal"])
+    warn(warnings)
     dims, publish_location = KINDS[kind].read(df, loc, check, o, warnings)
     for col in qi:
         dims.items.append(qi_dim(df, col, treatments[col], hierarchies.get(col), extent, model.k,

@@ -6,6 +6,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from .._cells import with_decimal_mark
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
@@ -30,7 +31,7 @@ __all__ = ["generalize_points", "isolated_warning", "published_bounds", "withhel
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=True, max_withheld=WITHHELD) -> Release:
+                      strict=True, max_withheld=WITHHELD, decimal=".") -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -67,6 +68,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         The budget of isolated records (:mod:`geoanon.points.isolated`: far
         from the rest of their class) published without a location, as a
         share of the rows (default 2%, at least 2k rows; 0: none).
+    decimal : {".", ","}
+        The decimal mark of coordinates given as text (``","``: ``-118,27``).
 
     Returns
     -------
@@ -111,10 +114,12 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     """
     started = time.perf_counter()
     spec = release_spec("points", k=k, lat=lat, lon=lon, method=method, missing=missing, crs=crs, bounds=bounds,
-                        keep=keep, identifiers=identifiers, strict=strict, max_withheld=max_withheld)
+                        keep=keep, identifiers=identifiers, strict=strict, max_withheld=max_withheld,
+                        decimal=decimal)
     k, bounds, max_withheld = spec.model.k, spec["bounds"], spec["max_withheld"]
     check_unique_columns(df)
     df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
+    df = with_decimal_mark(df, [c for c in (lat, lon) if c in df.columns], spec["decimal"])
     geometry = has_geometry(df)
     warnings = []
     lat, lon, x, y, crs, (lat_name, lon_name) = _coordinates(df, spec["lat"], spec["lon"], spec["crs"], warnings)
