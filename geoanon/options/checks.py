@@ -73,10 +73,10 @@ def check_decimal(decimal, sep, names=("decimal", "sep")) -> None:
     front end does (``("--decimal", "--sep")``)."""
     from ..constraints import StrOptions, check
 
-    check(names[0], decimal, StrOptions(DECIMAL_MARKS))
     if decimal == sep:
         raise ParameterError(f"{names[0]} and {names[1]} are both {sep!r}: a number's decimal mark must differ from "
                              "the delimiter")
+    check(names[0], decimal, StrOptions(DECIMAL_MARKS))
 
 
 PRECISION_RANGE = (8.0, 32.0)   # location_precision 0 and 1 weigh the location 1/8 and 32 times the other columns

@@ -301,9 +301,10 @@ def _cases():
     an("lat and lon one column", "'lat' is given two roles: location lat and location lon", set={"--lon": "lat"})
     an("region location without regions", "a region location needs --regions, --region-id",
        set={**no_location, "--zip-col": "zip"})
-    an("unknown region", "not in the regions", set={**no_location, "--zip-col": "zip", "--regions": "regions.geojson",
-       "--region-id": "FIPS", "IN": "bad.csv"}, files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
-    zip_location = {**no_location, "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS"}
+    zip_location = {**no_location, "--zip-col": "zip", "--regions": "regions.geojson", "--region-id": "FIPS",
+                    "--keep": "id,name"}
+    an("unknown region", "not in the regions", set={**zip_location, "IN": "bad.csv"},
+       files={"bad.csv": records(ROWS, {3: {"zip": "99999"}})})
     an("small without a region location", "--small is for a region location", flags=("--small", "suppress"))
     an("contiguity without a region location", "--contiguity is for a region location",
        flags=("--contiguity", "queen"))
@@ -324,7 +325,8 @@ def _cases():
     an("map without a location", "--map needs a location", set={"--lat": None, "--lon": None})
     an("classes without a location", "--classes needs a location", set={**no_location, "--classes": "c.geojson"})
     an("location also a quasi-identifier", "two roles", set={"--qi": "age,lat"})
-    an("interval of a text column not among --qi", "'dee' is not a number", set={"--interval": "name"})
+    an("interval of a text column not among --qi", "'dee' is not a number", set={"--interval": "name",
+                                                                                 "--keep": "id,zip"})
     an("two treatments", "two treatments", set={"--suppress": "race", "--sets": "race"})
     an("interval of text", "is not a number", set={"--interval": "sex"})
     an("hierarchy of a column missing", "cannot read the hierarchy", set={"--hierarchy": "race=nofile.csv"})
