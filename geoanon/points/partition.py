@@ -304,12 +304,24 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
             i, n = int(np.flatnonzero(out)[0]), int(out.sum())
             raise DataError(
                 f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside longitude [-180, 180] / latitude "
-                f"[-90, 90] (first: {name(i)}, lon={show(a[i, 0])}, lat={show(a[i, 1])})")
+                f"[-90, 90] (first: {name(i)}, lon={show(a[i, 0])}, lat={show(a[i, 1])})" + _wrap_hint(a, out))
     box = (a[:, 0].min(), a[:, 1].min(), a[:, 0].max(), a[:, 1].max())   # per column: a strided axis-0 pass is slow
     if not measurable(box):
         raise DataError(f"the points spread over x from {show(box[0])} to {show(box[2])} and y from "
                         f"{show(box[1])} to {show(box[3])}: an area beyond what a float holds")
     return np.ascontiguousarray(a + 0.0)  # -0.0 becomes 0.0: equal coordinates are one point
+
+
+def _wrap_hint(a: np.ndarray, out: np.ndarray) -> str:
+    """The hint for longitudes written from 0 to 360 (every point out of
+    range has its latitude in range and its longitude in (180, 360]): wrap
+    them first. Not done here: the published boxes would be in another
+    convention than the input's column, and a longitude past 180 may as well
+    be a typo or a projected x."""
+    lon, lat = a[out, 0], a[out, 1]
+    if not ((lon > 180) & (lon <= 360) & (np.abs(lat) <= 90)).all():
+        return ""
+    return "; the longitudes look written from 0 to 360: give them from -180 to 180 (lon - 360 where lon > 180)"
 
 
 def _reject_bool_and_complex(xy, row_names=None) -> None:
