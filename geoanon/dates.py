@@ -27,7 +27,7 @@ import pandas as pd
 from ._text import show
 from .errors import DataError, ParameterError
 
-__all__ = ["DATE_FORMATS", "DAY", "LEVELS", "ROUNDING_LEVELS", "calendar_cuts", "date_formats", "date_hierarchy",
+__all__ = ["DATE_FORMATS", "DAY", "LEVELS", "OPEN_END", "ROUNDING_LEVELS", "calendar_cuts", "date_formats", "date_hierarchy",
            "is_date_column", "iso",
            "level_end", "level_start", "outer_edges", "parse"]
 
@@ -72,11 +72,18 @@ def _present(s: pd.Series) -> pd.Series:
     return present_cells(s).astype(str).str.strip()
 
 
-def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tuple[np.ndarray, str]:
+def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None, open_end: float | None = None
+          ) -> tuple[np.ndarray, str]:
     """The column as float64 whole units since 1970-01-01 (NaN where missing)
     and the unit: ``unit`` if given, else ``"day"`` when no cell has a time
     of day and ``"second"`` otherwise. DataError naming the first cell that
-    is not a date."""
+    is not a date. ``open_end`` (-inf or inf): a published interval's end,
+    whose :data:`OPEN_END` cells read as it."""
+    if open_end is not None:
+        opened = s.astype(object).eq(OPEN_END).to_numpy()
+        values, unit = parse(s.where(~opened, None), fmt, unit)
+        values[opened] = open_end
+        return values, unit
     if pd.api.types.is_datetime64_any_dtype(s):
         stamps = s.dt.tz_convert("UTC").dt.tz_localize(None) if getattr(s.dt, "tz", None) is not None else s
     else:
@@ -104,11 +111,16 @@ def parse(s: pd.Series, fmt: str | None = None, unit: str | None = None) -> tupl
     return out, unit
 
 
+OPEN_END = ".."     # an open end of a published date interval, as ISO 8601-2 writes one (2024-03-01/..)
+
+
 def iso(values: np.ndarray, unit: str) -> np.ndarray:
-    """Whole days or seconds since 1970-01-01 as ISO text (None where NaN)."""
+    """Whole days or seconds since 1970-01-01 as ISO text (None where NaN,
+    :data:`OPEN_END` where infinite: an open end)."""
     values = np.asarray(values, dtype=float)
     out = np.full(values.size, None, dtype=object)
-    ok = ~np.isnan(values)
+    out[np.isinf(values)] = OPEN_END
+    ok = np.isfinite(values)
     if unit == "day":
         days = EPOCH + values[ok].astype(np.int64).astype("timedelta64[D]")
         out[ok] = np.datetime_as_string(days, unit="D")

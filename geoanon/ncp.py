@@ -203,10 +203,10 @@ def _widths(original, lo, hi, kind) -> dict:
     if kind == "date":
         from .dates import DAY, parse
 
-        a, b = parse(lo, unit="second")[0] / DAY, parse(hi, unit="second")[0] / DAY
+        a, b = parse(lo, unit="second", open_end=-np.inf)[0] / DAY, parse(hi, unit="second", open_end=np.inf)[0] / DAY
     else:
         a, b = _numbers(lo, f"column {show(lo.name)}"), _numbers(hi, f"column {show(hi.name)}")
-    closed = ~np.isnan(a) & ~np.isnan(b)
+    closed = np.isfinite(a) & np.isfinite(b)
     width = (b - a)[closed]
     if kind == "longitude":
         width = np.where(width < 0, width + 360.0, width)
@@ -326,7 +326,7 @@ def _date_cells(original, lo, hi, fmt, reach: int = 1) -> np.ndarray:
     from .dates import parse
 
     x, unit = parse(original, fmt)
-    a, b = parse(lo, unit=unit)[0], parse(hi, unit=unit)[0]
+    a, b = parse(lo, unit=unit, open_end=-np.inf)[0], parse(hi, unit=unit, open_end=np.inf)[0]
     name = original.name
     return _interval_cells(pd.Series(x, name=name), pd.Series(a, name=lo.name), pd.Series(b, name=hi.name),
                            reach=reach)

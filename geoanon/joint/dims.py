@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Dims", "RankDim", "SetDim", "TreeDim", "calendar_level", "date_dim", "dim_costs", "grid_places",
+__all__ = ["MISSING_IN_SET", "Dims", "RankDim", "SetDim", "TreeDim", "calendar_level", "date_dim", "dim_costs", "grid_places",
            "k_reached", "popcount", "ranked", "rounding_step", "tail_span", "tree_from_paths",
            "tree_node_costs"]
 
@@ -176,9 +176,10 @@ class RankDim:
         fewer than k rows hold moved out past every such value; a date's on
         the calendar ``step`` (:func:`calendar_level`: the first and the last
         day or second of its weeks, months, ...). Neither leaves ``[floor,
-        ceiling]``, and an end in a tail (a value fewer than k rows reach) is
-        published open: the floor or ceiling where the column has one, else
-        NaN (``90+``: a lower end and no upper one)."""
+        ceiling]``, and an end in a tail (a value fewer than k rows reach),
+        or moved out past the values k rows reach, is published open: the
+        floor or ceiling where the column has one, else -inf or inf
+        (``90+``: 90 to inf); NaN is a class holding missing values."""
         lo, hi, first, end = (states[:, i] for i in range(4))
         d = self.size
         known = (first < d) & (end <= d)
@@ -189,6 +190,7 @@ class RankDim:
             a, b = self.box_edges(states, step)
         else:
             a, b = self.low[f].astype(float), self.high[e].astype(float)
+            low_open, high_open = self.low[f] < self.tails[0], self.high[e] > self.tails[1]
             if self.calendar:
                 from ..dates import level_end, level_start
 
@@ -198,8 +200,10 @@ class RankDim:
                 step = step or self.step or self.resolution
                 a = np.where(self.rare[f], self._outward(a, -1, step), grid_at_or_below(a, step))
                 b = np.where(self.rare[e], self._outward(b, 1, step), -grid_at_or_below(-b - self.unit, step) - self.unit)
-            a = np.where(self.low[f] < self.tails[0], self._open(self.floor), np.maximum(a, self.floor))
-            b = np.where(self.high[e] > self.tails[1], self._open(self.ceiling), np.minimum(b, self.ceiling))
+                low_open |= self.rare[f] & (a < self.tails[0])      # moved out past the values k rows reach
+                high_open |= self.rare[e] & (b > self.tails[1])
+            a = np.where(low_open, self.floor, np.maximum(a, self.floor))
+            b = np.where(high_open, self.ceiling, np.minimum(b, self.ceiling))
         return np.where(known, a, np.nan), np.where(known, b, np.nan)
 
     def box_edges(self, states: np.ndarray, step=None) -> tuple[np.ndarray, np.ndarray]:
@@ -214,11 +218,6 @@ class RankDim:
         f, e = np.minimum(states[:, 2], self.size - 1), np.clip(states[:, 3] - 1, 0, self.size - 1)
         a, b = self.low[f].astype(float), self.high[e].astype(float)
         return snapped(a, b, snap_steps(b - a, self.k, max(step or self.step or self.resolution, self.min_step)))
-
-    @staticmethod
-    def _open(bound: float) -> float:
-        """An open end: the column's bound where it has one, else NaN (no bound)."""
-        return bound if np.isfinite(bound) else np.nan
 
     def _outward(self, v: np.ndarray, direction: int, step: float) -> np.ndarray:
         """The grid point strictly beyond ``v`` (below for -1), past every
@@ -419,20 +418,31 @@ class SetDim:
     def label(self, mask: int) -> str:
         """The published text: the value itself, ``*`` for every value, else
         the values joined by ``|`` (in the values' sorted order; ``|`` and
-        ``\\`` inside values escaped), with ``*`` for the rare ones."""
+        ``\\`` inside values escaped), then :data:`MISSING_IN_SET` once for
+        the records without a value (``AIAN|NA``, never an empty member:
+        ``|AIAN``), then ``*`` for the rare ones."""
         members = [i for i in range(len(self.names)) if mask >> i & 1]
         if len(members) == 1:
             return self.names[members[0]]
         shown = [i for i in members if self.rare is None or not self.rare[i]]
         if len(members) == len(self.names) or not shown:
             return "*"
-        text = [_text(self.names[i]).replace("\\", "\\\\").replace("|", "\\|") for i in shown]
+        values = [self.names[i] for i in shown if not _missing(self.names[i])]
+        text = [str(v).replace("\\", "\\\\").replace("|", "\\|") for v in values]
+        text += [MISSING_IN_SET] if len(values) < len(shown) else []
         return "|".join(text + (["*"] if len(shown) < len(members) else []))
 
 
-def _text(v) -> str:
-    """A value as text in a set's label; missing values as the empty text."""
-    return "" if v is None or (isinstance(v, float) and v != v) else str(v)
+MISSING_IN_SET = "NA"      # a set's member for its records without a value (geoanon reads "NA" as missing)
+
+
+def _missing(v) -> bool:
+    """Whether a value is missing: None, NaN or a missing marker (``""``, ``NA``, ...)."""
+    from .._cells import MISSING_TOKENS
+
+    if v is None or (isinstance(v, float) and v != v):
+        return True
+    return isinstance(v, str) and v.strip().lower() in MISSING_TOKENS
 
 
 def tree_from_paths(name: str, leaf: np.ndarray, paths: list, present: np.ndarray, *, location=False,

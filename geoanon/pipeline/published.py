@@ -32,7 +32,7 @@ def published_table(df, dims, part, qi, treatments, publish_location):
                                     f"{col}_max": pd.Series(iso_dates(hi, d.calendar)[cls], index=df.index)}
                 ncp_columns[col] = ("date", (f"{col}_min", f"{col}_max"))
                 continue
-            kind = "Int64" if d.unit else "float64"
+            kind = "Int64" if d.unit and not np.isinf(lo).any() and not np.isinf(hi).any() else "float64"
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
         else:
