@@ -200,8 +200,8 @@ class RankDim:
                 step = step or self.step or self.resolution
                 a = np.where(self.rare[f], self._outward(a, -1, step), grid_at_or_below(a, step))
                 b = np.where(self.rare[e], self._outward(b, 1, step), -grid_at_or_below(-b - self.unit, step) - self.unit)
-                low_open |= self.rare[f] & (a < self.tails[0])      # moved out past the values k rows reach
-                high_open |= self.rare[e] & (b > self.tails[1])
+                low_open |= a < self.tails[0]       # rounded or moved out past the values k rows reach
+                high_open |= b > self.tails[1]
             a = np.where(low_open, self.floor, np.maximum(a, self.floor))
             b = np.where(high_open, self.ceiling, np.minimum(b, self.ceiling))
         return np.where(known, a, np.nan), np.where(known, b, np.nan)
@@ -259,9 +259,10 @@ def rounding_step(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> float:
     on which the classes of ``states`` (``sizes`` rows each) publish their
     ends (:meth:`RankDim.published`) for at most ``ROUNDING_COST`` more NCP
     than on ``d.step``: 5- or 10-year age bands and round sums of money where
-    classes are wide enough to take them at little cost. Measured on the
-    classes with both ends closed: an open tail's width is the extreme
-    value's, which would make every step look cheap beside it."""
+    classes are wide enough to take them at little cost. An open end (and
+    an end at the column's floor or ceiling) is measured to the value k rows
+    reach: not to the extreme value, which would make every step look cheap
+    beside it, nor left out, which would favour a step that opens more ends."""
     base = d.step or d.resolution
     if d.span <= 0 or base <= 0:
         return base
@@ -284,12 +285,13 @@ def calendar_level(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> str:
 
 def _roundest(d: RankDim, states: np.ndarray, sizes: np.ndarray, steps: list, base):
     """The last of ``steps`` (coarser and coarser) whose published ends cost
-    at most ``ROUNDING_COST`` more than ``base``'s, over the classes whose
-    ends are both closed; ``base`` if none."""
+    at most ``ROUNDING_COST`` more than ``base``'s, ends measured between
+    the values k rows reach (:func:`rounding_step`); ``base`` if none."""
     def loss(step) -> float:
         lo, hi = d.published(states, step)
-        closed = np.isfinite(lo) & np.isfinite(hi)
-        return float(np.sum(sizes[closed] * (hi - lo)[closed]))
+        known = ~np.isnan(lo) & ~np.isnan(hi)
+        lo, hi = np.maximum(lo, d.tails[0]), np.minimum(hi, d.tails[1])      # open ends: to the values k rows reach
+        return float(np.sum(sizes[known] * np.maximum(hi - lo, 0)[known]))
 
     limit = loss(base) * (1 + ROUNDING_COST)
     best = base

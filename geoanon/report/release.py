@@ -249,9 +249,32 @@ class Release(Published):
             table = table.iloc[np.argsort(self.input_rows, kind="stable")].reset_index(drop=True)
         if from_text and fmt != "csv":
             table = numbers_from_text(table)
+        if fmt == "csv":
+            table = whole_ends(table, [cols for kind, cols in self.treatments.values()
+                                       if kind == "interval" and isinstance(cols, tuple)])
         if escape_all:
             table = escape_table(table)
         return escape_header(table, None if escape_all else self.generated_columns())
+
+
+def whole_ends(table: pd.DataFrame, pairs) -> pd.DataFrame:
+    """``table`` with the intervals among ``pairs`` (``(min column, max
+    column)``) whose ends are whole numbers, held as floats only because an
+    end is open (``inf``), written as whole numbers in text (``85,inf``,
+    not ``85.0,inf``)."""
+    out = table
+    for pair in pairs:
+        ends = table[list(pair)]
+        if not all(ends[c].dtype == np.float64 for c in pair) or not np.isinf(ends.to_numpy()).any():
+            continue
+        values = ends.to_numpy()
+        finite = values[np.isfinite(values)]
+        if (finite == np.round(finite)).all():
+            out = table.copy() if out is table else out
+            for c in pair:
+                out[c] = pd.Series([None if np.isnan(v) else v if np.isinf(v) else int(v) for v in table[c]],
+                                   index=table.index, dtype=object)
+    return out
 
 
 @stepped("writing {1}")
