@@ -608,10 +608,11 @@ def check_joint_release(raw, released, k, *, lat=None, lon=None, intervals=(), s
                 assert label == held.pop(), col
             elif len(held) == len(distinct) or not common:
                 assert label == "*", col
-            else:       # the values k rows hold, and '*' for the rarer ones, never named
+            else:       # the values k rows hold, NA for the records without one, '*' for the rarer ones, never named
                 parts = [p.replace("\\|", "|").replace("\\\\", "\\")
                          for p in re.split(r"(?<!\\)\|", label)]
-                assert parts == common + (["*"] if len(common) < len(held) else []), (col, label, held)
+                named = [v for v in common if v != ""] + (["NA"] if "" in common else [])
+                assert parts == named + (["*"] if len(common) < len(held) else []), (col, label, held)
             total += len(rows) * (len({repr(raw[col].iloc[i]) for i in rows}) - 1) / max(len(distinct) - 1, 1)
         cells[col] = total / n
     for col, paths in hierarchies.items():

@@ -7,6 +7,8 @@ and the value. What one value must be is its row's rule
 check needs it): the command line reads job files before its heavy imports."""
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from .._text import show
 from ..errors import ParameterError
 from .locations import LOCATIONS, POINTS, listed
@@ -53,15 +55,16 @@ def check_one_role(named) -> None:
     """ParameterError for a column given two roles among ``named``, (column,
     role) pairs (one role per column, as ARX's data definition: a column kept
     or dropped and also generalized would be published raw, or refused as
-    missing), or for a name that is not a string. A column listed twice
-    under one role is that role once."""
+    missing), a column listed twice, or a name that cannot be one."""
     roles: dict = {}
     for col, role in named:
-        if not isinstance(col, str):
-            raise ParameterError(f"column names must be strings, got {show(col)} as {role}")
-        if roles.setdefault(col, role) != role:
-            raise ParameterError(f"column {show(col)} is given two roles: {roles[col]} and {role} (one role per "
+        if not isinstance(col, Hashable):
+            raise ParameterError(f"a column name must be a name, got {show(col)} as {role}")
+        if col in roles:
+            raise ParameterError(f"column {show(col)} is listed twice as {role}" if roles[col] == role else
+                                 f"column {show(col)} is given two roles: {roles[col]} and {role} (one role per "
                                  "column)")
+        roles[col] = role
 
 
 DECIMAL_MARKS = (".", ",")

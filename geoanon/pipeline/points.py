@@ -10,7 +10,7 @@ from .._cells import with_decimal_mark
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
-from ..errors import DataError, InfeasibleError, ParameterError
+from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
 from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
@@ -211,8 +211,6 @@ def _coordinates(df, lat, lon, crs, warnings: list) -> tuple:
         lat, lon = lat or "lat", lon or "lon"
     if geometry and lat is not None and lat not in df.columns:
         raise DataError(f"no column {show(lat)} in the GeoDataFrame: omit lat and lon to use its geometry")
-    if lat is not None and lat == lon:
-        raise ParameterError(f"lat and lon name the same column {show(lat)}; give the longitude column as lon")
     check_scalar_columns(df, [lat, lon])
     if lat is not None:
         return lat, lon, numeric_column(df, lon), numeric_column(df, lat), crs, (lat, lon)

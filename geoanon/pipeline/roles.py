@@ -133,12 +133,15 @@ def _listed(cols: list) -> str:
 
 
 def check_roles(df, kind, loc, qi, sensitive) -> None:
-    """DataError for a column of the location's ``loc`` of ``kind``, the
-    quasi-identifiers ``qi`` or ``sensitive`` that ``df`` lacks, or for
-    ``class_id`` in it (one role per column: the spec's
+    """ParameterError for a column of the location's ``loc`` of ``kind``,
+    the quasi-identifiers ``qi`` or ``sensitive`` whose name is not a
+    string, DataError for one ``df`` lacks, or for ``class_id`` in it (one
+    role per column: the spec's
     :func:`~geoanon.options.checks.check_one_role`)."""
     for col in [*(v for key, v in loc.items() if key in LOCATIONS[kind].columns), *qi,
                 *([sensitive] if sensitive is not None else [])]:
+        if not isinstance(col, str):
+            raise ParameterError(f"column names must be strings, got {show(col)}")
         require_column(df, col)
     if "class_id" in df.columns:
         raise DataError("the output column 'class_id' already exists in the input")

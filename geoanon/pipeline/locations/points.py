@@ -53,8 +53,6 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     from ..coordinates import null_island, numeric_column, rows_without_coordinates
 
     lat, lon = loc["lat"], loc["lon"]
-    if lat == lon:
-        raise ParameterError(f"lat and lon name the same column {show(lat)}")
     x, y = numeric_column(df, lon), numeric_column(df, lat)
     absent = rows_without_coordinates(df, x, y, missing, "give rows without coordinates a location class of "
                                       "their own")

@@ -347,7 +347,7 @@ def test_generalize_points_refuses_non_real_columns(column, match):
 
 def test_columns_given_two_roles_or_two_names():
     df = pd.DataFrame({"lat": [1.0, 2.0], "lon": [1.0, 2.0]})
-    with pytest.raises(ga.ParameterError, match="lat and lon name the same column 'lat'"):
+    with pytest.raises(ga.ParameterError, match="'lat' is given two roles: location lat and location lon"):
         ga.generalize_points(df, 1, lat="lat", lon="lat")
     twice = pd.DataFrame([[1.0, 2.0, 3.0]], columns=["lat", "lon", "lat"])
     with pytest.raises(TypeError, match="2 columns named 'lat'"):
