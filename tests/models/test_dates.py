@@ -59,19 +59,19 @@ def test_a_date_column_is_published_as_iso_intervals_holding_its_records():
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "visit"], k=10, identifiers=[])
     t = r.in_input_order()
     assert "visit" not in t.columns and r.report.audit["k"] >= 10
-    own, lo, hi = (pd.to_datetime(s) for s in (df["visit"], t["visit_min"], t["visit_max"]))
+    own, lo, hi = (pd.to_datetime(s.where(s != "..")) for s in (df["visit"], t["visit_min"], t["visit_max"]))
     shown = lo.notna() | hi.notna()    # both empty: the class mixes dates with a missing one (published as nothing)
     assert ((lo.isna() | (lo <= own)) & (hi.isna() | (own <= hi)))[shown].all()
     assert pd.isna(t.loc[7, "visit_min"]) and set(t.loc[~shown, "class_id"]) == {t.loc[7, "class_id"]}
-    assert t["visit_min"].dropna().str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert closed_ends(t["visit_min"]).str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     # the ends are the first and last days of one calendar level's periods, whatever the records' own dates
-    days = {end: parse(t[end].dropna())[0] for end in ("visit_min", "visit_max")}
+    days = {end: parse(closed_ends(t[end]))[0] for end in ("visit_min", "visit_max")}
     assert any((level_start(days["visit_min"], level, "day") == days["visit_min"]).all()
                and (level_end(days["visit_max"], level, "day") == days["visit_max"]).all()
                for level in ROUNDING_LEVELS["day"])
     # an end open beyond the dates k records reach: the latest ten visits have no upper end
     latest = own.dropna().sort_values().index[-9:]
-    assert t.loc[latest, "visit_max"].isna().all() and t.loc[latest, "visit_min"].notna().all()
+    assert (t.loc[latest, "visit_max"] == "..").all() and t.loc[latest, "visit_min"].notna().all()
     ncp = r.report["ncp"]["columns"]["visit"]
     assert 0 < ncp < 1
     qi = ["lat_min", "lat_max", "lon_min", "lon_max", "age_min", "age_max", "sex", "visit_min", "visit_max",
@@ -91,7 +91,7 @@ def test_timestamps_formats_and_datetime_columns_give_one_release():
     pd.testing.assert_frame_equal(iso_release.in_input_order(), formatted.in_input_order())
     stamps = df.assign(visit=df["visit"] + "T" + pd.Series(np.arange(len(df)) % 24).map("{:02d}:15:00".format))
     timed = ga.anonymize(stamps, qi=["age", "sex", "visit"], k=10, identifiers=["lat", "lon"])
-    ends = timed.in_input_order()["visit_min"].dropna()
+    ends = closed_ends(timed.in_input_order()["visit_min"])
     assert ends.str.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00").all()          # never a record's seconds
     unlisted = ga.anonymize(df, qi=["age", "sex"], k=10, dates=["visit"], identifiers=["lat", "lon"])
     pd.testing.assert_frame_equal(unlisted.in_input_order(), iso_release.in_input_order())        # a date column is a quasi-identifier
@@ -106,7 +106,7 @@ def test_command_line_and_job(tmp_path, cli):
                        "--date", "visit:%d/%m/%Y", "-k", "10", "-o", tmp_path / "o.csv")
     assert code == 0, err
     out = pd.read_csv(tmp_path / "o.csv", dtype=str)
-    assert out["visit_min"].dropna().str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert closed_ends(out["visit_min"]).str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     (tmp_path / "job.toml").write_text(
         '[input]\npath = "eu.csv"\n[columns]\nlocation = { lat = "lat", lon = "lon" }\nqi = ["sex"]\n'
         'interval = ["age", "visit"]\ndates = { visit = "%d/%m/%Y" }\n[model]\nk = 10\n[output]\ntable = "j.csv"\n')
@@ -114,11 +114,17 @@ def test_command_line_and_job(tmp_path, cli):
     assert code == 0, err
     job_out = pd.read_csv(tmp_path / "j.csv", dtype=str)
     assert list(job_out.columns) == list(out.columns)
-    assert job_out["visit_max"].dropna().str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert closed_ends(job_out["visit_max"]).str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     code, _, err = cli("anonymize", tmp_path / "eu.csv", "--lat", "lat", "--lon", "lon", "--qi", "age,sex,visit",
                        "-k", "10", "-o", tmp_path / "o2.csv")
-    assert code == 0, err             # not ISO and not named: the dates are text, published as they are or '*'
+    assert code == 0, err             # not ISO and not named: the dates are text, published as they are or '*',
+    assert "give --date visit:%d/%m/%Y" in err      # with the hint to name them
     assert "visit" in pd.read_csv(tmp_path / "o2.csv").columns
+
+
+def closed_ends(ends: pd.Series) -> pd.Series:
+    """The published date ends that are dates: neither missing nor open (``..``)."""
+    return ends[ends.notna() & (ends != "..")]
 
 
 def test_a_date_hierarchy_publishes_months_quarters_or_years():
