@@ -141,7 +141,21 @@ class ClusterError(GeoanonError):
 
 class GeoanonWarning(UserWarning):
     """Base class of the warnings geoanon issues with :func:`warnings.warn`
-    (the same text is in a release's ``warnings`` and its report's)."""
+    (the same text is in a release's ``warnings`` and its report's).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import geoanon as ga
+    >>> issubclass(ga.ColumnWarning, ga.GeoanonWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", ga.GeoanonWarning)     # a pipeline that stops on any of them
+    ...     warnings.warn("a hint", ga.ColumnWarning)
+    Traceback (most recent call last):
+        ...
+    geoanon.errors.ColumnWarning: a hint
+    """
 
 
 class ColumnWarning(GeoanonWarning):
@@ -158,6 +172,6 @@ class ColumnWarning(GeoanonWarning):
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     release = ga.anonymize(df, qi=["visit", "sex"], k=2)
-    >>> print(caught[0].category.__name__, caught[0].message)
+    >>> print(f"{caught[0].category.__name__}: {caught[0].message}")
     ColumnWarning: column 'visit' reads as dates in the format %m/%d/%Y but is published as categories (each date a value); to publish it as date intervals, give dates={'visit': '%m/%d/%Y'}
     """

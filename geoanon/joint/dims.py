@@ -259,10 +259,10 @@ def rounding_step(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> float:
     on which the classes of ``states`` (``sizes`` rows each) publish their
     ends (:meth:`RankDim.published`) for at most ``ROUNDING_COST`` more NCP
     than on ``d.step``: 5- or 10-year age bands and round sums of money where
-    classes are wide enough to take them at little cost. An open end (and
-    an end at the column's floor or ceiling) is measured to the value k rows
-    reach: not to the extreme value, which would make every step look cheap
-    beside it, nor left out, which would favour a step that opens more ends."""
+    classes are wide enough to take them at little cost. A class open in a tail is left out
+    (its width would be the extreme value's, which makes every step look
+    cheap beside it); an end a step opens (rounded past the values k rows
+    reach) is measured to that value, so that opening ends is no saving."""
     base = d.step or d.resolution
     if d.span <= 0 or base <= 0:
         return base
@@ -285,13 +285,18 @@ def calendar_level(d: RankDim, states: np.ndarray, sizes: np.ndarray) -> str:
 
 def _roundest(d: RankDim, states: np.ndarray, sizes: np.ndarray, steps: list, base):
     """The last of ``steps`` (coarser and coarser) whose published ends cost
-    at most ``ROUNDING_COST`` more than ``base``'s, ends measured between
-    the values k rows reach (:func:`rounding_step`); ``base`` if none."""
+    at most ``ROUNDING_COST`` more than ``base``'s, measured as
+    :func:`rounding_step` says; ``base`` if none."""
+    f, e = np.minimum(states[:, 2], d.size - 1), np.clip(states[:, 3] - 1, 0, d.size - 1)
+    below, above = d.low[f] < d.tails[0], d.high[e] > d.tails[1]          # classes holding a tail's values
+    tail_open = (below & ~np.isfinite(d.floor)) | (above & ~np.isfinite(d.ceiling))
+
     def loss(step) -> float:
         lo, hi = d.published(states, step)
-        known = ~np.isnan(lo) & ~np.isnan(hi)
-        lo, hi = np.maximum(lo, d.tails[0]), np.minimum(hi, d.tails[1])      # open ends: to the values k rows reach
-        return float(np.sum(sizes[known] * np.maximum(hi - lo, 0)[known]))
+        counted = ~np.isnan(lo) & ~np.isnan(hi) & ~tail_open
+        lo = np.where(~below & (lo < d.tails[0]), d.tails[0], lo)      # opened by the step: to the values k rows reach
+        hi = np.where(~above & (hi > d.tails[1]), d.tails[1], hi)
+        return float(np.sum(sizes[counted] * (hi - lo)[counted]))
 
     limit = loss(base) * (1 + ROUNDING_COST)
     best = base

@@ -270,22 +270,24 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
     ['lat_min', 'lat_max', 'lon_min', 'lon_max', 'age_min', 'age_max', 'sex', 'diagnosis', 'class_id']
     >>> release.table[["age_min", "age_max", "sex", "diagnosis", "class_id"]]
        age_min  age_max sex diagnosis  class_id
-    0       40       54   *       flu         0
-    1       40       54   *      gout         0
-    2       30       39   *      copd         1
-    3       30       39   *       flu         1
-    4        0       39   F      copd         2
-    5        0       39   F       flu         2
-    6       55     <NA>   M       flu         3
-    7       55     <NA>   M      gout         3
+    0     40.0     54.0   *       flu         0
+    1     40.0     54.0   *      gout         0
+    2      0.0     39.0   *      copd         1
+    3      0.0     39.0   *       flu         1
+    4      0.0     39.0   F      copd         2
+    5      0.0     39.0   F       flu         2
+    6     55.0      inf   M       flu         3
+    7     55.0      inf   M      gout         3
     >>> release.report["audit"]["k"], release.report["audit"]["l_distinct"]
     (2, 2)
 
     Each class publishes its own records' box: Durham's four patients
     (rows 0-3) are cut by age and publish sex as ``*`` (both values),
-    Raleigh's by sex. An end in a tail (fewer than k records beyond it) is
-    published open: the column's floor (0 for ages) or no end at all
-    (``<NA>``, as in "50+").
+    Raleigh's by sex. An end in a tail (fewer than k records beyond it), or
+    rounded past the values k records reach, is published open: the
+    column's floor (0 for ages) or ceiling, else ``-inf`` or ``inf``
+    (``55.0, inf``: "55+"). An empty interval is a class holding missing
+    values.
     """
     spec = release_spec("anonymize", columns=columns, model=model, location=location, search=search, budgets=budgets,
                         **options)
@@ -330,7 +332,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     check_unique_columns(df)
     df, keep = declared_table(df, cols.identifiers, cols.keep)
     numbers = [loc[key] for key in LOCATIONS[kind].numbers] + [c for c in qi if c not in formats]
-    df = with_decimal_mark(df, [c for c in numbers if c in df.columns], o["decimal"])
+    df = with_decimal_mark(df, [c for c in numbers if c in df.columns], o.get("decimal", "."))
     formats.update({col: None for col in qi if col in df.columns and col not in formats
                     and is_date_column(df[col])})                        # found: ISO text or a datetime column
     treatments = spec_treatments(df, spec.but(dates=formats), lambda col: numeric_cells(df[col]))
@@ -346,7 +348,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     if len(df) == 0:
         raise DataError("the table has no rows")
     check = model.compile(df, spec.reference)
-    warnings: list = column_hints(df, cols, treatments, formats, o["decimal"])
+    # hints where the table is the user's (not a dask shard's, whose engine has no decimal option)
+    warnings: list = column_hints(df, cols, treatments, formats, o["decimal"]) if "decimal" in o else []
     warn(warnings)
     dims, publish_location = KINDS[kind].read(df, loc, check, o, warnings)
     for col in qi:
