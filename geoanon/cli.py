@@ -422,10 +422,12 @@ def _check_sep(args) -> None:
     read with the wrong ``--sep``."""
     from ._text import show
     from .io import DELIMITERS, likely_delimiter
+    from .options.locations import LOCATIONS
 
     if getattr(args, "sep", None) is None:
         return
-    names = [getattr(args, dest, None) for dest in ("lat", "lon", "column", "zip", "label", "sensitive")]
+    location = {key for shape in LOCATIONS.values() for key in shape.columns}      # every location kind's columns
+    names = [getattr(args, dest, None) for dest in (*sorted(location), "column", "sensitive")]
     for dest in ("qi", "keep", "identifiers", "interval", "suppress", "sets"):
         names += getattr(args, dest, None) or []
     names += [item.partition(":")[0] for item in getattr(args, "dates", [])]
