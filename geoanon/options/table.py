@@ -247,6 +247,8 @@ OPTIONS = (
     Option("map", ("zip",), values.PATH, "write an offline choropleth of the groups", flag="--map", api=(), metavar="HTML"),
     Option("map", ("anonymize",), values.PATH, "write an offline map of the location classes", flag="--map", api=(),
            key="output.map", metavar="HTML"),
+    Option("classes", ("points",), values.PATH, "write the classes (rectangles and record counts; .gpkg, .geojson, "
+           ".shp or .parquet)", flag="--classes", api=(), metavar="FILE", engines=MEMORY),
     Option("classes", ("zip",), values.PATH, "write the groups (dissolved shapes, members, weight)", flag="--classes", api=(),
            metavar="FILE", engines=MEMORY),
     Option("classes", ("labels",), values.PATH, "write the label -> class table (.csv or .parquet)", flag="--classes", api=(),

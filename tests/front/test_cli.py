@@ -49,6 +49,22 @@ def test_points_writes_table_report_and_map(workdir, cli):
     assert "wrote" in out
 
 
+def test_points_writes_its_classes(workdir, cli):
+    """--classes: one rectangle per class of the table, with its record count (the QGIS provider's classes layer)."""
+    import geopandas as gpd
+
+    code, _, err = cli(*["points", workdir / "in.csv", "-k", 10, "--lat", "lat", "--lon", "lon", *ROLES,
+                         "-o", workdir / "out.csv", "--classes", workdir / "c.gpkg"])
+    assert code == 0, err
+    table = pd.read_csv(workdir / "out.csv")
+    classes = gpd.read_file(workdir / "c.gpkg").set_index("class_id")
+    assert classes.crs.to_epsg() == 4326 and (classes.geom_type == "Polygon").all()
+    boxed = table.dropna(subset=["lat_min"]).groupby("class_id")
+    assert classes["weight"].to_dict() == boxed.size().to_dict()
+    edges = boxed[["lon_min", "lat_min", "lon_max", "lat_max"]].first()
+    assert np.allclose(classes.bounds.loc[edges.index].to_numpy(), edges.to_numpy())
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "geojson", "gpkg", "shp"])
 def test_csv_in_other_formats_out(workdir, cli, fmt):
     import geopandas as gpd
