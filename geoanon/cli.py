@@ -375,7 +375,7 @@ def _run_audit(args) -> int:
                        original=read_table(values["original"], **read) if values["original"] else None,
                        hierarchies={c: Hierarchy.read_csv(p) for c, p in values["hierarchies"].items()},
                        population=read_table(values["population"], **read) if values["population"] else None, **model)
-    report["input"] = str(args.input)
+    report["input"] = Path(args.input).name          # a file name, as the releases' reports: never its folder
     return _print_audit(args, report)
 
 

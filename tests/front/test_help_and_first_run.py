@@ -78,6 +78,17 @@ def test_box_edges_keep_the_grid_decimals_across_the_antimeridian(tmp_path, cli)
     assert str(tmp_path) not in report and str(tmp_path) not in page
 
 
+def test_the_audit_report_names_its_input_not_its_path(tmp_path, cli):
+    """As a release's report: the folder an audited table was read from is not published with the figures."""
+    import json
+
+    pd.DataFrame({"age": ["20-29"] * 5 + ["30-39"] * 5}).to_csv(tmp_path / "released.csv", index=False)
+    code, _, err = cli("audit", tmp_path / "released.csv", "--qi", "age", "-k", "5", "--report", tmp_path / "a.json")
+    assert code == 0, err
+    report = (tmp_path / "a.json").read_text()
+    assert json.loads(report)["input"] == "released.csv" and str(tmp_path) not in report
+
+
 def test_a_folder_of_parquet_parts_is_read_in_memory_in_order(tmp_path, cli):
     from geoanon.io import read_table
 

@@ -1,0 +1,187 @@
+"""The QGIS Processing provider (qgis/geoanon_qgis) run headless by qgis_process, as docs/qgis.md installs it
+(QGIS_PLUGINPATH, then ``qgis_process plugins enable geoanon_qgis``, in a profile of the test's own): its
+algorithms are listed, and each gives the same files, byte for byte, as the command line given the same options
+on the same records; an error is geoanon's one-line message, with no output and no temporary file left.
+
+Needs Debian's qgis and python3-qgis: skipped without qgis_process, failed instead in CI (GEOANON_REQUIRE_QGIS=1).
+"""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from geoanon.datasets import data_path
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS = 3000                   # a few thousand records: each qgis_process run takes a few seconds
+
+
+def _qgis_process():
+    """qgis_process, or Debian's qgis_process.bin beside it: Debian 12's wrapper passes the QGIS GUI's
+    --noversioncheck, which qgis_process 3.22 refuses (qgis/QGIS#57683)."""
+    found = shutil.which("qgis_process")
+    if found and Path(found + ".bin").exists():
+        return found + ".bin"
+    if found:
+        return found
+    if os.environ.get("GEOANON_REQUIRE_QGIS") == "1":
+        pytest.fail("qgis_process is required (GEOANON_REQUIRE_QGIS=1) but not installed")
+    pytest.skip("qgis_process not installed (apt-get install qgis python3-qgis)")
+
+
+def _geoanon_command() -> str:
+    """This Python's geoanon as GEOANON_EXECUTABLE (the provider drops PYTHONPATH: it is passed through env)."""
+    words = [sys.executable, "-m", "geoanon.cli"]
+    path = os.environ.get("PYTHONPATH")
+    return shlex.join(["env", f"PYTHONPATH={path}", *words] if path else words)
+
+
+@pytest.fixture(scope="module")
+def qgis(tmp_path_factory):
+    """``qgis(*args)``: qgis_process with the plugin enabled in a fresh profile -> (exit code, stdout, stderr);
+    ``qgis.temp``: its temporary folder."""
+    program = _qgis_process()
+    home = tmp_path_factory.mktemp("qgis")
+    for folder in ("data", "cache", "runtime", "temp"):
+        (home / folder).mkdir(mode=0o700)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(home / "data"),
+           "XDG_CACHE_HOME": str(home / "cache"), "XDG_RUNTIME_DIR": str(home / "runtime"),
+           "TMPDIR": str(home / "temp"), "QGIS_PLUGINPATH": str(ROOT / "qgis"), "GEOANON_EXECUTABLE": _geoanon_command()}
+
+    def run(*args):
+        done = subprocess.run([program, *map(str, args)], env=env, capture_output=True, text=True, timeout=600)
+        return done.returncode, done.stdout, done.stderr
+
+    code, out, err = run("plugins", "enable", "geoanon_qgis")
+    assert code == 0, out + err
+    run.temp = home / "temp"
+    return run
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """The first ROWS demo patients: as shipped (CSV), as a point GeoPackage (EPSG:4326), and projected (EPSG:5070)
+    as a GeoPackage and as a CSV of its x and y."""
+    import geopandas as gpd
+
+    folder = tmp_path_factory.mktemp("records")
+    csv = pd.read_csv(data_path("demo_patients.csv"), dtype=str, nrows=ROWS)
+    csv.to_csv(folder / "patients.csv", index=False)
+    table = pd.read_csv(folder / "patients.csv", dtype={"record_id": str, "zip": str})
+    points = gpd.GeoDataFrame(table.drop(columns=["lat", "lon"]), geometry=gpd.points_from_xy(table.lon, table.lat),
+                              crs=4326)
+    points.to_file(folder / "patients.gpkg")
+    projected = points.to_crs(5070)
+    projected.to_file(folder / "projected.gpkg")
+    projected.drop(columns="geometry").assign(y=projected.geometry.y, x=projected.geometry.x).to_csv(
+        folder / "projected.csv", index=False)
+    return folder
+
+
+def _outputs(folder: Path, *names) -> dict:
+    return {name: (folder / name).read_bytes() for name in names}
+
+
+def _both(tmp_path, qgis, cli, algorithm, parameters, command, names):
+    """The files ``names`` as qgis_process writes them (each output parameter given its file in one folder) and as
+    the command line does (the same names in another), with the qgis_process run's stdout."""
+    via_qgis, via_cli = tmp_path / "qgis", tmp_path / "cli"
+    via_qgis.mkdir(), via_cli.mkdir()
+    files = {"OUTPUT": "-o", "CLASSES": "--classes", "REPORT": "--report", "HTML_REPORT": "--html-report",
+             "MAP": "--map"}
+    outputs = dict(zip(files, names))
+    code, out, err = qgis("run", f"geoanon:{algorithm}", "--", *parameters,
+                          *(f"{name}={via_qgis / file}" for name, file in outputs.items()))
+    assert code == 0, out + err
+    code, _, err = cli(*command, *(word for name, file in outputs.items() for word in (files[name], via_cli / file)))
+    assert code == 0, err
+    assert _outputs(via_qgis, *names) == _outputs(via_cli, *names)
+    return out
+
+
+def test_the_provider_lists_its_algorithms(qgis):
+    code, out, err = qgis("list")
+    assert code == 0, err
+    listed = {line.split()[0] for line in out.splitlines() if line.strip().startswith("geoanon:")}
+    assert listed == {"geoanon:anonymize", "geoanon:points", "geoanon:zip", "geoanon:audit"}
+
+
+def test_anonymize_a_point_layer_gives_the_command_lines_release(tmp_path, qgis, cli, records):
+    """The acceptance test: geoanon:anonymize on a point layer, K=10 and L=2, writes the table, the classes, the
+    JSON and HTML reports and the map that ``geoanon anonymize`` writes from the shipped CSV."""
+    out = _both(tmp_path, qgis, cli, "anonymize",
+                [f"INPUT={records / 'patients.gpkg'}", "QI=cost_usd", "SENSITIVE=diagnosis", "K=10", "L=2"],
+                ["anonymize", records / "patients.csv", "--lat", "lat", "--lon", "lon", "--qi", "cost_usd",
+                 "--sensitive", "diagnosis", "--identifiers", "record_id,zip", "-k", 10, "-l", 2],
+                ["released.csv", "classes.gpkg", "report.json", "report.html", "map.html"])
+    released = pd.read_csv(tmp_path / "qgis" / "released.csv")
+    assert len(released) == ROWS and released.groupby("class_id").size().min() >= 10
+    assert "record_id" not in released and "zip" not in released
+    assert json.loads((tmp_path / "qgis" / "report.json").read_text())["audit"]["k"] >= 10
+    assert "3,000 rows" in out
+
+
+def test_points_in_a_projected_crs_gives_the_command_lines_release(tmp_path, qgis, cli, records):
+    """A layer in EPSG:5070 (metres): its geometry passed as y, x with --crs, the release a GeoPackage."""
+    _both(tmp_path, qgis, cli, "points", [f"INPUT={records / 'projected.gpkg'}", "K=10", "KEEP=diagnosis"],
+          ["points", records / "projected.csv", "--lat", "y", "--lon", "x", "--crs", "EPSG:5070", "--keep", "diagnosis",
+           "--identifiers", "record_id,cost_usd,zip", "-k", 10],
+          ["released.gpkg", "classes.gpkg"])
+    import geopandas as gpd
+
+    classes = gpd.read_file(tmp_path / "qgis" / "classes.gpkg")
+    assert classes.crs.to_epsg() == 5070 and classes["weight"].sum() <= ROWS and classes["weight"].min() >= 10
+
+
+def test_zip_on_a_table_gives_the_command_lines_release(tmp_path, qgis, cli):
+    """geoanon:zip on a table without geometry (the NC births CSV, read by QGIS as text fields) and the county
+    polygons, with a roll-up option left at its default."""
+    births = tmp_path / "births.csv"
+    pd.read_csv(data_path("demo_nc_births.csv"), dtype=str, nrows=ROWS).to_csv(births, index=False)
+    regions = data_path("nc_counties.geojson")
+    _both(tmp_path, qgis, cli, "zip",
+          [f"INPUT={births}", "ZIP_FIELD=county_fips", f"REGIONS={regions}", "REGION_ID=FIPS", "K=30", "KEEP=sex"],
+          ["zip", births, "--zip-col", "county_fips", "--regions", regions, "--region-id", "FIPS", "-k", 30,
+           "--keep", "sex", "--identifiers", "record_id,birth_weight_g"],
+          ["released.csv", "classes.gpkg", "report.json"])
+
+
+def test_audit_reports_a_missed_level_as_the_command_line_does(tmp_path, qgis, cli, records):
+    released = tmp_path / "released.csv"
+    code, _, err = cli("anonymize", records / "patients.csv", "--lat", "lat", "--lon", "lon", "--qi", "cost_usd",
+                       "--sensitive", "diagnosis", "--identifiers", "record_id,zip", "-k", 10, "-o", released)
+    assert code == 0, err
+    qi = ["cost_usd_min", "cost_usd_max", "lat_min", "lat_max", "lon_min", "lon_max"]
+    (tmp_path / "qgis").mkdir(), (tmp_path / "cli").mkdir()
+    code, out, err = qgis("--json", "run", "geoanon:audit", "--", f"INPUT={released}", f"QI={';'.join(qi)}",
+                          "SENSITIVE=diagnosis", "K=12", f"REPORT={tmp_path / 'qgis' / 'audit.json'}")
+    assert code == 0, out + err
+    results = json.loads(out)["results"]
+    code, _, _ = cli("audit", released, "--qi", ",".join(qi), "--sensitive", "diagnosis", "-k", 12,
+                     "--report", tmp_path / "cli" / "audit.json")
+    assert code == 1                         # the command line's "missed": a result, not a failure, in QGIS
+    report = json.loads((tmp_path / "cli" / "audit.json").read_text())
+    assert _outputs(tmp_path / "qgis", "audit.json") == _outputs(tmp_path / "cli", "audit.json")
+    assert results["MET"] is False and results["ROWS"] == ROWS and results["SMALLEST_CLASS"] == report["k"] >= 10
+    assert results["CLASSES"] == report["classes"]
+
+
+def test_an_error_is_geoanons_message_and_leaves_nothing(tmp_path, qgis, records):
+    """k larger than the table: the run fails with the command line's one-line message; no output, no temporary
+    copy of the layer."""
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    code, out, err = qgis("run", "geoanon:points", "--", f"INPUT={records / 'patients.csv'}", "LAT=lat", "LON=lon",
+                          f"K={ROWS + 1}", f"OUTPUT={out_dir / 'released.csv'}", f"CLASSES={out_dir / 'classes.gpkg'}")
+    assert code != 0
+    assert f"ERROR:\tk={ROWS + 1} is larger than the data (total weight {ROWS})" in out + err
+    assert list(out_dir.iterdir()) == []
+    assert not [p for p in qgis.temp.iterdir() if p.name.startswith("geoanon-qgis-")]
