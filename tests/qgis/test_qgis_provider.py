@@ -90,20 +90,29 @@ def _outputs(folder: Path, *names) -> dict:
     return {name: (folder / name).read_bytes() for name in names}
 
 
-def _both(tmp_path, qgis, cli, algorithm, parameters, command, names):
-    """The files ``names`` as qgis_process writes them (each output parameter given its file in one folder) and as
-    the command line does (the same names in another), with the qgis_process run's stdout."""
+FILES = {"OUTPUT": "-o", "CLASSES": "--classes", "REPORT": "--report", "HTML_REPORT": "--html-report", "MAP": "--map"}
+
+
+def _documented(algorithm: str) -> dict:
+    """The parameters of docs/qgis.md's ``qgis_process run`` example of ``algorithm``."""
+    text = (ROOT / "docs" / "qgis.md").read_text().replace("\\\n", " ")
+    (line,) = [line for line in text.splitlines() if line.startswith(f"qgis_process run geoanon:{algorithm} ")]
+    words = shlex.split(line)
+    return dict(word.split("=", 1) for word in words[words.index("--") + 1:])
+
+
+def _both(tmp_path, qgis, cli, algorithm, parameters: dict, command: list):
+    """The output files as qgis_process writes them (``parameters``' outputs: file names, written in one folder)
+    and as the command line does (the same names in another), with the qgis_process run's stdout."""
     via_qgis, via_cli = tmp_path / "qgis", tmp_path / "cli"
     via_qgis.mkdir(), via_cli.mkdir()
-    files = {"OUTPUT": "-o", "CLASSES": "--classes", "REPORT": "--report", "HTML_REPORT": "--html-report",
-             "MAP": "--map"}
-    outputs = dict(zip(files, names))
-    code, out, err = qgis("run", f"geoanon:{algorithm}", "--", *parameters,
-                          *(f"{name}={via_qgis / file}" for name, file in outputs.items()))
+    outputs = {name: value for name, value in parameters.items() if name in FILES}
+    code, out, err = qgis("run", f"geoanon:{algorithm}", "--",
+                          *(f"{name}={via_qgis / value if name in FILES else value}" for name, value in parameters.items()))
     assert code == 0, out + err
-    code, _, err = cli(*command, *(word for name, file in outputs.items() for word in (files[name], via_cli / file)))
+    code, _, err = cli(*command, *(word for name, file in outputs.items() for word in (FILES[name], via_cli / file)))
     assert code == 0, err
-    assert _outputs(via_qgis, *names) == _outputs(via_cli, *names)
+    assert _outputs(via_qgis, *outputs.values()) == _outputs(via_cli, *outputs.values())
     return out
 
 
@@ -115,26 +124,28 @@ def test_the_provider_lists_its_algorithms(qgis):
 
 
 def test_anonymize_a_point_layer_gives_the_command_lines_release(tmp_path, qgis, cli, records):
-    """The acceptance test: geoanon:anonymize on a point layer, K=10 and L=2, writes the table, the classes, the
-    JSON and HTML reports and the map that ``geoanon anonymize`` writes from the shipped CSV."""
-    out = _both(tmp_path, qgis, cli, "anonymize",
-                [f"INPUT={records / 'patients.gpkg'}", "QI=cost_usd", "SENSITIVE=diagnosis", "K=10", "L=2"],
+    """The acceptance test, docs/qgis.md's example: geoanon:anonymize on a point layer, K=10 and L=2, writes the
+    table, the classes, the JSON and HTML reports (and the map) that ``geoanon anonymize`` writes from the CSV."""
+    parameters = {**_documented("anonymize"), "INPUT": records / "patients.gpkg", "MAP": "map.html"}
+    assert {"K": "10", "L": "2", "QI": "cost_usd", "SENSITIVE": "diagnosis"}.items() <= parameters.items()
+    out = _both(tmp_path, qgis, cli, "anonymize", parameters,
                 ["anonymize", records / "patients.csv", "--lat", "lat", "--lon", "lon", "--qi", "cost_usd",
-                 "--sensitive", "diagnosis", "--identifiers", "record_id,zip", "-k", 10, "-l", 2],
-                ["released.csv", "classes.gpkg", "report.json", "report.html", "map.html"])
-    released = pd.read_csv(tmp_path / "qgis" / "released.csv")
+                 "--sensitive", "diagnosis", "--identifiers", "record_id,zip", "-k", 10, "-l", 2])
+    import geopandas as gpd
+
+    released = gpd.read_file(tmp_path / "qgis" / parameters["OUTPUT"])
     assert len(released) == ROWS and released.groupby("class_id").size().min() >= 10
-    assert "record_id" not in released and "zip" not in released
-    assert json.loads((tmp_path / "qgis" / "report.json").read_text())["audit"]["k"] >= 10
+    assert "record_id" not in released and "zip" not in released and released.crs.to_epsg() == 4326
+    assert json.loads((tmp_path / "qgis" / parameters["REPORT"]).read_text())["audit"]["k"] >= 10
     assert "3,000 rows" in out
 
 
 def test_points_in_a_projected_crs_gives_the_command_lines_release(tmp_path, qgis, cli, records):
     """A layer in EPSG:5070 (metres): its geometry passed as y, x with --crs, the release a GeoPackage."""
-    _both(tmp_path, qgis, cli, "points", [f"INPUT={records / 'projected.gpkg'}", "K=10", "KEEP=diagnosis"],
+    _both(tmp_path, qgis, cli, "points", {"INPUT": records / "projected.gpkg", "K": 10, "KEEP": "diagnosis",
+                                          "OUTPUT": "released.gpkg", "CLASSES": "classes.gpkg"},
           ["points", records / "projected.csv", "--lat", "y", "--lon", "x", "--crs", "EPSG:5070", "--keep", "diagnosis",
-           "--identifiers", "record_id,cost_usd,zip", "-k", 10],
-          ["released.gpkg", "classes.gpkg"])
+           "--identifiers", "record_id,cost_usd,zip", "-k", 10])
     import geopandas as gpd
 
     classes = gpd.read_file(tmp_path / "qgis" / "classes.gpkg")
@@ -142,16 +153,15 @@ def test_points_in_a_projected_crs_gives_the_command_lines_release(tmp_path, qgi
 
 
 def test_zip_on_a_table_gives_the_command_lines_release(tmp_path, qgis, cli):
-    """geoanon:zip on a table without geometry (the NC births CSV, read by QGIS as text fields) and the county
-    polygons, with a roll-up option left at its default."""
+    """docs/qgis.md's geoanon:zip example: a table without geometry (the NC births CSV, read by QGIS as text
+    fields) and the county polygons."""
     births = tmp_path / "births.csv"
     pd.read_csv(data_path("demo_nc_births.csv"), dtype=str, nrows=ROWS).to_csv(births, index=False)
-    regions = data_path("nc_counties.geojson")
-    _both(tmp_path, qgis, cli, "zip",
-          [f"INPUT={births}", "ZIP_FIELD=county_fips", f"REGIONS={regions}", "REGION_ID=FIPS", "K=30", "KEEP=sex"],
+    documented = _documented("zip")
+    regions = ROOT / documented["REGIONS"]
+    _both(tmp_path, qgis, cli, "zip", {**documented, "INPUT": births, "REGIONS": regions, "REPORT": "report.json"},
           ["zip", births, "--zip-col", "county_fips", "--regions", regions, "--region-id", "FIPS", "-k", 30,
-           "--keep", "sex", "--identifiers", "record_id,birth_weight_g"],
-          ["released.csv", "classes.gpkg", "report.json"])
+           "--keep", "sex", "--identifiers", "record_id,birth_weight_g"])
 
 
 def test_audit_reports_a_missed_level_as_the_command_line_does(tmp_path, qgis, cli, records):
