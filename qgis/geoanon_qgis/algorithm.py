@@ -98,7 +98,10 @@ class GeoanonAlgorithm(QgsProcessingAlgorithm):
         self.addParameter(advance(QgsProcessingParameterString(
             OPTIONS, "More geoanon options, as on its command line (e.g. --max-withheld 1%)", optional=True)))
         for output in self.declared_outputs():
-            self.addParameter(output) if isinstance(output, QgsProcessingParameterDefinition) else self.addOutput(output)
+            if isinstance(output, QgsProcessingParameterDefinition):
+                self.addParameter(output)
+            else:
+                self.addOutput(output)
 
     def declared_parameters(self) -> list:
         raise NotImplementedError
@@ -166,6 +169,10 @@ class GeoanonAlgorithm(QgsProcessingAlgorithm):
     def fields_flag(self, parameters, context, name: str, flag: str) -> Invocation:
         """The fields of a field parameter, and [flag, "a,b"] if any."""
         names = self.parameterAsFields(parameters, name, context)
+        for named in names:
+            if "," in named:
+                raise QgsProcessingException(f"{name}: the field {named!r} has a comma in its name, which geoanon's "
+                                             "command line reads as two fields: rename it")
         return Invocation(list(names), None, [flag, ",".join(names)] if names else [])
 
     def point_location(self, parameters, context, source, *, required: bool) -> Invocation | None:

@@ -14,7 +14,7 @@ from .algorithm import (GeoanonAlgorithm, Invocation, advance, choice_parameter,
                         number_parameter)
 
 TABLE_FORMATS = ("gpkg", "geojson", "shp", "csv")     # what geoanon writes that QGIS reads as a layer
-LOCATION_FLAGS = ("--lat", "--zip-col", "--label-col")
+SHAPED_LOCATIONS = ("--lat", "--zip-col")           # the location flags whose classes have shapes
 ZIP_CHOICES = (("CONTIGUITY", "--contiguity", "Adjacency of region polygons", ("rook", "queen")),
                ("UNKNOWN", "--unknown", "Records whose region is not in REGIONS", ("error", "suppress")),
                ("SMALL", "--small", "Connected pieces lighter than k", ("error", "suppress", "nearest")),
@@ -35,8 +35,8 @@ def point_parameters():
 
 def region_parameters(*, optional: bool):
     regions_filter = "Regions (*.gpkg *.geojson *.shp *.csv *.csv.gz *.parquet)"
-    return [QgsProcessingParameterFile("REGIONS", "Regions file: polygons, or a CSV of centroids", fileFilter=regions_filter,
-                                       optional=optional),
+    return [QgsProcessingParameterFile("REGIONS", "Regions file: polygons, or a CSV of centroids",
+                                       fileFilter=regions_filter, optional=optional),
             QgsProcessingParameterString("REGION_ID", "Region id column of the regions file", optional=optional),
             QgsProcessingParameterFile("EDGES", "Adjacency of the regions: an edge list CSV (for centroids)",
                                        fileFilter="CSV (*.csv *.csv.gz)", optional=True),
@@ -45,14 +45,15 @@ def region_parameters(*, optional: bool):
 
 
 def release_outputs():
+    """The released table and the classes (layers, created by default), the reports and the map (files, on request)."""
+    def page(name, description, kind="HTML files (*.html)"):
+        return QgsProcessingParameterFileDestination(name, description, kind, None, True, False)
+
     return [QgsProcessingParameterVectorDestination("OUTPUT", "Released table", QgsProcessing.TypeVectorAnyGeometry),
             QgsProcessingParameterVectorDestination("CLASSES", "Classes", QgsProcessing.TypeVectorPolygon, None, True,
                                                     True),
-            QgsProcessingParameterFileDestination("REPORT", "Report (JSON)", "JSON files (*.json)", None, True, False),
-            QgsProcessingParameterFileDestination("HTML_REPORT", "Report (HTML page)", "HTML files (*.html)", None, True,
-                                                  False),
-            QgsProcessingParameterFileDestination("MAP", "Map of the classes (HTML page)", "HTML files (*.html)", None,
-                                                  True, False)]
+            page("REPORT", "Report (JSON)", "JSON files (*.json)"), page("HTML_REPORT", "Report (HTML page)"),
+            page("MAP", "Map of the classes (HTML page)")]
 
 
 class ReleaseAlgorithm(GeoanonAlgorithm):
@@ -62,11 +63,11 @@ class ReleaseAlgorithm(GeoanonAlgorithm):
         return release_outputs()
 
     def destinations(self, parameters, context, invocation):
-        located = any(flag in invocation.arguments for flag in LOCATION_FLAGS)
+        shaped = any(flag in invocation.arguments for flag in SHAPED_LOCATIONS)
         files = {name: (flag, self.parameterAsFileOutput(parameters, name, context) or None)
                  for name, flag in (("REPORT", "--report"), ("HTML_REPORT", "--html-report"), ("MAP", "--map"))}
         return {"OUTPUT": ("-o", self.layer_path(parameters, "OUTPUT", context)),
-                "CLASSES": ("--classes", self.layer_path(parameters, "CLASSES", context) if located else None),
+                "CLASSES": ("--classes", self.layer_path(parameters, "CLASSES", context) if shaped else None),
                 **files}
 
     def layer_path(self, parameters, name: str, context) -> str | None:
@@ -182,8 +183,9 @@ class AnonymizeAlgorithm(ReleaseAlgorithm):
     def invocation(self, parameters, context, source):
         zip_field = self.parameterAsString(parameters, "ZIP_FIELD", context)
         label = self.parameterAsString(parameters, "LABEL_FIELD", context)
-        located_by = [name for name, value in (("LAT/LON", self.given(parameters, "LAT") or self.given(parameters, "LON")),
-                                               ("ZIP_FIELD", zip_field), ("LABEL_FIELD", label)) if value]
+        points = self.given(parameters, "LAT") or self.given(parameters, "LON")
+        located_by = [name for name, value in (("LAT/LON", points), ("ZIP_FIELD", zip_field), ("LABEL_FIELD", label))
+                      if value]
         if len(located_by) > 1:
             raise QgsProcessingException(f"give one location, not {' and '.join(located_by)}")
         if zip_field:

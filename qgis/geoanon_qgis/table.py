@@ -8,6 +8,8 @@ import math
 from qgis.core import QgsFeatureRequest, QgsProcessingException, QgsWkbTypes
 from qgis.PyQt.QtCore import QDate, QDateTime, Qt, QTime, QVariant
 
+PROGRESS_ROWS = 1000       # rows between two looks at the feedback (progress, cancel)
+
 
 def is_point_layer(source) -> bool:
     return QgsWkbTypes.geometryType(source.wkbType()) == QgsWkbTypes.PointGeometry
@@ -28,6 +30,8 @@ def crs_text(crs) -> str:
 def cell(value) -> str:
     """A field value as CSV text: empty for NULL, dates and times in ISO 8601,
     numbers as Python writes them (the shortest text that reads back the same)."""
+    if isinstance(value, str):
+        return value
     if value is None or (isinstance(value, QVariant) and value.isNull()):
         return ""
     if isinstance(value, float):
@@ -62,16 +66,19 @@ def write_csv(source, fields: list[str], coordinates: tuple[str, str] | None, pa
     request = QgsFeatureRequest().setSubsetOfAttributes(chosen, source.fields())
     if coordinates is None:
         request.setFlags(QgsFeatureRequest.NoGeometry)
+    indices = [names.index(name) for name in chosen]
     total = max(source.featureCount(), 1)
     rows = 0
     with open(path, "w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for feature in source.getFeatures(request):
-            if feedback.isCanceled():
-                break
-            values = [cell(feature[name]) for name in chosen]
-            writer.writerow(values + list(point_cells(feature.geometry())) if coordinates else values)
+            attributes = feature.attributes()
+            values = [cell(attributes[i]) for i in indices]
+            writer.writerow([*values, *point_cells(feature.geometry())] if coordinates else values)
             rows += 1
-            feedback.setProgress(10 * rows / total)
+            if rows % PROGRESS_ROWS == 0:
+                if feedback.isCanceled():
+                    break
+                feedback.setProgress(10 * rows / total)
     return rows

@@ -54,7 +54,8 @@ def qgis(tmp_path_factory):
         (home / folder).mkdir(mode=0o700)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(home / "data"),
            "XDG_CACHE_HOME": str(home / "cache"), "XDG_RUNTIME_DIR": str(home / "runtime"),
-           "TMPDIR": str(home / "temp"), "QGIS_PLUGINPATH": str(ROOT / "qgis"), "GEOANON_EXECUTABLE": _geoanon_command()}
+           "TMPDIR": str(home / "temp"), "QGIS_PLUGINPATH": str(ROOT / "qgis"),
+           "GEOANON_EXECUTABLE": _geoanon_command()}
 
     def run(*args):
         done = subprocess.run([program, *map(str, args)], env=env, capture_output=True, text=True, timeout=600)
@@ -107,8 +108,8 @@ def _both(tmp_path, qgis, cli, algorithm, parameters: dict, command: list):
     via_qgis, via_cli = tmp_path / "qgis", tmp_path / "cli"
     via_qgis.mkdir(), via_cli.mkdir()
     outputs = {name: value for name, value in parameters.items() if name in FILES}
-    code, out, err = qgis("run", f"geoanon:{algorithm}", "--",
-                          *(f"{name}={via_qgis / value if name in FILES else value}" for name, value in parameters.items()))
+    given = [f"{name}={via_qgis / value if name in FILES else value}" for name, value in parameters.items()]
+    code, out, err = qgis("run", f"geoanon:{algorithm}", "--", *given)
     assert code == 0, out + err
     code, _, err = cli(*command, *(word for name, file in outputs.items() for word in (FILES[name], via_cli / file)))
     assert code == 0, err
