@@ -6,13 +6,12 @@ import os
 import shlex
 import signal
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from qgis_headless import ROOT, geoanon_command
 
 
 def _load_command():
@@ -27,10 +26,7 @@ command = _load_command()
 
 
 def _geoanon():
-    """The command line of this Python's geoanon (the provider drops PYTHONPATH: it is passed through env)."""
-    words = [sys.executable, "-m", "geoanon.cli"]
-    path = os.environ.get("PYTHONPATH")
-    return ["env", f"PYTHONPATH={path}", *words] if path else words
+    return shlex.split(geoanon_command())
 
 
 def test_the_command_comes_from_the_variable_then_the_setting_then_path(tmp_path, monkeypatch):

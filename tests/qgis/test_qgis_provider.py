@@ -8,63 +8,29 @@ Needs Debian's qgis and python3-qgis: skipped without qgis_process, failed inste
 import json
 import os
 import shlex
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from geoanon.datasets import data_path
+from qgis_headless import ROOT, QgisProcess, qgis_process_path
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 ROWS = 3000                   # a few thousand records: each qgis_process run takes a few seconds
-
-
-def _qgis_process():
-    """qgis_process, or Debian's qgis_process.bin beside it: Debian 12's wrapper passes the QGIS GUI's
-    --noversioncheck, which qgis_process 3.22 refuses (qgis/QGIS#57683)."""
-    found = shutil.which("qgis_process")
-    if found and Path(found + ".bin").exists():
-        return found + ".bin"
-    if found:
-        return found
-    if os.environ.get("GEOANON_REQUIRE_QGIS") == "1":
-        pytest.fail("qgis_process is required (GEOANON_REQUIRE_QGIS=1) but not installed")
-    pytest.skip("qgis_process not installed (apt-get install qgis python3-qgis)")
-
-
-def _geoanon_command() -> str:
-    """This Python's geoanon as GEOANON_EXECUTABLE (the provider drops PYTHONPATH: it is passed through env)."""
-    words = [sys.executable, "-m", "geoanon.cli"]
-    path = os.environ.get("PYTHONPATH")
-    return shlex.join(["env", f"PYTHONPATH={path}", *words] if path else words)
 
 
 @pytest.fixture(scope="module")
 def qgis(tmp_path_factory):
     """``qgis(*args)``: qgis_process with the plugin enabled in a fresh profile -> (exit code, stdout, stderr);
     ``qgis.temp``: its temporary folder."""
-    program = _qgis_process()
-    home = tmp_path_factory.mktemp("qgis")
-    for folder in ("data", "cache", "runtime", "temp"):
-        (home / folder).mkdir(mode=0o700)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(home / "data"),
-           "XDG_CACHE_HOME": str(home / "cache"), "XDG_RUNTIME_DIR": str(home / "runtime"),
-           "TMPDIR": str(home / "temp"), "QGIS_PLUGINPATH": str(ROOT / "qgis"),
-           "GEOANON_EXECUTABLE": _geoanon_command()}
-
-    def run(*args):
-        done = subprocess.run([program, *map(str, args)], env=env, capture_output=True, text=True, timeout=600)
-        return done.returncode, done.stdout, done.stderr
-
-    code, out, err = run("plugins", "enable", "geoanon_qgis")
-    assert code == 0, out + err
-    run.temp = home / "temp"
-    return run
+    program = qgis_process_path()
+    if program is None:
+        if os.environ.get("GEOANON_REQUIRE_QGIS") == "1":
+            pytest.fail("qgis_process is required (GEOANON_REQUIRE_QGIS=1) but not installed")
+        pytest.skip("qgis_process not installed (apt-get install qgis python3-qgis)")
+    return QgisProcess(program, tmp_path_factory.mktemp("qgis"))
 
 
 @pytest.fixture(scope="module")
@@ -185,14 +151,19 @@ def test_audit_reports_a_missed_level_as_the_command_line_does(tmp_path, qgis, c
     assert results["CLASSES"] == report["classes"]
 
 
-def test_an_error_is_geoanons_message_and_leaves_nothing(tmp_path, qgis, records):
-    """k larger than the table: the run fails with the command line's one-line message; no output, no temporary
-    copy of the layer."""
+@pytest.mark.parametrize("given, message", [
+    ([f"K={ROWS + 1}"], f"k={ROWS + 1} is larger than the data (total weight {ROWS})"),          # geoanon's
+    (["K=10", "OPTIONS=--max-withheld 1% --report r.json"],                 # a file QGIS would not know of
+     "OPTIONS: --report is set by this algorithm's own parameters; give it there"),
+], ids=["k-above-the-rows", "options-name-an-output"])
+def test_an_error_is_one_line_and_leaves_nothing(tmp_path, qgis, records, given, message):
+    """k larger than the table: the run fails with the command line's one-line message; an output flag in OPTIONS,
+    with the provider's. No output either way, and no temporary copy of the layer."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     code, out, err = qgis("run", "geoanon:points", "--", f"INPUT={records / 'patients.csv'}", "LAT=lat", "LON=lon",
-                          f"K={ROWS + 1}", f"OUTPUT={out_dir / 'released.csv'}", f"CLASSES={out_dir / 'classes.gpkg'}")
+                          *given, f"OUTPUT={out_dir / 'released.csv'}", f"CLASSES={out_dir / 'classes.gpkg'}")
     assert code != 0
-    assert f"ERROR:\tk={ROWS + 1} is larger than the data (total weight {ROWS})" in out + err
+    assert f"ERROR:\t{message}\n" in out + err
     assert list(out_dir.iterdir()) == []
     assert not [p for p in qgis.temp.iterdir() if p.name.startswith("geoanon-qgis-")]
