@@ -14,7 +14,7 @@ from qgis.core import (QgsProcessing, QgsProcessingAlgorithm, QgsProcessingExcep
                        QgsProcessingParameterEnum, QgsProcessingParameterFeatureSource, QgsProcessingParameterField,
                        QgsProcessingParameterNumber, QgsProcessingParameterString)
 
-from .command import SETTING, CommandNotFound, geoanon_command, quoted, run
+from .command import SETTING, CommandNotFound, geoanon_command, quoted, run, taken_flag
 from .table import coordinate_names, crs_text, is_point_layer, write_csv
 
 INPUT, OPTIONS = "INPUT", "OPTIONS"
@@ -29,15 +29,17 @@ MANAGED_FLAGS = {"-o", "--output", "--report", "--html-report", "--map", "--clas
 class Invocation:
     """A geoanon command's share of the input: the fields it reads, the
     column names of the point geometry's coordinates (y, x) if it reads
-    them, and its arguments besides IN and the outputs."""
+    them, its arguments besides IN and the outputs, and whether its location
+    classes have shapes (points, regions: a classes layer)."""
 
     fields: list = field(default_factory=list)
     coordinates: tuple | None = None
     arguments: list = field(default_factory=list)
+    shaped: bool = False
 
     def __add__(self, other: "Invocation") -> "Invocation":
         return Invocation([*self.fields, *other.fields], self.coordinates or other.coordinates,
-                          [*self.arguments, *other.arguments])
+                          [*self.arguments, *other.arguments], self.shaped or other.shaped)
 
 
 def field_parameter(name: str, description: str, *, multiple: bool = False, optional: bool = True):
@@ -146,12 +148,9 @@ class GeoanonAlgorithm(QgsProcessingAlgorithm):
             words = shlex.split(text)
         except ValueError as exc:
             raise QgsProcessingException(f"OPTIONS: {exc}") from None
-        given = {word for word in arguments if word.startswith("-")}
-        for word in words:
-            flag = word.split("=", 1)[0]
-            if flag in MANAGED_FLAGS or flag in given:
-                raise QgsProcessingException(f"OPTIONS: {flag} is set by this algorithm's own parameters; "
-                                             "give it there")
+        flag = taken_flag(words, MANAGED_FLAGS | {word for word in arguments if word.startswith("-")})
+        if flag is not None:
+            raise QgsProcessingException(f"OPTIONS: {flag} is set by this algorithm's own parameters; give it there")
         return words
 
     # -- parameter values shared by the algorithms ---------------------------------------------------------------
@@ -186,10 +185,10 @@ class GeoanonAlgorithm(QgsProcessingAlgorithm):
                 raise QgsProcessingException("give both LAT and LON fields, or neither to use the layer's point "
                                              "geometry")
             crs = self.parameterAsCrs(parameters, "CRS", context) if self.given(parameters, "CRS") else None
-            return Invocation([lat, lon], None, ["--lat", lat, "--lon", lon, *_crs_flag(crs)])
+            return Invocation([lat, lon], None, ["--lat", lat, "--lon", lon, *_crs_flag(crs)], shaped=True)
         if is_point_layer(source):
             y, x = coordinate_names(source)
-            return Invocation([], (y, x), ["--lat", y, "--lon", x, *_crs_flag(source.sourceCrs())])
+            return Invocation([], (y, x), ["--lat", y, "--lon", x, *_crs_flag(source.sourceCrs())], shaped=True)
         if required:
             raise QgsProcessingException("the input has no point geometry: give its LAT and LON fields")
         return None

@@ -123,6 +123,21 @@ def _stop(child: subprocess.Popen) -> None:
         child.kill()
 
 
+def taken_flag(words: list[str], taken: set) -> str | None:
+    """The first flag among command-line ``words`` that sets one of the
+    flags ``taken``, as argparse reads it (``--report=r.json``; ``--rep``, a
+    long flag's prefix; ``-k5``), else None."""
+    for word in words:
+        flag = word
+        if word.startswith("--"):
+            flag = word.split("=", 1)[0]
+        elif word.startswith("-") and len(word) > 2 and not word[1].isdigit():
+            flag = word[:2]
+        if flag in taken or (flag.startswith("--") and any(name.startswith(flag) for name in taken)):
+            return flag
+    return None
+
+
 def quoted(command: list[str]) -> str:
     """``command`` as one line a shell would run."""
     return " ".join(shlex.quote(word) for word in command)

@@ -14,7 +14,6 @@ from .algorithm import (GeoanonAlgorithm, Invocation, advance, choice_parameter,
                         number_parameter)
 
 TABLE_FORMATS = ("gpkg", "geojson", "shp", "csv")     # what geoanon writes that QGIS reads as a layer
-SHAPED_LOCATIONS = ("--lat", "--zip-col")           # the location flags whose classes have shapes
 ZIP_CHOICES = (("CONTIGUITY", "--contiguity", "Adjacency of region polygons", ("rook", "queen")),
                ("UNKNOWN", "--unknown", "Records whose region is not in REGIONS", ("error", "suppress")),
                ("SMALL", "--small", "Connected pieces lighter than k", ("error", "suppress", "nearest")),
@@ -63,11 +62,11 @@ class ReleaseAlgorithm(GeoanonAlgorithm):
         return release_outputs()
 
     def destinations(self, parameters, context, invocation):
-        shaped = any(flag in invocation.arguments for flag in SHAPED_LOCATIONS)
         files = {name: (flag, self.parameterAsFileOutput(parameters, name, context) or None)
                  for name, flag in (("REPORT", "--report"), ("HTML_REPORT", "--html-report"), ("MAP", "--map"))}
         return {"OUTPUT": ("-o", self.layer_path(parameters, "OUTPUT", context)),
-                "CLASSES": ("--classes", self.layer_path(parameters, "CLASSES", context) if shaped else None),
+                "CLASSES": ("--classes", self.layer_path(parameters, "CLASSES", context) if invocation.shaped
+                                else None),
                 **files}
 
     def layer_path(self, parameters, name: str, context) -> str | None:
@@ -101,7 +100,7 @@ class ReleaseAlgorithm(GeoanonAlgorithm):
         edges = self.parameterAsFile(parameters, "EDGES", context)
         return Invocation([zip_field], None, ["--zip-col", zip_field, "--regions", regions, "--region-id", region_id,
                                               *(["--edges", edges] if edges else []),
-                                              *self.choice_flags(parameters, context, ZIP_CHOICES)])
+                                              *self.choice_flags(parameters, context, ZIP_CHOICES)], shaped=True)
 
     def k_flag(self, parameters, context) -> Invocation:
         return Invocation([], None, ["-k", str(self.parameterAsInt(parameters, "K", context))])

@@ -94,6 +94,17 @@ def test_cancel_stops_geoanon_and_leaves_nothing(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["in.csv"]
 
 
+@pytest.mark.parametrize("words, flag", [
+    (["--max-withheld", "1%", "--report", "r.json"], "--report"),
+    (["--report=r.json"], "--report"),
+    (["--rep", "r.json"], "--rep"),                  # argparse takes a long flag's unique prefix
+    (["-k5"], "-k"),                                 # and a short flag's value attached
+    (["--keep-order", "--jobs", "-1", "-vv", "--weight", "location=4"], None),
+])
+def test_options_that_set_the_algorithms_own_flags_are_found(words, flag):
+    assert command.taken_flag(words, {"-o", "--report", "-k", "--keep"}) == flag
+
+
 def test_quoted_is_a_shell_line():
     words = ["geoanon", "points", "/tmp/a b.csv", "--max-withheld", "1%"]
     assert shlex.split(command.quoted(words)) == words
