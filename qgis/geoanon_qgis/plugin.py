@@ -12,6 +12,8 @@ class GeoanonPlugin:
         self.provider = None
 
     def initProcessing(self):
+        if self.provider is not None:
+            return
         self.provider = GeoanonProvider()
         QgsApplication.processingRegistry().addProvider(self.provider)
 
