@@ -99,8 +99,8 @@ def run(command: list[str], *, on_line: Callable[[str, str], None], canceled: Ca
             error = error_message(text) or error
         on_line(stream, text)
     code = child.wait()
-    for reader in readers:
-        reader.join()
+    for reader in readers:                   # a stopped child's own children may hold its pipes a while
+        reader.join(STOP_GRACE_SECONDS if stopped else None)
     return Outcome(code, error, stopped)
 
 
