@@ -9,8 +9,8 @@ import pandas as pd
 
 from .io import read_table
 
-__all__ = ["DEMO_ATTRIBUTION", "NC_ATTRIBUTION", "OUTLINE_ATTRIBUTION", "adult", "adult_hierarchy", "census_names",
-           "data_path", "demo_nc_births", "demo_records", "land", "nc_counties", "outlines", "zip_counties"]
+__all__ = ["DEMO_ATTRIBUTION", "NC_ATTRIBUTION", "OUTLINE_ATTRIBUTION", "PLACES_ATTRIBUTION", "adult", "adult_hierarchy", "census_names",
+           "data_path", "demo_nc_births", "demo_records", "land", "nc_counties", "outlines", "places", "zip_counties"]
 
 DEMO_ATTRIBUTION = ("Synthetic records at US ZIP centroids; coordinates (c) GeoNames, CC BY 4.0, "
                     "via the zipcodes 3.0.0 package")
@@ -80,6 +80,19 @@ def outlines():
         xy, line, kind = *_grid_points(z["xy"], z["counts"]), z["kind"]
     lines = shapely.linestrings(xy, indices=line)
     return gpd.GeoDataFrame({"kind": np.array(OUTLINE_KINDS)[kind]}, geometry=lines, crs="EPSG:4326")
+
+
+PLACES_ATTRIBUTION = "Places: Natural Earth (public domain), ranked by GeoNames population (CC BY 4.0)"
+
+
+def places() -> pd.DataFrame:
+    """Natural Earth 1:10m populated places (public domain): 7,342 places
+    with ``name``, ``country`` (ISO 3166-1 alpha-2), ``lat``, ``lon``
+    (EPSG:4326) and ``population`` (GeoNames' for the city of that name
+    nearby, CC BY 4.0; 0 where none is known), largest population first.
+    See data/make_places.py."""
+    return pd.read_csv(data_path("ne_places.csv.gz"), keep_default_na=False,
+                       dtype={"name": str, "country": str, "lat": float, "lon": float, "population": "int64"})
 
 
 def land():

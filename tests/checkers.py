@@ -649,11 +649,18 @@ def drawn_geometries(html: str) -> list:
     return json.JSONDecoder().raw_decode(html, start)[0]
 
 
-def without_outlines(html: str) -> str:
-    """A map page without its Natural Earth context layer (public coastlines and
-    borders, whose coordinates may coincide with a record's by chance)."""
+def without_context(html: str) -> str:
+    """A map page without its Natural Earth context layers (public coastlines,
+    borders and places, whose coordinates may coincide with a record's by chance)."""
+    import json
+
     context = re.search(r'L\.geoJSON\(\{"type":"FeatureCollection".*?interactive: false', html, flags=re.S)
-    return html if context is None else html.replace(context[0], "")
+    html = html if context is None else html.replace(context[0], "")
+    places = re.search(r'\}\)\(map_\w+, (?=\{"name":)', html)
+    if places is None:
+        return html
+    end = json.JSONDecoder().raw_decode(html, places.end())[1]
+    return html[:places.end()] + html[end:]
 
 
 def by_definition(groups: dict, table: Counter, recursive_l: int) -> dict:

@@ -31,10 +31,11 @@ from jinja2 import Template
 from .._geo import box_extents
 from .._text import plural, show
 from .._validation import check_choice
-from ..datasets import OUTLINE_ATTRIBUTION
+from ..datasets import OUTLINE_ATTRIBUTION, PLACES_ATTRIBUTION
 from ..errors import ParameterError
+from .places import PLACE_STYLE, PlaceLayer, near_places
 
-__all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html"]
+__all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html", "shapes_named"]
 
 MAX_MAP_CLASSES = 100_000
 DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
@@ -42,6 +43,8 @@ PIXELS = 1200          # a map's width in pixels: shapes and outlines are simpli
 ZOOM_SNAP = 0.25       # fitted to the classes in quarter zoom levels, so they fill the view
 WORLD = (-180.0, -60.0, 180.0, 75.0)    # the view when no class has a shape
 FILL_OPACITY = 0.6
+FADE_FROM = 0.02       # a shape covering more of the classes' extent than this is filled fainter the larger it is
+FADE_FLOOR = 0.08      # ... down to this opacity
 THIN_FROM = 2_000      # classes from which their edges are drawn half as wide (dense maps stay readable)
 # Colour scales, in the legend's order: the class's width in km (fine to
 # coarse, see width_cuts), records / k, neighbouring classes apart.
@@ -74,7 +77,7 @@ class _ClassLayer(MacroElement):
     escaped), its string values already HTML-escaped for the popup."""
 
     _template = Template("""{% macro script(this, kwargs) %}
-var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
+var {{ this.get_name() }} = (function (shapes, values, fields, scales, faded) {
   var picked = document.querySelector('input[name="geoanon-colour"]:checked');
   var scale = picked ? picked.value : {{ this.scale|tojson }};
   var features = shapes.map(function (geometry, i) {
@@ -84,7 +87,7 @@ var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
     style: function (f) {
       var s = scales[scale];
       return {fillColor: s.colors[s.index[f.properties.i]], color: "#333333", weight: {{ this.weight }},
-              fillOpacity: {{ this.opacity }}};
+              fillOpacity: f.properties.i in faded ? faded[f.properties.i] : {{ this.opacity }}};
     }
   });
   layer.bindPopup(function (shape) {
@@ -106,10 +109,10 @@ var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
   show();
   document.body.setAttribute("data-classes-drawn", features.length);
   return layer;
-})({{ this.shapes }}, {{ this.values }}, {{ this.fields }}, {{ this.scales }}).addTo({{ this._parent.get_name() }});
+})({{ this.shapes }}, {{ this.values }}, {{ this.fields }}, {{ this.scales }}, {{ this.faded }}).addTo({{ this._parent.get_name() }});
 {% endmacro %}""")
 
-    def __init__(self, geoms, values: dict, fields: list, scales: dict, scale: str, weight: float):
+    def __init__(self, geoms, values: dict, fields: list, scales: dict, scale: str, weight: float, faded: dict):
         import shapely
 
         super().__init__()
@@ -118,6 +121,7 @@ var {{ this.get_name() }} = (function (shapes, values, fields, scales) {
         self.values = _script_json(json.dumps(values, separators=(",", ":")))
         self.fields = _script_json(json.dumps(fields))
         self.scales = _script_json(json.dumps(scales, separators=(",", ":")))
+        self.faded = json.dumps(faded, separators=(",", ":"))
         self.scale, self.weight, self.opacity = scale, weight, FILL_OPACITY
 
 
@@ -146,10 +150,8 @@ def outline_features(bounds) -> str | None:
     about a pixel of a map of that extent; None when none is near."""
     import shapely
 
-    xmin, ymin, xmax, ymax = (float(v) for v in bounds)
-    span = max(xmax - xmin, ymax - ymin, 0.01)
-    margin = span * OUTLINE_MARGIN + 0.5
-    xmin, ymin, xmax, ymax = xmin - margin, max(ymin - margin, -90.0), xmax + margin, min(ymax + margin, 90.0)
+    xmin, ymin, xmax, ymax = context_box(bounds)
+    span = max(float(bounds[2]) - float(bounds[0]), float(bounds[3]) - float(bounds[1]), 0.01)
     geoms, kinds = _outline_lines()
     pieces = [shapely.clip_by_rect(geoms, max(xmin, -180.0), ymin, min(xmax, 180.0), ymax)]
     if xmax > 180:       # drawn east of the antimeridian: the western lines, 360 degrees east
@@ -171,6 +173,15 @@ def outline_features(bounds) -> str | None:
     if not features:
         return None
     return '{"type":"FeatureCollection","features":[' + ",".join(features) + "]}"
+
+
+def context_box(bounds) -> tuple:
+    """The box around ``bounds`` (xmin, ymin, xmax, ymax in degrees) whose
+    outlines and places a map draws: ``OUTLINE_MARGIN`` spans and half a
+    degree wider on every side (the view is wider than the classes)."""
+    xmin, ymin, xmax, ymax = (float(v) for v in bounds)
+    margin = max(xmax - xmin, ymax - ymin, 0.01) * OUTLINE_MARGIN + 0.5
+    return xmin - margin, max(ymin - margin, -90.0), xmax + margin, min(ymax + margin, 90.0)
 
 
 @lru_cache(maxsize=1)
@@ -278,7 +289,7 @@ def offline_map(bounds, *, tiles=None, attribution=None, tiles_attribution=None,
 
 
 def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tiles_attribution=None, notes=(),
-              color_by="precision", outlines=True, release_classes=None):
+              color_by="precision", outlines=True, places=True, shapes="classes", release_classes=None):
     """A folium map of equivalence classes.
 
     Parameters
@@ -311,13 +322,22 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     outlines : bool
         Draw coastlines, country and US state borders (Natural Earth, shipped,
         offline) over the classes, for context without tiles.
+    places : bool
+        Label the places near the classes (Natural Earth populated places,
+        shipped, offline; :mod:`geoanon.report.places`), largest first and
+        spaced for the view, in a layer the legend switches off.
+    shapes : str
+        What the legend calls the shapes (:func:`shapes_named`).
     release_classes : int, optional
         The release's classes, where the shapes are location classes holding
         several of them (the joint release): the legend gives both counts.
 
     The shapes are drawn on a canvas (SVG tiles of a map filled with classes
-    outgrow Chromium's tile memory and draw as a strip), simplified to about a
-    pixel of the fitted view; drawn coordinates keep ``DIGITS`` decimals.
+    outgrow Chromium's tile memory and draw as a strip), largest first
+    (:func:`drawing_order`: a small class is never hidden under a larger one,
+    and a click on it reaches it), simplified to about a pixel of the fitted
+    view; drawn coordinates keep ``DIGITS`` decimals. Where shapes overlap
+    (the joint design's boxes) the legend says so.
     """
     import folium
 
@@ -337,19 +357,37 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     gdf["km"] = pd.Series([_two_digits(v) for v in width.tolist()], dtype=object)
     scales, rows = _color_scales(geoms, width, gdf["records"].to_numpy() / k, gdf.get("regions"))
     fields = [list(f) for f in POPUP if f[0] in gdf.columns]
+    overlaps = overlapping(geoms)
+    notes += overlap_notes(overlaps, shapes)
 
     bounds = gdf.total_bounds if len(gdf) else WORLD
     m = offline_map(bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution, canvas=True)
     span = max(bounds[2] - bounds[0], bounds[3] - bounds[1])
     _ClassLayer(_drawn(geoms, span / PIXELS), {f[0]: gdf[f[0]].tolist() for f in fields}, fields, scales, color_by,
-                weight=1 if len(gdf) < THIN_FROM else 0.5).add_to(m)
+                weight=1 if len(gdf) < THIN_FROM else 0.5, faded=faded_fills(geoms, overlaps)).add_to(m)
+    labelled = _context(m, bounds, outlines, places)
+    legend = _legend(k, len(gdf), title, notes, rows, color_by, (shapes, release_classes), labelled)
+    m.get_root().html.add_child(folium.Element(legend))
+    return m
+
+
+def _context(m, bounds, outlines: bool, places: bool) -> bool:
+    """Add the context layers asked for near ``bounds``: the outlines, the
+    place names (and their style); whether place names were added."""
+    import folium
+
     if outlines:
         features = outline_features(bounds)
         if features is not None:
             _OutlineLayer(features).add_to(m)
             _Attribution(OUTLINE_ATTRIBUTION).add_to(m)
-    m.get_root().html.add_child(folium.Element(_legend(k, len(gdf), title, notes, rows, color_by, release_classes)))
-    return m
+    found = near_places(*context_box(bounds)) if places else None
+    if found is None:
+        return False
+    m.get_root().header.add_child(folium.Element(f"<style>{PLACE_STYLE}</style>"), name="geoanon_places_css")
+    PlaceLayer(_script_json(json.dumps(found, ensure_ascii=False, separators=(",", ":")))).add_to(m)
+    _Attribution(PLACES_ATTRIBUTION).add_to(m)
+    return True
 
 
 def _drawable(classes, notes: list) -> tuple:
@@ -369,7 +407,63 @@ def _drawable(classes, notes: list) -> tuple:
                      "are not drawn")
     gdf = gdf.reset_index(drop=True)
     gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
-    return gdf, notes
+    return gdf.iloc[drawing_order(gdf.geometry.to_numpy())].reset_index(drop=True), notes
+
+
+def ground_areas(geoms: np.ndarray) -> np.ndarray:
+    """Shapes' (longitude/latitude) areas on the ground, up to a constant:
+    their area with latitudes as the sine of the latitude (a cylindrical
+    equal-area projection)."""
+    import shapely
+
+    return shapely.area(shapely.transform(geoms, lambda c: np.c_[c[:, 0], np.sin(np.radians(c[:, 1]))]))
+
+
+def drawing_order(geoms: np.ndarray) -> np.ndarray:
+    """The order to draw shapes (longitude/latitude) in: largest
+    :func:`ground_areas` first, so that a shape is drawn after every larger
+    one and every one that holds it, and shows on top; ties in the given order."""
+    return np.argsort(-ground_areas(geoms), kind="stable")
+
+
+def overlapping(geoms: np.ndarray) -> np.ndarray:
+    """Which shapes overlap another: their interiors meet (shapes that only
+    share an edge, as tiles do, do not)."""
+    import shapely
+
+    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+    a, b = a[a < b], b[a < b]
+    meet = shapely.relate_pattern(geoms[a], geoms[b], "T********")
+    found = np.zeros(len(geoms), dtype=bool)
+    found[a[meet]] = found[b[meet]] = True
+    return found
+
+
+def faded_fills(geoms: np.ndarray, overlaps: np.ndarray) -> dict:
+    """The fill opacity of each overlapping shape that covers more than
+    ``FADE_FROM`` of the classes' extent (the box of them all), by index:
+    ``FILL_OPACITY`` times the square root of ``FADE_FROM`` over its share,
+    at least ``FADE_FLOOR``, so that boxes stacked over a country leave the
+    smaller ones above them readable."""
+    if not overlaps.any():
+        return {}
+    import shapely
+
+    extent = float(ground_areas(np.array([shapely.box(*shapely.total_bounds(geoms))]))[0])
+    share = ground_areas(geoms) / max(extent, 1e-12)
+    fade = np.flatnonzero(overlaps & (share > FADE_FROM))
+    opacity = np.maximum(FILL_OPACITY * np.sqrt(FADE_FROM / share[fade]), FADE_FLOOR)
+    return {str(i): round(float(o), 2) for i, o in zip(fade.tolist(), opacity.tolist())}
+
+
+def overlap_notes(overlaps: np.ndarray, shapes: str) -> list:
+    """A legend line where shapes overlap (``overlaps``: :func:`overlapping`):
+    how they are drawn, and how to ask for classes that never overlap; none
+    when they tile."""
+    if not overlaps.any():
+        return []
+    return [f"The {shapes} overlap (each class publishes its own records' area): the smaller are drawn on top, "
+            "the largest fainter. method \"frontier\" publishes location classes that never overlap"]
 
 
 def _color_scales(geoms, width, ratio, regions) -> tuple:
@@ -532,9 +626,11 @@ def _size_rows(forced: bool) -> list:
     return list(zip(SIZE_COLORS, labels)) + ([(FORCED_COLOR, "one region, already above k")] if forced else [])
 
 
-def _legend(k: int, n_classes: int, title, notes, rows: dict, color_by: str, release_classes=None) -> str:
-    """The legend, fixed at the top right: counts, a radio button per colour
-    scale (the page's script switches them) with that scale's rows, notes."""
+def _legend(k: int, n_classes: int, title, notes, rows: dict, color_by: str, counted: tuple, labelled: bool) -> str:
+    """The legend, fixed at the top right: counts (``counted``: what the
+    shapes are called, and the release's classes), a radio button per colour
+    scale (the page's script switches them) with that scale's rows, notes,
+    and where place names are ``labelled`` the box that shows them."""
     swatch = ('<span style="display:inline-block;width:12px;height:12px;background:{};border:1px solid #333;'
               'margin-right:4px"></span>')
     radios = "".join(f'<label style="margin-right:6px"><input type="radio" name="geoanon-colour" value="{name}"'
@@ -545,18 +641,39 @@ def _legend(k: int, n_classes: int, title, notes, rows: dict, color_by: str, rel
                      + "</div>" for name in COLOR_BY)
     head = f"<b>{html.escape(title)}</b><br>" if title else ""
     extra = "".join(f"<div>{html.escape(n)}</div>" for n in notes)
+    if labelled:
+        extra += '<div><label><input type="checkbox" name="geoanon-places" checked>place names</label></div>'
     return (f'<div class="geoanon-legend" style="position:fixed;top:10px;right:10px;z-index:1000;max-width:340px;'
             f'background:white;padding:6px 8px;font:12px sans-serif;border:1px solid #999">'
-            f"{head}{_counted(n_classes, release_classes)}, k = {int(k)}<br>"
+            f"{head}{_counted(n_classes, *counted)}, k = {int(k)}<br>"
             f"<div>colour by {radios}</div>{scales}{extra}<div><i>click a class for its published values</i></div>"
             "</div>")
 
 
-def _counted(shapes: int, release_classes) -> str:
-    """The legend's count: the classes drawn, or the location classes and the release's classes in them."""
-    if release_classes is None or release_classes == shapes:
-        return f"{shapes:,} classes"
-    return f"{shapes:,} location classes holding {release_classes:,} classes"
+def _counted(drawn: int, shapes: str, release_classes) -> str:
+    """The legend's count: the shapes drawn (escaped), and the release's
+    classes in them where they are location classes holding several."""
+    if release_classes is None or release_classes == drawn:
+        return f"{drawn:,} {html.escape(shapes)}"
+    return f"{drawn:,} {html.escape(shapes)} (location classes) holding {release_classes:,} classes"
+
+
+# What a map's legend calls its shapes: by a release's location kind and, for
+# regions, by the level its ZIP codes were published at (zip_level).
+SHAPE_NAMES = {"points": "boxes of GPS points", "regions": "groups of regions", "labels": "groups of labels"}
+LEVEL_NAMES = {"zip3": "groups of ZIP3 areas", "county": "groups of counties", "state": "groups of states"}
+
+
+def shapes_named(location: dict | None, zip_level: str | None = None) -> str:
+    """What a map's legend calls the shapes of a release whose ``location``
+    is ``{"kind": ..., "columns": (...)}`` (:attr:`Release.location`),
+    published at ``zip_level``: "boxes of GPS points", "groups of regions
+    (zip)", "groups of counties (zip)" (the column in brackets), "classes"
+    without a location."""
+    if location is None:
+        return "classes"
+    name = LEVEL_NAMES.get(zip_level, SHAPE_NAMES[location["kind"]])
+    return name if location["kind"] == "points" else f"{name} ({', '.join(location['columns'])})"
 
 
 def render_html(m) -> str:

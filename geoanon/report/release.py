@@ -111,16 +111,18 @@ class Published:
         return None
 
     def preview(self, *, tiles=None, title=None, attribution=None, tiles_attribution=None, color_by="precision",
-                outlines=True):
-        """A folium map of the classes (never the records); see :func:`geoanon.report.maps.class_map`."""
-        from .maps import class_map
+                outlines=True, places=True):
+        """A folium map of the classes (never the records), its legend named
+        for the location kind; see :func:`geoanon.report.maps.class_map`."""
+        from .maps import class_map, shapes_named
 
         if not self.has_map():
             raise ParameterError("this release has no map: its classes have no geometry")
 
         return class_map(self.classes, self.report["k"], title=title, tiles=tiles, attribution=attribution,
                          tiles_attribution=tiles_attribution, notes=self.notes, color_by=color_by,
-                         outlines=outlines,
+                         outlines=outlines, places=places,
+                         shapes=shapes_named(self.location, self.report.get("zip_level")),
                          release_classes=self.report.classes if self.report.job == "anonymize" else None)
 
 

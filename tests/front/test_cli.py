@@ -12,7 +12,7 @@ import pytest
 from geoanon.report import maps
 from geoanon.datasets import data_path
 
-from checkers import drawn_shapes, grid_edges, without_outlines
+from checkers import drawn_shapes, grid_edges, without_context
 
 CSV = "id,zip,lat,lon,diagnosis\n" + "".join(
     f"{i:04d},{i % 7:05d},{40 + (i * 37 % 101) / 100:.4f},{-100 + (i * 53 % 97) / 100:.4f},d{i % 3}\n"
@@ -223,7 +223,7 @@ def test_demo_runs_and_says_where(tmp_path, cli):
     assert len(boxes) and all(grid_edges(b[axis], b[axis + 2], 10) == 2 for b in boxes for axis in (0, 1))
     coordinates = set(raw["lat"]) | set(raw["lon"])
     html = (tmp_path / "demo" / "points_map.html").read_text()
-    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", without_outlines(html))}
+    numbers = {float(v) for v in re.findall(r"-?\d+\.\d+", without_context(html))}
     assert not (numbers & coordinates) - set(np.ravel(boxes))
     page = (tmp_path / "demo" / "points_report.html").read_text()
     embedded = unescape(re.search(r"srcdoc='([^']*)'", page)[1])

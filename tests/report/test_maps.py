@@ -238,14 +238,26 @@ def test_neighbouring_classes_get_different_colours():
     assert color.max() < 10                      # the palette's size; planar maps need few colours
 
 
+def _arguments(page: str) -> list:
+    """The class layer's builder's arguments in a page: shapes, values, fields, scales, faded fills."""
+    decoder = json.JSONDecoder()
+    at = page.index("return layer;\n})(") + len("return layer;\n})(")
+    found = []
+    for _ in range(5):
+        value, at = decoder.raw_decode(page, at)
+        found.append(value)
+        at += len(", ")
+    return found
+
+
 def _scales(page: str) -> dict:
     """The colour scales a page holds (palette and each class's index)."""
-    start = page.index("return layer;\n})(")
-    decoder = json.JSONDecoder()
-    at = start + len("return layer;\n})(")
-    for _ in range(3):                            # shapes, values, fields, then the scales
-        at = decoder.raw_decode(page, at)[1] + len(", ")
-    return decoder.raw_decode(page, at)[0]
+    return _arguments(page)[3]
+
+
+def _drawn_ids(page: str) -> np.ndarray:
+    """The class ids of a page's shapes, in the order they are drawn."""
+    return np.array(_arguments(page)[1]["class_id"])
 
 
 def test_every_colour_scale_is_in_the_page(births_df, nc_gdf):
@@ -253,14 +265,15 @@ def test_every_colour_scale_is_in_the_page(births_df, nc_gdf):
     k = int(births["county_fips"].value_counts().iloc[5])     # six counties weigh k or more on their own
     rel = ga.generalize_regions(births, k, column="county_fips", regions=nc_gdf, region_id="FIPS",
                                 identifiers=["record_id"], keep=["sex", "birth_weight_g"])
-    forced = ((rel.classes.regions == 1) & (rel.classes.weight > k)).to_numpy()
-    assert forced.any()
     page = render_html(rel.preview(color_by="size"))
+    classes = rel.classes.set_index("class_id").loc[_drawn_ids(page)]        # in the page's order
+    forced = ((classes.regions == 1) & (classes.weight > k)).to_numpy()
+    assert forced.any()
     scales = _scales(page)
     size = np.array(scales["size"]["colors"])[scales["size"]["index"]]
     assert (size[forced] == "#9e9e9e").all() and (size[~forced] != "#9e9e9e").all()
     assert "one region, already above k" in page and 'value="size" checked' in page
-    width = class_widths_km(rel.classes.geometry.to_numpy())
+    width = class_widths_km(classes.geometry.to_numpy())
     precision = np.array(scales["precision"]["index"])
     assert (np.diff(precision[np.argsort(width)]) >= 0).all() and precision.min() == 0 and precision.max() == 4
     assert page.count("km wide") == 5 and len(set(scales["neighbours"]["index"])) > 2
@@ -508,8 +521,9 @@ def test_maps_carry_outlines_near_their_classes_only():
     assert xs.max() > 180 and xs.min() > 170      # Taveuni and Lau, 360 degrees east, drawn beside Viti Levu
     assert outline_features((-30.0, -40.0, -29.99, -39.99)) is None     # the open South Atlantic
     html = render_html(_release().preview())
-    assert "Natural Earth" in html and "interactive: false" in html
-    assert "interactive: false" not in render_html(_release().preview(outlines=False))
+    assert "Outlines: Natural Earth" in html and '{"type":"FeatureCollection"' in html
+    bare = render_html(_release().preview(outlines=False))
+    assert "Outlines: Natural Earth" not in bare and '{"type":"FeatureCollection"' not in bare
 
 
 def test_a_projected_crs_beyond_its_area_draws_what_it_can(tmp_path, cli):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import geoanon as ga
 from geoanon.errors import UndeclaredColumnsError
 from checkers import (brute_force_set_ncp, brute_force_suppression, check_joint_release, coarsest_step, grid_edges,
-                      without_outlines)
+                      without_context)
 
 MARITAL = [["Married", "spouse present", "*"], ["Divorced", "spouse not present", "*"],
            ["Never-married", "spouse not present", "*"], ["Widowed", "spouse not present", "*"]]
@@ -301,7 +301,7 @@ def test_map_shows_classes_never_records():
     r = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, **declared("age", "sex"))
     from geoanon.report.maps import render_html
 
-    html = without_outlines(render_html(r.preview()))
+    html = without_context(render_html(r.preview()))
     for v in df["lat"].head(30).tolist() + df["lon"].head(30).tolist():
         assert f"{v}" not in html
     assert "age_min" in html or "age" in html

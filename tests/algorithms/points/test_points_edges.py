@@ -15,7 +15,7 @@ from geoanon.report.maps import render_html, unwrap_antimeridian
 from geoanon.points.partition import shortest_decimal_between
 
 from checkers import (check_rectangle_partition, check_wrapped_rectangle_partition, drawn_geometries, point_weights,
-                      without_outlines)
+                      without_context)
 
 # US airports around the Pacific and the Caribbean, from ../shared/data/us_airports.csv
 # (public domain; GUM and the CQ rows carry that file's western longitudes).
@@ -303,7 +303,7 @@ def test_map_draws_wrapped_classes_whole():
     assert all(g["type"] == "Polygon" for g in shapes)   # each class in one piece
     xs = [c[0] for g in shapes for c in g["coordinates"][0]]
     assert min(xs) == west and max(xs) == east > 180
-    html = without_outlines(html)
+    html = without_context(html)
     for xy in _airports()[["lon", "lat"]].to_numpy():   # records never appear, in either frame
         assert f"{xy[0]}" not in html and f"{xy[0] + 360}" not in html
 
