@@ -352,6 +352,11 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     for c in extra:   # the popup shows values as HTML
         if not pd.api.types.is_numeric_dtype(gdf[c]):
             gdf[c] = [html.escape(str(v)) for v in gdf[c]]
+    bounds = gdf.total_bounds if len(gdf) else WORLD
+    span = max(bounds[2] - bounds[0], bounds[3] - bounds[1])
+    gdf, drawn = one_per_shape(gdf, _drawn(gdf.geometry.to_numpy(), span / PIXELS))
+    order = drawing_order(drawn)
+    gdf, drawn = gdf.iloc[order].reset_index(drop=True), drawn[order]
     geoms = gdf.geometry.to_numpy()
     width = class_widths_km(geoms)
     gdf["km"] = pd.Series([_two_digits(v) for v in width.tolist()], dtype=object)
@@ -359,11 +364,8 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     fields = [list(f) for f in POPUP if f[0] in gdf.columns]
     overlaps = overlapping(geoms)
     notes += overlap_notes(overlaps, shapes)
-
-    bounds = gdf.total_bounds if len(gdf) else WORLD
     m = offline_map(bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution, canvas=True)
-    span = max(bounds[2] - bounds[0], bounds[3] - bounds[1])
-    _ClassLayer(_drawn(geoms, span / PIXELS), {f[0]: gdf[f[0]].tolist() for f in fields}, fields, scales, color_by,
+    _ClassLayer(drawn, {f[0]: gdf[f[0]].tolist() for f in fields}, fields, scales, color_by,
                 weight=1 if len(gdf) < THIN_FROM else 0.5, faded=faded_fills(geoms, overlaps)).add_to(m)
     labelled = _context(m, bounds, outlines, places)
     legend = _legend(k, len(gdf), title, notes, rows, color_by, (shapes, release_classes), labelled)
@@ -407,7 +409,34 @@ def _drawable(classes, notes: list) -> tuple:
                      "are not drawn")
     gdf = gdf.reset_index(drop=True)
     gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
-    return gdf.iloc[drawing_order(gdf.geometry.to_numpy())].reset_index(drop=True), notes
+    return gdf, notes
+
+
+def one_per_shape(gdf, drawn: np.ndarray) -> tuple:
+    """The classes (popup values escaped) and their ``drawn`` shapes, one row
+    per distinct shape (to ``DIGITS`` decimals): classes that publish the same
+    area (boxes may coincide) are drawn once, so that none lies hidden under
+    another; that row lists their ids and published values, and adds up
+    their records and classes."""
+    import shapely
+
+    rounded = shapely.transform(gdf.geometry.to_numpy(), lambda c: np.round(c, DIGITS))
+    owner = pd.factorize(pd.Series(shapely.to_wkb(rounded)))[0]
+    if owner.size == 0 or owner.max() + 1 == len(gdf):
+        return gdf, drawn
+    rows = pd.Series(np.arange(len(gdf))).groupby(owner, sort=True).agg(list)
+    first = [r[0] for r in rows]
+    out = gdf.iloc[first].reset_index(drop=True)
+    out["class_id"] = out["class_id"].astype(object)
+    for shape, r in enumerate(rows):
+        if len(r) > 1:
+            out.at[shape, "class_id"] = ", ".join(str(v) for v in gdf["class_id"].iloc[r])
+            out.at[shape, "records"] = int(gdf["records"].iloc[r].sum())
+            for column in ("classes", "label"):
+                if column in gdf.columns:
+                    values = gdf[column].iloc[r]
+                    out.at[shape, column] = int(values.sum()) if column == "classes" else "<br>".join(values)
+    return out, drawn[first]
 
 
 def ground_areas(geoms: np.ndarray) -> np.ndarray:
@@ -462,8 +491,9 @@ def overlap_notes(overlaps: np.ndarray, shapes: str) -> list:
     when they tile."""
     if not overlaps.any():
         return []
-    return [f"The {shapes} overlap (each class publishes its own records' area): the smaller are drawn on top, "
-            "the largest fainter. method \"frontier\" publishes location classes that never overlap"]
+    return [f"The {shapes} overlap (each class publishes its own records' box, rounded outward): the smaller are "
+            "drawn on top, the largest fainter. geoanon anonymize with method \"frontier\" and extent \"tile\" "
+            "publishes boxes that never overlap"]
 
 
 def _color_scales(geoms, width, ratio, regions) -> tuple:
@@ -655,7 +685,7 @@ def _counted(drawn: int, shapes: str, release_classes) -> str:
     classes in them where they are location classes holding several."""
     if release_classes is None or release_classes == drawn:
         return f"{drawn:,} {html.escape(shapes)}"
-    return f"{drawn:,} {html.escape(shapes)} (location classes) holding {release_classes:,} classes"
+    return f"{drawn:,} {html.escape(shapes)} holding {release_classes:,} {'class' if release_classes == 1 else 'classes'}"
 
 
 # What a map's legend calls its shapes: by a release's location kind and, for

@@ -120,9 +120,9 @@ def test_the_map_legend_counts_location_classes_and_the_classes_in_them():
     joint = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex"], k=5, method="frontier")
     shapes, classes = len(joint.classes), joint.report.classes
     assert shapes < classes
-    assert f"{shapes:,} location classes holding {classes:,} classes, k = 5" in render_html(joint.preview())
+    assert f"{shapes:,} boxes of GPS points holding {classes:,} classes, k = 5" in render_html(joint.preview())
     points = ga.generalize_points(df[["lat", "lon"]], 5, lat="lat", lon="lon")
-    assert f"{points.report.classes:,} classes, k = 5" in render_html(points.preview())
+    assert f"{points.report.classes:,} boxes of GPS points, k = 5" in render_html(points.preview())
 
 
 def test_one_name_per_meaning_and_every_default_in_the_help(tmp_path, cli):
