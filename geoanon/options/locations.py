@@ -139,7 +139,8 @@ POINTS = LocationShape(
     "points", "points", ("lat", "lon"), columns=("lat", "lon"), numbers=("lat", "lon"), noun="points location",
     described="a points location (lat and lon)", published="boxes", losses=("spacing", "spread", "range", "km"),
     default_loss=("km", "spacing"), record_budget=True, measure="rectangle", engines=("memory", "dask"),
-    options=(_key("lat", values.TEXT, "latitude column (points, published as non-overlapping rectangles)", "--lat"),
+    options=(_key("lat", values.TEXT, "latitude column (points, published as rectangles, which may overlap: "
+                  "--method frontier --extent tile for ones that never do)", "--lat"),
              _key("lon", values.TEXT, "longitude column", "--lon")))
 ZIP = LocationShape(
     "zip", "regions", ("zip", "regions", "region_id"), ("edges", "contiguity", "unknown", "small"), ("zip",),

@@ -122,7 +122,8 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         ``"box"`` (default): a location class publishes its records' bounding
         box rounded outward to multiples of ``resolution`` and never onto a
         record's coordinate (with the tiling designs, kept inside the
-        class's tile, so boxes of different location classes never overlap); an interval publishes its
+        class's tile where the tile's edge lies on the box's grid, elsewhere
+        crossing onto it: neighbouring boxes overlap by less than a step); an interval publishes its
         class's least and greatest value (Mondrian's local recoding). ``"tile"``: both publish the class's
         tile, so that rectangles cover the padded bounds (as
         :func:`geoanon.generalize_points`) and intervals the input's range

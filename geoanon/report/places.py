@@ -7,10 +7,10 @@ bounds, which the view shows anyway), never on the records: the places within
 the extent and a margin, largest population first. The page labels them
 for the view: at each zoom and move, in that order, a place is labelled
 unless its label would come within ``GAP_PX`` pixels of one already
-labelled, up to ``MAX_SHOWN`` labels, so a country shows its largest cities
-and a county its towns. The labels take no mouse events (a click reaches the
-class under them), sit in a layer the legend's "place names" box switches,
-and their names are HTML-escaped.
+labelled or lie under the legend or a control, up to ``MAX_SHOWN`` labels,
+so a country shows its largest cities and a county its towns. The labels
+take no mouse events (a click reaches the class under them), sit in a layer
+the legend's "place names" box switches, and their names are HTML-escaped.
 """
 from __future__ import annotations
 
@@ -47,10 +47,17 @@ class PlaceLayer(MacroElement):
       className: "geoanon-place", html: "<i></i>" + places.name[i], iconSize: null, iconAnchor: [4, 8]})});
   }
   function overlaps(a, b) { return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]; }
+  function covered() {       // the legend and the map's controls, in the map's pixels: no label under them
+    var origin = map.getContainer().getBoundingClientRect();
+    return Array.from(document.querySelectorAll(".geoanon-legend, .leaflet-control")).map(function (e) {
+      var r = e.getBoundingClientRect();
+      return [r.left - origin.left, r.top - origin.top, r.right - origin.left, r.bottom - origin.top];
+    });
+  }
   function declutter() {
     layer.clearLayers();
-    var size = map.getSize(), taken = [];
-    for (var i = 0; i < places.name.length && taken.length < {{ this.max_shown }}; i++) {
+    var size = map.getSize(), taken = covered(), shown = 0;
+    for (var i = 0; i < places.name.length && shown < {{ this.max_shown }}; i++) {
       var p = map.latLngToContainerPoint([places.lat[i], places.lon[i]]);
       if (p.x < 0 || p.y < 0 || p.x > size.x || p.y > size.y) continue;
       var box = [p.x - 4 - {{ this.gap }}, p.y - 8 - {{ this.gap }},
@@ -58,8 +65,9 @@ class PlaceLayer(MacroElement):
       if (taken.some(function (t) { return overlaps(t, box); })) continue;
       taken.push(box);
       layer.addLayer(label(i));
+      shown += 1;
     }
-    document.body.setAttribute("data-places-shown", taken.length);
+    document.body.setAttribute("data-places-shown", shown);
   }
   map.on("zoomend moveend resize", declutter);
   declutter();
