@@ -32,6 +32,14 @@ included), the class features the map holds once its scripts ran (a script
 appended to the page counts them) and the share of the screenshot painted (not
 the map's grey background; a page that draws a strip paints less). The
 results replace the maps section of bench/RESULTS.md.
+
+    python bench/bench_maps.py --readable     # about 5 minutes
+
+measures the map step of the README's two releases of the shipped demo
+records instead (``demo_points``: GPS points, k = 10, l = 2; ``demo_zip``:
+ZIP codes over the shipped ZIP map, k = 10): the page with place names
+(``places``, the default) and without (``no_places``), its build time (best
+of 3), size and Chromium's screenshot, into the section "Maps that read".
 """
 from __future__ import annotations
 
@@ -55,6 +63,7 @@ PLAN = [("points", m) for m in ("chromium", "geoanon", "folium_svg", "folium_can
        [("zip", m) for m in ("geoanon", "folium_svg", "folium_canvas", "report")] + \
        [("zip_joint", m) for m in ("geoanon", "markers")]
 QUICK = [("cities", m) for m in ("chromium", "geoanon", "svg")]
+READABLE = [(d, m) for d in ("demo_points", "demo_zip") for m in ("places", "no_places")]
 CHROMIUM_LIMIT = 120           # seconds a page may take in Chromium
 SIZE = "1400,1000"
 COUNTER = """<script>window.addEventListener("load", function () {
@@ -80,12 +89,29 @@ def release(dataset: str):
         return ga.generalize_points(pd.DataFrame({"lon": xy[:, 0], "lat": xy[:, 1]}), 15), 15
     if dataset == "cities":
         return ga.anonymize(cities(20_000), location=("lat", "lon"), qi=["age", "sex"], k=5), 5
+    if dataset.startswith("demo_"):
+        return demo_release(dataset), 10
     table, nodes = zip_records(20_000)
     location = {"regions": nodes, "region_id": "zip", "edges": ga.datasets.data_path("us_zip_delaunay_edges.csv.gz"),
                 "unknown": "suppress"}
     if dataset == "zip":
         return ga.generalize_regions(table, 5, column="zip", keep=["age", "sex"], **location), 5
     return ga.anonymize(table, location={"zip": "zip", **location}, qi=["age", "sex"], k=5), 5
+
+
+def demo_release(dataset: str):
+    """The README's release of the shipped demo records: by GPS point (``demo_points``) or ZIP code."""
+    import geoanon as ga
+    from geoanon.datasets import data_path
+
+    records = ga.datasets.demo_records()
+    if dataset == "demo_points":
+        return ga.anonymize(records, location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis",
+                            identifiers=["record_id", "zip"], k=10, l=2)
+    location = {"zip": "zip", "regions": data_path("us_zip_delaunay_nodes.csv.gz"), "region_id": "zip",
+                "edges": data_path("us_zip_delaunay_edges.csv.gz"), "unknown": "suppress"}
+    return ga.anonymize(records, location=location, qi=["cost_usd"], sensitive="diagnosis",
+                        identifiers=["record_id", "lat", "lon"], k=10)
 
 
 def cities(n: int, seed: int = 2):
@@ -127,8 +153,10 @@ def zip_records(n: int, seed: int = 7):
 def build(method: str, rel, k: int) -> str:
     from geoanon.report.maps import class_map, offline_map, render_html
 
-    if method == "geoanon":
+    if method in ("geoanon", "places"):
         return render_html(rel.preview())
+    if method == "no_places":
+        return render_html(rel.preview(places=False))
     if method == "svg":
         m = rel.preview()
         m.options["preferCanvas"] = False
@@ -226,7 +254,7 @@ def measure(dataset, method) -> dict:
                 started = time.perf_counter()
                 html = build(method, rel, k)
                 best = min(best, time.perf_counter() - started)
-            row.update(build_s=round(best, 3), mb=round(len(html.encode()) / 1e6, 2))
+            row.update(build_s=round(best, 3), mb=round(len(html.encode()) / 1e6, 3))
             if method != "report":
                 html = html.replace("</body>", COUNTER + "</body>")
             page.write_text(html, encoding="utf-8")
@@ -246,8 +274,9 @@ def describe(row) -> str:
 
 
 def run_plan(plan, resume=False) -> list[dict]:
-    return run_measurements(__file__, plan, rows_file=HERE / "out" / "maps_rows.jsonl", resume=resume,
-                            time_limit=900, describe=describe)
+    rows = "maps_readable_rows.jsonl" if plan is READABLE else "maps_rows.jsonl"
+    return run_measurements(__file__, plan, rows_file=HERE / "out" / rows, resume=resume, time_limit=900,
+                            describe=describe)
 
 
 def write_results(rows, path: Path) -> None:
@@ -299,6 +328,41 @@ def write_results(rows, path: Path) -> None:
     replace_section(path, "maps", lines)
 
 
+def write_readable(rows, path: Path) -> None:
+    chromium = subprocess.run(["chromium", "--version"], capture_output=True, text=True).stdout.strip()
+    lines = ["## Maps that read (`python bench/bench_maps.py --readable`)", "",
+             f"{today()}, commit {code_state()}; {machine()}; {chromium}.", "",
+             "The map step of the README's two releases of the shipped 20,000 demo records: `demo_points`, by GPS "
+             "point (`--lat lat --lon lon --qi cost_usd --sensitive diagnosis -k 10 -l 2`, the joint default: boxes "
+             "that overlap, drawn largest first); `demo_zip`, by ZIP code over the shipped ZIP map (`--zip-col zip "
+             "... -k 10`). Page: `places`, the default map (classes drawn largest first, place names from the "
+             "shipped Natural Earth places near the classes, labelled in the browser); `no_places`, the same with "
+             "`preview(places=False)`. Build: `render_html(release.preview(...))` in Python (best of 3, after a "
+             "warm-up that reads the shipped outlines and places once). Size: the HTML page. Chromium: wall seconds "
+             "of a headless process taking a 1400 x 1000 screenshot (start-up included). Painted: share of the "
+             "screenshot that is not the map's background.", "",
+             "| release | page | shapes | build (s) | size (MB) | Chromium (s) | painted |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if "failed" in r:
+            lines.append(f"| {r['job'][0]} | {r['job'][1]} | | | | {r['failed']} | |")
+            continue
+        lines.append(f"| {r['dataset']} | {r['method']} | {r['features']:,} | {r['build_s']} | {r['mb']} | "
+                     f"{r['chromium_s']} | {r['painted']} |")
+    by = {(r["dataset"], r["method"]): r for r in rows if "failed" not in r}
+    lines.append("")
+    for dataset in ("demo_points", "demo_zip"):
+        on, off = by.get((dataset, "places")), by.get((dataset, "no_places"))
+        if on and off:
+            lines.append(f"- {dataset}: place names add {on['build_s'] - off['build_s']:+.3f} s to the page's build "
+                         f"({off['build_s']} -> {on['build_s']} s) and {1000 * (on['mb'] - off['mb']):,.0f} KB to "
+                         f"its {off['mb']} MB.")
+    replace_section(path, "maps-readable", lines)
+
+
 if __name__ == "__main__":
-    main(__doc__, one_args=("DATASET", "METHOD"), measure=measure, plan=PLAN, quick=QUICK, run=run_plan,
-         write=write_results)
+    readable = "--readable" in sys.argv
+    if readable:
+        sys.argv.remove("--readable")
+    main(__doc__, one_args=("DATASET", "METHOD"), measure=measure, plan=READABLE if readable else PLAN, quick=QUICK,
+         run=run_plan, write=write_readable if readable else write_results)
