@@ -101,6 +101,8 @@ def release(dataset: str):
 
 def demo_release(dataset: str):
     """The README's release of the shipped demo records: by GPS point (``demo_points``) or ZIP code."""
+    import pandas as pd
+
     import geoanon as ga
     from geoanon.datasets import data_path
 
@@ -108,7 +110,8 @@ def demo_release(dataset: str):
     if dataset == "demo_points":
         return ga.anonymize(records, location=("lat", "lon"), qi=["cost_usd"], sensitive="diagnosis",
                             identifiers=["record_id", "zip"], k=10, l=2)
-    location = {"zip": "zip", "regions": data_path("us_zip_delaunay_nodes.csv.gz"), "region_id": "zip",
+    nodes = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False)
+    location = {"zip": "zip", "regions": nodes, "region_id": "zip",
                 "edges": data_path("us_zip_delaunay_edges.csv.gz"), "unknown": "suppress"}
     return ga.anonymize(records, location=location, qi=["cost_usd"], sensitive="diagnosis",
                         identifiers=["record_id", "lat", "lon"], k=10)

@@ -421,21 +421,20 @@ def one_per_shape(gdf, drawn: np.ndarray) -> tuple:
     import shapely
 
     rounded = shapely.transform(gdf.geometry.to_numpy(), lambda c: np.round(c, DIGITS))
-    owner = pd.factorize(pd.Series(shapely.to_wkb(rounded)))[0]
-    if owner.size == 0 or owner.max() + 1 == len(gdf):
+    owner = pd.factorize(pd.Series(shapely.to_wkb(rounded)))[0]     # numbered in order of first appearance
+    first = np.unique(owner, return_index=True)[1]
+    if len(first) == len(gdf):
         return gdf, drawn
-    rows = pd.Series(np.arange(len(gdf))).groupby(owner, sort=True).agg(list)
-    first = [r[0] for r in rows]
     out = gdf.iloc[first].reset_index(drop=True)
     out["class_id"] = out["class_id"].astype(object)
-    for shape, r in enumerate(rows):
-        if len(r) > 1:
-            out.at[shape, "class_id"] = ", ".join(str(v) for v in gdf["class_id"].iloc[r])
-            out.at[shape, "records"] = int(gdf["records"].iloc[r].sum())
-            for column in ("classes", "label"):
-                if column in gdf.columns:
-                    values = gdf[column].iloc[r]
-                    out.at[shape, column] = int(values.sum()) if column == "classes" else "<br>".join(values)
+    for shape in np.flatnonzero(np.bincount(owner) > 1).tolist():
+        rows = np.flatnonzero(owner == shape)
+        out.at[shape, "class_id"] = ", ".join(str(v) for v in gdf["class_id"].iloc[rows])
+        out.at[shape, "records"] = int(gdf["records"].iloc[rows].sum())
+        if "classes" in gdf.columns:
+            out.at[shape, "classes"] = int(gdf["classes"].iloc[rows].sum())
+        if "label" in gdf.columns:
+            out.at[shape, "label"] = "<br>".join(gdf["label"].iloc[rows])
     return out, drawn[first]
 
 

@@ -266,3 +266,26 @@ def test_a_place_name_shows_as_text_in_the_browser(tmp_path, joint, hostile_plac
     page.write_text(render_html(joint.preview()), encoding="utf-8")
     seen = _look(chromium, tmp_path, page, "hostile_place_map.png")
     assert HOSTILE in seen["labels"]                    # shown as its characters, never run as markup
+
+
+def test_the_docs_say_where_boxes_overlap_and_how_to_avoid_it(cli):
+    """The help and the guides no longer call the joint default's boxes
+    non-overlapping: they say which designs' boxes overlap and that
+    method "frontier" with extent "tile" publishes rectangles that never do,
+    as the releases show."""
+    code, out, _ = cli("anonymize", "--help")
+    out = " ".join(out.split())
+    assert code == 0 and "non-overlapping" not in out
+    assert "rectangles, which may overlap: --method frontier --extent tile for ones that never do" in out
+    for page in ("README.md", "docs/python.md", "docs/command-line.md"):
+        text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+        assert "non-overlapping" not in text and re.search(r'extent[ =]"?tile"?', text), page
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"lat": 35 + rng.normal(0, 1, 600), "lon": -80 + rng.normal(0, 1, 600),
+                       "sex": rng.choice(["F", "M"], 600)})
+    from geoanon.report.maps import overlapping
+
+    joint = ga.anonymize(df, location=("lat", "lon"), qi=["sex"], k=5).classes.geometry.to_numpy()
+    tiles = ga.anonymize(df, location=("lat", "lon"), qi=["sex"], k=5, method="frontier",
+                         extent="tile").classes.geometry.to_numpy()
+    assert overlapping(joint).mean() > 0.5 and not overlapping(tiles).any()
