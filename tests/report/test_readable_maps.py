@@ -15,8 +15,7 @@ import pytest
 import shapely
 
 import geoanon as ga
-from geoanon.report import places as place_names
-from geoanon.report.maps import class_map, render_html, shapes_named
+from geoanon.report.maps import class_map, render_html
 
 from browser import chromium_path, console_messages, headless, screenshot, with_script
 from checkers import drawn_geometries
@@ -39,6 +38,13 @@ def _assert_small_above_large(shapes: np.ndarray) -> None:
     assert (np.diff(area) <= 1e-12 * area.max()).all(), "a shape drawn before a larger one"
     inner, outer = shapely.STRtree(shapes).query(shapes, predicate="within")
     assert (outer <= inner).all(), "a shape drawn after a shape it holds"
+
+
+def _overlapping(shapes: np.ndarray) -> np.ndarray:
+    """Which shapes' interiors meet another's."""
+    a, b = shapely.STRtree(shapes).query(shapes, predicate="intersects")
+    meet = (a != b) & shapely.relate_pattern(shapes[a], shapes[b], "T********")
+    return np.isin(np.arange(len(shapes)), a[meet])
 
 
 def _joint(n=3000, seed=1):
@@ -83,6 +89,8 @@ def test_tiles_say_nothing_of_overlaps_and_the_largest_overlapping_boxes_fade(jo
 
 
 def test_the_legend_is_named_for_the_location_kind(joint, births_df, nc_gdf):
+    from geoanon.report.maps import shapes_named
+
     assert shapes_named(None) == "classes"
     assert shapes_named({"kind": "points", "columns": ("lat", "lon")}) == "boxes of GPS points"
     assert shapes_named({"kind": "regions", "columns": ("zip",)}, "zip") == "groups of regions (zip)"
@@ -103,6 +111,8 @@ def _places_blob(page: str) -> dict:
 
 
 def test_place_names_come_from_the_gazetteer_largest_first():
+    from geoanon.report import places as place_names
+
     found = place_names.near_places(-107.0, 25.5, -93.0, 37.0)          # Texas and around it
     names = [html.unescape(n) for n in found["name"]]
     assert names[:4] == ["Houston", "San Antonio", "Ciudad Juárez", "Dallas"]
@@ -137,6 +147,8 @@ HOSTILE = '<img src=x onerror="alert(1)">&Co'
 @pytest.fixture
 def hostile_place(monkeypatch):
     """The gazetteer with a place named like markup, in Texas."""
+    from geoanon.report import places as place_names
+
     names, lat, lon = place_names._places()
     monkeypatch.setattr(place_names, "_places", lambda: (np.r_[[HOSTILE], names].astype(object), np.r_[31.0, lat],
                                                           np.r_[-99.0, lon]))
@@ -283,9 +295,7 @@ def test_the_docs_say_where_boxes_overlap_and_how_to_avoid_it(cli):
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"lat": 35 + rng.normal(0, 1, 600), "lon": -80 + rng.normal(0, 1, 600),
                        "sex": rng.choice(["F", "M"], 600)})
-    from geoanon.report.maps import overlapping
-
     joint = ga.anonymize(df, location=("lat", "lon"), qi=["sex"], k=5).classes.geometry.to_numpy()
     tiles = ga.anonymize(df, location=("lat", "lon"), qi=["sex"], k=5, method="frontier",
                          extent="tile").classes.geometry.to_numpy()
-    assert overlapping(joint).mean() > 0.5 and not overlapping(tiles).any()
+    assert _overlapping(joint).mean() > 0.5 and not _overlapping(tiles).any()
