@@ -175,7 +175,8 @@ def _class_layer(page: Path) -> str:
 # list from first to last drawn), the labels shown, and a click and a hover at
 # the middle of the last-drawn box that lies inside a box drawn before it (a
 # small box on a larger one), at the point where the page has the canvas on top;
-# a second after the load, once the view is fitted.
+# the labels shown once the legend's "place names" box is clicked off, and on
+# again; a second after the load, once the view is fitted.
 PROBE = """setTimeout(function () {
 var map = Object.values(window).find(function (v) { return v instanceof L.Map; });
 var shapes = LAYER.getLayers(), renderer = shapes[0]._renderer, drawn = [];
@@ -188,6 +189,9 @@ for (var o = renderer._drawFirst; o; o = o.next) {
 document.body.setAttribute("data-drawn", JSON.stringify(drawn));
 var labels = Array.from(document.querySelectorAll(".geoanon-place")).map(function (e) { return e.textContent; });
 document.body.setAttribute("data-labels", JSON.stringify(labels));
+var box = document.querySelector('input[name="geoanon-places"]'), counts = [];
+[0, 1].forEach(function () { box.click(); counts.push(document.querySelectorAll(".geoanon-place").length); });
+document.body.setAttribute("data-switched", counts.join(" "));
 var rect = map.getContainer().getBoundingClientRect(), size = map.getSize();
 for (var j = drawn.length - 1; j > 0; j--) {
   var inner = shapes.find(function (s) { return s.feature.properties.i === drawn[j][0]; });
@@ -229,6 +233,7 @@ def _look(chromium, tmp_path, page: Path, name: str) -> dict:
     popup = re.search(r'<div class="leaflet-popup-content"[^>]*>(.*?)</div>', dom, flags=re.S)
     return {"drawn": json.loads(attribute("drawn")), "labels": json.loads(attribute("labels")),
             "target": attribute("target"), "hovered": attribute("hovered"), "popup": popup and popup[1],
+            "switched": attribute("switched"),
             "values": _layer_values(page.read_text(encoding="utf-8"))}
 
 
@@ -265,6 +270,7 @@ def test_the_readme_maps_show_place_names_and_no_box_hidden(which, rows, tmp_pat
     assert sorted(order) == list(range(len(shapes))) and len(shapes) > 100
     _assert_small_above_large(shapes[order])
     assert len(seen["labels"]) >= 20 and {"Chicago", "Dallas", "Houston"} <= set(seen["labels"])
+    assert seen["switched"] == f"0 {len(seen['labels'])}"              # the legend's box hides them and back
     if which == 0:                        # the joint default's boxes overlap: a small one inside a larger one
         target = int(seen["target"])
         assert seen["hovered"] == "3"
