@@ -380,9 +380,10 @@ def write_readable(rows, path: Path) -> None:
         on, off = by.get((dataset, "places")), by.get((dataset, "no_places"))
         if on and off:
             lines.append(f"- {dataset}: the place names' own step (the {on['places']:,} shipped places near the "
-                         f"classes, selected and encoded; best of 20) takes {on['places_ms']} ms of the page's build "
-                         f"({on['build_s']} s with them, {off['build_s']} s without, a difference within this shared "
-                         f"machine's noise) and adds {1000 * (on['mb'] - off['mb']):,.0f} KB to its {off['mb']} MB.")
+                         f"classes, selected and encoded; best of 20) takes {on['places_ms']} ms; the whole page "
+                         f"builds in {on['build_s']} s with them, {off['build_s']} s without (best of 7 on a machine "
+                         f"shared with other jobs), and they add {1000 * (on['mb'] - off['mb']):,.0f} KB to its "
+                         f"{off['mb']} MB.")
     replace_section(path, "maps-readable", lines)
 
 

@@ -4,7 +4,9 @@ A preview draws the generalized classes, never the records: one shape per
 class on a canvas, filled by a colour scale the viewer switches in the legend
 (width in km, records / k, or neighbours apart), with the class's published
 values and size in a popup; classes without a shape (suppressed or unknown
-locations) are counted in the legend. Leaflet's JavaScript and CSS come from
+locations) are counted in the legend, which names the shapes for the
+location kind (:func:`shapes_named`). The largest shapes are drawn first
+(:mod:`.stacking`), and place names label the view (:mod:`.places`). Leaflet's JavaScript and CSS come from
 the ``django-js-lib-leaflet`` distribution and are inlined, so the HTML file
 opens on a machine with no network; base tiles are off unless asked for
 (:func:`check_tiles` vets them before any work). Every string placed in the
@@ -34,6 +36,7 @@ from .._validation import check_choice
 from ..datasets import OUTLINE_ATTRIBUTION, PLACES_ATTRIBUTION
 from ..errors import ParameterError
 from .places import PLACE_STYLE, PlaceLayer, near_places
+from .stacking import FILL_OPACITY, drawing_order, faded_fills, one_per_shape, overlap_notes, overlapping
 
 __all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html", "shapes_named"]
 
@@ -42,9 +45,6 @@ DIGITS = 6             # decimals kept of the drawn coordinates (about 0.1 m)
 PIXELS = 1200          # a map's width in pixels: shapes and outlines are simplified to its span / PIXELS
 ZOOM_SNAP = 0.25       # fitted to the classes in quarter zoom levels, so they fill the view
 WORLD = (-180.0, -60.0, 180.0, 75.0)    # the view when no class has a shape
-FILL_OPACITY = 0.6
-FADE_FROM = 0.02       # a shape covering more of the classes' extent than this is filled fainter the larger it is
-FADE_FLOOR = 0.08      # ... down to this opacity
 THIN_FROM = 2_000      # classes from which their edges are drawn half as wide (dense maps stay readable)
 # Colour scales, in the legend's order: the class's width in km (fine to
 # coarse, see width_cuts), records / k, neighbouring classes apart.
@@ -334,10 +334,11 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
 
     The shapes are drawn on a canvas (SVG tiles of a map filled with classes
     outgrow Chromium's tile memory and draw as a strip), largest first
-    (:func:`drawing_order`: a small class is never hidden under a larger one,
+    (:func:`~.stacking.drawing_order`: a small class is never hidden under a larger one,
     and a click on it reaches it), simplified to about a pixel of the fitted
     view; drawn coordinates keep ``DIGITS`` decimals. Where shapes overlap
-    (the joint design's boxes) the legend says so.
+    (boxes rounded out onto their grids; the joint design's widely) the legend
+    says so and the largest of them are filled fainter (:mod:`.stacking`).
     """
     import folium
 
@@ -354,7 +355,7 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
             gdf[c] = [html.escape(str(v)) for v in gdf[c]]
     bounds = gdf.total_bounds if len(gdf) else WORLD
     span = max(bounds[2] - bounds[0], bounds[3] - bounds[1])
-    gdf, drawn = one_per_shape(gdf, _drawn(gdf.geometry.to_numpy(), span / PIXELS))
+    gdf, drawn = one_per_shape(gdf, _drawn(gdf.geometry.to_numpy(), span / PIXELS), DIGITS)
     order = drawing_order(drawn)
     gdf, drawn = gdf.iloc[order].reset_index(drop=True), drawn[order]
     geoms = gdf.geometry.to_numpy()
@@ -410,89 +411,6 @@ def _drawable(classes, notes: list) -> tuple:
     gdf = gdf.reset_index(drop=True)
     gdf[gdf.geometry.name] = unwrap_antimeridian(gdf.geometry.to_numpy())
     return gdf, notes
-
-
-def one_per_shape(gdf, drawn: np.ndarray) -> tuple:
-    """The classes (popup values escaped) and their ``drawn`` shapes, one row
-    per distinct shape (to ``DIGITS`` decimals): classes that publish the same
-    area (boxes may coincide) are drawn once, so that none lies hidden under
-    another; that row lists their ids and published values, and adds up
-    their records and classes."""
-    import shapely
-
-    rounded = shapely.transform(gdf.geometry.to_numpy(), lambda c: np.round(c, DIGITS))
-    owner = pd.factorize(pd.Series(shapely.to_wkb(rounded)))[0]     # numbered in order of first appearance
-    first = np.unique(owner, return_index=True)[1]
-    if len(first) == len(gdf):
-        return gdf, drawn
-    out = gdf.iloc[first].reset_index(drop=True)
-    out["class_id"] = out["class_id"].astype(object)
-    for shape in np.flatnonzero(np.bincount(owner) > 1).tolist():
-        rows = np.flatnonzero(owner == shape)
-        out.at[shape, "class_id"] = ", ".join(str(v) for v in gdf["class_id"].iloc[rows])
-        out.at[shape, "records"] = int(gdf["records"].iloc[rows].sum())
-        if "classes" in gdf.columns:
-            out.at[shape, "classes"] = int(gdf["classes"].iloc[rows].sum())
-        if "label" in gdf.columns:
-            out.at[shape, "label"] = "<br>".join(gdf["label"].iloc[rows])
-    return out, drawn[first]
-
-
-def ground_areas(geoms: np.ndarray) -> np.ndarray:
-    """Shapes' (longitude/latitude) areas on the ground, up to a constant:
-    their area with latitudes as the sine of the latitude (a cylindrical
-    equal-area projection)."""
-    import shapely
-
-    return shapely.area(shapely.transform(geoms, lambda c: np.c_[c[:, 0], np.sin(np.radians(c[:, 1]))]))
-
-
-def drawing_order(geoms: np.ndarray) -> np.ndarray:
-    """The order to draw shapes (longitude/latitude) in: largest
-    :func:`ground_areas` first, so that a shape is drawn after every larger
-    one and every one that holds it, and shows on top; ties in the given order."""
-    return np.argsort(-ground_areas(geoms), kind="stable")
-
-
-def overlapping(geoms: np.ndarray) -> np.ndarray:
-    """Which shapes overlap another: their interiors meet (shapes that only
-    share an edge, as tiles do, do not)."""
-    import shapely
-
-    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
-    a, b = a[a < b], b[a < b]
-    meet = shapely.relate_pattern(geoms[a], geoms[b], "T********")
-    found = np.zeros(len(geoms), dtype=bool)
-    found[a[meet]] = found[b[meet]] = True
-    return found
-
-
-def faded_fills(geoms: np.ndarray, overlaps: np.ndarray) -> dict:
-    """The fill opacity of each overlapping shape that covers more than
-    ``FADE_FROM`` of the classes' extent (the box of them all), by index:
-    ``FILL_OPACITY`` times the square root of ``FADE_FROM`` over its share,
-    at least ``FADE_FLOOR``, so that boxes stacked over a country leave the
-    smaller ones above them readable."""
-    if not overlaps.any():
-        return {}
-    import shapely
-
-    extent = float(ground_areas(np.array([shapely.box(*shapely.total_bounds(geoms))]))[0])
-    share = ground_areas(geoms) / max(extent, 1e-12)
-    fade = np.flatnonzero(overlaps & (share > FADE_FROM))
-    opacity = np.maximum(FILL_OPACITY * np.sqrt(FADE_FROM / share[fade]), FADE_FLOOR)
-    return {str(i): round(float(o), 2) for i, o in zip(fade.tolist(), opacity.tolist())}
-
-
-def overlap_notes(overlaps: np.ndarray, shapes: str) -> list:
-    """A legend line where shapes overlap (``overlaps``: :func:`overlapping`):
-    how they are drawn, and how to ask for classes that never overlap; none
-    when they tile."""
-    if not overlaps.any():
-        return []
-    return [f"The {shapes} overlap (each class publishes its own records' box, rounded outward): the smaller are "
-            "drawn on top, the largest fainter. geoanon anonymize with method \"frontier\" and extent \"tile\" "
-            "publishes boxes that never overlap"]
 
 
 def _color_scales(geoms, width, ratio, regions) -> tuple:
