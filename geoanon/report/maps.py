@@ -36,7 +36,7 @@ from .._validation import check_choice
 from ..datasets import OUTLINE_ATTRIBUTION, PLACES_ATTRIBUTION
 from ..errors import ParameterError
 from .places import PLACE_STYLE, PlaceLayer, near_places
-from .stacking import FILL_OPACITY, drawing_order, faded_fills, one_per_shape, overlap_notes, overlapping
+from .stacking import FILL_OPACITY, drawing_order, faded_fills, one_per_shape, overlap_notes, overlapping, touching
 
 __all__ = ["check_tiles", "class_map", "lonlat_shapes", "render_html", "shapes_named"]
 
@@ -361,9 +361,10 @@ def class_map(classes, k: int, *, title=None, tiles=None, attribution=None, tile
     geoms = gdf.geometry.to_numpy()
     width = class_widths_km(geoms)
     gdf["km"] = pd.Series([_two_digits(v) for v in width.tolist()], dtype=object)
-    scales, rows = _color_scales(geoms, width, gdf["records"].to_numpy() / k, gdf.get("regions"))
+    pairs = touching(geoms)
+    scales, rows = _color_scales(geoms, pairs, width, gdf["records"].to_numpy() / k, gdf.get("regions"))
     fields = [list(f) for f in POPUP if f[0] in gdf.columns]
-    overlaps = overlapping(geoms)
+    overlaps = overlapping(geoms, pairs)
     notes += overlap_notes(overlaps, shapes)
     m = offline_map(bounds, tiles=tiles, attribution=attribution, tiles_attribution=tiles_attribution, canvas=True)
     _ClassLayer(drawn, {f[0]: gdf[f[0]].tolist() for f in fields}, fields, scales, color_by,
@@ -413,7 +414,7 @@ def _drawable(classes, notes: list) -> tuple:
     return gdf, notes
 
 
-def _color_scales(geoms, width, ratio, regions) -> tuple:
+def _color_scales(geoms, pairs, width, ratio, regions) -> tuple:
     """Each colour scale (:data:`COLOR_BY`) as its palette and every class's
     index in it, and its legend rows (colour, HTML label)."""
     cuts = width_cuts(width)
@@ -422,7 +423,7 @@ def _color_scales(geoms, width, ratio, regions) -> tuple:
         "precision": (PRECISION_COLORS, np.searchsorted(cuts[1:-1], width, side="left")),
         "size": (SIZE_COLORS + (FORCED_COLOR,), np.where(forced, len(SIZE_COLORS),
                                                           np.searchsorted(SIZE_BINS, ratio, side="left"))),
-        "neighbours": (NEIGHBOUR_COLORS, neighbour_colors(geoms) % len(NEIGHBOUR_COLORS)),
+        "neighbours": (NEIGHBOUR_COLORS, neighbour_colors(geoms, pairs) % len(NEIGHBOUR_COLORS)),
     }
     rows = {"precision": [(c, f"{_km(lo)}&ndash;{_km(hi)} km wide") for c, lo, hi in zip(PRECISION_COLORS, cuts[:-1],
                                                                                             cuts[1:])],
@@ -468,17 +469,14 @@ def lonlat_shapes(classes) -> tuple:
     return out, int(empty.sum())
 
 
-def neighbour_colors(geoms: np.ndarray) -> np.ndarray:
-    """A colour index per shape, different for shapes that touch: greedy
-    colouring of the adjacency (shapes in order of decreasing degree, each the
-    smallest index its coloured neighbours do not use)."""
-    import shapely
-
+def neighbour_colors(geoms: np.ndarray, pairs: tuple | None = None) -> np.ndarray:
+    """A colour index per shape, different for shapes that touch (``pairs``:
+    :func:`~.stacking.touching`'s, found if not given): greedy colouring of
+    the adjacency (shapes in order of decreasing degree, each the smallest
+    index its coloured neighbours do not use)."""
     if len(geoms) == 0:
         return np.zeros(0, dtype=np.int64)
-    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
-    keep = a != b
-    a, b = a[keep], b[keep]
+    a, b = touching(geoms) if pairs is None else pairs
     degree = np.bincount(a, minlength=len(geoms))
     order = np.argsort(-degree, kind="stable")
     start = np.r_[0, np.cumsum(np.bincount(a, minlength=len(geoms)))]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["FILL_OPACITY", "drawing_order", "faded_fills", "ground_areas", "one_per_shape", "overlap_notes",
-           "overlapping"]
+           "overlapping", "touching"]
 
 FILL_OPACITY = 0.6
 FADE_FROM = 0.02       # a shape covering more of the classes' extent than this is filled fainter the larger it is
@@ -59,14 +59,30 @@ def drawing_order(geoms: np.ndarray) -> np.ndarray:
     return np.argsort(-ground_areas(geoms), kind="stable")
 
 
-def overlapping(geoms: np.ndarray) -> np.ndarray:
-    """Which shapes overlap another: their interiors meet (shapes that only
-    share an edge, as tiles do, do not)."""
+def touching(geoms: np.ndarray) -> tuple:
+    """The pairs of distinct shapes that touch or overlap, both ways round (``a``, ``b``)."""
     import shapely
 
     a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+    return a[a != b], b[a != b]
+
+
+def overlapping(geoms: np.ndarray, pairs: tuple) -> np.ndarray:
+    """Which shapes overlap another (``pairs``: :func:`touching`'s): their
+    interiors meet (shapes that only share an edge, as tiles do, do not).
+    Two rectangles (shapes that fill their bounding box, as boxes do) meet
+    where their boxes overlap along both axes; other pairs are asked of
+    their shapes."""
+    import shapely
+
+    a, b = pairs
     a, b = a[a < b], b[a < b]
-    meet = shapely.relate_pattern(geoms[a], geoms[b], "T********")
+    box = shapely.bounds(geoms)
+    rectangle = np.isclose(shapely.area(geoms), (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1]), rtol=1e-9)
+    meet = ((np.minimum(box[a, 2], box[b, 2]) > np.maximum(box[a, 0], box[b, 0]))
+            & (np.minimum(box[a, 3], box[b, 3]) > np.maximum(box[a, 1], box[b, 1])))
+    shaped = meet & ~(rectangle[a] & rectangle[b])
+    meet[shaped] = shapely.relate_pattern(geoms[a[shaped]], geoms[b[shaped]], "T********")
     found = np.zeros(len(geoms), dtype=bool)
     found[a[meet]] = found[b[meet]] = True
     return found
