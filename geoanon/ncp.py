@@ -40,7 +40,7 @@ import pandas as pd
 
 from ._cells import is_present
 from ._codes import factorize_exact
-from ._geo import box_extents, ground_diagonal, is_geographic, km_per_unit
+from ._geo import ground
 from ._text import show
 from .errors import DataError
 
@@ -177,7 +177,7 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
     if len(location) == 2:
         (_, (y0, y1)), (_, (x0, x1)) = treatments[location[0]], treatments[location[1]]
         corners = [_numbers(released[c], f"column {show(c)}") for c in (x0, y0, x1, y1)]
-        out["location"] = {"measure": "box diagonal", **_km_spread(box_extents(*corners, crs)[2])}
+        out["location"] = {"measure": "box diagonal", **_km_spread(ground(crs).extents(*corners)[2])}
     elif location:
         published = released[treatments[location[0]][1]]
         out["location"] = {"measure": "group diameter", **_km_spread(_group_km(published, groups or {}, crs)),
@@ -187,14 +187,14 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
 
 def _group_km(published: pd.Series, groups: dict, crs) -> np.ndarray:
     """Each row's group diameter in km: the diagonal of the box of its
-    regions' centroids (:func:`geoanon._geo.ground_diagonal`, as the joint
+    regions' centroids (:meth:`geoanon._geo.Ground.diagonal`, as the joint
     search measures a group); NaN where its label names no region, as ``*``."""
     labels = published.reset_index(drop=True).astype(object).where(published.notna().to_numpy(), None)
     named = [v for v in pd.unique(labels) if len(groups.get(v, ()))]
     xy = [np.asarray(groups[v], dtype=float).reshape(-1, 2) for v in named]
     low = np.array([p.min(axis=0) for p in xy]).reshape(-1, 2)
     high = np.array([p.max(axis=0) for p in xy]).reshape(-1, 2)
-    km = ground_diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1], is_geographic(crs), km_per_unit(crs))
+    km = ground(crs).diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1])
     return pd.Series(km, index=named, dtype=float).reindex(labels).to_numpy()
 
 

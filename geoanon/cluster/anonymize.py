@@ -32,7 +32,7 @@ from ..models import sensitive_codes
 from ..columns import Columns
 from ..errors import DataError, InfeasibleError
 from ..models import Model, ModelCheck
-from ..pipeline.locations.points import default_resolution
+from ..pipeline.locations.points import default_resolution, unit_metres
 from ..pipeline.points import isolated_warning, published_bounds
 from ..report.job_report import joint_report
 from ..options import ReleaseSpec, release_spec
@@ -142,7 +142,9 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
             raise InfeasibleError(f"no grouping meets {check.describe()}: the whole dataset misses it")
         resolution = o["resolution"]
         if resolution is None:
-            resolution = min(default_resolution(box[2] - box[0]), default_resolution(box[3] - box[1]))
+            unit_m = unit_metres(crs, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            resolution = min(default_resolution(box[2] - box[0], unit_m=unit_m[0]),
+                             default_resolution(box[3] - box[1], unit_m=unit_m[1]))
         kept = [c for c in ddf.columns if c not in (*qi, lat, lon)]
         shard_spec = _shard_spec(spec, treatments, formats, [c for c in kept if c != sensitive], crs, resolution,
                                  check, listed)

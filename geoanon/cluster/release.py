@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._text import show
 from ..errors import DataError, ParameterError
-from .._geo import box_extents
+from .._geo import ground
 from ..staging import StagedOutputs, check_writable, current_batch
 from ..report.release import Published, published_order, side_outputs
 
@@ -95,7 +95,7 @@ class ClusterRelease(Published):
         """Width, height and diameter (km) of every location class's box, and
         the records each holds (NaN for a class without a box)."""
         b = self.boxes
-        extents = box_extents(*(b[c].to_numpy(dtype=np.float64) for c in ("xmin", "ymin", "xmax", "ymax")), crs)
+        extents = ground(crs).extents(*(b[c].to_numpy(dtype=np.float64) for c in ("xmin", "ymin", "xmax", "ymax")))
         return (*extents, b["weight"].to_numpy(dtype=np.int64))
 
     def has_map(self) -> bool:

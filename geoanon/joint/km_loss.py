@@ -22,7 +22,8 @@ way. NCP over the range
 columns' precision with a few continent-wide boxes. Boxes are measured as
 the search sees them (the records' box on the grid, or the tile), on the
 ground: longitude degrees times the cosine of the box's middle latitude
-(:func:`geoanon._geo.ground_diagonal`).
+(:meth:`geoanon._geo.Ground.diagonal`; in a projected CRS, the distance
+between its corners on the ground).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
 the diagonal of the box of its member regions' centroids, ``F`` that of all
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._geo import EARTH_RADIUS_KM, ground_diagonal
+from .._geo import Ground
 
 __all__ = ["FLOOR", "KNEE", "KmLoss", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
            "tree_km_costs"]
@@ -73,20 +74,18 @@ def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
 class KmLoss:
     """The loss of :mod:`geoanon.joint.km_loss` for a location of two
     :class:`~geoanon.joint.dims.RankDim` (positions ``x``, ``y``: longitude,
-    latitude or a projected pair), ``geographic`` or in units of
-    ``km_per_unit``; ``full`` F in km."""
+    latitude or a projected pair) measured on ``ground``; ``full`` F in km."""
 
     x: int
     y: int
-    geographic: bool
-    km_per_unit: float
+    ground: Ground
     full: float
 
     def diagonal(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """The diagonal in km of the boxes of the location states ``xs``, ``ys`` (n x 4)."""
         x0, x1 = dims.items[self.x].intervals(xs)
         y0, y1 = dims.items[self.y].intervals(ys)
-        return ground_diagonal(x0, y0, x1, y1, self.geographic, self.km_per_unit)
+        return self.ground.diagonal(x0, y0, x1, y1)
 
     def loss(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """Each state's loss per row and location column: the module's, 0
@@ -99,7 +98,7 @@ class KmLoss:
         return np.where(none, 0.0, np.where(mixed, 1.0, scaled))
 
 
-def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:
+def km_loss(dims, ground: Ground) -> KmLoss:
     """The :class:`KmLoss` of ``dims``' location (its two rank dimensions,
     longitude first), ``F`` the diagonal of the box of its records' central
     ``1 - 2 * TAIL`` on each axis: a few far records (islands, a wrong
@@ -110,46 +109,47 @@ def km_loss(dims, geographic: bool, km_per_unit: float = 1.0) -> KmLoss:
         held = d.rank[d.rank < d.size]
         corners.append(np.quantile(d.low[held], [TAIL, 1 - TAIL]) if held.size else np.zeros(2))
     (x0, x1), (y0, y1) = corners
-    full = float(ground_diagonal(x0, y0, x1, y1, geographic, km_per_unit))
-    return KmLoss(x, y, geographic, km_per_unit, full if np.isfinite(full) and full > 0 else 1.0)
+    full = float(ground.diagonal(x0, y0, x1, y1))
+    return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0)
 
 
-def spacing(boxes: np.ndarray, pairs: np.ndarray, geographic: bool, km_per_unit: float = 1.0) -> float:
+def spacing(boxes: np.ndarray, pairs: np.ndarray, ground: Ground) -> float:
     """The median distance in km between the middles of the ``boxes`` (n x 4)
-    of adjacent leaves (``pairs``: m x 2 positions); NaN without pairs.
+    of adjacent leaves (``pairs``: m x 2 positions) on ``ground``; NaN without pairs.
 
     Examples
     --------
+    >>> from geoanon._geo import ground
     >>> boxes = np.array([[0, 0, 0, 0], [0, 1, 0, 1], [0, 3, 0, 3]], dtype=float)
-    >>> round(spacing(boxes, np.array([[0, 1], [1, 2], [0, 2]]), True), 1)
+    >>> round(spacing(boxes, np.array([[0, 1], [1, 2], [0, 2]]), ground("EPSG:4326")), 1)
     222.4
     """
     if not len(pairs):
         return float("nan")
     middle = (boxes[:, :2] + boxes[:, 2:]) / 2
     a, b = middle[pairs[:, 0]], middle[pairs[:, 1]]
-    return float(np.median(ground_diagonal(np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
-                                           np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1]), geographic,
-                                           km_per_unit)))
+    return float(np.median(ground.diagonal(np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
+                                           np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1]))))
 
 
-def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, geographic: bool, km_per_unit: float = 1.0) -> float:
+def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, ground: Ground) -> float:
     """The width in km of a typical record's k-neighbourhood: over records
     (``counts`` of them at each of ``places``, n x 2: x, y), the median
     diameter of the smallest circle around a record's place that holds k
     records (0 where its place alone holds k); NaN without places. Distances
-    are chords of the sphere when ``geographic`` (longitude, latitude), else
-    projected units of ``km_per_unit`` km. No grouping of the places into
-    classes of k is narrower, for most records, than this.
+    are chords of the sphere (:meth:`geoanon._geo.Ground.positions`). No
+    grouping of the places into classes of k is narrower, for most records,
+    than this.
 
     Examples
     --------
     Two records at each of three places 1 degree of latitude apart:
 
+    >>> from geoanon._geo import ground
     >>> places = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, 2.0]])
-    >>> round(k_spacing(places, np.array([2, 2, 2]), 3, True), 1)
+    >>> round(k_spacing(places, np.array([2, 2, 2]), 3, ground("EPSG:4326")), 1)
     222.4
-    >>> k_spacing(places, np.array([2, 2, 2]), 2, True)
+    >>> k_spacing(places, np.array([2, 2, 2]), 2, ground("EPSG:4326"))
     0.0
     """
     places, counts = np.asarray(places, dtype=np.float64).reshape(-1, 2), np.asarray(counts, dtype=np.int64)
@@ -159,11 +159,7 @@ def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, geographic: bool, 
         return float("nan")
     from scipy.spatial import cKDTree
 
-    if geographic:
-        lon, lat = np.radians(places[:, 0]), np.radians(places[:, 1])
-        points = EARTH_RADIUS_KM * np.c_[np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]
-    else:
-        points = places * km_per_unit
+    points = ground.positions(places[:, 0], places[:, 1])
     tree, m = cKDTree(points), min(int(k), len(points))   # every place holds a record: k places hold k records
     step = max(1, NEIGHBOURS // m)                        # places per query, so that memory stays bounded
     diameter = np.empty(len(points))
@@ -178,22 +174,23 @@ def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, geographic: bool, 
     return float(diameter[order][median])
 
 
-def node_diameters(ancestors: list, boxes: np.ndarray, geographic: bool, km_per_unit: float = 1.0) -> list:
+def node_diameters(ancestors: list, boxes: np.ndarray, ground: Ground) -> list:
     """Each level's node diameters in km of a hierarchy (``ancestors[j]``:
     every leaf's node at level j, as :class:`~geoanon.joint.dims.TreeDim`
     holds them): the diagonal of the box around its leaves' ``boxes`` (n x 4:
     x0, y0, x1, y1; a region's centroid is a box of one point; a row of NaN
     for a leaf without a place, which adds nothing), NaN for a node of such
-    leaves only.
+    leaves only; measured on ``ground``.
 
     Examples
     --------
     Three regions one degree of latitude apart, and ``*``; the first two
     form a group:
 
+    >>> from geoanon._geo import ground
     >>> boxes = np.array([[0, 0, 0, 0], [0, 1, 0, 1], [0, 2, 0, 2], [np.nan] * 4])
     >>> levels = [np.arange(4), np.array([0, 0, 1, 2]), np.zeros(4, dtype=int)]
-    >>> [d.round(1).tolist() for d in node_diameters(levels, boxes, True)]
+    >>> [d.round(1).tolist() for d in node_diameters(levels, boxes, ground("EPSG:4326"))]
     [[0.0, 0.0, 0.0, nan], [111.2, 0.0, nan], [222.4]]
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
@@ -203,7 +200,7 @@ def node_diameters(ancestors: list, boxes: np.ndarray, geographic: bool, km_per_
         low, high = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
         np.fmin.at(low, up, boxes[:, :2])              # NaN (no place) is skipped
         np.fmax.at(high, up, boxes[:, 2:])
-        out.append(ground_diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1], geographic, km_per_unit))
+        out.append(ground.diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1]))
     return out
 
 

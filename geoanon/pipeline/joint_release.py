@@ -23,7 +23,7 @@ from ..joint.problem import SearchProblem
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..ncp import information_loss, plain_units
-from .._geo import box_extents, is_geographic, km_per_unit
+from .._geo import ground
 from ..progress import step, stepped
 from ..options import ReleaseSpec, release_spec
 from ..options.checks import precision_weight
@@ -525,21 +525,19 @@ def _without_outliers(problem, part, budget, method, n_jobs, widths):
 
 def _km_loss(dims, crs):
     """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``."""
-    return km_loss(dims, is_geographic(crs), km_per_unit(crs))
+    return km_loss(dims, ground(crs))
 
 
 def _diagonals(dims, crs):
     """Location states -> the diagonal (km) of each one's box as the search
     measures it (its records' box on the grid, or its tile)."""
-    from pyproj import CRS
-
-    crs = CRS.from_user_input(crs)
+    on = ground(crs)
     x, y = (j for j, d in enumerate(dims.items) if d.location)
 
     def diagonal(states) -> np.ndarray:
         xs = np.array([dims.items[x].interval(st[x]) for st in states], dtype=np.float64).reshape(-1, 2)
         ys = np.array([dims.items[y].interval(st[y]) for st in states], dtype=np.float64).reshape(-1, 2)
-        return box_extents(xs[:, 0], ys[:, 0], xs[:, 1], ys[:, 1], crs)[2]
+        return on.extents(xs[:, 0], ys[:, 0], xs[:, 1], ys[:, 1])[2]
     return diagonal
 
 

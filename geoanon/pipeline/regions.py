@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_formulas
-from .._geo import km_per_unit
+from .._geo import ground
 from .._text import plural
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
@@ -199,9 +199,7 @@ class RegionGroups:
         """Each group's diameter in km: the diagonal of the box of its regions' centroids."""
         up = np.repeat(np.arange(len(self.members)), [len(m) for m in self.members])
         boxes = region_boxes(self.graph, [v for m in self.members for v in m])
-        crs = self.found.shapes.crs
-        return node_diameters([up], boxes, bool(self.graph.graph.get("geographic")),
-                              km_per_unit(crs))[0]
+        return node_diameters([up], boxes, ground(self.found.shapes.crs))[0]
 
     def sizes(self) -> np.ndarray:
         return np.r_[self.part.weights, [self.suppressed] if self.suppressed else []].astype(np.int64)

@@ -25,13 +25,12 @@ import numpy as np
 
 from ..choices import WITHHELD
 
-__all__ = ["ISOLATION", "WITHHELD", "budget_rows", "ground_positions", "isolated_rows", "within_budget"]
+__all__ = ["ISOLATION", "WITHHELD", "budget_rows", "isolated_rows", "within_budget"]
 
 ISOLATION = 10.0    # isolated: k records around it spread this many times as far as around the usual record
 USUAL = 0.9         # the share of the table whose k records' spread is usual
 NEIGHBOURS = 63     # beyond this many, the spread of k records is measured on a sample of the table
 PROBES = 100_000    # beyond this many rows, the usual spread is measured around a sample of them
-EARTH_KM = 6371.0088
 
 
 def budget_rows(share: float, rows: int, k: int) -> int:
@@ -41,21 +40,10 @@ def budget_rows(share: float, rows: int, k: int) -> int:
     return 0 if share == 0 else max(int(np.ceil(share * rows)), 2 * k)
 
 
-def ground_positions(x, y, x_km, y_km: float, geographic: bool) -> np.ndarray:
-    """Each row's position in km: on the sphere (3 coordinates) for
-    longitudes ``x`` and latitudes ``y``, else ``x`` and ``y`` scaled by what
-    a unit of each is worth on the ground."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if geographic:
-        lon, lat = np.radians(x), np.radians(y)
-        return EARTH_KM * np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
-    return np.column_stack([x * x_km, y * y_km])
-
-
 def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Which rows are isolated, and how far the k records nearest each
     reach (the distance to its (k-1)-th nearest other, km; 0 where not
-    isolated). ``where``: each row's position in km (:func:`ground_positions`;
+    isolated). ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
     NaN for rows without one, never isolated); ``floor_km``: the least usual
     reach (the grid the boxes are published on). Beyond :data:`NEIGHBOURS`
     neighbours the reach is measured among a sample of that many rows in

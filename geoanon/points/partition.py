@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._geo import is_geographic
+from .._geo import ground, is_geographic
 from .._text import plural, show
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
@@ -276,7 +276,9 @@ METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the
 
 
 def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
-    """(n, 2) finite real float64 coordinates, geographic ones within range, or DataError.
+    """(n, 2) finite real float64 coordinates, geographic ones within range,
+    projected ones inside the area their CRS can take back to longitude and
+    latitude (every distance is measured there, :mod:`geoanon._geo`), or DataError.
 
     ``row_names`` (default: positions) name the rows in error messages.
     """
@@ -298,13 +300,21 @@ def check_coordinates(xy, crs, row_names=None) -> np.ndarray:
         i, n = int(np.flatnonzero(bad)[0]), int(bad.sum())
         raise DataError(f"{plural(n, 'point')} {'has' if n == 1 else 'have'} NaN or infinite coordinates "
                         f"(first: {name(i)}, x={show(a[i, 0])}, y={show(a[i, 1])})")
-    if is_geographic(crs):
+    on = ground(crs)
+    if on.geographic:
         out = (np.abs(a[:, 0]) > 180) | (np.abs(a[:, 1]) > 90)
         if out.any():
             i, n = int(np.flatnonzero(out)[0]), int(out.sum())
             raise DataError(
                 f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside longitude [-180, 180] / latitude "
                 f"[-90, 90] (first: {name(i)}, lon={show(a[i, 0])}, lat={show(a[i, 1])})" + _wrap_hint(a, out))
+    elif on.projected:
+        out = np.isnan(on.lonlat(a[:, 0], a[:, 1])[0])
+        if out.any():
+            i, n = int(np.flatnonzero(out)[0]), int(out.sum())
+            raise DataError(f"{plural(n, 'point')} {'lies' if n == 1 else 'lie'} outside the area that crs "
+                            f"{show(crs)} maps (first: {name(i)}, x={show(a[i, 0])}, y={show(a[i, 1])}): "
+                            "are the coordinates in that CRS?")
     box = (a[:, 0].min(), a[:, 1].min(), a[:, 0].max(), a[:, 1].max())   # per column: a strided axis-0 pass is slow
     if not measurable(box):
         raise DataError(f"the points spread over x from {show(box[0])} to {show(box[2])} and y from "

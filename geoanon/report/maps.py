@@ -30,7 +30,7 @@ import pandas as pd
 from branca.element import MacroElement
 from jinja2 import Template
 
-from .._geo import box_extents
+from .._geo import ground
 from .._text import plural, show
 from .._validation import check_choice
 from ..datasets import OUTLINE_ATTRIBUTION, PLACES_ATTRIBUTION
@@ -493,12 +493,12 @@ def neighbour_colors(geoms: np.ndarray, pairs: tuple | None = None) -> np.ndarra
 
 def class_widths_km(geoms: np.ndarray) -> np.ndarray:
     """Each shape's width in km: the diameter of its bounding box in
-    longitude/latitude (:func:`geoanon._geo.box_extents`, as the report's
+    longitude/latitude (:meth:`geoanon._geo.Ground.extents`, as the report's
     figures measure it; 0 for an empty shape)."""
     import shapely
 
     box = shapely.bounds(geoms).reshape(-1, 4)
-    return np.nan_to_num(box_extents(box[:, 0], box[:, 1], box[:, 2], box[:, 3], "EPSG:4326")[2])
+    return np.nan_to_num(ground("EPSG:4326").extents(box[:, 0], box[:, 1], box[:, 2], box[:, 3])[2])
 
 
 def _drawn(geoms: np.ndarray, tolerance: float) -> np.ndarray:

@@ -530,12 +530,20 @@ def test_maps_carry_outlines_near_their_classes_only():
 
 
 def test_a_projected_crs_beyond_its_area_draws_what_it_can(tmp_path, cli):
-    """Points in CONUS Albers spread far past its area of use (beyond the pole
-    the projection has no longitude/latitude): the classes inside are drawn,
-    clipped to the area, the others counted in the legend."""
+    """Points in CONUS Albers spread far past its area of use: the classes
+    inside are drawn, clipped to the area, the others counted in the legend.
+    Points beyond the pole, where the projection has no longitude/latitude
+    (nor any distance on the ground), are refused."""
+    from pyproj import Transformer
+
     rng = np.random.default_rng(0)
-    pd.DataFrame({"x": rng.uniform(-8e6, 8e6, 2000).round(1), "y": rng.uniform(-4e6, 8e6, 2000).round(1)}).to_csv(
-        tmp_path / "m.csv", index=False)
+    points = pd.DataFrame({"x": rng.uniform(-8e6, 8e6, 2000).round(1), "y": rng.uniform(-4e6, 8e6, 2000).round(1)})
+    points.to_csv(tmp_path / "all.csv", index=False)
+    code, _, err = cli("points", tmp_path / "all.csv", "--lat", "y", "--lon", "x", "--crs", "EPSG:5070", "-k", "10",
+                       "-o", tmp_path / "none.csv")
+    assert code == 2 and "lie outside the area that crs 'EPSG:5070' maps" in err and not (tmp_path / "none.csv").exists()
+    lon = Transformer.from_crs("EPSG:5070", "EPSG:4269", always_xy=True).transform(points.x, points.y)[0]
+    points[np.isfinite(lon)].to_csv(tmp_path / "m.csv", index=False)
     code, _, err = cli("points", tmp_path / "m.csv", "--lat", "y", "--lon", "x", "--crs", "EPSG:5070", "-k", "10",
                        "-o", tmp_path / "out.csv", "--map", tmp_path / "m.html", "--html-report", tmp_path / "r.html")
     assert code == 0, err

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..._cells import escape_formulas
-from ..._geo import ground_diagonal, km_per_unit
+from ..._geo import ground
 from ...joint.dims import Dims, tree_from_paths
 from ...joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from ...regions.groups import SUPPRESSED_GROUP, nested_groups
@@ -62,27 +62,25 @@ class GroupPublisher(Publisher):
         at least ``FLOOR`` * F); the leaves' places and records are kept for
         :meth:`measure_neighbourhood`."""
         boxes = region_boxes(graph, leaf_names)
-        geographic = bool(graph.graph.get("geographic"))
-        per_unit = km_per_unit(self.shapes.crs)
-        self.diameters = node_diameters(dim.ancestors, boxes, geographic, per_unit)
+        on = ground(self.shapes.crs)
+        self.diameters = node_diameters(dim.ancestors, boxes, on)
         placed = ~np.isnan(boxes).any(axis=1)
         held = boxes[placed]
-        full = float(ground_diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0), geographic,
-                                     per_unit)) if held.size else 1.0
+        full = float(on.diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0))) if held.size else 1.0
         position = {v: i for i, v in enumerate(leaf_names)}
         pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
                          dtype=np.int64).reshape(-1, 2)
-        unit = np.nanmax([spacing(boxes, pairs, geographic, per_unit), FLOOR * full])
+        unit = np.nanmax([spacing(boxes, pairs, on), FLOOR * full])
         self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
         self.places = ((boxes[:, :2] + boxes[:, 2:]) / 2, np.bincount(dim.leaf, minlength=len(leaf_names)),
-                       geographic, per_unit, unit)
+                       on, unit)
 
     def measure_neighbourhood(self, k: int) -> None:
         """``k_spacing``: the records' k-neighbourhood width in km
         (:func:`geoanon.joint.km_loss.k_spacing`, at least the regions'
         spacing u), the scale of the default precision target."""
-        middles, counts, geographic, per_unit, unit = self.places
-        self.k_spacing = float(np.nanmax([k_spacing(middles, counts, k, geographic, per_unit), unit]))
+        middles, counts, on, unit = self.places
+        self.k_spacing = float(np.nanmax([k_spacing(middles, counts, k, on), unit]))
 
     def too_wide(self, max_km: float):
         """Whether a state's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""

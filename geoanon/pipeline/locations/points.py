@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._geo import KM_PER_DEGREE, row_box_extents
+from ..._geo import ground, row_box_extents
 from ..._text import show
 from ...errors import ParameterError
 from ...joint.dims import Dims, RankDim
@@ -14,7 +14,8 @@ from ...options.locations import POINTS
 from .kind import LocationKind
 from .rectangles import PointsPublisher
 
-__all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "points_location", "robust_spans"]
+__all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "nearest_round", "points_location",
+           "robust_spans", "unit_metres"]
 
 
 class PointsKind(LocationKind):
@@ -73,6 +74,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
                              f"up to {show(reach)}); give at most {show(reach)}")
     if geographic:
         warnings += null_island(xy)
+    unit_m = unit_metres(crs, frame.x, xy[:, 1])
     dims = []
     for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
         lows, highs = frame.x_ends if axis == 0 else frame.y_ends
@@ -89,9 +91,19 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         span = float(highs[-1] - lows[0])
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
-                            resolution=resolution or default_resolution(span, finest), k=k,
+                            resolution=resolution or default_resolution(span, finest, unit_m[axis]), k=k,
                             min_step=k * coordinate_resolution(xy[:, axis])))
     return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds is None)
+
+
+def unit_metres(crs, x, y) -> tuple:
+    """What one unit of x and one of y of a projected ``crs`` are worth in
+    metres on the ground at the middle of points (x, y) (:meth:`geoanon._geo.Ground.axis_km`);
+    (None, None) in a geographic CRS or a plane, whose grid is in its own unit."""
+    on = ground(crs)
+    if not on.projected:
+        return None, None
+    return tuple(1000 * float(v) for v in on.axis_km(np.median(x), np.median(y)))
 
 
 def ground_spans(dims, crs) -> None:
@@ -99,19 +111,15 @@ def ground_spans(dims, crs) -> None:
     (``location_loss="spacing"``, whose loss does not read them): the location
     tree is then cut on ground distance alone, towards boxes square in km, as
     the location would be cut without the other columns (a km of box costs
-    more than any other column's whole range). A degree of longitude counts
-    the cosine of the records' median latitude times a degree of latitude."""
-    from pyproj import CRS
-
-    x, y = (d for d in dims.items if d.location)           # longitude, latitude
-    crs = CRS.from_user_input(crs)
-    if not crs.is_geographic:
-        x.span = y.span = 1000.0 / crs.axis_info[0].unit_conversion_factor
-        return
-    held = y.rank[y.rank < y.size]
-    lat = float(np.median(y.low[held])) if held.size else 0.0
-    y.span = 1.0 / KM_PER_DEGREE
-    x.span = 1.0 / (KM_PER_DEGREE * max(np.cos(np.radians(lat)), 0.01))
+    more than any other column's whole range). A unit of each axis counts
+    what it is worth on the ground at the records' median point
+    (:meth:`geoanon._geo.Ground.axis_km`; a degree of longitude: the cosine
+    of the median latitude times a degree of latitude)."""
+    x, y = (d for d in dims.items if d.location)           # longitude or easting, latitude or northing
+    middle = [float(np.median(d.low[d.rank[d.rank < d.size]])) if (d.rank < d.size).any() else 0.0 for d in (x, y)]
+    x_km, y_km = (float(v) for v in ground(crs).axis_km(*middle))
+    y.span = 1.0 / y_km
+    x.span = 1.0 / max(x_km, 0.01 * y_km)
 
 
 def robust_spans(dims) -> None:
@@ -126,12 +134,37 @@ def robust_spans(dims) -> None:
                 d.span = float(q3 - q1)
 
 
-def default_resolution(span: float, finest: float = 0.0) -> float:
+def default_resolution(span: float, finest: float = 0.0, unit_m: float | None = None) -> float:
     """The power of ten nearest below a thousandth of ``span`` (0.01 degrees
     for a country-wide table), and not below ``finest``: the grid of
-    published box edges."""
-    step = 10.0 ** np.floor(np.log10(span / 1000)) if span > 0 else 1.0
-    return max(step, finest)
+    published box edges. In a projected CRS whose unit is worth ``unit_m``
+    metres on the ground, the power of ten of metres below a thousandth of
+    the span's length on the ground, written as the round step (1, 2 or 5
+    times a power of ten) of the unit nearest it, so that the grid is as
+    fine on the ground whatever the unit: 100 m is 100 UTM metres, 500 US
+    survey feet (a power of ten of feet would be 30 m or 305 m), 100 Web
+    Mercator metres at latitude 30 and 200 at latitude 60.
+
+    >>> default_resolution(2e5), default_resolution(6.6e5, unit_m=0.3048006), default_resolution(4e5, unit_m=0.5)
+    (100.0, 500.0, 200.0)
+    """
+    if span <= 0:
+        return max(1.0, finest)
+    if unit_m is None:
+        return max(float(10.0 ** np.floor(np.log10(span / 1000))), finest)
+    metres = 10.0 ** np.floor(np.log10(span * unit_m / 1000))
+    return max(nearest_round(metres / unit_m), finest)
+
+
+def nearest_round(v: float) -> float:
+    """The round number (1, 2 or 5 times a power of ten) nearest ``v`` > 0 by ratio.
+
+    >>> nearest_round(328.08), nearest_round(116.7), nearest_round(0.0007)
+    (500.0, 100.0, 0.0005)
+    """
+    power = np.floor(np.log10(v))
+    candidates = [float(np.round(m * 10.0 ** p, max(0, int(-p)))) for p in (power, power + 1) for m in (1, 2, 5)]
+    return min(candidates, key=lambda c: abs(np.log(c / v)))
 
 
 def finest_step(magnitude: float) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._geo import KM_PER_DEGREE, km_per_unit
+from ..._geo import ground
 from ...joint.dims import RankDim
 from ...points.edges import coarsest_step, window
 from .classes import location_classes
@@ -54,7 +54,9 @@ class PointsPublisher(Publisher):
         tiles = self.frame.rectangles(boxes[known])
         held = [st for st, ok in zip(states, known) if ok]
         (vx, sx), (vy, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
-        vx, sx = _wrapped(vx), _wrapped(sx)
+        east = _eastward if self.geographic else np.asarray    # longitudes go round the circle, eastings do not
+        if self.geographic:
+            vx, sx = _wrapped(vx), _wrapped(sx)
         if dx.extent == "grid" and own_boxes:    # classes' boxes may overlap: each its own
             out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
             return out
@@ -68,18 +70,18 @@ class PointsPublisher(Publisher):
                 far = tiles[:, (side + 2) % 4]
                 edge = np.where(outer[(side + 2) % 4], own, _outer_edge(d, extreme, far, side < 2))
                 tiles[:, side] = np.where(outer[side], edge, tiles[:, side])
-            widths = ((tiles[:, 2] - tiles[:, 0]) % 360, tiles[:, 3] - tiles[:, 1])
+            widths = (east(tiles[:, 2] - tiles[:, 0]), tiles[:, 3] - tiles[:, 1])
             cuts = [~outer[side] for side in range(4)]
             fine = [_fine(tiles[:, side], widths[side % 2], dx.k) & cuts[side] for side in range(4)]
             self.fine_cuts = (int(sum(f.sum() for f in fine)), int(sum(c.sum() for c in cuts)))
             out[known] = tiles
             return out
         # a cut (or given bounds: a shard's are cuts) nearer the records than the grid's edge, going outward
-        # (mod 360), on a grid of at least the box's width over max(k, 3)
-        near = [(vx[:, 0] - tiles[:, 0]) % 360 <= (vx[:, 0] - sx[:, 0]) % 360, tiles[:, 1] > sy[:, 0],
-                (tiles[:, 2] - vx[:, 1]) % 360 <= (sx[:, 1] - vx[:, 1]) % 360, tiles[:, 3] < sy[:, 1]]
+        # (eastward round the circle in longitude), on a grid of at least the box's width over max(k, 3)
+        near = [east(vx[:, 0] - tiles[:, 0]) <= east(vx[:, 0] - sx[:, 0]), tiles[:, 1] > sy[:, 0],
+                east(tiles[:, 2] - vx[:, 1]) <= east(sx[:, 1] - vx[:, 1]), tiles[:, 3] < sy[:, 1]]
         grid = (sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1])
-        widths = ((sx[:, 1] - sx[:, 0]) % 360, sy[:, 1] - sy[:, 0])
+        widths = (east(sx[:, 1] - sx[:, 0]), sy[:, 1] - sy[:, 0])
         for side in range(4):
             cut = near[side] & ~outer[side] & ~_fine(tiles[:, side], widths[side % 2], dx.k)
             tiles[:, side] = np.where(cut, tiles[:, side], grid[side])
@@ -89,17 +91,16 @@ class PointsPublisher(Publisher):
     def isolated(self, dims, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Which rows with a location class (``labels``: each row's, -1 for
         none) are isolated in the table (:mod:`geoanon.points.isolated`), and
-        how far the k records nearest each reach, in km."""
-        from ...points.isolated import ground_positions, isolated_rows
+        how far the k records nearest each reach, in km (on the ground,
+        :meth:`geoanon._geo.Ground.positions`)."""
+        from ...points.isolated import isolated_rows
 
         x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
         x = np.where(labels >= 0, x, np.nan)
-        if self.geographic:
-            x_km, y_km = KM_PER_DEGREE * np.cos(np.radians(np.nan_to_num(y))), KM_PER_DEGREE
-        else:
-            x_km = y_km = km_per_unit(self.crs)
+        on, held = ground(self.crs), ~np.isnan(x)
+        y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        return isolated_rows(ground_positions(x, y, x_km, y_km, self.geographic), k, grid)
+        return isolated_rows(on.positions(x, y), k, grid)
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
@@ -162,6 +163,11 @@ def _outer_edge(d: RankDim, extreme: np.ndarray, far: np.ndarray, lower: bool) -
                        max(d.step or d.resolution, d.min_step))
     lo, hi = snapped(extreme, extreme, steps)
     return lo if lower else hi
+
+
+def _eastward(d: np.ndarray) -> np.ndarray:
+    """Longitude differences as the arc eastward, in [0, 360)."""
+    return d % 360
 
 
 def _wrapped(x: np.ndarray) -> np.ndarray:

@@ -5,9 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geoanon._geo import ground_diagonal
+from geoanon._geo import ground
 from geoanon.joint.km_loss import KNEE, k_spacing, log_km, node_diameters, tree_km_costs
 
+
+LONLAT = ground("EPSG:4326")
 
 def test_log_km_is_zero_at_a_point_one_for_the_table_linear_below_the_knee_even_per_tenfold_above_a_unit():
     full = 4600.0
@@ -34,8 +36,8 @@ def test_a_node_costs_more_the_wider_it_is():
     levels = [np.arange(n)]
     while levels[-1].max() > 0:
         levels.append(levels[-1] // 3)
-    diameters = node_diameters(levels, boxes, True)
-    full = float(ground_diagonal(*xy.min(axis=0), *xy.max(axis=0), True))
+    diameters = node_diameters(levels, boxes, LONLAT)
+    full = float(LONLAT.diagonal(*xy.min(axis=0), *xy.max(axis=0)))
     costs = tree_km_costs(levels, diameters, np.ones(n, dtype=bool), full, 25.0)
     d, c = np.concatenate(diameters), np.concatenate(costs)
     order = np.argsort(d, kind="stable")
@@ -44,7 +46,7 @@ def test_a_node_costs_more_the_wider_it_is():
     for up, dj in zip(levels, diameters):                 # a parent is at least as wide as each of its children
         for node in range(dj.size):
             members = xy[up == node]
-            assert dj[node] == pytest.approx(ground_diagonal(*members.min(axis=0), *members.max(axis=0), True))
+            assert dj[node] == pytest.approx(LONLAT.diagonal(*members.min(axis=0), *members.max(axis=0)))
 
 
 def test_points_and_regions_share_the_formula():
@@ -59,7 +61,7 @@ def test_points_and_regions_share_the_formula():
     df = pd.DataFrame({"lat": rng.uniform(35, 36, 50).round(4), "lon": rng.uniform(-80, -78, 50).round(4)})
     dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [])
     dims = Dims(dims.items)
-    km = km_loss(dims, True)
+    km = km_loss(dims, LONLAT)
     root = dims.root(np.arange(len(df)))
     xs, ys = np.array([root[0]]), np.array([root[1]])
     assert km.loss(dims, xs, ys)[0] == pytest.approx(float(log_km(km.diagonal(dims, xs, ys), km.full)[0]))
@@ -79,7 +81,7 @@ def test_k_spacing_is_the_median_record_s_k_neighbourhood(seed, n, k, geographic
         lon, lat = np.radians(places[:, 0]), np.radians(places[:, 1])
         xyz = 6371.0088 * np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
     else:
-        xyz = places * 2.5                                      # projected units of 2.5 km
+        xyz = places                                            # a plane of km (no CRS)
     held = np.flatnonzero(counts > 0)
     diameters = []
     for i in held:
@@ -88,7 +90,7 @@ def test_k_spacing_is_the_median_record_s_k_neighbourhood(seed, n, k, geographic
         reach = np.cumsum(counts[held][order]) >= k
         d = distance[order][reach.argmax() if reach.any() else -1]
         diameters += [2 * d] * int(counts[i])
-    found = k_spacing(places, counts, k, geographic, 2.5)
+    found = k_spacing(places, counts, k, LONLAT if geographic else ground(None))
     if not diameters:
         assert np.isnan(found)
         return
@@ -100,6 +102,6 @@ def test_k_spacing_queries_in_pieces_with_the_same_result(monkeypatch):
 
     rng = np.random.default_rng(3)
     places, counts = rng.uniform([-100, 30], [-70, 45], (300, 2)), rng.integers(0, 3, 300)
-    whole = k_spacing(places, counts, 7, True)
+    whole = k_spacing(places, counts, 7, LONLAT)
     monkeypatch.setattr(km_loss, "NEIGHBOURS", 20)                 # two places per query
-    assert k_spacing(places, counts, 7, True) == whole > 0
+    assert k_spacing(places, counts, 7, LONLAT) == whole > 0
