@@ -4,10 +4,11 @@ projected CRS, for the tests and the benchmark of projected coordinates
 
 uniform_square   points uniform in a square of a given side in km around a
                  place, with an age column
-texas_visits     patients' visits in Texas: clustered around 25 cities by
-                 their population, 1 to 4 visits per patient at the same
-                 home (coordinates rounded to about 1 m), with age, sex and
-                 race as quasi-identifiers and a diagnosis
+texas_visits     patients' visits in Texas: homes clustered around 25 cities
+                 by their population, and 5% spread over the state (ranches,
+                 small towns: the isolated records), 1 to 4 visits per
+                 patient at the same home (coordinates rounded to about 1 m),
+                 with age, sex and race as quasi-identifiers and a diagnosis
 clustered_table  visits in towns of heavy-tailed sizes over a region (the
                  benchmarks' clustered points), with age and sex
 
@@ -32,6 +33,12 @@ TEXAS_CITIES = (
     ("Wichita Falls", 33.91, -98.49, 150), ("Texarkana", 33.43, -94.05, 150), ("Sherman", 33.64, -96.61, 140),
     ("San Angelo", 31.46, -100.44, 120),
 )
+# a rough outline of Texas (longitude, latitude), for the rural visits
+TEXAS_OUTLINE = ((-106.6, 32.0), (-103.06, 32.0), (-103.04, 36.5), (-100.0, 36.5), (-100.0, 34.56), (-97.5, 33.9),
+                 (-95.3, 33.9), (-94.04, 33.55), (-94.04, 31.0), (-93.55, 29.7), (-94.7, 29.3), (-97.2, 27.5),
+                 (-97.15, 25.95), (-99.1, 26.4), (-100.3, 28.0), (-101.4, 29.77), (-103.1, 29.0), (-104.5, 29.6),
+                 (-106.6, 31.8))
+RURAL = 0.05        # the share of homes spread uniformly over the state
 RACES = ("White", "Hispanic", "Black", "Asian", "Other")
 DIAGNOSES = ("flu", "asthma", "diabetes", "hypertension", "injury", "copd")
 
@@ -55,6 +62,20 @@ def _homes(rng, n_homes, centres, weights, spread_km):
     return np.round(lat, 5), np.round(lon, 5)
 
 
+def _within(rng, outline, n):
+    """``n`` points uniform (in degrees) inside the polygon ``outline``, rounded to 5 decimals."""
+    import shapely
+
+    polygon = shapely.Polygon(outline)
+    west, south, east, north = polygon.bounds
+    lat, lon = np.empty(0), np.empty(0)
+    while lat.size < n:
+        x, y = rng.uniform(west, east, 2 * n), rng.uniform(south, north, 2 * n)
+        inside = shapely.contains_xy(polygon, x, y)
+        lon, lat = np.r_[lon, x[inside]], np.r_[lat, y[inside]]
+    return np.round(lat[:n], 5), np.round(lon[:n], 5)
+
+
 def _visits(rng, lat, lon, n):
     """1 to 4 visits per home (55/25/12/8 %), the first ``n``."""
     visits = rng.choice([1, 2, 3, 4], size=lat.size, p=[0.55, 0.25, 0.12, 0.08])
@@ -67,6 +88,8 @@ def texas_visits(n: int = 50_000, seed: int = 0) -> pd.DataFrame:
     cities = np.array([c[1:] for c in TEXAS_CITIES], dtype=np.float64)
     spread = 4 + 6 * np.sqrt(cities[:, 2] / 1000)                 # km: 10 for a million, 20 for Houston
     lat, lon = _homes(rng, n, cities[:, :2], cities[:, 2], spread)
+    rural = np.flatnonzero(rng.random(n) < RURAL)
+    lat[rural], lon[rural] = _within(rng, TEXAS_OUTLINE, rural.size)
     lat, lon, patient = _visits(rng, lat, lon, n)
     age = rng.integers(0, 100, patient.max() + 1)[patient]
     sex = rng.choice(["F", "M"], patient.max() + 1)[patient]
@@ -113,18 +136,19 @@ def ground_km(table: pd.DataFrame, y: str, x: str, crs) -> np.ndarray:
 
 
 
-def towns(n: int, lat: float, lon: float, count: int = 8, reach_km: float = 150.0, seed: int = 0) -> pd.DataFrame:
+def towns(n: int, lat: float, lon: float, count: int = 8, reach_km: float = 150.0, seed: int = 0,
+          core: float = 0.01) -> pd.DataFrame:
     """``n`` points in ``count`` towns placed uniformly within ``reach_km``
     of (lat, lon), of random sizes, each a density falling as the square of
-    the distance from its centre out to 3 to 30 km (log-uniform), so that the
-    classes' boxes span two orders of magnitude and more; with an id and an
-    age."""
+    the distance from its centre, from ``core`` times its radius out to its
+    radius, 3 to 30 km (log-uniform), so that the classes' boxes span two
+    orders of magnitude and more; with an id and an age."""
     rng = np.random.default_rng(seed)
     size = rng.dirichlet(np.ones(count))
     which = rng.choice(count, n, p=size)
     centre = rng.uniform(-reach_km, reach_km, (count, 2))
     outer = np.exp(rng.uniform(np.log(3.0), np.log(30.0), count))
-    r = np.exp(rng.uniform(np.log(0.01), 0.0, n)) * outer[which]
+    r = np.exp(rng.uniform(np.log(core), 0.0, n)) * outer[which]
     angle = rng.uniform(0, 2 * np.pi, n)
     north, east = centre[which, 0] + r * np.sin(angle), centre[which, 1] + r * np.cos(angle)
     y = lat + north / (np.pi * EARTH_RADIUS_KM / 180)
