@@ -53,7 +53,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     missing : {"error", "suppress"}
         Rows without coordinates raise DataError, or form one fully
         generalized class (empty bounds), which must itself reach k.
-    crs : CRS of the coordinate columns (ignored when the geometry is used).
+    crs : CRS of the coordinate columns (ignored when the geometry is used):
+        a projected one takes ``lat`` as the northing and ``lon`` as the
+        easting, publishes the boxes in its unit, and measures every km on
+        the ground (:mod:`geoanon._geo`; docs/python.md, "Projected coordinates").
     bounds : (xmin, ymin, xmax, ymax), optional
         Region the rectangles tile, exactly as given (``xmin > xmax``: across
         the antimeridian). Default: the data's bounding box padded outward to
