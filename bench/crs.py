@@ -50,8 +50,12 @@ def release(job, df, crs, qi):
 
 
 def measure(job, df, crs, qi) -> dict:
+    """The release's figures, or what it failed with (an older checkout crashed on some)."""
     started = time.perf_counter()
-    rel = release(job, df, crs, qi)
+    try:
+        rel = release(job, df, crs, qi)
+    except Exception as exc:         # noqa: BLE001  (recorded, as a row of the table)
+        return {"failed": f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"}
     seconds = time.perf_counter() - started
     km = ground_km(rel.table, "y", "x", crs)
     held = km[~np.isnan(km)]
@@ -60,7 +64,7 @@ def measure(job, df, crs, qi) -> dict:
 
 
 def run(quick: bool) -> list[dict]:
-    release("joint", projected(uniform_square(300, 31.6, 32.5, 10), "EPSG:32636"), "EPSG:32636", ("age",))  # JIT
+    measure("joint", projected(uniform_square(300, 31.6, 32.5, 50), "EPSG:32636"), "EPSG:32636", ("age",))  # JIT
     rows = []
     for name, (n, quick_n, make, qi, crss) in TABLES.items():
         df = make(quick_n if quick else n)
@@ -69,8 +73,9 @@ def run(quick: bool) -> list[dict]:
             for job in JOBS:
                 row = {"table": name, "rows": len(df), "crs": crs, "job": job, **measure(job, table, crs, qi)}
                 rows.append(row)
-                print(f"{name:9s} {NAMES.get(crs, crs):14s} {job:8s} withheld {row['withheld']:6.2%}  km "
-                      f"{row['median']:7.2f} {row['p90']:7.2f} {row['max']:8.1f}  {row['seconds']:5.1f} s", flush=True)
+                print(f"{name:9s} {NAMES.get(crs, crs):14s} {job:8s} " + (row.get("failed") or (
+                      f"withheld {row['withheld']:6.2%}  km {row['median']:7.2f} {row['p90']:7.2f} {row['max']:8.1f}  "
+                      f"{row['seconds']:5.1f} s")), flush=True)
     return rows
 
 
@@ -81,15 +86,24 @@ def table_lines(rows: list[dict], before: dict) -> list[str]:
              "|---|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if before else "")]
     for r in rows:
         base = lonlat[(r["table"], r["job"])]
-        ratio = "-" if r is base else f"{r['median'] / base['median']:.2f}, {r['p90'] / base['p90']:.2f}"
-        line = (f"| {r['table']} ({r['rows']:,}) | {NAMES.get(r['crs'], r['crs'])} | {r['job']} | "
-                f"{r['withheld']:.2%} | {r['median']:.2f} | {r['p90']:.2f} | {r['max']:.1f} | {r['seconds']:.1f} | "
-                f"{ratio} |")
-        old = before.get((r["table"], r["crs"], r["job"]))
+        line = f"| {r['table']} ({r['rows']:,}) | {NAMES.get(r['crs'], r['crs'])} | {r['job']} | "
+        if "failed" in r:
+            line += f"{r['failed']} | | | | | |"
+        else:
+            ratio = "-" if r is base else f"{r['median'] / base['median']:.2f}, {r['p90'] / base['p90']:.2f}"
+            line += (f"{r['withheld']:.2%} | {r['median']:.2f} | {r['p90']:.2f} | {r['max']:.1f} | "
+                     f"{r['seconds']:.1f} | {ratio} |")
         if before:
-            line += " - |" if old is None else f" {old['withheld']:.2%}, {old['median']:.2f}, {old['p90']:.2f} |"
+            line += f" {_figures(before.get((r['table'], r['crs'], r['job'])))} |"
         lines.append(line)
     return lines
+
+
+def _figures(row) -> str:
+    """An earlier run's withheld share, median and p90 box."""
+    if row is None:
+        return "-"
+    return row["failed"] if "failed" in row else f"{row['withheld']:.2%}, {row['median']:.2f}, {row['p90']:.2f}"
 
 
 def write(rows: list[dict], path: Path, before: dict, before_code: str) -> None:

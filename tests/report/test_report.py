@@ -54,10 +54,14 @@ def test_rectangle_extents_in_km():
     assert width[1] == pytest.approx(2 * ONE_DEGREE_KM * np.cos(np.radians(60)))   # on the parallel nearer the equator
     assert width[2] == pytest.approx(2 * ONE_DEGREE_KM)              # across the antimeridian, two degrees
     assert height[2] == pytest.approx(20 * ONE_DEGREE_KM)
-    feet = pd.DataFrame({"y_min": [0.0], "y_max": [2000.0], "x_min": [0.0], "x_max": [1000.0]})
-    width, height, diameter = row_box_extents(feet, "y", "x", "EPSG:2264")   # NC State Plane, US survey feet
-    assert width[0] == pytest.approx(0.3048006) and height[0] == pytest.approx(0.6096012)
-    assert diameter[0] == pytest.approx(np.hypot(0.3048006, 0.6096012))
+    # NC State Plane, US survey feet, in North Carolina: measured on the ground (the grid's scale there within
+    # 0.01% of 1, the sphere's mean radius within 0.3% of the ellipsoid's), not in the grid's feet
+    feet = pd.DataFrame({"y_min": [600000.0], "y_max": [602000.0], "x_min": [2e6], "x_max": [2001000.0]})
+    width, height, diameter = row_box_extents(feet, "y", "x", "EPSG:2264")
+    assert width[0] == pytest.approx(0.3048006, rel=3e-3) and height[0] == pytest.approx(0.6096012, rel=3e-3)
+    assert diameter[0] == pytest.approx(np.hypot(0.3048006, 0.6096012), rel=3e-3)
+    far = feet.assign(x_min=0.0, x_max=1000.0)               # 600 km west of the zone's meridian: its scale shows
+    assert row_box_extents(far, "y", "x", "EPSG:2264")[0][0] < 0.3048006 * (1 - 1e-3)
 
 
 def test_point_precision_agrees_with_the_wgs84_geodesic():
