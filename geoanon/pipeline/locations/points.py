@@ -14,8 +14,8 @@ from ...options.locations import POINTS
 from .kind import LocationKind
 from .rectangles import PointsPublisher
 
-__all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "nearest_round", "points_location",
-           "robust_spans", "unit_metres"]
+__all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "points_location", "robust_spans",
+           "round_below", "unit_metres"]
 
 
 class PointsKind(LocationKind):
@@ -140,31 +140,32 @@ def default_resolution(span: float, finest: float = 0.0, unit_m: float | None = 
     published box edges. In a projected CRS whose unit is worth ``unit_m``
     metres on the ground, the power of ten of metres below a thousandth of
     the span's length on the ground, written as the round step (1, 2 or 5
-    times a power of ten) of the unit nearest it, so that the grid is as
-    fine on the ground whatever the unit: 100 m is 100 UTM metres, 500 US
-    survey feet (a power of ten of feet would be 30 m or 305 m), 100 Web
-    Mercator metres at latitude 30 and 200 at latitude 60.
+    times a power of ten) of the unit at or below it, so that the grid is
+    never coarser on the ground than a metric one, whatever the unit: 100 m
+    is 100 UTM metres, 200 US survey feet (61 m; a power of ten of feet
+    would be 30 m or 305 m), 100 Web Mercator metres at latitude 30 and 200
+    at latitude 60.
 
     >>> default_resolution(2e5), default_resolution(6.6e5, unit_m=0.3048006), default_resolution(4e5, unit_m=0.5)
-    (100.0, 500.0, 200.0)
+    (100.0, 200.0, 200.0)
     """
     if span <= 0:
         return max(1.0, finest)
     if unit_m is None:
         return max(float(10.0 ** np.floor(np.log10(span / 1000))), finest)
     metres = 10.0 ** np.floor(np.log10(span * unit_m / 1000))
-    return max(nearest_round(metres / unit_m), finest)
+    return max(round_below(metres / unit_m), finest)
 
 
-def nearest_round(v: float) -> float:
-    """The round number (1, 2 or 5 times a power of ten) nearest ``v`` > 0 by ratio.
+def round_below(v: float) -> float:
+    """The greatest round number (1, 2 or 5 times a power of ten) at most ``v`` > 0.
 
-    >>> nearest_round(328.08), nearest_round(116.7), nearest_round(0.0007)
-    (500.0, 100.0, 0.0005)
+    >>> round_below(328.08), round_below(116.7), round_below(0.0007), round_below(200.0)
+    (200.0, 100.0, 0.0005, 200.0)
     """
     power = np.floor(np.log10(v))
-    candidates = [float(np.round(m * 10.0 ** p, max(0, int(-p)))) for p in (power, power + 1) for m in (1, 2, 5)]
-    return min(candidates, key=lambda c: abs(np.log(c / v)))
+    candidates = [float(np.round(m * 10.0 ** p, max(0, int(-p)))) for p in (power - 1, power) for m in (1, 2, 5)]
+    return max(c for c in candidates if c <= v * (1 + 1e-12))
 
 
 def finest_step(magnitude: float) -> float:

@@ -32,6 +32,7 @@ PLACES = (("EPSG:32610", 37.6, -122.3), ("EPSG:32614", 30.3, -97.7), ("EPSG:3263
           ("EPSG:32636", 31.6, 32.5), ("EPSG:32755", -37.8, 145.0), ("EPSG:2277", 30.3, -97.7),
           ("EPSG:3857", 52.5, 13.4), ("+proj=aeqd +lat_0=-1.3 +lon_0=36.8 +units=m +datum=WGS84", -1.3, 36.8),
           ("+proj=tmerc +lat_0=60 +lon_0=25 +k=1 +x_0=0 +y_0=0 +units=km +ellps=GRS80", 60.2, 24.9))
+TEXAS_KM = "+proj=tmerc +lat_0=30 +lon_0=-98 +k=1 +x_0=0 +y_0=0 +units=km +ellps=GRS80"
 
 
 def lonlat(df: pd.DataFrame) -> pd.DataFrame:
@@ -235,13 +236,17 @@ def test_a_projected_release_has_the_quality_of_the_lonlat_one(place, seed, nort
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("crs", ["EPSG:32614", "EPSG:2277", "EPSG:3857",
-                                 "+proj=tmerc +lat_0=30 +lon_0=-98 +k=1 +x_0=0 +y_0=0 +units=km +ellps=GRS80"])
-def test_on_average_a_projected_release_is_as_precise_as_the_lonlat_one(crs):
+@pytest.mark.parametrize("crs, finer", [("EPSG:32614", 0.05), ("EPSG:2277", 0.15), ("EPSG:3857", 0.05),
+                                        (TEXAS_KM, 0.05)])
+def test_on_average_a_projected_release_is_as_precise_as_the_lonlat_one(crs, finer):
     """Over eight tables of Texas visits (3,000 rows each), per design: the
     geometric mean box within 5% of the lat/lon releases', the median box
     within 10%, averaged over the tables; each release as
-    :func:`assert_alike`."""
+    :func:`assert_alike`. In US survey feet boxes may be up to 15% finer (the
+    median 20%): the default
+    grid of box edges is never coarser on the ground than a metric one, and
+    the round numbers of feet below a km fall at 610 m (2,000 ft) where
+    degrees give 1.1 km (0.01)."""
     qi = ("age", "sex", "race")
     ratios = {kind: [] for kind in KINDS}
     for seed in range(8):
@@ -254,4 +259,4 @@ def test_on_average_a_projected_release_is_as_precise_as_the_lonlat_one(crs):
             ratios[kind].append(q / lonlat_q)
     for kind, r in ratios.items():
         mean = np.mean(r, axis=0)
-        assert abs(mean[3] - 1) <= 0.05 and abs(mean[1] - 1) <= 0.10, (kind, mean)
+        assert 1 - finer <= mean[3] <= 1.05 and 0.95 - finer <= mean[1] <= 1.10, (kind, mean)
