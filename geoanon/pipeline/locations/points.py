@@ -14,6 +14,8 @@ from ...options.locations import POINTS
 from .kind import LocationKind
 from .rectangles import PointsPublisher
 
+SCALE_SLACK = 0.02   # round_below: a projected unit's scale on the ground within this of a round number keeps it
+
 __all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "points_location", "robust_spans",
            "round_below", "unit_metres"]
 
@@ -158,14 +160,17 @@ def default_resolution(span: float, finest: float = 0.0, unit_m: float | None = 
 
 
 def round_below(v: float) -> float:
-    """The greatest round number (1, 2 or 5 times a power of ten) at most ``v`` > 0.
+    """The greatest round number (1, 2 or 5 times a power of ten) at most
+    ``v`` > 0, or 2% above it (a UTM metre is 0.9996 to 1.001 m on the
+    ground: 1000 m is 1000 of them, not 500).
 
-    >>> round_below(328.08), round_below(116.7), round_below(0.0007), round_below(200.0)
-    (200.0, 100.0, 0.0005, 200.0)
+    >>> round_below(328.08), round_below(116.7), round_below(0.0007), round_below(999.6)
+    (200.0, 100.0, 0.0005, 1000.0)
     """
     power = np.floor(np.log10(v))
-    candidates = [float(np.round(m * 10.0 ** p, max(0, int(-p)))) for p in (power - 1, power) for m in (1, 2, 5)]
-    return max(c for c in candidates if c <= v * (1 + 1e-12))
+    candidates = [float(np.round(m * 10.0 ** p, max(0, int(-p)))) for p in (power - 1, power, power + 1)
+                  for m in (1, 2, 5)]
+    return max(c for c in candidates if c <= v * (1 + SCALE_SLACK))
 
 
 def finest_step(magnitude: float) -> float:
