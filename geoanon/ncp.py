@@ -44,7 +44,7 @@ from ._geo import ground
 from ._text import show
 from .errors import DataError
 
-__all__ = ["SUPPRESSED", "infer_treatments", "information_loss", "parse_numbers", "plain_units"]
+__all__ = ["SUPPRESSED", "infer_treatments", "information_loss", "km_spread", "parse_numbers", "plain_units"]
 
 SUPPRESSED = "*"
 LONGITUDE_NAMES = frozenset({"lon", "lng", "long", "longitude", "x"})
@@ -106,7 +106,7 @@ def information_loss(original: pd.DataFrame, released: pd.DataFrame, treatments:
 
 
 def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict, *, location=(), crs=None,
-                groups=None) -> dict:
+                km=None) -> dict:
     """The loss of ``released`` (rows as in ``original``) in the columns' own
     units, beside :func:`information_loss` (``treatments`` as it takes them).
 
@@ -125,12 +125,10 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
       points location, ``location`` is its input columns ``(lat, lon)`` and
       the extent the diagonal of each row's box (``measure`` "box
       diagonal"); for regions, ``location`` is the region column, published
-      as group labels, and the extent the group's diameter: the diagonal
-      of the box of its regions' centroids (``groups``: {label as
-      published: [(x, y) of each region, in ``crs``]}; ``measure`` "group
-      diameter", as the joint search and the ZIP jobs' ``location_km``
-      measure it, 0 for a group of one region), with ``exact``, the share
-      of rows publishing their own region. Without ``crs`` the location columns
+      as group labels, and the extent each row's group diameter, ``km``
+      (NaN: none; ``measure`` "group diameter", the figure the joint search
+      and the ZIP jobs' ``location_km`` measure, 0 for a group of one
+      region), with ``exact``, the share of rows publishing their own region. Without ``crs`` the location columns
       count as interval or category columns.
 
     Shares are rounded to 6 decimals, widths to 6 significant digits, km to
@@ -180,22 +178,9 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
         out["location"] = {"measure": "box diagonal", **_km_spread(ground(crs).extents(*corners)[2])}
     elif location:
         published = released[treatments[location[0]][1]]
-        out["location"] = {"measure": "group diameter", **_km_spread(_group_km(published, groups or {}, crs)),
+        out["location"] = {"measure": "group diameter", **_km_spread(np.asarray(km, dtype=np.float64)),
                            "exact": _share(_exact_cells(original[location[0]], published))}
     return out
-
-
-def _group_km(published: pd.Series, groups: dict, crs) -> np.ndarray:
-    """Each row's group diameter in km: the diagonal of the box of its
-    regions' centroids (:meth:`geoanon._geo.Ground.diagonal`, as the joint
-    search measures a group); NaN where its label names no region, as ``*``."""
-    labels = published.reset_index(drop=True).astype(object).where(published.notna().to_numpy(), None)
-    named = [v for v in pd.unique(labels) if len(groups.get(v, ()))]
-    xy = [np.asarray(groups[v], dtype=float).reshape(-1, 2) for v in named]
-    low = np.array([p.min(axis=0) for p in xy]).reshape(-1, 2)
-    high = np.array([p.max(axis=0) for p in xy]).reshape(-1, 2)
-    km = ground(crs).diagonal(low[:, 0], low[:, 1], high[:, 0], high[:, 1])
-    return pd.Series(km, index=named, dtype=float).reindex(labels).to_numpy()
 
 
 def _widths(original, lo, hi, kind) -> dict:
@@ -219,10 +204,20 @@ def _widths(original, lo, hi, kind) -> dict:
 
 def _km_spread(km: np.ndarray) -> dict:
     """Median and p90 (km, to metres) of the rows' location extents, and the share of rows without one."""
+    spread = km_spread(km) or {"median": None, "p90": None}
+    return {"median_km": spread["median"], "p90_km": spread["p90"], "without": _share(np.isnan(km))}
+
+
+def km_spread(km) -> dict | None:
+    """``median``, ``p90`` and ``mean`` (km, to metres) of per-record
+    extents in km (NaN: records without a place, left out); None when no
+    record has one."""
+    km = np.asarray(km, dtype=np.float64)
     known = km[~np.isnan(km)]
-    median, p90 = np.quantile(known, [0.5, 0.9]) if known.size else (None, None)
-    return {"median_km": None if median is None else round(float(median), 3),
-            "p90_km": None if p90 is None else round(float(p90), 3), "without": _share(np.isnan(km))}
+    if not known.size:
+        return None
+    median, p90 = np.quantile(known, [0.5, 0.9])
+    return {"median": round(float(median), 3), "p90": round(float(p90), 3), "mean": round(float(known.mean()), 3)}
 
 
 def _exact_cells(original, published) -> np.ndarray:

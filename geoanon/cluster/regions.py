@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, InfeasibleError
-from ..pipeline.region_map import EXAMPLES, code_width, leading_zeros, refuse_unknown, region_graph, region_values
+from ..pipeline.region_map import EXAMPLES, code_width, leading_zeros, name_groups_by, refuse_unknown, region_graph, \
+    region_values
 from ..pipeline.regions import RegionGroups, check_suppressed
 from ..regions.groups import region_groups
 from ..report.release import JobReport
@@ -66,7 +67,7 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
                      strict=strict, keep_order=keep_order).model.k
     output = check_dataset_output(output, [] if is_frame(source) else [source])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
-    graph = found.graph
+    graph = name_groups_by(found.graph, regions, region_id, "zip")
     with cluster_client(scheduler, scheduler_file=scheduler_file), cluster_failures():
         ddf, loose = declared_dataset(open_dataset(source, column, sep=sep, encoding=encoding), [column], identifiers,
                                       keep, strict=strict)

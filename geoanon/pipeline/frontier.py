@@ -9,7 +9,8 @@ at the run's settings at once, sharing the nodes they cut alike
 (:func:`~geoanon.pipeline.joint_release.searched`), and publishes the
 release of each, measuring each release as a user reads it: the median and
 90th percentile of the published location's extent in km (box diagonals; a
-ZIP group's centroids' box; a label group has none) and the mean NCP of the
+ZIP group's centroids' box, and their mean per record; a label group has
+none) and the mean NCP of the
 other quasi-identifiers. The release at the chosen setting is returned
 whole, audited, with the frontier in its report.
 """
@@ -56,8 +57,11 @@ def explore(df, columns=None, model=None, *, settings=SETTINGS, **keywords):
         returns it, whose ``report.details["frontier"]`` holds ``chosen`` (its
         setting) and ``points``: per setting, in order, ``location_precision``
         (the value that reproduces it), ``median_km`` and ``p90_km`` (None
-        without a points or ZIP location), ``other_ncp`` (the mean NCP of the other
-        quasi-identifiers), ``ncp`` (overall) and ``classes``.
+        without a points or ZIP location), for a ZIP location ``mean_km``
+        (the group diameter per record, the axis its plot is drawn on:
+        the median is 0 km wherever most records keep their own ZIP code),
+        ``other_ncp`` (the mean NCP of the other quasi-identifiers), ``ncp``
+        (overall) and ``classes``.
 
     Examples
     --------
@@ -105,8 +109,7 @@ def frontier_point(setting: float, table, ncp: dict, spec, location_km=None) -> 
     user reads it (see :func:`explore`)."""
     kind, loc = spec.location
     others = [c for c in spec.columns.quasi_identifiers if c in ncp["columns"]]
-    median, p90 = KINDS[kind].km_quantiles(table, loc, spec.options["crs"], location_km)
-    return {"location_precision": setting, "median_km": median, "p90_km": p90,
+    return {"location_precision": setting, **KINDS[kind].km_figures(table, loc, spec.options["crs"], location_km),
             "other_ncp": round(float(np.mean([ncp["columns"][c] for c in others])), 6) if others else None,
             "ncp": ncp["overall"], "classes": int(table["class_id"].nunique())}
 

@@ -21,10 +21,11 @@ from ..regions.graphs import read_edge_list, region_ids, repair_polygons
 from ..regions.rollup import rolled_up, unit_names
 from .coordinates import numeric_column
 
-__all__ = ["EXAMPLES", "RegionGraph", "code_width", "leading_zeros", "refuse_unknown", "region_boxes", "region_graph",
-           "region_units", "region_values", "rolled_values", "units_of"]
+__all__ = ["EXAMPLES", "RegionGraph", "ZIP_CODED", "code_width", "leading_zeros", "level_column", "name_groups_by",
+           "refuse_unknown", "region_boxes", "region_graph", "region_units", "region_values", "rolled_values", "units_of"]
 
 EXAMPLES = 5                 # region ids named in a warning
+ZIP_CODED = 0.95             # region ids are ZIP codes when five digits and this share of them in the crosswalk
 
 
 @dataclass
@@ -220,12 +221,48 @@ def region_units(regions, region_id: str, level: str) -> dict:
 def rolled_values(graph, values: pd.Series, regions, region_id: str, level: str, unknown: str) -> tuple:
     """The region ``graph``, its roll-up units' members (None at ``"zip"``)
     and each record's node, with the regions rolled up to ``level``
-    (:func:`geoanon.regions.rollup.rolled_up`, :func:`units_of`)."""
+    (:func:`geoanon.regions.rollup.rolled_up`, :func:`units_of`), the graph
+    carrying the ladder its groups are named by (:func:`name_groups_by`)."""
     if level == "zip":
-        return graph, None, values
+        return name_groups_by(graph, regions, region_id, level), None, values
     graph, units = rolled_up(graph, region_units(regions, region_id, level))
     graph.graph["level"] = level
-    return graph, units, units_of(values, units, unknown)
+    return name_groups_by(graph, regions, region_id, level), units, units_of(values, units, unknown)
+
+
+def name_groups_by(graph, regions, region_id: str, level: str):
+    """``graph`` (its nodes: the regions, or their roll-up units at
+    ``level``) with ``graph.graph["ladder"]``, the levels its groups are
+    named at (:func:`geoanon.regions.naming.zip_ladder`): ZIP3 areas when
+    the ids are ZIP codes (five digits, at least ``ZIP_CODED`` of them in
+    the shipped crosswalk, :func:`geoanon.datasets.zip_counties`), counties
+    and states from the regions' ``state`` and ``county`` columns, else from
+    the crosswalk for ZIP codes."""
+    from ..datasets import zip_counties
+    from ..regions.naming import zip_ladder
+
+    if level != "zip":
+        graph.graph["ladder"] = zip_ladder(level, ())
+        return graph
+    ids = region_ids(regions, region_id)
+    crosswalk = zip_counties()
+    zip_codes = code_width(ids) == 5 and float(pd.Index(ids).isin(crosswalk.index).mean()) >= ZIP_CODED
+    table = regions if "state" in regions.columns else crosswalk.reindex(ids) if zip_codes else {}
+    state, county = (table[c].tolist() if c in table else None for c in ("state", "county"))
+    graph.graph["ladder"] = zip_ladder(level, ids, state, county if state is not None else None, zip_codes)
+    return graph
+
+
+def level_column(df: pd.DataFrame, column: str, level: str) -> str:
+    """The name of the published column of ZIP codes in ``column`` at
+    ``level``: the column's own at ``"zip"``, else the level's (``zip3``,
+    ``county``, ``state``); DataError where another column of ``df`` has it."""
+    if level == "zip":
+        return column
+    if level in df.columns:
+        raise DataError(f"zip_level={level!r} publishes column {show(column)} as {show(level)}, the name of another "
+                        f"column of the table; rename that column, or list it among the identifiers")
+    return level
 
 
 def units_of(values: pd.Series, members: dict, unknown: str) -> pd.Series:

@@ -15,7 +15,7 @@ from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import require
 from ..errors import InfeasibleError
 from ..io import has_geometry
-from ..ncp import information_loss, plain_units
+from ..ncp import information_loss, km_spread, plain_units
 from ..progress import stepped
 from ..regions import graph_summary
 from ..joint.km_loss import node_diameters
@@ -23,13 +23,13 @@ from ..regions.groups import region_groups
 from .._validation import check_job_columns
 from ..report.release import JobReport, Release, with_geometry
 from ..options import release_spec
-from .region_map import EXAMPLES, RegionGraph, code_width, refuse_unknown, region_boxes, region_graph, region_values, \
-    rolled_values
+from .region_map import EXAMPLES, RegionGraph, code_width, level_column, refuse_unknown, region_boxes, region_graph, \
+    region_values, rolled_values
 from .region_shapes import group_shapes
 from .roles import declared_table, measure_undeclared, undeclared
 from ..options.locations import ZIP
 
-__all__ = ["RegionGroups", "check_suppressed", "generalize_regions", "km_spread"]
+__all__ = ["RegionGroups", "check_suppressed", "generalize_regions"]
 
 PLANARITY_MAX_NODES = 5000   # larger graphs are reported without a planarity test (seconds in networkx)
 
@@ -129,6 +129,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     check_unique_columns(df)
     df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
     check_job_columns(df, column)
+    published = level_column(df, column, zip_level)
     loose = undeclared(df, [column], keep, strict=strict)
     check_scalar_columns(df, [column])
     found = region_graph(regions, region_id, edges=edges, contiguity=contiguity)
@@ -147,6 +148,7 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     class_id = np.where(suppressed, part.n_classes, record_class)
     table = df.copy()
     table[column] = np.asarray(labels, dtype=object)[class_id]
+    table = table.rename(columns={column: published})
     table["class_id"] = class_id
 
     groups = RegionGroups(found, part, members, labels, n_suppressed, int(outside.sum()), column, method, graph,
@@ -155,16 +157,15 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     if has_geometry(df):
         table = with_geometry(table, _row_shapes(classes, class_id, table.index))
     part.verify()
-    audit = require(table, [column], k=k)
-    treatments = {column: ("set", column)}
+    audit = require(table, [published], k=k)
+    treatments = {column: ("set", published)}
     sizes = groups.sizes()
-    centroids = {label: [graph.nodes[v]["centroid"] for v in m] for label, m in zip(labels, members)}
     report = JobReport(
         job="regions", rows=int(len(df)), model={"k": k}, classes=int(sizes.size), min_class=int(sizes.min()),
         max_class=int(sizes.max()), audit=audit, seconds=round(time.perf_counter() - started, 3),
         details={**groups.details(), "ncp": information_loss(df, table, treatments),
                  "units": plain_units(df, table, treatments, location=(column,), crs=found.shapes.crs,
-                                      groups=centroids),
+                                      km=np.append(groups.diameters(), np.nan)[class_id]),
                  **measure_undeclared(table, loose, k, found.warnings)})
     notes = groups.notes()
     return Release(table=table, partition=part, report=report, classes=classes, notes=notes,
@@ -196,9 +197,13 @@ class RegionGroups:
         return _class_shapes(self.found.shapes, self.members, self.labels[:-1], self.part.weights, self.units)
 
     def diameters(self) -> np.ndarray:
-        """Each group's diameter in km: the diagonal of the box of its regions' centroids."""
-        up = np.repeat(np.arange(len(self.members)), [len(m) for m in self.members])
-        boxes = region_boxes(self.graph, [v for m in self.members for v in m])
+        """Each group's diameter in km: the diagonal of the box of the
+        centroids of its regions that hold records (of its roll-up units'
+        boxes), as the joint release measures a group."""
+        part = self.part
+        held = [[part.nodes[i] for i in group if part.element_weights[i] > 0] for group in part.groups()]
+        up = np.repeat(np.arange(len(held)), [len(m) for m in held])
+        boxes = region_boxes(self.graph, [v for m in held for v in m])
         return node_diameters([up], boxes, ground(self.found.shapes.crs))[0]
 
     def sizes(self) -> np.ndarray:
@@ -233,14 +238,6 @@ class RegionGroups:
         if joined:
             notes.append(f"{plural(joined, 'group')} joined to the nearest region across a gap (not contiguous)")
         return notes
-def km_spread(diameters: np.ndarray) -> dict | None:
-    """``median`` and ``p90`` of per-record diameters in km (NaN: records
-    without a place, left out); None when no record has one."""
-    known = np.asarray(diameters, dtype=np.float64)
-    known = known[~np.isnan(known)]
-    if not known.size:
-        return None
-    return {"median": round(float(np.median(known)), 3), "p90": round(float(np.quantile(known, 0.9)), 3)}
 
 
 def check_suppressed(n_suppressed: int, k: int) -> None:
@@ -248,6 +245,8 @@ def check_suppressed(n_suppressed: int, k: int) -> None:
     if 0 < n_suppressed < k:
         raise InfeasibleError(f"{plural(n_suppressed, 'record')} would be suppressed (unknown regions or components "
                               f"lighter than k), too few to form a class of k={k}")
+
+
 def _class_shapes(shapes, members, labels, weights, units=None):
     """One row per group: label, regions (or roll-up units), members, weight
     and shape (:func:`~geoanon.pipeline.region_shapes.group_shapes`; a unit's shape the union of its
@@ -262,6 +261,8 @@ def _class_shapes(shapes, members, labels, weights, units=None):
         "weight": np.asarray(weights, dtype=np.int64),
     }, geometry=group_shapes(shapes, members if units is None else [[v for u in m for v in units[u]] for m in members]),
        crs=shapes.crs)
+
+
 def _row_shapes(classes, class_id, index):
     """Each record's group shape (None for suppressed records)."""
     import geopandas as gpd

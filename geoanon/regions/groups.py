@@ -11,6 +11,7 @@ from .._cells import escape_formulas
 from .._text import plural
 from ..audit import SUPPRESSED
 from ..errors import InfeasibleError
+from .area import data_area, edge_lengths, trimmed_groups
 from .naming import graph_group_names, label_group_names
 from .partition import partition_graph
 
@@ -21,12 +22,22 @@ SUPPRESSED_GROUP = "*"      # the leaf of the records published suppressed (unkn
 
 def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     """(partition, members per group, labels (one per group, then "*"),
-    region -> group) of the records per region ``counts``; a group is
-    labelled after its central region, or its roll-up units
-    (:mod:`geoanon.regions.naming`)."""
-    part = partition_graph(graph, k, counts, method=method, on_small=on_small)
+    region -> group) of the records per region ``counts``, partitioned
+    within the records' area (:func:`~geoanon.regions.area.data_area`), each
+    group without the regions it needs not to connect its records
+    (:func:`~geoanon.regions.area.trimmed_groups`), and labelled after its
+    members that hold records (:mod:`geoanon.regions.naming`)."""
+    from dataclasses import replace
+
+    area = data_area(graph, {v for v, c in counts.items() if c > 0})
+    part = partition_graph(area, k, counts, method=method, on_small=on_small)
+    linked = part.linked_graph
+    centroids = np.array([area.nodes[v].get("centroid", (np.nan, np.nan)) for v in linked.ids], dtype=np.float64)
+    lengths = edge_lengths(linked, centroids, bool(area.graph.get("geographic")))
+    part = replace(part, labels=trimmed_groups(linked, lengths, part.labels, part.element_weights > 0))
     members = part.members()
-    names = graph_group_names(members, graph)
+    held = [[v for v in m if counts.get(v, 0) > 0] for m in members]
+    names = graph_group_names(held, area, k)
     labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
 
@@ -43,7 +54,7 @@ def nested_groups(leaf_codes, names, graph, check) -> list:
     counts = np.bincount(leaf_codes, minlength=n_leaves)
     m = check.n_values
     leaf_hist = np.bincount(leaf_codes * m + check.codes, minlength=n_leaves * m).reshape(n_leaves, m)
-    regions = graph                        # named after their central member (labels: by their counts)
+    regions = graph                        # named after their members holding records (labels: by their counts)
     if graph is None:
         graph = nx.complete_graph(n_leaves)
         node_of_leaf = list(range(n_leaves))
@@ -133,24 +144,29 @@ def merge_until_model(group, g, new_of_old, relabel, leaf_hist, check) -> np.nda
 
 def group_labels(levels, names, counts, k, graph) -> list:
     """Each level's label of every leaf (:mod:`geoanon.regions.naming`):
-    regions (``graph`` given) after their central member or their roll-up
-    units, labels after their most frequent member when k records hold it,
-    else ``group I``, I counted over the groups of every level."""
-    out, number = [], 0
-    for group in levels:
-        ids = np.unique(group)
-        members = [np.flatnonzero(group == g) for g in ids]
-        numbers = range(number, number + len(members))
-        held = [counts[m].tolist() for m in members]
-        if graph is not None:               # the '*' of suppressed records names only itself
-            regions = [[i for i in m if names[i] != SUPPRESSED_GROUP] for m in members]
-            named = iter(graph_group_names([[names[i] for i in r] for r in regions if r], graph))
-            text = [next(named) if r else SUPPRESSED_GROUP for r in regions]
-        else:
-            text = label_group_names([[names[i] for i in m] for m in members], held, k, number=numbers)
-        number += len(members)
+    regions (``graph`` given) after their members that hold records, named
+    together over every level so that different groups never share a name,
+    labels after their most frequent member when k records hold it, else
+    ``group I``, I counted over the groups of every level."""
+    members = [[np.flatnonzero(group == g) for g in np.unique(group)] for group in levels]
+    if graph is not None:
+        held = {tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP): None
+                for level in members for m in level}
+        held.pop((), None)                 # the '*' of suppressed records names only itself
+        named = dict(zip(held, graph_group_names([list(h) for h in held], graph, k)))
+        texts = [[named.get(tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP),
+                            SUPPRESSED_GROUP) for m in level] for level in members]
+    else:
+        texts, number = [], 0
+        for level in members:
+            numbers = range(number, number + len(level))
+            texts.append(label_group_names([[names[i] for i in m] for m in level], [counts[m].tolist() for m in level],
+                                           k, number=numbers))
+            number += len(level)
+    out = []
+    for level, text in zip(members, texts):
         label = np.empty(len(names), dtype=object)
-        for m, t in zip(members, text):
+        for m, t in zip(level, text):
             label[m] = t
         out.append(label.tolist())
     return out

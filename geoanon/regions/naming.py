@@ -1,16 +1,20 @@
 """Names of published groups (ZIP groups, label classes) that tell no
 member's count and name no rare record's value.
 
-- A **group of regions** is named after its *central* member (the region
-  whose centroid lies nearest the mean of all the members' centroids), with
-  ``+N`` for its N other members: geometry alone decides, so the name says
-  nothing of how many records any member holds, and the map, which draws
-  every member, shows the same group.
-- A **group of roll-up units** (ZIP3, county, state: ``zip_level``) is
-  named after all its units, joined by ``|``, up to :data:`UNITS_NAMED` of
-  them; a larger group after its central unit and ``+N``. (A name that left
-  out the units holding 1 to k-1 records, beside a map drawing all of them,
-  would tell exactly which units those are.)
+- A **group of regions** (or of roll-up units, ``zip_level``) is named after
+  its members that hold records, at the finest level of its
+  :class:`NameLadder` (the regions themselves, then, for ZIP codes, their
+  ZIP3 areas, counties and states) that names at most :data:`NAMED` of them,
+  joined by ``|`` (``27701|27705``, ``277xx``, ``NC/Durham County|NC/Wake
+  County``, ``NC``); when every level names more, after the central one of
+  the coarsest level's (nearest the mean of the members' centroids) and
+  ``+N`` for the N others (``TX+4``). A list of u names is used only when
+  u = 1 or u < k: a group holds at least k records, so no name can say that
+  each of its members holds exactly one; a group no level names so gets a
+  neutral name, ``group I``. The members without records, which join a
+  group only to connect it (:mod:`geoanon.regions.area`), are drawn on the
+  map but never named. Groups that would share a name are told apart by
+  ``#1``, ``#2`` (in the order of their members).
 - A **group of labels** is named after its most frequent label when at
   least k records hold it, with ``+N`` for the others, and gets a neutral
   name, ``group I``, otherwise (I counted in a fixed order of the groups):
@@ -22,60 +26,146 @@ member's count and name no rare record's value.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["UNITS_NAMED", "canonical_codes", "canonical_order", "graph_group_names", "label_group_names",
-           "region_group_names", "unit_group_names"]
+__all__ = ["NAMED", "NameLadder", "canonical_codes", "canonical_order", "graph_group_names", "label_group_names",
+           "region_group_names", "zip_ladder"]
 
 NEUTRAL = "group {}"
-UNITS_NAMED = 3      # a group of roll-up units up to this many is named after all of them
+NAMED = 3      # a group is named after its members' units at the finest level that has at most this many
 
 
-def region_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
-    """One name per group of region ids (``members``: lists of ids;
-    ``centroid_of``: id -> (x, y)): its central member and ``+N``.
+@dataclass(frozen=True)
+class NameLadder:
+    """The levels a group of a map's leaves (regions, or roll-up units) may
+    be named at, finest first: ``levels`` their names (``"zip"``, ``"zip3"``,
+    ``"county"``, ``"state"``) and ``units`` per level after the first (the
+    leaves themselves) a mapping leaf -> the tuple of its names there (empty
+    where unknown: no group holding that leaf is named at that level)."""
+
+    levels: tuple = ("region",)
+    units: tuple = ()
+
+    def names(self, leaves, level: int) -> list | None:
+        """The sorted names of ``leaves`` at ``level`` (None: one has none)."""
+        if level == 0:
+            return sorted({str(v) for v in leaves})
+        found = set()
+        for v in leaves:
+            mine = self.units[level - 1].get(v, ())
+            if not mine:
+                return None
+            found.update(mine)
+        return sorted(found)
+
+
+def zip_ladder(level: str, ids, state=None, county=None, zip_codes: bool = False) -> NameLadder:
+    """The :class:`NameLadder` of regions ``ids`` published at ``level``
+    (a roll-up level's groups are named after their units alone): at
+    ``"zip"``, after the leaves,
+    their ZIP3 areas (``277xx``; only when the ids are ``zip_codes``) and
+    counties (``NC/Durham County``, from ``state`` and ``county``, one per
+    id) where known, else their states: a state names a group only where
+    nothing between it and the regions is known, so that the groups of a
+    one-state table are not all named after their state.
 
     Examples
     --------
-    >>> xy = {"27701": (0.0, 0.0), "27703": (1.0, 0.0), "27705": (2.0, 0.0), "27713": (5.0, 5.0)}
-    >>> region_group_names([["27701", "27703", "27705"], ["27713"]], xy.get, geographic=False)
-    ['27703+2', '27713']
+    >>> ladder = zip_ladder("zip", ["27701", "27601"], state=["NC", "NC"], county=["Durham County", "Wake County"],
+    ...                     zip_codes=True)
+    >>> ladder.levels, ladder.names(["27701", "27601"], 1), ladder.names(["27701", "27601"], 2)
+    (('zip', 'zip3', 'county'), ['276xx', '277xx'], ['NC/Durham County', 'NC/Wake County'])
+    >>> zip_ladder("zip", ["37001"], state=["NC"]).levels
+    ('zip', 'state')
     """
-    return [_joined(central_member(group, centroid_of, geographic), len(group)) for group in members]
+    from .rollup import unit_names
+
+    if level != "zip":
+        return NameLadder((level,))
+    ids = [str(v) for v in ids]
+    known = {"zip3": [f"{v[:3]}xx" for v in ids] if zip_codes else None,
+             "county": unit_names(ids, "county", state, county) if county is not None else None}
+    if all(names is None for names in known.values()):
+        known = {"state": unit_names(ids, "state", state) if state is not None else None}
+    levels = ("zip", *(name for name, names in known.items() if names is not None))
+    return NameLadder(levels, tuple({v: (name,) if name else () for v, name in zip(ids, known[above])}
+                                    for above in levels[1:]))
 
 
-def unit_group_names(members: list, centroid_of, geographic: bool) -> list[str]:
-    """One name per group of roll-up units (``members``: lists of unit
-    names; ``centroid_of``: unit -> (x, y)): all of them, sorted, joined by
-    ``|`` (``|`` and ``\\`` inside a name escaped), or, beyond
-    :data:`UNITS_NAMED`, the central one and ``+N``.
+def region_group_names(held: list, ladder: NameLadder, k: int, centroid_of, geographic: bool) -> list[str]:
+    """One name per group (``held``: each group's members that hold records)
+    by ``ladder`` for a model of ``k`` (see the module's docstring);
+    ``centroid_of``: member -> (x, y).
 
     Examples
     --------
-    >>> xy = {"NC/Wake County": (-78.6, 35.8), "NC/Durham County": (-78.9, 36.0), "NC/Orange County": (-79.1, 36.1),
-    ...       "NC": (-79.4, 35.6), "VA": (-78.6, 37.5), "SC": (-81.0, 33.9), "GA": (-83.4, 32.7)}
-    >>> unit_group_names([["NC/Wake County", "NC/Durham County", "NC/Orange County"], ["NC", "VA", "SC", "GA"]],
-    ...                  xy.get, geographic=True)
-    ['NC/Durham County|NC/Orange County|NC/Wake County', 'SC+3']
+    >>> xy = {"27701": (-78.90, 35.99), "27703": (-78.84, 35.97), "27705": (-78.95, 36.02), "27707": (-78.95, 35.95)}
+    >>> ladder = NameLadder(("zip", "zip3"), ({v: (v[:3] + "xx",) for v in xy},))
+    >>> region_group_names([["27701", "27703"], ["27705"], list(xy)], ladder, 10, xy.get, geographic=True)
+    ['27701|27703', '27705', '277xx']
+    >>> region_group_names([["27701", "27703"], list(xy)], NameLadder(), 3, xy.get, geographic=True)
+    ['27701|27703', 'group 1']
     """
-    def named(group):
-        if len(group) > UNITS_NAMED:
-            return _joined(central_member(group, centroid_of, geographic), len(group))
-        return "|".join(sorted(str(m).replace("\\", "\\\\").replace("|", "\\|") for m in group))
+    names = [_named(sorted(map(str, group)), ladder, k, centroid_of, geographic) for group in held]
+    neutral = sorted((tuple(sorted(map(str, g))) for g, n in zip(held, names) if n is None))
+    names = [NEUTRAL.format(neutral.index(tuple(sorted(map(str, g)))) + 1) if n is None else n
+             for g, n in zip(held, names)]
+    return _told_apart(names, held)
 
-    return [named(group) for group in members]
+
+def _named(group: list, ladder: NameLadder, k: int, centroid_of, geographic: bool) -> str | None:
+    """A group's name: its members' names at the finest level that lists
+    at most ``NAMED`` and may be listed, else the central name and ``+N`` of
+    the level listing fewest (the finest of those); None where no level may
+    be listed."""
+    coarsest = None
+    for level in range(len(ladder.levels)):
+        names = ladder.names(group, level)
+        if names is None or not (len(names) == 1 or len(names) < k):
+            continue
+        if len(names) <= NAMED:
+            return "|".join(_escaped(v) for v in names)
+        if coarsest is None or len(names) < len(coarsest[1]):
+            coarsest = level, names
+    if coarsest is None:
+        return None
+    level, names = coarsest
+    places = {}
+    for v in group:
+        for name in ladder.names([v], level):
+            places.setdefault(name, []).append(centroid_of(v))
+    middle = {name: tuple(np.mean(np.asarray(xy, dtype=np.float64), axis=0)) for name, xy in places.items()}
+    return f"{_escaped(central_member(names, middle.get, geographic))}+{len(names) - 1}"
 
 
-def graph_group_names(members: list, graph) -> list[str]:
-    """The names of groups of the nodes of a region ``graph``: roll-up units
-    (``graph.graph["level"]`` other than ``"zip"``) by :func:`unit_group_names`,
-    regions by :func:`region_group_names` (nodes' ``centroid``)."""
+def _told_apart(names: list, held: list) -> list:
+    """``names`` with ``#1``, ``#2``, ... after those shared by groups of
+    different members, numbered in the order of their members."""
+    by_name = {}
+    for name, group in zip(names, held):
+        by_name.setdefault(name, set()).add(tuple(sorted(map(str, group))))
+    out = []
+    for name, group in zip(names, held):
+        shared = sorted(by_name[name])
+        out.append(name if len(shared) == 1 else f"{name} #{shared.index(tuple(sorted(map(str, group)))) + 1}")
+    return out
+
+
+def _escaped(name) -> str:
+    """A unit's name with ``|`` and ``\\`` escaped, as ``|`` joins names."""
+    return str(name).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def graph_group_names(held: list, graph, k: int) -> list[str]:
+    """The names of groups of the nodes of a region ``graph`` (``held``:
+    each group's nodes that hold records) by its ``graph.graph["ladder"]``
+    (:class:`NameLadder`; default: the nodes themselves) and nodes'
+    ``centroid``."""
     centroid_of, geographic = (lambda v: graph.nodes[v]["centroid"]), bool(graph.graph.get("geographic"))
-    if graph.graph.get("level", "zip") != "zip":
-        return unit_group_names(members, centroid_of, geographic)
-    return region_group_names(members, centroid_of, geographic)
+    return region_group_names(held, graph.graph.get("ladder", NameLadder()), k, centroid_of, geographic)
 
 
 def central_member(group, centroid_of, geographic: bool):

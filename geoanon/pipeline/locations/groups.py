@@ -12,13 +12,24 @@ from ..._cells import escape_formulas
 from ..._geo import ground
 from ...joint.dims import Dims, tree_from_paths
 from ...joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
+from ...regions.area import edge_lengths, trimmed_groups
+from ...regions.graphs import CompactGraph
 from ...regions.groups import SUPPRESSED_GROUP, nested_groups
 from ..region_map import region_boxes
-from ..regions import km_spread
+from ...ncp import km_spread
 from .classes import location_classes
 from .kind import Publisher
 
 __all__ = ["GroupPublisher", "group_dims"]
+
+
+def _held_diameters(ancestors, boxes, held, placed, on) -> list:
+    """Each level's node diameters over the leaves that hold records
+    (:func:`~geoanon.joint.km_loss.node_diameters`): 0 for a node of placed
+    leaves without records, NaN for one of unplaced leaves only."""
+    diameters = node_diameters(ancestors, np.where(held[:, None], boxes, np.nan), on)
+    return [np.where(np.isnan(d) & (np.bincount(up, weights=placed, minlength=d.size) > 0), 0.0, d)
+            for up, d in zip(ancestors, diameters)]
 
 
 def group_dims(column, leaf_codes, leaf_names, present, check, publisher, graph=None) -> tuple:
@@ -34,46 +45,53 @@ def group_dims(column, leaf_codes, leaf_names, present, check, publisher, graph=
 
 
 class GroupPublisher(Publisher):
-    """The group label in place of the ZIP or label column; ``centroids``
-    {region: (x, y)} for ZIP codes, ``units`` {roll-up unit: its regions}
-    when the leaves are roll-up units (None: the leaves are regions). For
-    regions it knows each node's ``diameters`` in km (:meth:`measure`) and,
-    once the columns are published, reports the groups' diameters per record
-    (``details["location_km"]``: median and p90 over the records published
-    in a group of regions) and their km loss (``ncp["km_loss"]``): the
-    ``"km"`` loss of :meth:`km_costs` averaged over records, a record
-    published as ``*`` costing 1 (as the NCP charges ``*``), beside the
-    report's Iyengar NCP of the column, which counts regions, not km."""
+    """The group label in place of the ZIP or label column, in a column
+    named ``published`` (default the column's own; a roll-up's level);
+    ``units`` {roll-up unit: its regions} when the leaves are roll-up units (None: the leaves are
+    regions). For regions it knows each node's ``diameters`` in km
+    (:meth:`measure`) and, once the columns are published, each row's
+    (``row_km``), the one figure of the report's ``details["location_km"]``
+    (median and p90 over the records published in a group of regions) and
+    of its ``units``; and their km loss (``ncp["km_loss"]``): the ``"km"``
+    loss of :meth:`km_costs` averaged over records, a record published as
+    ``*`` costing 1 (as the NCP charges ``*``), beside the report's Iyengar
+    NCP of the column, which counts regions, not km."""
 
-    def __init__(self, column, shapes, details=None, centroids=None, units=None):
+    def __init__(self, column, shapes, details=None, units=None, published=None):
         self.column, self.shapes = column, shapes
+        self.published = column if published is None else published
         self.details = details or {}
-        self.centroids = centroids
         self.units = units
         self.diameters, self.costs, self.ncp = None, None, {}
         self.places = None
         self.row_km = None
+        self.leaf_graph, self.drawn = None, {}
 
     def measure(self, dim, graph, leaf_names) -> None:
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
-        of the leaves' boxes of centroids; NaN for the ``*`` of suppressed
-        records) and the ``"km"`` node costs (F the diameter of all the
-        regions held, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
+        of the boxes of the centroids of its leaves that hold records; 0 for
+        a leaf without records, NaN for the ``*`` of suppressed records) and
+        the ``"km"`` node costs (F the diameter of all the regions holding
+        records, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
         at least ``FLOOR`` * F); the leaves' places and records are kept for
-        :meth:`measure_neighbourhood`."""
+        :meth:`measure_neighbourhood`, their graph for the groups drawn
+        (:meth:`_regions`)."""
         boxes = region_boxes(graph, leaf_names)
         on = ground(self.shapes.crs)
-        self.diameters = node_diameters(dim.ancestors, boxes, on)
+        counts = np.bincount(dim.leaf, minlength=len(leaf_names))
         placed = ~np.isnan(boxes).any(axis=1)
-        held = boxes[placed]
+        self.diameters = _held_diameters(dim.ancestors, boxes, counts > 0, placed, on)
+        held = boxes[placed & (counts > 0)]
         full = float(on.diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0))) if held.size else 1.0
         position = {v: i for i, v in enumerate(leaf_names)}
         pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
                          dtype=np.int64).reshape(-1, 2)
         unit = np.nanmax([spacing(boxes, pairs, on), FLOOR * full])
         self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
-        self.places = ((boxes[:, :2] + boxes[:, 2:]) / 2, np.bincount(dim.leaf, minlength=len(leaf_names)),
-                       on, unit)
+        middles = (boxes[:, :2] + boxes[:, 2:]) / 2
+        self.places = (middles, counts, on, unit)
+        leaves = CompactGraph.from_edges(list(leaf_names), pairs[:, 0], pairs[:, 1])
+        self.leaf_graph = (leaves, edge_lengths(leaves, middles, on.geographic), counts > 0)
 
     def measure_neighbourhood(self, k: int) -> None:
         """``k_spacing``: the records' k-neighbourhood width in km
@@ -103,22 +121,24 @@ class GroupPublisher(Publisher):
             self.row_km = km[part.row_class]
             self.details["location_km"] = km_spread(self.row_km)
             self.ncp = {"km_loss": {self.column: round(float(loss[part.row_class].mean()), 12)}}
-        return {self.column: {self.column: out}}, {self.column: ("set", self.column)}
+        return {self.column: {self.published: out}}, {self.column: ("set", self.published)}
 
     def unit_keywords(self, part) -> dict:
-        """:func:`geoanon.ncp.plain_units`' keywords: each published group's
-        region centroids (ZIP codes; nothing for labels, which have no place)."""
-        if self.centroids is None:
+        """:func:`geoanon.ncp.plain_units`' keywords: each row's group
+        diameter (ZIP codes; nothing for labels, which have no place)."""
+        if self.row_km is None:
             return {}
-        nodes = sorted({(st[0][0], st[0][1]) for st in part.states})         # the groups the rows publish
-        labels = escape_formulas(pd.Series([self.dim.labels[level][node] for level, node in nodes], dtype=object))
-        groups = {label: [self.centroids[v] for v in self._regions(*node)] for label, node in zip(labels, nodes)}
-        return {"location": (self.column,), "crs": self.shapes.crs, "groups": groups}
+        return {"location": (self.column,), "crs": self.shapes.crs, "km": self.row_km}
 
     def _regions(self, level, node) -> list:
-        """The regions of a group (a roll-up unit's own; the ``*`` of suppressed records left out)."""
+        """The regions a group draws: its leaves that hold records and those
+        that connect them (:func:`~geoanon.regions.area.trimmed_groups`; a
+        roll-up unit's regions; the ``*`` of suppressed records left out)."""
         d = self.dim
-        leaves = np.flatnonzero(d.ancestors[level] == node)
+        if level not in self.drawn:
+            leaves, lengths, held = self.leaf_graph
+            self.drawn[level] = trimmed_groups(leaves, lengths, np.asarray(d.ancestors[level]), held)
+        leaves = np.flatnonzero(self.drawn[level] == node)
         named = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
         return named if self.units is None else [v for u in named for v in self.units[u]]
 

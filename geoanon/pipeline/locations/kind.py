@@ -80,8 +80,12 @@ class LocationKind(ABC):
         none), or None for a kind not measured in km."""
         return None
 
-    def km_quantiles(self, table, loc: dict, crs, location_km) -> tuple:
-        """The median and p90 over records of the published location's width
-        in km (``location_km``: the report's entry of a kind that measures
-        its groups as it publishes them); (None, None) when it has none."""
-        return (None, None) if location_km is None else (location_km["median"], location_km["p90"])
+    def km_figures(self, table, loc: dict, crs, location_km) -> dict:
+        """The published location's width in km over records: ``median_km``
+        and ``p90_km`` (None when it has none) and, for a kind that measures
+        its groups as it publishes them (``location_km``: the report's
+        entry), ``mean_km``: the group diameter per record, which no share
+        of records published in groups of one region, 0 km, can hide."""
+        if location_km is None:
+            return {"median_km": None, "p90_km": None}
+        return {"median_km": location_km["median"], "p90_km": location_km["p90"], "mean_km": location_km["mean"]}

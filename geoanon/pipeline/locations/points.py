@@ -34,11 +34,11 @@ class PointsKind(LocationKind):
     def record_km(self, table, loc, crs, publisher):
         return row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
 
-    def km_quantiles(self, table, loc, crs, location_km):
+    def km_figures(self, table, loc, crs, location_km):
         """Over every record; a record published without a box counts as infinitely wide."""
         d = self.record_km(table, loc, crs, None)
         d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
-        return tuple(float(np.round(np.quantile(d, q), 3)) for q in (0.5, 0.9))
+        return {f"{name}_km": float(np.round(np.quantile(d, q), 3)) for name, q in (("median", 0.5), ("p90", 0.9))}
 
 
 def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1):

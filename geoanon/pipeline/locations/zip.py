@@ -12,7 +12,7 @@ from ..._text import plural, show
 from ...errors import InfeasibleError
 from ...regions.groups import SUPPRESSED_GROUP
 from ...options.locations import ZIP
-from ..region_map import code_width, region_graph, region_values, rolled_values
+from ..region_map import code_width, level_column, region_graph, region_values, rolled_values
 from .groups import GroupPublisher, group_dims
 from .kind import LocationKind
 
@@ -21,31 +21,32 @@ __all__ = ["ZipKind"]
 
 class ZipKind(LocationKind):
     """ZIP codes as the ``zip`` job takes them (``loc``'s ``contiguity``,
-    ``unknown`` and ``small``): regions without records stay in the graph and
-    connect the groups; records of unknown regions (``unknown="suppress"``)
-    and of connected pieces that cannot meet the model on their own
+    ``unknown`` and ``small``): the groups lie within the records' area,
+    regions without records joining them only on the routes between regions
+    that hold records (:mod:`geoanon.regions.area`); records of unknown
+    regions (``unknown="suppress"``) and of connected pieces that cannot meet the model on their own
     (``small="suppress"``) are published as ``*``, one group that must meet
     the model; ``small="nearest"`` links a piece lighter than k to the
     nearest region of another piece (by centroid) instead. Rolled up
     (``zip_level`` ``"zip3"``, ``"county"`` or ``"state"``), the leaves are
-    the units, adjacent where their regions are. A record's width in km is
-    its group's diameter."""
+    the units, adjacent where their regions are, published in a column named
+    for the level. A record's width in km is its group's diameter."""
 
     shape = ZIP
 
     def read(self, df, loc, check, options, warnings):
+        published = level_column(df, loc["zip"], options["zip_level"])
         found = region_graph(loc["regions"], loc["region_id"], edges=loc.get("edges"),
                              contiguity=loc.get("contiguity", "rook"))
         warnings += found.warnings
         graph = found.graph
-        centroids = dict(graph.nodes(data="centroid"))             # of the regions, before any roll-up
         values = region_values(df[loc["zip"]], code_width(graph.nodes), warnings)
         graph, units, values = rolled_values(graph, values, loc["regions"], loc["region_id"], options["zip_level"],
                                              loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
-        publisher = GroupPublisher(loc["zip"], found.shapes, details, centroids, units)
+        publisher = GroupPublisher(loc["zip"], found.shapes, details, units, published)
         return group_dims(loc["zip"], leaf_codes, leaf_names, present, check, publisher, graph)
 
     def record_km(self, table, loc, crs, publisher):
@@ -53,12 +54,14 @@ class ZipKind(LocationKind):
 
 
 def _region_leaves(values, graph, check, unknown, small):
-    """The leaves of a ZIP location: every region of the connected pieces
-    that hold records (empty ones too, which join groups), and ``*`` for the
-    records published suppressed; each row's leaf, the leaf names, the graph
+    """The leaves of a ZIP location: the regions of the records' area
+    (:func:`~geoanon.regions.area.data_area`: those holding records and the
+    empty ones on the routes between them, which join groups only to
+    connect them), and ``*`` for the records published suppressed; each row's leaf, the leaf names, the graph
     the groups are connected in, and the report's figures."""
     import networkx as nx
 
+    from ...regions.area import data_area
     from ...regions.graphs import CompactGraph
     from ...regions.partition import nearest_bridges, node_points
     from ..region_map import refuse_unknown
@@ -68,8 +71,8 @@ def _region_leaves(values, graph, check, unknown, small):
         refuse_unknown(int(outside.sum()), pd.unique(values[outside].fillna("(missing)"))[:5])
     known = values.where(~outside)
     held = known.value_counts()
-    pieces = [sorted(c, key=str) for c in nx.connected_components(graph) if any(v in held.index for v in c)]
-    graph = graph.subgraph([v for c in pieces for v in c]).copy()
+    graph = data_area(graph, set(held.index))
+    pieces = [sorted(c, key=str) for c in nx.connected_components(graph)]
     bridges = 0
     failing = _failing_pieces(pieces, known, check)
     if failing and small == "nearest":
