@@ -151,6 +151,31 @@ def check_connected_partition(G, weights, k, class_of):
     return [total[c] for c in kept]
 
 
+def check_region_groups(G, weights, k, groups):
+    """Assert the rules of the groups of regions a release publishes
+    (``groups``: each group's regions, as drawn); return the group weights.
+
+    - no region is in two groups, and every region holding records is in one;
+    - every group weighs >= k and induces a connected subgraph of G;
+    - a region without records joins a group only to connect it: it has at
+      least two neighbours in its group (no dead end of empty regions).
+    """
+    import networkx as nx
+
+    seen = Counter(v for group in groups for v in group)
+    assert max(seen.values()) == 1, "a region is in two groups"
+    assert {v for v, w in weights.items() if w > 0} <= set(seen), "a region holding records is in no group"
+    total = []
+    for group in groups:
+        total.append(sum(int(weights.get(v, 0)) for v in group))
+        assert total[-1] >= k, f"a group weighs {total[-1]} < k={k}"
+        sub = G.subgraph(group)
+        assert nx.is_connected(sub), f"group {sorted(group)[:3]}... is not connected"
+        for v in group:
+            assert weights.get(v, 0) > 0 or sub.degree(v) >= 2, f"region {v} without records dangles from its group"
+    return total
+
+
 def brute_force_connected_partition(G, weights, k):
     """Smallest largest group over all partitions of a tiny connected graph into
     connected groups of weight >= k (None when there is none)."""

@@ -211,7 +211,6 @@ class RegionGroups:
 
     def details(self) -> dict:
         part, graph = self.part, self.graph
-        lonely = part.suppressed & ~part.empty
         return {
             "lower_bound": part.lower_bound,
             "ratio": round(part.ratio, 6),
@@ -219,9 +218,7 @@ class RegionGroups:
             "tree_degree": part.tree_degree,
             "suppressed_rows": self.suppressed,
             "unknown_rows": self.unknown,
-            "suppressed_regions": int(np.count_nonzero(lonely)),
-            "empty_regions": int(np.count_nonzero(part.element_weights == 0)),
-            "empty_components": part.params["empty_components"],
+            **self.region_counts(),
             "bridges": int(len(part.bridges)),
             "noncontiguous_groups": [self.labels[c] for c in part.noncontiguous_groups()],
             **self.found.counts,
@@ -230,6 +227,24 @@ class RegionGroups:
             "location_km": km_spread(np.repeat(self.diameters(), np.asarray(self.part.weights, dtype=np.int64))),
             "graph": graph_summary(graph, planarity=graph.number_of_nodes() <= PLANARITY_MAX_NODES),
         }
+
+    def region_counts(self) -> dict:
+        """The map's regions: ``suppressed_regions`` (those of connected
+        pieces lighter than k), ``empty_regions`` (without records, in a
+        group to connect it), ``outside_regions`` (in no group: the map
+        beyond the records' area, and the suppressed) and
+        ``empty_components`` (connected pieces of the map without records)."""
+        import networkx as nx
+
+        part = self.part
+        piece = part.linked_graph.components()
+        weight = np.bincount(piece, weights=part.element_weights)
+        grouped = part.labels >= 0
+        held = {v for v, w in zip(part.nodes, part.element_weights.tolist()) if w > 0}
+        return {"suppressed_regions": int(np.count_nonzero((weight[piece] > 0) & (weight[piece] < part.k))),
+                "empty_regions": int(np.count_nonzero(grouped & (part.element_weights == 0))),
+                "outside_regions": int(self.graph.number_of_nodes() - np.count_nonzero(grouped)),
+                "empty_components": sum(not (c & held) for c in nx.connected_components(self.graph))}
 
     def notes(self) -> list:
         notes = [f"{plural(self.suppressed, 'record')} generalized to '*' (unknown regions or components lighter "

@@ -86,21 +86,23 @@ def test_box_diagonal_in_km():
     assert "location" not in plain and plain["columns"]["lat"]["median_width"] == 1.0
 
 
-def test_group_diameter_between_region_centroids():
+def test_group_diameter_per_row():
     original = pd.DataFrame({"zip": ["A", "B", "C", "D"]})
-    released = pd.DataFrame({"zip": ["A+1", "A+1", "C", "*"]})
-    groups = {"A+1": [(0.0, 0.0), (0.0, 1.0)], "C": [(5.0, 5.0)]}     # (lon, lat) of each group's regions
+    released = pd.DataFrame({"zip": ["A|B", "A|B", "C", "*"]})
+    # per row: its group's diameter, one degree of latitude twice, 0 (one region), none ('*')
     units = plain_units(original, released, {"zip": ("set", "zip")}, location=("zip",), crs="EPSG:4326",
-                        groups=groups)
+                        km=np.array([ONE_DEGREE_KM, ONE_DEGREE_KM, 0.0, np.nan]))
     loc = units["location"]
-    # per row: one degree of latitude, one degree, 0 (one region), none ('*')
     assert loc["measure"] == "group diameter" and loc["without"] == 0.25 and loc["exact"] == 0.25
     assert loc["median_km"] == loc["p90_km"] == pytest.approx(ONE_DEGREE_KM, abs=1e-3)
     # 5 km of UTM grid near the central meridian, measured on the ground (longitude/latitude on the sphere of
-    # mean radius): within 0.2% of 5 km (the grid's scale there is 0.9996), not the grid's 5.000 exactly
-    metres = plain_units(original, released, {"zip": ("set", "zip")}, location=("zip",), crs="EPSG:32617",
-                         groups={"A+1": [(500000.0, 4e6), (503000.0, 4004000.0)], "C": [(5e5, 4e6)]})
-    km = metres["location"]["median_km"]
+    # mean radius): within 0.2% of 5 km (the grid's scale there is 0.9996), not the grid's 5.000 exactly; a
+    # group's diameter is the one measure node_diameters takes, which the report's figures read
+    from geoanon._geo import ground
+    from geoanon.joint.km_loss import node_diameters
+
+    boxes = np.array([(500000.0, 4e6, 500000.0, 4e6), (503000.0, 4004000.0, 503000.0, 4004000.0)])
+    km = float(node_diameters([np.zeros(2, dtype=np.int64)], boxes, ground("EPSG:32617"))[0][0])
     assert km == pytest.approx(5.0, rel=2e-3) and km != 5.0
 
 

@@ -15,7 +15,7 @@ import geoanon as ga
 from geoanon.datasets import data_path, nc_counties
 from geoanon.report.maps import render_html
 
-from checkers import check_bridged_partition, check_connected_partition, drawn_shapes, great_circle
+from checkers import check_bridged_partition, check_region_groups, drawn_shapes, great_circle
 
 WAKE = "37183"
 
@@ -82,11 +82,12 @@ def test_us_zip_regions_without_records_need_no_group(zip_nodes_df, zip_edges_df
     empty = [c for c in components if not any(v in counts for v in c)]
     assert len(components) == 50 and len(empty) == 45
     r = rel.report
-    assert r["empty_components"] == len(empty) and r["empty_regions"] == len(nodes) - len(counts)
-    assert r["suppressed_rows"] == 0 and r["suppressed_regions"] == 0 and r["audit"]["k"] >= 20
-    check_connected_partition(G, counts, 20, rel.partition.class_of())
     grouped = {v for members in rel.classes["members"] for v in members.split(",")}
-    assert grouped == set().union(*(c for c in components if c not in empty))
+    assert r["empty_components"] == len(empty) and r["outside_regions"] == len(nodes) - len(grouped)
+    assert r["empty_regions"] == len(grouped) - len(counts)
+    assert r["suppressed_rows"] == 0 and r["suppressed_regions"] == 0 and r["audit"]["k"] >= 20
+    check_region_groups(G, counts, 20, [m.split(",") for m in rel.classes["members"]])
+    assert set(counts) <= grouped <= set().union(*(c for c in components if c not in empty))
     assert {state[v] for v in grouped} == {"NC", "SC", "GA", "VA", "DC"}
     assert rel.warnings == []             # the shipped graph has no centroid at (0, 0)
 
@@ -112,7 +113,7 @@ def test_cli_regions_without_records_are_left_out_of_classes_and_map(tmp_path, c
     empty = [c for c in nx.connected_components(G) if not c & west]
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["empty_components"] == len(empty) >= 1 and report["classes"] == len(groups)
-    assert report["empty_regions"] == 100 - len(west) == sum(map(len, empty))
+    assert report["outside_regions"] == 100 - len(west) == sum(map(len, empty)) and report["empty_regions"] == 0
     east = nc[~nc.FIPS.isin(west)].geometry.union_all()
     assert groups.geometry.union_all().intersection(east).area < 1e-9
     html = (tmp_path / "m.html").read_text()
@@ -305,7 +306,7 @@ def test_group_labels_cannot_start_a_formula(tmp_path):
     edges = pd.DataFrame({"a": ids[0:2] + ["b", "@SUM(1)"], "b": ["-5", "-7", "c", "z"]})
     df = pd.DataFrame({"r": np.repeat(ids, [3, 3, 2, 3, 3, 3, 2]), "n": np.arange(19).astype(str)})
     rel = ga.generalize_regions(df, 3, column="r", regions=regions, region_id="id", edges=edges, keep=["n"])
-    labels = {"'=HYPERLINK(\"x\")", "'-5+1", "b", "c", "'@SUM(1)+1"}
+    labels = {"'=HYPERLINK(\"x\")", "'-5|-7", "b", "c", "'@SUM(1)|z"}
     assert set(rel.in_input_order()["r"]) == set(rel.classes["label"]) == labels
     assert set(rel.classes["members"]) == {"'=HYPERLINK(\"x\")", "'-5,-7", "b", "c", "'@SUM(1),z"}
     rel.to_file(tmp_path / "out.csv")

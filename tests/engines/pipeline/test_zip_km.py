@@ -58,13 +58,13 @@ def diameter_km(lat, lon):
     return float(np.hypot(across, (lat.max() - lat.min()) * km))
 
 
-def check_release(df, rel, k):
-    """Every row once, in order; classes of k or more with l = 2, one ZIP label per class."""
+def check_release(df, rel, k, column="zip"):
+    """Every row once, in order; classes of k or more with l = 2, one ZIP label per class (in ``column``)."""
     t = rel.in_input_order()
     assert len(t) == len(df) and t.index.equals(df.index)
-    check_joint_release(df.drop(columns=["id", "zip"]), t.drop(columns=["zip"]), k, intervals=["age"],
+    check_joint_release(df.drop(columns=["id", "zip"]), t.drop(columns=[column]), k, intervals=["age"],
                         sensitive="diagnosis", l=2)
-    assert (t.groupby("class_id")["zip"].nunique() == 1).all()
+    assert (t.groupby("class_id")[column].nunique() == 1).all()
     assert rel.report.audit["k"] >= k and rel.report.audit["ok"]
 
 
@@ -94,7 +94,9 @@ def test_zip_groups_cost_their_km_by_default_and_the_report_says_it():
                 loss[rows] = np.log1p(diameters[rows] / unit) / np.log1p(full / unit)
     known = diameters.dropna()
     assert d["location_km"] == {"median": round(float(np.median(known)), 3),
-                                "p90": round(float(np.quantile(known, 0.9)), 3)}
+                                "p90": round(float(np.quantile(known, 0.9)), 3), "mean": round(float(known.mean()), 3)}
+    units = d["units"]["location"]                           # one figure: the same diameters, per record
+    assert (units["median_km"], units["p90_km"]) == (d["location_km"]["median"], d["location_km"]["p90"])
     assert d["ncp"]["km_loss"] == {"zip": pytest.approx(loss.mean(), abs=1e-9)}
     assert d["ncp"]["columns"]["zip"] < d["ncp"]["km_loss"]["zip"]      # Iyengar's NCP reads less loss
     ranged = release(df, location_loss="range")
@@ -129,21 +131,20 @@ def test_every_group_the_search_can_choose_is_connected(level):
 def test_rolled_up_groups_are_unions_of_whole_units(level, unit):
     df = grid_records(seed=1, unknown=10)
     rel = release(df, zip_level=level)
-    check_release(df, rel, 10)
+    check_release(df, rel, 10, column=level)               # the column named for its level
     regions = grid_regions()[0]
     unit_of = dict(zip(regions["zip"], unit(regions)))
     units = df["zip"].map(unit_of)
-    label = rel.in_input_order()["zip"]
+    label = rel.in_input_order()[level]
     assert (label[units.isna()] == "*").all()
     assert (label[units.notna()] != "*").all()
     assert (label[units.notna()].groupby(units[units.notna()]).nunique() == 1).all()   # no unit is split
-    held = units.value_counts()
-    for text in label.unique():                     # named after its units, never after one fewer than k hold
+    for text in label.unique():                     # named after its units that hold records: all, or one and +N
         if text != "*" and not text.startswith("group "):
-            shown = text.rsplit("+", 1)[0].split("|")
-            assert set(shown) <= set(units[label == text]) | set(held.index[held == 0])
-            assert all(held[u] >= 10 for u in shown)
-    assert rel.report.details["zip_level"] == level and rel.report.details["location_km"]["median"] > 0
+            shown = text.split(" #")[0].rsplit("+", 1)[0].split("|")
+            assert set(shown) <= set(units[label == text]) and ("+" in text or len(shown) <= 3)
+    d = rel.report.details
+    assert d["zip_level"] == level and d["location_km"]["median"] == d["units"]["location"]["median_km"] > 0
 
 
 def test_a_region_without_a_unit_follows_unknown():
@@ -158,7 +159,8 @@ def test_a_region_without_a_unit_follows_unknown():
     rel = ga.anonymize(df, location={**loc, "unknown": "suppress"}, **common)
     starred = df["zip"].isin(blank)
     assert rel.report.details["unknown_rows"] == starred.sum() >= 5
-    assert (rel.in_input_order().loc[starred, "zip"] == "*").all() and (rel.in_input_order().loc[~starred, "zip"] != "*").all()
+    published = rel.in_input_order()["county"]
+    assert (published[starred] == "*").all() and (published[~starred] != "*").all()
 
 
 def test_options_are_checked():
@@ -204,9 +206,9 @@ def test_command_line_and_job_file(tmp_path, cli):
                        tmp_path / "r.json", "--html-report", tmp_path / "r.html")
     assert code == 0, err
     out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
-    assert list(out.columns) == ["zip", "age_min", "age_max", "diagnosis", "class_id"] and len(out) == len(df)
-    assert set(out["zip"]) - {"*"} <= {f"{s}/County {r}{c}" for s in ("NC", "VA") for r in "01" for c in "0123"} | {
-        t for t in out["zip"] if "|" in t or t.startswith("group ")}
+    assert list(out.columns) == ["county", "age_min", "age_max", "diagnosis", "class_id"] and len(out) == len(df)
+    assert set(out["county"]) - {"*"} <= {f"{s}/County {r}{c}" for s in ("NC", "VA") for r in "01" for c in "0123"} | {
+        t for t in out["county"] if "|" in t or "+" in t or t.startswith("group ")}
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["zip_level"] == "county" and report["location_loss"] == "km"
     zip_column = next(c for c in report["published"] if c["column"] == "zip")
@@ -215,14 +217,14 @@ def test_command_line_and_job_file(tmp_path, cli):
     code, _, err = cli("zip", tmp_path / "in.csv", *zips, "-k", "10", "--keep", "id,age,diagnosis", "--zip-level",
                        "state", "-o", tmp_path / "z.csv")
     assert code == 0, err
-    assert set(pd.read_csv(tmp_path / "z.csv", dtype=str)["zip"]) <= {"NC", "VA", "NC|VA", "*"}
+    assert set(pd.read_csv(tmp_path / "z.csv", dtype=str)["state"]) <= {"NC", "VA", "NC|VA", "*"}
     (tmp_path / "job.toml").write_text(
         '[input]\npath = "in.csv"\n[columns]\nlocation = { zip = "zip", regions = "regions.csv", region_id = "zip", '
         'edges = "edges.csv", unknown = "suppress" }\nqi = ["age"]\nidentifiers = ["id"]\nsensitive = "diagnosis"\n'
         '[model]\nk = 10\n[release]\nzip_level = "zip3"\n[output]\ntable = "j.csv"\n')
     code, _, err = cli("run", tmp_path / "job.toml")
     assert code == 0, err
-    assert set(pd.read_csv(tmp_path / "j.csv", dtype=str)["zip"]) - {"*"} <= {
+    assert set(pd.read_csv(tmp_path / "j.csv", dtype=str)["zip3"]) - {"*"} <= {
         "270", "271", "272", "273", "270|271", "272|273", "271|272", "270|271|272", "271|272|273",
         "270|271|272|273"}
 
