@@ -227,11 +227,11 @@ def rolled_values(graph, values: pd.Series, regions, region_id: str, level: str,
         return name_groups_by(graph, regions, region_id, level), None, values
     graph, units = rolled_up(graph, region_units(regions, region_id, level))
     graph.graph["level"] = level
-    return name_groups_by(graph, regions, region_id, level), units, units_of(values, units, unknown)
+    return name_groups_by(graph, regions, region_id, level, units), units, units_of(values, units, unknown)
 
 
-def name_groups_by(graph, regions, region_id: str, level: str):
-    """``graph`` (its nodes: the regions, or their roll-up units at
+def name_groups_by(graph, regions, region_id: str, level: str, units=None):
+    """``graph`` (its nodes: the regions, or their roll-up ``units`` at
     ``level``) with ``graph.graph["ladder"]``, the levels its groups are
     named at (:func:`geoanon.regions.naming.zip_ladder`): ZIP3 areas when
     the ids are ZIP codes (five digits, at least ``ZIP_CODED`` of them in
@@ -241,15 +241,12 @@ def name_groups_by(graph, regions, region_id: str, level: str):
     from ..datasets import zip_counties
     from ..regions.naming import zip_ladder
 
-    if level != "zip":
-        graph.graph["ladder"] = zip_ladder(level, ())
-        return graph
     ids = region_ids(regions, region_id)
     crosswalk = zip_counties()
     zip_codes = code_width(ids) == 5 and float(pd.Index(ids).isin(crosswalk.index).mean()) >= ZIP_CODED
     table = regions if "state" in regions.columns else crosswalk.reindex(ids) if zip_codes else {}
     state, county = (table[c].tolist() if c in table else None for c in ("state", "county"))
-    graph.graph["ladder"] = zip_ladder(level, ids, state, county if state is not None else None, zip_codes)
+    graph.graph["ladder"] = zip_ladder(level, ids, state, county if state is not None else None, zip_codes, units)
     return graph
 
 

@@ -37,7 +37,7 @@ def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
     part = replace(part, labels=trimmed_groups(linked, lengths, part.labels, part.element_weights > 0))
     members = part.members()
     held = [[v for v in m if counts.get(v, 0) > 0] for m in members]
-    names = graph_group_names(held, area, k)
+    names = graph_group_names(held, part.weights, area)
     labels = escape_formulas(pd.Series(names + [SUPPRESSED], dtype=object)).tolist()
     return part, members, labels, part.class_of()
 
@@ -150,10 +150,10 @@ def group_labels(levels, names, counts, k, graph) -> list:
     ``group I``, I counted over the groups of every level."""
     members = [[np.flatnonzero(group == g) for g in np.unique(group)] for group in levels]
     if graph is not None:
-        held = {tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP): None
-                for level in members for m in level}
+        placed = [[i for i in m if names[i] != SUPPRESSED_GROUP] for level in members for m in level]
+        held = {tuple(names[i] for i in m if counts[i] > 0): int(counts[m].sum()) for m in placed}
         held.pop((), None)                 # the '*' of suppressed records names only itself
-        named = dict(zip(held, graph_group_names([list(h) for h in held], graph, k)))
+        named = dict(zip(held, graph_group_names([list(h) for h in held], list(held.values()), graph)))
         texts = [[named.get(tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP),
                             SUPPRESSED_GROUP) for m in level] for level in members]
     else:

@@ -44,10 +44,12 @@ class NameLadder:
     be named at, finest first: ``levels`` their names (``"zip"``, ``"zip3"``,
     ``"county"``, ``"state"``) and ``units`` per level after the first (the
     leaves themselves) a mapping leaf -> the tuple of its names there (empty
-    where unknown: no group holding that leaf is named at that level)."""
+    where unknown: no group holding that leaf is named at that level); with
+    ``last_resort`` the last level names only the groups no other can."""
 
     levels: tuple = ("region",)
     units: tuple = ()
+    last_resort: bool = False
 
     def names(self, leaves, level: int) -> list | None:
         """The sorted names of ``leaves`` at ``level`` (None: one has none)."""
@@ -61,78 +63,94 @@ class NameLadder:
             found.update(mine)
         return sorted(found)
 
+    def tiers(self) -> list:
+        """The levels tried together, then the last resort's."""
+        n = len(self.levels)
+        return [range(n - 1), [n - 1]] if self.last_resort else [range(n)]
 
-def zip_ladder(level: str, ids, state=None, county=None, zip_codes: bool = False) -> NameLadder:
-    """The :class:`NameLadder` of regions ``ids`` published at ``level``
-    (a roll-up level's groups are named after their units alone): at
-    ``"zip"``, after the leaves,
-    their ZIP3 areas (``277xx``; only when the ids are ``zip_codes``) and
-    counties (``NC/Durham County``, from ``state`` and ``county``, one per
-    id) where known, else their states: a state names a group only where
-    nothing between it and the regions is known, so that the groups of a
+
+def zip_ladder(level: str, ids, state=None, county=None, zip_codes: bool = False, units=None) -> NameLadder:
+    """The :class:`NameLadder` of regions ``ids`` (``state`` and ``county``:
+    one each, or None) published at ``level`` (``units``: each roll-up
+    unit's regions): at ``"zip"``, after the leaves, their ZIP3 areas
+    (``277xx``; only when the ids are ``zip_codes``) and counties
+    (``NC/Durham County``) where known; a roll-up's groups after their
+    units. The states name a group as a last resort (where nothing between
+    them and the leaves is known, as any level), so that the groups of a
     one-state table are not all named after their state.
 
     Examples
     --------
     >>> ladder = zip_ladder("zip", ["27701", "27601"], state=["NC", "NC"], county=["Durham County", "Wake County"],
     ...                     zip_codes=True)
-    >>> ladder.levels, ladder.names(["27701", "27601"], 1), ladder.names(["27701", "27601"], 2)
-    (('zip', 'zip3', 'county'), ['276xx', '277xx'], ['NC/Durham County', 'NC/Wake County'])
-    >>> zip_ladder("zip", ["37001"], state=["NC"]).levels
-    ('zip', 'state')
+    >>> ladder.levels, ladder.names(["27701", "27601"], 1), ladder.names(["27701", "27601"], 2), ladder.last_resort
+    (('zip', 'zip3', 'county', 'state'), ['276xx', '277xx'], ['NC/Durham County', 'NC/Wake County'], True)
+    >>> zip_ladder("zip", ["37001"], state=["NC"]).last_resort
+    False
     """
     from .rollup import unit_names
 
-    if level != "zip":
-        return NameLadder((level,))
     ids = [str(v) for v in ids]
-    known = {"zip3": [f"{v[:3]}xx" for v in ids] if zip_codes else None,
-             "county": unit_names(ids, "county", state, county) if county is not None else None}
-    if all(names is None for names in known.values()):
-        known = {"state": unit_names(ids, "state", state) if state is not None else None}
-    levels = ("zip", *(name for name, names in known.items() if names is not None))
-    return NameLadder(levels, tuple({v: (name,) if name else () for v, name in zip(ids, known[above])}
-                                    for above in levels[1:]))
+    known = {"zip3": [f"{v[:3]}xx" for v in ids] if zip_codes and level == "zip" else None,
+             "county": unit_names(ids, "county", state, county) if county is not None and level == "zip" else None,
+             "state": unit_names(ids, "state", state) if state is not None and level != "state" else None}
+    levels = (level, *(name for name, names in known.items() if names is not None))
+    groups = {v: [v] for v in ids} if units is None else units
+    maps = []
+    for above in levels[1:]:
+        of_region = dict(zip(ids, known[above]))
+        maps.append({u: tuple(sorted({of_region[v] for v in regions if of_region.get(v)}))
+                     for u, regions in groups.items()})
+    resort = "state" in levels[1:] and (level != "zip" or len(levels) > 2)      # something between
+    return NameLadder(levels, tuple(maps), last_resort=resort)
 
 
-def region_group_names(held: list, ladder: NameLadder, k: int, centroid_of, geographic: bool) -> list[str]:
-    """One name per group (``held``: each group's members that hold records)
-    by ``ladder`` for a model of ``k`` (see the module's docstring);
+def region_group_names(held: list, weights, ladder: NameLadder, centroid_of, geographic: bool) -> list[str]:
+    """One name per group (``held``: each group's members that hold records;
+    ``weights``: its records) by ``ladder`` (see the module's docstring);
     ``centroid_of``: member -> (x, y).
 
     Examples
     --------
     >>> xy = {"27701": (-78.90, 35.99), "27703": (-78.84, 35.97), "27705": (-78.95, 36.02), "27707": (-78.95, 35.95)}
     >>> ladder = NameLadder(("zip", "zip3"), ({v: (v[:3] + "xx",) for v in xy},))
-    >>> region_group_names([["27701", "27703"], ["27705"], list(xy)], ladder, 10, xy.get, geographic=True)
+    >>> region_group_names([["27701", "27703"], ["27705"], list(xy)], [10, 12, 30], ladder, xy.get, geographic=True)
     ['27701|27703', '27705', '277xx']
-    >>> region_group_names([["27701", "27703"], list(xy)], NameLadder(), 3, xy.get, geographic=True)
+    >>> region_group_names([["27701", "27703"], list(xy)], [3, 4], NameLadder(), xy.get, geographic=True)
     ['27701|27703', 'group 1']
     """
-    names = [_named(sorted(map(str, group)), ladder, k, centroid_of, geographic) for group in held]
+    names = [_named(sorted(map(str, group)), int(weight), ladder, centroid_of, geographic)
+             for group, weight in zip(held, weights)]
     neutral = sorted((tuple(sorted(map(str, g))) for g, n in zip(held, names) if n is None))
     names = [NEUTRAL.format(neutral.index(tuple(sorted(map(str, g)))) + 1) if n is None else n
              for g, n in zip(held, names)]
     return _told_apart(names, held)
 
 
-def _named(group: list, ladder: NameLadder, k: int, centroid_of, geographic: bool) -> str | None:
-    """A group's name: its members' names at the finest level that lists
-    at most ``NAMED`` and may be listed, else the central name and ``+N`` of
-    the level listing fewest (the finest of those); None where no level may
-    be listed."""
-    coarsest = None
-    for level in range(len(ladder.levels)):
-        names = ladder.names(group, level)
-        if names is None or not (len(names) == 1 or len(names) < k):
-            continue
-        if len(names) <= NAMED:
-            return "|".join(_escaped(v) for v in names)
-        if coarsest is None or len(names) < len(coarsest[1]):
-            coarsest = level, names
-    if coarsest is None:
-        return None
-    level, names = coarsest
+def _named(group: list, weight: int, ladder: NameLadder, centroid_of, geographic: bool) -> str | None:
+    """A group's name: its members' names at the finest level of the first
+    tier (:meth:`NameLadder.tiers`) that lists at most ``NAMED`` and may be
+    listed (one name, or fewer than the group's ``weight`` records: a
+    list as long as its records would say each holds one), else the central
+    name and ``+N`` of the tier's level listing fewest (the finest of those);
+    None where no level may be listed."""
+    for tier in ladder.tiers():
+        fewest = None
+        for level in tier:
+            names = ladder.names(group, level)
+            if names is None or not (len(names) == 1 or len(names) < weight):
+                continue
+            if len(names) <= NAMED:
+                return "|".join(_escaped(v) for v in names)
+            if fewest is None or len(names) < len(fewest[1]):
+                fewest = level, names
+        if fewest is not None:
+            return _central(group, *fewest, ladder, centroid_of, geographic)
+    return None
+
+
+def _central(group: list, level: int, names: list, ladder: NameLadder, centroid_of, geographic: bool) -> str:
+    """``names`` (of ``group`` at ``level``) as their central one and ``+N``."""
     places = {}
     for v in group:
         for name in ladder.names([v], level):
@@ -159,13 +177,13 @@ def _escaped(name) -> str:
     return str(name).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def graph_group_names(held: list, graph, k: int) -> list[str]:
+def graph_group_names(held: list, weights, graph) -> list[str]:
     """The names of groups of the nodes of a region ``graph`` (``held``:
-    each group's nodes that hold records) by its ``graph.graph["ladder"]``
-    (:class:`NameLadder`; default: the nodes themselves) and nodes'
-    ``centroid``."""
+    each group's nodes that hold records; ``weights``: its records) by its
+    ``graph.graph["ladder"]`` (:class:`NameLadder`; default: the nodes
+    themselves) and nodes' ``centroid``."""
     centroid_of, geographic = (lambda v: graph.nodes[v]["centroid"]), bool(graph.graph.get("geographic"))
-    return region_group_names(held, graph.graph.get("ladder", NameLadder()), k, centroid_of, geographic)
+    return region_group_names(held, weights, graph.graph.get("ladder", NameLadder()), centroid_of, geographic)
 
 
 def central_member(group, centroid_of, geographic: bool):
