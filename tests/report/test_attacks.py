@@ -115,32 +115,46 @@ def _nc_patients(nodes, n=3000, seed=0):
 @pytest.mark.slow
 @pytest.mark.parametrize("level", ["county", "zip"])
 def test_group_names_and_the_map_tell_no_unit_count(level, zip_map):
-    """The attack: the map draws every member of a group; a label that named
-    only the members holding 0 or >= k records gave away the others (all 24
-    counties holding 1 to 9 records, at a19b1a4). Now a label names every
-    member, or the group's central member by geometry alone, whatever the
-    members hold; the map draws the same members."""
-    from geoanon.regions.naming import UNITS_NAMED, central_member
+    """The attack: a label that named only some of a group's members by
+    their counts (the members holding 0 or >= k records, at a19b1a4) gave
+    away the others. Now a label names all of its group's members that hold
+    records, at one level (ZIP codes, ZIP3 areas, counties; states last), or
+    one of them and +N counting them all, and never as many as the group's
+    records (which would say each holds one); the map draws every member
+    holding records, and no member without records unless it connects the
+    group."""
+    from checkers import check_region_groups
 
     nodes, edges = zip_map
     df = _nc_patients(nodes)
     release = ga.generalize_regions(df, 10, column="zip", regions=nodes, region_id="zip", edges=edges,
                                     zip_level=level, keep=["sex"])
-    unit = (nodes["state"] + "/" + nodes["county"]) if level == "county" else nodes["zip"]
-    xy = nodes[["lon", "lat"]].astype(float).groupby(unit.to_numpy()).mean()
-    centroid = {u: (x, y) for u, x, y in zip(xy.index, xy["lon"], xy["lat"])}
-    held = df["zip"].map(dict(zip(nodes["zip"], unit))).value_counts()
+    place = nodes.set_index("zip")
+    county = place["state"] + "/" + place["county"]
+    unit = county if level == "county" else pd.Series(place.index, index=place.index)
+    held = df["zip"].map(unit).value_counts()
+    above = {"zip3": lambda u: u[:3] + "xx", "county": county.get, "state": lambda u: "NC"}
+    ladder = ["zip3", "county", "state"] if level == "zip" else ["state"]
+    names_of = {lv: (lambda us, f=f: {f(u) for u in us}) for lv, f in above.items()}
+    if level == "county":
+        names_of["state"] = lambda us: {u.split("/")[0] for u in us}
     named_rare = 0
     for _, group in release.classes.iterrows():
         members = group["members"].split(",")                      # what the map draws
-        if level == "county" and len(members) <= UNITS_NAMED:
-            expected = "|".join(sorted(members))
-        else:
-            first = central_member(members, centroid.get, geographic=True)
-            expected = first if len(members) == 1 else f"{first}+{len(members) - 1}"
-        assert group["label"] == expected
-        named_rare += sum(0 < held.get(m, 0) < 10 for m in expected.split("+")[0].split("|"))
+        mine = [u for u in members if held.get(u, 0) > 0]
+        weight = int(held[mine].sum())
+        text = group["label"].split(" #")[0]
+        shown, more = text.rsplit("+", 1)[0].split("|"), int(text.rsplit("+", 1)[1]) if "+" in text else 0
+        options = [set(mine)] + [names_of[lv](mine) for lv in ladder]
+        listed = next(names for names in options if set(shown) <= names)
+        assert (set(shown) == listed) if not more else (shown[0] in listed and more + 1 == len(listed))
+        assert len(listed) == 1 or len(listed) < weight
+        named_rare += sum(0 < held.get(m, 0) < 10 for m in shown)
         assert not group.geometry.is_empty
+    counts = df["zip"].map(unit).value_counts().to_dict()
+    graph = ga.read_edge_list(edges, ids=nodes["zip"])
+    if level == "zip":
+        check_region_groups(graph, counts, 10, [m.split(",") for m in release.classes["members"]])
     assert named_rare > 0          # a member holding 1 to k-1 records is named like any other
 
 
