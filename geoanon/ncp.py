@@ -209,15 +209,16 @@ def _km_spread(km: np.ndarray) -> dict:
 
 
 def km_spread(km) -> dict | None:
-    """``median``, ``p90`` and ``mean`` (km, to metres) of per-record
-    extents in km (NaN: records without a place, left out); None when no
-    record has one."""
+    """``median``, ``p90``, ``max`` and ``mean`` (km, to metres) of
+    per-record extents in km (NaN: records without a place, left out); None
+    when no record has one."""
     km = np.asarray(km, dtype=np.float64)
     known = km[~np.isnan(km)]
     if not known.size:
         return None
     median, p90 = np.quantile(known, [0.5, 0.9])
-    return {"median": round(float(median), 3), "p90": round(float(p90), 3), "mean": round(float(known.mean()), 3)}
+    return {"median": round(float(median), 3), "p90": round(float(p90), 3), "max": round(float(known.max()), 3),
+            "mean": round(float(known.mean()), 3)}
 
 
 def _exact_cells(original, published) -> np.ndarray:

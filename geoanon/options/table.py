@@ -100,7 +100,7 @@ OPTIONS = (
                   "their records to '*', or join the group of the nearest region (by centroid)", flag="--small"),
     choice_option("zip_level", ("zip",), ZIP_LEVELS, "publish the ZIP codes rolled up: groups of whole ZIP3 areas (first "
                   "three digits), counties or states (from the regions' state and county columns, else the shipped "
-                  "crosswalk), named after them", engines=MEMORY, why="the dask engine publishes ZIP codes"),
+                  "crosswalk), named after them, in a column named zip3, county or state", engines=MEMORY, why="the dask engine publishes ZIP codes"),
     Option("column", ("labels",), values.TEXT, "the label column of IN (as anonymize --label-col; --col is its older "
            "name)", flag="--label-col", aliases=("--col",), required=True, metavar="COL"),
     *(replace(row, group=LOCATION_GROUP) for shape in LOCATIONS.values() for row in shape.options),

@@ -4,17 +4,19 @@ member's count and name no rare record's value.
 - A **group of regions** (or of roll-up units, ``zip_level``) is named after
   its members that hold records, at the finest level of its
   :class:`NameLadder` (the regions themselves, then, for ZIP codes, their
-  ZIP3 areas, counties and states) that names at most :data:`NAMED` of them,
-  joined by ``|`` (``27701|27705``, ``277xx``, ``NC/Durham County|NC/Wake
-  County``, ``NC``); when every level names more, after the central one of
-  the coarsest level's (nearest the mean of the members' centroids) and
-  ``+N`` for the N others (``TX+4``). A list of u names is used only when
-  u = 1 or u < k: a group holds at least k records, so no name can say that
-  each of its members holds exactly one; a group no level names so gets a
-  neutral name, ``group I``. The members without records, which join a
-  group only to connect it (:mod:`geoanon.regions.area`), are drawn on the
-  map but never named. Groups that would share a name are told apart by
-  ``#1``, ``#2`` (in the order of their members).
+  ZIP3 areas and counties; the states only where nothing finer can) that
+  lists at most :data:`NAMED` of them, joined by ``|`` (``27701|27705``,
+  ``277xx``, ``NC/Durham County|NC/Wake County``); when every level lists
+  more, after the central one of the level listing fewest (nearest the mean
+  of the members' centroids) and ``+N`` for the N others (``781xx+4``). A
+  list of u names is used only when u = 1 or u is below the group's records:
+  as many names as records would say that each holds exactly one; a group
+  no level names so gets a neutral name, ``group I``. Every member holding
+  records is named, or none is: none is singled out, whatever it holds.
+  The members without records, which join a group only to connect it
+  (:mod:`geoanon.regions.area`), are drawn on the map but never named.
+  Groups that would share a name are told apart by ``#1``, ``#2`` (in the
+  order of their members).
 - A **group of labels** is named after its most frequent label when at
   least k records hold it, with ``+N`` for the others, and gets a neutral
   name, ``group I``, otherwise (I counted in a fixed order of the groups):

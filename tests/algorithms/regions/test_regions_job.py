@@ -187,12 +187,14 @@ def test_demo_also_runs_the_region_job(tmp_path, cli, births_df):
     assert sorted(published.columns) == ["birth_weight_g_max", "birth_weight_g_min", "class_id", "county_fips",
                                          "sex"]                                           # record_id dropped
     assert published.groupby("class_id").size().min() >= 100
-    # the county groups (named "FIPS+N", a county and N more) cover the 100 counties once; the classes file
-    # draws each group, with its births
+    # the county groups (named "A|B|C", up to three counties, or "FIPS+N", a county and N more) cover the 100
+    # counties once; the classes file draws each group, with its births
     import geopandas as gpd
 
     counties = published["county_fips"].unique()
-    assert sum(1 + int(g.partition("+")[2] or 0) for g in counties) == births["county_fips"].nunique() == 100
+    listed = [g.split(" #")[0] for g in counties]
+    assert sum(1 + int(g.partition("+")[2]) if "+" in g else len(g.split("|")) for g in listed) == \
+        births["county_fips"].nunique() == 100
     groups = gpd.read_file(tmp_path / "regions_classes.geojson")
     assert len(groups) == len(counties) == report["location_classes"] and groups.is_valid.all()
     assert sorted(groups["weight"]) == sorted(published.groupby("county_fips").size())

@@ -94,7 +94,8 @@ def test_zip_groups_cost_their_km_by_default_and_the_report_says_it():
                 loss[rows] = np.log1p(diameters[rows] / unit) / np.log1p(full / unit)
     known = diameters.dropna()
     assert d["location_km"] == {"median": round(float(np.median(known)), 3),
-                                "p90": round(float(np.quantile(known, 0.9)), 3), "mean": round(float(known.mean()), 3)}
+                                "p90": round(float(np.quantile(known, 0.9)), 3), "max": round(float(known.max()), 3),
+                                "mean": round(float(known.mean()), 3)}
     units = d["units"]["location"]                           # one figure: the same diameters, per record
     assert (units["median_km"], units["p90_km"]) == (d["location_km"]["median"], d["location_km"]["p90"])
     assert d["ncp"]["km_loss"] == {"zip": pytest.approx(loss.mean(), abs=1e-9)}
