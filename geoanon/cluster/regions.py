@@ -54,9 +54,9 @@ def generalize_regions(source, k: int, output, *, column: str, regions, region_i
     ...                                 column="zip", regions=regions, region_id="zip", scheduler=client)
     >>> pd.read_parquet(release.output)["zip"].value_counts().sort_index()
     zip
-    27701+1    4
-    27707+1    3
-    27713      3
+    27701|27703    4
+    27705|27707    3
+    27713          3
     Name: count, dtype: int64
     >>> client.close(); folder.cleanup()
     """

@@ -39,7 +39,10 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
                        contiguity: str = "rook", method: str = "balanced", unknown: str = "error",
                        on_small: str = "error", zip_level: str = "zip", keep=None, identifiers=None,
                        strict: bool = True) -> Release:
-    """Generalize a table's region column into connected groups of >= k records.
+    """Generalize a table's region column into connected groups of >= k
+    records, within the records' area (:mod:`geoanon.regions.area`: regions
+    without records join a group only on the routes between its regions
+    that hold records).
 
     Parameters
     ----------
@@ -72,16 +75,16 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
         Connected components with records but lighter than k: error, suppress
         their records, or link each to the nearest region by centroid distance
         (see :func:`geoanon.partition_graph`; the report lists the groups that
-        are not contiguous). Components without records need no group.
+        are not contiguous). Regions beyond the records' area need no group.
     zip_level : {"zip", "zip3", "county", "state"}
         Publish ZIP codes rolled up: the groups are unions of whole ZIP3
         areas (the codes' first three digits), counties or states, each
         the union of its regions (their states and counties from the
         regions' ``state`` and ``county`` columns, else from
-        :func:`geoanon.datasets.zip_counties`), and a group is named after
-        its units (:func:`geoanon.regions.naming.unit_group_names`:
-        ``276``, ``NC/Durham County|NC/Wake County``). Records of a region
-        without such a unit follow ``unknown``.
+        :func:`geoanon.datasets.zip_counties`), published in a column named
+        for the level (``zip3``, ``county``, ``state``; DataError where the
+        table has another column of that name). Records of a region without
+        such a unit follow ``unknown``.
     keep, identifiers, strict
         Columns published as they are, and columns dropped. Any other
         column without a role is refused (UndeclaredColumnsError), or, with
@@ -91,16 +94,17 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     Returns
     -------
     Release
-        ``table`` with ``column`` replaced by each record's group label (the
-        id of its central region, nearest the mean of all the members'
-        centroids, with ``+N`` for its N other regions, or its roll-up units:
-        :mod:`geoanon.regions.naming`; ``*`` for suppressed records; a label that could start a spreadsheet formula
-        is prefixed with ``'``) and ``class_id`` last; ``classes`` holds one
-        row per group (label, members, regions, weight, dissolved shape).
-        Suppressed records form one class, which must itself reach k.
-        ``report["location_km"]``: the median and 90th percentile over
-        records of their group's diameter in km (the diagonal of the box of
-        its regions' centroids).
+        ``table`` with ``column`` replaced by each record's group label (its
+        regions or roll-up units that hold records, up to three, else their
+        ZIP3 areas, counties or a central one and ``+N``:
+        :mod:`geoanon.regions.naming`; ``*`` for suppressed records; a label
+        that could start a spreadsheet formula is prefixed with ``'``) and
+        ``class_id`` last; ``classes`` holds one row per group (label,
+        members drawn, regions, weight, dissolved shape). Suppressed records
+        form one class, which must itself reach k. ``report["location_km"]``:
+        the median, 90th percentile, max and mean over records of their
+        group's diameter in km (the diagonal of the box of the centroids of
+        its regions that hold records), the figures of ``units``.
 
     Examples
     --------
@@ -114,12 +118,13 @@ def generalize_regions(df: pd.DataFrame, k: int, *, column: str, regions, region
     >>> df = pd.DataFrame({"zip": ["27701"] * 3 + ["27703"] + ["27705"] * 2 + ["27707"] + ["27713"] * 3})
     >>> release = ga.generalize_regions(df, k=3, column="zip", regions=regions, region_id="zip")
     >>> release.table["zip"].tolist()
-    ['27701+1', '27701+1', '27701+1', '27701+1', '27707+1', '27707+1', '27707+1', '27713', '27713', '27713']
+    ['27701|27703', '27701|27703', '27701|27703', '27701|27703', '27705|27707', '27705|27707', '27705|27707',
+     '27713', '27713', '27713']
     >>> release.classes[["label", "members", "weight"]]
-         label      members  weight
-    0  27701+1  27701,27703       4
-    1  27707+1  27705,27707       3
-    2    27713        27713       3
+             label      members  weight
+    0  27701|27703  27701,27703       4
+    1  27705|27707  27705,27707       3
+    2        27713        27713       3
     """
     started = time.perf_counter()
     spec = release_spec("zip", k=k, column=column, regions=regions, region_id=region_id, edges=edges,

@@ -424,14 +424,14 @@ def test_zip_groups_are_one_polygon_each_on_their_own_country(national_zip_map):
     assert shapely.is_valid(shapes).all() and shapely.get_type_id(shapes).max() <= 6          # polygons only
     everything = shapely.union_all(shapes)
     assert np.isclose(shapely.area(shapes).sum(), everything.area)                             # no overlap
-    inside = {"Kansas": (-98.0, 38.5), "Cape Cod": (-70.3, 41.7), "Key West": (-81.78, 24.56)}
     outside = {"Monterrey": (-100.3, 25.7), "Toronto": (-79.4, 43.7), "Windsor": (-83.0, 42.28),
                "Ciudad Juarez": (-106.44, 31.70), "Gulf of Mexico": (-90.0, 26.0), "Atlantic": (-72.0, 38.0),
                "Pacific": (-125.5, 40.0)}
-    assert all(everything.contains(shapely.Point(*xy)) for xy in inside.values())
     assert not any(everything.contains(shapely.Point(*xy)) for xy in outside.values())
     nodes = pd.read_csv(national_zip_map / "nodes.csv", dtype=str).set_index("zip")
     members = groups["members"].str.split(",")
+    held = set(pd.read_csv(national_zip_map / "T.csv", dtype=str)["zip"]) & set(nodes.index)
+    assert held <= set(members.explode())                 # every ZIP holding records drawn (with those between)
     owner = np.repeat(np.arange(len(groups)), members.str.len())
     xy = nodes.loc[np.concatenate(members.to_numpy()), ["lon", "lat"]].astype(float).to_numpy()
     assert shapely.covers(shapes[owner], shapely.points(xy)).all()            # every member's centroid in its group
@@ -440,9 +440,10 @@ def test_zip_groups_are_one_polygon_each_on_their_own_country(national_zip_map):
 @pytest.mark.slow
 def test_browser_draws_the_national_zip_map_completely(tmp_path, national_zip_map):
     """Issue 33's target: the groups of a release over every US ZIP, one
-    polygon each, drawn whole at 1400 x 1000 with the legend."""
+    polygon each, drawn whole at 1400 x 1000 with the legend (the records'
+    area: the half of the ZIP codes that hold records and those between them)."""
     drawn, share = _drawn_at_full_size(tmp_path, national_zip_map / "z.html", "zip_national_map.png")
-    assert drawn == json.loads((national_zip_map / "z.json").read_text())["classes"] - 1 and share > 0.2
+    assert drawn == json.loads((national_zip_map / "z.json").read_text())["classes"] - 1 and share > 0.1
 
 
 def test_region_cells_clip_to_land_only_where_the_land_holds_them():
