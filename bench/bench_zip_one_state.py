@@ -102,7 +102,7 @@ def measure(state: str, which: str, job: str) -> dict:
     seconds = time.perf_counter() - start
     km, units = rel.report["location_km"], rel.report["units"]["location"]
     state_of = dict(zip(nodes["zip"], nodes["state"]))
-    return {"state": state, "map": which, "job": job, "groups": groups, "km_median": km["median"],
+    return {"state": state, "map": which, "release": job, "groups": groups, "km_median": km["median"],
             "km_p90": km["p90"], "km_max": km.get("max"), "km_mean": km.get("mean"), "exact": units["exact"],
             "outside_rows": outside_names(rel.table["zip"], nodes, state),
             "outside_drawn": None if drawn is None else sum(state_of[v] != state for v in drawn),
@@ -113,7 +113,7 @@ def measure(state: str, which: str, job: str) -> dict:
 def _describe(row) -> str:
     if "failed" in row:
         return f"{' '.join(row['job'])}: failed ({row['failed']})"
-    return (f"{row['state']} {row['map']:8s} {row['job']:8s} groups {row['groups']:>4,}  median {row['km_median']:7.1f} "
+    return (f"{row['state']} {row['map']:8s} {row['release']:8s} groups {row['groups']:>4,}  median {row['km_median']:7.1f} "
             f"p90 {row['km_p90']:7.1f} max {_km(row['km_max'])} km  exact {row['exact']:.1%}  outside "
             f"{row['outside_rows']} rows  {row['seconds']:.1f} s")
 
@@ -136,7 +136,7 @@ def table(rows) -> list[str]:
             out.append(f"| {' | '.join(r['job'])} | failed: {r['failed']} |")
             continue
         drawn = "" if r["outside_drawn"] is None else f"{r['outside_drawn']:,}"
-        out.append(f"| {r['state']} | {r['map']} | {r['job']} | {r['groups']:,} | {r['km_median']:,.1f} | "
+        out.append(f"| {r['state']} | {r['map']} | {r['release']} | {r['groups']:,} | {r['km_median']:,.1f} | "
                    f"{r['km_p90']:,.1f} | {_km(r['km_max'])} | {_km(r['km_mean'])} | {r['exact']:.1%} | "
                    f"{r['outside_rows']:,} | {drawn} | {'yes' if r['agree'] else 'no'} | {r['audit_k']} | "
                    f"{r['seconds']:.1f} |")

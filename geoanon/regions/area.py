@@ -15,6 +15,7 @@ connected component, the shortest that join all of its terminals.
 """
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 
 from .._geo import haversine_km
@@ -91,7 +92,10 @@ def _centroids(G, ids) -> np.ndarray:
 def data_area(G, held):
     """The subgraph of the region graph ``G`` (nodes with a ``centroid``;
     ``G.graph["geographic"]``) on the regions in ``held`` (those holding
-    records) and the regions of :func:`steiner_forest`'s routes between them.
+    records) and the regions of :func:`steiner_forest`'s routes between them,
+    its nodes and edges in the order of their ids: the same area of two maps
+    (the national map and one cut to a state) is the same graph, whatever
+    order their files list the regions in.
 
     Examples
     --------
@@ -103,7 +107,12 @@ def data_area(G, held):
     graph = CompactGraph.from_networkx(G)
     lengths = edge_lengths(graph, _centroids(G, graph.ids), bool(G.graph.get("geographic")))
     keep = steiner_forest(graph, lengths, np.array([v in held for v in graph.ids], dtype=bool))
-    return G.subgraph([v for v, kept in zip(graph.ids, keep.tolist()) if kept]).copy()
+    nodes = sorted((v for v, kept in zip(graph.ids, keep.tolist()) if kept), key=str)
+    area = nx.Graph(**G.graph)
+    area.add_nodes_from((v, G.nodes[v]) for v in nodes)
+    edges = (tuple(sorted(e, key=str)) for e in G.subgraph(nodes).edges)
+    area.add_edges_from(sorted(edges, key=lambda e: (str(e[0]), str(e[1]))))
+    return area
 
 
 def trimmed_groups(graph: CompactGraph, lengths: np.ndarray, labels: np.ndarray, held: np.ndarray) -> np.ndarray:
