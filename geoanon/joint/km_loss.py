@@ -26,8 +26,8 @@ ground: longitude degrees times the cosine of the box's middle latitude
 between its corners on the ground).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
-the diagonal of the box of its member regions' centroids, ``F`` that of all
-the regions the hierarchy holds (:func:`tree_km_costs`) and ``u`` the
+the diagonal of the box of the centroids of its member regions that hold
+records, ``F`` that of all of those (:func:`tree_km_costs`) and ``u`` the
 regions' spacing, the median distance between adjacent regions' centroids
 (at least ``FLOOR`` * F): no group is narrower than two neighbours, so
 widths below it tell nothing apart, and every tenfold above it costs the

@@ -142,9 +142,10 @@ def _columns_section(columns: list, units: dict | None) -> str:
             "(<code>units</code>): the published width of an interval (max - min, in the column's unit; median "
             "and p90 over the rows that publish both ends, open intervals such as 90+ counted apart), the share "
             "of a category's cells published as the record's own value, and the location's box diagonal or "
-            "group diameter (the diagonal of the box of its regions' centroids) in km. A group of ZIP codes also shows its km loss, "
-            "log(1 + D / u) / log(1 + F / u) of its diameter D km (F the map's, u the spacing of neighbouring "
-            "regions): 1 for the whole map, the same step for every tenfold of width.</p>"
+            "group diameter (the diagonal of the box of the centroids of its regions that hold records) in km. "
+            "A group of ZIP codes also shows its km loss, log(1 + D / u) / log(1 + F / u) of its diameter D km "
+            "(F the records' area's, u the spacing of neighbouring regions): 1 for the whole area, the same step "
+            "for every tenfold of width.</p>"
             "<table><tr><th>column</th><th>role</th><th>published as</th><th>NCP</th><th>in plain units</th></tr>"
             + "".join(rows) + "</table>")
 
