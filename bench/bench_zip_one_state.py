@@ -20,7 +20,7 @@ centroids of its group's ZIP codes that hold records, km; median, p90, max, and 
 record); the share of records published with their own ZIP code (``units.location.exact``); the
 records whose published label names a place outside the state (a ZIP code, ZIP3 area, county
 or state: at a19b1a4 Texas rows read ``47010+20509``), and the ZIP codes outside the state the
-map draws; the report's two km figures (``units.location.median_km`` and
+``zip`` job's map draws; the report's two km figures (``units.location.median_km`` and
 ``location_km.median``) whether they agree; seconds. Each row is measured in a fresh process. The
 results replace the zip_one_state section of bench/RESULTS.md.
 """
@@ -144,7 +144,8 @@ def table(rows) -> list[str]:
 
 
 def write(rows, path: Path) -> None:
-    lines = [f"Measured {today()} on {machine()}, {code_state()}. `python bench/bench_zip_one_state.py`: "
+    lines = ["## One state's ZIP codes on the national map (`python bench/bench_zip_one_state.py`)", "",
+             f"Measured {today()} on {machine()}, {code_state()}. `python bench/bench_zip_one_state.py`: "
              f"{ROWS:,} records of one state (lognormal weights over its ZIP codes, with an age and a sex; see the "
              f"script's docstring) at k = {K} on the shipped national ZIP map and on the same map cut to the state, "
              "by `geoanon zip` and by the joint release (frontier and joint designs). km: each record's group "
