@@ -148,6 +148,9 @@ def test_a_rolled_up_state_names_its_own_units_in_a_column_named_for_the_level(z
             assert set(t[level]) == {"NC"}                       # not the 49 states of the map
         units, km = rel.report["units"]["location"], rel.report["location_km"]
         assert units["median_km"] == km["median"] > 0 and units["p90_km"] == km["p90"]
+        if rel.report.job == "anonymize":                                 # the map's legend names the level's groups
+            noun = {"zip3": "groups of ZIP3 areas", "county": "groups of counties", "state": "groups of states"}
+            assert [note.startswith(f"{noun[level]} kept within") for note in rel.notes] == [True]
 
 
 @pytest.mark.parametrize("job", ["zip", "frontier"])
