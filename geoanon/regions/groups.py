@@ -150,12 +150,14 @@ def group_labels(levels, names, counts, k, graph) -> list:
     ``group I``, I counted over the groups of every level."""
     members = [[np.flatnonzero(group == g) for g in np.unique(group)] for group in levels]
     if graph is not None:
-        placed = [[i for i in m if names[i] != SUPPRESSED_GROUP] for level in members for m in level]
-        held = {tuple(names[i] for i in m if counts[i] > 0): int(counts[m].sum()) for m in placed}
-        held.pop((), None)                 # the '*' of suppressed records names only itself
-        named = dict(zip(held, graph_group_names([list(h) for h in held], list(held.values()), graph)))
-        texts = [[named.get(tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP),
-                            SUPPRESSED_GROUP) for m in level] for level in members]
+        def held(m) -> tuple:              # a group's regions holding records ('*' of suppressed records apart)
+            return tuple(names[i] for i in m if counts[i] > 0 and names[i] != SUPPRESSED_GROUP)
+
+        weight = {held(m): int(sum(counts[i] for i in m if names[i] != SUPPRESSED_GROUP))
+                  for level in members for m in level}
+        weight.pop((), None)               # the '*' of suppressed records names only itself
+        named = dict(zip(weight, graph_group_names([list(h) for h in weight], list(weight.values()), graph)))
+        texts = [[named.get(held(m), SUPPRESSED_GROUP) for m in level] for level in members]
     else:
         texts, number = [], 0
         for level in members:

@@ -14,9 +14,9 @@ from ...joint.dims import Dims, tree_from_paths
 from ...joint.km_loss import FLOOR, k_spacing, node_diameters, spacing, tree_km_costs
 from ...regions.area import edge_lengths, trimmed_groups
 from ...regions.graphs import CompactGraph
+from ...ncp import km_spread
 from ...regions.groups import SUPPRESSED_GROUP, nested_groups
 from ..region_map import region_boxes
-from ...ncp import km_spread
 from .classes import location_classes
 from .kind import Publisher
 
@@ -47,8 +47,8 @@ def group_dims(column, leaf_codes, leaf_names, present, check, publisher, graph=
 class GroupPublisher(Publisher):
     """The group label in place of the ZIP or label column, in a column
     named ``published`` (default the column's own; a roll-up's level);
-    ``units`` {roll-up unit: its regions} when the leaves are roll-up units (None: the leaves are
-    regions). For regions it knows each node's ``diameters`` in km
+    ``units`` {roll-up unit: its regions} when the leaves are roll-up units
+    (None: the leaves are regions). For regions it knows each node's ``diameters`` in km
     (:meth:`measure`) and, once the columns are published, each row's
     (``row_km``), the one figure of the report's ``details["location_km"]``
     (median and p90 over the records published in a group of regions) and

@@ -24,9 +24,9 @@ class ZipKind(LocationKind):
     ``unknown`` and ``small``): the groups lie within the records' area,
     regions without records joining them only on the routes between regions
     that hold records (:mod:`geoanon.regions.area`); records of unknown
-    regions (``unknown="suppress"``) and of connected pieces that cannot meet the model on their own
-    (``small="suppress"``) are published as ``*``, one group that must meet
-    the model; ``small="nearest"`` links a piece lighter than k to the
+    regions (``unknown="suppress"``) and of connected pieces that cannot
+    meet the model on their own (``small="suppress"``) are published as
+    ``*``, one group that must meet the model; ``small="nearest"`` links a piece lighter than k to the
     nearest region of another piece (by centroid) instead. Rolled up
     (``zip_level`` ``"zip3"``, ``"county"`` or ``"state"``), the leaves are
     the units, adjacent where their regions are, published in a column named
@@ -57,8 +57,9 @@ def _region_leaves(values, graph, check, unknown, small):
     """The leaves of a ZIP location: the regions of the records' area
     (:func:`~geoanon.regions.area.data_area`: those holding records and the
     empty ones on the routes between them, which join groups only to
-    connect them), and ``*`` for the records published suppressed; each row's leaf, the leaf names, the graph
-    the groups are connected in, and the report's figures."""
+    connect them), and ``*`` for the records published suppressed; each
+    row's leaf, the leaf names, the graph the groups are connected in, and
+    the report's figures."""
     import networkx as nx
 
     from ...regions.area import data_area
