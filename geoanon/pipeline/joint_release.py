@@ -70,8 +70,9 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         path, "region_id": C}`` with optional ``"edges"``, ``"contiguity"``,
         ``"unknown"`` and ``"small"`` as :func:`geoanon.generalize_regions`
         takes them: regions, published as the label of a connected group
-        (regions without records join groups too); ``{"label": COL}``: a label column,
-        published as a group of labels. None: no location.
+        within the records' area (regions without records join a group only
+        to connect its regions holding records); ``{"label": COL}``: a label
+        column, published as a group of labels. None: no location.
     qi : list of str
         The other quasi-identifiers (the columns named in ``interval``,
         ``hierarchies``, ``suppress`` and ``sets`` are too, listed here or not).
@@ -221,8 +222,9 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
     zip_level : {"zip", "zip3", "county", "state"}
         A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
         takes it: groups of whole ZIP3 areas, counties or states, named after
-        them (``276``, ``NC/Wake County|NC/Durham County+1``); the search never
-        splits a unit.
+        their units holding records (``276``, ``NC/Durham County|NC/Wake
+        County``, ``NC/Wake County+4``) in a column named for the level
+        (``zip3``, ``county``, ``state``); the search never splits a unit.
     missing : {"error", "suppress"}
         Rows without coordinates: DataError, or a location class of their own
         with empty rectangle columns.
