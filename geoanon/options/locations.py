@@ -14,7 +14,7 @@ from ..choices import CONTIGUITY, REGION_SMALL, REGIONS_UNKNOWN, ZIP_LEVELS
 from . import values
 from .option import MEMORY, Option, choice_option
 
-__all__ = ["LABEL", "LOCATIONS", "LocationShape", "NO_LOCATION", "POINTS", "ZIP", "by_keys", "by_report", "listed"]
+__all__ = ["LABEL", "LEVEL_GROUPS", "LOCATIONS", "LocationShape", "NO_LOCATION", "POINTS", "ZIP", "by_keys", "by_report", "listed"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,9 @@ LABEL = LocationShape(
                   metavar="COL", **_IN_MEMORY),))
 
 LOCATIONS = MappingProxyType({shape.name: shape for shape in (NO_LOCATION, POINTS, ZIP, LABEL)})
+# what maps and notes call the groups of ZIP codes rolled up to each zip_level; published in a column of that name
+LEVEL_GROUPS = MappingProxyType({"zip3": "groups of ZIP3 areas", "county": "groups of counties",
+                                 "state": "groups of states"})
 
 
 def listed(words, last: str = " or ") -> str:

@@ -7,10 +7,10 @@ import numpy as np
 
 from .._text import plural
 from ..options.checks import precision_weight
-from ..options.locations import LOCATIONS
+from ..options.locations import LEVEL_GROUPS, LOCATIONS
 from .locations import KINDS
 
-__all__ = ["LEVEL_GROUPS", "REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note"]
+__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note"]
 
 REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
 
@@ -61,16 +61,12 @@ def beyond_target(job, spec, table, warnings) -> dict:
     return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
 
 
-LEVEL_GROUPS = {"zip": "ZIP groups", "zip3": "groups of ZIP3 areas", "county": "groups of counties",
-                "state": "groups of states"}       # what the note calls the groups at each zip_level
-
-
 def target_note(details) -> list:
     """The map's and report's line on a ZIP location's default precision target (:func:`extent_target`)."""
     if "k_spacing_km" not in details:
         return []
     beyond = details["beyond_max_extent"]
-    groups = LEVEL_GROUPS[details.get("zip_level", "zip")]
+    groups = LEVEL_GROUPS.get(details.get("zip_level"), "ZIP groups")
     return [f"{groups} kept within {details['max_extent_km']:,.0f} km, the default target from a typical record's "
             f"k-neighbourhood ({details['k_spacing_km']:,.1f} km; max_extent_km sets another): "
             f"{plural(beyond, 'record')} in wider groups, which cannot be cut further"]

@@ -606,18 +606,21 @@ def _counted(drawn: int, shapes: str, release_classes) -> str:
 # What a map's legend calls its shapes: by a release's location kind and, for
 # regions, by the level its ZIP codes were published at (zip_level).
 SHAPE_NAMES = {"points": "boxes of GPS points", "regions": "groups of regions", "labels": "groups of labels"}
-LEVEL_NAMES = {"zip3": "groups of ZIP3 areas", "county": "groups of counties", "state": "groups of states"}
 
 
 def shapes_named(location: dict | None, zip_level: str | None = None) -> str:
     """What a map's legend calls the shapes of a release whose ``location``
     is ``{"kind": ..., "columns": (...)}`` (:attr:`Release.location`),
     published at ``zip_level``: "boxes of GPS points", "groups of regions
-    (zip)", "groups of counties (zip)" (the column in brackets), "classes"
-    without a location."""
+    (zip)", "groups of counties (county)" (the published column in brackets:
+    a roll-up's is named for its level), "classes" without a location."""
+    from ..options.locations import LEVEL_GROUPS
+
     if location is None:
         return "classes"
-    name = LEVEL_NAMES.get(zip_level, SHAPE_NAMES[location["kind"]])
+    if zip_level in LEVEL_GROUPS:
+        return f"{LEVEL_GROUPS[zip_level]} ({zip_level})"
+    name = SHAPE_NAMES[location["kind"]]
     return name if location["kind"] == "points" else f"{name} ({', '.join(location['columns'])})"
 
 

@@ -94,8 +94,8 @@ def test_the_legend_is_named_for_the_location_kind(joint, births_df, nc_gdf):
     assert shapes_named(None) == "classes"
     assert shapes_named({"kind": "points", "columns": ("lat", "lon")}) == "boxes of GPS points"
     assert shapes_named({"kind": "regions", "columns": ("zip",)}, "zip") == "groups of regions (zip)"
-    assert shapes_named({"kind": "regions", "columns": ("zip",)}, "county") == "groups of counties (zip)"
-    assert shapes_named({"kind": "regions", "columns": ("zip",)}, "zip3") == "groups of ZIP3 areas (zip)"
+    assert shapes_named({"kind": "regions", "columns": ("zip",)}, "county") == "groups of counties (county)"
+    assert shapes_named({"kind": "regions", "columns": ("zip",)}, "zip3") == "groups of ZIP3 areas (zip3)"
     assert f"{len(joint.classes) - 1:,} boxes of GPS points holding {joint.report.classes:,} classes, k = 10" in \
         render_html(joint.preview())
     counties = ga.generalize_regions(births_df, 1000, column="county_fips", regions=nc_gdf, region_id="FIPS",
