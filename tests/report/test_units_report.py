@@ -58,11 +58,12 @@ def test_a_joint_release_by_zip_reports_its_groups_in_km():
 
 def test_a_group_of_regions_measures_the_diagonal_of_its_centroids_box():
     """Four ZIPs in a diamond: the box's diagonal, not the largest distance between two of them."""
+    from geoanon._geo import ground
     from geoanon.joint.km_loss import node_diameters
 
     corner = [(-78.85, 35.99), (-78.90, 36.04), (-78.80, 36.04), (-78.85, 36.09)]      # (x, y): lon, lat
     boxes = np.array([(x, y, x, y) for x, y in corner] + [(np.nan,) * 4])              # and '*', with no place
-    km = node_diameters([np.array([0, 0, 0, 0, 1])], boxes, geographic=True)[0]
+    km = node_diameters([np.array([0, 0, 0, 0, 1])], boxes, ground("EPSG:4326"))[0]
     diagonal = _haversine_km((35.99, -78.90), (36.09, -78.80))
     assert km[0] == pytest.approx(diagonal, rel=1e-3) and np.isnan(km[1])
     assert km[0] > max(_haversine_km(a[::-1], b[::-1]) for a in corner for b in corner) + 1
