@@ -27,6 +27,20 @@ def geoanon_command() -> str:
     return shlex.join(["env", f"PYTHONPATH={path}", *words] if path else words)
 
 
+def outside_virtual_environments(env) -> dict:
+    """``env`` without an activated virtual environment: QGIS's embedded Python finds its home from the first
+    ``python3`` on PATH, and one of a venv built on another Python leaves it without its own modules
+    (``No module named 'qgis'``), as docs/qgis.md says."""
+    env = dict(env)
+    venv = env.pop("VIRTUAL_ENV", None)
+    if sys.prefix != sys.base_prefix:
+        venv = venv or sys.prefix
+    if venv:
+        bins = {str(Path(venv, "bin")), str(Path(venv, "Scripts"))}
+        env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p.rstrip("/") not in bins)
+    return env
+
+
 class QgisProcess:
     """``QgisProcess(program, home)(*args)`` -> (exit code, stdout, stderr): qgis_process offscreen, its profile,
     cache and temporary files in ``home`` (``temp``: its temporary folder), the plugin enabled."""
@@ -35,7 +49,7 @@ class QgisProcess:
         for folder in ("data", "cache", "runtime", "temp"):
             (home / folder).mkdir(mode=0o700, parents=True, exist_ok=True)
         self.program, self.temp = program, home / "temp"
-        self.env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(home / "data"),
+        self.env = {**outside_virtual_environments(os.environ), "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(home / "data"),
                     "XDG_CACHE_HOME": str(home / "cache"), "XDG_RUNTIME_DIR": str(home / "runtime"),
                     "TMPDIR": str(self.temp), "QGIS_PLUGINPATH": str(ROOT / "qgis"),
                     "GEOANON_EXECUTABLE": geoanon_command()}
