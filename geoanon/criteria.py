@@ -40,9 +40,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Real
+from typing import TYPE_CHECKING
 
 from ._text import plain
 from .constraints import POSITIVE, Interval, Pair, Whole, check
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["AGAINST_TABLE", "CRITERIA", "Criterion", "DISTRIBUTION", "KEYWORDS", "dense_measures",
            "distribution_measures", "level_value", "meets", "shortfall"]
