@@ -49,8 +49,7 @@ def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarr
     weights = csr_matrix((np.maximum(lengths, SHORTEST), graph.indices, graph.indptr), shape=(n, n))
     dist, before, nearest = dijkstra(weights, directed=False, indices=sources, min_only=True,
                                      return_predecessors=True)
-    a = np.repeat(np.arange(n), np.diff(graph.indptr))
-    b = graph.indices
+    a, b = graph.sources, graph.indices
     across = (a < b) & (nearest[a] >= 0) & (nearest[b] >= 0) & (nearest[a] != nearest[b])
     a, b = a[across], b[across]
     if not a.size:
@@ -76,7 +75,7 @@ def edge_lengths(graph: CompactGraph, centroids: np.ndarray, geographic: bool) -
     ``centroids`` (n x 2: x, y), in km when ``geographic`` (longitude,
     latitude), else in the map's units; 1 per edge (hops) where an edge's
     end has no centroid."""
-    a = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    a = graph.sources
     xy = np.asarray(centroids, dtype=np.float64).reshape(graph.n, 2)
     p, q = xy[a], xy[graph.indices]
     if np.isnan(p).any() or np.isnan(q).any():
@@ -119,7 +118,7 @@ def trimmed_groups(graph: CompactGraph, lengths: np.ndarray, labels: np.ndarray,
     """``labels`` (each node's group, -1: none) with every region without
     records that its group does not need to connect its ``held`` regions
     (:func:`steiner_forest` within the group) set to -1."""
-    a = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    a = graph.sources
     inside = (labels[a] == labels[graph.indices]) & (labels[a] >= 0)
     within = CompactGraph.from_edges(graph.ids, a[inside], graph.indices[inside])
     kept = steiner_forest(within, _stored(within, graph, lengths), np.asarray(held, dtype=bool) & (labels >= 0))
@@ -129,6 +128,6 @@ def trimmed_groups(graph: CompactGraph, lengths: np.ndarray, labels: np.ndarray,
 def _stored(sub: CompactGraph, graph: CompactGraph, lengths: np.ndarray) -> np.ndarray:
     """``graph``'s edge ``lengths`` for the stored edges of ``sub`` (the same nodes, fewer edges)."""
     n = max(graph.n, 1)
-    key = np.repeat(np.arange(graph.n), np.diff(graph.indptr)) * n + graph.indices         # sorted: CSR order
-    sub_key = np.repeat(np.arange(sub.n), np.diff(sub.indptr)) * n + sub.indices
+    key = graph.sources * n + graph.indices         # sorted: CSR order
+    sub_key = sub.sources * n + sub.indices
     return lengths[np.searchsorted(key, sub_key)]

@@ -36,7 +36,7 @@ def exact_partition(graph: CompactGraph, w: np.ndarray, k: int, *, time_limit: f
     groups = total // k
     if n == 1 or groups <= 1:
         return np.zeros(n, dtype=np.int64)
-    src = np.repeat(np.arange(n), np.diff(graph.indptr))
+    src = graph.sources
     dst = graph.indices
     m = src.size
     # variable layout: x (n G), r (n G), y (G), f (m G), z

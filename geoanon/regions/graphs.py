@@ -409,6 +409,11 @@ class CompactGraph:
         return self.indices[self.indptr[i]:self.indptr[i + 1]]
 
     @cached_property
+    def sources(self) -> np.ndarray:
+        """Each stored edge's first end (``indices`` holds its second), in CSR order."""
+        return np.repeat(np.arange(self.n), np.diff(self.indptr))
+
+    @cached_property
     def adjacency(self) -> list[list[int]]:
         """Neighbour lists as plain Python lists (for the loops of local search)."""
         indices = self.indices.tolist()

@@ -102,7 +102,7 @@ def with_links(graph: CompactGraph, links: np.ndarray) -> CompactGraph:
     """``graph`` with extra edges (pairs of node positions)."""
     if not len(links):
         return graph
-    src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    src = graph.sources
     return CompactGraph.from_edges(graph.ids, np.r_[src, links[:, 0]], np.r_[graph.indices, links[:, 1]])
 
 

@@ -135,7 +135,7 @@ def degree_lower_bound(graph: CompactGraph) -> int:
 def random_spanning_tree(graph: CompactGraph, rng) -> np.ndarray:
     """Parent array of a random spanning tree of a connected graph: Kruskal's
     algorithm on the edges in random order, rooted at a random node."""
-    src = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    src = graph.sources
     upper = src < graph.indices
     a, b = src[upper], graph.indices[upper]
     root = int(rng.integers(graph.n))
@@ -263,7 +263,7 @@ class _Improver:
         self.adj, self.roots = _first_tree(graph, start)
         self.deg = np.array([len(a) for a in self.adj], dtype=np.int64)
         self.swaps = self.phases = 0
-        src = np.repeat(np.arange(n), np.diff(graph.indptr))
+        src = graph.sources
         upper = src < graph.indices
         self.edge_u, self.edge_v = src[upper], graph.indices[upper]
 
