@@ -34,7 +34,7 @@ from .locations.points import ground_spans, robust_spans
 from ..report.job_report import joint_report
 from ..report.release import Release
 from .points import isolated_warning
-from .precision_target import beyond_target, extent_target, region_target, target_note
+from .precision_target import beyond_target, extent_target, region_target, target_note, within_extent
 from .hints import column_hints, warn
 from .published import fine_cuts_warning, published_table
 from .quasi_identifiers import qi_dim
@@ -392,6 +392,9 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     isolated = {}
     if job.publish_location.withholds:
         part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
+    part, wide = within_extent(job, spec, problem, part, isolated.get("withheld_rows", 0))
+    if wide:
+        isolated["withheld_beyond_extent"] = wide
     with step("publishing the classes' cells"):
         table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers,
                                                         job.treatments, job.publish_location)

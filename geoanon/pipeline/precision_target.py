@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._geo import ground
 from .._text import plural
+from ..errors import InfeasibleError
+from ..joint.withheld import without_locations
+from ..points.isolated import budget_rows
 from ..options.checks import precision_weight
 from ..options.locations import LEVEL_GROUPS, LOCATIONS
 from .locations import KINDS
 
-__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note"]
+__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note", "within_extent"]
 
 REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
 
@@ -52,11 +56,7 @@ def beyond_target(job, spec, table, warnings) -> dict:
     kind, loc = spec.location
     diameter = KINDS[kind].record_km(table, loc, spec.options["crs"], job.publish_location)
     beyond = int((diameter > max_km).sum())
-    given = spec.options["max_extent_km"] is not None
-    if beyond and given:
-        warnings.append(f"{plural(beyond, 'record')} ({beyond / len(table):.1%}) {'is' if beyond == 1 else 'are'} "
-                        f"published in {LOCATIONS[kind].published} wider than {max_km:g} km: their "
-                        "location classes cannot be cut further while every part meets the model")
+    given = spec.options["max_extent_km"] is not None     # a given bound holds for every box (within_extent)
     scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
     return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
 
@@ -70,3 +70,50 @@ def target_note(details) -> list:
     return [f"{groups} kept within {details['max_extent_km']:,.0f} km, the default target from a typical record's "
             f"k-neighbourhood ({details['k_spacing_km']:,.1f} km; max_extent_km sets another): "
             f"{plural(beyond, 'record')} in wider groups, which cannot be cut further"]
+
+
+def within_extent(job, spec, problem, part, withheld: int = 0):
+    """``part`` with no class published wider than ``max_extent_km``, and the
+    rows it withheld for that: the records of classes that cannot be cut
+    within it are published without a location
+    (:func:`~geoanon.joint.withheld.without_locations`) while the withholding
+    budget (``max_withheld``, less the ``withheld`` rows it took already)
+    allows; else InfeasibleError naming the fix. No ``max_extent_km``: ``part``."""
+    max_km = spec.options["max_extent_km"]
+    if max_km is None:
+        return part, 0
+    wide = _wide_rows(job, spec, part, max_km)
+    if not wide.any():
+        return part, 0
+    budget = budget_rows(spec.options["max_withheld"], len(job.df), job.check.model.k) - withheld \
+        if job.publish_location.withholds else 0
+    if 0 < wide.sum() <= budget:
+        try:
+            kept, moved = without_locations(problem, part, wide)
+        except InfeasibleError:
+            kept, moved = None, wide
+        if kept is not None and moved.size <= budget and not _wide_rows(job, spec, kept, max_km).any():
+            return kept, int(moved.size)
+    widest = float(np.nanmax(_class_km(job, spec, part)))
+    raise InfeasibleError(
+        f"{plural(int(wide.sum()), 'record')} lie in location classes that cannot be cut within "
+        f"max_extent_km={max_km:g} (the widest is {widest:,.0f} km) and "
+        + ("the withholding budget cannot take them: raise max_extent_km or max_withheld"
+           if job.publish_location.withholds else "cannot be withheld: raise max_extent_km"))
+
+
+def _class_km(job, spec, part) -> np.ndarray:
+    """Each class's published location width in km (diagonal; NaN: none), as
+    :func:`beyond_target` measures it on the released table."""
+    pub = job.publish_location
+    if KINDS[spec.location[0]].boxes:
+        boxes = pub.rectangles(job.dims, part.states, own_boxes=not part.shared_location)
+        return ground(spec.options["crs"]).extents(*boxes.T)[2]
+    return np.array([pub.diameters[level][node] for level, node, *_ in (st[0] for st in part.states)],
+                    dtype=np.float64)
+
+
+def _wide_rows(job, spec, part, max_km: float) -> np.ndarray:
+    """Whether each row lies in a class published wider than ``max_km`` (rows without a class never do)."""
+    wide = np.r_[_class_km(job, spec, part) > max_km, False]           # NaN compares False
+    return wide[np.where(part.row_class >= 0, part.row_class, -1)]
