@@ -304,9 +304,13 @@ def test_a_zip_location_is_kept_within_six_k_neighbourhoods_by_default():
     assert finer["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] / 32 ** 0.2, rel=1e-3)
     assert coarser["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] * 8 ** 0.15, rel=1e-3)
     assert finer["location_km"]["median"] < d["location_km"]["median"] < coarser["location_km"]["median"]
-    # a target the user gives replaces it; the records its groups cannot reach are counted
-    tight = released(4, max_extent_km=30)
-    assert tight["location_km"]["median"] <= 30 and tight["beyond_max_extent"] > 0
+    # a target the user gives replaces it, and bounds every group: a ZIP group cannot be withheld, so groups
+    # that cannot be cut within it refuse the release (they were published wider, with a warning)
+    with pytest.raises(ga.InfeasibleError, match=r"within max_extent_km=30 .* cannot be withheld: raise "
+                                                 r"max_extent_km$"):
+        released(4, max_extent_km=30)
+    given = released(4, max_extent_km=d["location_km"]["max"])
+    assert given["beyond_max_extent"] == 0 and "k_spacing_km" not in given
 
 
 def test_max_extent_needs_a_place():
@@ -338,10 +342,7 @@ def test_max_extent_on_the_command_line(tmp_path, cli):
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--zip-col", "zip", "--regions", tmp_path / "regions.csv",
                        "--region-id", "zip", "--edges", tmp_path / "edges.csv", "--unknown", "suppress", *common,
                        "--max-extent", "30km", "-o", tmp_path / "out.csv", "--report", tmp_path / "r.json")
-    assert code == 0, err
-    report = json.loads((tmp_path / "r.json").read_text())
-    assert report["max_extent_km"] == 30 and report["location_km"]["median"] <= 30
-    assert "published in groups wider than 30 km" in err
+    assert code == 2 and "cannot be withheld: raise max_extent_km" in err and not (tmp_path / "out.csv").exists()
     code, _, err = cli("anonymize", tmp_path / "in.csv", "--label", "zip", *common, "--max-extent", "30km",
                        "-o", tmp_path / "labels.csv")
     assert code == 2 and "max_extent_km needs a points location (lat and lon) or ZIP codes" in err
