@@ -365,7 +365,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     elif o["location_loss"] == "spread":
         robust_spans(dims)
     elif o["location_loss"] == "km" and KINDS[kind].boxes:
-        location_loss = BoxKmLoss(_km_loss(dims, crs))
+        location_loss = BoxKmLoss(_km_loss(dims, crs, model.k))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         location_loss = TreeKmLoss(publish_location.km_costs())
     if region_target(spec):
@@ -528,9 +528,9 @@ def _without_outliers(problem, part, budget, method, n_jobs, widths):
     return with_suppressed_class(problem, joint_partition(problem, method, n_jobs, rows=kept), hidden)
 
 
-def _km_loss(dims, crs):
-    """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``."""
-    return km_loss(dims, ground(crs))
+def _km_loss(dims, crs, k=None):
+    """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``, its tail priced for ``k``."""
+    return km_loss(dims, ground(crs), k)
 
 
 def _diagonals(dims, crs):
