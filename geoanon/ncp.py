@@ -203,9 +203,10 @@ def _widths(original, lo, hi, kind) -> dict:
 
 
 def _km_spread(km: np.ndarray) -> dict:
-    """Median and p90 (km, to metres) of the rows' location extents, and the share of rows without one."""
-    spread = km_spread(km) or {"median": None, "p90": None}
-    return {"median_km": spread["median"], "p90_km": spread["p90"], "without": _share(np.isnan(km))}
+    """Median, p90 and max (km, to metres) of the rows' location extents, and the share of rows without one."""
+    spread = km_spread(km) or {"median": None, "p90": None, "max": None}
+    return {"median_km": spread["median"], "p90_km": spread["p90"], "max_km": spread["max"],
+            "without": _share(np.isnan(km))}
 
 
 def km_spread(km) -> dict | None:

@@ -35,8 +35,8 @@ a rule written before any held-out table was run: among (REACH, OVERREACH)
 in {(4, 0.3), (4, 1), (6, 1)}, the least mean other-column NCP among those
 whose default release has, on every tuning case, its median box within 2.5x
 ``geoanon points`` alone and its p90 within 3x its median (a margin under the
-issue's 3x for tables not seen): only (4, 1) meets it (median 1.6-2.3x
-points alone, p90 1.4-2.8x the median; (4, 0.3) reaches 3.07x and (6, 1)
+issue's 3x for tables not seen): only (4, 1) meets it (median 1.45-2.29x
+points alone, p90 1.42-2.75x the median; (4, 0.3) reaches 3.07x and (6, 1)
 3.26x on zips at k = 5).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``

@@ -56,7 +56,7 @@ def explore(df, columns=None, model=None, *, settings=SETTINGS, **keywords):
         The release at the chosen setting, as :func:`geoanon.anonymize`
         returns it, whose ``report.details["frontier"]`` holds ``chosen`` (its
         setting) and ``points``: per setting, in order, ``location_precision``
-        (the value that reproduces it), ``median_km`` and ``p90_km`` (None
+        (the value that reproduces it), ``median_km``, ``p90_km`` and ``max_km`` (None
         without a points or ZIP location), for a ZIP location ``mean_km``
         (the group diameter per record, the axis its plot is drawn on:
         the median is 0 km wherever most records keep their own ZIP code),

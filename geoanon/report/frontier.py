@@ -23,7 +23,7 @@ def frontier_section(frontier: dict) -> str:
             f"<p>Releases of the same table at {len(points)} settings of <code>location_precision</code> (0: the other "
             "columns first, 1: the location first). Each is reproduced by giving its setting; the release written "
             f"is the one at {html.escape(f'{chosen:g}')} (ringed).</p>" + figure
-            + "<table><tr><th>location_precision</th><th>median km</th><th>p90 km</th>"
+            + "<table><tr><th>location_precision</th><th>median km</th><th>p90 km</th><th>max km</th>"
             + ("<th>mean km</th>" if groups else "") + "<th>other columns' NCP</th><th>NCP</th><th>classes</th></tr>"
             + rows + "</table>")
 
@@ -35,7 +35,7 @@ def km_axis(points: list) -> str:
 
 
 def _row(p: dict, chosen: bool, groups: bool) -> str:
-    cells = [f"{p['location_precision']:g}", _km(p["median_km"]), _km(p["p90_km"]),
+    cells = [f"{p['location_precision']:g}", _km(p["median_km"]), _km(p["p90_km"]), _km(p.get("max_km")),
              *([_km(p["mean_km"])] if groups else []), _ncp(p["other_ncp"]), _ncp(p["ncp"]), f"{p['classes']:,}"]
     mark = ' class="chosen"' if chosen else ""
     return f"<tr{mark}>" + "".join(f'<td class="n">{c}</td>' for c in cells) + "</tr>"

@@ -174,6 +174,7 @@ def unit_phrases(units: dict) -> tuple[dict, str | None]:
     if loc is None:
         return phrases, None
     text = (f"{loc['measure']} median {_km(loc['median_km'])} km, p90 {_km(loc['p90_km'])} km"
+            + (f", max {_km(loc['max_km'])} km" if loc.get("max_km") is not None else "")
             if loc["median_km"] is not None else "no location published")
     text += f", {loc['without']:.1%} without" if loc["without"] else ""
     return phrases, text + (f", {loc['exact']:.1%} exact" if "exact" in loc else "")

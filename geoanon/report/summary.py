@@ -80,13 +80,15 @@ def _frontier_lines(frontier: dict) -> str:
         return "-" if v is None else f"{v:,.0f}"
 
     groups = km_axis(frontier["points"]) == "mean_km"        # ZIP groups: their mean km per record beside
-    lines = [f"{'':2}{'precision':>9} {'median km':>10} {'p90 km':>9}{' mean km' if groups else ''} {'other NCP':>9} "
+    lines = [f"{'':2}{'precision':>9} {'median km':>10} {'p90 km':>9} {'max km':>9}{' mean km' if groups else ''} "
+             f"{'other NCP':>9} "
              f"{'classes':>8}"]
     for p in frontier["points"]:
         mark = "*" if p["location_precision"] == frontier["chosen"] else " "
         other = "-" if p["other_ncp"] is None else f"{p['other_ncp']:.4f}"
         mean = f" {km(p['mean_km']):>8}" if groups else ""
-        lines.append(f"{mark:2}{p['location_precision']:>9g} {km(p['median_km']):>10} {km(p['p90_km']):>9}{mean} "
+        lines.append(f"{mark:2}{p['location_precision']:>9g} {km(p['median_km']):>10} {km(p['p90_km']):>9} "
+                     f"{km(p.get('max_km')):>9}{mean} "
                      f"{other:>9} {p['classes']:>8,}")
     return "\ntrade-off (* written; --location-precision reproduces each):\n" + "\n".join(lines)
 

@@ -82,10 +82,11 @@ class LocationKind(ABC):
 
     def km_figures(self, table, loc: dict, crs, location_km) -> dict:
         """The published location's width in km over records: ``median_km``
-        and ``p90_km`` (None when it has none) and, for a kind that measures
+        ``p90_km`` and ``max_km`` (None when it has none) and, for a kind that measures
         its groups as it publishes them (``location_km``: the report's
         entry), ``mean_km``: the group diameter per record, which no share
         of records published in groups of one region, 0 km, can hide."""
         if location_km is None:
-            return {"median_km": None, "p90_km": None}
-        return {"median_km": location_km["median"], "p90_km": location_km["p90"], "mean_km": location_km["mean"]}
+            return {"median_km": None, "p90_km": None, "max_km": None}
+        return {"median_km": location_km["median"], "p90_km": location_km["p90"], "max_km": location_km["max"],
+                "mean_km": location_km["mean"]}

@@ -38,7 +38,8 @@ class PointsKind(LocationKind):
         """Over every record; a record published without a box counts as infinitely wide."""
         d = self.record_km(table, loc, crs, None)
         d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
-        return {f"{name}_km": float(np.round(np.quantile(d, q), 3)) for name, q in (("median", 0.5), ("p90", 0.9))}
+        return {f"{name}_km": float(np.round(np.quantile(d, q), 3))
+                for name, q in (("median", 0.5), ("p90", 0.9), ("max", 1.0))}
 
 
 def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1):
