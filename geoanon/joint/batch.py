@@ -137,7 +137,7 @@ class _Search:
                 total += w[:, j, None] * problem.dim_costs(j, states[j])
         if pair and pair[0] in self.allowed:
             x, y = pair
-            total += (w[:, x] + w[:, y])[:, None] * problem.location_loss.pair_loss(problem.dims, states[x], states[y])
+            total += problem.location_loss.pair_cost(problem.dims, states[x], states[y], w[:, x] + w[:, y])
         return total
 
     def run(self) -> list:

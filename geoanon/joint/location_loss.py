@@ -6,7 +6,7 @@ one it holds:
 - ``column(d, states)`` and ``cell(d, state)``: a location dimension's cost
   for an array of its states, or for one (unweighted);
 - ``pair``: the dimensions priced together (none, or a box's two axes),
-  whose summed weight times ``pair_loss`` is the location's cost;
+  whose cost under their summed weight is ``pair_cost``;
 - ``node_losses(problem, tree)``: the location's loss of every node of a
   location tree, summed over its rows (the tiling designs' frontier), and
   ``relocated``: an inner partition's cost with that loss in place of its
@@ -40,7 +40,9 @@ class NcpLoss:
     def cell(self, d, state) -> float:
         return d.cost(state)
 
-    def pair_loss(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    def pair_cost(self, dims, xs: np.ndarray, ys: np.ndarray, weight) -> np.ndarray:
+        """The pair's cost per row of each state (``xs``, ``ys``) under each
+        summed weight of its two dimensions (``weight``: weightings x states)."""
         raise TypeError(f"{type(self).__name__} prices no pair of dimensions")
 
     def node_losses(self, problem, tree) -> np.ndarray:
@@ -118,8 +120,8 @@ class BoxKmLoss(NcpLoss):
         self.km = km
         self.pair = (km.x, km.y)
 
-    def pair_loss(self, dims, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        return self.km.loss(dims, xs, ys)
+    def pair_cost(self, dims, xs: np.ndarray, ys: np.ndarray, weight) -> np.ndarray:
+        return self.km.cost(dims, xs, ys, weight)
 
 
 class TreeKmLoss(NcpLoss):

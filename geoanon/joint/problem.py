@@ -105,7 +105,7 @@ class SearchProblem:
         if self.location_loss.pair:
             x, y = self.location_loss.pair
             weight = weights[x] + weights[y]
-            costs[:, [x, y]] = (weight * self.location_loss.pair_loss(self.dims, columns[x], columns[y]) / 2)[:, None]
+            costs[:, [x, y]] = (self.location_loss.pair_cost(self.dims, columns[x], columns[y], [weight])[0] / 2)[:, None]
         return costs
 
     def location_cost(self, state: tuple, weights=None) -> float:
@@ -114,7 +114,7 @@ class SearchProblem:
         weights = self.weights if weights is None else weights
         if self.location_loss.pair:
             x, y = self.location_loss.pair
-            return (weights[x] + weights[y]) * float(self.location_loss.pair_loss(self.dims, state[x], state[y])[0])
+            return float(self.location_loss.pair_cost(self.dims, state[x], state[y], [weights[x] + weights[y]])[0, 0])
         return float(sum(w * self.cell_cost(j, s) for j, (d, s, w) in enumerate(zip(self.items, state, weights))
                          if d.location))
 

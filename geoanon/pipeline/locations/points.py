@@ -35,11 +35,13 @@ class PointsKind(LocationKind):
         return row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
 
     def km_figures(self, table, loc, crs, location_km):
-        """Over every record; a record published without a box counts as infinitely wide."""
+        """Median and p90 over every record, a record published without a box
+        counting as infinitely wide; the max over the boxes published (None: none)."""
         d = self.record_km(table, loc, crs, None)
+        boxed = d[~np.isnan(d)]
         d = np.where(np.isnan(d), np.inf, d)              # a record published without a box: no location
-        return {f"{name}_km": float(np.round(np.quantile(d, q), 3))
-                for name, q in (("median", 0.5), ("p90", 0.9), ("max", 1.0))}
+        return {**{f"{name}_km": float(np.round(np.quantile(d, q), 3)) for name, q in (("median", 0.5), ("p90", 0.9))},
+                "max_km": float(np.round(boxed.max(), 3)) if boxed.size else None}
 
 
 def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1):
