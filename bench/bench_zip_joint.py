@@ -23,10 +23,10 @@ or ``state`` (``zip_level``) as:
   default before km);
 - ``km``: the default joint release: the location judged in km (``location_loss="km"``,
   :func:`geoanon.joint.km_loss.log_km` of the group's diameter) and kept within its default
-  precision target, 6 k-neighbourhoods of a typical record
+  precision target, 4 k-neighbourhoods of a typical record
   (:func:`geoanon.pipeline.precision_target.extent_target`);
 - ``cost+3`` only, the designs measured against that default: ``km-free``, no target (the
-  previous default; ``max_extent_km`` 40,000); ``km-x4`` and ``km-x8``, the target at 4 and 8
+  previous default; ``max_extent_km`` 40,000); ``km-x6`` and ``km-x8``, the target at 6 and 8
   neighbourhoods (``REGION_EXTENT``); ``km-w8-free``, no target and the location weighing 8
   times a column (``weights={"location": 8}``), the knob's way of keeping it local.
 
@@ -52,7 +52,7 @@ from common import code_state, machine, main, replace_section, run_measurements,
 KS = (5, 10, 50)
 LEVELS = ("zip", "zip3", "county", "state")
 QIS = {"cost": ["cost_usd"], "cost+3": ["cost_usd", "age", "sex", "visit"]}
-VARIANTS = ("alone", "range", "km", "km-free", "km-x4", "km-x8", "km-w8-free")
+VARIANTS = ("alone", "range", "km", "km-free", "km-x6", "km-x8", "km-w8-free")
 LOCATION_WEIGHT = 8.0  # km-w8-free's weight of the location
 UNBOUNDED_KM = 40_000.0  # the -free variants' max_extent_km: no target
 PLAN = [(q, level, k, v) for q in QIS for level in LEVELS for k in KS for v in VARIANTS
@@ -88,7 +88,7 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
     df = patients()
     regions = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False)
     edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
-    if variant in ("km-x4", "km-x8"):
+    if variant in ("km-x6", "km-x8"):
         import geoanon.pipeline.precision_target as precision_target
 
         precision_target.REGION_EXTENT = float(variant[-1])
@@ -168,7 +168,7 @@ def write(rows, path: Path) -> None:
     lines = [f"Measured {today()} on {machine()}, {code_state()}. `python bench/bench_zip_joint.py`: the shipped "
              "20,000 patients by ZIP code (l = 2 on diagnosis; `cost+3` adds a seeded age, sex and visit date), "
              "the joint release with the location judged by Iyengar's loss (`range`) and in km (`km`, the default, "
-             "within 6 k-neighbourhoods; `km-free` without that target, `km-x4` / `km-x8` at 4 / 8 "
+             "within 4 k-neighbourhoods; `km-free` without that target, `km-x6` / `km-x8` at 6 / 8 "
              "neighbourhoods, `km-w8-free` without it and the location weighing 8) "
              "against `geoanon zip` alone, per ZIP level (see the script's docstring). Median / p90 km: each "
              "record's group diameter (the diagonal of the box of its ZIP centroids).", "", *table(rows), "",

@@ -8,6 +8,7 @@ import numpy as np
 from .._geo import ground
 from .._text import plural
 from ..errors import InfeasibleError
+from ..joint.km_loss import REACH
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows
 from ..options.checks import precision_weight
@@ -16,7 +17,7 @@ from .locations import KINDS
 
 __all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note", "within_extent"]
 
-REGION_EXTENT = 6.0        # a region location's default target: this many k-neighbourhoods wide at weight 1
+REGION_EXTENT = REACH      # a region location's default target: this many k-neighbourhoods wide at weight 1
 
 
 def extent_target(job, spec) -> float | None:
@@ -26,8 +27,16 @@ def extent_target(job, spec) -> float | None:
     (:func:`geoanon.joint.km_loss.k_spacing`) over the fourth root of the
     location's weight (``weights["location"]`` times ``location_precision``'s
     factor): the other columns no longer buy continent-wide groups, and the
-    knob still moves the target, from about 10 neighbourhoods at setting 0
-    to 2.5 at 1. None for no target."""
+    knob still moves the target, from about 6.7 neighbourhoods at setting 0
+    to 1.7 at 1. None for no target.
+
+    One rule for every location kind: ``REGION_EXTENT`` is the points'
+    :data:`~geoanon.joint.km_loss.REACH` (4), where a box's km loss starts
+    to pay for its tail, chosen on the tuning tables by the rule written in
+    :mod:`geoanon.joint.km_loss` (bench_zip_joint's patients, cost and three
+    more columns, at 4, 6 and 8 neighbourhoods: only 4 keeps the median group
+    within 3x ``geoanon zip`` alone at every k, 2.60x / 2.34x / 1.71x at
+    k = 5 / 10 / 50; 6 gave 3.96x / 3.38x)."""
     o = spec.options
     if o["max_extent_km"] is not None:
         return o["max_extent_km"]

@@ -273,7 +273,7 @@ def with_three_columns(df):
     return df.assign(sex=rng.choice(["F", "M"], len(df)), visit=rng.integers(1, 366, len(df)))
 
 
-def test_a_zip_location_is_kept_within_six_k_neighbourhoods_by_default():
+def test_a_zip_location_is_kept_within_four_k_neighbourhoods_by_default():
     df = with_three_columns(grid_records(seed=5))
     regions = grid_regions()[0].set_index("zip")
 
@@ -294,15 +294,15 @@ def test_a_zip_location_is_kept_within_six_k_neighbourhoods_by_default():
     assert released(10)["k_spacing_km"] == pytest.approx(wider, rel=1e-3) and wider > 25
     d = released(4)
     assert k_neighbourhood_km(df, 4) < 20 < d["k_spacing_km"] < 21
-    assert d["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"], rel=1e-3)
+    assert d["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"], rel=1e-3)
     # without it, the three columns buy one group of the whole grid (200 km)
     loose = released(4, max_extent_km=10_000)
     assert "k_spacing_km" not in loose and loose["beyond_max_extent"] == 0
     assert d["location_km"]["median"] < d["max_extent_km"] < loose["location_km"]["median"]
-    # the knob moves the target: the location's weight w puts it at 6 / w ** 0.25 neighbourhoods
+    # the knob moves the target: the location's weight w puts it at 4 / w ** 0.25 neighbourhoods
     finer, coarser = released(4, location_precision=0.9), released(4, location_precision=0.2)
-    assert finer["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] / 32 ** 0.2, rel=1e-3)
-    assert coarser["max_extent_km"] == pytest.approx(6 * d["k_spacing_km"] * 8 ** 0.15, rel=1e-3)
+    assert finer["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] / 32 ** 0.2, rel=1e-3)
+    assert coarser["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] * 8 ** 0.15, rel=1e-3)
     assert finer["location_km"]["median"] < d["location_km"]["median"] < coarser["location_km"]["median"]
     # a target the user gives replaces it, and bounds every group: a ZIP group cannot be withheld, so groups
     # that cannot be cut within it refuse the release (they were published wider, with a warning)
