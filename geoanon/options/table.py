@@ -181,8 +181,9 @@ OPTIONS = (
            key="release.bounds", metavar="XMIN,YMIN,XMAX,YMAX"),
     Option("max_extent_km", ("anonymize",), values.KILOMETRES, "precision target of the location: classes wider than "
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
-           "model allows; the report counts the records still wider (ZIP codes' default: 6 times a typical "
-           "record's k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
+           "model allows, and a class that cannot be has its records published without a location within "
+           "--max-withheld, else the release is refused (ZIP codes' default: 4 times a typical record's "
+           "k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
            rule=(None, POSITIVE)),
     Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "

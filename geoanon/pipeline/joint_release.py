@@ -156,7 +156,10 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         log(1 + D / u) / log(1 + F / u) per row and location column, F the
         table's extent (its records' box, the 5% at each end of each axis
         left out), u = F / 10 for points (:mod:`geoanon.joint.km_loss`: a
-        box's cost nearly linear in km below a tenth of the table's extent);
+        box's cost nearly linear in km below a tenth of the table's extent;
+        a box wider than 4 typical k-neighbourhoods pays 1 more per row for
+        each further such width, the reach scaled by 1 / the location's
+        weight, so ``location_precision=0`` trades the location back);
         a group's ``D`` is the diagonal of the box of its regions' centroids,
         F the map's, u the regions' spacing, so every tenfold of width above
         two neighbours costs the same and groups stay local.
@@ -186,15 +189,20 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         interval costs 0 where the input was missing, else 1. A ZIP
         location's report adds its km loss (``ncp["km_loss"]``, the
         ``"km"`` loss averaged over records, ``*`` costing 1) and its groups'
-        diameters (``details["location_km"]``: median and p90 over records, km).
+        diameters (``details["location_km"]``: median, p90 and max over records, km).
     max_extent_km : float, optional
         A precision target for a points location (``method="joint"`` or
         ``"frontier"``): a location class wider than this (its records' box,
         diagonal in km, with room for its published grid) is cut further
         wherever its parts still meet the model (the joint design first cuts
-        the location alone down to pieces no wider, then cuts inside them). ``report.details["beyond_max_extent"]``
-        counts the records whose published box is still wider, because their
-        class cannot be cut further.
+        the location alone down to pieces no wider, then cuts inside them).
+        It bounds every published box: a class that cannot be cut within it
+        has its records published without a location
+        (``report.details["isolated"]["withheld_beyond_extent"]``) while
+        ``max_withheld`` allows, else InfeasibleError names the fix (a ZIP
+        group cannot be withheld). ``report.details["beyond_max_extent"]``
+        counts the records published wider than a ZIP location's default
+        target, which is a target only.
     n_jobs : int
         Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
         -1 for every core. The release does not depend on it.
