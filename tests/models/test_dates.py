@@ -69,8 +69,10 @@ def test_a_date_column_is_published_as_iso_intervals_holding_its_records():
     assert any((level_start(days["visit_min"], level, "day") == days["visit_min"]).all()
                and (level_end(days["visit_max"], level, "day") == days["visit_max"]).all()
                for level in ROUNDING_LEVELS["day"])
-    # an end open beyond the dates k records reach: the latest ten visits have no upper end
+    # an end open beyond the dates k records reach: the latest nine visits have no upper end (those that share
+    # the class of the missing date publish none)
     latest = own.dropna().sort_values().index[-9:]
+    latest = latest[shown[latest].to_numpy()]
     assert (t.loc[latest, "visit_max"] == "..").all() and t.loc[latest, "visit_min"].notna().all()
     ncp = r.report["ncp"]["columns"]["visit"]
     assert 0 < ncp < 1

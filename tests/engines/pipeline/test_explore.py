@@ -83,7 +83,7 @@ def test_settings_sharing_a_precision_target_share_one_search():
     from geoanon.pipeline.joint_release import prepared, searched
 
     df = _table()
-    kw = dict(KW, max_extent_km=250)
+    kw = dict(KW, max_extent_km=1000)      # a bound every class can be cut within
     spec = release_spec("anonymize", **kw)
     settings = (0.1, 0.5, 0.95)
     assert sorted(searched(prepared(df, spec), spec, list(settings))) == list(settings)
