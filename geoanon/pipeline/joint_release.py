@@ -468,7 +468,7 @@ def _problem(job: Prepared, spec: ReleaseSpec) -> SearchProblem:
     and ``location_precision``) and its precision target."""
     o, dims = spec.options, job.dims
     too_wide = None if (target := extent_target(job, spec)) is None else \
-        _too_wide(dims, o["crs"], target, job.check.model.k) if KINDS[spec.location[0]].boxes else \
+        _too_wide(job, o["crs"], target) if KINDS[spec.location[0]].boxes else \
         job.publish_location.too_wide(target)
     return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide)
 
@@ -514,9 +514,6 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
                    location=LOCATIONS[kind].release_location(loc))
 
 
-GRID_SHARE = 1.5     # a published box: its records' box and about this many grid steps (geoanon.points.edges)
-
-
 def _without_outliers(problem, part, budget, method, n_jobs, widths):
     """``part``, or, where classes of at most ``budget`` rows can be published
     suppressed and the rest still meets the model, the rest partitioned again
@@ -554,14 +551,16 @@ def _diagonals(dims, crs):
     return diagonal
 
 
-def _too_wide(dims, crs, max_km, k):
-    """Whether a location state's records' box, with room for its published
-    grid (:mod:`geoanon.points.edges`: steps of its range over k - 2, about
-    ``GRID_SHARE`` of them), is wider than ``max_km`` (diagonal; a missing
-    location never is)."""
+def _too_wide(job: Prepared, crs, max_km):
+    """Whether a location state is published wider than ``max_km``
+    (diagonal; a missing location never is): its records' box on its grid
+    (:mod:`geoanon.points.edges`), as the publisher rounds it, or its tile."""
+    dims, on = job.dims, ground(crs)
     diagonal = _diagonals(dims, crs)
-    grown = 1 + GRID_SHARE / max(k - 2, 1)
 
     def wide(state) -> bool:
-        return bool(diagonal([state])[0] * grown > max_km)      # NaN compares False
+        if dims.items[0].extent != "grid":
+            return bool(diagonal([state])[0] > max_km)      # NaN compares False
+        box = job.publish_location.rectangles(dims, [state], own_boxes=True)[0]
+        return bool(on.extents(*box)[2] > max_km)
     return wide
