@@ -149,7 +149,9 @@ def _beyond_target(problem, leaves, starts: int) -> int:
     target (``problem.too_wide``), which a start keeps fewer of first: 0
     without a target or another start."""
     wide = problem.too_wide
-    return 0 if wide is None or starts == 1 else sum(r.size for r, st in leaves if wide(st))
+    if wide is None or starts == 1 or not leaves:
+        return 0
+    return int(np.array([r.size for r, _ in leaves])[wide([st for _, st in leaves])].sum())
 
 
 def _weighted_loss(problem, leaves, weights) -> float:

@@ -29,8 +29,8 @@ class SearchProblem:
 
     ``weights``: every dimension's weight in the objective (default 1 each);
     ``location_loss``: how a class's location is priced (default its NCP);
-    ``too_wide``: a location state -> whether it is wider than the user's
-    precision target (None: no target); ``shared_location``: the classes
+    ``too_wide``: states -> whether each one's location is wider than the
+    precision target (a bool array; None: no target); ``shared_location``: the classes
     below a non-location cut share their node's location (the location
     classes never overlap), else every cut narrows the location too, as any
     other dimension; ``compact_cuts``: the other columns' rank cuts fall in

@@ -47,7 +47,7 @@ def shards_of(problem, rows, root, location) -> list:
 def within_target(problem, rows, root, location) -> list:
     """Location nodes no wider than the precision target ``problem.too_wide`` (or that cannot be cut)."""
     wide = problem.too_wide
-    return _location_cuts(problem, rows, root, location, lambda r, st: wide is not None and wide(st))
+    return _location_cuts(problem, rows, root, location, lambda r, st: wide is not None and bool(wide([st])[0]))
 
 
 def _location_cuts(problem, rows, root, location, cutting) -> list:

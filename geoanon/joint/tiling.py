@@ -215,7 +215,7 @@ def _frontier(problem, tree, other):
             kids = tree.children[node]
             below[node] = float(best[kids].sum()) if kids else np.inf
             if located[node] >= below[node] or (kids and problem.too_wide is not None
-                                                                 and problem.too_wide(tree.state[node])):
+                                                                 and problem.too_wide([tree.state[node]])[0]):
                 best[node] = below[node]
             else:
                 todo.append(node)

@@ -552,15 +552,15 @@ def _diagonals(dims, crs):
 
 
 def _too_wide(job: Prepared, crs, max_km):
-    """Whether a location state is published wider than ``max_km``
-    (diagonal; a missing location never is): its records' box on its grid
-    (:mod:`geoanon.points.edges`), as the publisher rounds it, or its tile."""
+    """States -> whether each one's location is published wider than
+    ``max_km`` (diagonal; a missing location never is): its records' box on
+    its grid (:mod:`geoanon.points.edges`), as the publisher rounds it, or its tile."""
     dims, on = job.dims, ground(crs)
     diagonal = _diagonals(dims, crs)
 
-    def wide(state) -> bool:
+    def wide(states) -> np.ndarray:
         if dims.items[0].extent != "grid":
-            return bool(diagonal([state])[0] > max_km)      # NaN compares False
-        box = job.publish_location.rectangles(dims, [state], own_boxes=True)[0]
-        return bool(on.extents(*box)[2] > max_km)
+            return diagonal(states) > max_km                 # NaN compares False
+        boxes = job.publish_location.rectangles(dims, states, own_boxes=True)
+        return on.extents(*boxes.T)[2] > max_km
     return wide

@@ -101,9 +101,10 @@ class GroupPublisher(Publisher):
         self.k_spacing = float(np.nanmax([k_spacing(middles, counts, k, on), unit]))
 
     def too_wide(self, max_km: float):
-        """Whether a state's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""
+        """States -> whether each one's group is wider than ``max_km`` (its regions' centroids' box, diagonal)."""
         diameters = self.diameters
-        return lambda state: bool(diameters[state[0][0]][state[0][1]] > max_km)      # NaN compares False
+        return lambda states: np.array([diameters[st[0][0]][st[0][1]] > max_km for st in states],  # NaN: False
+                                       dtype=bool).reshape(-1)
 
     def km_costs(self) -> list:
         """The node costs of ``location_loss="km"`` (:func:`~geoanon.joint.km_loss.tree_km_costs`)."""

@@ -51,7 +51,6 @@ class PointsPublisher(Publisher):
         known = (boxes[:, 1] <= dx.size) & (boxes[:, 3] <= dy.size) & (boxes[:, 0] < dx.size)
         if not known.any():
             return out
-        tiles = self.frame.rectangles(boxes[known])
         held = [st for st, ok in zip(states, known) if ok]
         (vx, sx), (vy, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
         east = _eastward if self.geographic else np.asarray    # longitudes go round the circle, eastings do not
@@ -60,6 +59,7 @@ class PointsPublisher(Publisher):
         if dx.extent == "grid" and own_boxes:    # classes' boxes may overlap: each its own
             out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
             return out
+        tiles = self.frame.rectangles(boxes[known])
         b = boxes[known]
         open_x = self.padded and self.frame.box[0] <= self.frame.box[2]     # a frame across ±180 ends at a cut
         outer = [(b[:, 0] == 0) & open_x, (b[:, 2] == 0) & self.padded, (b[:, 1] == dx.size) & open_x,

@@ -134,8 +134,8 @@ def test_weighted_search_gives_each_weighting_its_own_partition(n, seed, model, 
     if km:
         problem = replace(problem, location_loss=BoxKmLoss(anonymize_module._km_loss(problem.dims, "EPSG:4326")))
     if target is not None:
-        problem = replace(problem, too_wide=anonymize_module._too_wide(problem.dims, "EPSG:4326", target,
-                                                                       problem.check.model.k))
+        diagonal = anonymize_module._diagonals(problem.dims, "EPSG:4326")
+        problem = replace(problem, too_wide=lambda states: diagonal(states) > target)
     weights = _weightings(problem, locations)
     together = search.joint_partitions(problem, weights)
     assert len(together) == len(weights)
