@@ -46,7 +46,7 @@ from .release import (ClusterRelease, check_dataset_output, declared_dataset, is
 __all__ = ["anonymize"]
 
 SUMMARY = ("shard", "rows", "classes", "min_class", "max_class", "location_classes", "suppressed_records",
-           "withheld_rows", "isolated_published", "beyond_max_extent")
+           "withheld_rows", "isolated_published", "beyond_max_extent", "withheld_beyond_extent")
 
 
 def anonymize(source, output, columns=None, model=None, *, location=None, search=None, budgets=None,
@@ -174,6 +174,8 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
     warnings += disclosure_warnings(audit, model)
     isolated = {"max_withheld": o["max_withheld"], "withheld_rows": int(shard_stats["withheld_rows"].sum()),
                 "published": int(shard_stats["isolated_published"].sum())}
+    if shard_stats["withheld_beyond_extent"].sum():
+        isolated["withheld_beyond_extent"] = int(shard_stats["withheld_beyond_extent"].sum())
     warnings += isolated_warning(isolated["published"], o["max_withheld"])
     report = joint_report(
         spec, rows=n, sizes=(shard_stats["classes"].sum(), shard_stats["min_class"].min(),
@@ -282,7 +284,9 @@ def _release_shard(spec, kept: list, rectangles, shard: int, rows: pd.DataFrame)
                                        "suppressed_records": rel.report.details.get("suppressed_records", 0),
                                        "withheld_rows": rel.report.details["isolated"]["withheld_rows"],
                                        "isolated_published": rel.report.details["isolated"]["published"],
-                                       "beyond_max_extent": rel.report.details.get("beyond_max_extent", 0)}, rel
+                                       "beyond_max_extent": rel.report.details.get("beyond_max_extent", 0),
+                                       "withheld_beyond_extent":
+                                           rel.report.details["isolated"].get("withheld_beyond_extent", 0)}, rel
 
 
 def _shared_dtypes(table: pd.DataFrame, kept: list) -> pd.DataFrame:
