@@ -211,6 +211,10 @@ def test_a_release_prints_in_a_few_lines():
     assert "in plain units: location box diagonal median" in shown and "trade-off" not in shown
     assert shown.count("\n") == 1
     assert "trade-off" in release.summary() and release.summary().count("\n") == 6     # the 3 settings' table
+    # the tail beside the median (issue 51): p90 and the widest box, in the summary, the units and the trade-off
+    widest = release.report["units"]["location"]["max_km"]
+    assert widest >= release.report["units"]["location"]["p90_km"] and " km, max " in shown
+    assert "max km" in release.summary() and all(p["max_km"] >= p["p90_km"] for p in release.report["frontier"]["points"])
     report = repr(release.report)
     assert report.startswith("<JobReport of anonymize: 4,000 rows") and len(report) < 600, report
     points = repr(ga.generalize_points(records[["lat", "lon"]], k=10))
