@@ -49,7 +49,8 @@ def _widths(table) -> np.ndarray:
 
 def _figures(d: np.ndarray) -> dict:
     boxed = d[np.isfinite(d)]
-    return {"median_km": round(float(np.median(d)), 1), "p90_km": round(float(np.quantile(d, 0.9)), 1),
+    return {"median_km": round(float(np.quantile(d, 0.5, method="higher")), 1),
+            "p90_km": round(float(np.quantile(d, 0.9, method="higher")), 1),
             "max_km": round(float(boxed.max()), 1) if boxed.size else None}
 
 
