@@ -144,8 +144,8 @@ def km_loss(dims, ground: Ground, k: int | None = None) -> KmLoss:
     reach = float("inf")
     if k is not None:
         held = (dx.rank < dx.size) & (dy.rank < dy.size)
-        cells, counts = np.unique(np.column_stack([dx.rank[held], dy.rank[held]]), axis=0, return_counts=True)
-        scale = k_spacing(np.column_stack([dx.low[cells[:, 0]], dy.low[cells[:, 1]]]), counts, k, ground)
+        cells, counts = np.unique(dx.rank[held] * dy.size + dy.rank[held], return_counts=True)     # each place once
+        scale = k_spacing(np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]]), counts, k, ground)
         reach = REACH * scale if np.isfinite(scale) and scale > 0 else reach
     return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0, reach)
 
@@ -197,7 +197,8 @@ def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, ground: Ground) ->
     from scipy.spatial import cKDTree
 
     points = ground.positions(places[:, 0], places[:, 1])
-    tree, m = cKDTree(points), min(int(k), len(points))   # every place holds a record: k places hold k records
+    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)      # the same answers, built 2-3x sooner
+    m = min(int(k), len(points))                          # every place holds a record: k places hold k records
     probed = np.unique(np.linspace(0, len(points) - 1, min(len(points), PROBES)).round().astype(np.int64))
     probes, weights = points[probed], counts[probed]       # a median over records: an even sample of places
     step = max(1, NEIGHBOURS // m)                        # places per query, so that memory stays bounded
