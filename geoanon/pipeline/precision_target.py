@@ -15,7 +15,8 @@ from ..options.checks import precision_weight
 from ..options.locations import LEVEL_GROUPS, LOCATIONS
 from .locations import KINDS
 
-__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "target_note", "within_extent"]
+__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "tail_reach", "target_note",
+           "within_extent"]
 
 REGION_EXTENT = REACH      # a region location's default target: this many k-neighbourhoods wide at weight 1
 
@@ -57,21 +58,41 @@ def region_target(spec) -> bool:
 
 
 def beyond_target(job, spec, table, warnings) -> dict:
-    """The report's precision target (:func:`extent_target`), the count of
-    records published wider, and its warning; nothing without a target."""
+    """The report's precision target (:func:`extent_target`) and the count
+    of records published wider, and a points location's tail reach
+    (:func:`tail_reach`)."""
     max_km = extent_target(job, spec)
     if max_km is None:
-        return {}
+        return tail_reach(job, spec)
     kind, loc = spec.location
     diameter = KINDS[kind].record_km(table, loc, spec.options["crs"], job.publish_location)
     beyond = int((diameter > max_km).sum())
     given = spec.options["max_extent_km"] is not None     # a given bound holds for every box (within_extent)
     scale = {} if given else {"k_spacing_km": round(job.publish_location.k_spacing, 3)}
-    return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond}
+    return {"max_extent_km": round(max_km, 3), **scale, "beyond_max_extent": beyond, **tail_reach(job, spec)}
+
+
+def tail_reach(job, spec) -> dict:
+    """``tail_reach_km``: the width in km beyond which a points location's
+    box pays its tail's price under ``spec``'s weights
+    (:class:`~geoanon.joint.km_loss.KmLoss`: ``REACH`` typical
+    k-neighbourhoods over the location's weight); nothing without one."""
+    km = getattr(job.problem.location_loss, "km", None)
+    if spec.options["location_loss"] != "km" or km is None or not np.isfinite(km.reach):
+        return {}
+    weight = spec.options["weights"].get("location", 1.0) * precision_weight(spec.options["location_precision"])
+    return {"tail_reach_km": round(km.reach / weight, 3)}
 
 
 def target_note(details) -> list:
-    """The map's and report's line on a ZIP location's default precision target (:func:`extent_target`)."""
+    """The map's and report's line on a ZIP location's default precision
+    target (:func:`extent_target`), or on a points location's tail reach
+    (:func:`tail_reach`): what it costs, and what trades it back."""
+    if "tail_reach_km" in details:
+        return [f"Boxes wider than {details['tail_reach_km']:,.1f} km ({REACH:g} typical k-neighbourhoods at this "
+                "location_precision) cost the search more for every further such width: the location stays near "
+                "what it alone needs and the other columns pay for it; a lower location_precision (explore's "
+                "settings, 0 the lowest) trades it back"]
     if "k_spacing_km" not in details:
         return []
     beyond = details["beyond_max_extent"]

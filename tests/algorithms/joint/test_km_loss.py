@@ -137,5 +137,11 @@ def test_the_default_location_stays_within_three_times_points_alone():
 
     d_alone = widths(ga.generalize_points(df[["lat", "lon"]], k=10, lat="lat", lon="lon"))
     alone = np.nanmedian(d_alone)
-    d = widths(ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "job"], k=10))
+    rel = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "job"], k=10)
+    d = widths(rel)
     assert np.nanmedian(d) <= 3 * alone and np.nanquantile(d, 0.9) <= 10 * np.nanquantile(d_alone, 0.9)
+    # the report names the reach, what it costs and what trades it back
+    places, counts = np.unique(df[["lon", "lat"]].to_numpy(), axis=0, return_counts=True)
+    reach = rel.report.details["tail_reach_km"]
+    assert reach == pytest.approx(REACH * k_spacing(places, counts, 10, LONLAT), rel=1e-3)
+    assert rel.notes[0].startswith(f"Boxes wider than {reach:,.1f} km") and "trades it back" in rel.notes[0]
