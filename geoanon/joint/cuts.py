@@ -21,7 +21,7 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["STRANDED", "WINDOW", "best_cut", "best_parts", "compact_choice", "cut_clearance", "descend", "first_keys",
+__all__ = ["STRANDED", "WINDOW", "admissible_positions", "best_cut", "best_parts", "compact_choice", "cut_clearance", "descend", "first_keys",
            "first_least", "keeps_classes", "narrowed", "own_cut", "rank_cut", "stranding"]
 
 
@@ -97,19 +97,9 @@ def rank_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     sr = r[order]
     s = rows.size
     k = check.model.k
-    pos = np.flatnonzero(sr[1:] != sr[:-1]) + 1
-    pos = pos[(pos >= k) & (s - pos >= k)]
+    pos = admissible_positions(check, rows[order], sr)
     if pos.size == 0:
         return None
-    if check.model.needs_sensitive:
-        codes = check.codes[rows[order]]
-        left = np.empty((pos.size, check.n_values), dtype=np.int64)
-        for v in range(check.n_values):
-            left[:, v] = np.cumsum(codes == v)[pos - 1]
-        total = np.bincount(codes, minlength=check.n_values)
-        pos = pos[check.holds(left) & check.holds(total[None, :] - left)]
-        if pos.size == 0:
-            return None
     q = s // k
     target = s * (q // 2) / q if q >= 2 else s / 2
     i = int(pos[np.argmin(np.abs(pos - target))])
@@ -128,6 +118,23 @@ def rank_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
              (right_rows, child_state(problem, state, j, (boundary, hi), right_rows))]
     gain = _rows_cost(problem, state, s) - sum(_rows_cost(problem, st, p.size) for p, st in parts)
     return Cut(gain, j, parts)
+
+
+def admissible_positions(check, ordered: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """The positions at which rows ``ordered`` by ``ranks`` (sorted) may be
+    cut: between two distinct ranks, both sides meeting the model (Theorem
+    2's rule, the model in place of k)."""
+    s, k = ordered.size, check.model.k
+    pos = np.flatnonzero(ranks[1:] != ranks[:-1]) + 1
+    pos = pos[(pos >= k) & (s - pos >= k)]
+    if pos.size and check.model.needs_sensitive:
+        codes = check.codes[ordered]
+        left = np.empty((pos.size, check.n_values), dtype=np.int64)
+        for v in range(check.n_values):
+            left[:, v] = np.cumsum(codes == v)[pos - 1]
+        total = np.bincount(codes, minlength=check.n_values)
+        pos = pos[check.holds(left) & check.holds(total[None, :] - left)]
+    return pos
 
 
 def keeps_classes(i, size, k: int) -> np.ndarray:

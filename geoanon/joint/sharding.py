@@ -9,6 +9,7 @@ import numpy as np
 
 from .._forked import forked_map
 from .cuts import best_parts, descend
+from .target_cuts import target_parts
 from .dims import RankDim
 
 __all__ = ["CHUNKS_PER_JOB", "SHARD_ROWS", "located_apart", "location_and_other", "map_shards", "shards_of",
@@ -45,9 +46,12 @@ def shards_of(problem, rows, root, location) -> list:
 
 
 def within_target(problem, rows, root, location) -> list:
-    """Location nodes no wider than the precision target ``problem.too_wide`` (or that cannot be cut)."""
+    """Location nodes no wider than the precision target ``problem.too_wide``
+    (or that cannot be cut), each cut leaving the fullest part that fits
+    (:func:`~geoanon.joint.target_cuts.target_parts`)."""
     wide = problem.too_wide
-    return _location_cuts(problem, rows, root, location, lambda r, st: wide is not None and bool(wide([st])[0]))
+    return descend((rows, root), lambda node: target_parts(problem, node, location)
+                   if wide is not None and bool(wide([node[1]])[0]) else None)
 
 
 def _location_cuts(problem, rows, root, location, cutting) -> list:
