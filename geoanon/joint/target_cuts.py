@@ -6,15 +6,16 @@ latitude or longitude where one side is the largest that fits within the
 target: the longest run of rows in rank order from either end whose box is
 no wider (a box only grows as rows join it, so the run is found by
 bisection), over both axes, the longest first. On a line this greedy cover
-is the least number of pieces (the interval-cover argument); on the plane it
-leaves the location in fewer, fuller pieces than cuts placed for the boxes'
-summed width (:func:`~geoanon.joint.cuts.best_parts`), so fewer rows end in
-pieces that cannot be cut within the target and every piece holds more rows
-for the other columns' cuts inside it. Measured on the frontier benchmark's
-tuning tables (``bench/bench_finesearch.py``): Adult near airports, k = 10,
-a 150 km target, 627 rows left in pieces wider than it against 1,700.
-Where no side fits (both axes' shortest admissible runs are too wide), or
-the location is not of points, the node takes :func:`best_parts`' cut.
+is the least number of pieces (the interval-cover argument), but for the
+model: a side left too wide with fewer than 2k rows cannot be cut again, so
+a cut whose other side fits or holds 2k rows or more comes first (the
+longest fitting side that leaves 2k rows, where the longest leaves fewer).
+It leaves the location in fewer, fuller pieces than cuts placed for the
+boxes' summed width (:func:`~geoanon.joint.cuts.best_parts`), so fewer rows
+end in pieces that cannot be cut within the target and every piece holds
+more rows for the other columns' cuts inside it (``bench/RESULTS.md``, the
+fine-location end). Where no side fits, or the location is not of points,
+the node takes :func:`best_parts`' cut.
 """
 from __future__ import annotations
 
@@ -28,37 +29,55 @@ __all__ = ["target_parts"]
 
 def target_parts(problem, node: tuple, location: list) -> list | None:
     """The parts ``[(rows, state)]`` of the cut of ``node`` ``(rows, state)``
-    along ``location`` (positions of the location's dimensions) whose part
-    within the target holds the most rows (ties: the first axis, the low
-    side); :func:`best_parts` where no part fits; None where no cut is admissible."""
+    along ``location`` (positions of the location's dimensions) whose side
+    within the target is the longest, those whose other side fits or can be
+    cut again first (ties: the first axis, the low side); :func:`best_parts`
+    where no side fits; None where no cut is admissible."""
     rows, state = node
     if not all(isinstance(problem.items[j], RankDim) for j in location):
         return best_parts(problem, node, location)
     best = None
     for j in location:
         order = np.argsort(problem.items[j].rank[rows], kind="stable")
-        sorted_ranks = problem.items[j].rank[rows[order]]
-        positions = admissible_positions(problem.check, rows[order], sorted_ranks)
+        ranks = problem.items[j].rank[rows[order]]
+        positions = admissible_positions(problem.check, rows[order], ranks)
         for low_side in (True, False):
-            at = _longest_fit(problem, state, rows[order], positions, low_side, location)
-            if at is not None:
-                size = at if low_side else rows.size - at
-                if best is None or size > best[0]:
-                    best = (size, j, order, sorted_ranks, at)
+            found = _side_cut(problem, state, rows[order], positions, low_side, location)
+            if found is not None and (best is None or found[:2] > best[0][:2]):
+                best = (found, j, order, ranks)
     if best is None:
         return best_parts(problem, node, location)
-    _, j, order, sorted_ranks, at = best
+    (_, _, at), j, order, ranks = best
     d = problem.items[j]
-    a, b = int(sorted_ranks[at - 1]) + 1, int(sorted_ranks[at])
-    boundary = int(d.central_boundary(np.array([a]), np.array([b]))[0])
+    boundary = int(d.central_boundary(np.array([int(ranks[at - 1]) + 1]), np.array([int(ranks[at])]))[0])
     lo, hi = state[j][:2]
     left, right = rows[order[:at]], rows[order[at:]]
     return [(left, child_state(problem, state, j, (lo, boundary), left)),
             (right, child_state(problem, state, j, (boundary, hi), right))]
 
 
+def _side_cut(problem, state, ordered, positions, low_side: bool, location) -> tuple | None:
+    """The cut of rows ``ordered`` by one axis whose low side (else high
+    side) fits within the target, as ``(whether the other side fits or holds
+    2k rows or more, the fitting side's rows, the position)``: the longest
+    fitting side, or, where that leaves the other side too wide with fewer
+    than 2k rows, the longest that leaves 2k; None where no side fits."""
+    at = _longest_fit(problem, state, ordered, positions, low_side, location)
+    if at is None:
+        return None
+    size, two_k = ordered.size, 2 * problem.check.model.k
+    rest = size - at if low_side else at
+    if rest < two_k and _longest_fit(problem, state, ordered, np.array([at]), not low_side, location) is None:
+        room = positions[positions <= size - two_k] if low_side else positions[positions >= two_k]
+        shorter = _longest_fit(problem, state, ordered, room, low_side, location)
+        if shorter is None:
+            return (False, at if low_side else size - at, at)
+        at = shorter
+    return (True, at if low_side else size - at, at)
+
+
 def _longest_fit(problem, state, ordered: np.ndarray, positions: np.ndarray, low_side: bool, location) -> int | None:
-    """The admissible cut position (among ``positions`` of the rows
+    """The cut position (among ``positions``, ascending, of the rows
     ``ordered`` by one axis) whose low side (else high side) is the longest
     within the target; None where even the shortest is too wide."""
     def fits(at) -> bool:
@@ -70,7 +89,7 @@ def _longest_fit(problem, state, ordered: np.ndarray, positions: np.ndarray, low
 
     if not positions.size or not fits(positions[0 if low_side else -1]):
         return None
-    lo, hi = 0, positions.size - 1           # bisection: the side's rows grow as the position moves away from it
+    lo, hi = 0, positions.size - 1           # bisection: a side's rows grow as the position moves away from it
     while lo < hi:
         if low_side:
             mid = (lo + hi + 1) // 2
