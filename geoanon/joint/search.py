@@ -24,8 +24,9 @@ model in place of k), so every class of every design meets it. The designs
        (:func:`~geoanon.joint.mondrian.joint_partitions`); a start is skipped
        under a weighting whose search makes that cut first anyway.
     3. *Target pieces*: with a precision target, each start's location
-       alone cut down to pieces no wider
-       (:func:`~geoanon.joint.sharding.within_target`).
+       alone cut down to pieces no wider, each cut leaving the fullest
+       side within it (:func:`~geoanon.joint.sharding.within_target`,
+       :mod:`~geoanon.joint.target_cuts`).
     4. *Weighted rounds with merging*: every node of a round cut at once
        with array operations under each weighting of its mask
        (:func:`~geoanon.joint.batch.split_weighted`; the node table
@@ -43,8 +44,9 @@ model in place of k), so every class of every design meets it. The designs
        its leaves are taken (:class:`~geoanon.joint.solved.Solved`, by
        :meth:`~geoanon.joint.nodes.Nodes.keys`).
     8. *Cheapest per weighting*: under each weighting, the start whose
-       leaves cost least, its classes numbered by what they publish
-       (:func:`~geoanon.joint.partition.partition_of`).
+       leaves cost least (with a precision target, of those leaving no more
+       rows beyond it than the table's own start), its classes numbered by
+       what they publish (:func:`~geoanon.joint.partition.partition_of`).
 
 ``"frontier"``, ``"location-first"``, ``"greedy"`` (:mod:`~geoanon.joint.tiling`)
     Location classes never overlap (rectangles tile the plane, ZIP groups
