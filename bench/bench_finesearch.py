@@ -179,7 +179,9 @@ def write_results(rows, path: Path) -> None:
     by = {(r["table"], r["k"], r["method"]): r for r in rows if "failed" not in r}
     lines = ["## The fine-location end (issue 51, item 4; `python bench/bench_finesearch.py`)", "",
              f"Run on {today()}, {machine()}, geoanon at commit {code_state()}. "
-             + " ".join(__doc__.split("\n\n")[1:4]).replace("\n", " "), "",
+             + " ".join(__doc__.split("\n\n")[2].split()), "",
+             *("- " + " ".join(item.split()).removeprefix("- ") for item in __doc__.split("\n\n")[3].split("\n- ")),
+             "", " ".join(__doc__.split("\n\n")[4].split()), "",
              "Per fine peer release (Mondrian weight w: median / p90 km / other NCP), each method's ratio of "
              "its best release no wider at the median and the p90 (target km, setting) to the peer's NCP; "
              "`-`: none no wider.", ""]
