@@ -258,6 +258,9 @@ def write_results(rows, path: Path) -> None:
         if ratios:
             lines.append(f"| {m} | {len(ratios)} | {max(finite):.2f}x | {np.median(finite):.2f}x | "
                          f"{len(ratios) - len(finite)} |" if finite else f"| {m} | {len(ratios)} | - | - | {len(ratios)} |")
+    missing = [f"{t} k={k} {m}" for t, k, m in PLAN if (t, k, m) not in by]
+    if missing:
+        lines += ["", "Not in this run (stopped for time): " + ", ".join(missing) + "."]
     lines += ["", "Kept: ``after`` (the joint design whenever ``max_extent_km`` is given). Measured once while "
               "building it and not rerun by this script (airports, k = 50, a soft target: boxes beyond it "
               "published, as before the bound): a local search moving single records to another class whose "
