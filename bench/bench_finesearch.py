@@ -16,8 +16,8 @@ record, the other columns' mean NCP), per table and k:
 - ``before``: the joint design as it was before this part (a too-wide piece
   cut by :func:`geoanon.joint.cuts.best_parts`, the cheapest start whatever it
   leaves beyond the target), by monkeypatching the two rules back;
-- ``after``: the joint design now (:mod:`geoanon.joint.target_cuts`, and
-  :func:`geoanon.joint.mondrian._cheapest_start`'s rule);
+- ``after``: the joint design now (:mod:`geoanon.joint.target_cuts`, and the
+  start keeping the fewest rows beyond the target first, :func:`geoanon.joint.mondrian._beyond_target`);
 - ``cells``: a location-first design: the target pieces (``after``'s cut),
   then the joint search inside each, with its lossiest-category finish per
   piece but no category cut at the root (on ``airports`` only, for time).
@@ -87,7 +87,8 @@ def _pieces_beyond(df, k: int, target: float, method: str) -> dict:
     problem, location, _, table = mondrian._joint_table(jr._problem(job, spec), np.arange(len(df), dtype=np.int64))
     with _design(method):
         pieces = [p for group in table for p in sharding.within_target(problem, *group, location)]
-    return {"pieces": len(pieces), "beyond": sum(r.size for r, st in pieces if problem.too_wide(st))}
+    wide = problem.too_wide([st for _, st in pieces])
+    return {"pieces": len(pieces), "beyond": int(sum(r.size for (r, _), w in zip(pieces, wide) if w))}
 
 
 def _peer_point(df, parts, w, k) -> dict:
@@ -123,16 +124,15 @@ class _design:
     def __enter__(self):
         from geoanon.joint import cuts, mondrian, sharding
 
-        self.kept = sharding.target_parts, mondrian._cheapest_start
+        self.kept = sharding.target_parts, mondrian._beyond_target
         if self.before:
             sharding.target_parts = cuts.best_parts
-            mondrian._cheapest_start = lambda problem, candidates, w: min(
-                candidates, key=lambda leaves: mondrian._weighted_loss(problem, leaves, w))
+            mondrian._beyond_target = lambda problem, leaves, starts: 0
 
     def __exit__(self, *exc):
         from geoanon.joint import mondrian, sharding
 
-        sharding.target_parts, mondrian._cheapest_start = self.kept
+        sharding.target_parts, mondrian._beyond_target = self.kept
 
 
 def _cells(job, spec):

@@ -44,9 +44,9 @@ model in place of k), so every class of every design meets it. The designs
        its leaves are taken (:class:`~geoanon.joint.solved.Solved`, by
        :meth:`~geoanon.joint.nodes.Nodes.keys`).
     8. *Cheapest per weighting*: under each weighting, the start whose
-       leaves cost least (with a precision target, of those leaving no more
-       rows beyond it than the table's own start), its classes numbered by
-       what they publish (:func:`~geoanon.joint.partition.partition_of`).
+       leaves cost least (with a precision target, the fewest rows beyond it
+       first), its classes numbered by what they publish
+       (:func:`~geoanon.joint.partition.partition_of`).
 
 ``"frontier"``, ``"location-first"``, ``"greedy"`` (:mod:`~geoanon.joint.tiling`)
     Location classes never overlap (rectangles tile the plane, ZIP groups

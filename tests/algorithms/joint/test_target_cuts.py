@@ -1,7 +1,7 @@
 """The joint design under a precision target (issue 51, item 4): too-wide
 pieces cut where the side within the target is fullest
-(geoanon.joint.target_cuts), and no category start that leaves more rows
-beyond the target than the table's own start (geoanon.joint.mondrian)."""
+(geoanon.joint.target_cuts), and the start leaving the fewest rows beyond
+the target first (geoanon.joint.mondrian)."""
 import numpy as np
 import pandas as pd
 
@@ -52,7 +52,8 @@ def _pieces_beyond(df, k, max_km, cut):
     finally:
         sharding.target_parts = kept
     assert np.array_equal(np.sort(np.concatenate([r for r, _ in pieces])), np.arange(len(df)))
-    return sum(r.size for r, st in pieces if problem.too_wide(st))
+    wide = problem.too_wide([st for _, st in pieces])
+    return sum(r.size for (r, _), w in zip(pieces, wide) if w)
 
 
 def _strip(seed, n=40):
@@ -88,8 +89,8 @@ def test_the_longest_fit_is_found_by_bisection():
     positions = cuts.admissible_positions(problem.check, ordered, ranks)
 
     def fits(part):
-        return not problem.too_wide(tuple(cuts.narrowed(d, s, part) if d.location else s
-                                          for d, s in zip(problem.items, state)))
+        return not problem.too_wide([tuple(cuts.narrowed(d, s, part) if d.location else s
+                                           for d, s in zip(problem.items, state))])[0]
 
     for low_side in (True, False):
         fitting = [at for at in positions.tolist() if fits(ordered[:at] if low_side else ordered[at:])]
