@@ -1,6 +1,6 @@
 """The fine-location end of the joint release: its searches compared at explicit ``max_extent_km``.
 
-    python bench/bench_finesearch.py           # about 40 minutes on 2 cores; --quick for a smoke run
+    python bench/bench_finesearch.py           # about an hour on 2 cores; --quick for a smoke run
 
 Issue 51, item 4: where a user asks for fine boxes (100-400 km at k = 50 on a
 national table, a few km in a city), the joint release must beat a weighted
