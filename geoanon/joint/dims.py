@@ -83,6 +83,7 @@ class RankDim:
     grid_low: np.ndarray = field(init=False, repr=False)
     grid_high: np.ndarray = field(init=False, repr=False)
     _avoid: np.ndarray | None = field(default=None, init=False, repr=False)
+    _by_rank: tuple | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.extent == "grid":
@@ -104,6 +105,14 @@ class RankDim:
         if self._avoid is None:
             self._avoid = np.union1d(self.low, self.high) if self.rare is None else np.unique(self.low[self.rare])
         return self._avoid
+
+    def by_rank(self) -> tuple:
+        """Every row in rank order (rows of one rank in row order), and their
+        ranks; computed once."""
+        if self._by_rank is None:
+            order = np.argsort(self.rank, kind="stable")
+            self._by_rank = (order, self.rank[order])
+        return self._by_rank
 
     @property
     def size(self) -> int:

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cuts import WINDOW, compact_choice, cut_clearance, first_keys, first_least, keeps_classes
+from .cuts import TILING_GAP, WINDOW, compact_choice
 from .dims import RankDim, TreeDim, popcount
+from .plan_loops import by_node_and_rank, location_choice, nearest, part_bits, part_extremes
 
-__all__ = ["Plan", "group_plan", "rank_plan"]
+__all__ = ["Plan", "WALKED_SHARE", "group_plan", "rank_plan"]
+
+WALKED_SHARE = 8    # a round whose nodes hold at least 1 / this of the table's rows orders them by one pass
 
 
 @dataclass(frozen=True)
@@ -44,9 +47,7 @@ def rank_plan(search, j: int) -> Plan | None:
     d, k, check = search.problem.items[j], search.k, search.check
     st = table.state[j]
     node = table.row_node()
-    r = d.rank[table.perm]
-    order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
-    sr, rows = r[order], table.perm[order]
+    rows, sr = _by_rank(table, d, node)
     n_rows = sr.size
     local = np.arange(n_rows) - table.start[node]
     s = table.size[node]
@@ -65,9 +66,9 @@ def rank_plan(search, j: int) -> Plan | None:
     cand = np.flatnonzero(ok)
     if cand.size == 0:
         return None
-    at = _nearest(cand, node, local, table.size, k)   # the cut's first row (sorted order) per node
+    at = nearest(cand, node, local, table.size, k)   # the cut's first row (sorted order) per node
     if d.location:
-        at = _location_at(search, j, at, cand, node, local, sr, rows)
+        at = _location_at(search, d, at, cand, node, local, sr, rows)
     elif search.problem.compact_cuts:
         at = _compact_at(search, d, at, cand, node, sr)
     nodes = node[at]
@@ -87,50 +88,44 @@ def rank_plan(search, j: int) -> Plan | None:
     return _plan(search, j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], tiles=tiles, ranks=sr[in_cut])
 
 
-def _location_at(search, j, at, cand, node, local, sr, rows):
+def _by_rank(table, d: RankDim, node) -> tuple:
+    """The rows of every node of ``table`` (``node``: each position's), node
+    after node, each node's by rank along ``d``, and their ranks. Where the
+    nodes hold at least ``1 / WALKED_SHARE`` of the table's rows, one pass
+    over the table's rows in rank order (:func:`~geoanon.joint.plan_loops.by_node_and_rank`),
+    else a sort; rows of one rank may come in either order (a cut falls
+    between ranks, so no cut depends on it)."""
+    n_rows = d.rank.size
+    if table.perm.size * WALKED_SHARE < n_rows:
+        r = d.rank[table.perm]
+        order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
+        return table.perm[order], r[order]
+    row_node = np.full(n_rows, -1, dtype=np.int64)
+    row_node[table.perm] = node
+    return by_node_and_rank(*d.by_rank(), row_node, table.start, table.size)
+
+
+def _location_at(search, d, at, cand, node, local, sr, rows):
     """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
     :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
     table = search.nodes
-    d = search.problem.items[j]
-    s = table.size[node[cand]]
-    inside = (local[cand] >= WINDOW * s) & (local[cand] <= (1 - WINDOW) * s)
-    win = cand[inside]
-    if win.size == 0:
-        return at
-    wn, i = node[win], local[win]
-    size = table.size[wn]
-    start = table.start[wn]
-    last = start + size - 1
-    clearance = cut_clearance(d, sr[win - 1], sr[win], sr[start], sr[last])
-    keeps = keeps_classes(i, size, search.k)
-    if not (d.extent == "grid" and not d.missing):
-        balanced = np.zeros(table.size.size, dtype=np.int64)
-        balanced[node[at]] = local[at]
-        return _picked(search, at, node, win, wn, clearance, keeps, np.abs(i - balanced[wn]).astype(float))
-    cost = np.zeros(win.size)           # the boxes' widths, needed only where the gap is wide enough
-    clean = np.flatnonzero(clearance >= 1)
-    if clean.size == 0:
-        return _picked(search, at, node, win, wn, clearance, keeps, cost)
-    cut, i_c, size_c, start_c, last_c = win[clean], i[clean], size[clean], start[clean], last[clean]
-    width = np.zeros(clean.size)
-    width += i_c * (d.high[sr[cut - 1]] - d.low[sr[start_c]]) / d.span
-    width += (size_c - i_c) * (d.high[sr[last_c]] - d.low[sr[cut]]) / d.span
-    n_nodes = table.size.size
-    row_node = node
-    for e in search.problem.items:
-        if e is d or not e.location or e.span <= 0:
-            continue
-        r = e.rank[rows]
-        span = e.size + 1
-        up = np.maximum.accumulate(row_node * span + r) - row_node * span                 # prefix max rank
-        down = span - 1 - (np.maximum.accumulate(row_node * span + (span - 1 - r)) - row_node * span)
-        back = (n_nodes - 1 - row_node)[::-1]
-        up_r = (np.maximum.accumulate(back * span + r[::-1]) - back * span)[::-1]        # suffix max rank
-        down_r = span - 1 - (np.maximum.accumulate(back * span + (span - 1 - r[::-1])) - back * span)[::-1]
-        width += i_c * (e.high[up[cut - 1]] - e.low[down[cut - 1]]) / e.span
-        width += (size_c - i_c) * (e.high[up_r[cut]] - e.low[down_r[cut]]) / e.span
-    cost[clean] = width
-    return _picked(search, at, node, win, wn, clearance, keeps, cost)
+    boxes = d.extent == "grid" and not d.missing
+    others = [e for e in search.problem.items if e is not d and e.location and e.span > 0] if boxes else []
+    widest = max([e.size for e in others], default=0)
+    return location_choice(
+        at, cand, node, local, table.size, table.start, sr, d.low, d.high, d.span, boxes,
+        np.array([e.rank[rows] for e in others], dtype=np.int64).reshape(len(others), rows.size),
+        _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
+        np.array([e.span for e in others], dtype=np.float64), search.k, WINDOW, TILING_GAP,
+        search.problem.shared_location)
+
+
+def _padded(arrays: list, width: int) -> np.ndarray:
+    """``arrays`` as the rows of one float array ``width`` wide."""
+    out = np.zeros((len(arrays), width))
+    for i, a in enumerate(arrays):
+        out[i, :a.size] = a
+    return out
 
 
 def _compact_at(search, d, at, cand, node, sr):
@@ -141,17 +136,6 @@ def _compact_at(search, d, at, cand, node, sr):
     q = size // search.k
     target = np.where(q >= 2, size * (q // 2) / np.maximum(q, 1), size / 2)
     chosen = cand[compact_choice(d, sr, cand, cn, table.start[cn], size, target, search.k)]
-    out = at.copy()
-    out[np.searchsorted(node[at], node[chosen])] = chosen
-    return out
-
-
-def _picked(search, at, node, win, wn, clearance, keeps, cost):
-    """Per node, the candidate of ``win`` first by :func:`geoanon.joint.cuts.first_keys` (the class count it
-    ``keeps``, a gap wide enough), then in the widest gap or of least ``cost``, then first (as
-    :func:`geoanon.joint.cuts._location_position`)."""
-    clean = clearance >= 1
-    chosen = win[first_least(wn, *first_keys(search.problem, clean, keeps), np.where(clean, cost, -clearance))]
     out = at.copy()
     out[np.searchsorted(node[at], node[chosen])] = chosen
     return out
@@ -259,20 +243,22 @@ def _plan(search, j, nodes, rows, node, part, tiles=None, ranks=None) -> Plan:
         de = search.problem.items[e]
         parent = table.state[e][p_node]
         if isinstance(de, RankDim):
-            r = ranks if e == j and ranks is not None else de.rank[rows]
             lo_hi = parent[:, :2].copy()
             if e == j:
                 where = np.searchsorted(nodes, p_node)
                 lo_hi = tiles[where, p_part]
-            first = np.minimum.reduceat(r, starts)
-            end = np.maximum.reduceat(r, starts) + 1
+            if e == j and ranks is not None:
+                first, end = np.minimum.reduceat(ranks, starts), np.maximum.reduceat(ranks, starts)
+            else:
+                first, end = part_extremes(de.rank, rows, starts)
+            end = end + 1
             lo_hi[:, 1] = np.where((lo_hi[:, 1] > de.size) & (end <= de.size), de.size, lo_hi[:, 1])
             lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
             states[e] = np.column_stack([lo_hi, first, end])
         elif isinstance(de, TreeDim):
             states[e] = _lowest_common(de, rows, starts, parent)
         else:
-            held = np.bitwise_or.reduceat(de.bits[rows], starts)
+            held = part_bits(de.bits, rows, starts)
             states[e] = np.where((popcount(parent) > 1) | (e == j), held, parent)
     origin = table.origin[p_node]
     cost = search.costs(states, origin) * p_size
@@ -293,16 +279,6 @@ def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     present = np.bincount(key, minlength=bound) > 0
     index = np.cumsum(present) - 1
     return np.flatnonzero(present), index[key]
-
-
-def _nearest(cand, node, local, sizes, k) -> np.ndarray:
-    """Per node with candidates: the candidate nearest the balanced target
-    (floor(q/2) of the q = floor(s/k) classes to the left), the first on a tie."""
-    cn = node[cand]
-    sz = sizes[cn]
-    q = sz // k
-    target = np.where(q >= 2, sz * (q // 2) / np.maximum(q, 1), sz / 2)
-    return cand[first_least(cn, np.abs(local[cand] - target))]
 
 
 def _lowest_common(d: TreeDim, rows, starts, parent) -> np.ndarray:

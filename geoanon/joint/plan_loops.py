@@ -1,0 +1,156 @@
+"""The per-row loops of the array search's cuts (:mod:`geoanon.joint.plans`),
+compiled with numba: each makes one pass over a round's rows where the
+array operations it replaces made a dozen (a sort, gathers, running maxima,
+reductions per node). They choose exactly what those operations chose."""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["by_node_and_rank", "location_choice", "nearest", "part_bits", "part_extremes"]
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def by_node_and_rank(order, ranked, row_node, start, size):
+    """The rows of every node (``row_node``: each table row's node, -1 for
+    none; ``start``, ``size``: the nodes' segments), node after node, each
+    node's by rank, and their ranks: a pass over ``order`` (every row of the
+    table by rank) instead of a sort. Rows of one rank come in table order."""
+    fill = start.copy()
+    total = 0
+    for n in range(size.size):
+        total += size[n]
+    rows = np.empty(total, np.int64)
+    sr = np.empty(total, np.int64)
+    for i in range(order.size):
+        n = row_node[order[i]]
+        if n >= 0:
+            p = fill[n]
+            rows[p] = order[i]
+            sr[p] = ranked[i]
+            fill[n] = p + 1
+    return rows, sr
+
+
+@_jit
+def nearest(cand, node, local, sizes, k):
+    """Per node with candidates (``cand``: positions, by node), the one
+    nearest the balanced target (floor(q/2) of the q = floor(s/k) classes
+    to the left), the first on a tie."""
+    out = np.empty(cand.size, np.int64)
+    a, r = 0, 0
+    while a < cand.size:
+        n = node[cand[a]]
+        s = sizes[n]
+        q = s // k
+        target = s * (q // 2) / max(q, 1) if q >= 2 else s / 2
+        best, best_key = cand[a], abs(local[cand[a]] - target)
+        b = a + 1
+        while b < cand.size and node[cand[b]] == n:
+            key = abs(local[cand[b]] - target)
+            if key < best_key:
+                best, best_key = cand[b], key
+            b += 1
+        out[r] = best
+        a, r = b, r + 1
+    return out[:r]
+
+
+@_jit
+def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, others, other_low,
+                    other_high, other_span, k, window, gap_share, shared):
+    """Per node (``at``: its balanced cut; ``cand``: the candidate positions,
+    by node), the location cut of :func:`geoanon.joint.cuts._location_position`
+    among the candidates keeping ``window`` of its rows on each side, where it
+    has any: least first by the class count kept (where classes publish their
+    own box, ``shared`` False), a gap of ``gap_share`` of the node's extent,
+    then where the gap is wide enough the records' boxes' widths (``boxes``;
+    ``others``: the other location axes' ranks at every position) or the
+    distance to ``at``, else the widest gap; the first on ties."""
+    out = at.copy()
+    top = low.size - 1
+    axes = others.shape[0]
+    suffix_hi, suffix_lo = np.empty_like(others), np.empty_like(others)
+    prefix_hi, prefix_lo = np.empty(axes, np.int64), np.empty(axes, np.int64)
+    a, r = 0, 0
+    while a < cand.size:
+        n = node[cand[a]]
+        b = a
+        while b < cand.size and node[cand[b]] == n:
+            b += 1
+        s, start = sizes[n], starts[n]
+        last = start + s - 1
+        need = gap_share * (high[min(sr[last], top)] - low[sr[start]])
+        if boxes:
+            for e in range(axes):
+                hi, lo = others[e, last], others[e, last]
+                for p in range(last, start - 1, -1):
+                    hi, lo = max(hi, others[e, p]), min(lo, others[e, p])
+                    suffix_hi[e, p], suffix_lo[e, p] = hi, lo
+                prefix_hi[e], prefix_lo[e] = others[e, start], others[e, start]
+        scanned = start + 1
+        chosen, best0, best1, best2 = -1, 0.0, 0.0, 0.0
+        for c in range(a, b):
+            pos = cand[c]
+            i = local[pos]
+            if not (i >= window * s and i <= (1 - window) * s):
+                continue
+            clearance = np.inf
+            if sr[pos] <= top and need > 0:
+                clearance = (low[sr[pos]] - high[sr[pos - 1]]) / need
+            clean = clearance >= 1
+            if not clean:
+                value = -clearance
+            elif boxes:
+                while scanned < pos:            # the left side's extremes on the other axes
+                    for e in range(axes):
+                        prefix_hi[e] = max(prefix_hi[e], others[e, scanned])
+                        prefix_lo[e] = min(prefix_lo[e], others[e, scanned])
+                    scanned += 1
+                value = 0.0
+                value += i * (high[sr[pos - 1]] - low[sr[start]]) / span
+                value += (s - i) * (high[sr[last]] - low[sr[pos]]) / span
+                for e in range(axes):
+                    value += i * (other_high[e, prefix_hi[e]] - other_low[e, prefix_lo[e]]) / other_span[e]
+                    value += (s - i) * (other_high[e, suffix_hi[e, pos]] - other_low[e, suffix_lo[e, pos]]) \
+                        / other_span[e]
+            else:
+                value = float(abs(i - local[at[r]]))
+            kept = 0.0 if shared or i // k + (s - i) // k >= s // k else 1.0
+            gapped = 0.0 if clean else 1.0
+            if chosen < 0 or kept < best0 or (kept == best0 and (gapped < best1 or (gapped == best1
+                                                                                     and value < best2))):
+                chosen, best0, best1, best2 = pos, kept, gapped, value
+        if chosen >= 0:
+            out[r] = chosen
+        a, r = b, r + 1
+    return out
+
+
+@_jit
+def part_extremes(values, rows, starts):
+    """The least and greatest of ``values`` over each part's ``rows`` (parts from ``starts``)."""
+    lo, hi = np.empty(starts.size, values.dtype), np.empty(starts.size, values.dtype)
+    for p in range(starts.size):
+        end = starts[p + 1] if p + 1 < starts.size else rows.size
+        least = greatest = values[rows[starts[p]]]
+        for i in range(starts[p] + 1, end):
+            v = values[rows[i]]
+            least, greatest = min(least, v), max(greatest, v)
+        lo[p], hi[p] = least, greatest
+    return lo, hi
+
+
+@_jit
+def part_bits(bits, rows, starts):
+    """The bitwise or of ``bits`` over each part's ``rows`` (parts from ``starts``)."""
+    out = np.zeros(starts.size, np.int64)
+    for p in range(starts.size):
+        end = starts[p + 1] if p + 1 < starts.size else rows.size
+        held = 0
+        for i in range(starts[p], end):
+            held |= bits[rows[i]]
+        out[p] = held
+    return out
