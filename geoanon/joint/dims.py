@@ -501,10 +501,28 @@ class Dims:
     :class:`~geoanon.joint.problem.SearchProblem`)."""
 
     items: list = field(default_factory=list)
+    _values: tuple = field(default=(), init=False, repr=False)
 
     def root(self, rows: np.ndarray) -> tuple:
         """The state of ``rows`` alone in every dimension."""
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
+
+    def row_values(self) -> np.ndarray:
+        """Every row's rank in each :class:`RankDim` and value bit in each
+        :class:`SetDim` of at most 62 values (0 in the others), a row of the
+        table per row, so that one read fetches a row's all; computed once
+        for these dimensions."""
+        key = tuple(map(id, self.items))
+        if not self._values or self._values[0] != key:
+            n = next((d.rank.size if isinstance(d, RankDim) else d.leaf.size for d in self.items), 0)
+            values = np.zeros((n, len(self.items)), dtype=np.int64)
+            for j, d in enumerate(self.items):
+                if isinstance(d, RankDim):
+                    values[:, j] = d.rank
+                elif isinstance(d, SetDim) and d.bits is not None:
+                    values[:, j] = d.bits
+            self._values = (key, values)
+        return self._values[1]
 
 
 def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):

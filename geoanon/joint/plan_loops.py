@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["by_node_and_rank", "location_choice", "nearest", "part_bits", "part_extremes"]
+__all__ = ["by_node_and_rank", "location_choice", "nearest", "part_states"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -59,20 +59,21 @@ def nearest(cand, node, local, sizes, k):
 
 
 @_jit
-def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, others, other_low,
-                    other_high, other_span, k, window, gap_share, shared):
+def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, values, rows, others,
+                    other_low, other_high, other_span, k, window, gap_share, shared):
     """Per node (``at``: its balanced cut; ``cand``: the candidate positions,
     by node), the location cut of :func:`geoanon.joint.cuts._location_position`
     among the candidates keeping ``window`` of its rows on each side, where it
     has any: least first by the class count kept (where classes publish their
     own box, ``shared`` False), a gap of ``gap_share`` of the node's extent,
     then where the gap is wide enough the records' boxes' widths (``boxes``;
-    ``others``: the other location axes' ranks at every position) or the
+    ``others``: the other location axes' columns of ``values`` read at
+    ``rows``) or the
     distance to ``at``, else the widest gap; the first on ties."""
     out = at.copy()
     top = low.size - 1
-    axes = others.shape[0]
-    suffix_hi, suffix_lo = np.empty_like(others), np.empty_like(others)
+    axes = others.size
+    suffix_hi, suffix_lo = np.empty((axes, rows.size), np.int64), np.empty((axes, rows.size), np.int64)
     prefix_hi, prefix_lo = np.empty(axes, np.int64), np.empty(axes, np.int64)
     a, r = 0, 0
     while a < cand.size:
@@ -85,11 +86,12 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
         need = gap_share * (high[min(sr[last], top)] - low[sr[start]])
         if boxes:
             for e in range(axes):
-                hi, lo = others[e, last], others[e, last]
+                hi = lo = values[rows[last], others[e]]
                 for p in range(last, start - 1, -1):
-                    hi, lo = max(hi, others[e, p]), min(lo, others[e, p])
+                    v = values[rows[p], others[e]]
+                    hi, lo = max(hi, v), min(lo, v)
                     suffix_hi[e, p], suffix_lo[e, p] = hi, lo
-                prefix_hi[e], prefix_lo[e] = others[e, start], others[e, start]
+                prefix_hi[e] = prefix_lo[e] = values[rows[start], others[e]]
         scanned = start + 1
         chosen, best0, best1, best2 = -1, 0.0, 0.0, 0.0
         for c in range(a, b):
@@ -106,8 +108,8 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
             elif boxes:
                 while scanned < pos:            # the left side's extremes on the other axes
                     for e in range(axes):
-                        prefix_hi[e] = max(prefix_hi[e], others[e, scanned])
-                        prefix_lo[e] = min(prefix_lo[e], others[e, scanned])
+                        v = values[rows[scanned], others[e]]
+                        prefix_hi[e], prefix_lo[e] = max(prefix_hi[e], v), min(prefix_lo[e], v)
                     scanned += 1
                 value = 0.0
                 value += i * (high[sr[pos - 1]] - low[sr[start]]) / span
@@ -130,27 +132,22 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
 
 
 @_jit
-def part_extremes(values, rows, starts):
-    """The least and greatest of ``values`` over each part's ``rows`` (parts from ``starts``)."""
-    lo, hi = np.empty(starts.size, values.dtype), np.empty(starts.size, values.dtype)
+def part_states(values, rows, starts, ranked, masked):
+    """Over each part's ``rows`` (parts from ``starts``; ``values``: a row
+    of the table per row, :meth:`~geoanon.joint.dims.Dims.row_values`): the
+    least and greatest of each column of ``ranked``, and the bitwise or of
+    each column of ``masked``, one read of each row."""
+    lo = np.empty((starts.size, ranked.size), np.int64)
+    hi = np.empty((starts.size, ranked.size), np.int64)
+    held = np.zeros((starts.size, masked.size), np.int64)
     for p in range(starts.size):
         end = starts[p + 1] if p + 1 < starts.size else rows.size
-        least = greatest = values[rows[starts[p]]]
-        for i in range(starts[p] + 1, end):
-            v = values[rows[i]]
-            least, greatest = min(least, v), max(greatest, v)
-        lo[p], hi[p] = least, greatest
-    return lo, hi
-
-
-@_jit
-def part_bits(bits, rows, starts):
-    """The bitwise or of ``bits`` over each part's ``rows`` (parts from ``starts``)."""
-    out = np.zeros(starts.size, np.int64)
-    for p in range(starts.size):
-        end = starts[p + 1] if p + 1 < starts.size else rows.size
-        held = 0
+        for c in range(ranked.size):
+            lo[p, c] = hi[p, c] = values[rows[starts[p]], ranked[c]]
         for i in range(starts[p], end):
-            held |= bits[rows[i]]
-        out[p] = held
-    return out
+            row = values[rows[i]]
+            for c in range(ranked.size):
+                lo[p, c], hi[p, c] = min(lo[p, c], row[ranked[c]]), max(hi[p, c], row[ranked[c]])
+            for c in range(masked.size):
+                held[p, c] |= row[masked[c]]
+    return lo, hi, held

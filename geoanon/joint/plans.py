@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cuts import TILING_GAP, WINDOW, compact_choice
-from .dims import RankDim, TreeDim, popcount
-from .plan_loops import by_node_and_rank, location_choice, nearest, part_bits, part_extremes
+from .dims import RankDim, SetDim, TreeDim, popcount
+from .plan_loops import by_node_and_rank, location_choice, nearest, part_states
 
 __all__ = ["Plan", "WALKED_SHARE", "group_plan", "rank_plan"]
 
@@ -110,12 +110,13 @@ def _location_at(search, d, at, cand, node, local, sr, rows):
     :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
     table = search.nodes
     boxes = d.extent == "grid" and not d.missing
-    others = [e for e in search.problem.items if e is not d and e.location and e.span > 0] if boxes else []
+    items = search.problem.items
+    axes = [j for j, e in enumerate(items) if e is not d and e.location and e.span > 0] if boxes else []
+    others = [items[j] for j in axes]
     widest = max([e.size for e in others], default=0)
     return location_choice(
         at, cand, node, local, table.size, table.start, sr, d.low, d.high, d.span, boxes,
-        np.array([e.rank[rows] for e in others], dtype=np.int64).reshape(len(others), rows.size),
-        _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
+        search.problem.dims.row_values(), rows, np.array(axes, dtype=np.int64), _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
         np.array([e.span for e in others], dtype=np.float64), search.k, WINDOW, TILING_GAP,
         search.problem.shared_location)
 
@@ -238,28 +239,31 @@ def _plan(search, j, nodes, rows, node, part, tiles=None, ranks=None) -> Plan:
     starts = np.flatnonzero(edge)
     p_node, p_part = node[starts], part[starts]
     p_size = np.diff(np.r_[starts, rows.size])
+    items = search.problem.items
+    ranked = [e for e in search.allowed if isinstance(items[e], RankDim) and not (e == j and ranks is not None)]
+    masked = [e for e in search.allowed if isinstance(items[e], SetDim)]
+    lows, highs, helds = part_states(search.problem.dims.row_values(), rows, starts, np.array(ranked, dtype=np.int64),
+                                     np.array(masked, dtype=np.int64))
     states = {}
     for e in search.allowed:
-        de = search.problem.items[e]
+        de = items[e]
         parent = table.state[e][p_node]
         if isinstance(de, RankDim):
             lo_hi = parent[:, :2].copy()
             if e == j:
                 where = np.searchsorted(nodes, p_node)
                 lo_hi = tiles[where, p_part]
-            if e == j and ranks is not None:
-                first, end = np.minimum.reduceat(ranks, starts), np.maximum.reduceat(ranks, starts)
+            if e in ranked:
+                first, end = lows[:, ranked.index(e)], highs[:, ranked.index(e)] + 1
             else:
-                first, end = part_extremes(de.rank, rows, starts)
-            end = end + 1
+                first, end = np.minimum.reduceat(ranks, starts), np.maximum.reduceat(ranks, starts) + 1
             lo_hi[:, 1] = np.where((lo_hi[:, 1] > de.size) & (end <= de.size), de.size, lo_hi[:, 1])
             lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
             states[e] = np.column_stack([lo_hi, first, end])
         elif isinstance(de, TreeDim):
             states[e] = _lowest_common(de, rows, starts, parent)
         else:
-            held = part_bits(de.bits, rows, starts)
-            states[e] = np.where((popcount(parent) > 1) | (e == j), held, parent)
+            states[e] = np.where((popcount(parent) > 1) | (e == j), helds[:, masked.index(e)], parent)
     origin = table.origin[p_node]
     cost = search.costs(states, origin) * p_size
     part_cost = np.zeros((len(search.weights), table.size.size))
