@@ -17,13 +17,12 @@ def by_node_and_rank(order, ranked, row_node, start, size):
     """The rows of every node (``row_node``: each table row's node, -1 for
     none; ``start``, ``size``: the nodes' segments), node after node, each
     node's by rank, and their ranks: a pass over ``order`` (every row of the
-    table by rank) instead of a sort. Rows of one rank come in table order."""
+    table by rank) instead of a sort. Rows of one rank come in table order.
+    The third value says whether every node was filled: not where nodes
+    share rows (several weightings' nodes), which one pass cannot order."""
     fill = start.copy()
-    total = 0
-    for n in range(size.size):
-        total += size[n]
-    rows = np.empty(total, np.int64)
-    sr = np.empty(total, np.int64)
+    rows = np.empty(order.size if size.size == 0 else start[-1] + size[-1], np.int64)
+    sr = np.empty(rows.size, np.int64)
     for i in range(order.size):
         n = row_node[order[i]]
         if n >= 0:
@@ -31,7 +30,10 @@ def by_node_and_rank(order, ranked, row_node, start, size):
             rows[p] = order[i]
             sr[p] = ranked[i]
             fill[n] = p + 1
-    return rows, sr
+    for n in range(size.size):
+        if fill[n] != start[n] + size[n]:
+            return rows, sr, False
+    return rows, sr, True
 
 
 @_jit

@@ -91,18 +91,21 @@ def rank_plan(search, j: int) -> Plan | None:
 def _by_rank(table, d: RankDim, node) -> tuple:
     """The rows of every node of ``table`` (``node``: each position's), node
     after node, each node's by rank along ``d``, and their ranks. Where the
-    nodes hold at least ``1 / WALKED_SHARE`` of the table's rows, one pass
-    over the table's rows in rank order (:func:`~geoanon.joint.plan_loops.by_node_and_rank`),
-    else a sort; rows of one rank may come in either order (a cut falls
-    between ranks, so no cut depends on it)."""
+    nodes hold at least ``1 / WALKED_SHARE`` of the table's rows, each row
+    once, one pass over the table's rows in rank order
+    (:func:`~geoanon.joint.plan_loops.by_node_and_rank`), else a sort; rows
+    of one rank may come in either order (a cut falls between ranks, so no
+    cut depends on it)."""
     n_rows = d.rank.size
-    if table.perm.size * WALKED_SHARE < n_rows:
-        r = d.rank[table.perm]
-        order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
-        return table.perm[order], r[order]
-    row_node = np.full(n_rows, -1, dtype=np.int64)
-    row_node[table.perm] = node
-    return by_node_and_rank(*d.by_rank(), row_node, table.start, table.size)
+    if table.perm.size * WALKED_SHARE >= n_rows:
+        row_node = np.full(n_rows, -1, dtype=np.int64)
+        row_node[table.perm] = node
+        rows, sr, complete = by_node_and_rank(*d.by_rank(), row_node, table.start, table.size)
+        if complete:
+            return rows, sr
+    r = d.rank[table.perm]
+    order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
+    return table.perm[order], r[order]
 
 
 def _location_at(search, d, at, cand, node, local, sr, rows):
