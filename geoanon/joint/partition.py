@@ -86,8 +86,7 @@ def partition_of(problem, leaves, owner, design, evaluated, loc_states, weights=
     ``owner`` None: each class its own location class; the cost under
     ``weights`` (default the dimensions')."""
     row_class = np.full(problem.check.codes.size, -1, dtype=np.int64)
-    order = np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(leaves[i][0].min()))),
-                     dtype=np.int64)
+    order = _by_state(leaves)
     states, location_class = [], np.empty(len(leaves), dtype=np.int64)
     for c, i in enumerate(order.tolist()):
         r, st = leaves[i]
@@ -100,3 +99,24 @@ def partition_of(problem, leaves, owner, design, evaluated, loc_states, weights=
     return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
                           design=design, evaluated=evaluated, location_classes=len(loc_states),
                           location_states=loc_states)
+
+
+def _by_state(leaves: list) -> np.ndarray:
+    """The order of ``leaves`` ``(rows, state)`` by state, then by least row
+    (as Python orders the tuples), by one lexsort over the states' integers
+    where every dimension's states are integers of one shape, else by sorting
+    the tuples."""
+    if not leaves:
+        return np.zeros(0, dtype=np.int64)
+    sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
+    least = np.minimum.reduceat(np.concatenate([r for r, _ in leaves]), np.r_[0, np.cumsum(sizes)[:-1]])
+    keys = []
+    try:
+        for j in range(len(leaves[0][1])):
+            column = np.array([st[j] for _, st in leaves])
+            if column.dtype.kind not in "iu":
+                raise ValueError("not integers")
+            keys.extend(column.reshape(len(leaves), -1).T)
+    except ValueError:          # ragged, or other than integers of at most 64 bits
+        return np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(least[i]))), dtype=np.int64)
+    return np.lexsort([least, *keys[::-1]])
