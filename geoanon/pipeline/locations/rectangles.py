@@ -30,6 +30,7 @@ class PointsPublisher(Publisher):
         self.first, self.dropped = first, frozenset({second})
         self.xy = xy
         self.rects = None
+        self._isolated = None       # the last isolated(): (rows with a location class, k), its result
 
     def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
         """(xmin, ymin, xmax, ymax) per state; NaN where the location is
@@ -92,15 +93,21 @@ class PointsPublisher(Publisher):
         """Which rows with a location class (``labels``: each row's, -1 for
         none) are isolated in the table (:mod:`geoanon.points.isolated`), and
         how far the k records nearest each reach, in km (on the ground,
-        :meth:`geoanon._geo.Ground.positions`)."""
+        :meth:`geoanon._geo.Ground.positions`). Releases of one table whose
+        rows with a location class are the same (:func:`geoanon.explore`'s)
+        measure it once."""
         from ...points.isolated import isolated_rows
 
+        placed = labels >= 0
+        if self._isolated is not None and self._isolated[0][1] == k and np.array_equal(self._isolated[0][0], placed):
+            return self._isolated[1]
         x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
-        x = np.where(labels >= 0, x, np.nan)
+        x = np.where(placed, x, np.nan)
         on, held = ground(self.crs), ~np.isnan(x)
         y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        return isolated_rows(on.positions(x, y), k, grid)
+        self._isolated = ((placed, k), isolated_rows(on.positions(x, y), k, grid))
+        return self._isolated[1]
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
