@@ -22,6 +22,7 @@ and missed a class made of remote records and a few from the coast.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..choices import WITHHELD
 
@@ -91,14 +92,16 @@ def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int) -> 
     side = limit / np.sqrt(where.shape[1])
     if not side > 0:
         return np.zeros(len(where), dtype=bool)
+    same = among is where           # counted among themselves: each position's cell once
     low = np.minimum(among.min(axis=0), where.min(axis=0))
-    cells = np.floor((np.concatenate([among, where]) - low) / side).astype(np.int64)
+    cells = np.floor(((among if same else np.concatenate([among, where])) - low) / side).astype(np.int64)
     shape = cells.max(axis=0) + 1
-    if np.prod(shape.astype(np.float64)) < 2.0**62:    # one integer per cell: a fast 1-d unique
-        cells = np.ravel_multi_index(tuple(cells.T), tuple(shape))
-    keys, inverse = np.unique(cells, axis=0 if cells.ndim > 1 else None, return_inverse=True)
-    held = np.bincount(inverse[:len(among)].ravel(), minlength=len(keys))
-    return held[inverse[len(among):].ravel()] >= count
+    if np.prod(shape.astype(np.float64)) < 2.0**62:    # one integer per cell: hashed, a fast 1-d unique
+        inverse = pd.factorize(np.ravel_multi_index(tuple(cells.T), tuple(shape)))[0]
+    else:
+        inverse = np.unique(cells, axis=0, return_inverse=True)[1].ravel()
+    held = np.bincount(inverse[:len(among)], minlength=int(inverse.max()) + 1)
+    return held[inverse if same else inverse[len(among):]] >= count
 
 
 def within_budget(flagged: np.ndarray, apart: np.ndarray, labels: np.ndarray, sizes: np.ndarray, k: int,
