@@ -21,9 +21,9 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["STRANDED", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state", "compact_choice",
-           "cut_clearance", "descend", "first_keys", "first_least", "keeps_classes", "narrowed", "own_cut",
-           "rank_cut", "stranding"]
+__all__ = ["STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state",
+           "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "keeps_classes", "narrowed",
+           "own_cut", "rank_cut", "stranding"]
 
 
 @dataclass
