@@ -119,7 +119,8 @@ def _location_at(search, d, at, cand, node, local, sr, rows):
     widest = max([e.size for e in others], default=0)
     return location_choice(
         at, cand, node, local, table.size, table.start, sr, d.low, d.high, d.span, boxes,
-        search.problem.dims.row_values(), rows, np.array(axes, dtype=np.int64), _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
+        search.problem.dims.row_values(), rows, np.array(axes, dtype=np.int64),
+        _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
         np.array([e.span for e in others], dtype=np.float64), search.k, WINDOW, TILING_GAP,
         search.problem.shared_location)
 
