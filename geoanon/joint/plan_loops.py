@@ -61,7 +61,7 @@ def nearest(cand, node, local, sizes, k):
 
 
 @_jit
-def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, values, rows, others,
+def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, values, rows, other,
                     other_low, other_high, other_span, k, window, gap_share, shared):
     """Per node (``at``: its balanced cut; ``cand``: the candidate positions,
     by node), the location cut of :func:`geoanon.joint.cuts._location_position`
@@ -69,14 +69,13 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
     has any: least first by the class count kept (where classes publish their
     own box, ``shared`` False), a gap of ``gap_share`` of the node's extent,
     then where the gap is wide enough the records' boxes' widths (``boxes``;
-    ``others``: the other location axes' columns of ``values`` read at
-    ``rows``) or the
-    distance to ``at``, else the widest gap; the first on ties."""
+    the other axis: column ``other`` of ``values`` read at ``rows``, -1 for
+    none) or the distance to ``at``, else the widest gap; the first on ties."""
     out = at.copy()
     top = low.size - 1
-    axes = others.size
-    suffix_hi, suffix_lo = np.empty((axes, rows.size), np.int64), np.empty((axes, rows.size), np.int64)
-    prefix_hi, prefix_lo = np.empty(axes, np.int64), np.empty(axes, np.int64)
+    measured = boxes and other >= 0
+    suffix_hi = np.empty(rows.size if measured else 0, np.int64)
+    suffix_lo = np.empty(suffix_hi.size, np.int64)
     a, r = 0, 0
     while a < cand.size:
         n = node[cand[a]]
@@ -86,14 +85,14 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
         s, start = sizes[n], starts[n]
         last = start + s - 1
         need = gap_share * (high[min(sr[last], top)] - low[sr[start]])
-        if boxes:
-            for e in range(axes):
-                hi = lo = values[rows[last], others[e]]
-                for p in range(last, start - 1, -1):
-                    v = values[rows[p], others[e]]
-                    hi, lo = max(hi, v), min(lo, v)
-                    suffix_hi[e, p], suffix_lo[e, p] = hi, lo
-                prefix_hi[e] = prefix_lo[e] = values[rows[start], others[e]]
+        prefix_hi = prefix_lo = 0
+        if measured:
+            hi = lo = values[rows[last], other]
+            for p in range(last, start - 1, -1):
+                v = values[rows[p], other]
+                hi, lo = max(hi, v), min(lo, v)
+                suffix_hi[p], suffix_lo[p] = hi, lo
+            prefix_hi = prefix_lo = values[rows[start], other]
         scanned = start + 1
         chosen, best0, best1, best2 = -1, 0.0, 0.0, 0.0
         for c in range(a, b):
@@ -108,18 +107,16 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
             if not clean:
                 value = -clearance
             elif boxes:
-                while scanned < pos:            # the left side's extremes on the other axes
-                    for e in range(axes):
-                        v = values[rows[scanned], others[e]]
-                        prefix_hi[e], prefix_lo[e] = max(prefix_hi[e], v), min(prefix_lo[e], v)
-                    scanned += 1
                 value = 0.0
                 value += i * (high[sr[pos - 1]] - low[sr[start]]) / span
                 value += (s - i) * (high[sr[last]] - low[sr[pos]]) / span
-                for e in range(axes):
-                    value += i * (other_high[e, prefix_hi[e]] - other_low[e, prefix_lo[e]]) / other_span[e]
-                    value += (s - i) * (other_high[e, suffix_hi[e, pos]] - other_low[e, suffix_lo[e, pos]]) \
-                        / other_span[e]
+                if measured:
+                    while scanned < pos:            # the left side's extremes on the other axis
+                        v = values[rows[scanned], other]
+                        prefix_hi, prefix_lo = max(prefix_hi, v), min(prefix_lo, v)
+                        scanned += 1
+                    value += i * (other_high[prefix_hi] - other_low[prefix_lo]) / other_span
+                    value += (s - i) * (other_high[suffix_hi[pos]] - other_low[suffix_lo[pos]]) / other_span
             else:
                 value = float(abs(i - local[at[r]]))
             kept = 0.0 if shared or i // k + (s - i) // k >= s // k else 1.0

@@ -110,27 +110,18 @@ def _by_rank(table, d: RankDim, node) -> tuple:
 
 def _location_at(search, d, at, cand, node, local, sr, rows):
     """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
-    :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``)."""
-    table = search.nodes
+    :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``). A box's width
+    counts the other axis of the location's two (a points location's)."""
     boxes = d.extent == "grid" and not d.missing
     items = search.problem.items
     axes = [j for j, e in enumerate(items) if e is not d and e.location and e.span > 0] if boxes else []
-    others = [items[j] for j in axes]
-    widest = max([e.size for e in others], default=0)
-    return location_choice(
-        at, cand, node, local, table.size, table.start, sr, d.low, d.high, d.span, boxes,
-        search.problem.dims.row_values(), rows, np.array(axes, dtype=np.int64),
-        _padded([e.low for e in others], widest), _padded([e.high for e in others], widest),
-        np.array([e.span for e in others], dtype=np.float64), search.k, WINDOW, TILING_GAP,
-        search.problem.shared_location)
-
-
-def _padded(arrays: list, width: int) -> np.ndarray:
-    """``arrays`` as the rows of one float array ``width`` wide."""
-    out = np.zeros((len(arrays), width))
-    for i, a in enumerate(arrays):
-        out[i, :a.size] = a
-    return out
+    if len(axes) > 1:
+        raise ValueError("a location's boxes have two axes")
+    other = items[axes[0]] if axes else d
+    return location_choice(at, cand, node, local, search.nodes.size, search.nodes.start, sr, d.low, d.high, d.span,
+                           boxes, search.problem.dims.row_values(), rows, axes[0] if axes else -1, other.low,
+                           other.high, float(other.span), search.k, WINDOW, TILING_GAP,
+                           search.problem.shared_location)
 
 
 def _compact_at(search, d, at, cand, node, sr):
