@@ -1,0 +1,122 @@
+"""Time the joint release and ``explore`` beside the code before a change, in turns.
+
+    python bench/bench_speed.py --before DIR     # DIR: a source tree of the code before (holding geoanon/),
+                                                 # e.g. git archive COMMIT geoanon | tar -x -C DIR
+    python bench/bench_speed.py                  # this code alone
+
+Cases (the issue's speed targets): the 10^6-row synthetic table of
+bench_anonymize.py (lat, lon, age, sex, race, marital-status; k = 10) released
+by ``ga.anonymize``'s default design in one process and with ``n_jobs=2``; and
+on bench_frontier.py's three tables (30,162 rows, k = 10) one release in one
+process beside ``ga.explore``'s 8 default settings with ``n_jobs=2`` (target:
+at most 3x). Every run is a fresh process (the table made, the package
+imported and, for the small tables, one release made first, outside the
+clock); the two codes take turns, ``REPEATS`` runs each, and the best is
+kept. Wall time and CPU time (the process and its workers) are both given:
+on a machine others share, CPU time moves less. Results replace the speed
+section of bench/RESULTS.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import code_state, machine, replace_section, today  # noqa: E402
+
+REPEATS = 3
+CASES = [("synthetic", "anonymize", 1), ("synthetic", "anonymize", 2)] + [
+    (t, what, jobs) for t in ("airports", "zips", "city") for what, jobs in (("anonymize", 1), ("explore", 2))]
+EXPLORE_TARGET = 3.0
+
+
+def one(table: str, what: str, n_jobs: int) -> dict:
+    """Wall and CPU seconds of one call in this process."""
+    import geoanon as ga
+
+    if table == "synthetic":
+        from bench_anonymize import CATEGORICAL, QI, synthetic_table
+
+        df, qi = synthetic_table()[QI], ["age", *CATEGORICAL]
+    else:
+        from bench_frontier import OTHER, table as frontier_table
+
+        df, qi = frontier_table(table), OTHER
+    call = ga.explore if what == "explore" else ga.anonymize
+    keywords = dict(location=("lat", "lon"), qi=qi, k=10, n_jobs=n_jobs)
+    if table != "synthetic":
+        call(df, **keywords)                # warm: imports, compiled loops
+    cpu, started = _cpu(), time.perf_counter()
+    call(df, **keywords)
+    return {"wall": time.perf_counter() - started, "cpu": _cpu() - cpu}
+
+
+def _cpu() -> float:
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def measured(tree: Path, case: tuple) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, __file__, "--one", *map(str, case)], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(trees: dict, repeats: int) -> dict:
+    best = {}
+    for case in CASES:
+        for _ in range(repeats):
+            for name, tree in trees.items():
+                r = measured(tree, case)
+                key = (name, *case)
+                best[key] = {m: min(best.get(key, r)[m], r[m]) for m in ("wall", "cpu")}
+                print(name, *case, f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU", flush=True)
+    return best
+
+
+def write(best: dict, trees: dict, path: Path, repeats: int) -> None:
+    names = list(trees)
+    lines = ["## Speed of the joint release and `explore` (`python bench/bench_speed.py`)", "",
+             f"Run on {today()}, {machine()}, geoanon at commit {code_state()}"
+             + (f", beside the code before ({trees['before'].name})" if "before" in trees else "") + ". "
+             f"Best of {repeats} fresh processes each, the codes in turns; wall and CPU seconds "
+             "(the process and its workers).", "",
+             "| table | call | processes | " + " | ".join(f"{n} wall s | {n} CPU s" for n in names) + " |",
+             "|---|---|---:|" + "---:|---:|" * len(names)]
+    for case in CASES:
+        cells = " | ".join(f"{best[(n, *case)]['wall']:.2f} | {best[(n, *case)]['cpu']:.2f}" for n in names)
+        lines.append(f"| {case[0]} | {case[1]} | {case[2]} | {cells} |")
+    lines.append("")
+    for n in names:
+        ratios = [best[(n, t, "explore", 2)]["wall"] / best[(n, t, "anonymize", 1)]["wall"]
+                  for t in ("airports", "zips", "city")]
+        lines.append(f"- {n}: `explore`'s 8 settings on 2 processes / one release in one process, wall: "
+                     f"{min(ratios):.1f}-{max(ratios):.1f}x (target <= {EXPLORE_TARGET:.0f}x: "
+                     f"{'met' if max(ratios) <= EXPLORE_TARGET else 'missed'}); 10^6 rows on 2 processes "
+                     f"{best[(n, 'synthetic', 'anonymize', 2)]['wall']:.1f} s (target <= 10 s: "
+                     f"{'met' if best[(n, 'synthetic', 'anonymize', 2)]['wall'] <= 10 else 'missed'})")
+    replace_section(path, "speed51", lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="a source tree of the code before (holding geoanon/)")
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        table, what, jobs = args.one
+        print(json.dumps(one(table, what, int(jobs))))
+    else:
+        trees = {"now": HERE.parent, **({"before": args.before.resolve()} if args.before else {})}
+        write(run(trees, args.repeats), trees, args.results, args.repeats)
