@@ -74,8 +74,8 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
     out = at.copy()
     top = low.size - 1
     measured = boxes and other >= 0
-    suffix_hi = np.empty(rows.size if measured else 0, np.int64)
-    suffix_lo = np.empty(suffix_hi.size, np.int64)
+    across = np.empty(rows.size if measured else 0, np.int64)       # the other axis's ranks, read once
+    suffix_hi, suffix_lo = np.empty_like(across), np.empty_like(across)
     a, r = 0, 0
     while a < cand.size:
         n = node[cand[a]]
@@ -89,10 +89,10 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
         if measured:
             hi = lo = values[rows[last], other]
             for p in range(last, start - 1, -1):
-                v = values[rows[p], other]
+                v = across[p] = values[rows[p], other]
                 hi, lo = max(hi, v), min(lo, v)
                 suffix_hi[p], suffix_lo[p] = hi, lo
-            prefix_hi = prefix_lo = values[rows[start], other]
+            prefix_hi = prefix_lo = across[start]
         scanned = start + 1
         chosen, best0, best1, best2 = -1, 0.0, 0.0, 0.0
         for c in range(a, b):
@@ -112,8 +112,7 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
                 value += (s - i) * (high[sr[last]] - low[sr[pos]]) / span
                 if measured:
                     while scanned < pos:            # the left side's extremes on the other axis
-                        v = values[rows[scanned], other]
-                        prefix_hi, prefix_lo = max(prefix_hi, v), min(prefix_lo, v)
+                        prefix_hi, prefix_lo = max(prefix_hi, across[scanned]), min(prefix_lo, across[scanned])
                         scanned += 1
                     value += i * (other_high[prefix_hi] - other_low[prefix_lo]) / other_span
                     value += (s - i) * (other_high[suffix_hi[pos]] - other_low[suffix_lo[pos]]) / other_span
