@@ -5,19 +5,25 @@ publishes a box that is mostly empty space, its far corners holding only
 those few: whoever reads the box learns that one or a handful of records lie
 out there, and about where (300 records around Raleigh and one on Bermuda: a
 box from Raleigh to the Atlantic, Bermuda in its corner). Such records are
-*isolated*: the k records nearest one (itself among them) spread more than
-:data:`ISOLATION` times as far as those of nine records in ten of the table
-do (:func:`isolated_rows`). One far record, a handful scattered about, or a
-remote cluster smaller than k are all found so, whether the partition puts
-them in a class with a handful from the mainland or in one of their own;
-the table's sparsest tenth (its rural records) never is, nor is the smaller
-of two towns in one class. They are published without a location, the
-farthest first, within a budget of records (:func:`within_budget`); the rest
-of their class keeps its box, held to the records it keeps.
+*isolated*: chaining records that lie within :data:`ISOLATION` times the
+usual spread of k records (that of nine records in ten of the table) of one
+another, they reach fewer than k records in all (:func:`isolated_rows`).
+One far record, a handful scattered about, or a remote cluster smaller than
+k are all found so, whether the partition puts them in a class with a
+handful from the mainland or in one of their own; a table's sparse records
+(its rural ones), each within that reach of others that chain on to k or
+more, never are, however few of them the table holds, nor is the smaller of
+two towns in one class. They are published without a location, the farthest
+first, within a budget of records (:func:`within_budget`); the rest of their
+class keeps its box, held to the records it keeps.
 
 A rule relative to each class (records ten times its core's width away from
 it, fewer than k) lost: it withheld the smaller town of classes spanning two
-and missed a class made of remote records and a few from the coast.
+and missed a class made of remote records and a few from the coast. A rule
+on each record's own k records (their spread beyond the reach) withheld
+every rural record of a table whose sparse tenth was rural (2-3% of the
+records of a table of towns and farms at k = 25), though each sits among
+others in a box of its own kind.
 """
 from __future__ import annotations
 
@@ -46,13 +52,20 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     reach (the distance to its (k-1)-th nearest other, km; 0 where not
     isolated). ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
     NaN for rows without one, never isolated); ``floor_km``: the least usual
-    reach (the grid the boxes are published on). Beyond :data:`NEIGHBOURS`
-    neighbours the reach is measured among a sample of that many rows in
-    k - 1, and beyond :data:`PROBES` rows the usual reach around a sample of
-    that many (both drawn with seed 0: density estimates, published
-    nowhere). Rows sharing a cell of a grid fine enough that the cell's
-    diagonal is within the isolation reach, with k - 1 others, are never
-    isolated and are not searched (:func:`_crowded`).
+    reach (the grid the boxes are published on).
+
+    A row is isolated when the rows it reaches by steps of at most the
+    isolation reach (:data:`ISOLATION` times the usual reach, the
+    :data:`USUAL` quantile of every row's reach) are fewer than k, itself
+    among them: its cluster at that linkage holds fewer than k records.
+    Only a row whose own k records spread beyond the isolation reach can be
+    (:func:`_chained` follows the chains from those). Beyond
+    :data:`NEIGHBOURS` neighbours the reach is measured among a sample of
+    that many rows in k - 1, and beyond :data:`PROBES` rows the usual reach
+    around a sample of that many (both drawn with seed 0: density
+    estimates, published nowhere). Rows sharing a cell of a grid fine
+    enough that the cell's diagonal is within the isolation reach, with
+    k - 1 others, are never isolated and are not searched (:func:`_crowded`).
 
     >>> where = np.r_[np.random.default_rng(0).random((200, 2)) * 10, [[900.0, 900.0]]]
     >>> flagged, reach = isolated_rows(where, 5)
@@ -66,7 +79,8 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     rows = np.flatnonzero(~np.isnan(where).any(axis=1))
     need = k - 1
     located = among = where[rows]
-    if need > NEIGHBOURS:
+    sampled = need > NEIGHBOURS
+    if sampled:
         among = among[np.random.default_rng(0).random(len(among)) < NEIGHBOURS / need]
         need = NEIGHBOURS
     if need < 1 or len(among) <= need:
@@ -77,12 +91,42 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
         probe = probe[np.sort(np.random.default_rng(0).choice(len(rows), PROBES, replace=False))]
     usual = max(float(np.quantile(tree.query(probe, k=need + 1)[0][:, -1], USUAL)), floor_km)
     limit = ISOLATION * usual
-    near = _crowded(among, located, limit, need + 1)
-    doubt = rows[~near]
-    spread = tree.query(where[doubt], k=need + 1)[0][:, -1]
-    flagged[doubt] = spread > limit
-    reach[doubt] = np.where(flagged[doubt], spread, 0.0)
+    doubt = np.flatnonzero(~_crowded(among, located, limit, need + 1))
+    spread, nearest = tree.query(located[doubt], k=need + 1)
+    far = spread[:, -1] > limit
+    candidates = doubt[far]
+    if sampled:                  # the chains run over every row
+        spread_all, nearest = cKDTree(located).query(located[candidates], k=min(k, len(located)),
+                                                     distance_upper_bound=limit)
+        within = np.where(spread_all <= limit, nearest, len(located))
+    else:
+        within = np.where(spread[far] <= limit, nearest[far], len(located))
+    alone = _chained(within, candidates, len(located), k)
+    flagged[rows[candidates[alone]]] = True
+    reach[rows[candidates[alone]]] = spread[far, -1][alone]
     return flagged, reach
+
+
+def _chained(within: np.ndarray, candidates: np.ndarray, n: int, k: int) -> np.ndarray:
+    """Which ``candidates`` (positions among ``n``; each row of ``within``:
+    the positions within the isolation reach of one, ``n`` padding) chain,
+    by steps within that reach, to fewer than k rows: none of their chain
+    reaches a row that is no candidate (that row has k - 1 others within
+    the reach) or k rows within the reach of one."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    at = np.full(n + 1, -1, dtype=np.int64)
+    at[candidates] = np.arange(candidates.size)
+    real = within < n
+    other = at[within]
+    held = (real & (other < 0)).any(axis=1) | (real.sum(axis=1) >= k)
+    i, j = np.nonzero(real & (other >= 0))
+    graph = coo_matrix((np.ones(i.size, dtype=np.int8), (i, other[i, j])), shape=(candidates.size,) * 2)
+    chain = connected_components(graph, directed=False)[1]
+    size = np.bincount(chain)
+    joined = np.bincount(chain, weights=held) > 0
+    return ~joined[chain] & (size[chain] < k)
 
 
 def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int) -> np.ndarray:
