@@ -168,7 +168,7 @@ def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ah
     inexact = 0
     if exact < target and (lo > exact * (lo // k) or up > exact * (up // k)):
         inexact = 1
-    return narrow, score, risk, margin, inexact, imbalance
+    return score, risk, narrow, margin, inexact, imbalance
 
 
 @_jit
@@ -259,7 +259,7 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
             if balanced:
                 ex = xc[xp[b - 1]] - xc[xp[a]]
                 ey = yc[yp[b - 1]] - yc[yp[a]]
-                head_x, head_y = kx[1:5], ky[1:5]     # the axis by the classes' sizes and spread, not the gap
+                head_x, head_y = (kx[0], kx[1], kx[3], kx[4]), (ky[0], ky[1], ky[3], ky[4])   # not by the gap
                 use_y = head_y < head_x or (head_y == head_x and (ey > ex or (ey == ex and ky[5] < kx[5])))
             else:
                 use_y = depth[j] % 2 == 1

@@ -385,9 +385,6 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
 
-    if gaps:                    # one pass, classes below 2k: room for the cuts to find their gaps
-        return run(max(lower_bound, 2 * k - 1))[1:]
-
     plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
     coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)
     small = len(pw) <= EXACT_FIRST_POINTS
