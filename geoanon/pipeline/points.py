@@ -8,11 +8,10 @@ import pandas as pd
 
 from .._cells import with_decimal_mark
 from .._text import plural, show
-from .._validation import check_scalar_columns, check_unique_columns
+from .._validation import check_scalar_columns, check_total, check_unique_columns
 from ..audit import require
 from ..errors import DataError, InfeasibleError
 from ..io import has_geometry
-from ..points import partition_points
 from ..points.frame import WORLD, rectangle_shapes
 from ..points.isolated import WITHHELD, budget_rows
 from ..points.partition import check_coordinates
@@ -25,7 +24,7 @@ from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 from ..options.locations import POINTS
 
-__all__ = ["generalize_points", "isolated_warning", "published_bounds", "withheld_note"]
+__all__ = ["generalize_points", "isolated_warning", "located_classes", "published_bounds", "withheld_note"]
 
 
 @stepped("partitioning points")
@@ -140,11 +139,11 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
                               f"of k={k}")
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
-    part = partition_points(xy, k, method=spec["method"], crs=crs, bounds=bounds)
     if crs is not None and is_geographic(crs):
         warnings += null_island(xy)
     budget = budget_rows(max_withheld, len(df), k)
-    boxes, class_id, withheld, isolated = published_boxes(x, y, present, part, k, crs, bounds, budget)
+    part, boxes, class_id, withheld, isolated = located_classes(xy, present, len(df), k, spec["method"], crs, bounds,
+                                                                budget)
     warnings += isolated_warning(isolated, max_withheld)
     rect = np.full((len(df), 4), np.nan)
     located = class_id < boxes.shape[0]
@@ -242,52 +241,83 @@ def withheld_note(withheld: int) -> str:
             "their class (geoanon.points.isolated), and any records of their class too few to stand alone")
 
 
-def published_boxes(x, y, present, part, k, crs, bounds, budget: int) -> tuple:
-    """What the classes of ``part`` (over the rows ``present``) publish: each
-    its records' box on the grid of :mod:`geoanon.points.edges`, inside its
-    rectangle (the joint release's rule,
-    :class:`~geoanon.pipeline.locations.rectangles.PointsPublisher`). Isolated records
-    (:mod:`geoanon.points.isolated`), most isolated first while at most
-    ``budget`` rows go, join the rows without coordinates in one last class
-    without a location, with the rest of any class they leave short of k;
-    with too few of them for a class, their classes go whole (or none does,
-    beyond the budget). Returns the kept classes' boxes (each held to the
-    records it keeps), every row's class (the number of boxes for the last
-    one), the number of rows withheld and of isolated rows still published."""
-    from ..points.isolated import within_budget
-    from .locations.points import points_location
+def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int) -> tuple:
+    """The partition of the located rows ``present`` (of ``rows``; checked
+    coordinates ``xy``) and what its classes publish: each its records' box
+    on the grid of :mod:`geoanon.points.edges`, inside its rectangle (the
+    joint release's rule, :class:`~geoanon.pipeline.locations.rectangles.PointsPublisher`).
 
-    dims, publisher = points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress",
-                                      crs, bounds, [], "box", None, k)
-    label = np.full(len(x), -1, dtype=np.int64)
+    Isolated records (:mod:`geoanon.points.isolated`), the farthest first
+    while at most ``budget`` rows go, are set apart before the partition and
+    join the rows without coordinates in one last class without a location;
+    the partition (Theorem 2's) then boxes every other record. With too few
+    of them for a class, the classes they fall in go whole instead (or none
+    does, beyond the budget). Returns the partition, the kept classes' boxes,
+    every row's class (the number of boxes for the last one), the number of
+    rows withheld and of isolated rows still published."""
+    from ..points.frame import check_bounds
+    from ..points.partition import partition_in_frame, rank_frame
+
+    check_total(len(xy), k)
+    geographic = crs is not None and is_geographic(crs)
+    if bounds is not None:
+        bounds = check_bounds(bounds, geographic)
+    frame = rank_frame(xy, None, geographic, bounds)
+    dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
+    label = np.full(rows, -1, dtype=np.int64)
+    label[present] = 0
+    flagged, reach = publisher.isolated(dims, label, k)
+    farthest = np.flatnonzero(flagged)
+    chosen = farthest[np.lexsort((farthest, -reach[farthest]))][:max(0, min(budget, present.size - k))]
+    gone = np.zeros(rows, dtype=bool)
+    gone[chosen] = True
+    few = 0 < chosen.size + rows - present.size < k
+    if chosen.size and not few:             # the partition of the rest
+        kept = ~gone[present]
+        xy, present = xy[kept], present[kept]
+        frame = rank_frame(xy, None, geographic, bounds)
+        dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
+    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
+    label[:] = -1
     label[present] = part.labels
-    flagged, gap = publisher.isolated(dims, label, k)
-    chosen = within_budget(flagged, gap, label, part.weights, k, budget)
-    hit = np.bincount(label[chosen], minlength=part.n_classes)
-    gone = chosen | np.isin(label, np.flatnonzero((hit > 0) & (part.weights - hit < k)))
-    absent = label < 0
-    if 0 < int((gone | absent).sum()) < k:          # too few to be a class: their classes go whole
-        gone = np.isin(label, np.flatnonzero(hit > 0))
+    if few:                                 # too few to be a class: their classes go whole
+        gone = np.isin(label, np.unique(label[chosen])) & (label >= 0)
         if gone.sum() > budget:
             gone[:] = False
-    kept_label = np.where(gone | absent, -1, label)
+    kept_label = np.where(gone, -1, label)
     kept = np.flatnonzero(np.bincount(kept_label[kept_label >= 0], minlength=part.n_classes) > 0)
+    boxes = publisher.rectangles(dims, _states(dims, part, kept_label, kept))
+    renumber = np.full(part.n_classes + 1, kept.size, dtype=np.int64)
+    renumber[kept] = np.arange(kept.size)
+    class_id = renumber[np.where(kept_label < 0, part.n_classes, label)]
+    return part, boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
+
+
+def _location(xy, present, rows: int, frame, crs, bounds, k: int):
+    """The location dimensions and publisher of the rows ``present`` at
+    ``xy`` (the others without a location), cut in ``frame``."""
+    from .locations.points import points_location
+
+    x, y = np.full(rows, np.nan), np.full(rows, np.nan)
+    x[present], y[present] = xy[:, 0], xy[:, 1]
+    return points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress", crs, bounds,
+                           [], "box", None, k, frame=frame)
+
+
+def _states(dims, part, kept_label: np.ndarray, kept: np.ndarray) -> list:
+    """The joint release's class states of the ``kept`` classes of
+    ``part``: per axis, the tile and the ranks the class's kept rows hold."""
     rows = np.flatnonzero(kept_label >= 0)
     held = []
-    for d in dims.items:                              # the ranks each kept class's records hold, per axis
+    for d in dims.items:
         first = np.full(part.n_classes, np.iinfo(np.int64).max)
         end = np.full(part.n_classes, -1)
         np.minimum.at(first, kept_label[rows], d.rank[rows])
         np.maximum.at(end, kept_label[rows], d.rank[rows] + 1)
         held.append((first[kept], end[kept]))
     tiles = part.rank_boxes[kept]
-    states = list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
-                      zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
-    boxes = publisher.rectangles(dims, states)
-    renumber = np.full(part.n_classes + 1, kept.size, dtype=np.int64)
-    renumber[kept] = np.arange(kept.size)
-    class_id = renumber[np.where(kept_label < 0, part.n_classes, label)]
-    return boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
+    return list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
+                    zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
 
 
 def published_bounds(boxes: np.ndarray, geographic: bool = True) -> list:

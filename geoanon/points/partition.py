@@ -17,7 +17,7 @@ from .frame import (check_bounds, check_contains, default_bounds, measurable, re
 from .kdtree import kd_partition
 from .repair import repair, unforced
 
-__all__ = ["RectanglePartition", "check_coordinates", "partition_points", "rank_frame"]
+__all__ = ["RectanglePartition", "check_coordinates", "partition_in_frame", "partition_points", "rank_frame"]
 
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
@@ -205,6 +205,13 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         bounds = check_bounds(bounds, geographic)
 
     frame = rank_frame(xy, None if weights is None else w, geographic, bounds)
+    return partition_in_frame(frame, xy, w, k, method, crs)
+
+
+def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int, method: str, crs) -> RectanglePartition:
+    """:func:`partition_points` of checked coordinates ``xy`` (weights ``w``)
+    whose :func:`rank_frame` is ``frame``: for a caller that reads the
+    frame too (the points job publishes its boxes in it)."""
     pw, row_point, rx, ry = frame.pw, frame.row_point, frame.rx, frame.ry
     heaviest = int(pw.max())
     if frame.merged:   # a cell of equal ranks is one point

@@ -44,14 +44,15 @@ class PointsKind(LocationKind):
                 "max_km": float(np.round(boxed.max(), 3)) if boxed.size else None}
 
 
-def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1):
+def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1, frame=None):
     """Longitude and latitude as two ordered location dimensions, cut in the
     frame of :func:`geoanon.partition_points` (padded bounds, antimeridian).
     ``extent="tile"`` publishes each location class's tile; ``"box"`` its
     records' box on a grid that grows with it (:mod:`geoanon.points.edges`,
     for the model's ``k``; the least step ``resolution``, default
     :func:`default_resolution` per axis, and at least k times the
-    coordinates' own resolution), inside the tile."""
+    coordinates' own resolution), inside the tile. ``frame``: the located
+    rows' :func:`~geoanon.points.partition.rank_frame`, when the caller has it."""
     from ...points.edges import coordinate_resolution
     from ...points.frame import check_bounds
     from ..._geo import is_geographic
@@ -72,7 +73,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     geographic = crs is not None and is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
-    frame = rank_frame(xy, None, geographic, bounds)
+    frame = rank_frame(xy, None, geographic, bounds) if frame is None else frame
     reach = float(np.abs(frame.box).max())
     if resolution is not None and resolution > reach:
         raise ParameterError(f"resolution={show(resolution)} is coarser than the region the boxes tile (coordinates "
