@@ -27,6 +27,7 @@ release's NCP, measured on the published table, is a little higher.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -80,24 +81,30 @@ class RankDim:
     tails: tuple = (-np.inf, np.inf)      # values below / above these are held by fewer than k rows together
     k: int = 1                            # a location's box: its grid step grows with its range over k
     min_step: float = 0.0                 # a location's box: the least grid step (the width floor)
-    grid_low: np.ndarray = field(init=False, repr=False)
-    grid_high: np.ndarray = field(init=False, repr=False)
     _avoid: np.ndarray | None = field(default=None, init=False, repr=False)
     _by_rank: tuple | None = field(default=None, init=False, repr=False)
 
-    def __post_init__(self):
-        if self.extent == "grid":
-            self.grid_low = self._off_values(grid_below(self.low, self.resolution), grid_below)
-            self.grid_high = self._off_values(grid_above(self.high, self.resolution), grid_above)
+    @cached_property
+    def grid_low(self) -> np.ndarray:
+        """Per rank, its least value moved out onto the grid (``"grid"``; computed on first use)."""
+        return self._off_values(grid_below(self.low, self.resolution), grid_below)
+
+    @cached_property
+    def grid_high(self) -> np.ndarray:
+        """Per rank, its greatest value moved out onto the grid."""
+        return self._off_values(grid_above(self.high, self.resolution), grid_above)
 
     def _off_values(self, grid: np.ndarray, step) -> np.ndarray:
-        """Grid edges moved one more step outward while they equal any row's value."""
+        """Grid edges moved one more step outward while they equal any row's
+        value (each distinct edge once: evenly spaced values put one on every
+        grid point, and thousands of edges on each)."""
         values = self._avoided()
-        hit = _held(values, grid)
+        edges, at = np.unique(grid, return_inverse=True)
+        hit = _held(values, edges)
         while hit.any():
-            grid[hit] = step(grid[hit], self.resolution)
-            hit[hit] = _held(values, grid[hit])
-        return grid
+            edges[hit] = step(edges[hit], self.resolution)
+            hit[hit] = _held(values, edges[hit])
+        return edges[at.ravel()]
 
     def _avoided(self) -> np.ndarray:
         """The values no moved end may land on, sorted: the rare ones, or

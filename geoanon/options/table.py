@@ -130,10 +130,9 @@ OPTIONS = (
            key="columns.strict", default=True),
 
     # -- how the release is made --------------------------------------------------------------
-    choice_option("method", ("points",), POINT_JOB_METHODS, "gaps: every cut in a gap wide enough that no published edge "
-                  "lies near a record (classes of k to 2k-1); balanced: cuts chosen to keep classes near the lower bound; "
-                  "paper: Theorem 2's kd-tree rule (median cuts); with balanced and paper, more records lie near an edge "
-                  "and are published without a location"),
+    choice_option("method", ("points",), POINT_JOB_METHODS, "gaps: among the cuts that keep classes near the lower "
+                  "bound, the one in the widest gap between records; balanced: cuts chosen to keep classes near the "
+                  "lower bound; paper: Theorem 2's kd-tree rule (median cuts)"),
     choice_option("method", ("zip",), REGION_METHODS, "balanced: tree pass and local search; paper: Theorem 1's tree pass; "
                   "exact: the flow program (small graphs)"),
     choice_option("method", ("labels",), LABEL_METHODS, "balanced: classes filled to equal weight, then improved; fold: "

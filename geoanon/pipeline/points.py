@@ -46,9 +46,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         without a CRS is read as EPSG:4326 when every coordinate fits it (with
         a warning), and refused otherwise.
     method : {"gaps", "balanced", "paper"}
-        See :func:`geoanon.partition_points`; ``"gaps"`` (default) places every
-        cut where the published edges keep away from the records, with
-        classes of k to 2k - 1 records.
+        See :func:`geoanon.partition_points`; ``"gaps"`` (default) places
+        each cut in the widest gap that keeps the classes near the lower bound.
     missing : {"error", "suppress"}
         Rows without coordinates raise DataError, or form one fully
         generalized class (empty bounds), which must itself reach k.

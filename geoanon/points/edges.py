@@ -122,14 +122,19 @@ def coordinate_resolution(values) -> float:
     magnitude = max(float(np.abs(v).max()), 1e-300)
     allowed = max(1, v.size // 1000)
     top = int(np.floor(np.log10(float(v[-1] - v[0])))) if v[-1] > v[0] else int(np.floor(np.log10(magnitude)))
+    sample = v[::max(1, v.size // 10_000)]       # a step that misses in the sample misses in all
     for power in range(top, int(np.floor(np.log10(magnitude))) - 13, -1):
         for m in (5.0, 2.0, 1.0):
             step = _rounded(m * 10.0 ** power, power)
-            q = v / step
-            off = np.abs(q - np.round(q)) > 1e-6
-            if int(off.sum()) < allowed:
+            if _off_grid(sample, step) < allowed and _off_grid(v, step) < allowed:
                 return float(step)
     return 0.0
+
+
+def _off_grid(v: np.ndarray, step: float) -> int:
+    """How many of ``v`` are no multiple of ``step`` (to 1e-6 of a step)."""
+    q = v / step
+    return int((np.abs(q - np.round(q)) > 1e-6).sum())
 
 
 def _quotient(v: np.ndarray, step: np.ndarray) -> np.ndarray:

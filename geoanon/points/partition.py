@@ -134,8 +134,8 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         preferring the axis of wider spread and the cut nearest the median. Any
         class left above the target is repaired by an exact search over the
         guillotine partitions of a small region around it. ``"gaps"`` (what the
-        table jobs use) is ``"balanced"`` with every cut placed first in a gap
-        between records wide enough that no published edge lies near a record.
+        table jobs use) is ``"balanced"`` with each cut placed, among those that
+        keep the classes' sizes as good, in the widest gap between records.
     crs : str, pyproj.CRS or None
         Coordinate reference system of ``xy`` (default ``"EPSG:4326"``, x = longitude,
         y = latitude). Geographic coordinates must lie in [-180, 180] x [-90, 90].
@@ -259,8 +259,8 @@ def _balanced(frame: "RankFrame", k: int, lower_bound: int):
 
 
 def _gaps(frame: "RankFrame", k: int, lower_bound: int):
-    """As ``"balanced"``, every cut first in a gap wide enough that no
-    published edge lies near a record (one pass aimed at 2k - 1)."""
+    """As ``"balanced"``, among the cuts that keep the classes' sizes as
+    good, the one in the widest gap (:mod:`~geoanon.points.kdtree`)."""
     return _aimed_leaves(frame, k, lower_bound, gaps=True)
 
 

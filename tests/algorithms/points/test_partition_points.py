@@ -244,10 +244,10 @@ def test_ranking_shortcuts_equal_the_full_formulas(k):
         balanced, _, _, _, _, cap, roomy, _ = _Rule(True, k, target, exact).args()
         for lo, up in rng.integers(k, 40 * k + 50, (300, 2)).tolist():
             room = float(rng.uniform(0, 2))
-            gap, score, risk, margin, inexact, imbalance = _cut_keys(lo, up, True, False, k, target, exact, cap, roomy,
+            score, risk, gap, margin, inexact, imbalance = _cut_keys(lo, up, True, False, k, target, exact, cap, roomy,
                                                                       table, table, False, room)
             assert gap == 0 and _cut_keys(lo, up, True, True, k, target, exact, cap, roomy, table, table, False,
-                                          room)[0] == -int(1000 * min(room, 1.0))
+                                          room)[2] == -int(1000 * min(room, 1.0))
             bound = max(lb(lo), lb(up))
             assert score == max(bound, target)
             assert margin == -min(robustness(lo, target), robustness(up, target), cap)
