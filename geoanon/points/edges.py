@@ -76,26 +76,31 @@ def _outside(low: np.ndarray, high: np.ndarray, step: np.ndarray) -> tuple[np.nd
     return lo, np.where(hi > high, hi, _rounded(hi + step, power))
 
 
-def coarsest_step(values, most) -> np.ndarray:
+def coarsest_step(values, most, least=0.0) -> np.ndarray:
     """The coarsest round step (1, 2 or 5 times a power of ten, at most
     ``most``) of which each of ``values`` is a multiple: the grid it lies
     on, one step being all that it tells of a record beside it (0 where none
-    is, elementwise).
+    is, elementwise). Steps below ``least`` are not looked for (0 then too).
 
     >>> coarsest_step(np.array([35.5, 35.43, -0.3, 35.43]), np.array([1.0, 1.0, 1.0, 0.001])).tolist()
     [0.5, 0.01, 0.1, 0.001]
     """
-    v, most = np.broadcast_arrays(np.asarray(values, dtype=np.float64), np.asarray(most, dtype=np.float64))
+    shape = np.broadcast_shapes(np.shape(values), np.shape(most))
+    v, most, least = (a.ravel() for a in np.broadcast_arrays(np.asarray(values, dtype=np.float64),
+                                                             np.asarray(most, dtype=np.float64), least))
     top = np.floor(np.log10(np.where(most > 0, most, 1.0)))
     out = np.zeros(v.shape)
-    for drop in range(16, -1, -1):            # finest first, so the coarsest that fits is kept
-        for m in ROUND:
-            power = np.maximum(top - drop, -15)
+    todo = np.flatnonzero(most > 0)
+    for drop in range(17):                    # coarsest first: a value leaves once a step fits it
+        for m in ROUND[::-1]:
+            power = np.maximum(top[todo] - drop, -15)
             step = _rounded(m * 10.0 ** power, power)
             with np.errstate(invalid="ignore"):   # a NaN value is on no grid
-                q = _quotient(v, step)
-                out = np.where((most > 0) & (step <= most * (1 + 1e-12)) & (q == np.round(q)), step, out)
-    return out
+                q = _quotient(v[todo], step)
+                fits = (step <= most[todo] * (1 + 1e-12)) & (q == np.round(q))
+            out[todo[fits]] = step[fits]
+            todo = todo[~fits & (step >= least[todo])]
+    return out.reshape(shape)
 
 
 def window(width, k: int) -> np.ndarray:
@@ -115,7 +120,9 @@ def coordinate_resolution(values) -> float:
     >>> coordinate_resolution(np.array([3.4, 3.5, 4.0]))
     0.1
     """
-    v = np.unique(np.asarray(values, dtype=np.float64))
+    v = np.asarray(values, dtype=np.float64)
+    if not (v[1:] > v[:-1]).all():       # not already sorted and distinct
+        v = np.unique(v)
     v = v[np.isfinite(v)]
     if v.size < 2:
         return 0.0

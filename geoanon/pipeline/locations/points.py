@@ -83,7 +83,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     unit_m = unit_metres(crs, frame.x, xy[:, 1])
     dims = []
     for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
-        lows, highs = values = frame.x_ends if axis == 0 else frame.y_ends
+        lows, highs = values = frame.x_ends if axis == 0 else frame.y_ends      # values[0]: sorted, distinct
         if axis == 0:      # unwrapped across the antimeridian, for widths (ranks ascend in the frame's order)
             first = np.flatnonzero(np.r_[True, ranks[1:] != ranks[:-1]])
             last = np.r_[first[1:] - 1, ranks.size - 1]
@@ -98,7 +98,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
                             missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
                             resolution=resolution or default_resolution(span, finest, unit_m[axis]), k=k,
-                            min_step=k * coordinate_resolution(np.concatenate(values))))
+                            min_step=k * coordinate_resolution(values[0])))
     return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds is None)
 
 

@@ -149,7 +149,7 @@ def _fine(edges: np.ndarray, widths: np.ndarray, k: int) -> np.ndarray:
     max(k, 3) (:func:`geoanon.points.edges.window`): a cut that would tell
     the records beside it to within less than that."""
     least = window(widths, k)
-    return coarsest_step(edges, 2 * least) < least * (1 - 1e-9)
+    return coarsest_step(edges, 2 * least, least * (1 - 1e-9)) < least * (1 - 1e-9)
 
 
 def _held_box(d: RankDim, states: list) -> tuple:
