@@ -255,7 +255,7 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     every row's class (the number of boxes for the last one), the number of
     rows withheld and of isolated rows still published."""
     from ..points.frame import check_bounds
-    from ..points.partition import partition_in_frame, rank_frame
+    from ..points.partition import frame_without, partition_in_frame, rank_frame
 
     check_total(len(xy), k)
     geographic = crs is not None and is_geographic(crs)
@@ -272,9 +272,8 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     gone[chosen] = True
     few = 0 < chosen.size + rows - present.size < k
     if chosen.size and not few:             # the partition of the rest
-        kept = ~gone[present]
-        xy, present = xy[kept], present[kept]
-        frame = rank_frame(xy, None, geographic, bounds)
+        frame = frame_without(frame, xy, gone[present], geographic, bounds)
+        xy, present = xy[~gone[present]], present[~gone[present]]
         dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
     part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
     label[:] = -1

@@ -17,7 +17,8 @@ from .frame import (check_bounds, check_contains, default_bounds, measurable, re
 from .kdtree import kd_partition
 from .repair import repair, unforced
 
-__all__ = ["RectanglePartition", "check_coordinates", "partition_in_frame", "partition_points", "rank_frame"]
+__all__ = ["RectanglePartition", "check_coordinates", "frame_without", "partition_in_frame", "partition_points",
+           "rank_frame"]
 
 SLACK_PERCENT = 5               # balanced aims at classes of at most (1 + 5%) k ...
 EXACT_FIRST_POINTS = 200_000    # ... after trying the lower bound itself on instances this small
@@ -470,7 +471,26 @@ class RankFrame:
 def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None) -> RankFrame:
     """The :class:`RankFrame` of checked coordinates: default (padded) or
     given ``bounds``, rotated across the antimeridian where the records are."""
-    pxy, pw, row_point = _distinct(xy, weights)
+    return _points_frame(xy, weights, *_distinct(xy, weights), geographic, bounds)
+
+
+def frame_without(frame: RankFrame, xy: np.ndarray, gone: np.ndarray, geographic: bool, bounds=None) -> RankFrame:
+    """:func:`rank_frame` of the unit-weight rows of ``xy`` (whose frame is
+    ``frame``) but those ``gone``, from ``frame``'s distinct points, already
+    sorted (no sort again, unless the frame crosses the antimeridian)."""
+    if frame.seam_rank is not None or wraps(frame.box):
+        return rank_frame(xy[~gone], None, geographic, bounds)
+    pw = frame.pw - np.bincount(frame.row_point[gone], minlength=frame.pw.size).astype(frame.pw.dtype)
+    alive = pw > 0
+    renumber = np.cumsum(alive) - 1
+    y_order = renumber[frame.y_order[alive[frame.y_order]]]
+    return _points_frame(xy[~gone], None, frame.pxy[alive], pw[alive], renumber[frame.row_point[~gone]], geographic,
+                         bounds, y_order)
+
+
+def _points_frame(xy, weights, pxy, pw, row_point, geographic: bool, bounds, y_order=None) -> RankFrame:
+    """:func:`rank_frame` of the distinct points ``pxy`` (sorted by (x, y);
+    ``y_order``: their order by y, if known) of the rows ``xy``."""
     if bounds is None:
         box = default_bounds(pxy[:, 0], float(pxy[:, 1].min()), float(pxy[:, 1].max()), geographic)
     else:
@@ -479,9 +499,10 @@ def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None) -> RankFr
     seam = None
     if wraps(box):
         pxy, pw, row_point, seam = _rotate(xy, weights, pxy, pw, row_point, box[0])
+        y_order = None
     x = pxy[:, 0] if seam is None else np.r_[pxy[:seam, 0], pxy[seam:, 0] + 360.0]
     xl, xh, rx, x_merged = _axis_ranks(pxy[:, 0], seam=seam)
-    y_order = np.argsort(pxy[:, 1])
+    y_order = np.argsort(pxy[:, 1]) if y_order is None else y_order
     yl, yh, ry, y_merged = _axis_ranks(pxy[:, 1], y_order)
     seam_rank = None if seam is None or rx[seam] == rx[seam - 1] else int(rx[seam])
     return RankFrame(pxy=pxy, pw=pw, row_point=row_point, rx=rx, ry=ry, x=x, y_order=y_order,

@@ -290,3 +290,28 @@ def test_one_heavy_point_does_not_set_the_size_of_every_class():
     others = np.delete(np.asarray(weights), heavy)
     assert part.lower_bound == 800 and 800 <= weights[heavy] <= 800 + 4 * (k - 1)     # Theorem 2's bound
     assert others.max() <= 1.1 * k and np.median(others) <= k + 2
+
+
+def test_a_frame_without_some_rows_is_the_frame_of_the_rest():
+    """frame_without (the points job's frame once isolated records are set
+    apart) builds from the distinct points what rank_frame builds from the
+    rows: antimeridian frames, merged ranks and duplicates included."""
+    from geoanon.points.partition import frame_without, rank_frame
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.integers(5, 300))
+        xy = np.round(rng.normal(size=(n, 2)) * rng.choice([1, 50]), int(rng.integers(0, 4)))
+        xy = np.clip(xy, [-180, -90], [180, 90])
+        if trial % 5 == 0:                        # records on both sides of the antimeridian
+            xy[: n // 3, 0] = np.clip(179.5 + rng.random(n // 3), -180, 180) - 360 * (rng.random(n // 3) < 0.5)
+        gone = rng.random(n) < 0.1
+        gone[0] = False
+        geographic = bool(trial % 2)
+        fresh, kept = rank_frame(xy[~gone], None, geographic), frame_without(rank_frame(xy, None, geographic), xy,
+                                                                               gone, geographic)
+        for name in ("pxy", "pw", "row_point", "rx", "ry", "x"):
+            assert np.array_equal(getattr(fresh, name), getattr(kept, name)), (trial, name)
+        assert (fresh.box, fresh.merged, fresh.seam_rank) == (kept.box, kept.merged, kept.seam_rank)
+        assert np.array_equal(fresh.ry[fresh.y_order], kept.ry[kept.y_order])
+        assert all(np.array_equal(a, b) for a, b in zip(fresh.x_ends + fresh.y_ends, kept.x_ends + kept.y_ends))
