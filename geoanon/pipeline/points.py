@@ -67,8 +67,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         it singles out in the report (``undeclared``; :mod:`geoanon.pipeline.roles`).
     max_withheld : float
         The budget of isolated records (:mod:`geoanon.points.isolated`: far
-        from the rest of their class) published without a location, as a
-        share of the rows (default 2%, at least 2k rows; 0: none).
+        from the rest of the table) published without a location, as a
+        share of the rows (default 2%, at least 2k rows; 0: none). They are
+        set apart before the partition, which boxes every other record.
     decimal : {".", ","}
         The decimal mark of coordinates given as text (``","``: ``-118,27``).
 
