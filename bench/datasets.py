@@ -93,3 +93,32 @@ def zip_instance(state: str | None):
         H.add_edges_from(sorted(G.subgraph(piece).edges))
         G = H
     return G, {v: counts[v] for v in G.nodes}, nodes.set_index("zip").loc[list(G.nodes)]
+
+
+# -- held-out point tables (issue 51: chosen before any figure on them was seen) ------
+
+def places_jitter(n: int, seed: int = 0) -> pd.DataFrame:
+    """Records around the world's populated places (the shipped Natural Earth
+    places), a place's share of records growing with the square root of its
+    population, jittered by 1 km to tens of km (a spread per place) and
+    rounded to 5 decimals: towns, rural spread and remote islands."""
+    places = pd.read_csv(data_path("ne_places.csv.gz"))
+    rng = np.random.default_rng(seed)
+    share = np.sqrt(places["population"].to_numpy(dtype=float).clip(1000))
+    which = rng.choice(len(places), n, p=share / share.sum())
+    spread = 0.01 + rng.exponential(0.08, len(places))[which]
+    lat = np.clip(places["lat"].to_numpy()[which] + rng.normal(size=n) * spread, -89.9, 89.9)
+    lon = places["lon"].to_numpy()[which] + rng.normal(size=n) * spread / np.cos(np.radians(lat))
+    return pd.DataFrame({"lat": np.round(lat, 5), "lon": np.round((lon + 180) % 360 - 180, 5)})
+
+
+def airports_jitter(n: int, seed: int = 0) -> pd.DataFrame:
+    """Records near the shipped US airports, lognormal shares (many airports
+    hold a handful), jittered by 0.5 km to tens of km, to 5 decimals."""
+    airports = pd.read_csv(data_path("us_airports.csv.gz"))
+    rng = np.random.default_rng(seed)
+    share = rng.lognormal(0, 1.5, len(airports))
+    which = rng.choice(len(airports), n, p=share / share.sum())
+    spread = (0.005 + rng.exponential(0.05, len(airports)))[which]
+    return pd.DataFrame({"lat": np.round(airports["lat"].to_numpy()[which] + rng.normal(size=n) * spread, 5),
+                         "lon": np.round(airports["lon"].to_numpy()[which] + rng.normal(size=n) * spread, 5)})

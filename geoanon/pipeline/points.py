@@ -249,12 +249,12 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
 
     Isolated records (:mod:`geoanon.points.isolated`), the farthest first
     while at most ``budget`` rows go, are set apart before the partition and
-    join the rows without coordinates in one last class without a location;
-    the partition (Theorem 2's) then boxes every other record. With too few
-    of them for a class, the classes they fall in go whole instead (or none
-    does, beyond the budget). Returns the partition, the kept classes' boxes,
-    every row's class (the number of boxes for the last one), the number of
-    rows withheld and of isolated rows still published."""
+    join the rows without coordinates in one last class without a location,
+    with the records nearest them where they are fewer than k (a budget is
+    at least 2k rows); the partition (Theorem 2's) then boxes every other
+    record. Returns the partition, its classes' boxes, every row's class (the
+    number of boxes for the last one), the number of rows withheld and of
+    isolated rows still published."""
     from ..points.frame import check_bounds
     from ..points.partition import frame_without, partition_in_frame, rank_frame
 
@@ -268,28 +268,41 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     label[present] = 0
     flagged, reach = publisher.isolated(dims, label, k)
     farthest = np.flatnonzero(flagged)
-    chosen = farthest[np.lexsort((farthest, -reach[farthest]))][:max(0, min(budget, present.size - k))]
+    chosen = farthest[np.lexsort((farthest, -reach[farthest]))][:budget]
+    short = k - chosen.size - (rows - present.size)          # rows without coordinates are >= k or none
+    if chosen.size and short > 0:
+        chosen = np.r_[chosen, _nearest(xy, present, chosen, short, crs)]
+    if present.size - chosen.size < k:
+        chosen = chosen[:0]
     gone = np.zeros(rows, dtype=bool)
     gone[chosen] = True
-    few = 0 < chosen.size + rows - present.size < k
-    if chosen.size and not few:             # the partition of the rest
+    if chosen.size:                          # the partition of the rest
         frame = frame_without(frame, xy, gone[present], geographic, bounds)
         xy, present = xy[~gone[present]], present[~gone[present]]
         dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
     part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
     label[:] = -1
     label[present] = part.labels
-    if few:                                 # too few to be a class: their classes go whole
-        gone = np.isin(label, np.unique(label[chosen])) & (label >= 0)
-        if gone.sum() > budget:
-            gone[:] = False
-    kept_label = np.where(gone, -1, label)
-    kept = np.flatnonzero(np.bincount(kept_label[kept_label >= 0], minlength=part.n_classes) > 0)
-    boxes = publisher.rectangles(dims, _states(dims, part, kept_label, kept))
-    renumber = np.full(part.n_classes + 1, kept.size, dtype=np.int64)
-    renumber[kept] = np.arange(kept.size)
-    class_id = renumber[np.where(kept_label < 0, part.n_classes, label)]
+    boxes = publisher.rectangles(dims, _states(dims, part, label))
+    class_id = np.where(label < 0, part.n_classes, label)
     return part, boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
+
+
+def _nearest(xy, present, chosen: np.ndarray, count: int, crs) -> np.ndarray:
+    """The ``count`` located rows (of ``present``, at ``xy``) nearest on the
+    ground to any of the rows ``chosen``, ties by row: with them, the chosen
+    fill a class of k without a location."""
+    from .._geo import ground
+
+    where = ground(crs).positions(xy[:, 0], xy[:, 1])
+    mine = np.searchsorted(present, chosen)
+    near = np.full(len(present), np.inf)
+    for i in mine:
+        np.minimum(near, np.linalg.norm(where - where[i], axis=1), out=near)
+    near[mine] = np.inf
+    bound = np.partition(near, count - 1)[count - 1]
+    candidates = np.flatnonzero(near <= bound)
+    return present[candidates[np.lexsort((candidates, near[candidates]))][:count]]
 
 
 def _location(xy, present, rows: int, frame, crs, bounds, k: int):
@@ -303,18 +316,19 @@ def _location(xy, present, rows: int, frame, crs, bounds, k: int):
                            [], "box", None, k, frame=frame)
 
 
-def _states(dims, part, kept_label: np.ndarray, kept: np.ndarray) -> list:
-    """The joint release's class states of the ``kept`` classes of
-    ``part``: per axis, the tile and the ranks the class's kept rows hold."""
-    rows = np.flatnonzero(kept_label >= 0)
+def _states(dims, part, label: np.ndarray) -> list:
+    """The joint release's class states of the classes of ``part``: per
+    axis, the tile and the ranks its rows (``label``: each row's class, -1
+    for none) hold."""
+    rows = np.flatnonzero(label >= 0)
     held = []
     for d in dims.items:
         first = np.full(part.n_classes, np.iinfo(np.int64).max)
         end = np.full(part.n_classes, -1)
-        np.minimum.at(first, kept_label[rows], d.rank[rows])
-        np.maximum.at(end, kept_label[rows], d.rank[rows] + 1)
-        held.append((first[kept], end[kept]))
-    tiles = part.rank_boxes[kept]
+        np.minimum.at(first, label[rows], d.rank[rows])
+        np.maximum.at(end, label[rows], d.rank[rows] + 1)
+        held.append((first, end))
+    tiles = part.rank_boxes
     return list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
                     zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
 

@@ -1,0 +1,38 @@
+"""The points job boxes every record but the isolated ones its budget names,
+in classes near the lower bound (issue 51), on a table it was not tuned on."""
+import numpy as np
+import pandas as pd
+
+import geoanon as ga
+from geoanon.datasets import data_path
+from geoanon.pipeline.locations.points import points_location
+
+
+def _airport_visits(n, seed):
+    """Records near the shipped US airports (territories and Alaska
+    included), lognormal shares, jittered by 1 to tens of km, 5 decimals."""
+    airports = pd.read_csv(data_path("us_airports.csv.gz"))
+    rng = np.random.default_rng(seed)
+    share = rng.lognormal(0, 1.2, len(airports))
+    which = rng.choice(len(airports), n, p=share / share.sum())
+    spread = (0.01 + rng.exponential(0.08, len(airports)))[which]
+    return pd.DataFrame({"lat": np.round(airports["lat"].to_numpy()[which] + rng.normal(size=n) * spread, 5),
+                         "lon": np.round(airports["lon"].to_numpy()[which] + rng.normal(size=n) * spread, 5)})
+
+
+def test_every_record_is_boxed_but_the_isolated_ones_the_budget_names():
+    """The job withheld each isolated record's classmates with it and aimed
+    its classes at 2k - 1 (1.9 times the lower bound); now the partition runs
+    without the isolated records and boxes every other one, near the lower
+    bound."""
+    k = 25
+    df = _airport_visits(40_000, 51)
+    release = ga.generalize_points(df, k)
+    table = release.in_input_order()
+    withheld = table["lat_min"].isna().to_numpy()
+    dims, publisher = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], "box", None, k)
+    isolated, _ = publisher.isolated(dims, np.zeros(len(df), dtype=np.int64), k)
+    named = (withheld & isolated).sum()       # and, fewer than k, the records nearest them, to make a class of k
+    assert 0 < withheld.sum() <= 0.001 * len(df) and (withheld & ~isolated).sum() == max(0, k - named)
+    sizes = table.loc[~withheld, "class_id"].value_counts()
+    assert sizes.min() >= k and sizes.max() <= 1.1 * release.report["lower_bound"]
