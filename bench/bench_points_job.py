@@ -1,0 +1,126 @@
+"""Benchmark the points job (``geoanon points``), the code before a change beside the code now.
+
+    python bench/bench_points_job.py --baseline /path/to/a/checkout/of/the/code/before
+    python bench/bench_points_job.py --scale      # the current code alone at 10^7 and 2*10^7 points
+
+Each measurement runs :func:`geoanon.generalize_points` (method ``gaps``, the
+job's default) in a fresh process, the baseline's just before the current
+code's on the same table; the baseline is imported from the checkout given.
+Tables: bench_dask's clustered points (12 Gaussian clusters, 5 decimals, seed
+1) and bench_points' clustered, zip_jitter and households (seed 7), the
+tables the points path was tuned on; and two held out, chosen before any
+figure on them was seen: records around the world's populated places and
+near US airports (``datasets.places_jitter``, ``datasets.airports_jitter``,
+seed 7, 140,180 rows at k = 25, the size of the held-out table of issue 51).
+Reported: wall time, classes, the largest located class over the lower
+bound, the records published without a location, and the published boxes'
+diagonal in km (median, p90, max over the boxed records).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import code_state, machine, replace_section, today  # noqa: E402
+
+PLAN = [("dask_clustered", 1_000_000, 10), ("clustered", 200_000, 10), ("zip_jitter", 200_000, 10),
+        ("households", 200_000, 10), ("places_jitter", 140_180, 25), ("airports_jitter", 140_180, 25),
+        ("places_jitter", 140_180, 10), ("airports_jitter", 140_180, 5)]
+SCALE = [("dask_clustered", 10_000_000, 10), ("dask_clustered", 20_000_000, 10)]
+
+
+def table(dataset: str, n: int):
+    import pandas as pd
+
+    import datasets
+    if dataset == "dask_clustered":
+        from bench_dask import clustered
+        xy = clustered(n, 1)
+    elif dataset in datasets.DATASETS:
+        xy = datasets.DATASETS[dataset](n, 7)
+    else:
+        return getattr(datasets, dataset)(n, 7)
+    return pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0]})
+
+
+def measure(dataset: str, n: str, k: str, code: str) -> dict:
+    """One run of the points job, with geoanon imported from ``code``."""
+    sys.path.insert(0, code)
+    import geoanon as ga
+    from geoanon._geo import row_box_extents
+
+    n, k = int(n), int(k)
+    df = table(dataset, n)
+    ga.generalize_points(df.head(5000), k)                     # warm-up: imports, compiled kernels
+    start = time.perf_counter()
+    release = ga.generalize_points(df, k)
+    seconds = time.perf_counter() - start
+    t = release.table
+    km = row_box_extents(t, "lat", "lon", "EPSG:4326")[2]
+    boxed = ~np.isnan(km)
+    sizes = t.loc[boxed, "class_id"].value_counts()
+    return {"dataset": dataset, "n": n, "k": k, "seconds": seconds, "classes": int(sizes.size),
+            "largest_over_lb": float(sizes.max() / release.report["lower_bound"]),
+            "withheld": int((~boxed).sum()), "median_km": float(np.median(km[boxed])),
+            "p90_km": float(np.quantile(km[boxed], 0.9)), "max_km": float(km[boxed].max()),
+            "load": os.getloadavg()[0]}
+
+
+def run(jobs, codes: dict) -> list[dict]:
+    rows = []
+    for dataset, n, k in jobs:
+        for name, code in codes.items():
+            result = subprocess.run([sys.executable, __file__, "--one", dataset, str(n), str(k), code],
+                                    capture_output=True, text=True)
+            if result.returncode:
+                raise SystemExit(result.stderr.strip().splitlines()[-1])
+            row = json.loads(result.stdout.strip().splitlines()[-1]) | {"code": name}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    return rows
+
+
+def write(rows: list[dict], path: Path, baseline: str) -> None:
+    lines = ["## The points path (`python bench/bench_points_job.py`)", "",
+             f"{today()}, {machine()}; geoanon at {code_state()}, beside {baseline} (before). Measured while "
+             "other benchmarks and test suites shared the 2 cores (load average in the last column): "
+             "the seconds compare the two codes run one after the other, not the machine alone.", "",
+             "| table | n | k | code | seconds | classes | largest / LB | withheld | median km | p90 km | max km | load |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {r['code']} | {r['seconds']:.2f} | {r['classes']:,} | "
+                     f"{r['largest_over_lb']:.2f} | {r['withheld']:,} ({100 * r['withheld'] / r['n']:.2f}%) | "
+                     f"{r['median_km']:.1f} | {r['p90_km']:.1f} | {r['max_km']:,.0f} | {r['load']:.1f} |")
+    replace_section(path, "points-path", lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", help="a checkout of the code before, run beside the current one")
+    parser.add_argument("--scale", action="store_true", help="the current code alone at 10^7 and 2*10^7 points")
+    parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(*args.one)))
+        return
+    codes = {"now": str(HERE.parent)}
+    if args.baseline:
+        codes = {"before": args.baseline, **codes}
+    rows = run(SCALE if args.scale else PLAN, codes)
+    if not args.scale:
+        write(rows, Path(args.results), args.baseline or "nothing")
+
+
+if __name__ == "__main__":
+    main()
