@@ -91,7 +91,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_anonymize import _km  # noqa: E402  (great-circle km between corners)
-from common import code_state, machine, main, replace_section, run_measurements, today  # noqa: E402
+import common  # noqa: E402
+from common import (VENVS, WORKER_LIMIT, code_state, machine, main, replace_section, run_measurements,  # noqa: E402
+                    today, venv_python, versions)
 
 LOCATION = ("lat", "lon")
 TABLES = {
@@ -108,37 +110,9 @@ RELEASES = ("raw", "rounded", "points-k10", "geoanon-k5", "geoanon-k5-l2", "geoa
 PLAN = [(t, ROWS, r) for t in TABLES for r in RELEASES]
 QUICK = [("airports", 600, r) for r in ("raw", "geoanon-k10-l2", "anonypyx-k10", "lighthouse-k10")]
 TIME_LIMIT = 1200
-WORKER_LIMIT = 900
-VENVS = {"anonymeter": ["anonymeter==1.1.0"], "anonypyx": ["anonypyx==0.2.11"],
-         "lighthouse": ["project-lighthouse-anonymize==1.0.0"]}
 ATTACK_NAMES = {"singling_out_univariate": "singling out, univariate",
                 "singling_out_multivariate": "singling out, multivariate",
                 "linkability": "linkability", "inference": "inference"}
-
-
-def venv_python(name: str) -> Path:
-    """The Python of ``name``'s own virtual environment (bench/out/venv-NAME), made on first use."""
-    folder = HERE / "out" / f"venv-{name}"
-    python = folder / "bin" / "python"
-    module = {"lighthouse": "project_lighthouse_anonymize"}.get(name, name)
-    if python.exists() and subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0:
-        return python
-    print(f"creating {folder} and installing {' '.join(VENVS[name])} (once)", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", *VENVS[name]], check=True)
-    return python
-
-
-def versions() -> str:
-    """Each virtual environment's package and the numpy and pandas it runs on."""
-    out = []
-    for name, packages in VENVS.items():
-        package = packages[0].split("==")[0]
-        code = ("from importlib.metadata import version as v; "
-                f"print(f\"{package} {{v('{package}')}} (numpy {{v('numpy')}}, pandas {{v('pandas')}})\")")
-        result = subprocess.run([venv_python(name), "-c", code], capture_output=True, text=True)
-        out.append(result.stdout.strip() or f"{package} (version unknown)")
-    return "; ".join(out)
 
 
 # ---------------------------------------------------------------- tables and releases
@@ -194,15 +168,7 @@ def publish(name: str, how: str, released: pd.DataFrame) -> tuple[pd.DataFrame, 
 
 
 def peer_release(peer: str, released: pd.DataFrame, spec: dict, k: int) -> pd.DataFrame:
-    with tempfile.TemporaryDirectory() as tmp:
-        src, spec_file, out = Path(tmp) / "in.csv", Path(tmp) / "spec.json", Path(tmp) / "out.csv"
-        released.to_csv(src, index=False)
-        spec_file.write_text(json.dumps({"qi": [*LOCATION, *spec["qi"]], "text": spec["text"], "k": k}))
-        result = subprocess.run([venv_python(peer), "-W", "ignore", HERE / "mondrian_worker.py", peer, src, spec_file,
-                                 out], capture_output=True, text=True, timeout=WORKER_LIMIT)
-        if result.returncode:
-            raise RuntimeError(f"{peer}: {result.stderr.strip().splitlines()[-1]}")
-        return pd.read_csv(out, dtype={c: str for c in spec["text"]}, keep_default_na=False)
+    return common.peer_release(peer, released, [*LOCATION, *spec["qi"]], spec["text"], k)
 
 
 def members_ranges(table: pd.DataFrame, released: pd.DataFrame, spec: dict) -> pd.DataFrame:
@@ -398,7 +364,7 @@ def _rate(rate: list) -> str:
 def write_results(rows, path: Path) -> None:
     ok = [r for r in rows if "failed" not in r]
     lines = ["## An independent attacker: anonymeter (`python bench/bench_attacks.py`)", "",
-             f"Run on {today()}, {machine()}, geoanon at commit {code_state()}; {versions()}, each in its own "
+             f"Run on {today()}, {machine()}, geoanon at commit {code_state()}; {versions(*VENVS)}, each in its own "
              "virtual environment.", "", *_paragraphs(__doc__.split("\n\n")[2:9])]
     for name in TABLES:
         mine = [r for r in ok if r["table"] == name]

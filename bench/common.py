@@ -1,6 +1,7 @@
 """What the benchmark scripts share: one measurement per fresh process (with a
 time limit, rows kept in a JSON-lines file so an interrupted run can resume),
-the machine's description, and replacing a script's section of RESULTS.md."""
+the peers' own virtual environments and their releases, the machine's
+description, and replacing a script's section of RESULTS.md."""
 from __future__ import annotations
 
 import argparse
@@ -9,12 +10,57 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from datetime import date
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+VENVS = {"anonymeter": ["anonymeter==1.1.0"], "anonypyx": ["anonypyx==0.2.11"],
+         "lighthouse": ["project-lighthouse-anonymize==1.0.0"]}
+WORKER_LIMIT = 900        # seconds for one peer release
+
+
+def venv_python(name: str) -> Path:
+    """The Python of ``name``'s own virtual environment (bench/out/venv-NAME), made on first use."""
+    folder = HERE / "out" / f"venv-{name}"
+    python = folder / "bin" / "python"
+    module = {"lighthouse": "project_lighthouse_anonymize"}.get(name, name)
+    if python.exists() and subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0:
+        return python
+    print(f"creating {folder} and installing {' '.join(VENVS[name])} (once)", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", *VENVS[name]], check=True)
+    return python
+
+
+def versions(*names: str) -> str:
+    """Each named virtual environment's package and the numpy and pandas it runs on."""
+    out = []
+    for name in names:
+        package = VENVS[name][0].split("==")[0]
+        code = ("from importlib.metadata import version as v; "
+                f"print(f\"{package} {{v('{package}')}} (numpy {{v('numpy')}}, pandas {{v('pandas')}})\")")
+        result = subprocess.run([venv_python(name), "-c", code], capture_output=True, text=True)
+        out.append(result.stdout.strip() or f"{package} (version unknown)")
+    return "; ".join(out)
+
+
+def peer_release(peer: str, df, qi: list, text: list, k: int):
+    """``df`` (with its ``row`` column) released by ``peer`` (``mondrian_worker.py``'s PEER, in the
+    package's own virtual environment): one row per published record, in ``row`` order."""
+    import pandas as pd
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, spec_file, out = Path(tmp) / "in.csv", Path(tmp) / "spec.json", Path(tmp) / "out.csv"
+        df.to_csv(src, index=False)
+        spec_file.write_text(json.dumps({"qi": qi, "text": text, "k": k}))
+        result = subprocess.run([venv_python(peer.split("-")[0]), "-W", "ignore", HERE / "mondrian_worker.py", peer,
+                                 src, spec_file, out], capture_output=True, text=True, timeout=WORKER_LIMIT)
+        if result.returncode:
+            raise RuntimeError(f"{peer}: {result.stderr.strip().splitlines()[-1]}")
+        return pd.read_csv(out, dtype={c: str for c in text}, keep_default_na=False)
 
 
 def machine() -> str:
@@ -74,19 +120,24 @@ def replace_section(path: Path, name: str, lines: list[str]) -> None:
     path.write_text(text)
 
 
-def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write) -> None:
+def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write, arguments=None) -> None:
     """The command line of a benchmark script: ``--quick``, ``--resume``,
-    ``--results FILE``, and the hidden ``--one`` that measures in this process."""
+    ``--results FILE``, and the hidden ``--one`` that measures in this process;
+    with ``arguments`` (adding a script's own to the parser), ``run`` gets
+    all of them (``run(jobs, args)``) instead of ``--resume`` alone."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small smoke run (RESULTS.md untouched)")
     parser.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run")
     parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
     parser.add_argument("--one", nargs=len(one_args), metavar=one_args, help=argparse.SUPPRESS)
+    if arguments:
+        arguments(parser)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(*args.one)))
         return
-    rows = run(quick if args.quick else plan, args.resume)
+    jobs = quick if args.quick else plan
+    rows = run(jobs, args) if arguments else run(jobs, args.resume)
     if not args.quick:
         write(rows, Path(args.results))
         print(f"wrote {args.results}")

@@ -29,11 +29,10 @@ def _digest(table: pd.DataFrame) -> str:
 
 def _memory_cases():
     import bench_anonymize as b
-    import bench_frontier as f
     import geoanon as ga
     from geoanon.datasets import data_path
 
-    tables = {name: f.table(name) for name in f.TABLES}
+    tables = {name: _frontier_table(name) for name in ("airports", "zips", "city")}
     air = tables["airports"]
     points = {"location": ("lat", "lon"), "qi": QI}
     for name, df in tables.items():
@@ -82,10 +81,15 @@ def _table_of(result) -> pd.DataFrame:
     return result if isinstance(result, pd.DataFrame) else result.table
 
 
-def _dask_cases(tmp: Path):
-    import bench_frontier as f
+def _frontier_table(name: str) -> pd.DataFrame:
+    """One of bench_frontier.py's tuning tables of Adult, as the fingerprints were first taken of it."""
+    from frontier_tables import TABLES
 
-    air = f.table("airports").iloc[:8000].reset_index(drop=True)
+    return TABLES[name].frame()[["lat", "lon", *QI]]
+
+
+def _dask_cases(tmp: Path):
+    air = _frontier_table("airports").iloc[:8000].reset_index(drop=True)
     air.insert(0, "id", range(len(air)))
     src = tmp / "air.parquet"
     air.to_parquet(src)

@@ -1,0 +1,229 @@
+"""The frontier benchmark's releases, each measured by one function
+(:func:`measured`) from its class membership: the bench's weighted Mondrian,
+the real peers (``mondrian_worker.py``, each in its own virtual
+environment), geoanon's joint release along its knob, and geoanon's location
+released alone (``geoanon points`` / ``geoanon zip``)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bench_anonymize import _km  # great-circle km between corners
+from common import peer_release
+from frontier_tables import Table, zip_edges, zip_nodes
+
+PEERS = ("anonypyx", "lighthouse", "lighthouse-age0.7", "lighthouse-age0.5", "lighthouse-age0.3",
+         "lighthouse-original")
+WEIGHTS = tuple(round(2 ** (i / 2), 3) for i in range(17))      # the bench's Mondrian: location weight 1 ... 256
+SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
+REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by more than:
+STEP_KM = 1.03         # this factor in median or p90 km,
+STEP_NCP = 1.10        # or this factor in other NCP
+
+
+# ---------------------------------------------------------------- the one measure
+
+def measured(df: pd.DataFrame, table: Table, k: int, classes: np.ndarray, km: np.ndarray) -> dict:
+    """One release as the benchmark reads every release. ``classes``: each
+    record's class (-1: suppressed); ``km``: each record's box diagonal
+    (inf: published without a box, or suppressed). The other columns' NCP
+    per record from its class's members: a number's range over the range
+    between the values k records reach from either end (as geoanon's report
+    measures it), a category's (values - 1) / (distinct in the table - 1);
+    a suppressed record's 1 in each column. Returns the median, p90 and max
+    of ``km`` over every record (and the mean and max over those with a
+    box), the mean other NCP, and the counts of classes, suppressed and
+    withheld."""
+    n, kept = len(df), classes >= 0
+    loss = np.ones((n, len(table.others)))
+    groups = pd.Series(classes[kept])
+    for j, c in enumerate(table.others):
+        v = df[c].to_numpy()[kept]
+        if c in table.text:
+            distinct = df[c].nunique()
+            count = pd.Series(v).groupby(groups.to_numpy()).transform("nunique").to_numpy()
+            loss[kept, j] = (count - 1) / max(distinct - 1, 1)
+        else:
+            v = v.astype(float)
+            ends = np.sort(df[c].to_numpy(float))
+            low, high = ends[k - 1], ends[-k]
+            by = pd.Series(v).groupby(groups.to_numpy())
+            top, bottom = by.transform("max").to_numpy(), by.transform("min").to_numpy()
+            loss[kept, j] = np.clip(np.minimum(top, high) - np.maximum(bottom, low), 0, None) / max(high - low, 1e-12)
+    return {**widths(km), "other_ncp": float(loss.mean()), "classes": int(np.unique(classes[kept]).size),
+            "suppressed": int((~kept).sum()), "withheld": int((~np.isfinite(km)).sum() - (~kept).sum())}
+
+
+def widths(km: np.ndarray) -> dict:
+    """The median, p90 and max of ``km`` over every record; the mean and max over those with a box."""
+    boxed = km[np.isfinite(km)]
+    return {"median_km": float(np.median(km)), "p90_km": float(np.quantile(km, 0.9)), "max_km": float(km.max()),
+            "mean_km": float(boxed.mean()) if boxed.size else None,
+            "max_boxed_km": float(boxed.max()) if boxed.size else None}
+
+
+def members_km(df: pd.DataFrame, groups: np.ndarray) -> np.ndarray:
+    """Each record's box diagonal: the box of its group's members' lat and lon (-1: no box, inf)."""
+    km = np.full(len(df), np.inf)
+    at = groups >= 0
+    by = df[["lat", "lon"]][at].groupby(groups[at])
+    low, high = by.transform("min").to_numpy(float), by.transform("max").to_numpy(float)
+    km[at] = _km(low[:, 0], low[:, 1], high[:, 0], high[:, 1])
+    return km
+
+
+def published_groups(values: pd.Series, withheld=("*",)) -> np.ndarray:
+    """Records grouped by a published cell (NaN or ``withheld``: -1)."""
+    codes = pd.factorize(values.astype(object))[0]
+    return np.where(values.isna() | values.astype(str).isin(withheld), -1, codes)
+
+
+# ---------------------------------------------------------------- the peers
+
+def peer(df: pd.DataFrame, table: Table, k: int, name: str) -> dict:
+    """``name``'s release (``mondrian_worker.py``); classes are the records publishing the same cells."""
+    qi = ["lat", "lon", *table.others]
+    out = peer_release(name, df[["row", *qi]], qi, table.text, k)
+    classes = np.full(len(df), -1)
+    classes[out["row"].to_numpy()] = out.drop(columns="row").astype(str).groupby(
+        list(out.columns.drop("row")), sort=False).ngroup().to_numpy()
+    return {"setting": name, **measured(df, table, k, classes, members_km(df, classes))}
+
+
+def mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> list:
+    """A strict multidimensional Mondrian with the location's span weighted by ``w``: at each node the
+    widest dimension (lat and lon each over its range times ``w``, a number over its range, a category by
+    its (values - 1) / (distinct - 1)); median cuts for numbers, the frequency-ordered half of the values
+    for categories; every part at least k. The classes' rows."""
+    numbers = ["lat", "lon", *[c for c in table.others if c not in table.text]]
+    num = [df[c].to_numpy(float) for c in numbers]
+    cats = [pd.factorize(df[c])[0] for c in table.text]
+    spans = [np.ptp(x) or 1.0 for x in num]
+    distinct = [c.max() + 1 for c in cats]
+    weight = [w, w] + [1.0] * (len(num) - 2)
+    parts, stack = [], [np.arange(len(df))]
+    while stack:
+        rows = stack.pop()
+        widths = [weight[j] * np.ptp(num[j][rows]) / spans[j] for j in range(len(num))]
+        widths += [(np.unique(c[rows]).size - 1) / max(d - 1, 1) for c, d in zip(cats, distinct)]
+        chosen = None
+        for j in np.argsort(widths, kind="stable")[::-1]:
+            if widths[j] <= 0:
+                break
+            left = _half(num[j][rows]) if j < len(num) else _values_half(cats[j - len(num)][rows])
+            if k <= left.sum() <= rows.size - k:
+                chosen = left
+                break
+        if chosen is None:
+            parts.append(rows)
+        else:
+            stack += [rows[~chosen], rows[chosen]]
+    return parts
+
+
+def _half(v: np.ndarray) -> np.ndarray:
+    left = v <= np.median(v)
+    return v < np.median(v) if left.all() else left
+
+
+def _values_half(c: np.ndarray) -> np.ndarray:
+    values, counts = np.unique(c, return_counts=True)
+    by_count = np.argsort(-counts, kind="stable")
+    cut = int(np.argmin(np.abs(np.cumsum(counts[by_count])[:-1] - c.size / 2))) + 1
+    return np.isin(c, values[by_count[:cut]])
+
+
+def weighted_mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> dict:
+    """The bench's Mondrian at weight ``w``, its boxes on geoanon's grid for points
+    (:mod:`geoanon.points.edges`), its members' box for ZIP centroids."""
+    from geoanon.points.edges import coordinate_resolution, snap_steps, snapped
+
+    parts = mondrian(df, table, k, w)
+    classes = np.empty(len(df), dtype=np.int64)
+    for i, p in enumerate(parts):
+        classes[p] = i
+    if table.zip:
+        return {"setting": w, **measured(df, table, k, classes, members_km(df, classes))}
+    km = np.empty(len(df))
+    lat, lon = df["lat"].to_numpy(float), df["lon"].to_numpy(float)
+    floor = {axis: max(k * coordinate_resolution(v), 1e-9) for axis, v in (("lat", lat), ("lon", lon))}
+    for p in parts:
+        (a, b), (c, e) = (snapped(v[p].min(), v[p].max(), snap_steps(np.ptp(v[p]), k, floor[axis]))
+                          for axis, v in (("lat", lat), ("lon", lon)))
+        km[p] = _km(a, c, b, e)
+    return {"setting": w, **measured(df, table, k, classes, km)}
+
+
+# ---------------------------------------------------------------- geoanon
+
+def columns(table: Table):
+    import geoanon as ga
+
+    if table.zip:
+        location = {"zip": "zip", "regions": zip_nodes(), "region_id": "zip", "edges": zip_edges(),
+                    "unknown": "suppress"}
+        return ga.Columns(location=location, qi=table.others, keep=["row"], identifiers=["lat", "lon"])
+    return ga.Columns(location=("lat", "lon"), qi=table.others, keep=["row"])
+
+
+def geoanon_km(df: pd.DataFrame, table: Table, published: pd.DataFrame) -> np.ndarray:
+    """Each record's published box diagonal (points), or its ZIP group's members' box (inf: none)."""
+    rows = published["row"].to_numpy()
+    if table.zip:
+        groups = np.full(len(df), -1)
+        groups[rows] = published_groups(published["zip"])
+        return members_km(df, groups)
+    km = np.full(len(df), np.inf)
+    d = _km(*published[["lat_min", "lon_min", "lat_max", "lon_max"]].to_numpy(float).T)
+    km[rows] = np.where(np.isnan(d), np.inf, d)
+    return km
+
+
+def geoanon_classes(df: pd.DataFrame, published: pd.DataFrame) -> np.ndarray:
+    classes = np.full(len(df), -1)
+    classes[published["row"].to_numpy()] = published["class_id"].to_numpy()
+    return classes
+
+
+def traced(df: pd.DataFrame, table: Table, k: int) -> tuple[list, float]:
+    """geoanon's releases at ``SETTINGS``, then, for ``REFINE_ROUNDS`` rounds, at the middle of every two
+    neighbouring settings whose releases differ by more than ``STEP_KM`` in median or p90 km or ``STEP_NCP``
+    in other NCP (the knob is continuous; a sampled frontier must not leave gaps where it moves fast), each
+    measured by :func:`measured` as :func:`geoanon.explore` publishes it; and the default's setting."""
+    import geoanon as ga
+    import geoanon.pipeline.frontier as frontier
+
+    plain = frontier.frontier_point
+
+    def point(setting, published, ncp, spec, location_km=None):       # forked workers inherit it
+        own = plain(setting, published, ncp, spec, location_km)
+        return {"setting": setting, "own_ncp": own["other_ncp"],
+                **measured(df, table, k, geoanon_classes(df, published), geoanon_km(df, table, published))}
+
+    frontier.frontier_point = point
+    points, todo, default = {}, list(SETTINGS), None
+    for _ in range(REFINE_ROUNDS + 1):
+        if not todo:
+            break
+        r = ga.explore(df, columns(table), k=k, settings=todo, n_jobs=2)
+        default = r.report.details["frontier"]["chosen"]
+        points.update({p["setting"]: p for p in r.report.details["frontier"]["points"]})
+        ordered = [points[s] for s in sorted(points)]
+        todo = [round((a["setting"] + b["setting"]) / 2, 6) for a, b in zip(ordered, ordered[1:])
+                if a["median_km"] > b["median_km"] * STEP_KM or a["p90_km"] > b["p90_km"] * STEP_KM
+                or b["other_ncp"] > a["other_ncp"] * STEP_NCP]
+    frontier.frontier_point = plain
+    return [points[s] for s in sorted(points)], default
+
+
+def alone(df: pd.DataFrame, table: Table, k: int) -> dict:
+    """The location released by itself: ``geoanon zip`` (ZIP codes) or ``geoanon points``."""
+    import geoanon as ga
+
+    if table.zip:
+        published = ga.generalize_regions(df[["row", "zip"]], k, column="zip", regions=zip_nodes(), region_id="zip",
+                                          edges=zip_edges(), unknown="suppress", keep=["row"]).table
+    else:
+        published = ga.generalize_points(df[["row", "lat", "lon"]], k, lat="lat", lon="lon", keep=["row"]).table
+    km = geoanon_km(df, table, published)
+    return {**widths(km), "withheld": int((~np.isfinite(km)).sum())}
