@@ -14,7 +14,7 @@ report, they never choose.
 
 A user judges a joint release by two things at once: how wide the published
 location is (km) and how much of the other columns survives. Every release
-is measured by one function (:func:`frontier_releases.measured`) from its
+is measured by one function (:class:`frontier_releases.Measure`) from its
 class membership: each record's box diagonal in km (a record suppressed or
 published without a box counts as infinitely wide), median, p90 and max over
 every record; and the other quasi-identifiers' mean NCP from each record's

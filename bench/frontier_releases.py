@@ -1,5 +1,5 @@
 """The frontier benchmark's releases, each measured by one function
-(:func:`measured`) from its class membership: the bench's weighted Mondrian,
+(:class:`Measure`) from its class membership: the bench's weighted Mondrian,
 the real peers (``mondrian_worker.py``, each in its own virtual
 environment), geoanon's joint release along its knob, and geoanon's location
 released alone (``geoanon points`` / ``geoanon zip``)."""
@@ -23,35 +23,45 @@ STEP_NCP = 1.10        # or this factor in other NCP
 
 # ---------------------------------------------------------------- the one measure
 
-def measured(df: pd.DataFrame, table: Table, k: int, classes: np.ndarray, km: np.ndarray) -> dict:
-    """One release as the benchmark reads every release. ``classes``: each
-    record's class (-1: suppressed); ``km``: each record's box diagonal
-    (inf: published without a box, or suppressed). The other columns' NCP
-    per record from its class's members: a number's range over the range
-    between the values k records reach from either end (as geoanon's report
-    measures it), a category's (values - 1) / (distinct in the table - 1);
-    a suppressed record's 1 in each column. Returns the median, p90 and max
-    of ``km`` over every record (and the mean and max over those with a
-    box), the mean other NCP, and the counts of classes, suppressed and
-    withheld."""
-    n, kept = len(df), classes >= 0
-    loss = np.ones((n, len(table.others)))
-    groups = pd.Series(classes[kept])
-    for j, c in enumerate(table.others):
-        v = df[c].to_numpy()[kept]
-        if c in table.text:
-            distinct = df[c].nunique()
-            count = pd.Series(v).groupby(groups.to_numpy()).transform("nunique").to_numpy()
-            loss[kept, j] = (count - 1) / max(distinct - 1, 1)
-        else:
-            v = v.astype(float)
-            ends = np.sort(df[c].to_numpy(float))
-            low, high = ends[k - 1], ends[-k]
-            by = pd.Series(v).groupby(groups.to_numpy())
-            top, bottom = by.transform("max").to_numpy(), by.transform("min").to_numpy()
-            loss[kept, j] = np.clip(np.minimum(top, high) - np.maximum(bottom, low), 0, None) / max(high - low, 1e-12)
-    return {**widths(km), "other_ncp": float(loss.mean()), "classes": int(np.unique(classes[kept]).size),
-            "suppressed": int((~kept).sum()), "withheld": int((~np.isfinite(km)).sum() - (~kept).sum())}
+class Measure:
+    """The one measure of every release of ``df`` (a ``table``) at ``k``
+    (:meth:`__call__`), its columns read once."""
+
+    def __init__(self, df: pd.DataFrame, table: Table, k: int):
+        self.columns = []
+        for c in table.others:
+            if c in table.text:
+                codes = pd.factorize(df[c])[0]
+                self.columns.append((codes, codes.max() + 1, None))
+            else:
+                v = df[c].to_numpy(float)
+                ends = np.sort(v)
+                self.columns.append((v, ends[k - 1], ends[-k]))    # the range k records reach from either end
+
+    def __call__(self, classes: np.ndarray, km: np.ndarray) -> dict:
+        """One release. ``classes``: each record's class (-1: suppressed);
+        ``km``: each record's box diagonal (inf: published without a box, or
+        suppressed). The other columns' NCP per record from its class's
+        members: a number's range over the range between the values k
+        records reach from either end (as geoanon's report measures it), a
+        category's (values - 1) / (distinct in the table - 1); a suppressed
+        record's 1 in each column. Returns :func:`widths` of ``km``, the mean
+        other NCP, and the counts of classes, suppressed and withheld."""
+        kept = classes >= 0
+        ids, g = np.unique(classes[kept], return_inverse=True)
+        loss = np.ones((len(classes), len(self.columns)))
+        for j, (v, a, b) in enumerate(self.columns):
+            v = v[kept]
+            if b is None:                                   # a category: a, its distinct values
+                counts = np.bincount(np.unique(g * a + v) // a, minlength=ids.size)
+                loss[kept, j] = (counts[g] - 1) / max(a - 1, 1)
+            else:
+                low, high = np.full(ids.size, np.inf), np.full(ids.size, -np.inf)
+                np.minimum.at(low, g, v)
+                np.maximum.at(high, g, v)
+                loss[kept, j] = np.clip(np.minimum(high, b) - np.maximum(low, a), 0, None)[g] / max(b - a, 1e-12)
+        return {**widths(km), "other_ncp": float(loss.mean()), "classes": int(ids.size),
+                "suppressed": int((~kept).sum()), "withheld": int((~np.isfinite(km)).sum() - (~kept).sum())}
 
 
 def widths(km: np.ndarray) -> dict:
@@ -87,7 +97,7 @@ def peer(df: pd.DataFrame, table: Table, k: int, name: str) -> dict:
     classes = np.full(len(df), -1)
     classes[out["row"].to_numpy()] = out.drop(columns="row").astype(str).groupby(
         list(out.columns.drop("row")), sort=False).ngroup().to_numpy()
-    return {"setting": name, **measured(df, table, k, classes, members_km(df, classes))}
+    return {"setting": name, **Measure(df, table, k)(classes, members_km(df, classes))}
 
 
 def mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> list:
@@ -143,7 +153,7 @@ def weighted_mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> dict:
     for i, p in enumerate(parts):
         classes[p] = i
     if table.zip:
-        return {"setting": w, **measured(df, table, k, classes, members_km(df, classes))}
+        return {"setting": w, **Measure(df, table, k)(classes, members_km(df, classes))}
     km = np.empty(len(df))
     lat, lon = df["lat"].to_numpy(float), df["lon"].to_numpy(float)
     floor = {axis: max(k * coordinate_resolution(v), 1e-9) for axis, v in (("lat", lat), ("lon", lon))}
@@ -151,7 +161,7 @@ def weighted_mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> dict:
         (a, b), (c, e) = (snapped(v[p].min(), v[p].max(), snap_steps(np.ptp(v[p]), k, floor[axis]))
                           for axis, v in (("lat", lat), ("lon", lon)))
         km[p] = _km(a, c, b, e)
-    return {"setting": w, **measured(df, table, k, classes, km)}
+    return {"setting": w, **Measure(df, table, k)(classes, km)}
 
 
 # ---------------------------------------------------------------- geoanon
@@ -189,16 +199,16 @@ def traced(df: pd.DataFrame, table: Table, k: int) -> tuple[list, float]:
     """geoanon's releases at ``SETTINGS``, then, for ``REFINE_ROUNDS`` rounds, at the middle of every two
     neighbouring settings whose releases differ by more than ``STEP_KM`` in median or p90 km or ``STEP_NCP``
     in other NCP (the knob is continuous; a sampled frontier must not leave gaps where it moves fast), each
-    measured by :func:`measured` as :func:`geoanon.explore` publishes it; and the default's setting."""
+    measured by :class:`Measure` as :func:`geoanon.explore` publishes it; and the default's setting."""
     import geoanon as ga
     import geoanon.pipeline.frontier as frontier
 
-    plain = frontier.frontier_point
+    plain, measured = frontier.frontier_point, Measure(df, table, k)
 
     def point(setting, published, ncp, spec, location_km=None):       # forked workers inherit it
         own = plain(setting, published, ncp, spec, location_km)
-        return {"setting": setting, "own_ncp": own["other_ncp"],
-                **measured(df, table, k, geoanon_classes(df, published), geoanon_km(df, table, published))}
+        return {**own, "setting": setting, "own_ncp": own["other_ncp"],
+                **measured(geoanon_classes(df, published), geoanon_km(df, table, published))}
 
     frontier.frontier_point = point
     points, todo, default = {}, list(SETTINGS), None
