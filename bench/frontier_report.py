@@ -25,6 +25,7 @@ def write_results(rows, path: Path) -> None:
         measured = [name for name in names if any((name, k, "geoanon") in by for k in KS)]
         if measured:
             replace_section(path, section, _section(kind, by, measured, failed))
+            print("\n".join(["", f"{kind} tables:", *_summary(by, measured)[2:]]))
     if any(r["method"] == "speed" for r in by.values()):
         replace_section(path, "frontier-speed", _speed(by))
 
