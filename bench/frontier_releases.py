@@ -12,8 +12,6 @@ from bench_anonymize import _km  # great-circle km between corners
 from common import peer_release
 from frontier_tables import Table, zip_edges, zip_nodes
 
-PEERS = ("anonypyx", "lighthouse", "lighthouse-age0.7", "lighthouse-age0.5", "lighthouse-age0.3",
-         "lighthouse-original")
 WEIGHTS = tuple(round(2 ** (i / 2), 3) for i in range(17))      # the bench's Mondrian: location weight 1 ... 256
 SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
 REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by more than:
