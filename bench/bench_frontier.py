@@ -211,9 +211,7 @@ def checks(by: dict, name: str, k: int) -> dict | None:
         row = by.get((name, k, method))
         if row is None:
             continue
-        compared = [(p, *best_no_wider(ours["points"], p)) for p in row["points"]]
-        worst = max(compared, key=lambda c: c[2])
-        peers[method] = {"compared": compared, "worst": worst,
+        peers[method] = {"compared": [(p, *best_no_wider(ours["points"], p)) for p in row["points"]],
                          "dominating": [p for p in row["points"] if dominates(p, default)]}
     alone = ours["alone"]
     return {"default": default, "alone": alone, "peers": peers, "points": ours["points"],

@@ -56,7 +56,7 @@ def _section(kind: str, by: dict, names: list, failed: list) -> list[str]:
 def _summary(by: dict, names: list) -> list[str]:
     """Per table and k: the worst ratio per peer, whether any peer release dominates the default, the 3x checks."""
     lines = [f"Worst ratio per peer (geoanon's best release no wider at median and p90 / the peer's other NCP; "
-             f"target <= {TARGET:.2f}x; ∞: no geoanon release is no wider), whether a peer release dominates the "
+             f"target <= {TARGET:.2f}x; N ∞: N releases than which no geoanon release is no wider), whether a peer release dominates the "
              f"default, and the default's widths (target: median <= {WIDTH_TARGET:g}x the location alone's, "
              f"p90 <= {WIDTH_TARGET:g}x its median):", "",
              "| table | k | " + " | ".join(LABELS[p] for p in PEERS) + " | dominated | default median / p90 / max km "
@@ -68,8 +68,8 @@ def _summary(by: dict, names: list) -> list[str]:
                 continue
             d, cells = c["default"], []
             for p in PEERS:
-                worst = c["peers"].get(p, {}).get("worst")
-                cells.append("-" if worst is None else _x(worst[2], bold=worst[2] > TARGET))
+                ratios = [r for _, _, r in c["peers"].get(p, {}).get("compared", [])]
+                cells.append(_worst(ratios))
             dominated = [f"{p} {_name(q['setting'])}" for p, v in c["peers"].items() for q in v["dominating"]]
             mean = f" (mean {c['alone_mean_ratio']:.2f}x)" if TABLES[name].zip and c["alone_mean_ratio"] else ""
             lines.append(f"| {name} | {k} | " + " | ".join(cells) + f" | {', '.join(dominated) or 'no'} | "
@@ -77,6 +77,16 @@ def _summary(by: dict, names: list) -> list[str]:
                          f"{_km(c['alone']['median_km'])} | {_x(c['alone_ratio'], c['alone_ratio'] > WIDTH_TARGET)}"
                          f"{mean} | {_x(c['tail_ratio'], c['tail_ratio'] > WIDTH_TARGET)} |")
     return lines
+
+
+def _worst(ratios: list) -> str:
+    """The worst finite ratio, and how many releases no geoanon release is no wider than (∞)."""
+    if not ratios:
+        return "-"
+    finite = [r for r in ratios if np.isfinite(r)]
+    none = len(ratios) - len(finite)
+    return ", ".join(([_x(max(finite), bold=max(finite) > TARGET)] if finite else [])
+                     + ([f"**{none} ∞**"] if none else []))
 
 
 def _case(name: str, k: int, c: dict) -> list[str]:
