@@ -111,17 +111,19 @@ class KmLoss:
         """Each state's cost per row under each summed weight ``w`` of the two
         location columns (``weight``: one per weighting; weightings x
         states): ``w`` times :func:`log_km`, and, beyond the reach times
-        ``2 / w`` (the location weighing more, the reach shrinks, and the
-        knob, ``location_precision``, keeps its span: 32 times at 0, an
-        eighth at 1), ``OVERREACH`` times ``w`` for each further reach; 0
-        where no location is held, ``w`` where located and unlocated rows mix."""
+        ``(2 / w) ** 2`` (the location weighing more, the reach shrinks, and
+        the knob, ``location_precision``, keeps its span: 64 times at 0,
+        wider than a national table, so setting 0 is the wide end without the
+        tail's price; 1/1024 at 1), ``OVERREACH`` times ``w`` for each further
+        reach; 0 where no location is held, ``w`` where located and unlocated
+        rows mix."""
         xs, ys = np.asarray(xs, dtype=np.int64).reshape(-1, 4), np.asarray(ys, dtype=np.int64).reshape(-1, 4)
         w = np.asarray(weight, dtype=np.float64).reshape(-1, 1)
         size = dims.items[self.x].size, dims.items[self.y].size
         none = (xs[:, 2] >= size[0]) | (ys[:, 2] >= size[1])
         mixed = (xs[:, 3] > size[0]) | (ys[:, 3] > size[1])
         diagonal = self.diagonal(dims, xs, ys)
-        over = OVERREACH * np.maximum(np.nan_to_num(diagonal) * (w / 2) / self.reach - 1, 0.0)
+        over = OVERREACH * np.maximum(np.nan_to_num(diagonal) * (w / 2) ** 2 / self.reach - 1, 0.0)
         loss = np.where(none, 0.0, np.where(mixed, 1.0, log_km(diagonal, self.full) + np.where(none | mixed, 0.0, over)))
         return w * loss
 

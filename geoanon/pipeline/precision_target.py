@@ -76,12 +76,13 @@ def tail_reach(job, spec) -> dict:
     """``tail_reach_km``: the width in km beyond which a points location's
     box pays its tail's price under ``spec``'s weights
     (:class:`~geoanon.joint.km_loss.KmLoss`: ``REACH`` typical
-    k-neighbourhoods over the location's weight); nothing without one."""
+    k-neighbourhoods over the square of the location's weight); nothing
+    without one."""
     km = getattr(job.problem.location_loss, "km", None)
     if spec.options["location_loss"] != "km" or km is None or not np.isfinite(km.reach):
         return {}
     weight = spec.options["weights"].get("location", 1.0) * precision_weight(spec.options["location_precision"])
-    return {"tail_reach_km": round(km.reach / weight, 3)}
+    return {"tail_reach_km": round(km.reach / weight ** 2, 3)}
 
 
 def target_note(details) -> list:

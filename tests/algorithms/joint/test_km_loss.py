@@ -69,13 +69,15 @@ def test_points_and_regions_share_the_formula():
     assert km.cost(dims, xs, ys, [1.0])[0, 0] == pytest.approx(float(log_km(km.diagonal(dims, xs, ys), km.full)[0]))
     assert 1.0 < km.cost(dims, xs, ys, [1.0])[0, 0] < 1.1            # F leaves the 5% tails of each axis out
     # with k, a box beyond REACH typical k-neighbourhoods pays OVERREACH per further reach, the reach scaled by
-    # 2 / w (the location's two columns weighing w together): at w = 2 it is paid, at w = 1/4 not
+    # (2 / w) ** 2 (the location's two columns weighing w together): at w = 2 it is paid, at w = 4 from a quarter of
+    # the reach on, at w = 1/4 (setting 0) not
     tail = km_loss(dims, LONLAT, k=5)
     places, counts = np.unique(df[["lon", "lat"]].to_numpy(), axis=0, return_counts=True)
     assert tail.reach == pytest.approx(REACH * k_spacing(places, counts, 5, LONLAT))
     d, plain = float(km.diagonal(dims, xs, ys)[0]), float(log_km(km.diagonal(dims, xs, ys), km.full)[0])
-    assert d > tail.reach and tail.cost(dims, xs, ys, [2.0, 0.25]).ravel() == pytest.approx(
-        [2 * (plain + OVERREACH * (d / tail.reach - 1)), 0.25 * plain])
+    assert d > tail.reach and tail.cost(dims, xs, ys, [2.0, 4.0, 0.25]).ravel() == pytest.approx(
+        [2 * (plain + OVERREACH * (d / tail.reach - 1)), 4 * (plain + OVERREACH * (4 * d / tail.reach - 1)),
+         0.25 * plain])
 
 
 @settings(max_examples=60, deadline=None)
