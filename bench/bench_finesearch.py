@@ -16,11 +16,8 @@ record, the other columns' mean NCP), per table and k:
 - ``before``: the joint design as it was before this part (a too-wide piece
   cut by :func:`geoanon.joint.cuts.best_parts`, the cheapest start whatever it
   leaves beyond the target), by monkeypatching the two rules back;
-- ``after``: the fullest cut wherever a piece is too wide (:mod:`geoanon.joint.target_cuts`),
-  and the start keeping the fewest rows beyond the target first (:func:`geoanon.joint.mondrian._beyond_target`);
-- ``budgeted``: the joint design now: as ``after``, but a group's too-wide pieces
-  cut as ``before`` where that leaves no more rows beyond the target than the
-  withholding budget (:func:`geoanon.joint.sharding.within_target`);
+- ``after``: the joint design now (:mod:`geoanon.joint.target_cuts`, and the
+  start keeping the fewest rows beyond the target first, :func:`geoanon.joint.mondrian._beyond_target`);
 - ``cells``: a location-first design: the target pieces (``after``'s cut),
   then the joint search inside each, with its lossiest-category finish per
   piece but no category cut at the root (on ``airports`` only, for time).
@@ -55,7 +52,7 @@ TARGETS = {("airports", 50): (408, 445, 526), ("airports", 10): (225, 280, 340, 
            ("city", 50): (4.7, 5.3, 7.3, 8.8), ("city", 10): (2.8, 3.5, 4.5, 7.5),
            ("city", 5): (1.8, 2.5, 4.2, 7.4)}    # km: the fine Mondrian releases' p90, rounded
 SETTINGS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
-METHODS = ("before", "after", "budgeted", "cells")
+METHODS = ("before", "after", "cells")
 PLAN = [(t, k, m) for k in KS for t in TABLES for m in ("mondrian", *METHODS, "pieces") if m != "cells" or t == "airports"]
 QUICK = [("airports", 50, "after")]
 TIME_LIMIT = 3600
@@ -119,28 +116,23 @@ def _releases(df, k: int, method: str, target: float) -> list:
 
 
 class _design:
-    """The joint design's rules of this part as they were (``before``), with
-    the fullest cut wherever a piece is too wide (``after``), or as they are
-    (``budgeted``: the fullest cut only where the cuts for the boxes' width
-    leave more rows beyond the target than the withholding budget)."""
+    """The joint design's two rules of this part as they were (``before``), or as they are."""
 
     def __init__(self, method: str):
-        self.method = method
+        self.before = method == "before"
 
     def __enter__(self):
         from geoanon.joint import cuts, mondrian, sharding
 
-        self.kept = sharding.target_parts, mondrian._beyond_target, sharding._placed_kept
-        if self.method == "before":
+        self.kept = sharding.target_parts, mondrian._beyond_target
+        if self.before:
             sharding.target_parts = cuts.best_parts
             mondrian._beyond_target = lambda problem, leaves, starts: 0
-        elif self.method in ("after", "cells"):
-            sharding._placed_kept = lambda problem, nodes: False
 
     def __exit__(self, *exc):
         from geoanon.joint import mondrian, sharding
 
-        sharding.target_parts, mondrian._beyond_target, sharding._placed_kept = self.kept
+        sharding.target_parts, mondrian._beyond_target = self.kept
 
 
 def _cells(job, spec):

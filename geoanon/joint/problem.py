@@ -30,10 +30,7 @@ class SearchProblem:
     ``weights``: every dimension's weight in the objective (default 1 each);
     ``location_loss``: how a class's location is priced (default its NCP);
     ``too_wide``: states -> whether each one's location is wider than the
-    precision target (a bool array; None: no target); ``beyond_budget``: the
-    rows the release may withhold (``max_withheld``) where the location cannot
-    be cut within the target (:func:`~geoanon.joint.sharding.within_target`);
-    ``shared_location``: the classes
+    precision target (a bool array; None: no target); ``shared_location``: the classes
     below a non-location cut share their node's location (the location
     classes never overlap), else every cut narrows the location too, as any
     other dimension; ``compact_cuts``: the other columns' rank cuts fall in
@@ -46,7 +43,6 @@ class SearchProblem:
     weights: tuple = None
     location_loss: NcpLoss = NCP
     too_wide: Callable | None = None
-    beyond_budget: int = 0
     shared_location: bool = True
     compact_cuts: bool = False
     _seen: dict = field(default_factory=dict, init=False, repr=False)

@@ -47,26 +47,11 @@ def shards_of(problem, rows, root, location) -> list:
 
 def within_target(problem, rows, root, location) -> list:
     """Location nodes no wider than the precision target ``problem.too_wide``
-    (or that cannot be cut). The cuts placed for the boxes' summed width
-    (:func:`~geoanon.joint.cuts.best_parts`) are kept where the rows they
-    leave in nodes still too wide are within ``problem.beyond_budget`` (the
-    withholding budget, whole, for each call); else each cut leaves the
-    fullest part that fits (:func:`~geoanon.joint.target_cuts.target_parts`),
-    which leaves fewer rows beyond but costs the other columns more at small k
-    (``bench/RESULTS.md``, the fine-location end)."""
+    (or that cannot be cut), each cut leaving the fullest part that fits
+    (:func:`~geoanon.joint.target_cuts.target_parts`)."""
     wide = problem.too_wide
-    if wide is None:
-        return [(rows, root)]
-    placed = _location_cuts(problem, rows, root, location, lambda r, st: bool(wide([st])[0]))
-    if _placed_kept(problem, placed):
-        return placed
-    return descend((rows, root), lambda node: target_parts(problem, node, location) if wide([node[1]])[0] else None)
-
-
-def _placed_kept(problem, nodes) -> bool:
-    """Whether the rows of ``nodes`` wider than the target are within ``problem.beyond_budget``."""
-    wide = problem.too_wide([st for _, st in nodes])
-    return sum(r.size for (r, _), w in zip(nodes, wide) if w) <= problem.beyond_budget
+    return descend((rows, root), lambda node: target_parts(problem, node, location)
+                   if wide is not None and bool(wide([node[1]])[0]) else None)
 
 
 def _location_cuts(problem, rows, root, location, cutting) -> list:

@@ -470,9 +470,7 @@ def _problem(job: Prepared, spec: ReleaseSpec) -> SearchProblem:
     too_wide = None if (target := extent_target(job, spec)) is None else \
         _too_wide(job, o["crs"], target) if KINDS[spec.location[0]].boxes else \
         job.publish_location.too_wide(target)
-    budget = budget_rows(o["max_withheld"], len(job.df), job.check.model.k) \
-        if too_wide is not None and job.publish_location.withholds else 0
-    return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide, beyond_budget=budget)
+    return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide)
 
 
 def _weights(dims: Dims, spec: ReleaseSpec) -> list:

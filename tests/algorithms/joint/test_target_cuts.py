@@ -2,8 +2,6 @@
 pieces cut where the side within the target is fullest
 (geoanon.joint.target_cuts), and the start leaving the fewest rows beyond
 the target first (geoanon.joint.mondrian)."""
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
@@ -42,14 +40,11 @@ def test_a_category_start_does_not_cross_the_target():
         assert not np.isnan(d).any() and d.max() <= 50
 
 
-def _pieces_beyond(df, k, max_km, cut, budget=0):
-    """The rows left in target pieces wider than ``max_km`` when a too-wide
-    piece is cut by ``cut`` (where the cuts for the boxes' width leave more
-    than ``budget`` rows beyond)."""
+def _pieces_beyond(df, k, max_km, cut):
+    """The rows left in target pieces wider than ``max_km`` when a too-wide piece is cut by ``cut``."""
     spec = release_spec("anonymize", location=("lat", "lon"), qi=["age"], k=k, max_extent_km=max_km)
     job = joint_release.prepared(df, spec)
-    problem = replace(joint_release._problem(job, spec), beyond_budget=budget)
-    problem, location, _, table = mondrian._joint_table(problem, np.arange(len(df)))
+    problem, location, _, table = mondrian._joint_table(joint_release._problem(job, spec), np.arange(len(df)))
     kept = sharding.target_parts
     sharding.target_parts = cut
     try:
@@ -78,17 +73,6 @@ def test_target_pieces_leave_fewer_rows_beyond_the_target():
     fitted = sum(_pieces_beyond(_strip(seed), 4, 20, target_cuts.target_parts) for seed in range(10))
     placed = sum(_pieces_beyond(_strip(seed), 4, 20, cuts.best_parts) for seed in range(10))
     assert fitted < placed
-
-
-def test_the_width_cuts_are_kept_within_the_withholding_budget():
-    """The cuts placed for the boxes' width leave 4 rows beyond the target
-    on this strip: a budget of 4 or more keeps them (the release withholds
-    those rows), one of 3 takes the fullest cuts, which leave none; the
-    release's problem has the withholding budget, 2% but at least 2k = 8."""
-    assert _pieces_beyond(_strip(19), 4, 20, target_cuts.target_parts, budget=4) == 4
-    assert _pieces_beyond(_strip(19), 4, 20, target_cuts.target_parts, budget=3) == 0
-    spec = release_spec("anonymize", location=("lat", "lon"), qi=["age"], k=4, max_extent_km=20)
-    assert joint_release._problem(joint_release.prepared(_strip(19), spec), spec).beyond_budget == 8
 
 
 def test_the_longest_fit_is_found_by_bisection():
