@@ -5,12 +5,12 @@
 Issue 51, item 4: where a user asks for fine boxes (100-400 km at k = 50 on a
 national table, a few km in a city), the joint release must beat a weighted
 strict Mondrian with the median **and** the p90 box counted. On the frontier
-benchmark's tuning tables only (``bench_frontier.py``: ``airports``, ``zips``,
-``city``; k = 10 and 50; its quasi-identifiers and its measure: box diagonal per
-record, the other columns' mean NCP), per table and k:
+benchmark's tuning tables only (``frontier_tables.py``: ``airports``, ``zips``,
+``city``; k = 10 and 50; their quasi-identifiers and the bench's measure: box
+diagonal per record, the other columns' mean NCP), per table and k:
 
-- ``mondrian``: the bench's weighted strict Mondrian (:func:`bench_frontier.mondrian`,
-  17 weights); its fine releases (median at most 400 km on the national tables,
+- ``mondrian``: the bench's weighted strict Mondrian
+  (:func:`frontier_releases.weighted_mondrian`, 17 weights); its fine releases (median at most 400 km on the national tables,
   8 km in the city) are the peer releases, and their p90s, rounded, the targets
   (``TARGETS``) the other methods are asked for as ``max_extent_km``;
 - ``before``: the joint design as it was before this part (a too-wide piece
@@ -59,13 +59,14 @@ TIME_LIMIT = 3600
 
 
 def measure(name: str, k, method: str) -> dict:
-    import bench_frontier as bf
+    import frontier_releases as fr
+    from frontier_tables import TABLES as FRONTIER
 
     k = int(k)
-    df = bf.table(name)
+    df = FRONTIER[name].frame().drop(columns="row")
     started = time.perf_counter()
     if method == "mondrian":
-        points = [dict(setting=w, **_peer_point(df, bf.mondrian(df, k, w), w, k)) for w in bf.WEIGHTS]
+        points = [_peer_point(fr.weighted_mondrian(df, FRONTIER[name], k, w)) for w in fr.WEIGHTS]
     elif method == "pieces":
         points = [dict(target=target, **{m: _pieces_beyond(df, k, target, m) for m in ("before", "after")})
                   for target in TARGETS[(name, k)]]
@@ -77,12 +78,12 @@ def measure(name: str, k, method: str) -> dict:
 def _pieces_beyond(df, k: int, target: float, method: str) -> dict:
     """The target pieces of ``df`` (``location_precision`` 0.5) as ``method``
     cuts them: how many, and the rows left in pieces wider than ``target``."""
-    import bench_frontier as bf
+    from frontier_tables import ADULT_OTHERS
     from geoanon.joint import mondrian, sharding
     from geoanon.options import release_spec
     from geoanon.pipeline import joint_release as jr
 
-    spec = release_spec("anonymize", location=("lat", "lon"), qi=bf.OTHER, k=k, max_extent_km=target)
+    spec = release_spec("anonymize", location=("lat", "lon"), qi=ADULT_OTHERS, k=k, max_extent_km=target)
     job = jr.prepared(df, spec)
     problem, location, _, table = mondrian._joint_table(jr._problem(job, spec), np.arange(len(df), dtype=np.int64))
     with _design(method):
@@ -91,20 +92,17 @@ def _pieces_beyond(df, k: int, target: float, method: str) -> dict:
     return {"pieces": len(pieces), "beyond": int(sum(r.size for (r, _), w in zip(pieces, wide) if w))}
 
 
-def _peer_point(df, parts, w, k) -> dict:
-    import bench_frontier as bf
-
-    p = bf._mondrian_point(df, parts, w, k)
-    return {"median_km": p["median_km"], "p90_km": p["p90_km"], "other_ncp": p["other_ncp"]}
+def _peer_point(p: dict) -> dict:
+    return {"setting": p["setting"], "median_km": p["median_km"], "p90_km": p["p90_km"], "other_ncp": p["other_ncp"]}
 
 
 def _releases(df, k: int, method: str, target: float) -> list:
     """``method``'s releases of ``df`` at ``max_extent_km=target``, one per setting, measured (:func:`_bounded`)."""
-    import bench_frontier as bf
+    from frontier_tables import ADULT_OTHERS
     from geoanon.options import release_spec
     from geoanon.pipeline import joint_release as jr
 
-    spec = release_spec("anonymize", location=("lat", "lon"), qi=bf.OTHER, k=k, max_extent_km=target)
+    spec = release_spec("anonymize", location=("lat", "lon"), qi=ADULT_OTHERS, k=k, max_extent_km=target)
     job = jr.prepared(df, spec)
     with _design(method):
         if method == "cells":
