@@ -182,7 +182,7 @@ OPTIONS = (
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
            "model allows, and a class that cannot be has its records published without a location within "
            "--max-withheld, else the release is refused (ZIP codes' default: 4 times a typical record's "
-           "k-neighbourhood, over the fourth root of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
+           "k-neighbourhood, over the square of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
            rule=(None, POSITIVE)),
     Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "

@@ -25,11 +25,12 @@ def extent_target(job, spec) -> float | None:
     """The precision target in km of ``spec``'s release: ``max_extent_km``,
     or, for a ZIP location judged in km under the joint or frontier design,
     ``REGION_EXTENT`` times the width of a typical record's k-neighbourhood
-    (:func:`geoanon.joint.km_loss.k_spacing`) over the fourth root of the
+    (:func:`geoanon.joint.km_loss.k_spacing`) over the square of the
     location's weight (``weights["location"]`` times ``location_precision``'s
-    factor): the other columns no longer buy continent-wide groups, and the
-    knob still moves the target, from about 6.7 neighbourhoods at setting 0
-    to 1.7 at 1. None for no target.
+    factor), as the points' tail reach scales: the other columns no longer
+    buy continent-wide groups at the default, and the knob spans the rest,
+    256 neighbourhoods at setting 0 (the wide end, as if no target) to
+    1/256 at 1 (as fine as the groups can be cut). None for no target.
 
     One rule for every location kind: ``REGION_EXTENT`` is the points'
     :data:`~geoanon.joint.km_loss.REACH` (4), where a box's km loss starts
@@ -45,7 +46,7 @@ def extent_target(job, spec) -> float | None:
     if not np.isfinite(scale) or scale <= 0:
         return None
     weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
-    return REGION_EXTENT * scale / weight ** 0.25
+    return REGION_EXTENT * scale / weight ** 2
 
 
 def region_target(spec) -> bool:

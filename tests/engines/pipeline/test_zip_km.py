@@ -299,10 +299,10 @@ def test_a_zip_location_is_kept_within_four_k_neighbourhoods_by_default():
     loose = released(4, max_extent_km=10_000)
     assert "k_spacing_km" not in loose and loose["beyond_max_extent"] == 0
     assert d["location_km"]["median"] < d["max_extent_km"] < loose["location_km"]["median"]
-    # the knob moves the target: the location's weight w puts it at 4 / w ** 0.25 neighbourhoods
-    finer, coarser = released(4, location_precision=0.9), released(4, location_precision=0.2)
-    assert finer["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] / 32 ** 0.2, rel=1e-3)
-    assert coarser["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] * 8 ** 0.15, rel=1e-3)
+    # the knob moves the target: the location's weight w puts it at 4 / w ** 2 neighbourhoods
+    finer, coarser = released(4, location_precision=0.6), released(4, location_precision=0.2)
+    assert finer["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] / 32 ** 0.4, rel=1e-3)
+    assert coarser["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] * 8 ** 1.2, rel=1e-3)
     assert finer["location_km"]["median"] < d["location_km"]["median"] < coarser["location_km"]["median"]
     # a target the user gives replaces it, and bounds every group: a ZIP group cannot be withheld, so groups
     # that cannot be cut within it refuse the release (they were published wider, with a warning)
