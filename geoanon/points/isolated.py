@@ -50,8 +50,7 @@ def budget_rows(share: float, rows: int, k: int) -> int:
 def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
     """Which rows are isolated, how far the k records nearest each
     reach (the distance to its (k-1)-th nearest other, km; 0 where not
-    isolated) and the isolation reach (km; infinite when too few rows).
-    ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
+    isolated) and the isolation reach (km; infinite when too few rows). ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
     NaN for rows without one, never isolated); ``floor_km``: the least usual
     reach (the grid the boxes are published on).
 

@@ -98,18 +98,18 @@ class KdTree:
     leaves: np.ndarray   # node id of each leaf
     label: np.ndarray    # leaf index of each point
     ends: tuple = ()     # the AxisEnds of x and of y
-    wide: np.ndarray = None   # the nodes cut across a wide gap (``kd_partition``'s ``wide``)
+    wide: np.ndarray = None   # whether each node was cut across a wide gap (``kd_partition``'s ``wide``)
 
     def apart(self) -> np.ndarray:
         """Whether each leaf is one side of a cut across a wide gap: no
         lighter class holds its records without crossing the gap."""
-        return np.isin(self.parent[self.leaves], self.wide)
+        parent = self.parent[self.leaves]
+        return (parent >= 0) & self.wide[np.maximum(parent, 0)]
 
     def across(self) -> np.ndarray:
         """Whether each node was cut across a wide gap or holds a node that was."""
-        out = np.zeros(self.parent.size, dtype=bool)
-        out[self.wide] = True
-        for node in self.wide.tolist():
+        out = self.wide.copy()
+        for node in np.flatnonzero(self.wide).tolist():
             node = int(self.parent[node])
             while node >= 0 and not out[node]:      # a marked node's ancestors are marked, or will be
                 out[node] = True
@@ -411,7 +411,10 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         The instance's lower bound (default ``target``): among otherwise equal
         cuts, ``"balanced"`` prefers those whose sides can still reach it.
     wide : (float, float), optional
-        Gaps along x and y (coordinate units) cut across first (see the module's doc; default none).
+        Gaps along x and y (coordinate units) that a cut takes first, whatever
+        the classes' sizes: a remote group of k or more records then keeps a
+        class of its own instead of lending a few records to a class across
+        the gap (the points job: the isolation reach). Default: none.
     """
     n = w.size
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
@@ -421,14 +424,14 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         y_order = np.argsort(ry)
     y_order = y_order.astype(idx_t, copy=False)
     rule = _Rule(policy != "paper", int(k), int(target), int(target if exact is None else exact),
-                 policy == "gaps").args() + (float(wide[0]), float(wide[1]))
+                 policy == "gaps").args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     ends = (AxisEnds.of(x, rx), AxisEnds.of(y[y_order], ry[y_order]))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
     mark = np.zeros(n, dtype=np.bool_)
-    parents, boxes, weights, leaves, wide_nodes = [np.array([-1])], [], [], [], [np.zeros(0, dtype=np.int64)]
+    parents, boxes, weights, leaves, wide_nodes = [np.array([-1])], [], [], [], []
     n_leaves = 0
 
     start = np.zeros(1, dtype=np.int64)
@@ -446,8 +449,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     n_ids = 1
 
     while start.size:
-        has, axis_y, cut_pos, w_left, across = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth,
-                                                             *rule)
+        has, axis_y, cut_pos, w_left, across = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule,
+                                                     float(wide[0]), float(wide[1]))
         wide_nodes.append(node_id[across])
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
@@ -491,8 +494,11 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         depth = np.repeat(depth[cut] + 1, 2)[live]
         start = np.cumsum(size) - size
 
-    return KdTree(parent=np.concatenate(parents), box=np.concatenate(boxes), weight=np.concatenate(weights),
-                  leaves=np.concatenate(leaves), label=label, ends=ends, wide=np.concatenate(wide_nodes))
+    parent = np.concatenate(parents)
+    cut_wide = np.zeros(parent.size, dtype=bool)
+    cut_wide[np.concatenate([np.zeros(0, dtype=np.int64), *wide_nodes])] = True
+    return KdTree(parent=parent, box=np.concatenate(boxes), weight=np.concatenate(weights),
+                  leaves=np.concatenate(leaves), label=label, ends=ends, wide=cut_wide)
 
 
 @dataclass(frozen=True)

@@ -281,7 +281,7 @@ def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, wide, gaps: bool
                             gaps=gaps, wide=wide)
 
 
-ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # (frame, k, lower_bound, wide) -> leaves
+ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> (frame, k, lower_bound, wide) -> leaves
 METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.POINT_METHODS
 
 
