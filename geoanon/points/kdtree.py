@@ -44,13 +44,6 @@ taken is the *policy*:
 Every policy places a cut's boundary in the middle of the gap between its two
 sides (:meth:`AxisEnds.central_boundary`).
 
-Given ``wide`` gaps (the points job gives its isolation reach), any policy
-first cuts a node across its widest gap of at least that and half the node's
-extent, wherever it lies, whatever the classes' sizes: a remote group of k or
-more records keeps classes of its own (one of up to 2k - 1 records) instead of
-lending a few to a box across an ocean. Such sides are set apart
-(:meth:`KdTree.apart`): the repair re-solves no region across the gap.
-
 Cuts are looked for within ``WINDOW_CLASSES`` target classes of the weighted
 median first, where a large node always has good ones; a node with none there on
 either axis is searched in full. Whatever the policy, a leaf admits no cut, so
