@@ -62,7 +62,6 @@ __all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "kd_partition", "needed_gap"]
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
-WIDE_SHARE = 0.5     # a gap beyond the points job's isolation reach is cut first if this share of its node's extent
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
 
@@ -91,23 +90,6 @@ class KdTree:
     leaves: np.ndarray   # node id of each leaf
     label: np.ndarray    # leaf index of each point
     ends: tuple = ()     # the AxisEnds of x and of y
-    wide: np.ndarray = None   # whether each node was cut across a wide gap (``kd_partition``'s ``wide``)
-
-    def apart(self) -> np.ndarray:
-        """Whether each leaf is one side of a cut across a wide gap: no
-        lighter class holds its records without crossing the gap."""
-        parent = self.parent[self.leaves]
-        return (parent >= 0) & self.wide[np.maximum(parent, 0)]
-
-    def across(self) -> np.ndarray:
-        """Whether each node was cut across a wide gap or holds a node that was."""
-        out = self.wide.copy()
-        for node in np.flatnonzero(self.wide).tolist():
-            node = int(self.parent[node])
-            while node >= 0 and not out[node]:      # a marked node's ancestors are marked, or will be
-                out[node] = True
-                node = int(self.parent[node])
-        return out
 
 
 @dataclass(frozen=True)
@@ -249,10 +231,8 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
 @_jit
 def _wide_cut(weight, rank, point, coord, a, b, total, k, wide):
     """The admissible cut of segment [a, b) along one axis in its widest gap,
-    if that gap is at least ``wide`` and ``WIDE_SHARE`` of the segment's
-    extent: ``(position, lower weight, gap / wide)``, position -1 when there
-    is none."""
-    wide = max(wide, WIDE_SHARE * (coord[point[b - 1]] - coord[point[a]]))
+    if that gap is at least ``wide``: ``(position, lower weight, gap / wide)``,
+    position -1 when there is none."""
     best_pos, best_lower, best = -1, 0, 1.0
     c = 0
     for p in range(a, b - 1):
@@ -270,17 +250,15 @@ def _wide_cut(weight, rank, point, coord, a, b, total, k, wide):
 @_jit
 def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
                   balanced, gaps, k, target, exact, cap, roomy, ahead, wide_x, wide_y):
-    """One cut per node: ``(has, axis_y, pos, lower, wide)``: whether the node
-    has an admissible cut, along which axis, the lower side's last position in
-    that axis's order, the lower side's weight, and whether the cut crosses a
-    wide gap. A cut across a gap of at least
+    """One cut per node: ``(has, axis_y, pos, lower)``: whether the node has an
+    admissible cut, along which axis, the lower side's last position in that
+    axis's order, and the lower side's weight. A cut across a gap of at least
     ``wide_x`` (``wide_y``) comes first, wherever it lies (:func:`_wide_cut`)."""
     n_nodes = start.size
     has = np.zeros(n_nodes, dtype=np.bool_)
     axis_y = np.zeros(n_nodes, dtype=np.bool_)
     pos = np.zeros(n_nodes, dtype=np.int64)
     lower = np.zeros(n_nodes, dtype=np.int64)
-    wide = np.zeros(n_nodes, dtype=np.bool_)
     pre = np.zeros(target - k + 2, dtype=np.int64)
     suf = np.zeros(target - k + 2, dtype=np.int64)
     reach = WINDOW_CLASSES * target
@@ -291,7 +269,7 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
             py, ly, gy = _wide_cut(yw, yr, yp, yc, a, b, total, k, wide_y)
             if px >= 0 or py >= 0:
                 use_y = py >= 0 and (px < 0 or gy > gx)
-                has[j], axis_y[j], wide[j] = True, use_y, True
+                has[j], axis_y[j] = True, use_y
                 pos[j], lower[j] = (py, ly) if use_y else (px, lx)
                 continue
         lo, hi = max(k, total // 2 - reach), min(total - k, total // 2 + reach)
@@ -321,7 +299,7 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
         axis_y[j] = use_y
         pos[j] = py if use_y else px
         lower[j] = ly if use_y else lx
-    return has, axis_y, pos, lower, wide
+    return has, axis_y, pos, lower
 
 
 @_jit
@@ -424,7 +402,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
     mark = np.zeros(n, dtype=np.bool_)
-    parents, boxes, weights, leaves, wide_nodes = [np.array([-1])], [], [], [], []
+    parents, boxes, weights, leaves = [np.array([-1])], [], [], []
     n_leaves = 0
 
     start = np.zeros(1, dtype=np.int64)
@@ -442,9 +420,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     n_ids = 1
 
     while start.size:
-        has, axis_y, cut_pos, w_left, across = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule,
+        has, axis_y, cut_pos, w_left = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule,
                                                      float(wide[0]), float(wide[1]))
-        wide_nodes.append(node_id[across])
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
         node_leaf[stuck] = n_leaves + np.arange(stuck.size)
@@ -487,11 +464,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         depth = np.repeat(depth[cut] + 1, 2)[live]
         start = np.cumsum(size) - size
 
-    parent = np.concatenate(parents)
-    cut_wide = np.zeros(parent.size, dtype=bool)
-    cut_wide[np.concatenate([np.zeros(0, dtype=np.int64), *wide_nodes])] = True
-    return KdTree(parent=parent, box=np.concatenate(boxes), weight=np.concatenate(weights),
-                  leaves=np.concatenate(leaves), label=label, ends=ends, wide=cut_wide)
+    return KdTree(parent=np.concatenate(parents), box=np.concatenate(boxes), weight=np.concatenate(weights),
+                  leaves=np.concatenate(leaves), label=label, ends=ends)
 
 
 @dataclass(frozen=True)

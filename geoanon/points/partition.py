@@ -385,9 +385,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     beyond such a point (:func:`repair.unforced`): one heavy point does not
     raise the target of every other class (a 4,000-record point among 200,000
     records at k = 100 took 31 s and 6 GB, classes aimed at 4,000; now 3 s).
-    Instances over ``EXACT_FIRST_POINTS`` points start at the last. Classes
-    set apart by a cut across a wide gap (``wide``, :meth:`KdTree.apart`)
-    are not measured: they weigh what their side of the gap holds. Coarse data
+    Instances over ``EXACT_FIRST_POINTS`` points start at the last. Coarse data
     (records on a lattice of heavy cells) may meet none: then T is raised
     halfway to the result and bisected, at most ``MAX_PASSES`` passes in all
     (two on larger instances), and the best pass is kept.
@@ -395,9 +393,8 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     def run(target):
         tree = kd_partition(rx, ry, x, y, pw, k, target, "gaps" if gaps else "balanced",
                             y_order=y_order, exact=lower_bound, wide=wide)
-        label, boxes, weights, apart = repair(tree, rx, ry, pw, k, target)
-        measured = np.where(apart, 0, unforced(weights, label, pw, k) if beyond_heavy else weights)
-        return int(measured.max()), label, boxes
+        label, boxes, weights = repair(tree, rx, ry, pw, k, target)
+        return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
 
     plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
     coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)

@@ -186,22 +186,18 @@ def unforced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> n
 
 def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     """Lower the leaves of ``tree`` heavier than ``target`` and than their
-    :func:`forced` point by exact re-solves, none across a wide gap
-    (:meth:`KdTree.apart`: such a leaf is left as it is, and no re-solve
-    holds a cut across one).
+    :func:`forced` point by exact re-solves.
 
     ``rx``, ``ry`` are the points' ranks, the points sorted by (x, y). Returns
-    ``(label, boxes, weights, apart)``: the leaf of each point, and each
-    leaf's box (rank boundaries), weight and whether it is set apart.
+    ``(label, boxes, weights)``: the leaf of each point, and each leaf's box
+    (rank boundaries) and weight.
     """
     boxes = tree.box[tree.leaves]
     weights = tree.weight[tree.leaves]
     label = tree.label
-    apart = tree.apart()
-    bad = np.flatnonzero((weights > np.maximum(target, forced(weights, label, w, k))) & ~apart)
+    bad = np.flatnonzero(weights > np.maximum(target, forced(weights, label, w, k)))
     if bad.size == 0:
-        return label, boxes, weights, apart
-    across = tree.across()
+        return label, boxes, weights
     label = label.copy()
     alive = np.ones(len(boxes), dtype=bool)
     spent, allowance = [0], TOTAL_BUDGET + len(w) // 50
@@ -213,7 +209,7 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
         node = tree.leaves[leaf]
         while tree.parent[node] >= 0:
             node = tree.parent[node]
-            if tree.weight[node] > REPAIR_WEIGHT * target or across[node]:
+            if tree.weight[node] > REPAIR_WEIGHT * target:
                 break
             nb = tree.box[node]
             lo, hi = np.searchsorted(rx, nb[0]), np.searchsorted(rx, nb[1])
@@ -234,7 +230,6 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
                 new_weights[i] = w[mine].sum()
             alive[inside] = False
             alive = np.r_[alive, np.ones(len(new_boxes), dtype=bool)]
-            apart = np.r_[apart, np.zeros(len(new_boxes), dtype=bool)]
             boxes = np.concatenate([boxes, new_boxes])
             weights = np.concatenate([weights, new_weights])
             if best <= target:
@@ -242,4 +237,4 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     keep = np.flatnonzero(alive)
     remap = np.full(len(alive), -1, dtype=np.int64)
     remap[keep] = np.arange(keep.size)
-    return remap[label], boxes[keep], weights[keep], apart[keep]
+    return remap[label], boxes[keep], weights[keep]

@@ -63,21 +63,3 @@ def test_evenly_spaced_points_cost_no_grid_search(monkeypatch):
 
     assert dim.grid_low.tolist() == [stepped(e, grid_below) for e in grid_below(values, 0.001)]
     assert dim.grid_high.tolist() == [stepped(e, grid_above) for e in grid_above(values, 0.001)]
-
-
-def test_a_remote_group_of_k_or_more_keeps_a_class_of_its_own():
-    """A remote group of k + 2 records, chained within the isolation reach
-    (not isolated), across a wide gap from the rest: classes aimed near the
-    lower bound lent a few of its records to a class on the mainland, a box
-    across the gap (Guam's with Hawaii's, 8,398 km on the held-out airports
-    at k = 5). Now the cut across the gap comes first."""
-    k = 5
-    rng = np.random.default_rng(51)
-    mainland = rng.random((200, 2)) * [1.0, 1.0] + [-100.0, 40.0]
-    remote = rng.random((k + 2, 2)) * 0.05 + [-60.0, 40.5]
-    xy = np.round(np.r_[mainland, remote], 5)
-    table = ga.generalize_points(pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0]}), k).in_input_order()
-    assert table["lat_min"].notna().all()
-    classes = table["class_id"].to_numpy()
-    assert set(classes[-(k + 2):]).isdisjoint(classes[:-(k + 2)])
-    assert (table["lon_min"].to_numpy()[-(k + 2):] > -70).all()
