@@ -252,8 +252,7 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     join the rows without coordinates in one last class without a location,
     with the records nearest them where they are fewer than k (a budget is
     at least 2k rows); the partition (Theorem 2's) then boxes every other
-    record, cutting first across gaps wider than the isolation reach
-    (:func:`_wide_gaps`). Returns the partition, its classes' boxes, every row's class (the
+    record. Returns the partition, its classes' boxes, every row's class (the
     number of boxes for the last one), the number of rows withheld and of
     isolated rows still published."""
     from ..points.frame import check_bounds
@@ -268,7 +267,6 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     label = np.full(rows, -1, dtype=np.int64)
     label[present] = 0
     flagged, reach = publisher.isolated(dims, label, k)
-    wide = _wide_gaps(xy, crs, publisher.isolation_reach())
     farthest = np.flatnonzero(flagged)
     chosen = farthest[np.lexsort((farthest, -reach[farthest]))][:budget]
     short = k - chosen.size - (rows - present.size)          # rows without coordinates are >= k or none
@@ -282,24 +280,12 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
         frame = frame_without(frame, xy, gone[present], geographic, bounds)
         xy, present = xy[~gone[present]], present[~gone[present]]
         dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
-    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs, wide)
+    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
     label[:] = -1
     label[present] = part.labels
     boxes = publisher.rectangles(dims, _states(dims, part, label))
     class_id = np.where(label < 0, part.n_classes, label)
     return part, boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
-
-
-def _wide_gaps(xy, crs, reach_km: float) -> tuple:
-    """The gaps along x and y, in coordinate units at the records' median,
-    as wide as the isolation reach: the partition cuts across them first,
-    so a remote group of k or more records chained within the reach (not
-    isolated) keeps its own class instead of lending a few records to a box
-    across an ocean."""
-    from .._geo import ground
-
-    x_km, y_km = ground(crs).axis_km(np.median(xy[:, 0]), np.median(xy[:, 1]))
-    return float(reach_km / x_km), float(reach_km / y_km)
 
 
 def _nearest(xy, present, chosen: np.ndarray, count: int, crs) -> np.ndarray:

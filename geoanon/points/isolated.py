@@ -47,10 +47,10 @@ def budget_rows(share: float, rows: int, k: int) -> int:
     return 0 if share == 0 else max(int(np.ceil(share * rows)), 2 * k)
 
 
-def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
-    """Which rows are isolated, how far the k records nearest each
+def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Which rows are isolated, and how far the k records nearest each
     reach (the distance to its (k-1)-th nearest other, km; 0 where not
-    isolated) and the isolation reach (km; infinite when too few rows). ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
+    isolated). ``where``: each row's position in km (:meth:`geoanon._geo.Ground.positions`;
     NaN for rows without one, never isolated); ``floor_km``: the least usual
     reach (the grid the boxes are published on).
 
@@ -68,7 +68,7 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     k - 1 others, are never isolated and are not searched (:func:`_crowded`).
 
     >>> where = np.r_[np.random.default_rng(0).random((200, 2)) * 10, [[900.0, 900.0]]]
-    >>> flagged, reach, limit = isolated_rows(where, 5)
+    >>> flagged, reach = isolated_rows(where, 5)
     >>> np.flatnonzero(flagged).tolist(), round(float(reach[200]))
     ([200], 1259)
     """
@@ -84,7 +84,7 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
         among = among[np.random.default_rng(0).random(len(among)) < NEIGHBOURS / need]
         need = NEIGHBOURS
     if need < 1 or len(among) <= need:
-        return flagged, reach, np.inf
+        return flagged, reach
     tree = cKDTree(among, balanced_tree=False)      # built twice as fast, queried as fast, the same neighbours
     probe = located
     if len(rows) > PROBES:       # the usual reach from a sample: the share of the table is what it is about
@@ -104,7 +104,7 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0) -> tuple[np.
     alone = _chained(within, candidates, len(located), k)
     flagged[rows[candidates[alone]]] = True
     reach[rows[candidates[alone]]] = spread[far, -1][alone]
-    return flagged, reach, limit
+    return flagged, reach
 
 
 def _chained(within: np.ndarray, candidates: np.ndarray, n: int, k: int) -> np.ndarray:

@@ -229,31 +229,11 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
 
 
 @_jit
-def _wide_cut(weight, rank, point, coord, a, b, total, k, wide):
-    """The admissible cut of segment [a, b) along one axis in its widest gap,
-    if that gap is at least ``wide``: ``(position, lower weight, gap / wide)``,
-    position -1 when there is none."""
-    best_pos, best_lower, best = -1, 0, 1.0
-    c = 0
-    for p in range(a, b - 1):
-        c += weight[p]
-        if c > total - k:
-            break
-        if c < k or rank[p] == rank[p + 1]:
-            continue
-        room = (coord[point[p + 1]] - coord[point[p]]) / wide
-        if room >= best:
-            best_pos, best_lower, best = p, c, room
-    return best_pos, best_lower, best
-
-
-@_jit
 def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
-                  balanced, gaps, k, target, exact, cap, roomy, ahead, wide_x, wide_y):
+                  balanced, gaps, k, target, exact, cap, roomy, ahead):
     """One cut per node: ``(has, axis_y, pos, lower)``: whether the node has an
     admissible cut, along which axis, the lower side's last position in that
-    axis's order, and the lower side's weight. A cut across a gap of at least
-    ``wide_x`` (``wide_y``) comes first, wherever it lies (:func:`_wide_cut`)."""
+    axis's order, and the lower side's weight."""
     n_nodes = start.size
     has = np.zeros(n_nodes, dtype=np.bool_)
     axis_y = np.zeros(n_nodes, dtype=np.bool_)
@@ -264,14 +244,6 @@ def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
     reach = WINDOW_CLASSES * target
     for j in range(n_nodes):
         a, b, total = start[j], start[j] + size[j], node_w[j]
-        if wide_x < np.inf or wide_y < np.inf:
-            px, lx, gx = _wide_cut(xw, xr, xp, xc, a, b, total, k, wide_x)
-            py, ly, gy = _wide_cut(yw, yr, yp, yc, a, b, total, k, wide_y)
-            if px >= 0 or py >= 0:
-                use_y = py >= 0 and (px < 0 or gy > gx)
-                has[j], axis_y[j] = True, use_y
-                pos[j], lower[j] = (py, ly) if use_y else (px, lx)
-                continue
         lo, hi = max(k, total // 2 - reach), min(total - k, total // 2 + reach)
         px, lx, kx = _best_cut(xw, xr, xp, xc, a, b, total, lo, hi, balanced, gaps, k, target, exact, cap, roomy, ahead,
                                pre, suf)
@@ -358,8 +330,7 @@ def _split_level(xp, xw, xr, yp, yw, yr, start, size, has, axis_y, pos, node_lea
     return oxp, oxw, oxr, oyp, oyw, oyr
 
 
-def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None, exact=None,
-                 wide=(np.inf, np.inf)) -> KdTree:
+def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None, exact=None) -> KdTree:
     """Cut distinct weighted points into kd-tree leaves of weight >= k.
 
     Parameters
@@ -381,11 +352,6 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     exact : int, optional
         The instance's lower bound (default ``target``): among otherwise equal
         cuts, ``"balanced"`` prefers those whose sides can still reach it.
-    wide : (float, float), optional
-        Gaps along x and y (coordinate units) that a cut takes first, whatever
-        the classes' sizes: a remote group of k or more records then keeps a
-        class of its own instead of lending a few records to a class across
-        the gap (the points job: the isolation reach). Default: none.
     """
     n = w.size
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
@@ -420,8 +386,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     n_ids = 1
 
     while start.size:
-        has, axis_y, cut_pos, w_left = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule,
-                                                     float(wide[0]), float(wide[1]))
+        has, axis_y, cut_pos, w_left = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule)
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
         node_leaf[stuck] = n_leaves + np.arange(stuck.size)

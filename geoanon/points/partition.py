@@ -209,12 +209,10 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     return partition_in_frame(frame, xy, w, k, method, crs)
 
 
-def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int, method: str, crs,
-                       wide=(np.inf, np.inf)) -> RectanglePartition:
+def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int, method: str, crs) -> RectanglePartition:
     """:func:`partition_points` of checked coordinates ``xy`` (weights ``w``)
     whose :func:`rank_frame` is ``frame``: for a caller that reads the
-    frame too (the points job publishes its boxes in it). ``wide``: the gaps
-    along x and y that a cut takes first (:func:`~geoanon.points.kdtree.kd_partition`)."""
+    frame too (the points job publishes its boxes in it)."""
     pw, row_point, rx, ry = frame.pw, frame.row_point, frame.rx, frame.ry
     heaviest = int(pw.max())
     if frame.merged:   # a cell of equal ranks is one point
@@ -222,7 +220,7 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
         heaviest = int(np.bincount(cells, weights=pw).max())
     total = int(w.sum())
     lower_bound = count_lower_bound(total, k, heaviest)
-    leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound, wide)
+    leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound)
 
     edges = frame.rectangles(boxes)
     # Number classes deterministically by their lower-left corner (in the frame).
@@ -243,31 +241,31 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
     )
 
 
-# -- the methods: one function each, (frame, k, lower_bound, wide) -> (leaf of every point, boxes of rank boundaries) --
+# -- the methods: one function each, (frame, k, lower_bound) -> (leaf of every point, boxes of rank boundaries) --
 
-def _paper(frame: "RankFrame", k: int, lower_bound: int, wide):
+def _paper(frame: "RankFrame", k: int, lower_bound: int):
     """Theorem 2's kd-tree rule (Du, Eppstein, Goodrich and Lueker, Section 3):
     alternate axes, cut at the weighted median while some cut leaves >= k on
     both sides. Guarantee: every class weighs at most 5 OPT."""
     tree = kd_partition(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], frame.pw, k, lower_bound, "paper",
-                        y_order=frame.y_order, wide=wide)
+                        y_order=frame.y_order)
     return tree.label, tree.box[tree.leaves]
 
 
-def _balanced(frame: "RankFrame", k: int, lower_bound: int, wide):
+def _balanced(frame: "RankFrame", k: int, lower_bound: int):
     """Theorem 2's stopping rule with cuts aimed at a target near the lower
     bound, then exact repair of the classes above it (:func:`_balanced_leaves`);
     the repair keeps Theorem 2's 5 OPT."""
-    return _aimed_leaves(frame, k, lower_bound, wide, gaps=False)
+    return _aimed_leaves(frame, k, lower_bound, gaps=False)
 
 
-def _gaps(frame: "RankFrame", k: int, lower_bound: int, wide):
+def _gaps(frame: "RankFrame", k: int, lower_bound: int):
     """As ``"balanced"``, among the cuts that keep the classes' sizes as
     good, the one in the widest gap (:mod:`~geoanon.points.kdtree`)."""
-    return _aimed_leaves(frame, k, lower_bound, wide, gaps=True)
+    return _aimed_leaves(frame, k, lower_bound, gaps=True)
 
 
-def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, wide, gaps: bool):
+def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, gaps: bool):
     """:func:`_balanced_leaves` on the frame's points. A few points of k or
     more records (a geocoder's default location) would set the scale of every
     class: aim at the other points' bound then, and measure a class beyond
@@ -278,10 +276,10 @@ def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, wide, gaps: bool
     few_heavy = light.size > 0 and 0 < 2 * heavy < total
     aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
     return _balanced_leaves(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], pw, k, aim, frame.y_order, few_heavy,
-                            gaps=gaps, wide=wide)
+                            gaps=gaps)
 
 
-ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> (frame, k, lower_bound, wide) -> leaves
+ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> (frame, k, lower_bound) -> leaves
 METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.POINT_METHODS
 
 
@@ -364,8 +362,7 @@ def _reject_bool_and_complex(xy, row_names=None) -> None:
         raise DataError(f"coordinates must be real numbers, got {kind}")
 
 
-def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False,
-                     wide=(np.inf, np.inf)):
+def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for a T the data can meet.
 
@@ -392,7 +389,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     """
     def run(target):
         tree = kd_partition(rx, ry, x, y, pw, k, target, "gaps" if gaps else "balanced",
-                            y_order=y_order, exact=lower_bound, wide=wide)
+                            y_order=y_order, exact=lower_bound)
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
 

@@ -100,18 +100,14 @@ class PointsPublisher(Publisher):
 
         placed = labels >= 0
         if self._isolated is not None and self._isolated[0][1] == k and np.array_equal(self._isolated[0][0], placed):
-            return self._isolated[1][:2]
+            return self._isolated[1]
         x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
         x = np.where(placed, x, np.nan)
         on, held = ground(self.crs), ~np.isnan(x)
         y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
         self._isolated = ((placed, k), isolated_rows(on.positions(x, y), k, grid))
-        return self._isolated[1][:2]
-
-    def isolation_reach(self) -> float:
-        """The isolation reach (km) of the last :meth:`isolated`."""
-        return self._isolated[1][2]
+        return self._isolated[1]
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)

@@ -27,7 +27,7 @@ def test_screened_search_finds_what_a_plain_search_finds(seed, k, rows, far, flo
     towns = rng.random((3, 2)) * 100
     where = np.r_[towns[rng.integers(0, 3, rows)] + rng.normal(0, 1, (rows, 2)),
                   rng.random((far, 2)) * 5000 - 2500, rng.random((rural, 2)) * 300]
-    flagged, reach, _ = isolated_rows(where, k, floor_km)
+    flagged, reach = isolated_rows(where, k, floor_km)
     expected = _plain(where, k, floor_km)
     assert (flagged == expected).all()
     assert (reach[~flagged] == 0).all() and (reach[flagged] > 0).all()
@@ -44,11 +44,11 @@ def test_sparse_records_among_their_own_kind_are_not_isolated():
     people = towns[rng.integers(0, 40, 4800)] + rng.normal(0, 5, (4800, 2))
     farms = rng.random((300, 2)) * 1000
     where = np.r_[people, farms, [[5000.0, 5000.0]]]
-    flagged, _, _ = isolated_rows(where, 25)
+    flagged, _ = isolated_rows(where, 25)
     assert np.flatnonzero(flagged).tolist() == [len(where) - 1]
 
 
 def test_rows_without_a_position_are_never_isolated():
     where = np.r_[np.random.default_rng(1).random((100, 3)), [[np.nan] * 3, [1e4, 1e4, 1e4]]]
-    flagged, _, _ = isolated_rows(where, 4)
+    flagged, _ = isolated_rows(where, 4)
     assert np.flatnonzero(flagged).tolist() == [101]
