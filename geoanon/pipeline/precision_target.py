@@ -45,8 +45,12 @@ def extent_target(job, spec) -> float | None:
     scale = job.publish_location.k_spacing if region_target(spec) else float("nan")
     if not np.isfinite(scale) or scale <= 0:
         return None
-    weight = o["weights"].get("location", 1.0) * precision_weight(o["location_precision"])
-    return REGION_EXTENT * scale / weight ** 2
+    return REGION_EXTENT * scale / _location_weight(spec) ** 2
+
+
+def _location_weight(spec) -> float:
+    """The location's weight: ``weights["location"]`` times ``location_precision``'s factor."""
+    return spec.options["weights"].get("location", 1.0) * precision_weight(spec.options["location_precision"])
 
 
 def region_target(spec) -> bool:
@@ -82,8 +86,7 @@ def tail_reach(job, spec) -> dict:
     km = getattr(job.problem.location_loss, "km", None)
     if spec.options["location_loss"] != "km" or km is None or not np.isfinite(km.reach):
         return {}
-    weight = spec.options["weights"].get("location", 1.0) * precision_weight(spec.options["location_precision"])
-    return {"tail_reach_km": round(km.reach / weight ** 2, 3)}
+    return {"tail_reach_km": round(km.reach / _location_weight(spec) ** 2, 3)}
 
 
 def target_note(details) -> list:
