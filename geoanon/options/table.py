@@ -184,6 +184,11 @@ OPTIONS = (
            "--max-withheld, else the release is refused (ZIP codes' default: 4 times a typical record's "
            "k-neighbourhood, over the square of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
            rule=(None, POSITIVE)),
+    Option("max_extent_km", ("points",), values.KILOMETRES, "no published box wider than this (diagonal on the "
+           "ground, e.g. 500km): the records of wider classes are published without a location within "
+           "--max-withheld and the rest partitioned again, else the release is refused", flag="--max-extent",
+           key="release.max_extent_km", metavar="KM", rule=(None, POSITIVE), engines=MEMORY,
+           why="its shards are partitioned apart"),
     Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",

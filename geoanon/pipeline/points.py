@@ -18,7 +18,7 @@ from ..points.partition import check_coordinates
 from ..ncp import information_loss, plain_units
 from ..options import release_spec
 from ..progress import stepped
-from .._geo import is_geographic
+from .._geo import ground, is_geographic
 from ..report.release import JobReport, Release, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
@@ -30,7 +30,7 @@ __all__ = ["generalize_points", "isolated_warning", "located_classes", "publishe
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=True, max_withheld=WITHHELD, decimal=".") -> Release:
+                      strict=True, max_withheld=WITHHELD, max_extent_km=None, decimal=".") -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -70,6 +70,13 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         from the rest of the table) published without a location, as a
         share of the rows (default 2%, at least 2k rows; 0: none). They are
         set apart before the partition, which boxes every other record.
+    max_extent_km : float, optional
+        No published box wider than this (its diagonal on the ground, km):
+        the records of wider classes (a remote group of k or more, boxed
+        across the sea between them) are published without a location
+        too, within ``max_withheld``, and the rest partitioned again;
+        InfeasibleError where the budget cannot take them.
+        ``report["max_extent"]`` says how many.
     decimal : {".", ","}
         The decimal mark of coordinates given as text (``","``: ``-118,27``).
 
@@ -117,7 +124,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     started = time.perf_counter()
     spec = release_spec("points", k=k, lat=lat, lon=lon, method=method, missing=missing, crs=crs, bounds=bounds,
                         keep=keep, identifiers=identifiers, strict=strict, max_withheld=max_withheld,
-                        decimal=decimal)
+                        max_extent_km=max_extent_km, decimal=decimal)
     k, bounds, max_withheld = spec.model.k, spec["bounds"], spec["max_withheld"]
     check_unique_columns(df)
     df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
@@ -142,8 +149,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     if crs is not None and is_geographic(crs):
         warnings += null_island(xy)
     budget = budget_rows(max_withheld, len(df), k)
-    part, boxes, class_id, withheld, isolated = located_classes(xy, present, len(df), k, spec["method"], crs, bounds,
-                                                                budget)
+    part, boxes, class_id, (withheld, extent), isolated = located_classes(
+        xy, present, len(df), k, spec["method"], crs, bounds, budget, spec["max_extent_km"])
     warnings += isolated_warning(isolated, max_withheld)
     rect = np.full((len(df), 4), np.nan)
     located = class_id < boxes.shape[0]
@@ -177,8 +184,9 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
             "ratio": round(part.ratio, 6),
             "method": spec["method"],
             "suppressed_rows": int((~located).sum()),
-            "withheld_rows": int(withheld),
+            "withheld_rows": int(withheld + extent),
             "isolated": {"max_withheld": max_withheld, "budget_rows": budget, "published": isolated},
+            "max_extent": {"km": spec["max_extent_km"], "withheld_rows": extent},
             "columns": {"lat": lat_name, "lon": lon_name},
             "crs": None if crs is None else str(crs),
             "bounds": published_bounds(boxes, crs is not None and is_geographic(crs)),
@@ -188,16 +196,20 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         })
     classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
     return Release(table=table, partition=part, report=report, classes=classes,
-                   notes=_notes(n_absent, withheld, boxes, lon_name),
+                   notes=_notes(n_absent, withheld, extent, spec["max_extent_km"], boxes, lon_name),
                    warnings=warnings, row_shapes=row_shapes, treatments=treatments,
                    location=POINTS.release_location({"lat": lat_name, "lon": lon_name}))
 
 
-def _notes(n_absent: int, withheld: int, boxes: np.ndarray, lon_name: str) -> list:
-    """The release's notes: the records without coordinates, those withheld, the classes across the antimeridian."""
+def _notes(n_absent: int, withheld: int, extent: int, max_km, boxes: np.ndarray, lon_name: str) -> list:
+    """The release's notes: the records without coordinates, those withheld
+    (isolated, and for the extent), the classes across the antimeridian."""
     notes = [f"{plural(n_absent, 'record')} without coordinates form one suppressed class"] if n_absent else []
     if withheld:
         notes.append(withheld_note(withheld))
+    if extent:
+        notes.append(f"{plural(extent, 'record')} of classes wider than max_extent_km={max_km:g} published without a "
+                     "location")
     across = int((boxes[:, 0] > boxes[:, 2]).sum())
     if across:
         notes.append(f"{plural(across, 'class', 'classes')} across the antimeridian "
@@ -241,7 +253,8 @@ def withheld_note(withheld: int) -> str:
             "their class (geoanon.points.isolated), and any records of their class too few to stand alone")
 
 
-def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int) -> tuple:
+def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int,
+                    max_km: float | None = None) -> tuple:
     """The partition of the located rows ``present`` (of ``rows``; checked
     coordinates ``xy``) and what its classes publish: each its records' box
     on the grid of :mod:`geoanon.points.edges`, inside its rectangle (the
@@ -252,11 +265,14 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     join the rows without coordinates in one last class without a location,
     with the records nearest them where they are fewer than k (a budget is
     at least 2k rows); the partition (Theorem 2's) then boxes every other
-    record. Returns the partition, its classes' boxes, every row's class (the
-    number of boxes for the last one), the number of rows withheld and of
-    isolated rows still published."""
+    record. With ``max_km``, the records of classes whose box is wider (its
+    diagonal on the ground) join them too, and the rest is partitioned
+    again, until no box is wider; InfeasibleError where the budget cannot
+    take them. Returns the partition, its classes' boxes, every row's class
+    (the number of boxes for the last one), the number of rows withheld for
+    isolation and for the extent, and of isolated rows still published."""
     from ..points.frame import check_bounds
-    from ..points.partition import frame_without, partition_in_frame, rank_frame
+    from ..points.partition import rank_frame
 
     check_total(len(xy), k)
     geographic = crs is not None and is_geographic(crs)
@@ -276,16 +292,44 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
         chosen = chosen[:0]
     gone = np.zeros(rows, dtype=bool)
     gone[chosen] = True
-    if chosen.size:                          # the partition of the rest
-        frame = frame_without(frame, xy, gone[present], geographic, bounds)
-        xy, present = xy[~gone[present]], present[~gone[present]]
-        dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
-    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
-    label[:] = -1
-    label[present] = part.labels
-    boxes = publisher.rectangles(dims, _states(dims, part, label))
+    isolated = int(gone.sum())
+    located = (frame, xy, present, rows, k, method, crs, bounds)
+    part, boxes, label = _partition_rest(located, gone, (dims, publisher))
+    while max_km is not None:
+        km = ground(crs).extents(*boxes.T)[2]
+        wide = np.flatnonzero(np.isin(label, np.flatnonzero(km > max_km)))
+        if not wide.size:
+            break
+        if gone.sum() + wide.size > budget or present.size - gone[present].sum() - wide.size < k:
+            raise InfeasibleError(
+                f"{plural(int(wide.size), 'record')} lie in classes wider than max_extent_km={max_km:g} (the "
+                f"widest is {km.max():,.0f} km) and the withholding budget cannot take them: raise max_extent_km "
+                "or max_withheld")
+        gone[wide] = True
+        part, boxes, label = _partition_rest(located, gone)
     class_id = np.where(label < 0, part.n_classes, label)
-    return part, boxes, class_id, int(gone.sum()), int((flagged & ~gone).sum())
+    withheld = int(gone.sum())
+    return part, boxes, class_id, (isolated, withheld - isolated), int((flagged & ~gone).sum())
+
+
+def _partition_rest(located: tuple, gone: np.ndarray, placed: tuple | None = None) -> tuple:
+    """Theorem 2's partition of the located rows not ``gone``, its classes'
+    published boxes, and every row's class (-1: none). ``located``: the
+    frame, coordinates and rows of every located row, the table's size, k,
+    the method, CRS and bounds; ``placed``: their location dimensions and
+    publisher, where none is gone."""
+    from ..points.partition import frame_without, partition_in_frame
+
+    frame, xy, present, rows, k, method, crs, bounds = located
+    keep = ~gone[present]
+    if not keep.all():
+        frame = frame_without(frame, xy, ~keep, crs is not None and is_geographic(crs), bounds)
+        xy, present, placed = xy[keep], present[keep], None
+    dims, publisher = placed or _location(xy, present, rows, frame, crs, bounds, k)
+    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
+    label = np.full(rows, -1, dtype=np.int64)
+    label[present] = part.labels
+    return part, publisher.rectangles(dims, _states(dims, part, label)), label
 
 
 def _nearest(xy, present, chosen: np.ndarray, count: int, crs) -> np.ndarray:

@@ -2,8 +2,10 @@
 in classes near the lower bound (issue 51), on a table it was not tuned on."""
 import numpy as np
 import pandas as pd
+import pytest
 
 import geoanon as ga
+from geoanon.errors import InfeasibleError
 from geoanon.datasets import data_path
 from geoanon.pipeline.locations.points import points_location
 
@@ -63,3 +65,45 @@ def test_evenly_spaced_points_cost_no_grid_search(monkeypatch):
 
     assert dim.grid_low.tolist() == [stepped(e, grid_below) for e in grid_below(values, 0.001)]
     assert dim.grid_high.tolist() == [stepped(e, grid_above) for e in grid_above(values, 0.001)]
+
+
+def test_max_extent_bounds_every_published_box():
+    """The airport visits at k = 25 publish a box across the Pacific (a
+    remote group of k or more); with ``max_extent_km`` at a third of it,
+    every box is within it, its records published without a location
+    within the budget, and the release passes the checkers."""
+    from checkers import check_published_boxes
+    from geoanon._geo import ground
+
+    k, df = 25, _airport_visits(40_000, 52)
+
+    def widths(release):
+        t = release.in_input_order()
+        boxes = t[["lon_min", "lat_min", "lon_max", "lat_max"]].to_numpy()
+        across = boxes[:, 0] > boxes[:, 2]            # read eastward across the antimeridian for the checker
+        east = boxes + np.where(across, 360, 0)[:, None] * [0, 0, 1, 0]
+        lon = df["lon"].to_numpy() + np.where(across & (df["lon"].to_numpy() < boxes[:, 0]), 360, 0)
+        check_published_boxes(np.c_[lon, df["lat"].to_numpy()], t["class_id"].to_numpy(), east, k)
+        assert ga.audit(t, ["lat_min", "lat_max", "lon_min", "lon_max"], k=k)["k"] >= k
+        return ground("EPSG:4326").extents(*boxes.T)[2]
+
+    free = widths(ga.generalize_points(df, k))
+    cap = float(np.nanmax(free)) / 3
+    release = ga.generalize_points(df, k, max_extent_km=cap)
+    km = widths(release)
+    extent = release.report["max_extent"]["withheld_rows"]
+    assert np.nanmax(km) <= cap < np.nanmax(free)
+    assert 0 < extent <= np.isnan(km).sum() <= release.report["isolated"]["budget_rows"]
+    assert release.report["withheld_rows"] == np.isnan(km).sum()
+    assert any(f"max_extent_km={cap:g}" in note for note in release.notes)
+
+
+def test_a_max_extent_beyond_the_budget_is_refused_and_writes_nothing(tmp_path, cli):
+    df = _airport_visits(5_000, 53)
+    with pytest.raises(InfeasibleError, match="raise max_extent_km or max_withheld"):
+        ga.generalize_points(df, 25, max_extent_km=5, max_withheld=0.01)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = cli("points", tmp_path / "in.csv", "--lat", "lat", "--lon", "lon", "-k", 25, "--max-extent", "5km", "--max-withheld", "1%",
+                       "-o", tmp_path / "out.csv")
+    assert code == 2 and "max_extent_km=5" in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
