@@ -334,12 +334,13 @@ def _run_on(stderr_terminal: bool, args, tmp_path):
 @pytest.mark.slow
 def test_progress_shows_on_a_terminal_and_never_through_a_pipe(tmp_path):
     rng = np.random.default_rng(3)
-    n = 400_000
-    pd.DataFrame({"lat": rng.uniform(30, 45, n).round(5), "lon": rng.uniform(-120, -75, n).round(5)}).to_csv(
-        tmp_path / "in.csv", index=False)
+    for name, n in (("in.csv", 400_000), ("small.csv", 20_000)):     # steps the spinner draws; none drawn
+        pd.DataFrame({"lat": rng.uniform(30, 45, n).round(5), "lon": rng.uniform(-120, -75, n).round(5)}).to_csv(
+            tmp_path / name, index=False)
     args = ["points", "in.csv", "-k", "10", "--lat", "lat", "--lon", "lon", "-o", "out.csv"]
     shown = _run_on(True, args, tmp_path)
     assert "reading in.csv" in shown and "partitioning points" in shown
+    args[1] = "small.csv"
     assert _run_on(False, args, tmp_path) == ""                          # nothing through a pipe
     assert _run_on(True, [*args, "--quiet"], tmp_path) == ""              # nor with --quiet
     logged = _run_on(False, [*args, "-v"], tmp_path)

@@ -76,7 +76,7 @@ def test_the_t_program_releases_from_its_rounded_relaxation(adult_df):
     df = adult_df.head(3000)
     # the neighbourhood search uses the whole limit; its first release comes after a few seconds on a quiet
     # machine (the margin is for a loaded one)
-    release = ga.suppress(df, QI, t=0.2, sensitive="occupation", method="milp", time_limit=30,
+    release = ga.suppress(df, QI, t=0.2, sensitive="occupation", method="milp", time_limit=15,
                           keep=[c for c in df.columns if c not in (*QI, "occupation")])
     report = release.report
     assert report["method"] == "milp" and report["costs_tried"]["milp"] < report["costs_tried"]["lattice"]
