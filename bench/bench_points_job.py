@@ -12,9 +12,12 @@ tables the points path was tuned on; and two held out, chosen before any
 figure on them was seen: records around the world's populated places and
 near US airports (``datasets.places_jitter``, ``datasets.airports_jitter``,
 seed 7, 140,180 rows at k = 25, the size of the held-out table of issue 51).
-Reported: wall time, classes, the largest located class over the lower
-bound, the records published without a location, and the published boxes'
-diagonal in km (median, p90, max over the boxed records).
+The held-out tables run again with ``max_extent_km`` (the current code
+alone): the widest box against the records it withholds. Reported: wall
+time, classes, the largest located class over the lower bound, the records
+published without a location, and the published boxes' diagonal in km
+(median, p90, max over the boxed records); the load average says whether
+other work shared the machine.
 """
 from __future__ import annotations
 
@@ -35,7 +38,9 @@ from common import code_state, machine, replace_section, today  # noqa: E402
 
 PLAN = [("dask_clustered", 1_000_000, 10), ("clustered", 200_000, 10), ("zip_jitter", 200_000, 10),
         ("households", 200_000, 10), ("places_jitter", 140_180, 25), ("airports_jitter", 140_180, 25),
-        ("places_jitter", 140_180, 10), ("airports_jitter", 140_180, 5)]
+        ("places_jitter", 140_180, 10), ("airports_jitter", 140_180, 5),
+        ("places_jitter", 140_180, 25, 3000), ("places_jitter", 140_180, 25, 1500),
+        ("airports_jitter", 140_180, 25, 1000)]
 SCALE = [("dask_clustered", 10_000_000, 10), ("dask_clustered", 20_000_000, 10)]
 
 
@@ -53,23 +58,23 @@ def table(dataset: str, n: int):
     return pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0]})
 
 
-def measure(dataset: str, n: str, k: str, code: str) -> dict:
-    """One run of the points job, with geoanon imported from ``code``."""
+def measure(dataset: str, n: str, k: str, max_km: str, code: str) -> dict:
+    """One run of the points job, with geoanon imported from ``code`` (``max_km``: its max_extent_km, or "")."""
     sys.path.insert(0, code)
     import geoanon as ga
     from geoanon._geo import row_box_extents
 
-    n, k = int(n), int(k)
+    n, k, extent = int(n), int(k), {"max_extent_km": float(max_km)} if max_km else {}
     df = table(dataset, n)
     ga.generalize_points(df.head(5000), k)                     # warm-up: imports, compiled kernels
     start = time.perf_counter()
-    release = ga.generalize_points(df, k)
+    release = ga.generalize_points(df, k, **extent)
     seconds = time.perf_counter() - start
     t = release.table
     km = row_box_extents(t, "lat", "lon", "EPSG:4326")[2]
     boxed = ~np.isnan(km)
     sizes = t.loc[boxed, "class_id"].value_counts()
-    return {"dataset": dataset, "n": n, "k": k, "seconds": seconds, "classes": int(sizes.size),
+    return {"dataset": dataset, "n": n, "k": k, "max_km": float(max_km) if max_km else None, "seconds": seconds, "classes": int(sizes.size),
             "largest_over_lb": float(sizes.max() / release.report["lower_bound"]),
             "withheld": int((~boxed).sum()), "median_km": float(np.median(km[boxed])),
             "p90_km": float(np.quantile(km[boxed], 0.9)), "max_km": float(km[boxed].max()),
@@ -78,9 +83,12 @@ def measure(dataset: str, n: str, k: str, code: str) -> dict:
 
 def run(jobs, codes: dict) -> list[dict]:
     rows = []
-    for dataset, n, k in jobs:
+    for dataset, n, k, *extent in jobs:
         for name, code in codes.items():
-            result = subprocess.run([sys.executable, __file__, "--one", dataset, str(n), str(k), code],
+            if extent and name != "now":
+                continue
+            result = subprocess.run([sys.executable, __file__, "--one", dataset, str(n), str(k),
+                                     str(extent[0]) if extent else "", code],
                                     capture_output=True, text=True)
             if result.returncode:
                 raise SystemExit(result.stderr.strip().splitlines()[-1])
@@ -90,15 +98,19 @@ def run(jobs, codes: dict) -> list[dict]:
     return rows
 
 
-def write(rows: list[dict], path: Path, baseline: str) -> None:
-    lines = ["## The points path (`python bench/bench_points_job.py`)", "",
-             f"{today()}, {machine()}; geoanon at {code_state()}, beside {baseline} (before). Measured while "
-             "other benchmarks and test suites shared the 2 cores (load average in the last column): "
-             "the seconds compare the two codes run one after the other, not the machine alone.", "",
-             "| table | n | k | code | seconds | classes | largest / LB | withheld | median km | p90 km | max km | load |",
-             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def write(rows: list[dict], path: Path, baseline: str, section: str) -> None:
+    title = "The points path at scale (`python bench/bench_points_job.py --scale`)" if section == "points-scale" \
+        else "The points path (`python bench/bench_points_job.py`)"
+    lines = [f"## {title}", "",
+             f"{today()}, {machine()}; geoanon at {code_state()}, beside {baseline} (before). The load average "
+             "(last column) says whether other work shared the 2 cores.", "",
+             "| table | n | k | max_extent_km | code | seconds | classes | largest / LB | withheld | median km | p90 km | "
+             "max km | load |",
+             "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {r['code']} | {r['seconds']:.2f} | {r['classes']:,} | "
+        extent = f"{r['max_km']:,.0f}" if r.get("max_km") else ""
+        lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {extent} | {r['code']} | {r['seconds']:.2f} | "
+                     f"{r['classes']:,} | "
                      f"{r['largest_over_lb']:.2f} | {r['withheld']:,} ({100 * r['withheld'] / r['n']:.2f}%) | "
                      f"{r['median_km']:.1f} | {r['p90_km']:.1f} | {r['max_km']:,.0f} | {r['load']:.1f} |")
     replace_section(path, "points-path", lines)
@@ -109,7 +121,7 @@ def main() -> None:
     parser.add_argument("--baseline", help="a checkout of the code before, run beside the current one")
     parser.add_argument("--scale", action="store_true", help="the current code alone at 10^7 and 2*10^7 points")
     parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
-    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(*args.one)))
@@ -118,8 +130,7 @@ def main() -> None:
     if args.baseline:
         codes = {"before": args.baseline, **codes}
     rows = run(SCALE if args.scale else PLAN, codes)
-    if not args.scale:
-        write(rows, Path(args.results), args.baseline or "nothing")
+    write(rows, Path(args.results), args.baseline or "nothing", "points-scale" if args.scale else "points-path")
 
 
 if __name__ == "__main__":
