@@ -74,7 +74,8 @@ def measure(dataset: str, n: str, k: str, max_km: str, code: str) -> dict:
     km = row_box_extents(t, "lat", "lon", "EPSG:4326")[2]
     boxed = ~np.isnan(km)
     sizes = t.loc[boxed, "class_id"].value_counts()
-    return {"dataset": dataset, "n": n, "k": k, "max_km": float(max_km) if max_km else None, "seconds": seconds, "classes": int(sizes.size),
+    return {"dataset": dataset, "n": n, "k": k, "max_extent_km": extent.get("max_extent_km"), "seconds": seconds,
+            "classes": int(sizes.size),
             "largest_over_lb": float(sizes.max() / release.report["lower_bound"]),
             "withheld": int((~boxed).sum()), "median_km": float(np.median(km[boxed])),
             "p90_km": float(np.quantile(km[boxed], 0.9)), "max_km": float(km[boxed].max()),
@@ -108,7 +109,7 @@ def write(rows: list[dict], path: Path, baseline: str, section: str) -> None:
              "max km | load |",
              "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        extent = f"{r['max_km']:,.0f}" if r.get("max_km") else ""
+        extent = f"{r['max_extent_km']:,.0f}" if r.get("max_extent_km") else ""
         lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {extent} | {r['code']} | {r['seconds']:.2f} | "
                      f"{r['classes']:,} | "
                      f"{r['largest_over_lb']:.2f} | {r['withheld']:,} ({100 * r['withheld'] / r['n']:.2f}%) | "
