@@ -47,9 +47,10 @@ def one(table: str, what: str, n_jobs: int) -> dict:
 
         df, qi = synthetic_table()[QI], ["age", *CATEGORICAL]
     else:
-        from bench_frontier import OTHER, table as frontier_table
+        from frontier_tables import TABLES
 
-        df, qi = frontier_table(table), OTHER
+        qi = list(TABLES[table].others)
+        df = TABLES[table].frame()[["lat", "lon", *qi]]
     call = ga.explore if what == "explore" else ga.anonymize
     keywords = dict(location=("lat", "lon"), qi=qi, k=10, n_jobs=n_jobs)
     if table != "synthetic":
