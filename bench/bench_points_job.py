@@ -99,11 +99,12 @@ def run(jobs, codes: dict) -> list[dict]:
     return rows
 
 
-def write(rows: list[dict], path: Path, baseline: str, section: str) -> None:
+def write(rows: list[dict], path: Path, baseline: str | None, section: str) -> None:
     title = "The points path at scale (`python bench/bench_points_job.py --scale`)" if section == "points-scale" \
         else "The points path (`python bench/bench_points_job.py`)"
     lines = [f"## {title}", "",
-             f"{today()}, {machine()}; geoanon at {code_state()}, beside {baseline} (before). The load average "
+             f"{today()}, {machine()}; geoanon at {code_state()}"
+             + (f", beside {baseline} (before)" if baseline else " alone") + ". The load average "
              "(last column) says whether other work shared the 2 cores.", "",
              "| table | n | k | max_extent_km | code | seconds | classes | largest / LB | withheld | median km | p90 km | "
              "max km | load |",
@@ -114,7 +115,7 @@ def write(rows: list[dict], path: Path, baseline: str, section: str) -> None:
                      f"{r['classes']:,} | "
                      f"{r['largest_over_lb']:.2f} | {r['withheld']:,} ({100 * r['withheld'] / r['n']:.2f}%) | "
                      f"{r['median_km']:.1f} | {r['p90_km']:.1f} | {r['max_km']:,.0f} | {r['load']:.1f} |")
-    replace_section(path, "points-path", lines)
+    replace_section(path, section, lines)
 
 
 def main() -> None:
@@ -128,10 +129,13 @@ def main() -> None:
         print(json.dumps(measure(*args.one)))
         return
     codes = {"now": str(HERE.parent)}
-    if args.baseline:
+    if args.baseline:                              # run from its path, named by its commit
         codes = {"before": args.baseline, **codes}
+        found = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"], capture_output=True,
+                               text=True)
+        args.baseline = found.stdout.strip() if found.returncode == 0 else args.baseline
     rows = run(SCALE if args.scale else PLAN, codes)
-    write(rows, Path(args.results), args.baseline or "nothing", "points-scale" if args.scale else "points-path")
+    write(rows, Path(args.results), args.baseline, "points-scale" if args.scale else "points-path")
 
 
 if __name__ == "__main__":
