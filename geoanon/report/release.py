@@ -357,16 +357,16 @@ def published_order(table: pd.DataFrame) -> np.ndarray:
     ties = np.random.default_rng().permutation(len(table))
     keys = [_sort_codes(table[c])[ties] for c in columns]
     if columns and columns[0] == "class_id":    # a column its class gives (a box) orders nothing within it
-        keys = keys[:1] + [key for key in keys[1:] if not _given_by(keys[0], key)]
+        group = np.unique(keys[0], return_inverse=True)[1].ravel()
+        keys = keys[:1] + [key for key in keys[1:] if not _given_by(group, key)]
     return ties[np.lexsort(keys[::-1])] if keys else ties
 
 
-def _given_by(groups: np.ndarray, key: np.ndarray) -> bool:
-    """Whether ``key`` holds one value within each group of equal ``groups``."""
-    inverse = np.unique(groups, return_inverse=True)[1].ravel()
-    first = np.empty(inverse.max() + 1 if inverse.size else 0, dtype=key.dtype)
-    first[inverse[::-1]] = key[::-1]
-    return bool((first[inverse] == key).all())
+def _given_by(group: np.ndarray, key: np.ndarray) -> bool:
+    """Whether ``key`` holds one value within each group (``group``: each row's, numbered from 0)."""
+    first = np.empty(group.max() + 1 if group.size else 0, dtype=key.dtype)
+    first[group[::-1]] = key[::-1]
+    return bool((first[group] == key).all())
 
 
 def _sort_codes(column: pd.Series) -> np.ndarray:
