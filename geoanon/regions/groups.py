@@ -45,9 +45,10 @@ def region_groups(graph, counts: dict, k: int, method: str, on_small: str):
 def nested_groups(leaf_codes, names, graph, check) -> list:
     """Each leaf's path up the nested groups: level 1 meets the model, each
     level above joins whole groups of the level below into groups of twice
-    the weight, connected in ``graph`` (any groups without a graph; a leaf
-    outside ``graph``, the ``*`` of suppressed records, stays a group of its
-    own)."""
+    the weight of the lightest one that can still join another, connected in
+    ``graph`` (any groups without a graph; a leaf outside ``graph``, the
+    ``*`` of suppressed records, and a piece of the map already one group
+    stay groups of their own, and do not hold the others' doubling back)."""
     import networkx as nx
 
     n_leaves = len(names)
@@ -74,8 +75,8 @@ def nested_groups(leaf_codes, names, graph, check) -> list:
                 g.add_edge(int(ga), int(gb))
         if g.number_of_edges() == 0:
             break
-        held = np.unique(group)[weight[np.unique(group)] > 0]
-        target = k if len(levels) == 1 else 2 * int(weight[held].min())
+        joinable = [v for v in g.nodes if g.degree(v) > 0 and weight[v] > 0]
+        target = k if len(levels) == 1 else 2 * int(weight[joinable].min())
         part = partition_graph(g, target, "w", on_small="suppress")
         new_of_old = dict(zip(list(g.nodes), part.labels.tolist()))
         lonely = max(new_of_old.values()) + 1

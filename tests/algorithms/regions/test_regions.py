@@ -493,3 +493,27 @@ def test_deterministic(nc_gdf):
     G = ga.graph_from_polygons(nc, "FIPS")
     w = dict(zip(nc.FIPS, nc.BIR74))
     assert np.array_equal(ga.partition_graph(G, 15000, w).labels, ga.partition_graph(G, 15000, w).labels)
+
+
+def test_nested_groups_keep_doubling_past_a_group_that_cannot_join():
+    """The ``*`` of suppressed records (outside the graph) and an island already
+    one group stay groups of their own; they do not hold the mainland's levels
+    at twice their weight (which left the tree's root with 16 children)."""
+    from geoanon.models import Model
+    from geoanon.regions.groups import nested_groups
+
+    names = [f"r{i:02d}" for i in range(64)] + ["island", "*"]
+    graph = nx.path_graph(names[:64])
+    graph.add_node("island")
+    nx.set_node_attributes(graph, {v: (40.0, -100.0 + 0.1 * i) for i, v in enumerate(names[:65])}, "centroid")
+    leaf_codes = np.r_[np.arange(64), 64, 64, 65, 65]         # one record per mainland region, two each else
+    check = Model(k=2).compile(pd.DataFrame({"x": leaf_codes}))
+    paths = nested_groups(leaf_codes, names, graph, check)
+    levels = len(paths[0]) - 1
+    assert all(len(p) == levels + 1 for p in paths)
+    below_root = {p[-2] for p in paths[:64]}
+    assert levels >= 7 and len(below_root) <= 2                # 2, 4, ..., 64 records, then the root
+    for level in range(1, levels):
+        groups = [{p[level] for p in paths[:64] if p[level - 1] == g} for g in {p[level - 1] for p in paths[:64]}]
+        assert all(len(g) == 1 for g in groups)                # each level joins whole groups of the one below
+    assert paths[64][1] != paths[0][1] and paths[65][1] != paths[64][1]
