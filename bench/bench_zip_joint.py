@@ -27,7 +27,7 @@ or ``state`` (``zip_level``) as:
   (:func:`geoanon.pipeline.precision_target.extent_target`);
 - ``cost+3`` only, the designs measured against that default: ``km-free``, no target (the
   previous default; ``max_extent_km`` 40,000); ``km-x6`` and ``km-x8``, the target at 6 and 8
-  neighbourhoods (``REGION_EXTENT``); ``km-w8-free``, no target and the location weighing 8
+  neighbourhoods (``tail_reach``); ``km-w8-free``, no target and the location weighing 8
   times a column (``weights={"location": 8}``), the knob's way of keeping it local.
 
 Reported: location groups; their diameter per record (``location_km``: the diagonal of the
@@ -88,10 +88,6 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
     df = patients()
     regions = pd.read_csv(data_path("us_zip_delaunay_nodes.csv.gz"), dtype=str, keep_default_na=False)
     edges = pd.read_csv(data_path("us_zip_delaunay_edges.csv.gz"), dtype=str)
-    if variant in ("km-x6", "km-x8"):
-        import geoanon.pipeline.precision_target as precision_target
-
-        precision_target.REGION_EXTENT = float(variant[-1])
     start = time.perf_counter()
     if variant == "alone":
         rel = ga.generalize_regions(df[["zip"]], k, column="zip", regions=regions, region_id="zip", edges=edges,
@@ -105,6 +101,7 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
                            location_loss=variant.split("-")[0],
                            weights={"location": LOCATION_WEIGHT} if "-w8" in variant else None,
                            max_extent_km=UNBOUNDED_KM if variant.endswith("-free") else None,
+                           **({"tail_reach": float(variant[-1])} if variant in ("km-x6", "km-x8") else {}),
                            identifiers=["record_id", "lat", "lon", *[c for c in QIS["cost+3"] if c not in columns]])
         classes = rel.report["location_classes"]
     seconds = time.perf_counter() - start

@@ -6,7 +6,7 @@ defaults of a few numbers are here too."""
 __all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "EXTENTS", "GROUNDS",
            "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
            "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS",
-           "WITHHELD", "ZIP_LEVELS"]
+           "TAIL_REACH", "WITHHELD", "ZIP_LEVELS"]
 
 POINT_METHODS = ("balanced", "gaps", "paper")          # geoanon.partition_points
 POINT_JOB_METHODS = ("gaps", "balanced", "paper")      # geoanon.generalize_points: edges away from the records
@@ -25,4 +25,5 @@ COORDINATES_MISSING = ("error", "suppress")            # rows without coordinate
 REGIONS_UNKNOWN = ("error", "suppress")                # records naming regions the map lacks
 ZIP_LEVELS = ("zip", "zip3", "county", "state")        # ZIP codes published as themselves or rolled up
 GROUNDS = ("equal", "ordered")                         # the EMD's ground distances by name
+TAIL_REACH = 4.0       # geoanon.anonymize: a location wider than this many typical k-neighbourhoods pays for its tail
 WITHHELD = 0.02        # geoanon.points.isolated: the default budget of isolated records withheld, a share of the rows

@@ -72,9 +72,10 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
         The model, as :func:`geoanon.anonymize` takes it.
     search : Search, optional
         ``method``, ``resolution``, ``weights``, ``location_precision``,
-        ``location_loss`` and ``max_extent_km`` as in memory (or as
+        ``location_loss``, ``tail_reach`` and ``max_extent_km`` as in memory (or as
         keywords), applied in every shard (the spacing loss against each
-        shard's own location tree); ``resolution`` defaults to the finer of
+        shard's own location tree, the tail's reach against its own typical
+        k-neighbourhood); ``resolution`` defaults to the finer of
         the two axes' defaults over the whole dataset.
     budgets : Budgets, optional
         ``max_suppressed`` and ``max_withheld`` as in memory (or as
@@ -196,7 +197,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
 
 # The options every shard applies as the whole release was asked them.
 SHARED = ("method", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "max_withheld",
-          "bounds", "location_precision", "zip_level")
+          "bounds", "location_precision", "tail_reach", "zip_level")
 
 
 def _shard_spec(spec, treatments: dict, formats: dict, kept: list, crs, resolution, check, listed) -> ReleaseSpec:

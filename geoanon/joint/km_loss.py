@@ -37,7 +37,9 @@ whose default release has, on every tuning case, its median box within 2.5x
 ``geoanon points`` alone and its p90 within 3x its median (a margin under the
 issue's 3x for tables not seen): only (4, 1) meets it (median 1.45-2.29x
 points alone, p90 1.42-2.75x the median; (4, 0.3) reaches 3.07x and (6, 1)
-3.26x on zips at k = 5).
+3.26x on zips at k = 5). It is the default of :func:`geoanon.anonymize`'s
+``tail_reach``, which a user may raise (a few wide classes then spare the
+other columns) or set to None (no price).
 
 A group of regions (a ZIP location) costs the same, :func:`log_km`, ``D``
 the diagonal of the box of the centroids of its member regions that hold
@@ -55,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._geo import Ground
+from ..choices import TAIL_REACH
 
 __all__ = ["FLOOR", "KNEE", "OVERREACH", "REACH", "KmLoss", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
            "tree_km_costs"]
@@ -64,7 +67,7 @@ FLOOR = 1e-4        # regions: u at least FLOOR * F
 TAIL = 0.05         # points: F leaves out this share of the records at each end of each axis
 NEIGHBOURS = 1 << 22  # k_spacing: neighbours found per query (places x k), about 100 MB
 PROBES = 1 << 15      # k_spacing: the k-neighbourhoods of at most this many places (evenly spread in order)
-REACH = 4.0           # points: a box wider than this many typical k-neighbourhoods pays the tail's price,
+REACH = TAIL_REACH    # points: a box wider than this many typical k-neighbourhoods pays the tail's price,
 OVERREACH = 1.0       # this much per row for each further such width
 
 
@@ -128,13 +131,13 @@ class KmLoss:
         return w * loss
 
 
-def km_loss(dims, ground: Ground, k: int | None = None) -> KmLoss:
+def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = REACH) -> KmLoss:
     """The :class:`KmLoss` of ``dims``' location (its two rank dimensions,
     longitude first), ``F`` the diagonal of the box of its records' central
     ``1 - 2 * TAIL`` on each axis: a few far records (islands, a wrong
     coordinate) do not stretch the scale and make every box look cheap; with
-    ``k``, the tail's price beyond ``REACH`` times its records' typical
-    k-neighbourhood (:func:`k_spacing`)."""
+    ``k``, the tail's price beyond ``reach`` (default ``REACH``; None:
+    no price) times its records' typical k-neighbourhood (:func:`k_spacing`)."""
     x, y = (j for j, d in enumerate(dims.items) if d.location)
     corners = []
     dx, dy = dims.items[x], dims.items[y]
@@ -143,13 +146,13 @@ def km_loss(dims, ground: Ground, k: int | None = None) -> KmLoss:
         corners.append(np.quantile(d.low[held], [TAIL, 1 - TAIL]) if held.size else np.zeros(2))
     (x0, x1), (y0, y1) = corners
     full = float(ground.diagonal(x0, y0, x1, y1))
-    reach = float("inf")
-    if k is not None:
+    width = float("inf")
+    if k is not None and reach is not None:
         held = (dx.rank < dx.size) & (dy.rank < dy.size)
         cells, counts = np.unique(dx.rank[held] * dy.size + dy.rank[held], return_counts=True)     # each place once
         scale = k_spacing(np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]]), counts, k, ground)
-        reach = REACH * scale if np.isfinite(scale) and scale > 0 else reach
-    return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0, reach)
+        width = reach * scale if np.isfinite(scale) and scale > 0 else width
+    return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0, width)
 
 
 def spacing(boxes: np.ndarray, pairs: np.ndarray, ground: Ground) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..choices import WITHHELD
+from ..choices import TAIL_REACH, WITHHELD
 
 __all__ = ["Budgets", "GROUPS", "Search", "ungrouped"]
 
@@ -17,7 +17,7 @@ __all__ = ["Budgets", "GROUPS", "Search", "ungrouped"]
 class Search:
     """How the joint search cuts and publishes the location: ``method``,
     ``extent``, ``resolution``, ``weights``, ``location_precision``,
-    ``location_loss``, ``max_extent_km`` and ``n_jobs`` as
+    ``location_loss``, ``tail_reach``, ``max_extent_km`` and ``n_jobs`` as
     :func:`geoanon.anonymize` documents them.
 
     Examples
@@ -33,6 +33,7 @@ class Search:
     weights: dict | None = None
     location_precision: float | None = None
     location_loss: str | None = None
+    tail_reach: float | None = TAIL_REACH
     max_extent_km: float | None = None
     n_jobs: int = 1
 

@@ -22,7 +22,7 @@ from numbers import Integral, Real
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
-                       SUPPRESS_METHODS, WITHHELD, ZIP_LEVELS)
+                       SUPPRESS_METHODS, TAIL_REACH, WITHHELD, ZIP_LEVELS)
 from ..constraints import POSITIVE, Interval, StrOptions
 from . import values
 from .checks import DECIMAL_MARKS
@@ -202,9 +202,9 @@ OPTIONS = (
     choice_option("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
                   "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
                   "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "
-                  "coordinates' interquartile range), range (NCP over their range, or regions covered; default of greedy "
-                  "and joint, and for --label-col), km (a box's or group's diameter in km, on a log scale; default for "
-                  "--zip-col)",
+                  "coordinates' interquartile range), range (NCP over their range, or regions covered; default for "
+                  "--label-col), km (a box's or group's diameter in km, on a log scale; default for --zip-col, and "
+                  "for --lat/--lon with the joint and greedy methods)",
                   key="release.location_loss", default=False),
     Option("weights", ("anonymize",), values.WEIGHTS, "columns' weights in the objective (default 1; each from 1e-6 "
            "to 1e6, as they are relative): location=4 keeps the location finer and generalizes the other "
@@ -215,6 +215,12 @@ OPTIONS = (
            "column weighs the same) and 32 at 1, geometrically between", flag="--location-precision", key="release.location_precision",
            metavar="P",
            rule=(None, Interval(Real, 0, 1, "both", "a number from 0 to 1"))),
+    Option("tail_reach", ("anonymize",), values.NUMBER, "with the km loss (the default for --zip-col, and for --lat/--lon with the joint method): a "
+           "location class wider than this many typical k-neighbourhoods (over the square of the location's weight) "
+           "costs the search more for each further such width, so few classes span a region to spare a category "
+           "(default 4; higher: a longer tail of wide classes for finer other columns and a finer median box; "
+           "for ZIP codes also the default --max-extent's multiple; None in the API: no price, no default target)",
+           flag="--tail-reach", key="release.tail_reach", default=TAIL_REACH, metavar="N", rule=(None, POSITIVE)),
     Option("explore", ("anonymize",), values.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,

@@ -107,7 +107,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
     search : Search, optional
         The search's settings as one :class:`geoanon.Search`: ``method``,
         ``extent``, ``resolution``, ``weights``, ``location_precision``,
-        ``location_loss``, ``max_extent_km`` and ``n_jobs``, below; each may
+        ``location_loss``, ``tail_reach``, ``max_extent_km`` and ``n_jobs``, below; each may
         be given as a keyword instead (not both).
     method : {"joint", "frontier", "location-first", "greedy"}, optional
         Where the location cuts go (:mod:`geoanon.joint.search`).
@@ -190,6 +190,17 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         location's report adds its km loss (``ncp["km_loss"]``, the
         ``"km"`` loss averaged over records, ``*`` costing 1) and its groups'
         diameters (``details["location_km"]``: median, p90 and max over records, km).
+    tail_reach : float or None
+        With the km loss (``location_loss="km"``, the default of ZIP
+        codes): a class wider than this many typical k-neighbourhoods
+        (:func:`geoanon.joint.km_loss.k_spacing`, over the square of the
+        location's weight) costs the search more for each further such width
+        (default 4, :data:`geoanon.joint.km_loss.REACH`), so few classes
+        span a region to spare a category; for ZIP codes it is also the
+        default precision target's multiple. Higher lets a longer tail of
+        wide classes buy finer other columns and a finer median box; None:
+        no price and no default target (``report.details["tail_reach_km"]``
+        says where the price starts).
     max_extent_km : float, optional
         A precision target for a points location (``method="joint"`` or
         ``"frontier"``): a location class wider than this (its records' box,
@@ -373,7 +384,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     elif o["location_loss"] == "spread":
         robust_spans(dims)
     elif o["location_loss"] == "km" and KINDS[kind].boxes:
-        location_loss = BoxKmLoss(_km_loss(dims, crs, model.k))
+        location_loss = BoxKmLoss(_km_loss(dims, crs, model.k, o["tail_reach"]))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         location_loss = TreeKmLoss(publish_location.km_costs())
     if region_target(spec):
@@ -533,9 +544,10 @@ def _without_outliers(problem, part, budget, method, n_jobs, widths):
     return with_suppressed_class(problem, joint_partition(problem, method, n_jobs, rows=kept), hidden)
 
 
-def _km_loss(dims, crs, k=None):
-    """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``, its tail priced for ``k``."""
-    return km_loss(dims, ground(crs), k)
+def _km_loss(dims, crs, k=None, reach=None):
+    """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``, its tail priced for ``k``
+    beyond ``reach`` typical k-neighbourhoods (None: no price)."""
+    return km_loss(dims, ground(crs), k, reach)
 
 
 def _diagonals(dims, crs):

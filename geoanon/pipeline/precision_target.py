@@ -8,23 +8,19 @@ import numpy as np
 from .._geo import ground
 from .._text import plural
 from ..errors import InfeasibleError
-from ..joint.km_loss import REACH
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows
 from ..options.checks import precision_weight
 from ..options.locations import LEVEL_GROUPS, LOCATIONS
 from .locations import KINDS
 
-__all__ = ["REGION_EXTENT", "beyond_target", "extent_target", "region_target", "tail_reach", "target_note",
+__all__ = ["beyond_target", "extent_target", "region_target", "tail_reach", "target_note",
            "within_extent"]
-
-REGION_EXTENT = REACH      # a region location's default target: this many k-neighbourhoods wide at weight 1
-
 
 def extent_target(job, spec) -> float | None:
     """The precision target in km of ``spec``'s release: ``max_extent_km``,
     or, for a ZIP location judged in km under the joint or frontier design,
-    ``REGION_EXTENT`` times the width of a typical record's k-neighbourhood
+    ``tail_reach`` times the width of a typical record's k-neighbourhood
     (:func:`geoanon.joint.km_loss.k_spacing`) over the square of the
     location's weight (``weights["location"]`` times ``location_precision``'s
     factor), as the points' tail reach scales: the other columns no longer
@@ -32,9 +28,9 @@ def extent_target(job, spec) -> float | None:
     256 neighbourhoods at setting 0 (the wide end, as if no target) to
     1/256 at 1 (as fine as the groups can be cut). None for no target.
 
-    One rule for every location kind: ``REGION_EXTENT`` is the points'
-    :data:`~geoanon.joint.km_loss.REACH` (4), where a box's km loss starts
-    to pay for its tail, chosen on the tuning tables by the rule written in
+    One rule for every location kind: ``tail_reach`` is where a box's km
+    loss starts to pay for its tail, its default
+    :data:`~geoanon.joint.km_loss.REACH` (4) chosen on the tuning tables by the rule written in
     :mod:`geoanon.joint.km_loss` (bench_zip_joint's patients, cost and three
     more columns, at 4, 6 and 8 neighbourhoods: only 4 keeps the median group
     within 3x ``geoanon zip`` alone at every k, 2.60x / 2.34x / 1.71x at
@@ -45,7 +41,7 @@ def extent_target(job, spec) -> float | None:
     scale = job.publish_location.k_spacing if region_target(spec) else float("nan")
     if not np.isfinite(scale) or scale <= 0:
         return None
-    return REGION_EXTENT * scale / _location_weight(spec) ** 2
+    return o["tail_reach"] * scale / _location_weight(spec) ** 2
 
 
 def _location_weight(spec) -> float:
@@ -56,10 +52,10 @@ def _location_weight(spec) -> float:
 def region_target(spec) -> bool:
     """Whether ``spec``'s release takes a ZIP location's default precision
     target (:func:`extent_target`): ZIP codes judged in km, the joint or
-    frontier design, no ``max_extent_km``."""
+    frontier design, no ``max_extent_km``, a ``tail_reach``."""
     o = spec.options
     return LOCATIONS[spec.location[0]].default_target and o["max_extent_km"] is None and o["location_loss"] == "km" \
-        and o["method"] in ("joint", "frontier")
+        and o["method"] in ("joint", "frontier") and o["tail_reach"] is not None
 
 
 def beyond_target(job, spec, table, warnings) -> dict:
@@ -80,13 +76,13 @@ def beyond_target(job, spec, table, warnings) -> dict:
 def tail_reach(job, spec) -> dict:
     """``tail_reach_km``: the width in km beyond which a points location's
     box pays its tail's price under ``spec``'s weights
-    (:class:`~geoanon.joint.km_loss.KmLoss`: ``REACH`` typical
+    (:class:`~geoanon.joint.km_loss.KmLoss`: ``tail_reach`` typical
     k-neighbourhoods over the square of the location's weight); nothing
     without one."""
     km = getattr(job.problem.location_loss, "km", None)
     if spec.options["location_loss"] != "km" or km is None or not np.isfinite(km.reach):
         return {}
-    return {"tail_reach_km": round(km.reach / _location_weight(spec) ** 2, 3)}
+    return {"tail_reach_km": round(km.reach / _location_weight(spec) ** 2, 3), "tail_reach": spec.options["tail_reach"]}
 
 
 def target_note(details) -> list:
@@ -94,10 +90,11 @@ def target_note(details) -> list:
     target (:func:`extent_target`), or on a points location's tail reach
     (:func:`tail_reach`): what it costs, and what trades it back."""
     if "tail_reach_km" in details:
-        return [f"Boxes wider than {details['tail_reach_km']:,.1f} km ({REACH:g} typical k-neighbourhoods at this "
-                "location_precision) cost the search more for every further such width: the location stays near "
-                "what it alone needs and the other columns pay for it; a lower location_precision (explore's "
-                "settings, 0 the lowest) trades it back"]
+        return [f"Boxes wider than {details['tail_reach_km']:,.1f} km ({details['tail_reach']:g} typical "
+                "k-neighbourhoods at this location_precision) cost the search more for every further such width: "
+                "the location stays near what it alone needs and the other columns pay for it; a lower "
+                "location_precision (explore's settings, 0 the lowest) trades it back, a higher tail_reach "
+                "lets a few classes reach further instead"]
     if "k_spacing_km" not in details:
         return []
     beyond = details["beyond_max_extent"]

@@ -147,3 +147,11 @@ def test_the_default_location_stays_within_three_times_points_alone():
     reach = rel.report.details["tail_reach_km"]
     assert reach == pytest.approx(REACH * k_spacing(places, counts, 10, LONLAT), rel=1e-3)
     assert rel.notes[0].startswith(f"Boxes wider than {reach:,.1f} km") and "trades it back" in rel.notes[0]
+    # tail_reach moves the reach (16: four times as far) or takes the price away (None): the log scale alone
+    # then lets the categories buy classes across hubs again
+    far = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "job"], k=10, tail_reach=16)
+    assert far.report.details["tail_reach_km"] == pytest.approx(4 * reach, rel=1e-3)
+    assert "16 typical k-neighbourhoods" in far.notes[0]
+    free = ga.anonymize(df, location=("lat", "lon"), qi=["age", "sex", "job"], k=10, tail_reach=None)
+    assert "tail_reach_km" not in free.report.details and not any("Boxes wider" in n for n in free.notes)
+    assert np.nanquantile(widths(free), 0.9) > 3 * np.nanquantile(d, 0.9)

@@ -299,6 +299,11 @@ def test_a_zip_location_is_kept_within_four_k_neighbourhoods_by_default():
     loose = released(4, max_extent_km=10_000)
     assert "k_spacing_km" not in loose and loose["beyond_max_extent"] == 0
     assert d["location_km"]["median"] < d["max_extent_km"] < loose["location_km"]["median"]
+    # tail_reach is the target's multiple (None: no target, as the points' tail then has no price)
+    assert released(4, tail_reach=8)["max_extent_km"] == pytest.approx(8 * d["k_spacing_km"], rel=1e-3)
+    free = ga.anonymize(df, location=location(unknown="suppress"), qi=["age", "sex", "visit"], sensitive="diagnosis",
+                        k=4, l=2, identifiers=["id"], tail_reach=None).report.details
+    assert "max_extent_km" not in free and free["location_km"]["median"] == loose["location_km"]["median"]
     # the knob moves the target: the location's weight w puts it at 4 / w ** 2 neighbourhoods
     finer, coarser = released(4, location_precision=0.6), released(4, location_precision=0.2)
     assert finer["max_extent_km"] == pytest.approx(4 * d["k_spacing_km"] / 32 ** 0.4, rel=1e-3)
