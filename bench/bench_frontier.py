@@ -44,7 +44,9 @@ code's centroid on the ZIP-coded tables):
   whose releases differ by more than 3% in median or p90 km or 10% in other
   NCP; its default release (the one ``explore`` returns) among them; beside
   it the location released alone (``geoanon points``, or ``geoanon zip`` on
-  a ZIP-coded table).
+  a ZIP-coded table); ``geoanon-tailfree``: the same with ``tail_reach=None``
+  (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1 and one
+  round halfway, counted among geoanon's releases (the default is not one).
 
 The checks, per table and k: a release is no wider than another if its
 median and its p90 box both are; no peer release (any peer, any variant)
@@ -89,7 +91,7 @@ COMMAND_REPEATS = 3   # ... and of the command's
 SPEED_TABLES = ("airports", "zips", "city")
 SETS = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
-PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon")]
+PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"
@@ -108,6 +110,8 @@ def measure(name: str, k, method: str) -> dict:
     elif method == "geoanon":
         row["points"], row["default"] = fr.traced(df, table, k)
         row["alone"] = fr.alone(df, table, k)
+    elif method == "geoanon-tailfree":
+        row["points"], _ = fr.traced(df, table, k, fr.TAIL_FREE_SETTINGS, 1, tail_reach=None)
     elif method == "speed":
         row.update(speed(df, table, k))
     else:
@@ -206,15 +210,16 @@ def checks(by: dict, name: str, k: int) -> dict | None:
     if ours is None:
         return None
     default = next(p for p in ours["points"] if p["setting"] == ours["default"])
+    pool = ours["points"] + by.get((name, k, "geoanon-tailfree"), {}).get("points", [])
     peers = {}
     for method in PEERS:
         row = by.get((name, k, method))
         if row is None:
             continue
-        peers[method] = {"compared": [(p, *best_no_wider(ours["points"], p)) for p in row["points"]],
+        peers[method] = {"compared": [(p, *best_no_wider(pool, p)) for p in row["points"]],
                          "dominating": [p for p in row["points"] if dominates(p, default)]}
     alone = ours["alone"]
-    return {"default": default, "alone": alone, "peers": peers, "points": ours["points"],
+    return {"default": default, "alone": alone, "peers": peers, "points": ours["points"], "tail_free": len(pool) - len(ours["points"]),
             "alone_ratio": _ratio(default["median_km"], alone["median_km"]),
             "alone_mean_ratio": _ratio(default["mean_km"], alone["mean_km"]) if alone["mean_km"] else None,
             "tail_ratio": _ratio(default["p90_km"], default["median_km"])}

@@ -17,6 +17,7 @@ SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
 REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by more than:
 STEP_KM = 1.03         # this factor in median or p90 km,
 STEP_NCP = 1.10        # or this factor in other NCP
+TAIL_FREE_SETTINGS = tuple(np.round(np.linspace(0.25, 1, 31), 3))   # tail_reach=None: where the tail's price bites
 
 
 # ---------------------------------------------------------------- the one measure
@@ -193,11 +194,12 @@ def geoanon_classes(df: pd.DataFrame, published: pd.DataFrame) -> np.ndarray:
     return classes
 
 
-def traced(df: pd.DataFrame, table: Table, k: int) -> tuple[list, float]:
-    """geoanon's releases at ``SETTINGS``, then, for ``REFINE_ROUNDS`` rounds, at the middle of every two
+def traced(df: pd.DataFrame, table: Table, k: int, settings=SETTINGS, rounds=REFINE_ROUNDS, **options) -> tuple:
+    """geoanon's releases at ``settings``, then, for ``rounds`` rounds, at the middle of every two
     neighbouring settings whose releases differ by more than ``STEP_KM`` in median or p90 km or ``STEP_NCP``
     in other NCP (the knob is continuous; a sampled frontier must not leave gaps where it moves fast), each
-    measured by :class:`Measure` as :func:`geoanon.explore` publishes it; and the default's setting."""
+    measured by :class:`Measure` as :func:`geoanon.explore` publishes it with ``options``; and the default's
+    setting. A release with options is marked ``tail_free`` (``tail_reach=None``)."""
     import geoanon as ga
     import geoanon.pipeline.frontier as frontier
 
@@ -205,15 +207,15 @@ def traced(df: pd.DataFrame, table: Table, k: int) -> tuple[list, float]:
 
     def point(setting, published, ncp, spec, location_km=None):       # forked workers inherit it
         own = plain(setting, published, ncp, spec, location_km)
-        return {**own, "setting": setting, "own_ncp": own["other_ncp"],
+        return {**own, "setting": setting, "own_ncp": own["other_ncp"], "tail_free": options.get("tail_reach", 0) is None,
                 **measured(geoanon_classes(df, published), geoanon_km(df, table, published))}
 
     frontier.frontier_point = point
-    points, todo, default = {}, list(SETTINGS), None
-    for _ in range(REFINE_ROUNDS + 1):
+    points, todo, default = {}, list(settings), None
+    for _ in range(rounds + 1):
         if not todo:
             break
-        r = ga.explore(df, columns(table), k=k, settings=todo, n_jobs=2)
+        r = ga.explore(df, columns(table), k=k, settings=todo, n_jobs=2, **options)
         default = r.report.details["frontier"]["chosen"]
         points.update({p["setting"]: p for p in r.report.details["frontier"]["points"]})
         ordered = [points[s] for s in sorted(points)]
