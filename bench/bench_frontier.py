@@ -77,7 +77,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import main, run_measurements  # noqa: E402
+from common import code_state, main, run_measurements  # noqa: E402
 from frontier_tables import HELD_OUT, TABLES, TUNING  # noqa: E402
 
 KS = (5, 10, 50)
@@ -103,7 +103,7 @@ def measure(name: str, k, method: str) -> dict:
 
     k, table = int(k), TABLES[name]
     df = table.frame()
-    row = {"table": name, "k": k, "method": method, "n": len(df)}
+    row = {"table": name, "k": k, "method": method, "n": len(df), "commit": code_state()}
     started = time.perf_counter()
     if method == "mondrian":
         row["points"] = [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS]

@@ -34,7 +34,7 @@ def _section(kind: str, by: dict, names: list, failed: list) -> list[str]:
     import bench_frontier
 
     lines = [f"## The frontier against real peers, {kind} tables (`python bench/bench_frontier.py --tables {kind}`)",
-             "", f"Run on {today()}, {machine()}, geoanon at commit {code_state()}; {versions('anonypyx', 'lighthouse')}, "
+             "", f"Run on {today()}, {machine()}, {_commits(by, names)}; {versions('anonypyx', 'lighthouse')}, "
              "each in its own virtual environment. "
              + ("These tables choose constants." if kind == "tuning" else
                 "These tables were fixed in code before any release of them was measured and choose no constant."),
@@ -51,6 +51,19 @@ def _section(kind: str, by: dict, names: list, failed: list) -> list[str]:
     if mine:
         lines += ["Failed: " + "; ".join(f"{' '.join(r['job'])}: {r['failed']}" for r in mine) + ".", ""]
     return lines
+
+
+def _commits(by: dict, names: list) -> str:
+    """The commits geoanon's rows were measured at (``--resume`` keeps rows of earlier commits), with their rows."""
+    rows: dict = {}
+    for (name, k, method), r in by.items():
+        if name in names and method.startswith("geoanon"):
+            rows.setdefault(r.get("commit", "an earlier commit"), {}).setdefault(f"{method} {name}", []).append(k)
+    def listed(jobs: dict) -> str:
+        return ", ".join(job + " k = " + "/".join(map(str, sorted(ks))) for job, ks in sorted(jobs.items()))
+
+    return "geoanon's rows at " + "; ".join(f"{commit} ({listed(jobs)})" if len(rows) > 1 else commit
+                                            for commit, jobs in sorted(rows.items()))
 
 
 def _summary(by: dict, names: list) -> list[str]:
