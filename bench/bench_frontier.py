@@ -45,8 +45,11 @@ code's centroid on the ZIP-coded tables):
   NCP; its default release (the one ``explore`` returns) among them; beside
   it the location released alone (``geoanon points``, or ``geoanon zip`` on
   a ZIP-coded table); ``geoanon-tailfree``: the same with ``tail_reach=None``
-  (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1 and one
-  round halfway, counted among geoanon's releases (the default is not one).
+  (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1, and, on
+  a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (a
+  class's ZIP group its own, nested in or overlapping others', not a tile of
+  the map), one round halfway each (``frontier_releases.VARIANTS``), counted
+  among geoanon's releases (the default is not one).
 
 The checks, per table and k: a release is no wider than another if its
 median and its p90 box both are; no peer release (any peer, any variant)
@@ -78,6 +81,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from common import code_state, main, run_measurements  # noqa: E402
+from frontier_releases import VARIANTS  # noqa: E402
 from frontier_tables import HELD_OUT, TABLES, TUNING  # noqa: E402
 
 KS = (5, 10, 50)
@@ -91,7 +95,8 @@ COMMAND_REPEATS = 3   # ... and of the command's
 SPEED_TABLES = ("airports", "zips", "city")
 SETS = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
-PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree")]
+PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
+                                                                     *(["geoanon-joint"] if TABLES[t].zip else []))]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"
@@ -110,8 +115,9 @@ def measure(name: str, k, method: str) -> dict:
     elif method == "geoanon":
         row["points"], row["default"] = fr.traced(df, table, k)
         row["alone"] = fr.alone(df, table, k)
-    elif method == "geoanon-tailfree":
-        row["points"], _ = fr.traced(df, table, k, fr.TAIL_FREE_SETTINGS, 1, tail_reach=None)
+    elif method in fr.VARIANTS:
+        variant, settings, options = fr.VARIANTS[method]
+        row["points"], _ = fr.traced(df, table, k, settings, 1, variant, **options)
     elif method == "speed":
         row.update(speed(df, table, k))
     else:
@@ -210,7 +216,8 @@ def checks(by: dict, name: str, k: int) -> dict | None:
     if ours is None:
         return None
     default = next(p for p in ours["points"] if p["setting"] == ours["default"])
-    pool = ours["points"] + by.get((name, k, "geoanon-tailfree"), {}).get("points", [])
+    others = [p for method in VARIANTS for p in by.get((name, k, method), {}).get("points", [])]
+    pool = ours["points"] + others
     peers = {}
     for method in PEERS:
         row = by.get((name, k, method))
@@ -219,7 +226,7 @@ def checks(by: dict, name: str, k: int) -> dict | None:
         peers[method] = {"compared": [(p, *best_no_wider(pool, p)) for p in row["points"]],
                          "dominating": [p for p in row["points"] if dominates(p, default)]}
     alone = ours["alone"]
-    return {"default": default, "alone": alone, "peers": peers, "points": ours["points"], "tail_free": len(pool) - len(ours["points"]),
+    return {"default": default, "alone": alone, "peers": peers, "points": ours["points"], "variants": others,
             "alone_ratio": _ratio(default["median_km"], alone["median_km"]),
             "alone_mean_ratio": _ratio(default["mean_km"], alone["mean_km"]) if alone["mean_km"] else None,
             "tail_ratio": _ratio(default["p90_km"], default["median_km"])}

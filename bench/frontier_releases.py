@@ -17,7 +17,10 @@ SETTINGS = tuple(np.round(np.linspace(0, 1, 41), 3))
 REFINE_ROUNDS = 3      # then settings halfway between neighbours that differ by more than:
 STEP_KM = 1.03         # this factor in median or p90 km,
 STEP_NCP = 1.10        # or this factor in other NCP
-TAIL_FREE_SETTINGS = tuple(np.round(np.linspace(0.25, 1, 31), 3))   # tail_reach=None: where the tail's price bites
+VARIANTS = {    # geoanon's other releases counted among its own: (label, settings, options), one refining round
+    "geoanon-tailfree": ("tail-free", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": None}),
+    "geoanon-joint": ("joint", SETTINGS, {"method": "joint"}),      # a ZIP location's other design
+}
 
 
 # ---------------------------------------------------------------- the one measure
@@ -194,12 +197,13 @@ def geoanon_classes(df: pd.DataFrame, published: pd.DataFrame) -> np.ndarray:
     return classes
 
 
-def traced(df: pd.DataFrame, table: Table, k: int, settings=SETTINGS, rounds=REFINE_ROUNDS, **options) -> tuple:
+def traced(df: pd.DataFrame, table: Table, k: int, settings=SETTINGS, rounds=REFINE_ROUNDS, variant=None,
+           **options) -> tuple:
     """geoanon's releases at ``settings``, then, for ``rounds`` rounds, at the middle of every two
     neighbouring settings whose releases differ by more than ``STEP_KM`` in median or p90 km or ``STEP_NCP``
     in other NCP (the knob is continuous; a sampled frontier must not leave gaps where it moves fast), each
-    measured by :class:`Measure` as :func:`geoanon.explore` publishes it with ``options``; and the default's
-    setting. A release with options is marked ``tail_free`` (``tail_reach=None``)."""
+    measured by :class:`Measure` as :func:`geoanon.explore` publishes it with ``options``, marked with its
+    ``variant`` (:data:`VARIANTS`' label; None: the default's trace); and the default's setting."""
     import geoanon as ga
     import geoanon.pipeline.frontier as frontier
 
@@ -207,7 +211,7 @@ def traced(df: pd.DataFrame, table: Table, k: int, settings=SETTINGS, rounds=REF
 
     def point(setting, published, ncp, spec, location_km=None):       # forked workers inherit it
         own = plain(setting, published, ncp, spec, location_km)
-        return {**own, "setting": setting, "own_ncp": own["other_ncp"], "tail_free": options.get("tail_reach", 0) is None,
+        return {**own, "setting": setting, "own_ncp": own["other_ncp"], "variant": variant,
                 **measured(geoanon_classes(df, published), geoanon_km(df, table, published))}
 
     frontier.frontier_point = point

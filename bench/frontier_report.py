@@ -3,6 +3,7 @@ tables and one for the held-out tables, each replaced only when its rows
 were measured (a ``--tables tuning`` run leaves the held-out one as it was)."""
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -113,13 +114,14 @@ def _case(name: str, k: int, c: dict) -> list[str]:
     for method, v in c["peers"].items():
         for p, best, ratio in v["compared"]:
             ours = "| - | - | - | - |" if best is None else (
-                f"| {best['setting']:g}{' tail-free' if best.get('tail_free') else ''} | {_km(best['median_km'])} | {_km(best['p90_km'])} | {best['other_ncp']:.4f} |")
+                f"| {best['setting']:g}{' ' + best['variant'] if best.get('variant') else ''} | {_km(best['median_km'])} | {_km(best['p90_km'])} | {best['other_ncp']:.4f} |")
             label = f"{method} w={p['setting']:g}" if method == "mondrian" else method
             lines.append(f"| {label} | {_km(p['median_km'])} | {_km(p['p90_km'])} | {_km(p['max_km'])} | "
                          f"{p['other_ncp']:.4f} | {p['suppressed']:,} {ours} {_x(ratio)} |")
     grid = [p for p in c["points"] if round(p["setting"] * 20, 6).is_integer()]
-    lines += ["", f"geoanon's releases at every 0.05 of the setting ({len(c['points'])} measured, and {c['tail_free']} "
-                  "with tail_reach=None; setting: median / p90 "
+    counted = Counter(p["variant"] for p in c["variants"])
+    besides = "".join(f", and {n} {variant}" for variant, n in sorted(counted.items()))
+    lines += ["", f"geoanon's releases at every 0.05 of the setting ({len(c['points'])} measured{besides}; setting: median / p90 "
                   "/ max km / other NCP): " + "; ".join(
                       f"{p['setting']:g}: {_km(p['median_km'])} / {_km(p['p90_km'])} / {_km(p['max_km'])} / "
                       f"{p['other_ncp']:.3f}" for p in grid) + ".", ""]
