@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "kd_partition", "needed_gap"]
+__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "central_boundary_between", "kd_partition", "least_largest_class", "needed_gap"]
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
@@ -122,8 +122,8 @@ class _Rule:
 
 
 @_jit
-def _lower_bound(w, k):
-    """ceil(w / floor(w / k)) for a weight w >= k."""
+def least_largest_class(w, k):
+    """ceil(w / floor(w / k)) for a weight w >= k: the least largest class of any split of w into classes >= k."""
     return -(-w // (w // k))
 
 
@@ -163,7 +163,7 @@ def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ah
     narrow = -int(GAP_STEPS * min(room, 1.0)) if gaps else 0
     score = target
     if lo > target * (lo // k) or up > target * (up // k):
-        score = max(max(_lower_bound(lo, k), _lower_bound(up, k)), target)
+        score = max(max(least_largest_class(lo, k), least_largest_class(up, k)), target)
     risk = _stuck(lo, pre, k, target) + _stuck(up, suf, k, target) if ahead else 0
     margin = -cap
     if min(lo, up) < roomy:
@@ -467,15 +467,21 @@ class AxisEnds:
 def _central(lows, highs, mids, left, right, out):
     """:meth:`AxisEnds.central_boundary`, each searching only its own gap."""
     for j in range(left.size):
-        a, b = left[j], right[j]
-        middle = (highs[a] + lows[b]) / 2
-        lo, hi = a, b                       # the first i in [a, b) with mids[i] >= middle, else b
-        while lo < hi:
-            m = (lo + hi) // 2
-            if mids[m] < middle:
-                lo = m + 1
-            else:
-                hi = m
-        upper = min(lo + 1, b)
-        lower = max(upper - 1, a + 1)
-        out[j] = lower if middle - mids[lower - 1] <= mids[upper - 1] - middle else upper
+        out[j] = central_boundary_between(lows, highs, mids, left[j], right[j])
+
+
+@_jit
+def central_boundary_between(lows, highs, mids, a, b):
+    """:meth:`AxisEnds.central_boundary` of one cut between ranks ``a`` and ``b``
+    (``lows``, ``highs``, ``mids``: the :class:`AxisEnds`' arrays), compiled."""
+    middle = (highs[a] + lows[b]) / 2
+    lo, hi = a, b                       # the first i in [a, b) with mids[i] >= middle, else b
+    while lo < hi:
+        m = (lo + hi) // 2
+        if mids[m] < middle:
+            lo = m + 1
+        else:
+            hi = m
+    upper = min(lo + 1, b)
+    lower = max(upper - 1, a + 1)
+    return lower if middle - mids[lower - 1] <= mids[upper - 1] - middle else upper
