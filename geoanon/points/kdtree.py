@@ -152,6 +152,15 @@ def _stuck(side, table, k, target):
 
 
 @_jit
+def _head_keys(lo, up, k, target, pre, suf, ahead):
+    """The first two of "balanced"'s :func:`_cut_keys`: (score, stuck sides)."""
+    score = target
+    if lo > target * (lo // k) or up > target * (up // k):
+        score = max(max(least_largest_class(lo, k), least_largest_class(up, k)), target)
+    return score, _stuck(lo, pre, k, target) + _stuck(up, suf, k, target) if ahead else 0
+
+
+@_jit
 def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ahead, room):
     """The ranking keys of a cut with sides of weight ``lo`` and ``up`` and a
     gap ``room`` times the one its edge needs, smallest best: (score, stuck
@@ -161,10 +170,7 @@ def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ah
     if not balanced:
         return 0, 0, 0, 0, 0, imbalance
     narrow = -int(GAP_STEPS * min(room, 1.0)) if gaps else 0
-    score = target
-    if lo > target * (lo // k) or up > target * (up // k):
-        score = max(max(least_largest_class(lo, k), least_largest_class(up, k)), target)
-    risk = _stuck(lo, pre, k, target) + _stuck(up, suf, k, target) if ahead else 0
+    score, risk = _head_keys(lo, up, k, target, pre, suf, ahead)
     margin = -cap
     if min(lo, up) < roomy:
         margin = -min(min(_robustness(lo, k, target), _robustness(up, k, target)), cap)
@@ -221,6 +227,8 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
+        if balanced and best_pos >= 0 and _head_keys(c, total - c, k, target, pre, suf, look) > best[:2]:
+            continue        # ranked after the best so far by its first keys: no need to read the gap
         room = (coord[point[p + 1]] - coord[point[p]]) / need if gaps and need > 0 else 1.0
         keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, pre, suf, look, room)
         if best_pos < 0 or keys < best:
