@@ -57,7 +57,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "central_boundary_between", "kd_partition", "least_largest_class", "needed_gap"]
+__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "central_boundary_between", "kd_partition", "least_largest_class",
+           "needed_gap"]
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent

@@ -146,7 +146,8 @@ def _write_options(S, a, b, c, d, k, T, options, at):
         for j in range(lo, hi - 1):
             v = _weight(S, j, j + 1, c, d) if axis == 0 else _weight(S, a, b, j, j + 1)
             prefix += v
-            if v and k <= prefix <= W - k and least_largest_class(prefix, k) <= T and least_largest_class(W - prefix, k) <= T:
+            if v and k <= prefix <= W - k and least_largest_class(prefix, k) <= T \
+                    and least_largest_class(W - prefix, k) <= T:
                 options[at + n] = (abs(2 * prefix - W) * 2 + axis) * M + j
                 n += 1
     options[at:at + n].sort()
