@@ -360,21 +360,21 @@ def _location(xy, present, rows: int, frame, crs, bounds, k: int):
                            [], "box", None, k, frame=frame)
 
 
-def _states(dims, part, label: np.ndarray) -> list:
-    """The joint release's class states of the classes of ``part``: per
-    axis, the tile and the ranks its rows (``label``: each row's class, -1
-    for none) hold."""
+def _states(dims, part, label: np.ndarray) -> np.ndarray:
+    """The joint release's class states of the classes of ``part`` as
+    :meth:`~geoanon.pipeline.locations.rectangles.PointsPublisher.rectangles`
+    reads them, (n, 2, 4): per axis, the tile and the ranks its rows
+    (``label``: each row's class, -1 for none) hold."""
     rows = np.flatnonzero(label >= 0)
-    held = []
-    for d in dims.items:
+    states = np.empty((part.n_classes, 2, 4), dtype=np.int64)
+    states[:, 0, :2], states[:, 1, :2] = part.rank_boxes[:, 0:2], part.rank_boxes[:, 2:4]
+    for axis, d in enumerate(dims.items[:2]):
         first = np.full(part.n_classes, np.iinfo(np.int64).max)
         end = np.full(part.n_classes, -1)
         np.minimum.at(first, label[rows], d.rank[rows])
         np.maximum.at(end, label[rows], d.rank[rows] + 1)
-        held.append((first, end))
-    tiles = part.rank_boxes
-    return list(zip(zip(*(v.tolist() for v in (tiles[:, 0], tiles[:, 1], *held[0]))),
-                    zip(*(v.tolist() for v in (tiles[:, 2], tiles[:, 3], *held[1])))))
+        states[:, axis, 2], states[:, axis, 3] = first, end
+    return states
 
 
 def published_bounds(boxes: np.ndarray, geographic: bool = True) -> list:

@@ -57,7 +57,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "kd_partition", "needed_gap"]
+__all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "central_boundary_between", "kd_partition", "least_largest_class",
+           "needed_gap"]
 
 ROBUST_ENOUGH = 0.5  # margins beyond this many k make a cut no safer
 GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
@@ -122,8 +123,8 @@ class _Rule:
 
 
 @_jit
-def _lower_bound(w, k):
-    """ceil(w / floor(w / k)) for a weight w >= k."""
+def least_largest_class(w, k):
+    """ceil(w / floor(w / k)) for a weight w >= k: the least largest class of any split of w into classes >= k."""
     return -(-w // (w // k))
 
 
@@ -152,6 +153,15 @@ def _stuck(side, table, k, target):
 
 
 @_jit
+def _head_keys(lo, up, k, target, pre, suf, ahead):
+    """The first two of "balanced"'s :func:`_cut_keys`: (score, stuck sides)."""
+    score = target
+    if lo > target * (lo // k) or up > target * (up // k):
+        score = max(max(least_largest_class(lo, k), least_largest_class(up, k)), target)
+    return score, _stuck(lo, pre, k, target) + _stuck(up, suf, k, target) if ahead else 0
+
+
+@_jit
 def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ahead, room):
     """The ranking keys of a cut with sides of weight ``lo`` and ``up`` and a
     gap ``room`` times the one its edge needs, smallest best: (score, stuck
@@ -161,10 +171,7 @@ def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ah
     if not balanced:
         return 0, 0, 0, 0, 0, imbalance
     narrow = -int(GAP_STEPS * min(room, 1.0)) if gaps else 0
-    score = target
-    if lo > target * (lo // k) or up > target * (up // k):
-        score = max(max(_lower_bound(lo, k), _lower_bound(up, k)), target)
-    risk = _stuck(lo, pre, k, target) + _stuck(up, suf, k, target) if ahead else 0
+    score, risk = _head_keys(lo, up, k, target, pre, suf, ahead)
     margin = -cap
     if min(lo, up) < roomy:
         margin = -min(min(_robustness(lo, k, target), _robustness(up, k, target)), cap)
@@ -221,6 +228,8 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
+        if balanced and best_pos >= 0 and _head_keys(c, total - c, k, target, pre, suf, look) > best[:2]:
+            continue        # ranked after the best so far by its first keys: no need to read the gap
         room = (coord[point[p + 1]] - coord[point[p]]) / need if gaps and need > 0 else 1.0
         keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, pre, suf, look, room)
         if best_pos < 0 or keys < best:
@@ -467,15 +476,21 @@ class AxisEnds:
 def _central(lows, highs, mids, left, right, out):
     """:meth:`AxisEnds.central_boundary`, each searching only its own gap."""
     for j in range(left.size):
-        a, b = left[j], right[j]
-        middle = (highs[a] + lows[b]) / 2
-        lo, hi = a, b                       # the first i in [a, b) with mids[i] >= middle, else b
-        while lo < hi:
-            m = (lo + hi) // 2
-            if mids[m] < middle:
-                lo = m + 1
-            else:
-                hi = m
-        upper = min(lo + 1, b)
-        lower = max(upper - 1, a + 1)
-        out[j] = lower if middle - mids[lower - 1] <= mids[upper - 1] - middle else upper
+        out[j] = central_boundary_between(lows, highs, mids, left[j], right[j])
+
+
+@_jit
+def central_boundary_between(lows, highs, mids, a, b):
+    """:meth:`AxisEnds.central_boundary` of one cut between ranks ``a`` and ``b``
+    (``lows``, ``highs``, ``mids``: the :class:`AxisEnds`' arrays), compiled."""
+    middle = (highs[a] + lows[b]) / 2
+    lo, hi = a, b                       # the first i in [a, b) with mids[i] >= middle, else b
+    while lo < hi:
+        m = (lo + hi) // 2
+        if mids[m] < middle:
+            lo = m + 1
+        else:
+            hi = m
+    upper = min(lo + 1, b)
+    lower = max(upper - 1, a + 1)
+    return lower if middle - mids[lower - 1] <= mids[upper - 1] - middle else upper

@@ -80,8 +80,8 @@ class RectanglePartition(Partition):
         r, bounds = unwrapped(self.rectangles, self.bounds)
         if (r[:, 2] < r[:, 0]).any() or (r[:, 3] < r[:, 1]).any():
             raise VerificationError("a rectangle has negative extent")
-        tree = shapely.STRtree(shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]))
-        a, b = tree.query(shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]), predicate="intersects")
+        shapes = shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3])
+        a, b = shapely.STRtree(shapes).query(shapes, predicate="intersects")
         a, b = a[a < b], b[a < b]
         overlap = np.ones(a.size, dtype=bool)
         for axis in (0, 1):

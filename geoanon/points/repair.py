@@ -10,10 +10,10 @@ result still tiles the plane.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from ..partition import count_lower_bound
-from .kdtree import KdTree
+from .kdtree import KdTree, central_boundary_between, least_largest_class
 
 __all__ = ["repair", "unforced"]
 
@@ -21,9 +21,10 @@ REPAIR_WEIGHT = 12     # climb to ancestors weighing at most this many times the
 SEARCH_BUDGET = 2000   # states one exact search may expand before it gives up
 TOTAL_BUDGET = 20_000  # states all searches of one repair may expand, plus one per 50 points
 
-
-class _BudgetExhausted(Exception):
-    """An exact search expanded its budget of states without an answer."""
+_jit = numba.njit(cache=True, nogil=True)
+_MEMO = numba.types.UniTuple(numba.types.int64, 3)  # a box's smallest T proven feasible, its cut, largest T infeasible
+_NO_MEMO = (2**62, -1, -1)
+_FALSE, _TRUE, _SPENT = 0, 1, 2                     # a search's answers: infeasible, feasible, budget spent
 
 
 def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGET, spent=None):
@@ -46,128 +47,224 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
     Returns
     -------
     ``(max_weight, cuts)`` or ``None`` when no guillotine partition reaches
-    ``upper`` (or the budget ran out first). ``cuts`` is the cut tree as nested
-    tuples: ``None`` for a class, or ``(axis, j, lower, upper)`` for a cut after
-    local rank ``j`` along ``axis`` (0 = x, 1 = y).
+    ``upper`` (or the budget ran out first). ``cuts`` is the cut tree in
+    preorder (the lower side's subtree before the upper side's): -1 for a
+    class, ``axis + 2 j`` for a cut after local rank ``j`` along ``axis``
+    (0 = x, 1 = y).
     """
-    search = _Guillotine(lx, ly, w, k, budget)
-    root = search.tighten(0, search.nx, 0, search.ny)
-    T = count_lower_bound(search.weight(root), k, int(np.max(w)))
-    try:
-        while T <= upper:
-            cuts = search.solve(root, T)
-            if cuts is not False:
-                return T, cuts
-            T += 1
-    except _BudgetExhausted:
-        return None
-    finally:
-        if spent is not None:
-            spent[0] += search.expanded
-    return None
+    best, expanded, cuts, _, _ = _exact(np.asarray(lx, dtype=np.int64), np.asarray(ly, dtype=np.int64),
+                                        np.asarray(w, dtype=np.int64), k, upper, budget)
+    if spent is not None:
+        spent[0] += expanded
+    return None if best < 0 else (best, cuts)
 
 
-class _Guillotine:
-    """The memoized search of :func:`guillotine_min_max` over boxes ``(a, b, c, d)``
-    of local ranks (columns a..b-1, rows c..d-1)."""
+@_jit
+def _exact(xs, ys, w, k, upper, budget):
+    """:func:`guillotine_min_max` of points at ranks ``xs``, ``ys`` (any,
+    not only dense ones): (the least largest class or -1, states expanded,
+    the cut tree, and the distinct xs and ys its local ranks stand for)."""
+    gx, gy = np.unique(xs), np.unique(ys)
+    S = np.zeros((gx.size + 1, gy.size + 1), dtype=np.int64)
+    heaviest = 0
+    for i, (lx, ly) in enumerate(zip(np.searchsorted(gx, xs), np.searchsorted(gy, ys))):
+        S[lx + 1, ly + 1] += w[i]
+        heaviest = max(heaviest, w[i])
+    for i in range(1, gx.size + 1):
+        for j in range(1, gy.size + 1):
+            S[i, j] += S[i - 1, j] + S[i, j - 1] - S[i - 1, j - 1]
+    total = S[gx.size, gy.size]
+    first = max(k, heaviest, least_largest_class(total, k))    # partition.count_lower_bound
+    best, expanded, cuts = _min_max(S, k, first, upper, budget)
+    return best, expanded, cuts, gx, gy
 
-    def __init__(self, lx, ly, w, k: int, budget: int):
-        self.nx, self.ny = int(lx.max()) + 1, int(ly.max()) + 1
-        grid = np.zeros((self.nx, self.ny), dtype=np.int64)
-        np.add.at(grid, (lx, ly), w)
-        prefix = np.zeros((self.nx + 1, self.ny + 1), dtype=np.int64)
-        prefix[1:, 1:] = grid.cumsum(0).cumsum(1)
-        self.S = prefix.tolist()   # the search touches few cells per state: plain lists beat numpy calls
-        self.k, self.budget, self.expanded = k, budget, 0
-        self.feasible_at: dict = {}    # state -> (smallest T proven feasible, its cut)
-        self.infeasible_at: dict = {}  # state -> largest T proven infeasible
 
-    def weight(self, state) -> int:
-        a, b, c, d = state
-        S = self.S
-        return S[b][d] - S[a][d] - S[b][c] + S[a][c]
+@_jit
+def _min_max(S, k, first, upper, budget):
+    """:func:`guillotine_min_max` on the prefix sums ``S`` of its weights:
+    (the least largest class, or -1; states expanded; the cut tree). The
+    search runs targets T = ``first``, ``first`` + 1, ... up to ``upper``,
+    each a memoized depth-first search over boxes (a, b, c, d) of local
+    ranks (columns a..b-1, rows c..d-1) that tries a box's admissible cuts
+    most balanced first; what one T proved is kept for the next."""
+    nx, ny = S.shape[0] - 1, S.shape[1] - 1
+    root = _tight(S, 0, nx, 0, ny)
+    memo = numba.typed.Dict.empty(key_type=numba.types.int64, value_type=_MEMO)
+    frames = np.empty((nx + ny + 2, 12), dtype=np.int64)
+    options = np.empty(4 * (nx + ny) + 16, dtype=np.int64)
+    expanded = 0
+    for T in range(first, upper + 1):
+        answer, expanded, options = _solve(S, k, T, root, budget, expanded, memo, frames, options)
+        if answer == _SPENT:
+            break
+        if answer == _TRUE:
+            return T, expanded, _preorder(S, T, root, memo)
+    return -1, expanded, np.empty(0, dtype=np.int64)
 
-    def lines(self, a, b, c, d):
-        """Weights of the columns a..b-1 and of the rows c..d-1 of box (a, b, c, d)."""
-        S = self.S
-        Sc = [S[i][c] for i in range(a, b + 1)]
-        Sd = [S[i][d] for i in range(a, b + 1)]
-        cols = [Sd[i + 1] - Sd[i] - Sc[i + 1] + Sc[i] for i in range(b - a)]
-        Sa, Sb = S[a], S[b]
-        rows = [Sb[j + 1] - Sa[j + 1] - Sb[j] + Sa[j] for j in range(c, d)]
-        return cols, rows
 
-    def tighten(self, a, b, c, d):
-        """The smallest box holding the points of box (a, b, c, d)."""
-        cols, rows = self.lines(a, b, c, d)
-        x0 = next(i for i, v in enumerate(cols) if v)
-        x1 = len(cols) - next(i for i, v in enumerate(reversed(cols)) if v)
-        y0 = next(j for j, v in enumerate(rows) if v)
-        y1 = len(rows) - next(j for j, v in enumerate(reversed(rows)) if v)
-        return a + x0, a + x1, c + y0, c + y1
+@_jit
+def _weight(S, a, b, c, d):
+    return S[b, d] - S[a, d] - S[b, c] + S[a, c]
 
-    def _least_max(self, v):
-        """The least largest class of any split of weight ``v`` into classes >= k."""
-        return -(-v // (v // self.k))
 
-    def _options(self, state, W, T) -> list:
-        """The admissible cuts of ``state`` under ``T``, most balanced first."""
-        a, b, c, d = state
-        k, options = self.k, []
-        for axis, (lo, line) in enumerate(zip((a, c), self.lines(a, b, c, d))):
-            prefix = 0
-            for j, v in enumerate(line[:-1]):
-                prefix += v
-                if v and k <= prefix <= W - k and self._least_max(prefix) <= T and self._least_max(W - prefix) <= T:
-                    options.append((abs(2 * prefix - W), axis, lo + j))
-        options.sort()
-        return options
+@_jit
+def _tight(S, a, b, c, d):
+    """The smallest box holding the points of box (a, b, c, d) (not empty)."""
+    while _weight(S, a, a + 1, c, d) == 0:
+        a += 1
+    while _weight(S, b - 1, b, c, d) == 0:
+        b -= 1
+    while _weight(S, a, b, c, c + 1) == 0:
+        c += 1
+    while _weight(S, a, b, d - 1, d) == 0:
+        d -= 1
+    return a, b, c, d
 
-    def solve(self, state, T):
-        """A cut tree for ``state`` with every class <= T, or False."""
-        W = self.weight(state)
-        if W <= T:
-            return None
-        known = self.feasible_at.get(state)
-        if known is not None and known[0] <= T:
-            return known[1]
-        if self.infeasible_at.get(state, -1) >= T:
-            return False
-        self.expanded += 1
-        if self.expanded > self.budget:
-            raise _BudgetExhausted
-        a, b, c, d = state
-        for _, axis, j in self._options(state, W, T):
-            if axis == 0:
-                low, high = self.tighten(a, j + 1, c, d), self.tighten(j + 1, b, c, d)
+
+@_jit
+def _key(S, a, b, c, d):
+    """A box's key in the memo."""
+    return ((a * S.shape[0] + b) * S.shape[1] + c) * S.shape[1] + d
+
+
+@_jit
+def _known(memo, key):
+    """What the memo knows of a box: (smallest T proven feasible, its cut, largest T proven infeasible)."""
+    return memo[key] if key in memo else _NO_MEMO
+
+
+@_jit
+def _write_options(S, a, b, c, d, k, T, options, at):
+    """The admissible cuts of box (a, b, c, d) under ``T`` written from
+    ``options[at]`` on, sorted most balanced first (then x before y, then
+    by position), as ``((|2 lower - W| 2 + axis) M + j)`` for a cut after
+    local rank j (M = S.shape[0] + S.shape[1]); returns their count."""
+    W, M, n = _weight(S, a, b, c, d), S.shape[0] + S.shape[1], 0
+    for axis in range(2):
+        lo, hi = (a, b) if axis == 0 else (c, d)
+        prefix = 0
+        for j in range(lo, hi - 1):
+            v = _weight(S, j, j + 1, c, d) if axis == 0 else _weight(S, a, b, j, j + 1)
+            prefix += v
+            if v and k <= prefix <= W - k and least_largest_class(prefix, k) <= T \
+                    and least_largest_class(W - prefix, k) <= T:
+                options[at + n] = (abs(2 * prefix - W) * 2 + axis) * M + j
+                n += 1
+    options[at:at + n].sort()
+    return n
+
+
+@_jit
+def _cut(S, option):
+    """The axis and the local rank after which an entry of :func:`_write_options` cuts."""
+    M = S.shape[0] + S.shape[1]
+    return (option // M) % 2, option % M
+
+
+@_jit
+def _sides(S, a, b, c, d, axis, j):
+    """The tight boxes on either side of a cut of box (a, b, c, d) after local rank ``j`` along ``axis``."""
+    if axis == 0:
+        return _tight(S, a, j + 1, c, d), _tight(S, j + 1, b, c, d)
+    return _tight(S, a, b, c, j + 1), _tight(S, a, b, j + 1, d)
+
+
+@_jit
+def _solve(S, k, T, root, budget, expanded, memo, frames, options):
+    """Whether ``root`` has a cut tree with every class <= T: the recursion
+    "a box of weight <= T is a class; else try its cuts, most balanced first,
+    until both sides have a tree" on an explicit stack (``frames``: a box,
+    its options' slice and the next one, the side being solved, the upper
+    side's box). Returns (answer, states expanded so far, the options'
+    buffer, grown if it had to)."""
+    sp, used, answer, call = 0, 0, _FALSE, True
+    a, b, c, d = root
+    while True:
+        if call:                                        # solve box (a, b, c, d)
+            call = False
+            known = _known(memo, _key(S, a, b, c, d))
+            if _weight(S, a, b, c, d) <= T or known[0] <= T:
+                answer = _TRUE
+            elif known[2] >= T:
+                answer = _FALSE
             else:
-                low, high = self.tighten(a, b, c, j + 1), self.tighten(a, b, j + 1, d)
-            left = self.solve(low, T)
-            if left is False:
-                continue
-            rest = self.solve(high, T)
-            if rest is False:
-                continue
-            cut = (axis, j, left, rest)
-            self.feasible_at[state] = (T, cut)
-            return cut
-        self.infeasible_at[state] = max(T, self.infeasible_at.get(state, -1))
-        return False
+                expanded += 1
+                if expanded > budget:
+                    return _SPENT, expanded, options
+                if used + (b - a) + (d - c) > options.size:
+                    options = np.concatenate((options, np.empty(options.size + b - a + d - c, dtype=np.int64)))
+                n = _write_options(S, a, b, c, d, k, T, options, used)
+                f = frames[sp]
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] = a, b, c, d, used, used + n, used, 0
+                sp, used, answer = sp + 1, used + n, _FALSE
+        if sp == 0:
+            return answer, expanded, options
+        f = frames[sp - 1]
+        if answer == _TRUE and f[7] == 1:               # the lower side has a tree: solve the upper side
+            f[7] = 2
+            a, b, c, d, call = f[8], f[9], f[10], f[11], True
+        elif answer == _TRUE or f[6] == f[5]:           # both sides have one, or no cut is left: done with the box
+            key = _key(S, f[0], f[1], f[2], f[3])
+            known = _known(memo, key)
+            if answer == _TRUE:
+                axis, j = _cut(S, options[f[6] - 1])
+                memo[key] = (T, axis + 2 * j, known[2])
+            else:
+                memo[key] = (known[0], known[1], max(T, known[2]))
+            sp, used = sp - 1, f[4]
+        else:                                           # the next cut: solve its lower side
+            axis, j = _cut(S, options[f[6]])
+            low, high = _sides(S, f[0], f[1], f[2], f[3], axis, j)
+            f[6] += 1
+            f[7] = 1
+            f[8], f[9], f[10], f[11] = high
+            a, b, c, d = low
+            call = True
 
 
-def _apply_cuts(cuts, box, gx, gy, ends):
-    """Leaf boxes (global rank boundaries) of a local cut tree inside ``box``,
-    each cut in the middle of its gap (:meth:`~geoanon.points.kdtree.AxisEnds.central_boundary`;
-    ``ends``: the tree's ends of x and y)."""
-    if cuts is None:
-        return [tuple(box)]
-    axis, j, low, high = cuts
-    g = gx if axis == 0 else gy
-    b = int(ends[axis].central_boundary(g[j], g[j + 1])[()])
-    lo_box, hi_box = list(box), list(box)
-    lo_box[2 * axis + 1] = b
-    hi_box[2 * axis] = b
-    return _apply_cuts(low, lo_box, gx, gy, ends) + _apply_cuts(high, hi_box, gx, gy, ends)
+@_jit
+def _preorder(S, T, root, memo):
+    """The cut tree of ``root`` under ``T`` in preorder, from the memo: a box
+    weighing at most the T its parent's tree was found under is a class,
+    else its memoized cut, found under a T no larger."""
+    out = []
+    stack = [(root[0], root[1], root[2], root[3], T)]
+    while stack:
+        a, b, c, d, under = stack.pop()
+        if _weight(S, a, b, c, d) <= under:
+            out.append(-1)
+            continue
+        found, cut, _ = memo[_key(S, a, b, c, d)]
+        low, high = _sides(S, a, b, c, d, cut % 2, cut // 2)
+        stack.append((high[0], high[1], high[2], high[3], found))
+        stack.append((low[0], low[1], low[2], low[3], found))
+        out.append(cut)
+    return np.array(out, dtype=np.int64)
+
+
+@_jit
+def _leaf_boxes(cuts, box, gx, gy, x_ends, y_ends):
+    """Leaf boxes (global rank boundaries) of a local cut tree (preorder, as
+    :func:`guillotine_min_max` returns it) inside ``box``, each cut in the
+    middle of its gap (:func:`~geoanon.points.kdtree.central_boundary_between`;
+    ``gx``, ``gy``: the global ranks of the local ones; ``x_ends``, ``y_ends``:
+    the tree's :class:`~geoanon.points.kdtree.AxisEnds` arrays)."""
+    leaves, stack = [], [(box[0], box[1], box[2], box[3])]
+    for cut in cuts:
+        low = stack.pop()
+        if cut < 0:
+            leaves.append(low)
+            continue
+        j = cut // 2
+        if cut % 2 == 0:
+            b = central_boundary_between(x_ends[0], x_ends[1], x_ends[2], gx[j], gx[j + 1])
+            stack.append((b, low[1], low[2], low[3]))
+            stack.append((low[0], b, low[2], low[3]))
+        else:
+            b = central_boundary_between(y_ends[0], y_ends[1], y_ends[2], gy[j], gy[j + 1])
+            stack.append((low[0], low[1], b, low[3]))
+            stack.append((low[0], low[1], low[2], b))
+    return leaves
 
 
 def forced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
@@ -186,7 +283,8 @@ def unforced(weights: np.ndarray, label: np.ndarray, w: np.ndarray, k: int) -> n
 
 def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     """Lower the leaves of ``tree`` heavier than ``target`` and than their
-    :func:`forced` point by exact re-solves.
+    :func:`forced` point by exact re-solves, the heaviest first, within
+    ``TOTAL_BUDGET`` states.
 
     ``rx``, ``ry`` are the points' ranks, the points sorted by (x, y). Returns
     ``(label, boxes, weights)``: the leaf of each point, and each leaf's box
@@ -199,42 +297,58 @@ def repair(tree: KdTree, rx, ry, w, k: int, target: int):
     if bad.size == 0:
         return label, boxes, weights
     label = label.copy()
-    alive = np.ones(len(boxes), dtype=bool)
-    spent, allowance = [0], TOTAL_BUDGET + len(w) // 50
-    for leaf in bad[np.argsort(-weights[bad], kind="stable")]:
-        if spent[0] >= allowance:
-            break
-        if not alive[leaf]:
-            continue
-        node = tree.leaves[leaf]
-        while tree.parent[node] >= 0:
-            node = tree.parent[node]
-            if tree.weight[node] > REPAIR_WEIGHT * target:
-                break
-            nb = tree.box[node]
-            lo, hi = np.searchsorted(rx, nb[0]), np.searchsorted(rx, nb[1])
-            pts = lo + np.flatnonzero((ry[lo:hi] >= nb[2]) & (ry[lo:hi] < nb[3]))
-            inside = np.unique(label[pts])   # leaves lie inside the node's box or outside it
-            current = int(weights[inside].max())
-            gx, lx = np.unique(rx[pts], return_inverse=True)
-            gy, ly = np.unique(ry[pts], return_inverse=True)
-            found = guillotine_min_max(lx, ly, w[pts], k, current - 1, spent=spent)
-            if found is None:
-                continue
-            best, cuts = found
-            new_boxes = np.array(_apply_cuts(cuts, nb, gx, gy, tree.ends), dtype=np.int64)
-            new_weights = np.empty(len(new_boxes), dtype=np.int64)
-            for i, b in enumerate(new_boxes):
-                mine = pts[(rx[pts] >= b[0]) & (rx[pts] < b[1]) & (ry[pts] >= b[2]) & (ry[pts] < b[3])]
-                label[mine] = len(boxes) + i
-                new_weights[i] = w[mine].sum()
-            alive[inside] = False
-            alive = np.r_[alive, np.ones(len(new_boxes), dtype=bool)]
-            boxes = np.concatenate([boxes, new_boxes])
-            weights = np.concatenate([weights, new_weights])
-            if best <= target:
-                break
+    ends = [(e.lows, e.highs, e.mids) for e in tree.ends]
+    boxes, weights, alive = _repair_leaves(
+        bad[np.argsort(-weights[bad], kind="stable")], rx, ry, w.astype(np.int64), k, target, tree.parent, tree.box,
+        tree.weight, tree.leaves, label, boxes, weights.astype(np.int64), *ends, TOTAL_BUDGET + len(w) // 50)
     keep = np.flatnonzero(alive)
     remap = np.full(len(alive), -1, dtype=np.int64)
     remap[keep] = np.arange(keep.size)
     return remap[label], boxes[keep], weights[keep]
+
+
+@_jit
+def _repair_leaves(order, rx, ry, w, k, target, parent, node_box, node_weight, leaf_node, label, boxes, weights,
+                   x_ends, y_ends, allowance):
+    """The loop of :func:`repair` over its heavy leaves (``order``): climb
+    from each, while it is alive and the budget lasts, to its ancestors up to
+    ``REPAIR_WEIGHT`` times the target, and replace an ancestor's leaves by
+    its exact re-solve when that lowers their largest class, until a leaf is
+    within the target. Relabels ``label`` in place; returns every leaf's box,
+    weight and whether it is still one (the replaced ones are not)."""
+    box_of = [(b[0], b[1], b[2], b[3]) for b in boxes]
+    weight_of = [v for v in weights]
+    alive = [True for _ in weights]
+    spent = 0
+    for leaf in order:
+        if spent >= allowance:
+            break
+        if not alive[leaf]:
+            continue
+        node = leaf_node[leaf]
+        while parent[node] >= 0 and node_weight[parent[node]] <= REPAIR_WEIGHT * target:
+            node = parent[node]
+            nb = node_box[node]
+            lo, hi = np.searchsorted(rx, nb[0]), np.searchsorted(rx, nb[1])
+            pts = lo + np.flatnonzero((ry[lo:hi] >= nb[2]) & (ry[lo:hi] < nb[3]))
+            current = 0
+            for p in pts:      # leaves lie inside the node's box or outside it
+                current = max(current, weight_of[label[p]])
+            best, expanded, cuts, gx, gy = _exact(rx[pts], ry[pts], w[pts], k, current - 1, SEARCH_BUDGET)
+            spent += expanded
+            if best < 0:
+                continue
+            for p in pts:
+                alive[label[p]] = False
+            for b in _leaf_boxes(cuts, nb, gx, gy, x_ends, y_ends):
+                mine = pts[(rx[pts] >= b[0]) & (rx[pts] < b[1]) & (ry[pts] >= b[2]) & (ry[pts] < b[3])]
+                label[mine] = len(box_of)
+                box_of.append(b)
+                weight_of.append(w[mine].sum())
+                alive.append(True)
+            if best <= target:
+                break
+    out_boxes = np.empty((len(box_of), 4), dtype=np.int64)
+    for i, b in enumerate(box_of):
+        out_boxes[i] = b
+    return out_boxes, np.array(weight_of), np.array(alive)

@@ -357,8 +357,12 @@ def published_order(table: pd.DataFrame) -> np.ndarray:
     ties = np.random.default_rng().permutation(len(table))
     keys = [_sort_codes(table[c])[ties] for c in columns]
     if columns and columns[0] == "class_id":    # a column its class gives (a box) orders nothing within it
-        group = np.unique(keys[0], return_inverse=True)[1].ravel()
+        by_class = np.argsort(keys[0], kind="stable")
+        group = np.empty(by_class.size, dtype=np.int64)
+        group[by_class] = np.cumsum(np.r_[False, keys[0][by_class][1:] != keys[0][by_class][:-1]])
         keys = keys[:1] + [key for key in keys[1:] if not _given_by(group, key)]
+        if len(keys) == 1:                      # the order by class alone (lexsort is stable too)
+            return ties[by_class]
     return ties[np.lexsort(keys[::-1])] if keys else ties
 
 

@@ -33,7 +33,8 @@ class PointsPublisher(Publisher):
         self._isolated = None       # the last isolated(): (rows with a location class, k), its result
 
     def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
-        """(xmin, ymin, xmax, ymax) per state; NaN where the location is
+        """(xmin, ymin, xmax, ymax) per state (each class's states, or the
+        (n, 2, 4) array of :func:`_location_states`); NaN where the location is
         missing. ``own_boxes``: every class publishes its own records' box
         (the joint design's, which may overlap others'). Else a box (``"grid"``) is its records' box on the grid of
         :mod:`geoanon.points.edges`, held inside its tile where the tile's
@@ -48,12 +49,12 @@ class PointsPublisher(Publisher):
         records' box on that grid instead."""
         dx, dy = dims.items[0], dims.items[1]
         out = np.full((len(states), 4), np.nan)
-        boxes = np.array([[*st[0][:2], *st[1][:2]] for st in states], dtype=np.int64).reshape(-1, 4)
+        axes = _location_states(states)
+        boxes = axes[:, :, :2].reshape(-1, 4)
         known = (boxes[:, 1] <= dx.size) & (boxes[:, 3] <= dy.size) & (boxes[:, 0] < dx.size)
         if not known.any():
             return out
-        held = [st for st, ok in zip(states, known) if ok]
-        (vx, sx), (vy, sy) = (_held_box(d, [st[i] for st in held]) for i, d in enumerate((dx, dy)))
+        (vx, sx), (vy, sy) = (_held_box(d, axes[known, i]) for i, d in enumerate((dx, dy)))
         east = _eastward if self.geographic else np.asarray    # longitudes go round the circle, eastings do not
         if self.geographic:
             vx, sx = _wrapped(vx), _wrapped(sx)
@@ -152,10 +153,19 @@ def _fine(edges: np.ndarray, widths: np.ndarray, k: int) -> np.ndarray:
     return coarsest_step(edges, 2 * least, least * (1 - 1e-9)) < least * (1 - 1e-9)
 
 
-def _held_box(d: RankDim, states: list) -> tuple:
+def _location_states(states) -> np.ndarray:
+    """The states of the location's two axes, each ``(lo, hi, first, end)``
+    (:class:`RankDim`), as an (n, 2, 4) array: ``states`` itself when it is
+    one, else from each class's states (the location's two first)."""
+    if isinstance(states, np.ndarray):
+        return states
+    return np.array([st[:2] for st in states], dtype=np.int64).reshape(-1, 2, 4)
+
+
+def _held_box(d: RankDim, st: np.ndarray) -> tuple:
     """The least and greatest value the classes' records hold, and their
-    box's edges on the grid (:meth:`RankDim.box_edges`): two (n, 2) arrays."""
-    st = np.array(states, dtype=np.int64).reshape(-1, 4)
+    box's edges on the grid (:meth:`RankDim.box_edges`), for their states
+    along ``d`` (n x 4): two (n, 2) arrays."""
     return np.column_stack([d.low[st[:, 2]], d.high[st[:, 3] - 1]]), np.column_stack(d.box_edges(st))
 
 

@@ -85,9 +85,26 @@ def _exact_guillotine(xy, w, k):
     ys = sorted({p[1] for p in keys})
     lx = np.array([xs.index(p[0]) for p in keys])
     ly = np.array([ys.index(p[1]) for p in keys])
-    found = guillotine_min_max(lx, ly, np.array([pts[p] for p in keys]), k, sum(pts.values()), budget=10**7)
+    w = np.array([pts[p] for p in keys])
+    found = guillotine_min_max(lx, ly, w, k, sum(pts.values()), budget=10**7)
     assert found is not None
+    classes = _class_weights(found[1], lx, ly, w)   # the cut tree returned makes classes in [k, the optimum]
+    assert min(classes) >= k and max(classes) == found[0]
     return found[0]
+
+
+def _class_weights(cuts, lx, ly, w):
+    """The weights of the classes a cut tree in preorder (as guillotine_min_max returns it) makes."""
+    weights, stack = [], [np.arange(len(w))]
+    for cut in cuts.tolist():
+        members = stack.pop()
+        if cut < 0:
+            weights.append(int(w[members].sum()))
+            continue
+        ranks = (lx, ly)[cut % 2][members]
+        stack += [members[ranks > cut // 2], members[ranks <= cut // 2]]
+    assert not stack
+    return weights
 
 
 def _brute_guillotine(points, k):
