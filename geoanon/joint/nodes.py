@@ -4,7 +4,7 @@ carried as arrays; and every node's key, by which the searches of one
 release know the nodes they meet again (:mod:`geoanon.joint.solved`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -16,26 +16,36 @@ __all__ = ["Nodes"]
 class Nodes:
     """Nodes of a search round.
 
-    ``perm``: the rows of every node, node after node; ``start`` and
-    ``size``: each node's segment of them; ``origin``: the group it descends
-    from; ``mask``: the weightings it is cut under (bits); ``state``: per
-    dimension carried, every node's state (n x 4 ranks, n x 2 hierarchy
-    nodes, or n bit masks); ``node_id``: its id in the recorded tree (None
-    when no tree is recorded)."""
+    ``perm``: the rows of every node, node after node (the node table's
+    positions); ``values``: every position's row of
+    :meth:`~geoanon.joint.dims.Dims.row_values`, in that order, so that the
+    cuts read them in order; ``start`` and ``size``: each node's segment of
+    them; ``origin``: the group it descends from; ``mask``: the weightings
+    it is cut under (bits); ``state``: per dimension carried, every node's
+    state (n x 4 ranks, n x 2 hierarchy nodes, or n bit masks);
+    ``node_id``: its id in the recorded tree (None when no tree is recorded)."""
 
     perm: np.ndarray
+    values: np.ndarray
     start: np.ndarray
     size: np.ndarray
     origin: np.ndarray
     mask: np.ndarray
     state: dict
     node_id: np.ndarray | None = None
+    _node: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def of_parts(cls, rows: list, size: np.ndarray, origin, mask, state: dict, node_id=None) -> Nodes:
-        """Nodes of ``rows`` (one array per node)."""
+    def of_parts(cls, rows: list, size: np.ndarray, origin, mask, state: dict, row_values: np.ndarray) -> Nodes:
+        """Nodes of ``rows`` (one array per node) of a table whose
+        :meth:`~geoanon.joint.dims.Dims.row_values` are ``row_values``."""
         perm = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-        return cls(perm, _starts(size), size, origin, mask, state, node_id)
+        return cls(perm, row_values[perm], _starts(size), size, origin, mask, state)
+
+    @classmethod
+    def of_positions(cls, nodes: Nodes, positions: np.ndarray, size: np.ndarray, origin, mask, state: dict) -> Nodes:
+        """Nodes of the rows at ``positions`` of ``nodes``, node after node, ``size`` each."""
+        return cls(nodes.perm[positions], nodes.values[positions], _starts(size), size, origin, mask, state)
 
     @property
     def count(self) -> int:
@@ -45,17 +55,20 @@ class Nodes:
         """The rows of node ``n`` (a view)."""
         return self.perm[self.start[n]:self.start[n] + self.size[n]]
 
-    def row_node(self) -> np.ndarray:
-        """The node of every position of ``perm``."""
-        return np.repeat(np.arange(self.count), self.size)
+    def position_node(self) -> np.ndarray:
+        """The node of every position of ``perm`` (computed once; read only)."""
+        if self._node is None:
+            self._node = np.repeat(np.arange(self.count), self.size)
+            self._node.flags.writeable = False
+        return self._node
 
     def keep(self, keep: np.ndarray) -> None:
         """Drop every node but those of the boolean mask ``keep``."""
         if keep.all():
             return
         idx = np.flatnonzero(keep)
-        segments = [self.rows(n) for n in idx.tolist()]
-        self.perm = np.concatenate(segments) if segments else np.zeros(0, dtype=np.int64)
+        kept = np.repeat(keep, self.size)
+        self.perm, self.values = self.perm[kept], self.values[kept]
         self.size = self.size[idx]
         self.start = _starts(self.size)
         self.origin = self.origin[idx]
@@ -63,6 +76,7 @@ class Nodes:
         if self.node_id is not None:
             self.node_id = self.node_id[idx]
         self.state = {j: s[idx] for j, s in self.state.items()}
+        self._node = None
 
     def row_sums(self, n_rows: int) -> np.ndarray:
         """Every node's rows as one number, the sum of their random keys

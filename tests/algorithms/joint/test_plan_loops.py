@@ -21,10 +21,11 @@ def test_rows_of_each_node_by_rank(seed):
     rank = rng.integers(0, 15, 300)                       # many ties
     perm, start, size, node = _nodes(rng, 300, [90, 1, 40, 100])
     order = np.argsort(rank, kind="stable")
-    row_node = np.full(300, -1, dtype=np.int32)
-    row_node[perm] = node
-    rows, sr, complete = by_node_and_rank(order, rank[order], row_node, start, size)
+    row_position = np.full(300, -1, dtype=np.int32)
+    row_position[perm] = np.arange(perm.size)
+    positions, sr, complete = by_node_and_rank(order, rank[order], row_position, node, start, size)
     assert complete
+    rows = perm[positions]
     for a, z in zip(start.tolist(), size.tolist()):
         assert sorted(rows[a:a + z].tolist()) == sorted(perm[a:a + z].tolist())
         assert (np.diff(sr[a:a + z]) >= 0).all() and (sr[a:a + z] == rank[rows[a:a + z]]).all()
@@ -36,10 +37,10 @@ def test_nodes_sharing_rows_are_left_to_the_sort():
     rank = np.arange(10)[::-1].copy()
     perm = np.r_[np.arange(6), np.arange(4, 10)]          # rows 4 and 5 in both nodes (two weightings')
     node = np.repeat([0, 1], 6)
-    row_node = np.full(10, -1, dtype=np.int32)
-    row_node[perm] = node
+    row_position = np.full(10, -1, dtype=np.int32)
+    row_position[perm] = np.arange(perm.size)
     order = np.argsort(rank, kind="stable")
-    *_, complete = by_node_and_rank(order, rank[order], row_node, np.array([0, 6]), np.array([6, 6]))
+    *_, complete = by_node_and_rank(order, rank[order], row_position, node, np.array([0, 6]), np.array([6, 6]))
     assert not complete
 
 
