@@ -40,12 +40,13 @@ class Nodes:
         """Nodes of ``rows`` (one array per node) of a table whose
         :meth:`~geoanon.joint.dims.Dims.row_values` are ``row_values``."""
         perm = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-        return cls(perm, row_values[perm], _starts(size), size, origin, mask, state)
+        return cls(perm, np.take(row_values, perm, axis=0), _starts(size), size, origin, mask, state)
 
     @classmethod
     def of_positions(cls, nodes: Nodes, positions: np.ndarray, size: np.ndarray, origin, mask, state: dict) -> Nodes:
         """Nodes of the rows at ``positions`` of ``nodes``, node after node, ``size`` each."""
-        return cls(nodes.perm[positions], nodes.values[positions], _starts(size), size, origin, mask, state)
+        return cls(nodes.perm[positions], np.take(nodes.values, positions, axis=0), _starts(size), size, origin, mask,
+                   state)
 
     @property
     def count(self) -> int:
@@ -68,7 +69,7 @@ class Nodes:
             return
         idx = np.flatnonzero(keep)
         kept = np.repeat(keep, self.size)
-        self.perm, self.values = self.perm[kept], self.values[kept]
+        self.perm, self.values = self.perm[kept], np.compress(kept, self.values, axis=0)
         self.size = self.size[idx]
         self.start = _starts(self.size)
         self.origin = self.origin[idx]

@@ -13,24 +13,23 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def by_node_and_rank(order, ranked, row_position, position_node, start, size):
-    """The positions of every node (``row_position``: each table row's
-    position in the node table, -1 for none; ``position_node``: each
-    position's node; ``start``, ``size``: the nodes' segments), node after
-    node, each node's by rank, and their ranks: a pass over ``order`` (every
-    row of the table by rank) instead of a sort. Rows of one rank come in
-    table order. The third value says whether every node was filled: not
-    where nodes share rows (several weightings' nodes), which one pass
-    cannot order."""
+def by_node_and_rank(order, ranked, row_at, start, size):
+    """The positions of every node (``row_at``: each table row's node times
+    2^32 plus its position in the node table, -1 for none; ``start``,
+    ``size``: the nodes' segments), node after node, each node's by rank,
+    and their ranks: a pass over ``order`` (every row of the table by rank)
+    instead of a sort. Rows of one rank come in table order. The third value
+    says whether every node was filled: not where nodes share rows (several
+    weightings' nodes), which one pass cannot order."""
     fill = start.copy()
     out = np.empty(order.size if size.size == 0 else start[-1] + size[-1], np.int64)
     sr = np.empty(out.size, np.int64)
     for i in range(order.size):
-        p = row_position[order[i]]
-        if p >= 0:
-            n = position_node[p]
+        at = row_at[order[i]]
+        if at >= 0:
+            n = at >> 32
             f = fill[n]
-            out[f] = p
+            out[f] = at & 0xFFFFFFFF
             sr[f] = ranked[i]
             fill[n] = f + 1
     for n in range(size.size):
@@ -64,20 +63,19 @@ def nearest(cand, node, local, sizes, k):
 
 
 @_jit
-def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, values, rows, other,
-                    other_low, other_high, other_span, k, window, gap_share, shared):
+def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, across, other_low, other_high,
+                    other_span, k, window, gap_share, shared):
     """Per node (``at``: its balanced cut; ``cand``: the candidate positions,
     by node), the location cut of :func:`geoanon.joint.cuts._location_position`
     among the candidates keeping ``window`` of its rows on each side, where it
     has any: least first by the class count kept (where classes publish their
     own box, ``shared`` False), a gap of ``gap_share`` of the node's extent,
     then where the gap is wide enough the records' boxes' widths (``boxes``;
-    the other axis: column ``other`` of ``values`` read at ``rows``, -1 for
+    the other axis: its ranks ``across`` in the sorted order, empty for
     none) or the distance to ``at``, else the widest gap; the first on ties."""
     out = at.copy()
     top = low.size - 1
-    measured = boxes and other >= 0
-    across = np.empty(rows.size if measured else 0, np.int64)       # the other axis's ranks, read once
+    measured = boxes and across.size > 0
     suffix_hi, suffix_lo = np.empty_like(across), np.empty_like(across)
     a, r = 0, 0
     while a < cand.size:
@@ -90,9 +88,9 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
         need = gap_share * (high[min(sr[last], top)] - low[sr[start]])
         prefix_hi = prefix_lo = 0
         if measured:
-            hi = lo = values[rows[last], other]
+            hi = lo = across[last]
             for p in range(last, start - 1, -1):
-                v = across[p] = values[rows[p], other]
+                v = across[p]
                 hi, lo = max(hi, v), min(lo, v)
                 suffix_hi[p], suffix_lo[p] = hi, lo
             prefix_hi = prefix_lo = across[start]

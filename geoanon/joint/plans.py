@@ -75,14 +75,12 @@ def rank_plan(search, j: int) -> Plan | None:
     i = local[at]
     a, b = sr[at - 1] + 1, sr[at]
     boundary = d.central_boundary(a, b) if d.location else np.where((i < table.size[nodes] - i) | (b == d.size), b, a)
-    # parts: left [start, at), right [at, end) in the sorted order; node after node, left first
-    cut_at = np.full(table.count, n_rows, dtype=np.int64)
-    cut_at[nodes] = at
+    # parts: left [start, at), right [at, end) in the sorted order (the ranks from sr[at] on); node after
+    # node, left first
     which = np.full(table.count, -1, dtype=np.int64)
     which[nodes] = np.arange(nodes.size)
-    in_cut = which[node] >= 0
-    part_at = np.full(n_rows, -1, dtype=np.int64)
-    part_at[order[in_cut]] = 2 * which[node[in_cut]] + (np.flatnonzero(in_cut) >= cut_at[node[in_cut]])
+    part = which[node]
+    part_at = np.where(part >= 0, 2 * part + (table.values[:, j] >= sr[at][part]), -1)
     tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                      axis=1)                                           # (nodes, 2 parts, lo/hi)
     return _plan(search, j, nodes, part_at, np.repeat(nodes, 2), np.tile([0, 1], nodes.size), tiles=tiles)
@@ -98,9 +96,9 @@ def _by_rank(table, d: RankDim, j: int, node) -> tuple:
     cut depends on it)."""
     n_rows = d.rank.size
     if table.perm.size * WALKED_SHARE >= n_rows:
-        row_position = np.full(n_rows, -1, dtype=np.int32)         # half the memory a pass reads at random
-        row_position[table.perm] = np.arange(table.perm.size, dtype=np.int32)
-        order, sr, complete = by_node_and_rank(*d.by_rank(), row_position, node, table.start, table.size)
+        row_at = np.full(n_rows, -1, dtype=np.int64)               # one read at random per row
+        row_at[table.perm] = node << 32 | np.arange(table.perm.size)
+        order, sr, complete = by_node_and_rank(*d.by_rank(), row_at, table.start, table.size)
         if complete:
             return order, sr
     r = table.values[:, j]
@@ -118,9 +116,9 @@ def _location_at(search, d, at, cand, node, local, sr, positions):
     if len(axes) > 1:
         raise ValueError("a location's boxes have two axes")
     other = items[axes[0]] if axes else d
+    across = np.ascontiguousarray(search.nodes.values[:, axes[0]])[positions] if axes else np.zeros(0, np.int64)
     return location_choice(at, cand, node, local, search.nodes.size, search.nodes.start, sr, d.low, d.high, d.span,
-                           boxes, search.nodes.values, positions, axes[0] if axes else -1, other.low,
-                           other.high, float(other.span), search.k, WINDOW, TILING_GAP,
+                           boxes, across, other.low, other.high, float(other.span), search.k, WINDOW, TILING_GAP,
                            search.problem.shared_location)
 
 
@@ -154,15 +152,18 @@ def group_plan(search, j: int) -> Plan | None:
     keep_rows = eligible[node]
     if not keep_rows.any():
         return None
-    positions = np.flatnonzero(keep_rows)
-    rows, node, child = table.perm[positions], node[positions], child[positions]
+    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
+    rows = table.perm if positions is None else table.perm[positions]
+    if positions is not None:
+        node, child = node[positions], child[positions]
     n_child = int(child.max()) + 1
     n_nodes = table.size.size
     key = node * n_child + child
     groups, inverse = _dense_unique(key, n_nodes * n_child)
     g_node, g_child = groups // n_child, groups % n_child
     m = check.n_values
-    hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
+    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
+                       minlength=groups.size * m).reshape(groups.size, m)
     g_size = hist.sum(axis=1)
     ok = check.holds(hist)
     rest = np.zeros((n_nodes, m), dtype=np.int64)
@@ -212,13 +213,13 @@ def group_plan(search, j: int) -> Plan | None:
     rest_part = kcount - np.maximum(p, 0)
     unset = part_of_group < 0
     part_of_group[unset] = rest_part[g_node[unset]]
-    row_part = part_of_group[inverse]
-    in_cut = cut_nodes[node]
     nodes = np.flatnonzero(cut_nodes)
     first_part = np.zeros(n_nodes, dtype=np.int64)                 # parts numbered node after node
     first_part[nodes] = np.cumsum(n_parts[nodes]) - n_parts[nodes]
-    part_at = np.full(table.perm.size, -1, dtype=np.int64)
-    part_at[positions[in_cut]] = first_part[node[in_cut]] + row_part[in_cut]
+    part_at = np.where(cut_nodes[node], first_part[node] + part_of_group[inverse], -1)
+    if positions is not None:
+        part_at, part_at_kept = np.full(table.perm.size, -1, dtype=np.int64), part_at
+        part_at[positions] = part_at_kept
     p_node = np.repeat(nodes, n_parts[nodes])
     return _plan(search, j, nodes, part_at, p_node, np.arange(p_node.size) - first_part[p_node])
 
