@@ -21,9 +21,9 @@ def test_rows_of_each_node_by_rank(seed):
     rank = rng.integers(0, 15, 300)                       # many ties
     perm, start, size, node = _nodes(rng, 300, [90, 1, 40, 100])
     order = np.argsort(rank, kind="stable")
-    row_position = np.full(300, -1, dtype=np.int32)
-    row_position[perm] = np.arange(perm.size)
-    positions, sr, complete = by_node_and_rank(order, rank[order], row_position, node, start, size)
+    row_at = np.full(300, -1, dtype=np.int64)
+    row_at[perm] = node << 32 | np.arange(perm.size)
+    positions, sr, complete = by_node_and_rank(order, rank[order], row_at, start, size)
     assert complete
     rows = perm[positions]
     for a, z in zip(start.tolist(), size.tolist()):
@@ -37,10 +37,10 @@ def test_nodes_sharing_rows_are_left_to_the_sort():
     rank = np.arange(10)[::-1].copy()
     perm = np.r_[np.arange(6), np.arange(4, 10)]          # rows 4 and 5 in both nodes (two weightings')
     node = np.repeat([0, 1], 6)
-    row_position = np.full(10, -1, dtype=np.int32)
-    row_position[perm] = np.arange(perm.size)
+    row_at = np.full(10, -1, dtype=np.int64)
+    row_at[perm] = node << 32 | np.arange(perm.size)
     order = np.argsort(rank, kind="stable")
-    *_, complete = by_node_and_rank(order, rank[order], row_position, node, np.array([0, 6]), np.array([6, 6]))
+    *_, complete = by_node_and_rank(order, rank[order], row_at, np.array([0, 6]), np.array([6, 6]))
     assert not complete
 
 
