@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .plan_loops import by_node_and_rank, destinations
+
 __all__ = ["Nodes"]
 
 
@@ -23,7 +25,10 @@ class Nodes:
     them; ``origin``: the group it descends from; ``mask``: the weightings
     it is cut under (bits); ``state``: per dimension carried, every node's
     state (n x 4 ranks, n x 2 hierarchy nodes, or n bit masks);
-    ``node_id``: its id in the recorded tree (None when no tree is recorded)."""
+    ``node_id``: its id in the recorded tree (None when no tree is recorded);
+    ``by_rank``: per rank dimension, the positions node after node, each
+    node's by rank, and their ranks (:func:`~geoanon.joint.plans.rank_plan`
+    orders them once; the nodes cut from them inherit them in one pass)."""
 
     perm: np.ndarray
     values: np.ndarray
@@ -33,6 +38,7 @@ class Nodes:
     mask: np.ndarray
     state: dict
     node_id: np.ndarray | None = None
+    by_rank: dict = field(default_factory=dict)
     _node: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @classmethod
@@ -45,8 +51,21 @@ class Nodes:
     @classmethod
     def of_positions(cls, nodes: Nodes, positions: np.ndarray, size: np.ndarray, origin, mask, state: dict) -> Nodes:
         """Nodes of the rows at ``positions`` of ``nodes``, node after node, ``size`` each."""
-        return cls(nodes.perm[positions], np.take(nodes.values, positions, axis=0), _starts(size), size, origin, mask,
-                   state)
+        out = cls(nodes.perm[positions], np.take(nodes.values, positions, axis=0), _starts(size), size, origin, mask,
+                  state)
+        out.by_rank = nodes.ranks_at(positions, out.start, size)
+        return out
+
+    def ranks_at(self, positions: np.ndarray, start: np.ndarray, size: np.ndarray) -> dict:
+        """:attr:`by_rank` of the nodes of ``positions`` (node after node, from
+        ``start``, ``size`` each): each node's positions in the order of its
+        rows' here; none where a position comes twice."""
+        if not self.by_rank or not size.size:
+            return {}
+        dest, once = destinations(positions, size, self.perm.size)
+        if not once:
+            return {}
+        return {j: by_node_and_rank(order, ranks, dest, start, size)[:2] for j, (order, ranks) in self.by_rank.items()}
 
     @property
     def count(self) -> int:
@@ -69,9 +88,10 @@ class Nodes:
             return
         idx = np.flatnonzero(keep)
         kept = np.repeat(keep, self.size)
-        self.perm, self.values = self.perm[kept], np.compress(kept, self.values, axis=0)
         self.size = self.size[idx]
         self.start = _starts(self.size)
+        self.by_rank = self.ranks_at(np.flatnonzero(kept), self.start, self.size)
+        self.perm, self.values = self.perm[kept], np.compress(kept, self.values, axis=0)
         self.origin = self.origin[idx]
         self.mask = self.mask[idx]
         if self.node_id is not None:

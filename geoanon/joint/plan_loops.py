@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["by_node_and_rank", "grouped", "location_choice", "nearest", "part_states"]
+__all__ = ["by_node_and_rank", "destinations", "grouped", "location_choice", "nearest", "part_states"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -36,6 +36,25 @@ def by_node_and_rank(order, ranked, row_at, start, size):
         if fill[n] != start[n] + size[n]:
             return out, sr, False
     return out, sr, True
+
+
+@_jit
+def destinations(positions, size, n_old):
+    """Where every position of a node table goes in the table of the
+    ``positions`` (of the old table, node after node, ``size`` each): the
+    new node times 2^32 plus the new position, -1 for none, as
+    :func:`by_node_and_rank` reads it; and whether no position went twice
+    (several weightings' nodes may share rows)."""
+    dest = np.full(n_old, -1, np.int64)
+    q = 0
+    for n in range(size.size):
+        for _ in range(size[n]):
+            p = positions[q]
+            if dest[p] >= 0:
+                return dest, False
+            dest[p] = n << 32 | q
+            q += 1
+    return dest, True
 
 
 @_jit

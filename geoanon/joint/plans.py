@@ -93,7 +93,15 @@ def _by_rank(table, d: RankDim, j: int, node) -> tuple:
     each row once, one pass over the table's rows in rank order
     (:func:`~geoanon.joint.plan_loops.by_node_and_rank`), else a sort; rows
     of one rank may come in either order (a cut falls between ranks, so no
-    cut depends on it)."""
+    cut depends on it). Kept in ``table`` (:attr:`~geoanon.joint.nodes.Nodes.by_rank`)."""
+    known = table.by_rank.get(j)
+    if known is None:
+        known = table.by_rank[j] = _ordered(table, d, j, node)
+    return known
+
+
+def _ordered(table, d: RankDim, j: int, node) -> tuple:
+    """:func:`_by_rank`'s order, found anew."""
     n_rows = d.rank.size
     if table.perm.size * WALKED_SHARE >= n_rows:
         row_at = np.full(n_rows, -1, dtype=np.int64)               # one read at random per row

@@ -57,3 +57,33 @@ def test_classes_by_state_as_their_tuples_sort(seed):
     assert _by_state(leaves).tolist() == _sorted(leaves)
     wide = [(r, (st[0], st[1] << 70, st[2])) for r, st in leaves]     # beyond 64 bits: the tuples sorted
     assert _by_state(wide).tolist() == _sorted(wide)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_nodes_kept_or_cut_inherit_their_rows_by_rank(seed):
+    from geoanon.joint.nodes import Nodes
+
+    rng = np.random.default_rng(seed)
+    rank = rng.integers(0, 9, 200)
+    perm, start, size, node = _nodes(rng, 200, [60, 30, 50, 40])
+    values = rank[:, None]
+    nodes = Nodes.of_parts(np.split(perm, np.cumsum(size)[:-1]), size, np.zeros(4, dtype=np.int64),
+                           np.ones(4, dtype=np.int64), {}, values)
+    order = np.lexsort((rank[perm], node))
+    nodes.by_rank[0] = (order, rank[perm][order])
+
+    def check(table):
+        got, ranks = table.by_rank[0]
+        for a, z in zip(table.start.tolist(), table.size.tolist()):
+            assert sorted(got[a:a + z].tolist()) == list(range(a, a + z))
+            assert (ranks[a:a + z] == values[table.perm[got[a:a + z]], 0]).all()
+            assert (np.diff(ranks[a:a + z]) >= 0).all()
+
+    parts = np.r_[rng.permutation(np.arange(60))[:25], 60 + rng.permutation(30), 140 + rng.permutation(40)[:10]]
+    check(Nodes.of_positions(nodes, parts, np.array([25, 30, 10]), np.zeros(3, dtype=np.int64),
+                             np.ones(3, dtype=np.int64), {}))
+    nodes.keep(np.array([True, False, True, True]))
+    check(nodes)
+    twice = Nodes.of_positions(nodes, np.r_[np.arange(20), np.arange(20)], np.array([20, 20]),
+                               np.zeros(2, dtype=np.int64), np.ones(2, dtype=np.int64), {})
+    assert twice.by_rank == {}                   # shared rows: ordered anew when asked
