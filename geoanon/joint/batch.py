@@ -405,15 +405,19 @@ def _initial(d, states: list) -> np.ndarray:
 
 def _state_tuples(groups, allowed, origin: np.ndarray, states: dict, idx) -> list:
     """The state tuples of the nodes ``idx`` of ``states`` (arrays of the
-    dimensions ``allowed``), nodes of the groups ``origin``."""
-    out = [list(groups[g][1]) for g in origin[idx].tolist()]
-    for j in allowed:
-        column = states[j][idx].tolist()
-        if column and isinstance(column[0], list):
-            column = [tuple(v) for v in column]
-        for state, v in zip(out, column):
-            state[j] = v
-    return [tuple(state) for state in out]
+    dimensions ``allowed``), nodes of the groups ``origin``: built column by
+    column, the other dimensions' states the groups'."""
+    base = [groups[g][1] for g in origin[idx].tolist()]
+    if not base:
+        return []
+    columns = []
+    for j in range(len(base[0])):
+        if j in allowed:
+            column = states[j][idx].tolist()
+            columns.append(list(map(tuple, column)) if column and isinstance(column[0], list) else column)
+        else:
+            columns.append([state[j] for state in base])
+    return list(zip(*columns))
 
 
 def _fixed_cost(problem, state, allowed, weights) -> float:
