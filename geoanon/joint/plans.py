@@ -221,13 +221,19 @@ def group_plan(search, j: int) -> Plan | None:
     rest_part = kcount - np.maximum(p, 0)
     unset = part_of_group < 0
     part_of_group[unset] = rest_part[g_node[unset]]
-    nodes = np.flatnonzero(cut_nodes)
-    first_part = np.zeros(n_nodes, dtype=np.int64)                 # parts numbered node after node
-    first_part[nodes] = np.cumsum(n_parts[nodes]) - n_parts[nodes]
-    part_at = np.where(cut_nodes[node], first_part[node] + part_of_group[inverse], -1)
+    return _numbered(search, j, np.where(cut_nodes, n_parts, 0), node, part_of_group[inverse], positions)
+
+
+def _numbered(search, j, n_parts, node, part, positions) -> Plan:
+    """The :class:`Plan` of a peel whose nodes are cut into ``n_parts``
+    each (0: not cut), numbered node after node: ``part`` is each row's part
+    in its node, ``node`` its node, at ``positions`` of the node table (None: all)."""
+    nodes = np.flatnonzero(n_parts)
+    first_part = np.cumsum(n_parts) - n_parts
+    part_at = np.where(n_parts[node] > 0, first_part[node] + part, -1)
     if positions is not None:
-        part_at, part_at_kept = np.full(table.perm.size, -1, dtype=np.int64), part_at
-        part_at[positions] = part_at_kept
+        part_at, at_positions = np.full(search.nodes.perm.size, -1, dtype=np.int64), part_at
+        part_at[positions] = at_positions
     p_node = np.repeat(nodes, n_parts[nodes])
     return _plan(search, j, nodes, part_at, p_node, np.arange(p_node.size) - first_part[p_node])
 
