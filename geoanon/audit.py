@@ -72,6 +72,13 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
     return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
 
 
+def _suppressed_cells(column: pd.Series) -> int:
+    """The cells of ``column`` that read ``*`` (none in a column of numbers, booleans or datetimes)."""
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column):
+        return 0
+    return int((column.astype(object) == SUPPRESSED).sum())
+
+
 @stepped("auditing")
 def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, ground="equal", order=None,
           k=None, l=None, l_distinct=None, t=None, original=None, hierarchies=None, model=None,
@@ -174,7 +181,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
                       t=round(float(measures["t"].max()), 12), **distribution_figures(measures, recursive_l),
                       **disclosure_figures(len(df), *((int(w.sum()), int(sizes[w].sum())) for w in
                                                       (measures["l_distinct"] == 1, measures["t"] > T_FAR))))
-    report["suppressed_cells"] = int(sum(int((df[c].astype(object) == SUPPRESSED).sum()) for c in qi))
+    report["suppressed_cells"] = sum(_suppressed_cells(df[c]) for c in qi)
     first_rows = np.unique(codes, return_index=True)[1]
     values = df[qi].iloc[first_rows].reset_index(drop=True)
     per_class = pd.concat({"qi": values, "measures": pd.DataFrame(measures)}, axis=1)

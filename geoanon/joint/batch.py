@@ -118,7 +118,8 @@ class _Search:
             else np.array(masks, dtype=np.int64).reshape(-1)
         self.nodes = Nodes.of_parts([r for r, _ in groups], np.array([r.size for r, _ in groups], dtype=np.int64),
                                     np.arange(len(groups), dtype=np.int64), mask,
-                                    {j: _initial(problem.items[j], [st[j] for _, st in groups]) for j in self.allowed})
+                                    {j: _initial(problem.items[j], [st[j] for _, st in groups]) for j in self.allowed},
+                                    problem.dims.row_values())
         self.fixed = np.array([[_fixed_cost(problem, st, self.allowed, w) for _, st in groups] for w in self.weights])
         self.found = _Found(groups, self.allowed, n_weightings)
         self.solved = solved
@@ -236,23 +237,20 @@ class _Search:
     def _apply(self, plans: dict, chosen: dict):
         """Replace every node by the parts of each cut chosen (``chosen``: per
         dimension cut, the mask of the weightings choosing it at every node)."""
-        rows, size, origin, mask, state = [], [], [], [], {e: [] for e in self.allowed}
-        for j, plan in plans.items():
-            under = chosen[j][plan.p_node]
-            if not under.any():
-                continue
-            idx = np.flatnonzero(under)
-            rows.extend(plan.part_rows(idx))
-            size.append(plan.p_size[idx])
-            origin.append(self.nodes.origin[plan.p_node[idx]])
-            mask.append(under[idx])
-            for e in self.allowed:
-                state[e].append(plan.states[e][idx])
-        if not size:
+        self._replace(_chosen_parts(plans, chosen))
+
+    def _replace(self, parts: list):
+        """Replace every node by ``parts`` (:func:`_chosen_parts`)."""
+        if not parts:
             self.nodes.keep(np.zeros(self.nodes.count, dtype=bool))
             return
-        self.nodes = Nodes.of_parts(rows, np.concatenate(size), np.concatenate(origin), np.concatenate(mask),
-                                    {e: np.concatenate(v) for e, v in state.items()})
+        nodes = self.nodes
+        self.nodes = Nodes.of_positions(
+            nodes, np.concatenate([positions for *_, positions in parts]),
+            np.concatenate([plan.p_size[idx] for plan, idx, _, _ in parts]),
+            np.concatenate([nodes.origin[plan.p_node[idx]] for plan, idx, _, _ in parts]),
+            np.concatenate([under for _, _, under, _ in parts]),
+            {e: np.concatenate([plan.states[e][idx] for plan, idx, _, _ in parts]) for e in self.allowed})
         if len(self.weights) > 1:
             self._merge()
 
@@ -287,12 +285,11 @@ class _TreeSearch(_Search):
 
     def _apply(self, plans: dict, chosen: dict):
         """As :meth:`_Search._apply`, each part added to the tree."""
-        ids = []
-        for j, plan in plans.items():
-            idx = np.flatnonzero(chosen[j][plan.p_node])
-            if idx.size:
-                ids.append(self._record(plan, idx, plan.part_rows(idx)))
-        super()._apply(plans, chosen)
+        parts = _chosen_parts(plans, chosen)
+        perm = self.nodes.perm
+        ids = [self._record(plan, idx, np.split(perm[positions], np.cumsum(plan.p_size[idx])[:-1]))
+               for plan, idx, _, positions in parts]
+        self._replace(parts)
         if ids:
             self.nodes.node_id = np.concatenate(ids)
 
@@ -383,6 +380,20 @@ class _Leaves:
         return self._made()[i]
 
 
+def _chosen_parts(plans: dict, chosen: dict) -> list:
+    """Per dimension cut at some node (``chosen``: per dimension, the mask
+    of the weightings choosing it at every node), in order: its
+    :class:`Plan`, the parts chosen, their masks and their positions, part
+    after part."""
+    out = []
+    for j, plan in plans.items():
+        under = chosen[j][plan.p_node]
+        if under.any():
+            idx = np.flatnonzero(under)
+            out.append((plan, idx, under[idx], plan.positions(under != 0)))
+    return out
+
+
 def _initial(d, states: list) -> np.ndarray:
     """One dimension's states of the groups as an array."""
     if isinstance(d, RankDim):
@@ -394,15 +405,19 @@ def _initial(d, states: list) -> np.ndarray:
 
 def _state_tuples(groups, allowed, origin: np.ndarray, states: dict, idx) -> list:
     """The state tuples of the nodes ``idx`` of ``states`` (arrays of the
-    dimensions ``allowed``), nodes of the groups ``origin``."""
-    out = [list(groups[g][1]) for g in origin[idx].tolist()]
-    for j in allowed:
-        column = states[j][idx].tolist()
-        if column and isinstance(column[0], list):
-            column = [tuple(v) for v in column]
-        for state, v in zip(out, column):
-            state[j] = v
-    return [tuple(state) for state in out]
+    dimensions ``allowed``), nodes of the groups ``origin``: built column by
+    column, the other dimensions' states the groups'."""
+    base = [groups[g][1] for g in origin[idx].tolist()]
+    if not base:
+        return []
+    columns = []
+    for j in range(len(base[0])):
+        if j in allowed:
+            column = states[j][idx].tolist()
+            columns.append(list(map(tuple, column)) if column and isinstance(column[0], list) else column)
+        else:
+            columns.append([state[j] for state in base])
+    return list(zip(*columns))
 
 
 def _fixed_cost(problem, state, allowed, weights) -> float:

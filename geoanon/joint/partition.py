@@ -87,12 +87,14 @@ def partition_of(problem, leaves, owner, design, evaluated, loc_states, weights=
     ``weights`` (default the dimensions')."""
     row_class = np.full(problem.check.codes.size, -1, dtype=np.int64)
     order = _by_state(leaves)
-    states, location_class = [], np.empty(len(leaves), dtype=np.int64)
-    for c, i in enumerate(order.tolist()):
-        r, st = leaves[i]
-        row_class[r] = c
-        states.append(st)
-        location_class[c] = c if owner is None else owner[i]
+    if leaves:                      # the leaves' rows are disjoint: each row takes its leaf's class
+        sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
+        class_of = np.empty(len(leaves), dtype=np.int64)
+        class_of[order] = np.arange(len(leaves))
+        row_class[np.concatenate([r for r, _ in leaves])] = np.repeat(class_of, sizes)
+    states = [leaves[i][1] for i in order.tolist()]
+    location_class = np.arange(len(leaves), dtype=np.int64) if owner is None else \
+        np.asarray(owner, dtype=np.int64)[order]
     cost = problem.summed_costs(states, [leaves[i][0].size for i in order.tolist()], weights)
     if owner is None:
         loc_states = states

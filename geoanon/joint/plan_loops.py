@@ -7,33 +7,54 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["by_node_and_rank", "location_choice", "nearest", "part_states"]
+__all__ = ["by_node_and_rank", "destinations", "grouped", "location_choice", "nearest", "part_states"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def by_node_and_rank(order, ranked, row_node, start, size):
-    """The rows of every node (``row_node``: each table row's node, -1 for
-    none; ``start``, ``size``: the nodes' segments), node after node, each
-    node's by rank, and their ranks: a pass over ``order`` (every row of the
-    table by rank) instead of a sort. Rows of one rank come in table order.
-    The third value says whether every node was filled: not where nodes
-    share rows (several weightings' nodes), which one pass cannot order."""
+def by_node_and_rank(order, ranked, row_at, start, size):
+    """The positions of every node (``row_at``: each table row's node times
+    2^32 plus its position in the node table, -1 for none; ``start``,
+    ``size``: the nodes' segments), node after node, each node's by rank,
+    and their ranks: a pass over ``order`` (every row of the table by rank)
+    instead of a sort. Rows of one rank come in table order. The third value
+    says whether every node was filled: not where nodes share rows (several
+    weightings' nodes), which one pass cannot order."""
     fill = start.copy()
-    rows = np.empty(order.size if size.size == 0 else start[-1] + size[-1], np.int64)
-    sr = np.empty(rows.size, np.int64)
+    out = np.empty(order.size if size.size == 0 else start[-1] + size[-1], np.int64)
+    sr = np.empty(out.size, np.int64)
     for i in range(order.size):
-        n = row_node[order[i]]
-        if n >= 0:
-            p = fill[n]
-            rows[p] = order[i]
-            sr[p] = ranked[i]
-            fill[n] = p + 1
+        at = row_at[order[i]]
+        if at >= 0:
+            n = at >> 32
+            f = fill[n]
+            out[f] = at & 0xFFFFFFFF
+            sr[f] = ranked[i]
+            fill[n] = f + 1
     for n in range(size.size):
         if fill[n] != start[n] + size[n]:
-            return rows, sr, False
-    return rows, sr, True
+            return out, sr, False
+    return out, sr, True
+
+
+@_jit
+def destinations(positions, size, n_old):
+    """Where every position of a node table goes in the table of the
+    ``positions`` (of the old table, node after node, ``size`` each): the
+    new node times 2^32 plus the new position, -1 for none, as
+    :func:`by_node_and_rank` reads it; and whether no position went twice
+    (several weightings' nodes may share rows)."""
+    dest = np.full(n_old, -1, np.int64)
+    q = 0
+    for n in range(size.size):
+        for _ in range(size[n]):
+            p = positions[q]
+            if dest[p] >= 0:
+                return dest, False
+            dest[p] = n << 32 | q
+            q += 1
+    return dest, True
 
 
 @_jit
@@ -61,20 +82,19 @@ def nearest(cand, node, local, sizes, k):
 
 
 @_jit
-def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, values, rows, other,
-                    other_low, other_high, other_span, k, window, gap_share, shared):
+def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, boxes, across, other_low, other_high,
+                    other_span, k, window, gap_share, shared):
     """Per node (``at``: its balanced cut; ``cand``: the candidate positions,
     by node), the location cut of :func:`geoanon.joint.cuts._location_position`
     among the candidates keeping ``window`` of its rows on each side, where it
     has any: least first by the class count kept (where classes publish their
     own box, ``shared`` False), a gap of ``gap_share`` of the node's extent,
     then where the gap is wide enough the records' boxes' widths (``boxes``;
-    the other axis: column ``other`` of ``values`` read at ``rows``, -1 for
+    the other axis: its ranks ``across`` in the sorted order, empty for
     none) or the distance to ``at``, else the widest gap; the first on ties."""
     out = at.copy()
     top = low.size - 1
-    measured = boxes and other >= 0
-    across = np.empty(rows.size if measured else 0, np.int64)       # the other axis's ranks, read once
+    measured = boxes and across.size > 0
     suffix_hi, suffix_lo = np.empty_like(across), np.empty_like(across)
     a, r = 0, 0
     while a < cand.size:
@@ -87,9 +107,9 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
         need = gap_share * (high[min(sr[last], top)] - low[sr[start]])
         prefix_hi = prefix_lo = 0
         if measured:
-            hi = lo = values[rows[last], other]
+            hi = lo = across[last]
             for p in range(last, start - 1, -1):
-                v = across[p] = values[rows[p], other]
+                v = across[p]
                 hi, lo = max(hi, v), min(lo, v)
                 suffix_hi[p], suffix_lo[p] = hi, lo
             prefix_hi = prefix_lo = across[start]
@@ -130,22 +150,44 @@ def location_choice(at, cand, node, local, sizes, starts, sr, low, high, span, b
 
 
 @_jit
-def part_states(values, rows, starts, ranked, masked):
-    """Over each part's ``rows`` (parts from ``starts``; ``values``: a row
-    of the table per row, :meth:`~geoanon.joint.dims.Dims.row_values`): the
-    least and greatest of each column of ``ranked``, and the bitwise or of
-    each column of ``masked``, one read of each row."""
-    lo = np.empty((starts.size, ranked.size), np.int64)
-    hi = np.empty((starts.size, ranked.size), np.int64)
-    held = np.zeros((starts.size, masked.size), np.int64)
-    for p in range(starts.size):
-        end = starts[p + 1] if p + 1 < starts.size else rows.size
+def part_states(values, part_at, n_parts, ranked, masked):
+    """Over each part's rows (``part_at``: the part of every row of
+    ``values``, -1 for none; ``values``: a row of the table per row,
+    :meth:`~geoanon.joint.dims.Dims.row_values`, in the node table's order):
+    the least and greatest of each column of ``ranked``, the bitwise or of
+    each column of ``masked``, and the rows; one read of each row, in order."""
+    lo = np.full((n_parts, ranked.size), np.iinfo(np.int64).max, np.int64)
+    hi = np.full((n_parts, ranked.size), np.iinfo(np.int64).min, np.int64)
+    held = np.zeros((n_parts, masked.size), np.int64)
+    size = np.zeros(n_parts, np.int64)
+    for i in range(part_at.size):
+        p = part_at[i]
+        if p < 0:
+            continue
+        size[p] += 1
         for c in range(ranked.size):
-            lo[p, c] = hi[p, c] = values[rows[starts[p]], ranked[c]]
-        for i in range(starts[p], end):
-            row = values[rows[i]]
-            for c in range(ranked.size):
-                lo[p, c], hi[p, c] = min(lo[p, c], row[ranked[c]]), max(hi[p, c], row[ranked[c]])
-            for c in range(masked.size):
-                held[p, c] |= row[masked[c]]
-    return lo, hi, held
+            v = values[i, ranked[c]]
+            lo[p, c], hi[p, c] = min(lo[p, c], v), max(hi[p, c], v)
+        for c in range(masked.size):
+            held[p, c] |= values[i, masked[c]]
+    return lo, hi, held, size
+
+
+@_jit
+def grouped(part_at, chosen):
+    """The positions of the parts ``chosen`` (a flag per part; ``part_at``:
+    every position's part, -1 for none), part after part, each part's in
+    order: a counting sort."""
+    end = np.zeros(chosen.size + 1, np.int64)
+    for p in part_at:
+        if p >= 0 and chosen[p]:
+            end[p + 1] += 1
+    for p in range(chosen.size):
+        end[p + 1] += end[p]
+    out = np.empty(end[-1], np.int64)
+    for i in range(part_at.size):
+        p = part_at[i]
+        if p >= 0 and chosen[p]:
+            out[end[p]] = i
+            end[p] += 1
+    return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from .cuts import TILING_GAP, WINDOW, compact_choice
 from .dims import RankDim, SetDim, TreeDim, popcount
-from .plan_loops import by_node_and_rank, location_choice, nearest, part_states
+from .plan_loops import by_node_and_rank, grouped, location_choice, nearest, part_states
 
 __all__ = ["Plan", "WALKED_SHARE", "group_plan", "rank_plan"]
 
@@ -21,24 +21,24 @@ WALKED_SHARE = 8    # a round whose nodes hold at least 1 / this of the table's 
 
 @dataclass(frozen=True)
 class Plan:
-    """The cut of every node in ``nodes`` along one dimension, part by part.
+    """The cut of every node in ``nodes`` along one dimension, part by part
+    (numbered node after node).
 
     ``part_cost``: the summed weighted cost of each node's parts (weightings
-    x nodes); ``rows``: the parts' rows, part after part, from ``starts``,
-    ``p_size`` rows each; ``p_node``: the node of every part; ``states``:
-    per dimension carried, every part's state."""
+    x nodes); ``part_at``: the part of every position of the node table (-1
+    where its node is not cut); ``p_node``: the node of every part;
+    ``p_size``: its rows; ``states``: per dimension carried, every part's state."""
 
     nodes: np.ndarray
     part_cost: np.ndarray
-    rows: np.ndarray
+    part_at: np.ndarray
     p_node: np.ndarray
-    starts: np.ndarray
     p_size: np.ndarray
     states: dict
 
-    def part_rows(self, parts) -> list:
-        """The rows of each of ``parts`` (positions)."""
-        return [self.rows[s:s + z] for s, z in zip(self.starts[parts].tolist(), self.p_size[parts].tolist())]
+    def positions(self, chosen: np.ndarray) -> np.ndarray:
+        """The positions of the parts ``chosen`` (a flag per part), part after part."""
+        return grouped(self.part_at, chosen)
 
 
 def rank_plan(search, j: int) -> Plan | None:
@@ -46,8 +46,8 @@ def rank_plan(search, j: int) -> Plan | None:
     table = search.nodes
     d, k, check = search.problem.items[j], search.k, search.check
     st = table.state[j]
-    node = table.row_node()
-    rows, sr = _by_rank(table, d, node)
+    node = table.position_node()
+    order, sr = _by_rank(table, d, j, node)
     n_rows = sr.size
     local = np.arange(n_rows) - table.start[node]
     s = table.size[node]
@@ -58,7 +58,7 @@ def rank_plan(search, j: int) -> Plan | None:
         cand = np.flatnonzero(ok)
         if cand.size:
             onehot = np.zeros((n_rows + 1, check.n_values), dtype=np.int64)
-            np.add.at(onehot, (np.arange(1, n_rows + 1), check.codes[rows]), 1)
+            np.add.at(onehot, (np.arange(1, n_rows + 1), check.codes[table.perm[order]]), 1)
             prefix = np.cumsum(onehot, axis=0)
             left = prefix[cand] - prefix[table.start[node[cand]]]
             total = prefix[table.start[node[cand]] + table.size[node[cand]]] - prefix[table.start[node[cand]]]
@@ -68,47 +68,53 @@ def rank_plan(search, j: int) -> Plan | None:
         return None
     at = nearest(cand, node, local, table.size, k)   # the cut's first row (sorted order) per node
     if d.location:
-        at = _location_at(search, d, at, cand, node, local, sr, rows)
+        at = _location_at(search, d, at, cand, node, local, sr, order)
     elif search.problem.compact_cuts:
         at = _compact_at(search, d, at, cand, node, sr)
     nodes = node[at]
     i = local[at]
     a, b = sr[at - 1] + 1, sr[at]
     boundary = d.central_boundary(a, b) if d.location else np.where((i < table.size[nodes] - i) | (b == d.size), b, a)
-    # parts: left [start, at), right [at, end) in the sorted order; 0 = left, 1 = right
-    part_of_row = np.full(n_rows, -1, dtype=np.int64)
-    has = np.zeros(table.size.size, dtype=bool)
-    has[nodes] = True
-    cut_at = np.zeros(table.size.size, dtype=np.int64)
-    cut_at[nodes] = at
-    in_cut = has[node]
-    part_of_row[in_cut] = (np.arange(n_rows)[in_cut] >= cut_at[node[in_cut]]).astype(np.int64)
+    # parts: left [start, at), right [at, end) in the sorted order (the ranks from sr[at] on); node after
+    # node, left first
+    which = np.full(table.count, -1, dtype=np.int64)
+    which[nodes] = np.arange(nodes.size)
+    part = which[node]
+    part_at = np.where(part >= 0, 2 * part + (table.values[:, j] >= sr[at][part]), -1)
     tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                      axis=1)                                           # (nodes, 2 parts, lo/hi)
-    return _plan(search, j, nodes, rows[in_cut], node[in_cut], part_of_row[in_cut], tiles=tiles, ranks=sr[in_cut])
+    return _plan(search, j, nodes, part_at, np.repeat(nodes, 2), np.tile([0, 1], nodes.size), tiles=tiles)
 
 
-def _by_rank(table, d: RankDim, node) -> tuple:
-    """The rows of every node of ``table`` (``node``: each position's), node
-    after node, each node's by rank along ``d``, and their ranks. Where the
-    nodes hold at least ``1 / WALKED_SHARE`` of the table's rows, each row
-    once, one pass over the table's rows in rank order
+def _by_rank(table, d: RankDim, j: int, node) -> tuple:
+    """The positions of ``table`` (``node``: each one's node), node after
+    node, each node's by the rank of its row along ``d`` (dimension ``j``), and their ranks.
+    Where the nodes hold at least ``1 / WALKED_SHARE`` of the table's rows,
+    each row once, one pass over the table's rows in rank order
     (:func:`~geoanon.joint.plan_loops.by_node_and_rank`), else a sort; rows
     of one rank may come in either order (a cut falls between ranks, so no
-    cut depends on it)."""
+    cut depends on it). Kept in ``table`` (:attr:`~geoanon.joint.nodes.Nodes.by_rank`)."""
+    known = table.by_rank.get(j)
+    if known is None:
+        known = table.by_rank[j] = _ordered(table, d, j, node)
+    return known
+
+
+def _ordered(table, d: RankDim, j: int, node) -> tuple:
+    """:func:`_by_rank`'s order, found anew."""
     n_rows = d.rank.size
     if table.perm.size * WALKED_SHARE >= n_rows:
-        row_node = np.full(n_rows, -1, dtype=np.int32)         # half the memory a pass reads at random
-        row_node[table.perm] = node
-        rows, sr, complete = by_node_and_rank(*d.by_rank(), row_node, table.start, table.size)
+        row_at = np.full(n_rows, -1, dtype=np.int64)               # one read at random per row
+        row_at[table.perm] = node << 32 | np.arange(table.perm.size)
+        order, sr, complete = by_node_and_rank(*d.by_rank(), row_at, table.start, table.size)
         if complete:
-            return rows, sr
-    r = d.rank[table.perm]
+            return order, sr
+    r = table.values[:, j]
     order = np.argsort(node * (d.size + 2) + r, kind="stable")     # by node, then rank (as lexsort, faster)
-    return table.perm[order], r[order]
+    return order, r[order]
 
 
-def _location_at(search, d, at, cand, node, local, sr, rows):
+def _location_at(search, d, at, cand, node, local, sr, positions):
     """Where a node has admissible positions keeping ``WINDOW`` of its rows on each side, the location cut of
     :func:`geoanon.joint.cuts._location_position` among them, else the balanced one (``at``). A box's width
     counts the other axis of the location's two (a points location's)."""
@@ -118,9 +124,9 @@ def _location_at(search, d, at, cand, node, local, sr, rows):
     if len(axes) > 1:
         raise ValueError("a location's boxes have two axes")
     other = items[axes[0]] if axes else d
+    across = np.ascontiguousarray(search.nodes.values[:, axes[0]])[positions] if axes else np.zeros(0, np.int64)
     return location_choice(at, cand, node, local, search.nodes.size, search.nodes.start, sr, d.low, d.high, d.span,
-                           boxes, search.problem.dims.row_values(), rows, axes[0] if axes else -1, other.low,
-                           other.high, float(other.span), search.k, WINDOW, TILING_GAP,
+                           boxes, across, other.low, other.high, float(other.span), search.k, WINDOW, TILING_GAP,
                            search.problem.shared_location)
 
 
@@ -142,27 +148,30 @@ def group_plan(search, j: int) -> Plan | None:
     table = search.nodes
     d, check = search.problem.items[j], search.check
     st = table.state[j]
+    node = table.position_node()
     if isinstance(d, TreeDim):
         level = st[:, 0]
         eligible = level > 0
         up = np.stack(d.ancestors)                                     # (levels, leaves)
-        node = table.row_node()
         child = up[np.maximum(level[node] - 1, 0), d.leaf[table.perm]]
     else:
         eligible = popcount(st) >= 2
-        node = table.row_node()
         child = d.leaf[table.perm]
     keep_rows = eligible[node]
     if not keep_rows.any():
         return None
-    rows, node, child = table.perm[keep_rows], node[keep_rows], child[keep_rows]
+    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
+    rows = table.perm if positions is None else table.perm[positions]
+    if positions is not None:
+        node, child = node[positions], child[positions]
     n_child = int(child.max()) + 1
     n_nodes = table.size.size
     key = node * n_child + child
     groups, inverse = _dense_unique(key, n_nodes * n_child)
     g_node, g_child = groups // n_child, groups % n_child
     m = check.n_values
-    hist = np.bincount(inverse * m + check.codes[rows], minlength=groups.size * m).reshape(groups.size, m)
+    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
+                       minlength=groups.size * m).reshape(groups.size, m)
     g_size = hist.sum(axis=1)
     ok = check.holds(hist)
     rest = np.zeros((n_nodes, m), dtype=np.int64)
@@ -212,33 +221,35 @@ def group_plan(search, j: int) -> Plan | None:
     rest_part = kcount - np.maximum(p, 0)
     unset = part_of_group < 0
     part_of_group[unset] = rest_part[g_node[unset]]
-    row_part = part_of_group[inverse]
-    in_cut = cut_nodes[node]
-    nodes = np.flatnonzero(cut_nodes)
-    return _plan(search, j, nodes, rows[in_cut], node[in_cut], row_part[in_cut])
+    return _numbered(search, j, np.where(cut_nodes, n_parts, 0), node, part_of_group[inverse], positions)
 
 
-def _plan(search, j, nodes, rows, node, part, tiles=None, ranks=None) -> Plan:
-    """The :class:`Plan` of cutting ``nodes`` along ``j``: their ``rows``
-    (of nodes ``node``) grouped by (node, part), every part's state in
-    every dimension carried and the summed cost of each node's parts. A rank
-    cut gives its parts' ``tiles`` (nodes x 2 parts x lo/hi) and the cut
-    dimension's ``ranks`` of the rows."""
+def _numbered(search, j, n_parts, node, part, positions) -> Plan:
+    """The :class:`Plan` of a peel whose nodes are cut into ``n_parts``
+    each (0: not cut), numbered node after node: ``part`` is each row's part
+    in its node, ``node`` its node, at ``positions`` of the node table (None: all)."""
+    nodes = np.flatnonzero(n_parts)
+    first_part = np.cumsum(n_parts) - n_parts
+    part_at = np.where(n_parts[node] > 0, first_part[node] + part, -1)
+    if positions is not None:
+        part_at, at_positions = np.full(search.nodes.perm.size, -1, dtype=np.int64), part_at
+        part_at[positions] = at_positions
+    p_node = np.repeat(nodes, n_parts[nodes])
+    return _plan(search, j, nodes, part_at, p_node, np.arange(p_node.size) - first_part[p_node])
+
+
+def _plan(search, j, nodes, part_at, p_node, p_part, tiles=None) -> Plan:
+    """The :class:`Plan` of cutting ``nodes`` along ``j`` into the parts
+    ``part_at`` (the part of every position; the parts' nodes ``p_node``
+    and their parts there ``p_part``, node after node): every part's state
+    in every dimension carried and the summed cost of each node's parts. A
+    rank cut gives its parts' ``tiles`` (nodes x 2 parts x lo/hi)."""
     table = search.nodes
-    key = node * (int(part.max()) + 1) + part
-    if (key[1:] < key[:-1]).any():                 # a rank cut's rows come by node and part already
-        order = np.argsort(key, kind="stable")      # by node, then part
-        rows, node, part = rows[order], node[order], part[order]
-        ranks = None if ranks is None else ranks[order]
-    edge = np.r_[True, (node[1:] != node[:-1]) | (part[1:] != part[:-1])]
-    starts = np.flatnonzero(edge)
-    p_node, p_part = node[starts], part[starts]
-    p_size = np.diff(np.r_[starts, rows.size])
     items = search.problem.items
-    ranked = [e for e in search.allowed if isinstance(items[e], RankDim) and not (e == j and ranks is not None)]
+    ranked = [e for e in search.allowed if isinstance(items[e], RankDim)]
     masked = [e for e in search.allowed if isinstance(items[e], SetDim)]
-    lows, highs, helds = part_states(search.problem.dims.row_values(), rows, starts, np.array(ranked, dtype=np.int64),
-                                     np.array(masked, dtype=np.int64))
+    lows, highs, helds, p_size = part_states(table.values, part_at, p_node.size, np.array(ranked, dtype=np.int64),
+                                             np.array(masked, dtype=np.int64))
     states = {}
     for e in search.allowed:
         de = items[e]
@@ -246,28 +257,22 @@ def _plan(search, j, nodes, rows, node, part, tiles=None, ranks=None) -> Plan:
         if isinstance(de, RankDim):
             lo_hi = parent[:, :2].copy()
             if e == j:
-                where = np.searchsorted(nodes, p_node)
-                lo_hi = tiles[where, p_part]
-            if e in ranked:
-                first, end = lows[:, ranked.index(e)], highs[:, ranked.index(e)] + 1
-            else:
-                first, end = np.minimum.reduceat(ranks, starts), np.maximum.reduceat(ranks, starts) + 1
+                lo_hi = tiles[np.searchsorted(nodes, p_node), p_part]
+            first, end = lows[:, ranked.index(e)], highs[:, ranked.index(e)] + 1
             lo_hi[:, 1] = np.where((lo_hi[:, 1] > de.size) & (end <= de.size), de.size, lo_hi[:, 1])
             lo_hi[:, 0] = np.where(first >= de.size, de.size, lo_hi[:, 0])
             states[e] = np.column_stack([lo_hi, first, end])
         elif isinstance(de, TreeDim):
-            states[e] = _lowest_common(de, rows, starts, parent)
+            states[e] = _lowest_common(de, table.perm, part_at, parent)
         else:
             states[e] = np.where((popcount(parent) > 1) | (e == j), helds[:, masked.index(e)], parent)
     origin = table.origin[p_node]
     cost = search.costs(states, origin) * p_size
     part_cost = np.zeros((len(search.weights), table.size.size))
-    first_part = np.r_[0, np.flatnonzero(p_node[1:] != p_node[:-1]) + 1]
-    rank = np.arange(p_node.size) - np.repeat(first_part, np.diff(np.r_[first_part, p_node.size]))
-    for r in range(int(rank.max()) + 1):   # first parts first, as the node-by-node search sums them
-        here = rank == r
+    for r in range(int(p_part.max()) + 1):   # first parts first, as the node-by-node search sums them
+        here = p_part == r
         part_cost[:, p_node[here]] += cost[:, here]
-    return Plan(nodes, part_cost[:, nodes], rows, p_node, starts, p_size, states)
+    return Plan(nodes, part_cost[:, nodes], part_at, p_node, p_size, states)
 
 
 def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
@@ -280,19 +285,20 @@ def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), index[key]
 
 
-def _lowest_common(d: TreeDim, rows, starts, parent) -> np.ndarray:
-    """(level, node) of the lowest node above each part's leaves; parts whose
-    parent is already a leaf keep it."""
-    leaves = d.leaf[rows]
+def _lowest_common(d: TreeDim, perm, part_at, parent) -> np.ndarray:
+    """(level, node) of the lowest node above each part's leaves (``perm``:
+    every position's row, ``part_at`` its part); parts whose parent is
+    already a leaf keep it."""
+    leaves = d.leaf[perm]
     out = parent.copy()
     todo = parent[:, 0] > 0
     for level, up in enumerate(d.ancestors):
         if not todo.any():
             break
-        a = up[leaves]
-        lo, hi = np.minimum.reduceat(a, starts), np.maximum.reduceat(a, starts)
-        hit = todo & (lo == hi)
+        lo, hi, _, _ = part_states(up[leaves][:, None], part_at, parent.shape[0], np.zeros(1, dtype=np.int64),
+                                   np.zeros(0, dtype=np.int64))
+        hit = todo & (lo[:, 0] == hi[:, 0])
         out[hit, 0] = level
-        out[hit, 1] = lo[hit]
+        out[hit, 1] = lo[hit, 0]
         todo &= ~hit
     return out

@@ -36,7 +36,7 @@ def without_locations(problem, part, chosen: np.ndarray):
     classes meets k, l and t). InfeasibleError when even all of them miss it
     (a union can miss delta-disclosure)."""
     check, n_classes = problem.check, len(part.states)
-    members = _members(part.row_class, n_classes)
+    members = _Members(part.row_class, n_classes)
     chosen = np.asarray(chosen, dtype=bool)
     hit = np.unique(part.row_class[chosen])
     if hit.size == 0:
@@ -93,11 +93,18 @@ def _mending(check, rest: np.ndarray) -> np.ndarray:
     return rest[~keep]
 
 
-def _members(row_class: np.ndarray, n: int) -> list:
-    """The rows of every class, in row order."""
-    located = np.flatnonzero(row_class >= 0)
-    order = located[np.argsort(row_class[located], kind="stable")]
-    return np.split(order, np.cumsum(np.bincount(row_class[located], minlength=n))[:-1])
+class _Members:
+    """The rows of every class of ``row_class`` (-1: none), in row order:
+    ``members[c]`` (a view), and ``sizes``."""
+
+    def __init__(self, row_class: np.ndarray, n: int):
+        located = np.flatnonzero(row_class >= 0)
+        self.rows = located[np.argsort(row_class[located], kind="stable")]
+        self.sizes = np.bincount(row_class[located], minlength=n)
+        self.end = np.cumsum(self.sizes)
+
+    def __getitem__(self, c: int) -> np.ndarray:
+        return self.rows[self.end[c] - self.sizes[c]:self.end[c]]
 
 
 def _shrunk(problem, states, location_class, row_class) -> list:
@@ -116,21 +123,23 @@ def _shrunk(problem, states, location_class, row_class) -> list:
         end = np.full(place.max() + 1, -1)
         np.minimum.at(first, place, rank)
         np.maximum.at(end, place, rank + 1)
-        for c, st in enumerate(out):
+        size = d.size
+        for st, a, b in zip(out, first[location_class].tolist(), end[location_class].tolist()):
             lo, hi, held, _ = st[j]
-            if held < d.size:
-                st[j] = (lo, hi, int(first[location_class[c]]), int(end[location_class[c]]))
+            if held < size:
+                st[j] = (lo, hi, a, b)
     return [tuple(st) for st in out]
 
 
 def _narrowed_others(problem, states, members, sizes) -> list:
     """``states`` with the other quasi-identifiers of every class that gave
-    up rows (``sizes``: its rows before) narrowed to the rows it keeps
+    up rows (``members``: the rows each keeps, :class:`_Members`; ``sizes``:
+    its rows before) narrowed to the rows it keeps
     (:func:`~geoanon.joint.cuts.narrowed`): a class publishes what its own
     records hold, a value where they share one."""
-    return [st if rows.size == size else
-            tuple(s if d.location else narrowed(d, s, rows) for d, s in zip(problem.items, st))
-            for st, rows, size in zip(states, members, sizes.tolist())]
+    return [st if kept == size else
+            tuple(s if d.location else narrowed(d, s, members[c]) for d, s in zip(problem.items, st))
+            for c, (st, kept, size) in enumerate(zip(states, members.sizes.tolist(), sizes.tolist()))]
 
 
 def _moved(problem, part, rows):
@@ -148,8 +157,8 @@ def _moved(problem, part, rows):
     row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
     places, location_class = np.unique(part.location_class[kept], return_inverse=True)
     states = _shrunk(problem, [part.states[c] for c in kept.tolist()], location_class, row_class)
-    kept_rows = _members(row_class, kept.size)
-    states = _narrowed_others(problem, states, kept_rows, np.bincount(part.row_class[part.row_class >= 0])[kept])
+    states = _narrowed_others(problem, states, _Members(row_class, kept.size),
+                              np.bincount(part.row_class[part.row_class >= 0])[kept])
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if problem.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))

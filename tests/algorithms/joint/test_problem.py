@@ -55,12 +55,13 @@ def test_a_zip_tree_is_priced_by_its_nodes_km():
 
 
 def test_nodes_of_the_same_rows_and_state_have_one_key():
-    state = {0: np.array([[0, 4, 1, 3], [0, 4, 0, 2]])}
+    state, values = {0: np.array([[0, 4, 1, 3], [0, 4, 0, 2]])}, np.arange(12).reshape(6, 2)
     a = Nodes.of_parts([np.array([3, 1, 2]), np.array([0, 5])], np.array([3, 2]), np.zeros(2, dtype=np.int64),
-                       np.ones(2, dtype=np.int64), state)
+                       np.ones(2, dtype=np.int64), state, values)
     b = Nodes.of_parts([np.array([5, 0]), np.array([2, 3, 1])], np.array([2, 3]), np.zeros(2, dtype=np.int64),
-                       np.ones(2, dtype=np.int64), {0: state[0][::-1]})
+                       np.ones(2, dtype=np.int64), {0: state[0][::-1]}, values)
     assert a.keys(6) == b.keys(6)[::-1]
     assert len(set(a.keys(6))) == 2
     a.keep(np.array([False, True]))
     assert a.count == 1 and a.rows(0).tolist() == [0, 5] and a.keys(6) == b.keys(6)[:1]
+    assert (a.values == values[[0, 5]]).all() and a.position_node().tolist() == [0, 0]
