@@ -200,7 +200,9 @@ def test_a_matching_with_no_solution_in_time_says_the_time_limit(monkeypatch):
 
 
 CHILD = """
-import subprocess, sys, threading
+import signal, subprocess, sys, threading
+signal.signal(signal.SIGINT, signal.default_int_handler)   # Ctrl-C raises, as in a terminal, even where the
+                                                           # runner's shell started the suite ignoring SIGINT
 import geoanon._milp as m
 m.INLINE_NONZEROS = {inline}
 workers = []
