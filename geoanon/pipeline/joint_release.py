@@ -14,7 +14,7 @@ from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
 from ..errors import DataError, InfeasibleError, ParameterError
 from ..joint.dims import Dims
-from ..joint.km_loss import km_loss
+from ..joint.km_loss import REACH, km_loss
 from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.withheld import without_locations
@@ -544,7 +544,7 @@ def _without_outliers(problem, part, budget, method, n_jobs, widths):
     return with_suppressed_class(problem, joint_partition(problem, method, n_jobs, rows=kept), hidden)
 
 
-def _km_loss(dims, crs, k=None, reach=None):
+def _km_loss(dims, crs, k=None, reach=REACH):
     """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``, its tail priced for ``k``
     beyond ``reach`` typical k-neighbourhoods (None: no price)."""
     return km_loss(dims, ground(crs), k, reach)
