@@ -9,8 +9,10 @@ versions of its outputs (in ``FOLDER/out``) are there already. The driver
 runs the command line until the batch's outputs are staged; then, for each
 trial, it writes the earlier outputs and the staged files back and forks.
 The fork starts three idle threads (as library thread pools do), tells the
-driver through a pipe that its commit begins, and carries on as the command
-line would: the commit, the summary, the exit. The driver waits the delay
+driver through a pipe that its commit is about to begin, waits ``LEAD`` ms
+(so that early signals land before the commit on any machine, however fast
+its commit and however slow its signal delivery) and carries on as the
+command line would: the commit, the summary, the exit. The driver waits the delay
 and sends the signal to the process (any thread may take it) or, with
 ``"thread"``, to one of the fork's threads other than the main one
 (``tgkill``). It prints one JSON line per trial: the exit status, stdout,
@@ -27,6 +29,7 @@ import threading
 import time
 from pathlib import Path
 
+LEAD = 5
 TGKILL = {"x86_64": 234, "aarch64": 131}.get(platform.machine())
 
 
@@ -79,6 +82,7 @@ def trials(folder: Path, plan: list, commit):
                 for _ in range(3):
                     threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()
                 os.write(ready_w, b"c")
+                time.sleep(LEAD / 1000)
                 return commit(self)
             os.close(ready_w)
             os.read(ready_r, 1)

@@ -1,7 +1,7 @@
 """All or nothing under any signal at any moment of the commit (issue 48's
 second attack): a batch of two jobs, each writing a table, a JSON report, a
 map and an HTML report over earlier versions of them, is sent SIGINT,
-SIGTERM or SIGHUP at 1 ms steps from the moment its commit begins until
+SIGTERM or SIGHUP at 1 ms steps from just before its commit begins until
 after it ends, at the process or at one of its other threads. Every trial
 ends with every output old and "nothing written", or every output new and,
 if the interrupt was taken, "the outputs were already written"; nothing
@@ -67,8 +67,8 @@ def test_every_signal_at_every_millisecond_of_the_commit_leaves_old_or_new(tmp_p
     new = calibration[0]["files"]
     assert sorted(new) == names and all(new[n] != old[n] for n in names)
     assert all(t["files"] == new for t in calibration)             # the batch writes the same bytes every time
-    # the commit's window, and beyond it: 0 to 19 ms after it begins, every signal, at the process and at
-    # another thread, twice over
+    # the commit's window, and either side of it: 0 to 19 ms after the fork announces it (it begins
+    # commit_driver.LEAD ms later), every signal, at the process and at another thread, twice over
     plan = [[int(sig), delay, target] for _ in range(2) for delay in range(20) for sig in SIGNALS
             for target in ("process", "thread")]
     trials = run_driver(tmp_path, plan, earlier)
