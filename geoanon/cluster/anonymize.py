@@ -72,7 +72,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
         The model, as :func:`geoanon.anonymize` takes it.
     search : Search, optional
         ``method``, ``resolution``, ``weights``, ``location_precision``,
-        ``location_loss``, ``tail_reach`` and ``max_extent_km`` as in memory (or as
+        ``location_loss``, ``tail_reach``, ``gain_ratio`` and ``max_extent_km`` as in memory (or as
         keywords), applied in every shard (the spacing loss against each
         shard's own location tree, the tail's reach against its own typical
         k-neighbourhood); ``resolution`` defaults to the finer of
@@ -197,7 +197,7 @@ def anonymize(source, output, columns=None, model=None, *, location=None, search
 
 # The options every shard applies as the whole release was asked them.
 SHARED = ("method", "strict", "weights", "max_extent_km", "location_loss", "max_suppressed", "max_withheld",
-          "bounds", "location_precision", "tail_reach", "zip_level")
+          "bounds", "location_precision", "tail_reach", "gain_ratio", "zip_level")
 
 
 def _shard_spec(spec, treatments: dict, formats: dict, kept: list, crs, resolution, check, listed) -> ReleaseSpec:

@@ -21,7 +21,7 @@ from itertools import groupby
 
 import numpy as np
 
-from .cuts import stranding
+from .cuts import per_bit, split_bits, stranding
 from .dims import RankDim, SetDim, TreeDim
 from .nodes import Nodes
 from .plans import Plan, group_plan, rank_plan
@@ -191,6 +191,8 @@ class _Search:
             if not self.problem.shared_location:       # the classes each node's parts can hold
                 kept = np.bincount(plan.p_node, weights=plan.p_size // k, minlength=nodes.count)
                 score = gain - stranding(nodes.size[cut] // k - kept[cut], k, parent[:, cut] / nodes.size[cut])
+            if self.problem.gain_ratio:
+                score = per_bit(score, split_bits(plan.p_size, plan.p_node, nodes.size)[cut])
             better = (gain > EPS) & ((dim < 0) | (score > top + EPS))
             top[better], dim[better] = score[better], j
             best_gain[:, cut], best_dim[:, cut] = top, dim

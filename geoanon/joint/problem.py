@@ -35,7 +35,8 @@ class SearchProblem:
     classes never overlap), else every cut narrows the location too, as any
     other dimension; ``compact_cuts``: the other columns' rank cuts fall in
     their widest gap (:func:`~geoanon.joint.cuts.compact_choice`), not
-    balanced (the joint design's).
+    balanced (the joint design's); ``gain_ratio``: the search ranks a node's
+    cuts by their gain per bit of split information (:func:`~geoanon.joint.cuts.per_bit`).
     """
 
     dims: Dims
@@ -45,6 +46,7 @@ class SearchProblem:
     too_wide: Callable | None = None
     shared_location: bool = True
     compact_cuts: bool = False
+    gain_ratio: bool = False
     _seen: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):

@@ -17,7 +17,7 @@ __all__ = ["Budgets", "GROUPS", "Search", "ungrouped"]
 class Search:
     """How the joint search cuts and publishes the location: ``method``,
     ``extent``, ``resolution``, ``weights``, ``location_precision``,
-    ``location_loss``, ``tail_reach``, ``max_extent_km`` and ``n_jobs`` as
+    ``location_loss``, ``tail_reach``, ``gain_ratio``, ``max_extent_km`` and ``n_jobs`` as
     :func:`geoanon.anonymize` documents them.
 
     Examples
@@ -34,6 +34,7 @@ class Search:
     location_precision: float | None = None
     location_loss: str | None = None
     tail_reach: float | None = TAIL_REACH
+    gain_ratio: bool = False
     max_extent_km: float | None = None
     n_jobs: int = 1
 

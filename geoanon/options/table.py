@@ -221,6 +221,10 @@ OPTIONS = (
            "(default 4; higher: a longer tail of wide classes for finer other columns and a finer median box; "
            "for ZIP codes also the default --max-extent's multiple; None in the API: no price, no default target)",
            flag="--tail-reach", key="release.tail_reach", default=TAIL_REACH, metavar="N", rule=(None, POSITIVE)),
+    Option("gain_ratio", ("anonymize",), values.FLAG, "rank the search's cuts by their gain per bit of split "
+           "information (Quinlan's gain ratio), so a category with many values is not split into all of them first: "
+           "finer other columns on tables with many categorical quasi-identifiers (default off)",
+           flag="--gain-ratio", key="release.gain_ratio", default=False),
     Option("explore", ("anonymize",), values.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,

@@ -107,7 +107,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
     search : Search, optional
         The search's settings as one :class:`geoanon.Search`: ``method``,
         ``extent``, ``resolution``, ``weights``, ``location_precision``,
-        ``location_loss``, ``tail_reach``, ``max_extent_km`` and ``n_jobs``, below; each may
+        ``location_loss``, ``tail_reach``, ``gain_ratio``, ``max_extent_km`` and ``n_jobs``, below; each may
         be given as a keyword instead (not both).
     method : {"joint", "frontier", "location-first", "greedy"}, optional
         Where the location cuts go (:mod:`geoanon.joint.search`).
@@ -201,6 +201,14 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         wide classes buy finer other columns and a finer median box; None:
         no price and no default target (``report.details["tail_reach_km"]``
         says where the price starts).
+    gain_ratio : bool
+        Rank the search's cuts of a node by their gain per bit of split
+        information beyond one (Quinlan's gain ratio; default False, the
+        gain itself): a category's cut into all its values at once ranks as
+        the binary cuts it replaces, so a many-valued column (education,
+        workclass) is not peeled first on every path. On tables with many
+        categorical quasi-identifiers it keeps the other columns finer at the
+        same location widths (bench/RESULTS.md, "Gain ratio").
     max_extent_km : float, optional
         A precision target for a points location (``method="joint"`` or
         ``"frontier"``): a location class wider than this (its records' box,
@@ -390,7 +398,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     if region_target(spec):
         publish_location.measure_neighbourhood(model.k)
     # the joint design's classes each publish their own box; the others share their location class's
-    problem = SearchProblem(dims, check, location_loss=location_loss, shared_location=method != "joint")
+    problem = SearchProblem(dims, check, location_loss=location_loss, shared_location=method != "joint",
+                            gain_ratio=o["gain_ratio"])
     return Prepared(df, treatments, formats, check, dims, publish_location, warnings, loose, started, problem)
 
 

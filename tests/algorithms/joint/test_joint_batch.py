@@ -99,10 +99,12 @@ def test_batch_location_tree_equals_node_by_node(n, seed, model, extent):
 
 @pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]))
-def test_batch_joint_search_equals_node_by_node(n, seed, model, extent):
-    """The joint design: every dimension cut, the location narrowed by every cut."""
-    problem = replace(_problem(_table(n, seed), seed, model, extent), shared_location=False)
+@given(st.integers(60, 500), st.integers(0, 10_000), st.sampled_from(["k", "l", "t"]), st.sampled_from(["box", "tile"]),
+       st.booleans())
+def test_batch_joint_search_equals_node_by_node(n, seed, model, extent, gain_ratio):
+    """The joint design: every dimension cut, the location narrowed by every
+    cut; cuts ranked by their gain or by their gain ratio."""
+    problem = replace(_problem(_table(n, seed), seed, model, extent), shared_location=False, gain_ratio=gain_ratio)
     rows = np.arange(n)
     every = list(range(6))
     slow = tiling.split_down(problem, rows, problem.root(rows), every)
@@ -227,3 +229,36 @@ def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
         leaves = batch.split_all(problem, [(rows, problem.root(rows))], [0, 1, 2])[0][0]
         chosen[share] = (problem.items[cut.dim].name, len(leaves))
     assert chosen == {0.0: ("sex", 2), 0.5: ("lat", 3)}
+
+
+def test_the_gain_ratio_ranks_a_many_valued_peel_as_the_binary_cuts_it_replaces():
+    """Forty records, k = 2, an unordered column of eight values five records
+    each and ages 20-59: peeling the eight values removes the most loss (all
+    of the column's), so the plain ranking cuts it first; per bit of split
+    information (three) it ranks below a balanced cut of the ages, node by
+    node and in the array search alike, and the leaves still hold k each."""
+    from geoanon.joint import cuts
+
+    rng = np.random.default_rng(3)
+    n = 40
+    df = pd.DataFrame({"lat": np.round(35 + rng.random(n), 3), "lon": np.round(-80 + rng.random(n), 3),
+                       "edu": [f"e{i % 8}" for i in range(n)], "age": rng.permutation(np.arange(20, 60))})
+    check = Model(k=2).compile(df)
+    dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], "box", None)
+    spec = release_spec("anonymize", qi=["edu", "age"], location={"lat": "lat", "lon": "lon"}, k=2)
+    treatments = spec_treatments(df, spec, lambda c: numeric_cells(df[c]))
+    dims.items += [qi_dim(df, c, treatments[c], None, "box", 2) for c in ("edu", "age")]
+    rows, allowed = np.arange(n), [0, 1, 2, 3]
+    first = {}
+    for ratio in (False, True):
+        problem = SearchProblem(dims, check, shared_location=False, compact_cuts=True, gain_ratio=ratio,
+                                weights=[0.01, 0.01, 1.0, 1.0])
+        cut = cuts.best_cut(problem, rows, problem.root(rows), allowed)
+        leaves = batch.split_all(problem, [(rows, problem.root(rows))], allowed)[0][0]
+        by_node = tiling.split_down(problem, rows, problem.root(rows), allowed)
+        assert sorted((tuple(sorted(r.tolist())), s) for r, s in leaves) == \
+            sorted((tuple(sorted(r.tolist())), s) for r, s in by_node)
+        assert min(r.size for r, _ in leaves) >= 2
+        first[ratio] = (problem.items[cut.dim].name, len(cut.parts))
+    assert first == {False: ("edu", 8), True: ("age", 2)}
+    assert cuts.split_bits(np.full(8, 5), np.zeros(8, dtype=np.int64), np.array([40])).tolist() == [3.0]
