@@ -48,8 +48,10 @@ code's centroid on the ZIP-coded tables):
   (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1, and, on
   a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (a
   class's ZIP group its own, nested in or overlapping others', not a tile of
-  the map), one round halfway each (``frontier_releases.VARIANTS``), counted
-  among geoanon's releases (the default is not one).
+  the map), and ``geoanon-gainratio``: the same with ``gain_ratio=True``
+  (cuts ranked per bit of split information) at 0, 0.025, ..., 1; one round
+  halfway each (``frontier_releases.VARIANTS``), counted among geoanon's
+  releases (the default is not one).
 
 The checks, per table and k: a release is no wider than another if its
 median and its p90 box both are; no peer release (any peer, any variant)
@@ -96,7 +98,8 @@ SPEED_TABLES = ("airports", "zips", "city")
 SETS = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
 PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
-                                                                     *(["geoanon-joint"] if TABLES[t].zip else []))]
+                                                                     *(["geoanon-joint"] if TABLES[t].zip else []),
+                                                                     "geoanon-gainratio")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"

@@ -69,7 +69,7 @@ def case(name: str, k: int) -> dict:
 
 def write(rows: list, path: Path) -> None:
     lines = ["## Gain ratio (`python bench/bench_gain_ratio.py`)", "",
-             f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + __doc__.split("\n\n", 1)[1]
+             f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + __doc__.split("\n\n", 2)[2]
              .replace("\n", " ").strip(), "",
              "| table | k | held out | peers | gain: worst / median ratio | gain ratio: worst / median ratio | "
              "gain: default median / p90 km / NCP | gain ratio: default median / p90 km / NCP |",
