@@ -23,7 +23,7 @@ from .dims import RankDim, SetDim, TreeDim
 
 __all__ = ["STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state",
            "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "keeps_classes", "narrowed",
-           "own_cut", "rank_cut", "stranding"]
+           "own_cut", "per_bit", "rank_cut", "split_bits", "stranding"]
 
 
 @dataclass
