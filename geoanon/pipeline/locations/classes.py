@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._text import plural
-
 __all__ = ["TOOLTIP_CLASSES", "location_classes"]
 
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
@@ -15,20 +13,37 @@ TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
 def location_classes(table, part, published) -> pd.DataFrame:
     """One row per location class: records, classes inside and their
     published values (the tooltip; never a record's own values)."""
-    loc_of_row = part.location_class[part.row_class]
-    weight = np.bincount(loc_of_row, minlength=part.location_classes)
-    inner = np.bincount(part.location_class, minlength=part.location_classes)
+    owner = part.location_class
+    weight = np.bincount(owner[part.row_class], minlength=part.location_classes)
+    inner = np.bincount(owner, minlength=part.location_classes)
     first = np.unique(part.row_class, return_index=True)[1]
     shown = [col for col in published if not col.endswith(("lat_min", "lat_max", "lon_min", "lon_max"))]
-    cells = [[f"{col} {_cell(v)}" for v in table[col].iloc[first].tolist()] for col in shown]
-    sizes = np.bincount(part.row_class)
-    lines = [[] for _ in range(part.location_classes)]
-    for c, owner in enumerate(part.location_class.tolist()):
-        if len(lines[owner]) < TOOLTIP_CLASSES:
-            lines[owner].append(", ".join(column[c] for column in cells) + f" ({plural(int(sizes[c]), 'record')})")
-    label = ["; ".join(x) + (f"; and {n - len(x)} more" if n > len(x) else "") for x, n in zip(lines, inner)]
+    order = np.argsort(owner, kind="stable")                # each location class's classes, in order
+    ranked = np.arange(order.size) - np.searchsorted(owner[order], owner[order])
+    listed = order[ranked < TOOLTIP_CLASSES]                # the first ones of each, grouped by location class
+    lines = np.full(listed.size, "", dtype=object)
+    for i, col in enumerate(shown):
+        lines = lines + (", " if i else "") + _cells(table[col].iloc[first[listed]].tolist(), col)
+    sizes = np.bincount(part.row_class)[listed]
+    lines = lines + np.where(sizes == 1, " (1 record)", np.char.add(np.char.add(" (", sizes.astype(str)), " records)")
+                             ).astype(object)
+    holder = owner[listed]
+    last = np.r_[holder[1:] != holder[:-1], True]           # the last line of its location class's label
+    starts = np.flatnonzero(np.r_[True, last[:-1]])         # the first
+    label = np.full(part.location_classes, "", dtype=object)
+    if listed.size:
+        label[holder[starts]] = np.add.reduceat(lines + np.where(last, "", "; ").astype(object), starts)
+    more = inner - np.bincount(holder, minlength=part.location_classes)
+    label[more > 0] = label[more > 0] + np.array([f"; and {n} more" for n in more[more > 0].tolist()], dtype=object)
     return pd.DataFrame({"class_id": np.arange(part.location_classes), "weight": weight, "classes": inner,
                          "label": label})
+
+
+def _cells(values: list, col: str) -> np.ndarray:
+    """``"{col} {value}"`` of each value, each distinct value written once."""
+    written: dict = {}
+    return np.array([written.get(key) or written.setdefault(key, f"{col} {_cell(v)}")
+                     for v in values for key in [(type(v), v)]], dtype=object)
 
 
 def _cell(v) -> str:
