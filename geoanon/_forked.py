@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .progress import detach, step
 
-__all__ = ["forked_map"]
+__all__ = ["beside", "forked_map"]
 
 _FUNCTION = None    # the function being mapped, inherited by the forked workers
 
@@ -38,6 +38,18 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
     finally:
         gc.unfreeze()
         _FUNCTION = previous
+
+
+def beside(first, second, n_jobs: int) -> tuple:
+    """``(first(), second())``: with ``n_jobs`` > 1, ``first`` in a forked
+    worker (only its result travels, pickled) while this process runs
+    ``second``; else, or where processes cannot fork, one after the other
+    in this process. Neither may change state the other, or the caller
+    after, reads: the worker's changes stay in the worker."""
+    if n_jobs == 1:
+        return first(), second()
+    (done,), other = forked_map(lambda _: first(), [None], n_jobs, beside=second)
+    return done, other
 
 
 def _call(item):

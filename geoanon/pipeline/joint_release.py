@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from ..joint.problem import SearchProblem
 from ..joint.search import joint_partition, joint_partitions, location_first
 from ..dates import is_date_column
 from ..ncp import information_loss, plain_units
+from .._forked import beside
 from .._geo import ground
 from ..progress import step, stepped
 from ..options import ReleaseSpec, release_spec
@@ -413,7 +415,10 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     problem = _problem(job, spec)
     if part is None:
         with step("searching the partition"):
-            part = joint_partition(problem, o["method"], o["n_jobs"])
+            search = partial(joint_partition, problem, o["method"], o["n_jobs"])
+            # the isolated records measured meanwhile, on another core
+            part = job.publish_location.isolated_beside(dims, job.check.model.k, o["n_jobs"], search) \
+                if job.publish_location.withholds and o["n_jobs"] > 1 else search()
     if o["max_suppressed"]:
         part = _without_outliers(problem, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
                                  _diagonals(dims, o["crs"]) if kind.boxes else None)
@@ -509,15 +514,25 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     model, (kind, loc) = spec.model, spec.location
     df, warnings = job.df, list(job.warnings)
     part, table, published, ncp_columns, isolated = partitioned(job, spec, part)
-    # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
-    audit = require(table, [*published, "class_id"],
-                    model=model if spec.reference is None else model.without_table_levels())
+
+    def audited() -> tuple:
+        # levels against a reference distribution (t, beta, delta) are the caller's to audit, over the whole table
+        audit = require(table, [*published, "class_id"],
+                        model=model if spec.reference is None else model.without_table_levels())
+        return audit, information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats,
+                                       reach=model.k)
+
+    def drawn() -> tuple:
+        units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
+        with step("drawing the classes"):
+            return units, job.publish_location.classes(table, part, published)
+
+    # the audit and the NCP beside the classes' drawing, each half of the work after the search
+    (audit, ncp), (units, (classes, row_shapes)) = beside(audited, drawn, spec.options["n_jobs"])
     warnings += disclosure_warnings(audit, model)
     if isolated:
         warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
     warnings += fine_cuts_warning(*job.publish_location.fine_cuts)
-    ncp = information_loss(df, table, ncp_columns, hierarchies=hierarchies or None, formats=formats, reach=model.k)
-    units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
     ncp.update(job.publish_location.ncp)        # a ZIP location's km loss, beside its NCP
     sizes = np.bincount(part.row_class)
     report = joint_report(
@@ -527,8 +542,6 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
         engine={**job.publish_location.details, "ncp": ncp, "units": units},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
-    with step("drawing the classes"):
-        classes, row_shapes = job.publish_location.classes(table, part, published)
     return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
                    location=LOCATIONS[kind].release_location(loc))

@@ -20,7 +20,8 @@ class Publisher(ABC):
     - ``dropped``: input columns left out of the release (the published
       columns of a location replace its first column);
     - ``withholds``: whether it publishes isolated records without a
-      location (:meth:`isolated`, ``max_withheld``);
+      location (:meth:`isolated`, ``max_withheld``; such a kind also has
+      ``isolated_beside``);
     - ``details``, ``ncp``: the job report's entries and NCP figures it adds,
       once :meth:`columns` has published;
     - ``fine_cuts``: published tile sides that are cuts finer than their

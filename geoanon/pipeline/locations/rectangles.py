@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._forked import beside
 from ..._geo import ground
 from ...joint.dims import RankDim
 from ...points.edges import coarsest_step, window
@@ -97,18 +98,31 @@ class PointsPublisher(Publisher):
         :meth:`geoanon._geo.Ground.positions`). Releases of one table whose
         rows with a location class are the same (:func:`geoanon.explore`'s)
         measure it once."""
+        placed = labels >= 0
+        if self._isolated is None or self._isolated[0][1] != k or not np.array_equal(self._isolated[0][0], placed):
+            self._isolated = ((placed, k), self._measured(dims, placed, k))
+        return self._isolated[1]
+
+    def isolated_beside(self, dims, k: int, n_jobs: int, work):
+        """``work()``, in this process, while a forked worker (with ``n_jobs``
+        > 1) measures :meth:`isolated` for every row placed, which the joint
+        design's search places unless it suppresses records; a search that
+        places other rows measures them again. Returns ``work()``."""
+        placed = np.ones(dims.items[0].rank.size, dtype=bool)
+        found, out = beside(lambda: self._measured(dims, placed, k), work, n_jobs)
+        self._isolated = ((placed, k), found)
+        return out
+
+    def _measured(self, dims, placed: np.ndarray, k: int) -> tuple:
+        """:meth:`isolated` of the rows ``placed``."""
         from ...points.isolated import isolated_rows
 
-        placed = labels >= 0
-        if self._isolated is not None and self._isolated[0][1] == k and np.array_equal(self._isolated[0][0], placed):
-            return self._isolated[1]
         x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
         x = np.where(placed, x, np.nan)
         on, held = ground(self.crs), ~np.isnan(x)
         y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        self._isolated = ((placed, k), isolated_rows(on.positions(x, y), k, grid))
-        return self._isolated[1]
+        return isolated_rows(on.positions(x, y), k, grid)
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
