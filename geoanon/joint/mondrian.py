@@ -23,7 +23,7 @@ from .tiling import cut_down
 
 __all__ = ["NODES_PER_JOB", "joint_by_node", "joint_design", "joint_partitions", "location_first"]
 
-NODES_PER_JOB = 4        # the joint design's nodes go to the processes at this many per process's share
+NODES_PER_JOB = 2        # the joint design's nodes go to the processes at this many per process's share
 
 
 def joint_design(problem, rows, n_jobs) -> JointPartition:
@@ -173,7 +173,7 @@ def _joint_batch(problem, groups, weights, n_jobs, categories, solved=None) -> l
     else:
         limit = sharding.SHARD_ROWS if n_jobs == 1 else max(sharding.SHARD_ROWS, rows // (NODES_PER_JOB * n_jobs))
     pieces = _pieces(problem, groups, location, weights)
-    leaves, pending = split_weighted(problem, pieces, location + other, weights, limit, park=first_cuts,
+    leaves, pending = split_weighted(problem, pieces, location + other, weights, limit, park=first_cuts or n_jobs > 1,
                                      solved=solved)
     finish = partial(_first_cut_shards, weights, categories, solved=solved) if first_cuts \
         else partial(_joint_shards, weights, solved=solved)

@@ -63,12 +63,15 @@ def map_shards(job, shards, n_jobs) -> list:
     """Solve every shard, in order: all together in this process, or in runs
     of consecutive shards of about as many rows (:func:`_runs`) in ``n_jobs``
     forked worker processes that ignore Ctrl-C (the caller's interrupt
-    terminates them). Shards are solved independently, so the runs do not
-    change the result."""
+    terminates them), the runs of most rows first, so that no worker is left
+    with a long one at the end. Shards are solved independently, so the runs
+    do not change the result."""
     if n_jobs == 1 or len(shards) == 1:
         return [_solve_shards(job, shards)]
-    return forked_map(partial(_solve_shards, job), _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards))),
-                      n_jobs)
+    runs = _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards)))
+    order = sorted(range(len(runs)), key=lambda i: -sum(shard[0].size for shard in runs[i]))
+    found = dict(zip(order, forked_map(partial(_solve_shards, job), [runs[i] for i in order], n_jobs)))
+    return [found[i] for i in range(len(runs))]
 
 
 def _runs(shards: list, count: int) -> list:
