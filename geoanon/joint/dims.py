@@ -514,6 +514,20 @@ class Dims:
         """The state of ``rows`` alone in every dimension."""
         return tuple(d.node_of(rows) if isinstance(d, TreeDim) else d.root(rows) for d in self.items)
 
+    def ranked_beside(self, work, n_jobs: int):
+        """``work()``, while a forked worker (with ``n_jobs`` > 1) sorts the
+        rows of every :class:`RankDim` by rank (:meth:`RankDim.by_rank`),
+        which the search's first round reads. Returns ``work()``."""
+        from .._forked import beside
+
+        if n_jobs == 1:
+            return work()
+        ranked = [d for d in self.items if isinstance(d, RankDim)]
+        found, out = beside(lambda: [d.by_rank() for d in ranked], work, n_jobs)
+        for d, known in zip(ranked, found):
+            d._by_rank = known
+        return out
+
     def row_values(self) -> np.ndarray:
         """Every row's rank in each :class:`RankDim` and value bit in each
         :class:`SetDim` of at most 62 values (0 in the others), a row of the

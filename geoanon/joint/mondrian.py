@@ -87,8 +87,9 @@ def joint_partitions(problem: SearchProblem, weights, n_jobs: int = 1, rows=None
             for w, leaves in zip(needed.tolist(), found):
                 tried[w].append(leaves)
         for w, candidates in zip(batch, tried):
-            leaves = min(candidates, key=lambda leaves: (_beyond_target(problem, leaves, len(candidates)),
-                                                          _weighted_loss(problem, leaves, w)))
+            leaves = candidates[0] if len(candidates) == 1 else \
+                min(candidates, key=lambda leaves: (_beyond_target(problem, leaves, len(candidates)),
+                                                    _weighted_loss(problem, leaves, w)))
             out.append(partition_of(problem, leaves, None, "joint", 0, None, w))
     return out
 

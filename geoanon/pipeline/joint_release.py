@@ -394,7 +394,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     elif o["location_loss"] == "spread":
         robust_spans(dims)
     elif o["location_loss"] == "km" and KINDS[kind].boxes:
-        location_loss = BoxKmLoss(_km_loss(dims, crs, model.k, o["tail_reach"]))
+        location_loss = BoxKmLoss(dims.ranked_beside(partial(_km_loss, dims, crs, model.k, o["tail_reach"]),
+                                                     o["n_jobs"]))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         location_loss = TreeKmLoss(publish_location.km_costs())
     if region_target(spec):
