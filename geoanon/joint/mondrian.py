@@ -41,7 +41,8 @@ def joint_partitions(problem: SearchProblem, weights, n_jobs: int = 1, rows=None
 
     The array search cuts in this process until no node holds more than
     ``SHARD_ROWS`` rows or, with ``n_jobs`` > 1, a ``NODES_PER_JOB``-th of a
-    process's share of the rows; the nodes left are finished in ``n_jobs``
+    process's share of the rows (each node set aside as soon as it holds no
+    more); the nodes left are finished in ``n_jobs``
     processes, which cut each on its own, so the classes do not depend on
     ``n_jobs``. With a precision target (``problem.too_wide``), the location
     alone is first cut down to pieces no wider. Dimensions the array search

@@ -115,7 +115,7 @@ def _shrunk(problem, states, location_class, row_class) -> list:
     located = [j for j, d in enumerate(problem.items) if d.location and isinstance(d, RankDim)]
     rows = np.flatnonzero(row_class >= 0)
     place = location_class[row_class[rows]]
-    out = [list(st) for st in states]
+    out = list(map(tuple, states))
     for j in located:
         d = problem.items[j]
         rank = d.rank[rows]
@@ -123,12 +123,13 @@ def _shrunk(problem, states, location_class, row_class) -> list:
         end = np.full(place.max() + 1, -1)
         np.minimum.at(first, place, rank)
         np.maximum.at(end, place, rank + 1)
-        size = d.size
-        for st, a, b in zip(out, first[location_class].tolist(), end[location_class].tolist()):
-            lo, hi, held, _ = st[j]
-            if held < size:
-                st[j] = (lo, hi, a, b)
-    return [tuple(st) for st in out]
+        first, end = first[location_class], end[location_class]
+        held = np.array([st[j] for st in out], dtype=np.int64).reshape(len(out), 4)[:, 2:]
+        changed = (held[:, 0] < d.size) & ((held[:, 0] != first) | (held[:, 1] != end))
+        for c in np.flatnonzero(changed).tolist():      # the others' boxes hold their rows already
+            lo, hi, _, _ = out[c][j]
+            out[c] = (*out[c][:j], (lo, hi, int(first[c]), int(end[c])), *out[c][j + 1:])
+    return out
 
 
 def _narrowed_others(problem, states, members, sizes) -> list:
