@@ -36,16 +36,11 @@ KS = (5, 10, 50)
 
 
 def peer_rows(name: str, k: int) -> dict:
-    """The real peers' cached releases of ``name`` at ``k`` (method: points)."""
-    from bench_frontier import PEER_ROWS
+    """The real peers' cached releases of ``name`` at ``k`` (method: points), as the frontier bench keeps them."""
+    from bench_frontier import PEER_ROWS, PEERS, _cached
 
-    out = {}
-    if PEER_ROWS.exists():
-        for line in PEER_ROWS.read_text().splitlines():
-            r = json.loads(line)
-            if r["table"] == name and r["k"] == k and r["method"] != "mondrian":
-                out[r["method"]] = r["points"]
-    return out
+    rows = _cached(PEER_ROWS, [(name, k, method) for method in PEERS if method != "mondrian"])
+    return {r["method"]: r["points"] for r in rows}
 
 
 def case(name: str, k: int) -> dict:
