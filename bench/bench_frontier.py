@@ -48,8 +48,8 @@ code's centroid on the ZIP-coded tables):
   (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1, and, on
   a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (a
   class's ZIP group its own, nested in or overlapping others', not a tile of
-  the map), and ``geoanon-gainratio``: the same with ``gain_ratio=True``
-  (cuts ranked per bit of split information) at 0, 0.025, ..., 1; one round
+  the map), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
+  (cuts ranked by their gain, not per bit of split information) at 0, 0.025, ..., 1; one round
   halfway each (``frontier_releases.VARIANTS``), counted among geoanon's
   releases (the default is not one).
 
@@ -99,7 +99,7 @@ SETS = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
 PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
                                                                      *(["geoanon-joint"] if TABLES[t].zip else []),
-                                                                     "geoanon-gainratio")]
+                                                                     "geoanon-plaingain")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"

@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "warnings and errors still go to stderr, and the exit code tells the outcome")
         command.add_argument("-v", "--verbose", action="count", default=0,
                              help="log every step and its time on stderr (-vv: more)")
-        command.set_defaults(flags={a.dest: max(a.option_strings, key=len) for a in command._actions
+        command.set_defaults(flags={a.dest: max(_named(a), key=len) for a in command._actions
                                     if a.option_strings and a.dest not in ("help", "version")})
     sub.choices["demo"].set_defaults(flags=sub.choices["anonymize"].get_default("flags"))   # its releases' words
     return parser
@@ -593,6 +593,12 @@ def _done(args, warnings, line: str, written) -> int:
     for path in written:
         print(f"  wrote {path}")
     return 0
+
+
+def _named(action) -> list:
+    """The flags that name ``action``'s value (an on-by-default flag's, not its ``--no-`` form)."""
+    off = isinstance(action, argparse.BooleanOptionalAction)
+    return [s for s in action.option_strings if not (off and s.startswith("--no-"))]
 
 
 def _warn(args, warnings) -> None:

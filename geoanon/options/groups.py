@@ -34,7 +34,7 @@ class Search:
     location_precision: float | None = None
     location_loss: str | None = None
     tail_reach: float | None = TAIL_REACH
-    gain_ratio: bool = False
+    gain_ratio: bool = True
     max_extent_km: float | None = None
     n_jobs: int = 1
 

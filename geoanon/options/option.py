@@ -5,6 +5,8 @@ and engines; each location kind declares its own rows
 line builds its parser from the rows."""
 from __future__ import annotations
 
+import argparse
+
 from dataclasses import dataclass
 
 from ..constraints import StrOptions
@@ -62,8 +64,9 @@ class Option:
     def argument(self, parser) -> None:
         """Add the row's flag to ``parser`` (an argparse parser or group)."""
         kwargs = {"dest": self.dest, "help": self.help.replace("%", "%%")}
-        if self.kind is values.FLAG:
-            kwargs.update(action="store_true")
+        if self.kind is values.FLAG:        # on by default: --no-NAME turns it off
+            kwargs.update(action=argparse.BooleanOptionalAction if self.default else "store_true",
+                          default=self.default)
         elif self.choices is not None:
             kwargs.update(choices=self.choices, metavar="{" + ",".join(self.choices) + "}")
         else:

@@ -222,9 +222,10 @@ OPTIONS = (
            "for ZIP codes also the default --max-extent's multiple; None in the API: no price, no default target)",
            flag="--tail-reach", key="release.tail_reach", default=TAIL_REACH, metavar="N", rule=(None, POSITIVE)),
     Option("gain_ratio", ("anonymize",), values.FLAG, "rank the search's cuts by their gain per bit of split "
-           "information (Quinlan's gain ratio), so a category with many values is not split into all of them first: "
-           "finer other columns on tables with many categorical quasi-identifiers (default off)",
-           flag="--gain-ratio", key="release.gain_ratio", default=False),
+           "information beyond the first (Quinlan's gain ratio), so a category with many values is not split into all "
+           "of them first: finer other columns on tables with many categorical quasi-identifiers (default on; "
+           "--no-gain-ratio: by the gain itself)",
+           flag="--gain-ratio", key="release.gain_ratio", default=True),
     Option("explore", ("anonymize",), values.FLAG, "also compute the releases at 8 settings of --location-precision "
            "(geoanon.explore) and show the trade-off as a table and, in --html-report, as a plot; the release "
            "written is the one at --location-precision", flag="--explore", api=(), engines=MEMORY,

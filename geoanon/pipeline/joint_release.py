@@ -205,10 +205,11 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         says where the price starts).
     gain_ratio : bool
         Rank the search's cuts of a node by their gain per bit of split
-        information beyond one (Quinlan's gain ratio; default False, the
-        gain itself): a category's cut into all its values at once ranks as
-        the binary cuts it replaces, so a many-valued column (education,
-        workclass) is not peeled first on every path. On tables with many
+        information beyond the first (Quinlan's gain ratio,
+        :func:`geoanon.joint.cuts.per_bit`; default True, False: by the gain
+        itself): a category's cut into all its values at once ranks as the
+        cuts it replaces, so a many-valued column (education, workclass) is
+        not peeled first on every path. On tables with many
         categorical quasi-identifiers it keeps the other columns finer at the
         same location widths (bench/RESULTS.md, "Gain ratio").
     max_extent_km : float, optional

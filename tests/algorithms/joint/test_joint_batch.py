@@ -234,8 +234,9 @@ def test_the_joint_design_ranks_a_cut_by_the_classes_it_strands(monkeypatch):
 def test_the_gain_ratio_ranks_a_many_valued_peel_as_the_binary_cuts_it_replaces():
     """Forty records, k = 2, an unordered column of eight values five records
     each and ages 20-59: peeling the eight values removes the most loss (all
-    of the column's), so the plain ranking cuts it first; per bit of split
-    information (three) it ranks below a balanced cut of the ages, node by
+    of the column's), so the plain ranking cuts it first; over its split
+    information beyond the first bit (two of three) it ranks below a
+    balanced cut of the ages, node by
     node and in the array search alike, and the leaves still hold k each."""
     from geoanon.joint import cuts
 
