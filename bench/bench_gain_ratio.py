@@ -2,10 +2,11 @@
 
     python bench/bench_gain_ratio.py
 
-``gain_ratio=True`` (:func:`geoanon.joint.cuts.per_bit`) ranks a cut by its
-gain per bit of split information beyond one, so that a category's split
-into all of its values ranks as the binary cuts it replaces. Per table and
-k = 5, 10, 50, geoanon's releases at ``location_precision`` 0, 0.025, ..., 1
+The default, ``gain_ratio=True`` (:func:`geoanon.joint.cuts.per_bit`), ranks
+a cut by its gain over its bits of split information beyond the first, so
+that a category's split into all of its values ranks as the cuts it
+replaces; ``gain_ratio=False`` by the gain alone. Per table and k = 5, 10, 50,
+geoanon's releases at ``location_precision`` 0, 0.025, ..., 1
 (:func:`frontier_releases.traced`, no refining rounds) under each ranking,
 measured as the frontier benchmark measures them, against the peers' releases
 (the bench's weighted Mondrian, computed here; the real peers' cached rows of
@@ -14,9 +15,8 @@ release no wider at the median and the p90 over the peer's other-column NCP;
 the worst and the median of those ratios; and the default release (setting
 0.5) of each ranking. Tables: tuning ``airports``, ``city`` and
 ``airports-wide`` (:data:`frontier_tables.WIDE_TUNING`, wide's shape: 7
-other quasi-identifiers), on which the option was chosen; held out
-``airports7`` and ``wide``. The default ranking is unchanged (the option is
-off by default).
+other quasi-identifiers), on which the ranking was chosen; held out
+``airports7`` and ``wide``.
 """
 from __future__ import annotations
 
