@@ -91,12 +91,12 @@ def _relative(df, k, factor: float) -> None:
 
 
 def measure(name: str, k, design: str) -> dict:
-    import bench_frontier as f
     import geoanon as ga
     import geoanon.joint.km_loss as km_loss
+    from frontier_tables import TABLES
 
-    k = int(k)
-    df = f.table(name)
+    k, others = int(k), list(TABLES[name].others)
+    df = TABLES[name].frame()[["lat", "lon", *others]]
     kind, *args = design.split("-")
     if kind == "tail":
         km_loss.REACH, km_loss.OVERREACH = float(args[0]), float(args[1])
@@ -109,13 +109,13 @@ def measure(name: str, k, design: str) -> dict:
         _relative(df, k, float(args[0]))
     alone = _figures(_widths(ga.generalize_points(df[["lat", "lon"]], k=k, lat="lat", lon="lon").table))
     started = time.perf_counter()
-    rel = ga.anonymize(df, location=("lat", "lon"), qi=f.OTHER, k=k, **options)
+    rel = ga.anonymize(df, location=("lat", "lon"), qi=others, k=k, **options)
     seconds = time.perf_counter() - started
     ncp = rel.report["ncp"]["columns"]
     row = {"table": name, "k": k, "design": design, "alone": alone, **_figures(_widths(rel.table)),
-           "other_ncp": round(float(np.mean([ncp[c] for c in f.OTHER])), 4), "seconds": round(seconds, 1)}
+           "other_ncp": round(float(np.mean([ncp[c] for c in others])), 4), "seconds": round(seconds, 1)}
     if design == "tail-4-1":
-        points = ga.explore(df, location=("lat", "lon"), qi=f.OTHER, k=k, settings=[0, 0.25, 0.5]
+        points = ga.explore(df, location=("lat", "lon"), qi=others, k=k, settings=[0, 0.25, 0.5]
                             ).report.details["frontier"]["points"]
         row["explore"] = [{key: p[key] for key in ("location_precision", "median_km", "p90_km", "max_km")}
                           | {"other_ncp": round(p["other_ncp"], 4)} for p in points]
