@@ -8,7 +8,7 @@ race, marital-status), k = 5, 10, 50. Each row is one release of the joint desig
 
 - ``before``: the km loss without its tail (``OVERREACH`` 0), the default before issue 51;
 - ``tail-R-P``: the tail-aware km loss, a box wider than R typical k-neighbourhoods paying P per row for each
-  further such width (:data:`geoanon.joint.km_loss.REACH`, ``OVERREACH``; ``tail-4-1`` is the default), with
+  further such width (R: ``tail_reach``, P: :data:`geoanon.joint.km_loss.OVERREACH`; ``tail-4-1`` is the default), with
   ``explore`` at settings 0 and 0.25 beside the default one (what trades the location back);
 - ``global-C``: no tail, a hard target of C typical k-neighbourhoods for every class (``max_extent_km``, the
   ZIP location's rule; classes that cannot be cut within it withheld within a budget of 50%);
@@ -98,11 +98,11 @@ def measure(name: str, k, design: str) -> dict:
     k, others = int(k), list(TABLES[name].others)
     df = TABLES[name].frame()[["lat", "lon", *others]]
     kind, *args = design.split("-")
+    options = {}
     if kind == "tail":
-        km_loss.REACH, km_loss.OVERREACH = float(args[0]), float(args[1])
+        options["tail_reach"], km_loss.OVERREACH = float(args[0]), float(args[1])
     else:
         km_loss.OVERREACH = 0.0
-    options = {}
     if kind == "global":
         options = {"max_extent_km": float(args[0]) * _scale(df, k), "max_withheld": 0.5}
     elif kind == "relative":
