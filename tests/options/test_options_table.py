@@ -105,3 +105,18 @@ def test_the_parser_is_the_table():
         for row in OPTIONS:
             if name in row.commands and row.flag:
                 assert row.flag in flags, (name, row.flag)
+
+
+def test_a_flag_on_by_default_is_turned_off_by_its_no_form():
+    """``gain_ratio`` is on unless ``--no-gain-ratio``; as the API's
+    default, and messages name the flag, not its ``--no-`` form."""
+    from geoanon.cli import build_parser
+    from geoanon.options.table import flag_values
+
+    parser = build_parser()
+    base = ["anonymize", "in.csv", "--lat", "lat", "--lon", "lon", "-k", "5", "-o", "out.csv"]
+    assert flag_values(parser.parse_args(base), "anonymize")["gain_ratio"] is True
+    assert flag_values(parser.parse_args(base + ["--no-gain-ratio"]), "anonymize")["gain_ratio"] is False
+    assert flag_values(parser.parse_args(base + ["--gain-ratio"]), "anonymize")["gain_ratio"] is True
+    assert options_of("anonymize", "memory", api=True)["gain_ratio"].default is True
+    assert parser.parse_args(base).flags["gain_ratio"] == "--gain-ratio"
