@@ -222,8 +222,9 @@ def records(table: pd.DataFrame, released: pd.DataFrame, spec: dict) -> pd.DataF
 def _inside(low: pd.Series, high: pd.Series, whole: bool, rng) -> np.ndarray:
     a, b = low.to_numpy(float), high.to_numpy(float)
     ends = np.concatenate([a, b])
-    a = np.where(np.isnan(a), np.nanmin(ends), a)           # an open end: the release's least or greatest bound
-    b = np.where(np.isnan(b), np.nanmax(ends), b)
+    ends = ends[np.isfinite(ends)]
+    a = np.where(np.isfinite(a), a, ends.min())             # an open end (empty or infinite): the release's
+    b = np.where(np.isfinite(b), b, ends.max())             # least or greatest finite bound
     if not whole:
         return rng.uniform(a, b)
     a = np.ceil(a)

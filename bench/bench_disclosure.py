@@ -27,8 +27,6 @@ the same table's classes:
 - ``points``: ``generalize_points`` (the default for points): boxes on a grid
   of their width over k - 2, held to the cuts between classes that lie on
   it, isolated records withheld within 2% of the rows;
-- ``points-held``: the same boxes held to every cut nearer than their grid
-  (geoanon before this benchmark);
 - ``points-class``: the same, isolated records found within each class
   instead (geoanon before this benchmark: records farther from their
   class's core, its records within twice the median distance from its
@@ -79,7 +77,7 @@ ORDER_ROWS = 3000
 ORDER_QI = ["age", "sex", "race", "marital-status"]
 SEEDS = range(20)
 ORDERS = ("seeded", "entropy", "published")
-DESIGNS = ("points", "points-held", "points-class", "points-all", "anonymize-box", "anonymize-tile", "margin")
+DESIGNS = ("points", "points-class", "points-all", "anonymize-box", "anonymize-tile", "margin")
 TABLES = ("clustered", "zip_jitter", "airports", "patients")
 TUNING = ("clustered", "zip_jitter")
 FAR = [(32.30141, -64.78383), (37.74103, -25.67577), (64.18137, -51.69413),
@@ -174,10 +172,6 @@ def publish(df: pd.DataFrame, k: int, design: str) -> pd.DataFrame:
         from geoanon.pipeline.locations.rectangles import PointsPublisher
 
         PointsPublisher.isolated = _isolated_in_class
-    if design == "points-held":                 # every cut as coarse as need be: each box held to its tile
-        import geoanon.pipeline.locations.rectangles as rectangles
-
-        rectangles.coarsest_step = lambda values, most: np.full(np.shape(values), np.inf)
     if design.startswith("points") or design == "margin":
         release = ga.generalize_points(df, k, max_withheld=0 if design == "points-all" else 0.02)
     else:
@@ -326,17 +320,15 @@ def _reading(rows: list) -> list[str]:
     for table in TABLES:
         parts = []
         for k in (5, 10):
-            base, held, tile = (edges.get((table, k, d)) for d in ("points", "points-held", "anonymize-tile"))
-            if not (base and held and tile):
+            base, tile = (edges.get((table, k, d)) for d in ("points", "anonymize-tile"))
+            if not (base and tile):
                 continue
-            parts.append(f"k = {k}: holding every box to its cuts narrows {held['narrowed']:.0%} of the sides and "
-                         f"saves {1 - held['median_km'] / base['median_km']:.0%} of the median and "
-                         f"{1 - held['p90_km'] / base['p90_km']:.0%} of the p90 km; tiles narrow "
-                         f"{tile['narrowed']:.0%} of theirs")
+            parts.append(f"k = {k}: tiles narrow {tile['narrowed']:.0%} of their sides, at "
+                         f"{tile['median_km'] / base['median_km']:.2f}x the default's median km")
         if parts:
             out.append(f"- {table}{' (tuning)' if table in TUNING else ''}: " + "; ".join(parts) + ".")
     return out + ["", "Every default box (``points``, ``anonymize-box``) leaves every record a window of at least its "
-                  "box over k along each axis; the designs that narrow a side (``points-held``, ``anonymize-tile``, "
+                  "box over k along each axis; the designs that narrow a side (``anonymize-tile``, "
                   "``margin``) tell a record beside a cut or an edge more precisely than that. The far records: "
                   "withheld by the default rule; the rule within each class (``points-class``) withholds far more "
                   "records and leaves the far ones in a box where the partition grouped them together."]
