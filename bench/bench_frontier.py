@@ -1,7 +1,7 @@
 """Benchmark the joint release's trade-off against real peers' releases, on tuning and held-out tables.
 
     pip install ".[bench]"
-    python bench/bench_frontier.py                      # the peers' rows once (about 2 hours), geoanon's (about 25 min)
+    python bench/bench_frontier.py                      # the peers' rows once (about 2 hours), geoanon's (about 50 min)
     python bench/bench_frontier.py --only geoanon        # geoanon's rows again, the peers' from their cached rows
     python bench/bench_frontier.py --tables tuning      # the tuning tables only (choosing a constant: see below)
     python bench/bench_frontier.py --quick              # a smoke run
