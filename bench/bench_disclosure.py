@@ -27,10 +27,6 @@ the same table's classes:
 - ``points``: ``generalize_points`` (the default for points): boxes on a grid
   of their width over k - 2, held to the cuts between classes that lie on
   it, isolated records withheld within 2% of the rows;
-- ``points-class``: the same, isolated records found within each class
-  instead (geoanon before this benchmark: records farther from their
-  class's core, its records within twice the median distance from its
-  centre, than ten times the core's diagonal, fewer than k of them);
 - ``points-all``: the same with ``max_withheld=0``: every record located;
 - ``anonymize-box``: ``anonymize`` of the location alone (``extent="box"``):
   both edges of every box on its grid, boxes may overlap;
@@ -77,7 +73,7 @@ ORDER_ROWS = 3000
 ORDER_QI = ["age", "sex", "race", "marital-status"]
 SEEDS = range(20)
 ORDERS = ("seeded", "entropy", "published")
-DESIGNS = ("points", "points-class", "points-all", "anonymize-box", "anonymize-tile", "margin")
+DESIGNS = ("points", "points-all", "anonymize-box", "anonymize-tile", "margin")
 TABLES = ("clustered", "zip_jitter", "airports", "patients")
 TUNING = ("clustered", "zip_jitter")
 FAR = [(32.30141, -64.78383), (37.74103, -25.67577), (64.18137, -51.69413),
@@ -168,10 +164,6 @@ def publish(df: pd.DataFrame, k: int, design: str) -> pd.DataFrame:
     """Each record's box (``lat_min`` ... ``lon_max``, NaN when withheld) in input order, and its class."""
     import geoanon as ga
 
-    if design == "points-class":
-        from geoanon.pipeline.locations.rectangles import PointsPublisher
-
-        PointsPublisher.isolated = _isolated_in_class
     if design.startswith("points") or design == "margin":
         release = ga.generalize_points(df, k, max_withheld=0 if design == "points-all" else 0.02)
     else:
@@ -180,31 +172,6 @@ def publish(df: pd.DataFrame, k: int, design: str) -> pd.DataFrame:
     boxes = t[["lat_min", "lat_max", "lon_min", "lon_max"]].astype(float)
     boxes["class"] = boxes.groupby(list(boxes.columns), dropna=False).ngroup()
     return _margins(df, boxes) if design == "margin" else boxes
-
-
-def _isolated_in_class(publisher, dims, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The rule that lost (``points-class``): each class's records farther from its core than ten times
-    the core's diagonal (at least the grid), fewer than k of them, and how far each lies (km)."""
-    x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
-    labels = np.where(np.isnan(x) | np.isnan(y), -1, labels)
-    x_km, y_km = 111.195 * np.cos(np.radians(np.nan_to_num(y))), 111.195
-    floor = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-    flagged, apart = np.zeros(labels.size, dtype=bool), np.zeros(labels.size)
-    rows = np.flatnonzero(labels >= 0)
-    c, x, y, x_km = labels[rows], x[rows], y[rows], x_km[rows]
-    frame = pd.DataFrame({"c": c, "x": x, "y": y})
-    centre = frame.groupby("c")[["x", "y"]].transform("median")
-    distance = np.hypot((x - centre["x"].to_numpy()) * x_km, (y - centre["y"].to_numpy()) * y_km)
-    radius = pd.Series(distance).groupby(c).transform("median").to_numpy()
-    core = frame[distance <= 2 * np.maximum(radius, floor)].groupby("c").agg(
-        x0=("x", "min"), x1=("x", "max"), y0=("y", "min"), y1=("y", "max")).reindex(c)
-    x0, x1, y0, y1 = (core[name].to_numpy() for name in ("x0", "x1", "y0", "y1"))
-    outside = np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0) * x_km,
-                       np.maximum(np.maximum(y0 - y, y - y1), 0.0) * y_km)
-    far = outside > 10 * np.maximum(np.hypot((x1 - x0) * x_km, (y1 - y0) * y_km), floor)
-    few = pd.Series(far).groupby(c).transform("sum").to_numpy() < k
-    flagged[rows], apart[rows] = far & few, np.where(far & few, outside, 0.0)
-    return flagged, apart
 
 
 def _margins(df: pd.DataFrame, boxes: pd.DataFrame) -> pd.DataFrame:
@@ -330,8 +297,7 @@ def _reading(rows: list) -> list[str]:
     return out + ["", "Every default box (``points``, ``anonymize-box``) leaves every record a window of at least its "
                   "box over k along each axis; the designs that narrow a side (``anonymize-tile``, "
                   "``margin``) tell a record beside a cut or an edge more precisely than that. The far records: "
-                  "withheld by the default rule; the rule within each class (``points-class``) withholds far more "
-                  "records and leaves the far ones in a box where the partition grouped them together."]
+                  "withheld by the default rule."]
 
 
 if __name__ == "__main__":
