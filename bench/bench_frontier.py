@@ -49,9 +49,9 @@ code's centroid on the ZIP-coded tables):
   a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (a
   class's ZIP group its own, nested in or overlapping others', not a tile of
   the map), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
-  (cuts ranked by their gain, not per bit of split information) at 0, 0.025, ..., 1; one round
-  halfway each (``frontier_releases.VARIANTS``), counted among geoanon's
-  releases (the default is not one).
+  (cuts ranked by their gain alone) at 0, 0.025, ..., 1; one round halfway
+  each (``frontier_releases.VARIANTS``), counted among geoanon's releases
+  (the default is not one).
 
 The checks, per table and k: a release is no wider than another if its
 median and its p90 box both are; no peer release (any peer, any variant)

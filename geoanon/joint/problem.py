@@ -36,7 +36,9 @@ class SearchProblem:
     other dimension; ``compact_cuts``: the other columns' rank cuts fall in
     their widest gap (:func:`~geoanon.joint.cuts.compact_choice`), not
     balanced (the joint design's); ``gain_ratio``: the search ranks a node's
-    cuts by their gain per bit of split information (:func:`~geoanon.joint.cuts.per_bit`).
+    cuts by their gain over their split information beyond the first bit
+    (:func:`~geoanon.joint.cuts.per_bit`; the releases' default, False here
+    the gain alone).
     """
 
     dims: Dims

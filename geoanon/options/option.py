@@ -6,7 +6,6 @@ line builds its parser from the rows."""
 from __future__ import annotations
 
 import argparse
-
 from dataclasses import dataclass
 
 from ..constraints import StrOptions
