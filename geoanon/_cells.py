@@ -131,8 +131,18 @@ def present_cells(s: pd.Series) -> pd.Series:
 
 
 def is_present(s: pd.Series) -> np.ndarray:
-    """Whether each cell of ``s`` holds a value (:func:`present_cells`)."""
-    return (s.notna() & ~s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)).to_numpy(dtype=bool)
+    """Whether each cell of ``s`` holds a value (:func:`present_cells`),
+    each distinct value read once."""
+    try:
+        codes, distinct = pd.factorize(s)             # a missing cell's code: -1
+    except TypeError:                                 # unhashable cells (a nested column): each read
+        return (s.notna() & ~_missing_text(s)).to_numpy(dtype=bool)
+    return np.r_[~_missing_text(pd.Series(distinct, dtype=object)).to_numpy(dtype=bool), False][codes]
+
+
+def _missing_text(s: pd.Series) -> pd.Series:
+    """Whether each cell's text is a missing marker (:data:`MISSING_TOKENS`)."""
+    return s.astype(str).str.strip().str.lower().isin(MISSING_TOKENS)
 
 
 def numeric_cells(s: pd.Series) -> bool:

@@ -5,13 +5,23 @@ import numpy as np
 import pandas as pd
 
 
-def combined_key(codes: np.ndarray) -> np.ndarray:
-    """One id per distinct row of ``codes`` (non-negative ints, rows x columns),
-    in order of first appearance; one factorization per column."""
-    key = np.zeros(codes.shape[0], dtype=np.int64)
-    for j in range(codes.shape[1]):
-        key = pd.factorize(key * (int(codes[:, j].max()) + 1) + codes[:, j])[0]
-    return key
+def combined_key(codes) -> np.ndarray:
+    """One id per distinct row of ``codes`` (non-negative ints: rows x
+    columns, or a non-empty sequence of columns), in order of first
+    appearance. Columns are packed into one integer (mixed radix) while it
+    fits in 62 bits, and factorized only where the next would not fit and at
+    the end."""
+    columns = codes.T if isinstance(codes, np.ndarray) else codes
+    key = np.zeros(len(columns[0]) if len(columns) else codes.shape[0], dtype=np.int64)
+    bound = 1                                   # key < bound
+    for column in columns:
+        column = np.asarray(column, dtype=np.int64)
+        radix = int(column.max()) + 1 if len(column) else 1
+        if bound * radix > 1 << 62:
+            key = pd.factorize(key)[0].astype(np.int64)
+            bound = int(key.max()) + 1 if key.size else 1
+        key, bound = key * radix + column, bound * radix
+    return pd.factorize(key)[0].astype(np.int64)
 
 
 def first_appearance_ids(labels: np.ndarray) -> np.ndarray:

@@ -69,7 +69,7 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
     if missing:
         raise DataError(f"no column {missing[0]!r} in the table")
     columns = [factorize_exact(df[col])[0] for col in qi]
-    return combined_key(np.column_stack(columns) if columns else np.zeros((len(df), 0), dtype=np.int64))
+    return combined_key(columns) if columns else np.zeros(len(df), dtype=np.int64)
 
 
 def _suppressed_cells(column: pd.Series) -> int:

@@ -42,7 +42,7 @@ def is_date_column(s: pd.Series) -> bool:
         return True
     if s.dtype != object and not pd.api.types.is_string_dtype(s):
         return False
-    present = _present(s)
+    present = _present(pd.Series(s.unique()))          # each distinct value once
     return len(present) > 0 and bool(present.str.match(ISO).all())
 
 
@@ -59,7 +59,7 @@ def date_formats(s: pd.Series, sample: int = 10_000) -> list:
     where days and months cannot be told apart); none for other columns."""
     if s.dtype != object and not pd.api.types.is_string_dtype(s):
         return []
-    present = pd.Series(_present(s).unique()[:sample], dtype=object)
+    present = pd.Series(_present(pd.Series(s.unique())).unique()[:sample], dtype=object)
     if present.empty or not present.str.match(_DATE_LIKE).all():
         return []
     return [fmt for fmt in DATE_FORMATS

@@ -34,7 +34,7 @@ from ..options.release import treatments as spec_treatments
 from .locations import KINDS
 from .locations.points import ground_spans, robust_spans
 from ..report.job_report import joint_report
-from ..report.release import Release
+from ..report.release import Release, in_published_order
 from .points import isolated_warning
 from .precision_target import beyond_target, extent_target, region_target, target_note, within_extent
 from .hints import column_hints, warn
@@ -530,10 +530,13 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
     def drawn() -> tuple:
         units = plain_units(df, table, ncp_columns, **job.publish_location.unit_keywords(part))
         with step("drawing the classes"):
-            return units, job.publish_location.classes(table, part, published)
+            classes, row_shapes = job.publish_location.classes(table, part, published)
+        return units, classes, in_published_order(table, row_shapes)
 
-    # the audit and the NCP beside the classes' drawing, each half of the work after the search
-    (audit, ncp), (units, (classes, row_shapes)) = beside(audited, drawn, spec.options["n_jobs"])
+    # the audit and the NCP beside the classes' drawing and the published order, each half of the work after
+    # the search
+    (audit, ncp), (units, classes, (ordered, input_rows, input_index, row_shapes)) = \
+        beside(audited, drawn, spec.options["n_jobs"])
     warnings += disclosure_warnings(audit, model)
     if isolated:
         warnings += isolated_warning(isolated["published"], isolated["max_withheld"])
@@ -547,9 +550,9 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
         engine={**job.publish_location.details, "ncp": ncp, "units": units},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
-    return Release(table=table, partition=part, report=report, classes=classes, warnings=warnings,
+    return Release(table=ordered, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
-                   location=LOCATIONS[kind].release_location(loc))
+                   location=LOCATIONS[kind].release_location(loc), input_rows=input_rows, input_index=input_index)
 
 
 def _without_outliers(problem, part, budget, method, n_jobs, widths):

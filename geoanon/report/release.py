@@ -22,7 +22,7 @@ from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
-__all__ = ["JobReport", "Published", "Release", "published_order", "report_json", "side_outputs", "with_geometry",
+__all__ = ["JobReport", "Published", "Release", "in_published_order", "published_order", "report_json", "side_outputs", "with_geometry",
            "write_release"]
 
 if TYPE_CHECKING:
@@ -176,12 +176,8 @@ class Release(Published):
         super().__post_init__()
         if self.table is None or self.input_rows is not None:
             return
-        order = published_order(self.table)
-        self.input_rows, self.input_index = order, self.table.index
-        self.table = self.table.iloc[order].reset_index(drop=True)
-        if self.row_shapes is not None:
-            shapes_in_input_order = self.row_shapes
-            self.row_shapes = lambda: shapes_in_input_order().iloc[order].reset_index(drop=True)
+        self.table, self.input_rows, self.input_index, self.row_shapes = in_published_order(self.table,
+                                                                                            self.row_shapes)
 
     def in_input_order(self) -> pd.DataFrame:
         """The released rows in the input's order, under the input's index:
@@ -336,6 +332,19 @@ def side_outputs(release: Published, *, report=None, map_html=None, classes=None
             write_table(release.classes, out.stage(classes))
         if html_report is not None:
             Path(out.stage(html_report)).write_text(page, encoding="utf-8")
+
+
+def in_published_order(table: pd.DataFrame, row_shapes=None) -> tuple:
+    """``table`` in its published order (:func:`published_order`) under a
+    fresh index, that order (each published row's position in ``table``),
+    ``table``'s index, and ``row_shapes`` (a callable giving each row's class
+    shape, or None) in the same order: a :class:`Release`'s ``table``,
+    ``input_rows``, ``input_index`` and ``row_shapes``."""
+    order = published_order(table)
+    if row_shapes is not None:
+        shapes_in_input_order = row_shapes
+        row_shapes = lambda: shapes_in_input_order().iloc[order].reset_index(drop=True)  # noqa: E731
+    return table.iloc[order].reset_index(drop=True), order, table.index, row_shapes
 
 
 def published_order(table: pd.DataFrame) -> np.ndarray:
