@@ -22,8 +22,8 @@ from ..partition import Partition
 from ..progress import stepped
 from .job_report import JobReport
 
-__all__ = ["JobReport", "Published", "Release", "in_published_order", "published_order", "report_json", "side_outputs", "with_geometry",
-           "write_release"]
+__all__ = ["JobReport", "Published", "Release", "in_published_order", "published_order", "report_json", "side_outputs",
+           "with_geometry", "write_release"]
 
 if TYPE_CHECKING:
     from ..joint.partition import JointPartition
