@@ -23,7 +23,7 @@ from .dims import RankDim, SetDim, TreeDim
 
 __all__ = ["STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state",
            "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "keeps_classes", "narrowed",
-           "own_cut", "per_bit", "rank_cut", "split_bits", "stranding"]
+           "narrowed_ranks", "own_cut", "per_bit", "rank_cut", "split_bits", "stranding"]
 
 
 @dataclass
@@ -63,11 +63,15 @@ def narrowed(d, state, rows: np.ndarray):
 
 
 def _narrowed(d: RankDim, state: tuple, rows: np.ndarray) -> tuple:
-    """A rank state with the ranks ``rows`` hold; a tile reaching the
-    missing rank ends at the values when no row is missing, and is the
-    missing rank alone when only missing rows remain."""
+    """A rank state with the ranks ``rows`` hold (:func:`narrowed_ranks`)."""
+    return narrowed_ranks(d, state, *d.held(rows))
+
+
+def narrowed_ranks(d: RankDim, state: tuple, first: int, end: int) -> tuple:
+    """A rank state narrowed to rows holding the ranks ``first`` to ``end`` -
+    1; a tile reaching the missing rank ends at the values when no row is
+    missing, and is the missing rank alone when only missing rows remain."""
     lo, hi = state[0], state[1]
-    first, end = d.held(rows)
     if hi > d.size and end <= d.size:
         hi = d.size
     if first >= d.size:

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cuts import admissible_positions, best_parts, child_state, narrowed
+from .cuts import admissible_positions, best_parts, child_state, narrowed_ranks
 from .dims import RankDim
 
-__all__ = ["target_parts"]
+__all__ = ["SECTIONS", "target_parts"]
+
+SECTIONS = 16       # positions a cut's search judges at a time (:func:`_longest_fit`)
 
 
 def target_parts(problem, node: tuple, location: list) -> list | None:
@@ -79,22 +81,49 @@ def _side_cut(problem, state, ordered, positions, low_side: bool, location) -> t
 def _longest_fit(problem, state, ordered: np.ndarray, positions: np.ndarray, low_side: bool, location) -> int | None:
     """The cut position (among ``positions``, ascending, of the rows
     ``ordered`` by one axis) whose low side (else high side) is the longest
-    within the target; None where even the shortest is too wide."""
-    def fits(at) -> bool:
-        part = ordered[:at] if low_side else ordered[at:]
-        located = list(state)
-        for j in location:
-            located[j] = narrowed(problem.items[j], state[j], part)
-        return not bool(problem.too_wide([tuple(located)])[0])
-
-    if not positions.size or not fits(positions[0 if low_side else -1]):
+    within the target; None where even the shortest is too wide. A side's
+    rows grow as the position moves away from it, so the position is found
+    by multisection: ``SECTIONS`` positions judged at a time, in one call of
+    the target's test, their sides' states read off running minima and
+    maxima of the ranks."""
+    if not positions.size:
         return None
-    lo, hi = 0, positions.size - 1           # bisection: a side's rows grow as the position moves away from it
-    while lo < hi:
+    held = _side_ranks(problem, ordered, low_side, location)
+
+    def fits(ats: np.ndarray) -> np.ndarray:
+        ends = ats - 1 if low_side else ats             # the last row of each low side, the first of a high one
+        states = []
+        for i in ends.tolist():
+            located = list(state)
+            for j, (first, last) in held.items():
+                located[j] = narrowed_ranks(problem.items[j], state[j], int(first[i]), int(last[i]) + 1)
+            states.append(tuple(located))
+        return ~np.asarray(problem.too_wide(states), dtype=bool)
+
+    lo, hi = 0, positions.size - 1
+    while True:                         # the shortest side fits from the first round on
+        probe = np.unique(np.linspace(lo, hi, SECTIONS + 1).round().astype(np.int64))
+        ok = fits(positions[probe])
+        if not ok[0 if low_side else -1]:
+            return None
+        if low_side:                    # the last probe that fits; the next does not
+            at = int(np.flatnonzero(ok)[-1])
+            lo, hi = int(probe[at]), (int(probe[at + 1]) - 1 if at + 1 < probe.size else hi)
+        else:                           # the first probe that fits; the one before does not
+            at = int(np.flatnonzero(ok)[0])
+            lo, hi = (int(probe[at - 1]) + 1 if at > 0 else lo), int(probe[at])
+        if lo >= hi:
+            return int(positions[lo])
+
+
+def _side_ranks(problem, ordered: np.ndarray, low_side: bool, location) -> dict:
+    """Per dimension of the location, the least and greatest rank of the low
+    side up to each row of ``ordered`` (else of the high side from it)."""
+    out = {}
+    for j in location:
+        r = problem.items[j].rank[ordered]
         if low_side:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if fits(positions[mid]) else (lo, mid - 1)
+            out[j] = (np.minimum.accumulate(r), np.maximum.accumulate(r))
         else:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if fits(positions[mid]) else (mid + 1, hi)
-    return int(positions[lo])
+            out[j] = (np.minimum.accumulate(r[::-1])[::-1], np.maximum.accumulate(r[::-1])[::-1])
+    return out
