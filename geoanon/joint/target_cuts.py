@@ -43,8 +43,9 @@ def target_parts(problem, node: tuple, location: list) -> list | None:
         order = np.argsort(problem.items[j].rank[rows], kind="stable")
         ranks = problem.items[j].rank[rows[order]]
         positions = admissible_positions(problem.check, rows[order], ranks)
+        sides = {low_side: _side_ranks(problem, rows[order], low_side, location) for low_side in (True, False)}
         for low_side in (True, False):
-            found = _side_cut(problem, state, rows[order], positions, low_side, location)
+            found = _side_cut(problem, state, sides, positions, low_side, rows.size)
             if found is not None and (best is None or found[:2] > best[0][:2]):
                 best = (found, j, order, ranks)
     if best is None:
@@ -58,37 +59,37 @@ def target_parts(problem, node: tuple, location: list) -> list | None:
             (right, child_state(problem, state, j, (boundary, hi), right))]
 
 
-def _side_cut(problem, state, ordered, positions, low_side: bool, location) -> tuple | None:
-    """The cut of rows ``ordered`` by one axis whose low side (else high
-    side) fits within the target, as ``(whether the other side fits or holds
+def _side_cut(problem, state, sides: dict, positions, low_side: bool, size: int) -> tuple | None:
+    """The cut of ``size`` rows ordered by one axis (``sides``: per side,
+    low or not, its location ranks, :func:`_side_ranks`) whose low side (else
+    high side) fits within the target, as ``(whether the other side fits or holds
     2k rows or more, the fitting side's rows, the position)``: the longest
     fitting side, or, where that leaves the other side too wide with fewer
     than 2k rows, the longest that leaves 2k; None where no side fits."""
-    at = _longest_fit(problem, state, ordered, positions, low_side, location)
+    at = _longest_fit(problem, state, sides[low_side], positions, low_side)
     if at is None:
         return None
-    size, two_k = ordered.size, 2 * problem.check.model.k
+    two_k = 2 * problem.check.model.k
     rest = size - at if low_side else at
-    if rest < two_k and _longest_fit(problem, state, ordered, np.array([at]), not low_side, location) is None:
+    if rest < two_k and _longest_fit(problem, state, sides[not low_side], np.array([at]), not low_side) is None:
         room = positions[positions <= size - two_k] if low_side else positions[positions >= two_k]
-        shorter = _longest_fit(problem, state, ordered, room, low_side, location)
+        shorter = _longest_fit(problem, state, sides[low_side], room, low_side)
         if shorter is None:
             return (False, at if low_side else size - at, at)
         at = shorter
     return (True, at if low_side else size - at, at)
 
 
-def _longest_fit(problem, state, ordered: np.ndarray, positions: np.ndarray, low_side: bool, location) -> int | None:
-    """The cut position (among ``positions``, ascending, of the rows
-    ``ordered`` by one axis) whose low side (else high side) is the longest
-    within the target; None where even the shortest is too wide. A side's
-    rows grow as the position moves away from it, so the position is found
-    by multisection: ``SECTIONS`` positions judged at a time, in one call of
-    the target's test, their sides' states read off running minima and
-    maxima of the ranks."""
+def _longest_fit(problem, state, held: dict, positions: np.ndarray, low_side: bool) -> int | None:
+    """The cut position (among ``positions``, ascending, of rows ordered by
+    one axis; ``held``: that side's location ranks, :func:`_side_ranks`)
+    whose low side (else high side) is the longest within the target; None
+    where even the shortest is too wide. A side's rows grow as the position
+    moves away from it, so the position is found by multisection:
+    ``SECTIONS`` positions judged at a time, in one call of the target's
+    test, their sides' states read off the running ranks."""
     if not positions.size:
         return None
-    held = _side_ranks(problem, ordered, low_side, location)
 
     def fits(ats: np.ndarray) -> np.ndarray:
         ends = ats - 1 if low_side else ats             # the last row of each low side, the first of a high one

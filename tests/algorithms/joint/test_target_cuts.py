@@ -75,7 +75,7 @@ def test_target_pieces_leave_fewer_rows_beyond_the_target():
     assert fitted < placed
 
 
-def test_the_longest_fit_is_found_by_bisection():
+def test_the_longest_fit_is_found_by_multisection():
     """:func:`target_cuts._longest_fit` against trying every position: the
     longest side within the target, from either end."""
     df = _strip(3, n=60)
@@ -95,5 +95,6 @@ def test_the_longest_fit_is_found_by_bisection():
     for low_side in (True, False):
         fitting = [at for at in positions.tolist() if fits(ordered[:at] if low_side else ordered[at:])]
         expected = (max(fitting) if low_side else min(fitting)) if fitting else None
-        assert target_cuts._longest_fit(problem, state, ordered, positions, low_side, location) == expected
+        held = target_cuts._side_ranks(problem, ordered, low_side, location)
+        assert target_cuts._longest_fit(problem, state, held, positions, low_side) == expected
         assert expected is not None
