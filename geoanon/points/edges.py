@@ -28,11 +28,12 @@ of published edges the caller sets (its ``resolution``).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 __all__ = ["coarsest_step", "coordinate_resolution", "snap_steps", "snapped", "window"]
 
-ROUND = (1.0, 2.0, 5.0)
+_jit = numba.njit(cache=True, nogil=True)
 
 
 def snap_steps(spans, k: int, floor) -> np.ndarray:
@@ -43,14 +44,8 @@ def snap_steps(spans, k: int, floor) -> np.ndarray:
     >>> snap_steps(np.array([0.0, 0.3, 3.0]), 5, 0.01).tolist()
     [0.01, 0.1, 1.0]
     """
-    need = np.maximum(np.asarray(spans, dtype=np.float64) / max(k - 2, 1), floor)
-    power = np.floor(np.log10(need))
-    base = 10.0 ** power
-    step = np.full(need.shape, np.inf)
-    for m in (*ROUND, 10.0):
-        candidate = _rounded(m * base, power)
-        step = np.where((candidate >= need * (1 - 1e-12)) & (candidate < step), candidate, step)
-    return step
+    spans, floor = np.broadcast_arrays(np.asarray(spans, dtype=np.float64), np.asarray(floor, dtype=np.float64))
+    return _snap_steps(spans.ravel(), floor.ravel(), float(max(k - 2, 1))).reshape(spans.shape)
 
 
 def snapped(low, high, step) -> tuple[np.ndarray, np.ndarray]:
@@ -63,17 +58,59 @@ def snapped(low, high, step) -> tuple[np.ndarray, np.ndarray]:
     >>> [v.tolist() for v in snapped(np.array([35.94, 0.0]), np.array([36.02, 0.5]), np.array([0.05, 0.5]))]
     [[35.9, -0.5], [36.05, 1.0]]
     """
-    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
-    return _outside(low, high, np.broadcast_to(np.asarray(step, dtype=np.float64), low.shape))
+    low, high, step = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (low, high, step)))
+    lo, hi = _outside(low.ravel(), high.ravel(), step.ravel())
+    return lo.reshape(low.shape), hi.reshape(low.shape)
 
 
-def _outside(low: np.ndarray, high: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@_jit
+def _snap_steps(spans, floor, divisor):
+    """:func:`snap_steps`, one class at a time (NaN spans give inf)."""
+    out = np.empty(spans.size)
+    for i in range(spans.size):
+        need = spans[i] / divisor
+        if not need >= floor[i]:        # NaN stays NaN, as np.maximum keeps it
+            need = floor[i] if need == need else need
+        power = np.floor(np.log10(need))
+        base = 10.0 ** power
+        step = np.inf
+        for m in (1.0, 2.0, 5.0, 10.0):
+            candidate = _round_to(m * base, power)
+            if candidate >= need * (1 - 1e-12) and candidate < step:
+                step = candidate
+        out[i] = step
+    return out
+
+
+@_jit
+def _outside(low, high, step):
     """The grid points of ``step`` strictly below ``low`` and above ``high``."""
-    power = np.floor(np.log10(step))
-    lo = _rounded(np.floor(_quotient(low, step)) * step, power)
-    lo = np.where(lo < low, lo, _rounded(lo - step, power))
-    hi = _rounded(np.ceil(_quotient(high, step)) * step, power)
-    return lo, np.where(hi > high, hi, _rounded(hi + step, power))
+    lo, hi = np.empty(low.size), np.empty(low.size)
+    for i in range(low.size):
+        s = step[i]
+        power = np.floor(np.log10(s))
+        a = _round_to(np.floor(_quotient(low[i], s)) * s, power)
+        lo[i] = a if a < low[i] else _round_to(a - s, power)
+        b = _round_to(np.ceil(_quotient(high[i], s)) * s, power)
+        hi[i] = b if b > high[i] else _round_to(b + s, power)
+    return lo, hi
+
+
+@_jit
+def _round_to(v, power):
+    """``v`` rounded to the decimals of a step of ``10 ** power``."""
+    places = min(max(-power, 0.0), 15.0)
+    scale = 10.0 ** places
+    return np.rint(v * scale) / scale
+
+
+@_jit
+def _quotient(v, step):
+    """``v / step``, a quotient within 1e-9 of a whole number taken as it (0.3
+    is a multiple of 0.1)."""
+    q = v / step
+    whole = np.rint(q)
+    return whole if abs(q - whole) < 1e-9 else q
 
 
 def coarsest_step(values, most, least=0.0) -> np.ndarray:
@@ -85,22 +122,32 @@ def coarsest_step(values, most, least=0.0) -> np.ndarray:
     >>> coarsest_step(np.array([35.5, 35.43, -0.3, 35.43]), np.array([1.0, 1.0, 1.0, 0.001])).tolist()
     [0.5, 0.01, 0.1, 0.001]
     """
-    shape = np.broadcast_shapes(np.shape(values), np.shape(most))
-    v, most, least = (a.ravel() for a in np.broadcast_arrays(np.asarray(values, dtype=np.float64),
-                                                             np.asarray(most, dtype=np.float64), least))
-    top = np.floor(np.log10(np.where(most > 0, most, 1.0)))
-    out = np.zeros(v.shape)
-    todo = np.flatnonzero(most > 0)
-    for drop in range(17):                    # coarsest first: a value leaves once a step fits it
-        for m in ROUND[::-1]:
-            power = np.maximum(top[todo] - drop, -15)
-            step = _rounded(m * 10.0 ** power, power)
-            with np.errstate(invalid="ignore"):   # a NaN value is on no grid
-                q = _quotient(v[todo], step)
-                fits = (step <= most[todo] * (1 + 1e-12)) & (q == np.round(q))
-            out[todo[fits]] = step[fits]
-            todo = todo[~fits & (step >= least[todo])]
-    return out.reshape(shape)
+    v, most, least = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (values, most, least)))
+    return _coarsest_step(v.ravel(), most.ravel(), least.ravel()).reshape(v.shape)
+
+
+@_jit
+def _coarsest_step(values, most, least):
+    """:func:`coarsest_step`, one value at a time, coarsest step first."""
+    out = np.zeros(values.size)
+    for i in range(values.size):
+        if not most[i] > 0:
+            continue
+        top = np.floor(np.log10(most[i]))
+        for drop in range(17):
+            for m in (5.0, 2.0, 1.0):
+                power = max(top - drop, -15.0)
+                step = _round_to(m * 10.0 ** power, power)
+                q = _quotient(values[i], step)
+                if step <= most[i] * (1 + 1e-12) and q == np.rint(q):      # a NaN value is on no grid
+                    out[i] = step
+                    break
+                if not step >= least[i]:
+                    break
+            else:
+                continue
+            break
+    return out
 
 
 def window(width, k: int) -> np.ndarray:
@@ -132,7 +179,7 @@ def coordinate_resolution(values) -> float:
     sample = v[::max(1, v.size // 10_000)]       # a step that misses in the sample misses in all
     for power in range(top, int(np.floor(np.log10(magnitude))) - 13, -1):
         for m in (5.0, 2.0, 1.0):
-            step = _rounded(m * 10.0 ** power, power)
+            step = _round_to(m * 10.0 ** power, float(power))
             if _off_grid(sample, step) < allowed and _off_grid(v, step) < allowed:
                 return float(step)
     return 0.0
@@ -142,18 +189,3 @@ def _off_grid(v: np.ndarray, step: float) -> int:
     """How many of ``v`` are no multiple of ``step`` (to 1e-6 of a step)."""
     q = v / step
     return int((np.abs(q - np.round(q)) > 1e-6).sum())
-
-
-def _quotient(v: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """``v / step`` with a quotient within 1e-9 of a whole number taken as it
-    (0.3 is a multiple of 0.1)."""
-    q = v / step
-    whole = np.round(q)
-    return np.where(np.abs(q - whole) < 1e-9, whole, q)
-
-
-def _rounded(v, power) -> np.ndarray:
-    """``v`` rounded to the decimals of a step of ``10 ** power`` (elementwise)."""
-    places = np.clip(-np.asarray(power, dtype=np.float64), 0, 15)
-    scale = 10.0 ** places
-    return np.round(np.asarray(v, dtype=np.float64) * scale) / scale
