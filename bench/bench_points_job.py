@@ -1,7 +1,8 @@
 """Benchmark the points job (``geoanon points``), the code before a change beside the code now.
 
     python bench/bench_points_job.py --baseline /path/to/a/checkout/of/the/code/before
-    python bench/bench_points_job.py --scale      # the current code alone at 10^7 and 2*10^7 points
+    python bench/bench_points_job.py --scale      # the current code alone at 10^7 and 2*10^7 points,
+                                                  # in one process and with n_jobs=2
 
 Each measurement runs :func:`geoanon.generalize_points` (method ``gaps``, the
 job's default) in a fresh process, the baseline's just before the current
@@ -58,13 +59,16 @@ def table(dataset: str, n: int):
     return pd.DataFrame({"lat": xy[:, 1], "lon": xy[:, 0]})
 
 
-def measure(dataset: str, n: str, k: str, max_km: str, code: str) -> dict:
-    """One run of the points job, with geoanon imported from ``code`` (``max_km``: its max_extent_km, or "")."""
+def measure(dataset: str, n: str, k: str, max_km: str, code: str, jobs: str = "1") -> dict:
+    """One run of the points job, with geoanon imported from ``code`` (``max_km``: its max_extent_km, or "";
+    ``jobs``: its n_jobs, passed where it is not 1)."""
     sys.path.insert(0, code)
     import geoanon as ga
     from geoanon._geo import row_box_extents
 
     n, k, extent = int(n), int(k), {"max_extent_km": float(max_km)} if max_km else {}
+    if int(jobs) != 1:
+        extent["n_jobs"] = int(jobs)
     df = table(dataset, n)
     ga.generalize_points(df.head(5000), k)                     # warm-up: imports, compiled kernels
     start = time.perf_counter()
@@ -74,7 +78,8 @@ def measure(dataset: str, n: str, k: str, max_km: str, code: str) -> dict:
     km = row_box_extents(t, "lat", "lon", "EPSG:4326")[2]
     boxed = ~np.isnan(km)
     sizes = t.loc[boxed, "class_id"].value_counts()
-    return {"dataset": dataset, "n": n, "k": k, "max_extent_km": extent.get("max_extent_km"), "seconds": seconds,
+    return {"dataset": dataset, "n": n, "k": k, "max_extent_km": extent.get("max_extent_km"), "jobs": int(jobs),
+            "seconds": seconds,
             "classes": int(sizes.size),
             "largest_over_lb": float(sizes.max() / release.report["lower_bound"]),
             "withheld": int((~boxed).sum()), "median_km": float(np.median(km[boxed])),
@@ -83,13 +88,14 @@ def measure(dataset: str, n: str, k: str, max_km: str, code: str) -> dict:
 
 
 def run(jobs, codes: dict) -> list[dict]:
+    """Each table of ``jobs`` with each code of ``codes`` (name: (path, n_jobs)), in a fresh process."""
     rows = []
     for dataset, n, k, *extent in jobs:
-        for name, code in codes.items():
+        for name, (code, processes) in codes.items():
             if extent and name != "now":
                 continue
             result = subprocess.run([sys.executable, __file__, "--one", dataset, str(n), str(k),
-                                     str(extent[0]) if extent else "", code],
+                                     str(extent[0]) if extent else "", code, str(processes)],
                                     capture_output=True, text=True)
             if result.returncode:
                 raise SystemExit(result.stderr.strip().splitlines()[-1])
@@ -106,12 +112,13 @@ def write(rows: list[dict], path: Path, baseline: str | None, section: str) -> N
              f"{today()}, {machine()}; geoanon at {code_state()}"
              + (f", beside {baseline} (before)" if baseline else " alone") + ". The load average "
              "(last column) says whether other work shared the 2 cores.", "",
-             "| table | n | k | max_extent_km | code | seconds | classes | largest / LB | withheld | median km | p90 km | "
-             "max km | load |",
-             "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| table | n | k | max_extent_km | code | n_jobs | seconds | classes | largest / LB | withheld | median km | "
+             "p90 km | max km | load |",
+             "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         extent = f"{r['max_extent_km']:,.0f}" if r.get("max_extent_km") else ""
-        lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {extent} | {r['code']} | {r['seconds']:.2f} | "
+        lines.append(f"| {r['dataset']} | {r['n']:,} | {r['k']} | {extent} | {r['code']} | {r['jobs']} | "
+                     f"{r['seconds']:.2f} | "
                      f"{r['classes']:,} | "
                      f"{r['largest_over_lb']:.2f} | {r['withheld']:,} ({100 * r['withheld'] / r['n']:.2f}%) | "
                      f"{r['median_km']:.1f} | {r['p90_km']:.1f} | {r['max_km']:,.0f} | {r['load']:.1f} |")
@@ -123,14 +130,16 @@ def main() -> None:
     parser.add_argument("--baseline", help="a checkout of the code before, run beside the current one")
     parser.add_argument("--scale", action="store_true", help="the current code alone at 10^7 and 2*10^7 points")
     parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
-    parser.add_argument("--one", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(*args.one)))
         return
-    codes = {"now": str(HERE.parent)}
+    codes = {"now": (str(HERE.parent), 1)}
+    if args.scale:
+        codes["now, 2 processes"] = (str(HERE.parent), 2)
     if args.baseline:                              # run from its path, named by its commit
-        codes = {"before": args.baseline, **codes}
+        codes = {"before": (args.baseline, 1), **codes}
         found = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"], capture_output=True,
                                text=True)
         args.baseline = found.stdout.strip() if found.returncode == 0 else args.baseline

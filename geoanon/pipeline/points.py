@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import with_decimal_mark
+from .._forked import beside
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_total, check_unique_columns
 from ..audit import require
@@ -19,7 +20,7 @@ from ..ncp import information_loss, plain_units
 from ..options import release_spec
 from ..progress import stepped
 from .._geo import ground, is_geographic
-from ..report.release import JobReport, Release, with_geometry
+from ..report.release import JobReport, Release, in_published_order, with_geometry
 from .coordinates import null_island, numeric_column, rows_without_coordinates
 from .roles import declared_table, measure_undeclared, undeclared
 from ..options.locations import POINTS
@@ -30,7 +31,7 @@ __all__ = ["generalize_points", "isolated_warning", "located_classes", "publishe
 @stepped("partitioning points")
 def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="gaps",
                       missing="error", crs="EPSG:4326", bounds=None, keep=None, identifiers=None,
-                      strict=True, max_withheld=WITHHELD, max_extent_km=None, decimal=".") -> Release:
+                      strict=True, max_withheld=WITHHELD, max_extent_km=None, decimal=".", n_jobs=1) -> Release:
     """Generalize a table's point locations into rectangles of >= k records.
 
     Parameters
@@ -79,6 +80,11 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         ``report["max_extent"]`` says how many.
     decimal : {".", ","}
         The decimal mark of coordinates given as text (``","``: ``-118,27``).
+    n_jobs : int
+        Processes (-1: every core): with 2 or more, a forked one checks the
+        partition and audits the release (and measures its NCP) while this
+        one measures its units, draws its classes and finds its published
+        order. The release is the same.
 
     Returns
     -------
@@ -124,7 +130,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     started = time.perf_counter()
     spec = release_spec("points", k=k, lat=lat, lon=lon, method=method, missing=missing, crs=crs, bounds=bounds,
                         keep=keep, identifiers=identifiers, strict=strict, max_withheld=max_withheld,
-                        max_extent_km=max_extent_km, decimal=decimal)
+                        max_extent_km=max_extent_km, decimal=decimal, n_jobs=n_jobs)
     k, bounds, max_withheld = spec.model.k, spec["bounds"], spec["max_withheld"]
     check_unique_columns(df)
     df, keep = declared_table(df, spec.columns.identifiers, spec.columns.keep)
@@ -152,29 +158,24 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     part, boxes, class_id, (withheld, extent), isolated = located_classes(
         xy, present, len(df), k, spec["method"], crs, bounds, budget, spec["max_extent_km"])
     warnings += isolated_warning(isolated, max_withheld)
-    rect = np.full((len(df), 4), np.nan)
-    located = class_id < boxes.shape[0]
-    rect[located] = boxes[class_id[located]]
-    table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
-
-    def row_shapes():
-        import geopandas as gpd
-
-        shapes = np.full(len(df), None, dtype=object)
-        shapes[located] = rectangle_shapes(rect[located])
-        return gpd.GeoSeries(shapes, index=df.index, crs=crs)
-
-    if geometry:
-        table = with_geometry(table, row_shapes())
-
-    part.verify()
-    audit = require(table, out_cols, k=k)
+    table, row_shapes, located = _published_table(df, lat, lon, out_cols, boxes, class_id, crs, geometry)
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
                   lon_name: ("longitude" if is_geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
     coordinates, published = pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True)
-    ncp = information_loss(coordinates, published, treatments, reach=k)
-    units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs)
     weights = np.bincount(class_id)
+
+    def audited() -> tuple:
+        part.verify()
+        return require(table, out_cols, k=k), information_loss(coordinates, published, treatments, reach=k)
+
+    def drawn() -> tuple:
+        units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs)
+        classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
+        return units, classes, in_published_order(table, row_shapes)
+
+    # the checks and the NCP beside the units, the classes' shapes and the published order: each about half
+    (audit, ncp), (units, classes, (ordered, input_rows, input_index, shapes)) = beside(audited, drawn,
+                                                                                       spec["n_jobs"])
     report = JobReport(
         job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
         min_class=int(weights.min()), max_class=int(weights.max()), audit=audit,
@@ -194,11 +195,31 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
             "units": units,
             **measure_undeclared(table, loose, k, warnings),
         })
-    classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
-    return Release(table=table, partition=part, report=report, classes=classes,
+    return Release(table=ordered, partition=part, report=report, classes=classes,
                    notes=_notes(n_absent, withheld, extent, spec["max_extent_km"], boxes, lon_name),
-                   warnings=warnings, row_shapes=row_shapes, treatments=treatments,
-                   location=POINTS.release_location({"lat": lat_name, "lon": lon_name}))
+                   warnings=warnings, row_shapes=shapes, treatments=treatments,
+                   location=POINTS.release_location({"lat": lat_name, "lon": lon_name}), input_rows=input_rows,
+                   input_index=input_index)
+
+
+def _published_table(df, lat, lon, out_cols: list, boxes: np.ndarray, class_id: np.ndarray, crs, geometry: bool):
+    """The published table in the input's order (each row's class's box in
+    ``out_cols`` where ``lat`` and ``lon`` were, ``class_id`` last; the
+    boxes as its geometry where the input had one), a callable giving each
+    row's box shape, and which rows have a box."""
+    rect = np.full((len(df), 4), np.nan)
+    located = class_id < boxes.shape[0]
+    rect[located] = boxes[class_id[located]]
+    table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
+
+    def row_shapes():
+        import geopandas as gpd
+
+        shapes = np.full(len(df), None, dtype=object)
+        shapes[located] = rectangle_shapes(rect[located])
+        return gpd.GeoSeries(shapes, index=df.index, crs=crs)
+
+    return (with_geometry(table, row_shapes()) if geometry else table), row_shapes, located
 
 
 def _notes(n_absent: int, withheld: int, extent: int, max_km, boxes: np.ndarray, lon_name: str) -> list:

@@ -107,3 +107,26 @@ def test_a_max_extent_beyond_the_budget_is_refused_and_writes_nothing(tmp_path, 
                        "-o", tmp_path / "out.csv")
     assert code == 2 and "max_extent_km=5" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+@pytest.mark.parametrize("extra", [{}, {"max_extent_km": 600.0, "max_withheld": 0.05}, {"geometry": True}])
+def test_two_processes_publish_what_one_does(extra):
+    """With ``n_jobs=2`` a forked process checks, audits and measures the
+    NCP while this one measures the units, draws the classes and orders the
+    rows: the same table, report, classes and row shapes."""
+    df = _airport_visits(6000, 11)
+    df.loc[:2, ["lat", "lon"]] = [[40.0, -40.0], [40.1, -40.2], [39.9, -40.1]]     # three records far out at sea
+    df["visits"] = np.arange(len(df)) % 5
+    extra = dict(extra)
+    if extra.pop("geometry", False):
+        import geopandas as gpd
+
+        df = gpd.GeoDataFrame(df[["visits"]], geometry=gpd.points_from_xy(df["lon"], df["lat"]), crs="EPSG:4326")
+    one, two = (ga.generalize_points(df, 10, keep=["visits"], n_jobs=n, **extra) for n in (1, 2))
+    assert one.table.to_csv() == two.table.to_csv() and one.warnings == two.warnings and one.notes == two.notes
+    assert {**one.report.to_dict(), "seconds": 0} == {**two.report.to_dict(), "seconds": 0}
+    assert one.report["withheld_rows"] > 0 and one.report["audit"]["k"] >= 10
+    assert one.classes.drop(columns="geometry").equals(two.classes.drop(columns="geometry"))
+    assert one.classes.geometry.geom_equals(two.classes.geometry).all()
+    assert one.row_shapes().to_wkt().equals(two.row_shapes().to_wkt())
+    assert one.in_input_order().to_csv() == two.in_input_order().to_csv()    # rows that tie may swap
