@@ -24,7 +24,8 @@ from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
 __all__ = ["AuditReport", "SUPPRESSED", "T_FAR", "audit", "check_roles", "class_codes", "default_recursive_l",
-           "disclosure_figures", "disclosure_warnings", "distribution_figures", "own_population_risk", "require"]
+           "disclosure_figures", "disclosure_warnings", "distribution_figures", "may_read_suppressed", "own_population_risk",
+           "require"]
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
@@ -73,10 +74,14 @@ def class_codes(df: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
 
 
 def _suppressed_cells(column: pd.Series) -> int:
-    """The cells of ``column`` that read ``*`` (none in a column of numbers, booleans or datetimes)."""
-    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column):
-        return 0
-    return int((column.astype(object) == SUPPRESSED).sum())
+    """The cells of ``column`` that read ``*``."""
+    return int((column.astype(object) == SUPPRESSED).sum()) if may_read_suppressed(column.dtype) else 0
+
+
+def may_read_suppressed(dtype) -> bool:
+    """Whether a column of ``dtype`` can hold a cell that reads ``*``: not
+    one of numbers, booleans or datetimes."""
+    return not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype))
 
 
 @stepped("auditing")

@@ -9,7 +9,7 @@ import pandas as pd
 from .._text import plural
 from .._codes import combined_key
 from ..audit import (SUPPRESSED, T_FAR, AuditReport, check_roles, default_recursive_l, disclosure_figures,
-                     distribution_figures, own_population_risk)
+                     distribution_figures, may_read_suppressed, own_population_risk)
 from ..models import sensitive_codes
 from ..errors import AuditError, DataError, InfeasibleError
 from ..criteria import CRITERIA, DISTRIBUTION, meets
@@ -81,7 +81,7 @@ def audit_frame(ddf, qi, *, model, refuse=True) -> AuditReport:
     else:
         per_class = pairs.rename(columns={"count": "size"})
     sizes = per_class["size"]
-    suppressed = [(ddf[c].astype(str) == SUPPRESSED).sum() for c in qi]
+    suppressed = [(ddf[c].astype(str) == SUPPRESSED).sum() for c in qi if may_read_suppressed(ddf[c].dtype)]
     figures = {"histogram": sizes.value_counts(), "suppressed": suppressed}
     requested = model.levels()
     for name, level in requested.items():
