@@ -112,8 +112,8 @@ def write(rows: list[dict], path: Path, baseline: str | None, section: str) -> N
              f"{today()}, {machine()}; geoanon at {code_state()}"
              + (f", beside {baseline} (before)" if baseline else " alone") + ". The load average "
              "(last column) says whether other work shared the 2 cores.", "",
-             "| table | n | k | max_extent_km | code | n_jobs | seconds | classes | largest / LB | withheld | median km | "
-             "p90 km | max km | load |",
+             "| table | n | k | max_extent_km | code | n_jobs | seconds | classes | largest / LB | withheld | "
+             "median km | p90 km | max km | load |",
              "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         extent = f"{r['max_extent_km']:,.0f}" if r.get("max_extent_km") else ""

@@ -24,8 +24,8 @@ from .models import measure_classes, one_model, sensitive_codes
 from .progress import stepped
 
 __all__ = ["AuditReport", "SUPPRESSED", "T_FAR", "audit", "check_roles", "class_codes", "default_recursive_l",
-           "disclosure_figures", "disclosure_warnings", "distribution_figures", "may_read_suppressed", "own_population_risk",
-           "require"]
+           "disclosure_figures", "disclosure_warnings", "distribution_figures", "may_read_suppressed",
+           "own_population_risk", "require"]
 
 SUPPRESSED = "*"
 EXAMPLES = 5          # violating classes described in a report, per model
