@@ -81,7 +81,8 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     decimal : {".", ","}
         The decimal mark of coordinates given as text (``","``: ``-118,27``).
     n_jobs : int
-        Processes (-1: every core): with 2 or more, a forked one checks the
+        Processes (-1: every core): with 2 or more, the partition's kd levels
+        are cut in that many threads, and a forked process checks the
         partition and audits the release (and measures its NCP) while this
         one measures its units, draws its classes and finds its published
         order. The release is the same.
@@ -156,7 +157,7 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
         warnings += null_island(xy)
     budget = budget_rows(max_withheld, len(df), k)
     part, boxes, class_id, (withheld, extent), isolated = located_classes(
-        xy, present, len(df), k, spec["method"], crs, bounds, budget, spec["max_extent_km"])
+        xy, present, len(df), k, spec["method"], crs, bounds, budget, spec["max_extent_km"], spec["n_jobs"])
     warnings += isolated_warning(isolated, max_withheld)
     table, row_shapes, located = _published_table(df, lat, lon, out_cols, boxes, class_id, crs, geometry)
     treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
@@ -275,7 +276,7 @@ def withheld_note(withheld: int) -> str:
 
 
 def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int,
-                    max_km: float | None = None) -> tuple:
+                    max_km: float | None = None, n_jobs: int = 1) -> tuple:
     """The partition of the located rows ``present`` (of ``rows``; checked
     coordinates ``xy``) and what its classes publish: each its records' box
     on the grid of :mod:`geoanon.points.edges`, inside its rectangle (the
@@ -289,9 +290,10 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     record. With ``max_km``, the records of classes whose box is wider (its
     diagonal on the ground) join them too, and the rest is partitioned
     again, until no box is wider; InfeasibleError where the budget cannot
-    take them. Returns the partition, its classes' boxes, every row's class
-    (the number of boxes for the last one), the number of rows withheld for
-    isolation and for the extent, and of isolated rows still published."""
+    take them. ``n_jobs``: threads cutting the partition's levels. Returns
+    the partition, its classes' boxes, every row's class (the number of
+    boxes for the last one), the number of rows withheld for isolation and
+    for the extent, and of isolated rows still published."""
     from ..points.frame import check_bounds
     from ..points.partition import rank_frame
 
@@ -314,7 +316,7 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     gone = np.zeros(rows, dtype=bool)
     gone[chosen] = True
     isolated = int(gone.sum())
-    located = (frame, xy, present, rows, k, method, crs, bounds)
+    located = (frame, xy, present, rows, k, method, crs, bounds, n_jobs)
     part, boxes, label = _partition_rest(located, gone, (dims, publisher))
     while max_km is not None:
         km = ground(crs).extents(*boxes.T)[2]
@@ -337,17 +339,17 @@ def _partition_rest(located: tuple, gone: np.ndarray, placed: tuple | None = Non
     """Theorem 2's partition of the located rows not ``gone``, its classes'
     published boxes, and every row's class (-1: none). ``located``: the
     frame, coordinates and rows of every located row, the table's size, k,
-    the method, CRS and bounds; ``placed``: their location dimensions and
-    publisher, where none is gone."""
+    the method, CRS, bounds and threads; ``placed``: their location
+    dimensions and publisher, where none is gone."""
     from ..points.partition import frame_without, partition_in_frame
 
-    frame, xy, present, rows, k, method, crs, bounds = located
+    frame, xy, present, rows, k, method, crs, bounds, n_jobs = located
     keep = ~gone[present]
     if not keep.all():
         frame = frame_without(frame, xy, ~keep, crs is not None and is_geographic(crs), bounds)
         xy, present, placed = xy[keep], present[keep], None
     dims, publisher = placed or _location(xy, present, rows, frame, crs, bounds, k)
-    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs)
+    part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs, n_jobs)
     label = np.full(rows, -1, dtype=np.int64)
     label[present] = part.labels
     return part, publisher.rectangles(dims, _states(dims, part, label)), label

@@ -53,6 +53,7 @@ its weight is at most ``4(k - 1) + heaviest point`` (see
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numba
 import numpy as np
@@ -65,6 +66,7 @@ GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
+THREADED_POINTS = 200_000  # levels over fewer points are cut in one thread
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -315,13 +317,12 @@ def _split_node(a, c, b, own_p, own_w, own_r, oth_p, oth_w, oth_r, out_own_p, ou
 
 @_jit
 def _split_level(xp, xw, xr, yp, yw, yr, start, size, has, axis_y, pos, node_leaf, child_leaf, child_at,
-                 n_out, mark, label):
+                 oxp, oxw, oxr, oyp, oyw, oyr, mark, label):
     """Split every node with a cut into its children and label the points of
     new leaves: nodes without a cut (``node_leaf``) and children that become
-    leaves (``child_leaf >= 0``). Returns both orders of the points left, the
-    live children laid out at ``child_at``."""
-    oxp, oxw, oxr = np.empty(n_out, xp.dtype), np.empty(n_out, xw.dtype), np.empty(n_out, xr.dtype)
-    oyp, oyw, oyr = np.empty(n_out, yp.dtype), np.empty(n_out, yw.dtype), np.empty(n_out, yr.dtype)
+    leaves (``child_leaf >= 0``). Writes both orders of the points left into
+    ``oxp ... oyr``, the live children laid out at ``child_at``. Nodes hold
+    disjoint points: threads may split disjoint runs of nodes at once."""
     for j in range(start.size):
         a, b = start[j], start[j] + size[j]
         if not has[j]:
@@ -336,10 +337,50 @@ def _split_level(xp, xw, xr, yp, yw, yr, start, size, has, axis_y, pos, node_lea
         else:
             _split_node(a, pos[j], b, xp, xw, xr, yp, yw, yr, oxp, oxw, oxr, oyp, oyw, oyr,
                         leaf_lo, leaf_up, at_lo, at_up, mark, label)
-    return oxp, oxw, oxr, oyp, oyw, oyr
 
 
-def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None, exact=None) -> KdTree:
+def _node_runs(size: np.ndarray, threads: int) -> list:
+    """The level's nodes in runs ``(i, j)`` of about equal points, one per
+    thread (one run below :data:`THREADED_POINTS` points or with one thread)."""
+    total = int(size.sum())
+    if threads < 2 or size.size < 2 or total < THREADED_POINTS:
+        return [(0, size.size)]
+    ends = np.clip(np.searchsorted(np.cumsum(size), np.arange(1, threads) * total / threads), 1, size.size - 1)
+    bounds = np.unique(np.r_[0, ends, size.size])
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def _in_threads(calls: list) -> list:
+    """Each of ``calls`` (compiled loops that release the GIL), in threads of their own."""
+    if len(calls) == 1:
+        return [calls[0]()]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
+def _choose_in_runs(runs: list, points: tuple, nodes: tuple, rule: tuple) -> list:
+    """:func:`_choose_level` of each run of nodes, in threads, joined: the
+    level's ``points`` (both orders' weights, ranks and coordinates, then
+    positions) and per-node arrays ``nodes``."""
+    chosen = _in_threads([partial(_choose_level, *points, *(a[i:j] for a in nodes), *rule) for i, j in runs])
+    return [np.concatenate(parts) for parts in zip(*chosen)]
+
+
+def _split_in_runs(runs: list, orders: tuple, nodes: tuple, children: tuple, n_out: int, mark, label) -> list:
+    """:func:`_split_level` of each run of nodes, in threads: the level's
+    points in both ``orders`` (x's and y's position, weight and rank) split
+    into ``n_out`` positions; ``nodes``: the per-node arrays, ``children``:
+    the per-child ones (two per node)."""
+    out = [np.empty(n_out, a.dtype) for a in orders]
+    _in_threads([partial(_split_level, *orders, *(a[i:j] for a in nodes), *(a[2 * i:2 * j] for a in children), *out,
+                         mark, label) for i, j in runs])
+    return out
+
+
+def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None, exact=None,
+                 threads: int = 1) -> KdTree:
     """Cut distinct weighted points into kd-tree leaves of weight >= k.
 
     Parameters
@@ -361,6 +402,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     exact : int, optional
         The instance's lower bound (default ``target``): among otherwise equal
         cuts, ``"balanced"`` prefers those whose sides can still reach it.
+    threads : int
+        Threads cutting each level, a run of its nodes each (the same tree).
     """
     n = w.size
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
@@ -395,7 +438,9 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     n_ids = 1
 
     while start.size:
-        has, axis_y, cut_pos, w_left = _choose_level(xw, xr, x, yw, yr, y, xp, yp, start, size, node_w, depth, *rule)
+        runs = _node_runs(size, threads)
+        has, axis_y, cut_pos, w_left = _choose_in_runs(runs, (xw, xr, x, yw, yr, y, xp, yp), (start, size, node_w, depth),
+                                                       rule)
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
         node_leaf[stuck] = n_leaves + np.arange(stuck.size)
@@ -432,8 +477,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
         kept = np.where(live, c_size, 0)
         child_at = np.zeros(2 * start.size, dtype=np.int64)
         child_at[slots] = np.cumsum(kept) - kept
-        xp, xw, xr, yp, yw, yr = _split_level(xp, xw, xr, yp, yw, yr, start, size, has, axis_y, cut_pos,
-                                              node_leaf, child_leaf, child_at, int(kept.sum()), mark, label)
+        xp, xw, xr, yp, yw, yr = _split_in_runs(runs, (xp, xw, xr, yp, yw, yr), (start, size, has, axis_y, cut_pos,
+                                                node_leaf), (child_leaf, child_at), int(kept.sum()), mark, label)
         size, node_w, node_id, box = c_size[live], c_w[live], c_id[live], c_box[live]
         depth = np.repeat(depth[cut] + 1, 2)[live]
         start = np.cumsum(size) - size

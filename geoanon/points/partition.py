@@ -209,10 +209,12 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
     return partition_in_frame(frame, xy, w, k, method, crs)
 
 
-def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int, method: str, crs) -> RectanglePartition:
+def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int, method: str, crs,
+                       threads: int = 1) -> RectanglePartition:
     """:func:`partition_points` of checked coordinates ``xy`` (weights ``w``)
     whose :func:`rank_frame` is ``frame``: for a caller that reads the
-    frame too (the points job publishes its boxes in it)."""
+    frame too (the points job publishes its boxes in it). ``threads``: the
+    kd-tree's levels are cut in that many threads (the same partition)."""
     pw, row_point, rx, ry = frame.pw, frame.row_point, frame.rx, frame.ry
     heaviest = int(pw.max())
     if frame.merged:   # a cell of equal ranks is one point
@@ -220,7 +222,7 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
         heaviest = int(np.bincount(cells, weights=pw).max())
     total = int(w.sum())
     lower_bound = count_lower_bound(total, k, heaviest)
-    leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound)
+    leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound, threads)
 
     edges = frame.rectangles(boxes)
     # Number classes deterministically by their lower-left corner (in the frame).
@@ -241,31 +243,32 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
     )
 
 
-# -- the methods: one function each, (frame, k, lower_bound) -> (leaf of every point, boxes of rank boundaries) --
+# -- the methods: one function each, (frame, k, lower_bound, threads) -> (leaf of every point, boxes of rank
+# boundaries) --
 
-def _paper(frame: "RankFrame", k: int, lower_bound: int):
+def _paper(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
     """Theorem 2's kd-tree rule (Du, Eppstein, Goodrich and Lueker, Section 3):
     alternate axes, cut at the weighted median while some cut leaves >= k on
     both sides. Guarantee: every class weighs at most 5 OPT."""
     tree = kd_partition(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], frame.pw, k, lower_bound, "paper",
-                        y_order=frame.y_order)
+                        y_order=frame.y_order, threads=threads)
     return tree.label, tree.box[tree.leaves]
 
 
-def _balanced(frame: "RankFrame", k: int, lower_bound: int):
+def _balanced(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
     """Theorem 2's stopping rule with cuts aimed at a target near the lower
     bound, then exact repair of the classes above it (:func:`_balanced_leaves`);
     the repair keeps Theorem 2's 5 OPT."""
-    return _aimed_leaves(frame, k, lower_bound, gaps=False)
+    return _aimed_leaves(frame, k, lower_bound, False, threads)
 
 
-def _gaps(frame: "RankFrame", k: int, lower_bound: int):
+def _gaps(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
     """As ``"balanced"``, among the cuts that keep the classes' sizes as
     good, the one in the widest gap (:mod:`~geoanon.points.kdtree`)."""
-    return _aimed_leaves(frame, k, lower_bound, gaps=True)
+    return _aimed_leaves(frame, k, lower_bound, True, threads)
 
 
-def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, gaps: bool):
+def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, gaps: bool, threads: int):
     """:func:`_balanced_leaves` on the frame's points. A few points of k or
     more records (a geocoder's default location) would set the scale of every
     class: aim at the other points' bound then, and measure a class beyond
@@ -276,10 +279,10 @@ def _aimed_leaves(frame: "RankFrame", k: int, lower_bound: int, gaps: bool):
     few_heavy = light.size > 0 and 0 < 2 * heavy < total
     aim = count_lower_bound(total, k, int(light.max())) if few_heavy else lower_bound
     return _balanced_leaves(frame.rx, frame.ry, frame.x, frame.pxy[:, 1], pw, k, aim, frame.y_order, few_heavy,
-                            gaps=gaps)
+                            gaps=gaps, threads=threads)
 
 
-ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> (frame, k, lower_bound) -> leaves
+ALGORITHMS = {"balanced": _balanced, "gaps": _gaps, "paper": _paper}   # method -> the function above
 METHODS = tuple(ALGORITHMS)            # what ``method`` is checked against; the order of choices.POINT_METHODS
 
 
@@ -362,7 +365,7 @@ def _reject_bool_and_complex(xy, row_names=None) -> None:
         raise DataError(f"coordinates must be real numbers, got {kind}")
 
 
-def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False):
+def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=False, gaps=False, threads=1):
     """Leaves of the balanced rule: greedy kd cuts aimed at a target T, exact
     repair of the leaves above T, and a short search for a T the data can meet.
 
@@ -389,7 +392,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     """
     def run(target):
         tree = kd_partition(rx, ry, x, y, pw, k, target, "gaps" if gaps else "balanced",
-                            y_order=y_order, exact=lower_bound)
+                            y_order=y_order, exact=lower_bound, threads=threads)
         label, boxes, weights = repair(tree, rx, ry, pw, k, target)
         return int((unforced(weights, label, pw, k) if beyond_heavy else weights).max()), label, boxes
 

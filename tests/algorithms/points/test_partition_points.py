@@ -332,3 +332,28 @@ def test_a_frame_without_some_rows_is_the_frame_of_the_rest():
         assert (fresh.box, fresh.merged, fresh.seam_rank) == (kept.box, kept.merged, kept.seam_rank)
         assert np.array_equal(fresh.ry[fresh.y_order], kept.ry[kept.y_order])
         assert all(np.array_equal(a, b) for a, b in zip(fresh.x_ends + fresh.y_ends, kept.x_ends + kept.y_ends))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(30, 3000), st.integers(2, 30), st.sampled_from(["gaps", "balanced", "paper"]),
+       st.integers(2, 3))
+def test_threaded_levels_cut_the_same_tree(seed, n, k, method, threads):
+    """The kd levels cut in threads, each a run of a level's nodes, give the
+    tree one thread gives: labels, boxes, weights and leaves."""
+    from geoanon.points import kdtree
+    from geoanon.points.partition import rank_frame
+
+    rng = np.random.default_rng(seed)
+    xy = np.round(rng.normal(0, 1, (n, 2)) * rng.choice([0.1, 1.0, 5.0], (n, 1)), int(rng.integers(1, 4)))
+    assume(n >= 2 * k)
+    frame = rank_frame(xy, None, False)
+    args = (frame.rx, frame.ry, frame.x, frame.pxy[:, 1], frame.pw, k, 2 * k - 1, method)
+    one = kdtree.kd_partition(*args, y_order=frame.y_order)
+    before, kdtree.THREADED_POINTS = kdtree.THREADED_POINTS, 0      # every level with two nodes or more in threads
+    try:
+        assert kdtree._node_runs(np.array([5, 1, 1, 9]), threads) == [[(0, 3), (3, 4)], [(0, 1), (1, 3), (3, 4)]][threads - 2]
+        many = kdtree.kd_partition(*args, y_order=frame.y_order, threads=threads)
+    finally:
+        kdtree.THREADED_POINTS = before
+    for name in ("label", "box", "weight", "leaves", "parent"):
+        assert np.array_equal(getattr(one, name), getattr(many, name)), name
