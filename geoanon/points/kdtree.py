@@ -439,8 +439,8 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
 
     while start.size:
         runs = _node_runs(size, threads)
-        has, axis_y, cut_pos, w_left = _choose_in_runs(runs, (xw, xr, x, yw, yr, y, xp, yp), (start, size, node_w, depth),
-                                                       rule)
+        has, axis_y, cut_pos, w_left = _choose_in_runs(runs, (xw, xr, x, yw, yr, y, xp, yp),
+                                                       (start, size, node_w, depth), rule)
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
         node_leaf[stuck] = n_leaves + np.arange(stuck.size)
