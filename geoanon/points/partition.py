@@ -243,10 +243,9 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
     )
 
 
-# -- the methods: one function each, (frame, k, lower_bound, threads) -> (leaf of every point, boxes of rank
-# boundaries) --
+# -- the methods: (frame, k, lower_bound, threads) -> (leaf of every point, boxes of rank boundaries) --
 
-def _paper(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
+def _paper(frame: "RankFrame", k: int, lower_bound: int, threads: int):
     """Theorem 2's kd-tree rule (Du, Eppstein, Goodrich and Lueker, Section 3):
     alternate axes, cut at the weighted median while some cut leaves >= k on
     both sides. Guarantee: every class weighs at most 5 OPT."""
@@ -255,14 +254,14 @@ def _paper(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
     return tree.label, tree.box[tree.leaves]
 
 
-def _balanced(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
+def _balanced(frame: "RankFrame", k: int, lower_bound: int, threads: int):
     """Theorem 2's stopping rule with cuts aimed at a target near the lower
     bound, then exact repair of the classes above it (:func:`_balanced_leaves`);
     the repair keeps Theorem 2's 5 OPT."""
     return _aimed_leaves(frame, k, lower_bound, False, threads)
 
 
-def _gaps(frame: "RankFrame", k: int, lower_bound: int, threads: int = 1):
+def _gaps(frame: "RankFrame", k: int, lower_bound: int, threads: int):
     """As ``"balanced"``, among the cuts that keep the classes' sizes as
     good, the one in the widest gap (:mod:`~geoanon.points.kdtree`)."""
     return _aimed_leaves(frame, k, lower_bound, True, threads)
