@@ -24,6 +24,26 @@ def combined_key(codes) -> np.ndarray:
     return pd.factorize(key)[0].astype(np.int64)
 
 
+COUNTED = 100_000     # stable_order counts keys of tables at least this large
+
+
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of float keys: by counting
+    (:func:`geoanon._counting.counting_order`) in large tables whose keys
+    are whole numbers up to the table's length (class ids).
+
+    >>> stable_order(np.array([2.0, 0.0, 2.0, 1.0])).tolist()
+    [1, 3, 0, 2]
+    """
+    if keys.size >= COUNTED and keys.min() >= 0 and keys.max() <= keys.size:
+        whole = keys.astype(np.int64)
+        if (whole == keys).all():
+            from ._counting import counting_order
+
+            return counting_order(whole, int(whole.max()) + 1)
+    return np.argsort(keys, kind="stable")
+
+
 def first_appearance_ids(labels: np.ndarray) -> np.ndarray:
     """Relabel to 0..C-1 in order of first appearance."""
     return pd.factorize(np.asarray(labels))[0].astype(np.int64)

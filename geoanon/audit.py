@@ -187,7 +187,7 @@ def audit(df: pd.DataFrame, qi: Sequence[str], sensitive: str | None = None, *, 
                       **disclosure_figures(len(df), *((int(w.sum()), int(sizes[w].sum())) for w in
                                                       (measures["l_distinct"] == 1, measures["t"] > T_FAR))))
     report["suppressed_cells"] = sum(_suppressed_cells(df[c]) for c in qi)
-    first_rows = np.unique(codes, return_index=True)[1]
+    first_rows = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1))   # codes number by first row
     values = df[qi].iloc[first_rows].reset_index(drop=True)
     per_class = pd.concat({"qi": values, "measures": pd.DataFrame(measures)}, axis=1)
     per_class.index.name = "class"

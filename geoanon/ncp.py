@@ -312,10 +312,10 @@ def _reached(x: np.ndarray, reach: int) -> tuple[float, float]:
     either end (its range where fewer than twice as many); (0, 0) for none."""
     if x.size == 0:
         return 0.0, 0.0
-    x = np.sort(x)
     if x.size < 2 * reach:
-        return float(x[0]), float(x[-1])
-    return float(x[reach - 1]), float(x[-reach])
+        return float(x.min()), float(x.max())
+    ends = np.partition(x, [reach - 1, x.size - reach])
+    return float(ends[reach - 1]), float(ends[x.size - reach])
 
 
 def _date_cells(original, lo, hi, fmt, reach: int = 1) -> np.ndarray:

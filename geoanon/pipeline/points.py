@@ -290,7 +290,7 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     record. With ``max_km``, the records of classes whose box is wider (its
     diagonal on the ground) join them too, and the rest is partitioned
     again, until no box is wider; InfeasibleError where the budget cannot
-    take them. ``n_jobs``: threads cutting the partition's levels. Returns
+    take them. ``n_jobs``: threads sorting the points and cutting the partition's levels. Returns
     the partition, its classes' boxes, every row's class (the number of
     boxes for the last one), the number of rows withheld for isolation and
     for the extent, and of isolated rows still published."""
@@ -301,11 +301,11 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     geographic = crs is not None and is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
-    frame = rank_frame(xy, None, geographic, bounds)
+    frame = rank_frame(xy, None, geographic, bounds, n_jobs)
     dims, publisher = _location(xy, present, rows, frame, crs, bounds, k)
     label = np.full(rows, -1, dtype=np.int64)
     label[present] = 0
-    flagged, reach = publisher.isolated(dims, label, k)
+    flagged, reach = publisher.isolated(dims, label, k, n_jobs)
     farthest = np.flatnonzero(flagged)
     chosen = farthest[np.lexsort((farthest, -reach[farthest]))][:budget]
     short = k - chosen.size - (rows - present.size)          # rows without coordinates are >= k or none
@@ -346,7 +346,7 @@ def _partition_rest(located: tuple, gone: np.ndarray, placed: tuple | None = Non
     frame, xy, present, rows, k, method, crs, bounds, n_jobs = located
     keep = ~gone[present]
     if not keep.all():
-        frame = frame_without(frame, xy, ~keep, crs is not None and is_geographic(crs), bounds)
+        frame = frame_without(frame, xy, ~keep, crs is not None and is_geographic(crs), bounds, n_jobs)
         xy, present, placed = xy[keep], present[keep], None
     dims, publisher = placed or _location(xy, present, rows, frame, crs, bounds, k)
     part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs, n_jobs)
@@ -375,12 +375,9 @@ def _nearest(xy, present, chosen: np.ndarray, count: int, crs) -> np.ndarray:
 def _location(xy, present, rows: int, frame, crs, bounds, k: int):
     """The location dimensions and publisher of the rows ``present`` at
     ``xy`` (the others without a location), cut in ``frame``."""
-    from .locations.points import points_location
+    from .locations.points import framed_location
 
-    x, y = np.full(rows, np.nan), np.full(rows, np.nan)
-    x[present], y[present] = xy[:, 0], xy[:, 1]
-    return points_location(pd.DataFrame({"lat": y, "lon": x}), {"lat": "lat", "lon": "lon"}, "suppress", crs, bounds,
-                           [], "box", None, k, frame=frame)
+    return framed_location(xy, present, rows, frame, ("lat", "lon"), ["lat", "lon"], crs, bounds is None, k=k)
 
 
 def _states(dims, part, label: np.ndarray) -> np.ndarray:

@@ -58,6 +58,8 @@ from functools import partial
 import numba
 import numpy as np
 
+from .. import _threads
+
 __all__ = ["AxisEnds", "GAP_SHARE", "KdTree", "central_boundary_between", "kd_partition", "least_largest_class",
            "needed_gap"]
 
@@ -66,7 +68,6 @@ GAP_SHARE = 0.1      # the gap a cut looks for, as a share of its node's extent
 GAP_STEPS = 1000     # "gaps" ranks gaps narrower than GAP_SHARE in this many steps
 WINDOW_CLASSES = 4   # look for cuts this many target classes around the median first
 LOOKAHEAD_WIDTH = 16  # look one level ahead when classes must land in [k, T] with T - k < this
-THREADED_POINTS = 200_000  # levels over fewer points are cut in one thread
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -341,30 +342,20 @@ def _split_level(xp, xw, xr, yp, yw, yr, start, size, has, axis_y, pos, node_lea
 
 def _node_runs(size: np.ndarray, threads: int) -> list:
     """The level's nodes in runs ``(i, j)`` of about equal points, one per
-    thread (one run below :data:`THREADED_POINTS` points or with one thread)."""
+    thread (one run below :data:`geoanon._threads.THREADED` points or with one thread)."""
     total = int(size.sum())
-    if threads < 2 or size.size < 2 or total < THREADED_POINTS:
+    if threads < 2 or size.size < 2 or total < _threads.THREADED:
         return [(0, size.size)]
     ends = np.clip(np.searchsorted(np.cumsum(size), np.arange(1, threads) * total / threads), 1, size.size - 1)
     bounds = np.unique(np.r_[0, ends, size.size])
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
-def _in_threads(calls: list) -> list:
-    """Each of ``calls`` (compiled loops that release the GIL), in threads of their own."""
-    if len(calls) == 1:
-        return [calls[0]()]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(len(calls)) as pool:
-        return list(pool.map(lambda call: call(), calls))
-
-
 def _choose_in_runs(runs: list, points: tuple, nodes: tuple, rule: tuple) -> list:
     """:func:`_choose_level` of each run of nodes, in threads, joined: the
     level's ``points`` (both orders' weights, ranks and coordinates, then
     positions) and per-node arrays ``nodes``."""
-    chosen = _in_threads([partial(_choose_level, *points, *(a[i:j] for a in nodes), *rule) for i, j in runs])
+    chosen = _threads.in_threads([partial(_choose_level, *points, *(a[i:j] for a in nodes), *rule) for i, j in runs])
     return [np.concatenate(parts) for parts in zip(*chosen)]
 
 
@@ -374,7 +365,7 @@ def _split_in_runs(runs: list, orders: tuple, nodes: tuple, children: tuple, n_o
     into ``n_out`` positions; ``nodes``: the per-node arrays, ``children``:
     the per-child ones (two per node)."""
     out = [np.empty(n_out, a.dtype) for a in orders]
-    _in_threads([partial(_split_level, *orders, *(a[i:j] for a in nodes), *(a[2 * i:2 * j] for a in children), *out,
+    _threads.in_threads([partial(_split_level, *orders, *(a[i:j] for a in nodes), *(a[2 * i:2 * j] for a in children), *out,
                          mark, label) for i, j in runs])
     return out
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._geo import ground, is_geographic
 from .._text import plural, show
+from .._threads import argsort
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
@@ -470,18 +471,20 @@ class RankFrame:
         ])
 
 
-def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None) -> RankFrame:
+def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None, threads: int = 1) -> RankFrame:
     """The :class:`RankFrame` of checked coordinates: default (padded) or
-    given ``bounds``, rotated across the antimeridian where the records are."""
-    return _points_frame(xy, weights, *_distinct(xy, weights), geographic, bounds)
+    given ``bounds``, rotated across the antimeridian where the records are;
+    its sorts in ``threads`` threads (the same frame)."""
+    return _points_frame(xy, weights, *_distinct(xy, weights, threads), geographic, bounds, threads=threads)
 
 
-def frame_without(frame: RankFrame, xy: np.ndarray, gone: np.ndarray, geographic: bool, bounds=None) -> RankFrame:
+def frame_without(frame: RankFrame, xy: np.ndarray, gone: np.ndarray, geographic: bool, bounds=None,
+                  threads: int = 1) -> RankFrame:
     """:func:`rank_frame` of the unit-weight rows of ``xy`` (whose frame is
     ``frame``) but those ``gone``, from ``frame``'s distinct points, already
     sorted (no sort again, unless the frame crosses the antimeridian)."""
     if frame.seam_rank is not None or wraps(frame.box):
-        return rank_frame(xy[~gone], None, geographic, bounds)
+        return rank_frame(xy[~gone], None, geographic, bounds, threads)
     pw = frame.pw - np.bincount(frame.row_point[gone], minlength=frame.pw.size).astype(frame.pw.dtype)
     alive = pw > 0
     renumber = np.cumsum(alive) - 1
@@ -490,9 +493,10 @@ def frame_without(frame: RankFrame, xy: np.ndarray, gone: np.ndarray, geographic
                          bounds, y_order)
 
 
-def _points_frame(xy, weights, pxy, pw, row_point, geographic: bool, bounds, y_order=None) -> RankFrame:
+def _points_frame(xy, weights, pxy, pw, row_point, geographic: bool, bounds, y_order=None,
+                  threads: int = 1) -> RankFrame:
     """:func:`rank_frame` of the distinct points ``pxy`` (sorted by (x, y);
-    ``y_order``: their order by y, if known) of the rows ``xy``."""
+    ``y_order``: their order by y, ties by x, if known) of the rows ``xy``."""
     if bounds is None:
         box = default_bounds(pxy[:, 0], float(pxy[:, 1].min()), float(pxy[:, 1].max()), geographic)
     else:
@@ -504,7 +508,7 @@ def _points_frame(xy, weights, pxy, pw, row_point, geographic: bool, bounds, y_o
         y_order = None
     x = pxy[:, 0] if seam is None else np.r_[pxy[:seam, 0], pxy[seam:, 0] + 360.0]
     xl, xh, rx, x_merged = _axis_ranks(pxy[:, 0], seam=seam)
-    y_order = np.argsort(pxy[:, 1]) if y_order is None else y_order
+    y_order = argsort(pxy[:, 1], threads, stable=True) if y_order is None else y_order
     yl, yh, ry, y_merged = _axis_ranks(pxy[:, 1], y_order)
     seam_rank = None if seam is None or rx[seam] == rx[seam - 1] else int(rx[seam])
     return RankFrame(pxy=pxy, pw=pw, row_point=row_point, rx=rx, ry=ry, x=x, y_order=y_order,
@@ -512,12 +516,12 @@ def _points_frame(xy, weights, pxy, pw, row_point, geographic: bool, bounds, y_o
                      y_ends=(yl, yh), seam_rank=seam_rank)
 
 
-def _distinct(xy: np.ndarray, weights):
+def _distinct(xy: np.ndarray, weights, threads: int = 1):
     """Distinct points sorted by (x, y), their weights (records) and the point
-    of each row: one sort of the coordinate pairs viewed as complex numbers,
-    which numpy orders lexicographically."""
+    of each row: one sort (in ``threads`` threads) of the coordinate pairs
+    viewed as complex numbers, which numpy orders lexicographically."""
     pairs = xy.view(np.complex128).ravel()
-    order = np.argsort(pairs)
+    order = argsort(pairs, threads)
     sorted_pairs = pairs[order]
     new = np.empty(len(order), dtype=bool)
     new[0] = True

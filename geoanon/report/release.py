@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_header, escape_table
+from .._codes import stable_order
 from .._geo import row_box_extents
 from .._text import plain
 from ..errors import ParameterError
@@ -366,7 +367,7 @@ def published_order(table: pd.DataFrame) -> np.ndarray:
     ties = np.random.default_rng().permutation(len(table))
     keys = [_sort_codes(table[c])[ties] for c in columns]
     if columns and columns[0] == "class_id":    # a column its class gives (a box) orders nothing within it
-        by_class = np.argsort(keys[0], kind="stable")
+        by_class = stable_order(keys[0])
         group = np.empty(by_class.size, dtype=np.int64)
         group[by_class] = np.cumsum(np.r_[False, keys[0][by_class][1:] != keys[0][by_class][:-1]])
         keys = keys[:1] + [key for key in keys[1:] if not _given_by(group, key)]

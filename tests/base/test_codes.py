@@ -41,3 +41,18 @@ def test_a_cell_is_present_unless_missing_or_a_missing_marker(cells):
 
 def test_nested_cells_are_read_one_by_one():
     assert is_present(pd.Series([[1, 2], None, ["na"]], dtype=object)).tolist() == [True, False, True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=200), st.booleans())
+def test_stable_order_counts_as_argsort_sorts(keys, fractional):
+    """Class ids are counted, other keys sorted: np.argsort's stable order either way."""
+    from geoanon import _codes
+
+    keys = np.array(keys, dtype=np.float64) + (0.5 if fractional else 0.0)
+    before, _codes.COUNTED = _codes.COUNTED, 0
+    try:
+        order = _codes.stable_order(keys)
+    finally:
+        _codes.COUNTED = before
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()

@@ -16,8 +16,8 @@ from .rectangles import PointsPublisher
 
 SCALE_SLACK = 0.02   # round_below: a projected unit's scale on the ground within this of a round number keeps it
 
-__all__ = ["PointsKind", "default_resolution", "finest_step", "ground_spans", "points_location", "robust_spans",
-           "round_below", "unit_metres"]
+__all__ = ["PointsKind", "default_resolution", "finest_step", "framed_location", "ground_spans", "points_location",
+           "robust_spans", "round_below", "unit_metres"]
 
 
 class PointsKind(LocationKind):
@@ -53,7 +53,6 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     :func:`default_resolution` per axis, and at least k times the
     coordinates' own resolution), inside the tile. ``frame``: the located
     rows' :func:`~geoanon.points.partition.rank_frame`, when the caller has it."""
-    from ...points.edges import coordinate_resolution
     from ...points.frame import check_bounds
     from ..._geo import is_geographic
     from ...points.partition import check_coordinates, rank_frame
@@ -63,7 +62,6 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     x, y = numeric_column(df, lon), numeric_column(df, lat)
     absent = rows_without_coordinates(df, x, y, missing, "give rows without coordinates a location class of "
                                       "their own")
-    n_absent = int(absent.sum())
     present = np.flatnonzero(~absent)
     xy = check_coordinates(np.column_stack([x[present], y[present]]), crs, row_names=df.index[present])
     finest = finest_step(float(np.abs(xy).max()))
@@ -80,7 +78,23 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
                              f"up to {show(reach)}); give at most {show(reach)}")
     if geographic:
         warnings += null_island(xy)
+    return framed_location(xy, present, len(df), frame, (lat, lon), list(df.columns), crs, bounds is None, extent,
+                           resolution, k)
+
+
+def framed_location(xy, present, rows: int, frame, names: tuple, columns: list, crs, own_bounds: bool,
+                    extent="box", resolution=None, k=1):
+    """:func:`points_location` of checked coordinates ``xy`` of the rows
+    ``present`` (of ``rows``; the others without a location) in their
+    ``frame``; ``names``: the latitude and longitude columns, ``columns``:
+    the table's; ``own_bounds``: the frame's bounds are the records' own."""
+    from ...points.edges import coordinate_resolution
+    from ..._geo import is_geographic
+
+    lat, lon = names
+    geographic = crs is not None and is_geographic(crs)
     unit_m = unit_metres(crs, frame.x, xy[:, 1])
+    finest = finest_step(float(np.abs(xy).max()))
     dims = []
     for axis, name, ranks in ((0, lon, frame.rx), (1, lat, frame.ry)):
         lows, highs = values = frame.x_ends if axis == 0 else frame.y_ends      # values[0]: sorted, distinct
@@ -92,14 +106,14 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
         if axis == 0 and box_hi < box_lo:
             box_hi += 360.0
         edges = np.r_[box_lo, (highs[:-1] + lows[1:]) / 2, box_hi]
-        rank = np.full(len(df), lows.size, dtype=np.int64)
+        rank = np.full(rows, lows.size, dtype=np.int64)
         rank[present] = ranks[frame.row_point]
         span = float(highs[-1] - lows[0])
         dims.append(RankDim(name=name, rank=rank, edges=edges, low=lows, high=highs, span=span, location=True,
-                            missing=bool(n_absent), extent="tile" if extent == "tile" else "grid",
+                            missing=present.size < rows, extent="tile" if extent == "tile" else "grid",
                             resolution=resolution or default_resolution(span, finest, unit_m[axis]), k=k,
                             min_step=k * coordinate_resolution(values[0])))
-    return Dims(dims), PointsPublisher(lat, lon, frame, list(df.columns), crs, geographic, (x, y), bounds is None)
+    return Dims(dims), PointsPublisher(lat, lon, frame, columns, crs, geographic, own_bounds)
 
 
 def unit_metres(crs, x, y) -> tuple:

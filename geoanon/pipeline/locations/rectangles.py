@@ -24,12 +24,11 @@ class PointsPublisher(Publisher):
 
     withholds = True
 
-    def __init__(self, lat, lon, frame, columns, crs, geographic, xy, padded=True):
+    def __init__(self, lat, lon, frame, columns, crs, geographic, padded=True):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
         self.padded = padded
         first, second = sorted((lat, lon), key=columns.index)
         self.first, self.dropped = first, frozenset({second})
-        self.xy = xy
         self.rects = None
         self._isolated = None       # the last isolated(): (rows with a location class, k), its result
 
@@ -91,16 +90,16 @@ class PointsPublisher(Publisher):
         out[known] = tiles
         return out
 
-    def isolated(self, dims, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def isolated(self, dims, labels: np.ndarray, k: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Which rows with a location class (``labels``: each row's, -1 for
         none) are isolated in the table (:mod:`geoanon.points.isolated`), and
         how far the k records nearest each reach, in km (on the ground,
-        :meth:`geoanon._geo.Ground.positions`). Releases of one table whose
-        rows with a location class are the same (:func:`geoanon.explore`'s)
-        measure it once."""
+        :meth:`geoanon._geo.Ground.positions`), searched in ``threads``
+        threads. Releases of one table whose rows with a location class are
+        the same (:func:`geoanon.explore`'s) measure it once."""
         placed = labels >= 0
         if self._isolated is None or self._isolated[0][1] != k or not np.array_equal(self._isolated[0][0], placed):
-            self._isolated = ((placed, k), self._measured(dims, placed, k))
+            self._isolated = ((placed, k), self._measured(dims, placed, k, threads))
         return self._isolated[1]
 
     def isolated_beside(self, dims, k: int, n_jobs: int, work):
@@ -113,7 +112,7 @@ class PointsPublisher(Publisher):
         self._isolated = ((placed, k), found)
         return out
 
-    def _measured(self, dims, placed: np.ndarray, k: int) -> tuple:
+    def _measured(self, dims, placed: np.ndarray, k: int, threads: int = 1) -> tuple:
         """:meth:`isolated` of the rows ``placed``."""
         from ...points.isolated import isolated_rows
 
@@ -122,7 +121,7 @@ class PointsPublisher(Publisher):
         on, held = ground(self.crs), ~np.isnan(x)
         y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        return isolated_rows(on.positions(x, y), k, grid)
+        return isolated_rows(on.positions(x, y), k, grid, threads)
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)

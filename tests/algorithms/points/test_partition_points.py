@@ -340,6 +340,7 @@ def test_a_frame_without_some_rows_is_the_frame_of_the_rest():
 def test_threaded_levels_cut_the_same_tree(seed, n, k, method, threads):
     """The kd levels cut in threads, each a run of a level's nodes, give the
     tree one thread gives: labels, boxes, weights and leaves."""
+    from geoanon import _threads
     from geoanon.points import kdtree
     from geoanon.points.partition import rank_frame
 
@@ -349,12 +350,12 @@ def test_threaded_levels_cut_the_same_tree(seed, n, k, method, threads):
     frame = rank_frame(xy, None, False)
     args = (frame.rx, frame.ry, frame.x, frame.pxy[:, 1], frame.pw, k, 2 * k - 1, method)
     one = kdtree.kd_partition(*args, y_order=frame.y_order)
-    before, kdtree.THREADED_POINTS = kdtree.THREADED_POINTS, 0      # every level with two nodes or more in threads
+    before, _threads.THREADED = _threads.THREADED, 0      # every level with two nodes or more in threads
     try:
         runs = [[(0, 3), (3, 4)], [(0, 1), (1, 3), (3, 4)]][threads - 2]     # runs of about equal points
         assert kdtree._node_runs(np.array([5, 1, 1, 9]), threads) == runs
         many = kdtree.kd_partition(*args, y_order=frame.y_order, threads=threads)
     finally:
-        kdtree.THREADED_POINTS = before
+        _threads.THREADED = before
     for name in ("label", "box", "weight", "leaves", "parent"):
         assert np.array_equal(getattr(one, name), getattr(many, name)), name
