@@ -27,9 +27,12 @@ others in a box of its own kind.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
+from .. import _threads
 from ..choices import WITHHELD
 
 __all__ = ["ISOLATION", "WITHHELD", "budget_rows", "isolated_rows", "within_budget"]
@@ -74,8 +77,6 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0,
     >>> np.flatnonzero(flagged).tolist(), round(float(reach[200]))
     ([200], 1259)
     """
-    from scipy.spatial import cKDTree
-
     n = len(where)
     flagged, reach = np.zeros(n, dtype=bool), np.zeros(n)
     rows = np.flatnonzero(~np.isnan(where).any(axis=1))
@@ -87,19 +88,18 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0,
         need = NEIGHBOURS
     if need < 1 or len(among) <= need:
         return flagged, reach
-    tree = cKDTree(among, balanced_tree=False, compact_nodes=False)     # built 3x as fast, queried as fast
+    trees = _Trees(among, threads)
     probe = located
     if len(rows) > PROBES:       # the usual reach from a sample: the share of the table is what it is about
         probe = probe[np.sort(np.random.default_rng(0).choice(len(rows), PROBES, replace=False))]
-    usual = max(float(np.quantile(tree.query(probe, k=need + 1, workers=threads)[0][:, -1], USUAL)), floor_km)
+    usual = max(float(np.quantile(trees.query(probe, need + 1)[0][:, -1], USUAL)), floor_km)
     limit = ISOLATION * usual
-    doubt = np.flatnonzero(~_crowded(among, located, limit, need + 1))
-    spread, nearest = tree.query(located[doubt], k=need + 1, workers=threads)
+    doubt = np.flatnonzero(~_crowded(among, located, limit, need + 1, threads))
+    spread, nearest = trees.query(located[doubt], need + 1)
     far = spread[:, -1] > limit
     candidates = doubt[far]
     if sampled:                  # the chains run over every row
-        spread_all, nearest = cKDTree(located, balanced_tree=False, compact_nodes=False).query(
-            located[candidates], k=min(k, len(located)), distance_upper_bound=limit, workers=threads)
+        spread_all, nearest = _Trees(located, threads).query(located[candidates], min(k, len(located)), limit)
         within = np.where(spread_all <= limit, nearest, len(located))
     else:
         within = np.where(spread[far] <= limit, nearest[far], len(located))
@@ -107,6 +107,34 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0,
     flagged[rows[candidates[alone]]] = True
     reach[rows[candidates[alone]]] = spread[far, -1][alone]
     return flagged, reach
+
+
+class _Trees:
+    """k-d trees over ``threads`` runs of ``points``, built in threads,
+    queried as one. What :func:`isolated_rows` reads of a query (the
+    distances, and every neighbour within a reach that fewer than the count
+    asked for lie within) is the same however the points are split."""
+
+    def __init__(self, points: np.ndarray, threads: int):
+        from scipy.spatial import cKDTree
+
+        runs = max(1, min(threads, len(points) // _threads.THREADED))
+        self.starts = np.linspace(0, len(points), runs + 1).astype(np.int64)
+        self.threads = threads
+        self.trees = _threads.in_threads([partial(cKDTree, points[a:b], balanced_tree=False, compact_nodes=False)
+                                 for a, b in zip(self.starts[:-1], self.starts[1:])])    # built 3x as fast
+
+    def query(self, at: np.ndarray, count: int, reach: float = np.inf) -> tuple[np.ndarray, np.ndarray]:
+        """The distances to the ``count`` points nearest each of ``at`` (inf
+        beyond ``reach``) and their positions (the number of points there)."""
+        found = [tree.query(at, k=count, distance_upper_bound=reach, workers=self.threads) for tree in self.trees]
+        if len(found) == 1:
+            return found[0]
+        spread = np.concatenate([d for d, _ in found], axis=1)
+        nearest = np.concatenate([np.where(i < tree.n, i + start, self.starts[-1])
+                                  for (_, i), tree, start in zip(found, self.trees, self.starts)], axis=1)
+        pick = np.argsort(spread, axis=1, kind="stable")[:, :count]
+        return np.take_along_axis(spread, pick, 1), np.take_along_axis(nearest, pick, 1)
 
 
 def _chained(within: np.ndarray, candidates: np.ndarray, n: int, k: int) -> np.ndarray:
@@ -131,23 +159,46 @@ def _chained(within: np.ndarray, candidates: np.ndarray, n: int, k: int) -> np.n
     return ~joined[chain] & (size[chain] < k)
 
 
-def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int) -> np.ndarray:
+def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int, threads: int = 1) -> np.ndarray:
     """Which positions ``where`` lie in a cell of a grid whose cells' diagonal
     is ``limit``, holding at least ``count`` positions of ``among``: each has
-    that many within ``limit``."""
+    that many within ``limit``. Counted among themselves (``among`` is
+    ``where``) in ``threads`` threads: the cells numbered in runs of the
+    positions, then counted in as many sets of cells."""
     side = limit / np.sqrt(where.shape[1])
     if not side > 0:
         return np.zeros(len(where), dtype=bool)
     same = among is where           # counted among themselves: each position's cell once
     low = np.minimum(among.min(axis=0), where.min(axis=0))
+    high = np.maximum(among.max(axis=0), where.max(axis=0))
+    shape = np.floor((high - low) / side).astype(np.int64) + 1
+    if same and threads > 1 and len(where) >= 2 * _threads.THREADED and np.prod(shape.astype(np.float64)) < 2.0**62:
+        ends = np.linspace(0, len(where), threads + 1).astype(np.int64)
+        cell = np.concatenate(_threads.in_threads([partial(_cell_numbers, where[a:b], low, side, shape)
+                                                   for a, b in zip(ends[:-1], ends[1:])]))
+        sets = [np.flatnonzero(cell % threads == i) for i in range(threads)]      # a cell's positions in one set
+        crowded = np.empty(len(where), dtype=bool)
+        for rows, held in zip(sets, _threads.in_threads([partial(_held, cell[rows], count) for rows in sets])):
+            crowded[rows] = held
+        return crowded
     cells = np.floor(((among if same else np.concatenate([among, where])) - low) / side).astype(np.int64)
-    shape = cells.max(axis=0) + 1
     if np.prod(shape.astype(np.float64)) < 2.0**62:    # one integer per cell: hashed, a fast 1-d unique
         inverse = pd.factorize(np.ravel_multi_index(tuple(cells.T), tuple(shape)))[0]
     else:
         inverse = np.unique(cells, axis=0, return_inverse=True)[1].ravel()
     held = np.bincount(inverse[:len(among)], minlength=int(inverse.max()) + 1)
     return held[inverse if same else inverse[len(among):]] >= count
+
+
+def _cell_numbers(where: np.ndarray, low: np.ndarray, side: float, shape: np.ndarray) -> np.ndarray:
+    """The number of each position's cell in :func:`_crowded`'s grid."""
+    return np.ravel_multi_index(tuple(np.floor((where - low) / side).astype(np.int64).T), tuple(shape))
+
+
+def _held(cell: np.ndarray, count: int) -> np.ndarray:
+    """Whether each position's cell (``cell``: its number) holds ``count`` of them or more."""
+    inverse = pd.factorize(cell)[0]
+    return np.bincount(inverse)[inverse] >= count
 
 
 def within_budget(flagged: np.ndarray, apart: np.ndarray, labels: np.ndarray, sizes: np.ndarray, k: int,

@@ -2,8 +2,11 @@
 that grows with them (:mod:`geoanon.points.edges`), or their tiles."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from ... import _threads
 from ..._forked import beside
 from ..._geo import ground
 from ...joint.dims import RankDim
@@ -116,12 +119,14 @@ class PointsPublisher(Publisher):
         """:meth:`isolated` of the rows ``placed``."""
         from ...points.isolated import isolated_rows
 
-        x, y = (np.where(d.rank < d.size, d.low[np.minimum(d.rank, d.size - 1)], np.nan) for d in dims.items[:2])
-        x = np.where(placed, x, np.nan)
-        on, held = ground(self.crs), ~np.isnan(x)
-        y_km = float(on.axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
+        runs = threads if placed.size >= 2 * _threads.THREADED else 1
+        ends = np.linspace(0, placed.size, runs + 1).astype(np.int64)
+        x, y, where = (np.concatenate(parts) for parts in zip(*_threads.in_threads(
+            [partial(_placed_positions, dims, placed, a, b, self.crs) for a, b in zip(ends[:-1], ends[1:])])))
+        held = ~np.isnan(x)
+        y_km = float(ground(self.crs).axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
-        return isolated_rows(on.positions(x, y), k, grid, threads)
+        return isolated_rows(where, k, grid, threads)
 
     def columns(self, df, part, dims):
         self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
@@ -208,3 +213,12 @@ def _wrapped(x: np.ndarray) -> np.ndarray:
     lo = np.where(lo >= 180, np.round(lo - 360, 12), lo)
     hi = np.where(hi > 180, np.round(hi - 360, 12), hi)
     return np.column_stack([lo, hi])
+
+
+def _placed_positions(dims, placed: np.ndarray, start: int, end: int, crs) -> tuple:
+    """The rows ``start:end``'s x and y (their rank's lowest value; NaN
+    without a location or not ``placed``) and their positions on the ground."""
+    x, y = (np.where(d.rank[start:end] < d.size, d.low[np.minimum(d.rank[start:end], d.size - 1)], np.nan)
+            for d in dims.items[:2])
+    x = np.where(placed[start:end], x, np.nan)
+    return x, y, ground(crs).positions(x, y)

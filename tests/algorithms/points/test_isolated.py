@@ -52,3 +52,21 @@ def test_rows_without_a_position_are_never_isolated():
     where = np.r_[np.random.default_rng(1).random((100, 3)), [[np.nan] * 3, [1e4, 1e4, 1e4]]]
     flagged, _ = isolated_rows(where, 4)
     assert np.flatnonzero(flagged).tolist() == [101]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([3, 10, 90]), st.integers(2, 4))
+def test_trees_split_in_threads_find_what_one_tree_finds(seed, k, threads):
+    """The k-d tree over runs of the rows, each built in a thread: the same
+    rows isolated and the same reach, k below and above the sampled reach."""
+    from geoanon import _threads
+
+    rng = np.random.default_rng(seed)
+    where = np.r_[rng.normal(0, 1, (600, 2)).round(1), rng.random((8, 2)) * 400, [[60.0, 60.0]] * 3]
+    one = isolated_rows(where, k)
+    before, _threads.THREADED = _threads.THREADED, 1
+    try:
+        split = isolated_rows(where, k, threads=threads)
+    finally:
+        _threads.THREADED = before
+    assert one[0].any() and (one[0] == split[0]).all() and (one[1] == split[1]).all()
