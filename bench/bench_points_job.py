@@ -2,7 +2,8 @@
 
     python bench/bench_points_job.py --baseline /path/to/a/checkout/of/the/code/before
     python bench/bench_points_job.py --scale      # the current code alone at 10^7 and 2*10^7 points,
-                                                  # in one process and with n_jobs=2
+                                                  # in one process and with n_jobs=2 (with --baseline,
+                                                  # the code before both ways too)
 
 Each measurement runs :func:`geoanon.generalize_points` (method ``gaps``, the
 job's default) in a fresh process, the baseline's just before the current
@@ -139,7 +140,8 @@ def main() -> None:
     if args.scale:
         codes["now, 2 processes"] = (str(HERE.parent), 2)
     if args.baseline:                              # run from its path, named by its commit
-        codes = {"before": (args.baseline, 1), **codes}
+        before = {"before": (args.baseline, 1)} | ({"before, 2 processes": (args.baseline, 2)} if args.scale else {})
+        codes = before | codes
         found = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"], capture_output=True,
                                text=True)
         args.baseline = found.stdout.strip() if found.returncode == 0 else args.baseline
