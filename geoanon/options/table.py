@@ -169,8 +169,8 @@ OPTIONS = (
     Option("n_jobs", ("anonymize",), values.INTEGER, "processes solving the location's shards (-1: every core; the "
            "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY,
            rule=PROCESSES),
-    Option("n_jobs", ("points",), values.INTEGER, "processes: with 2 or more, the partition is cut in as many threads "
-           "and the release checked and audited in one while another measures and orders it (-1: every core; the "
+    Option("n_jobs", ("points",), values.INTEGER, "processes: with 2 or more, the points are sorted, the isolated "
+           "records searched and the partition cut in as many threads, and the release checked and audited in one while another measures and orders it (-1: every core; the "
            "release is the same)", flag="--jobs",
            default=1, metavar="N", engines=MEMORY, rule=PROCESSES),
     Option("crs", ("points",), values.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
