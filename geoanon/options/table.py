@@ -170,8 +170,8 @@ OPTIONS = (
            "release is the same)", flag="--jobs", key="release.jobs", default=1, metavar="N", engines=MEMORY,
            rule=PROCESSES),
     Option("n_jobs", ("points",), values.INTEGER, "processes: with 2 or more, the points are sorted, the isolated "
-           "records searched and the partition cut in as many threads, and the release checked and audited in one while another measures and orders it (-1: every core; the "
-           "release is the same)", flag="--jobs",
+           "records searched and the partition cut in as many threads, and the release checked and audited in one "
+           "while another measures and orders it (-1: every core; the release is the same)", flag="--jobs",
            default=1, metavar="N", engines=MEMORY, rule=PROCESSES),
     Option("crs", ("points",), values.TEXT, "CRS of the coordinate columns (default EPSG:4326)", flag="--crs",
            default="EPSG:4326"),

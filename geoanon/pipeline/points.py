@@ -291,10 +291,11 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     record. With ``max_km``, the records of classes whose box is wider (its
     diagonal on the ground) join them too, and the rest is partitioned
     again, until no box is wider; InfeasibleError where the budget cannot
-    take them. ``n_jobs``: threads sorting the points and cutting the partition's levels. Returns
-    the partition, its classes' boxes, every row's class (the number of
-    boxes for the last one), the number of rows withheld for isolation and
-    for the extent, and of isolated rows still published."""
+    take them. ``n_jobs``: threads sorting the points, searching the
+    isolated records and cutting the partition's levels. Returns the
+    partition, its classes' boxes, every row's class (the number of boxes
+    for the last one), the number of rows withheld for isolation and for
+    the extent, and of isolated rows still published."""
     from ..points.frame import check_bounds
     from ..points.partition import rank_frame
 
