@@ -365,8 +365,8 @@ def _split_in_runs(runs: list, orders: tuple, nodes: tuple, children: tuple, n_o
     into ``n_out`` positions; ``nodes``: the per-node arrays, ``children``:
     the per-child ones (two per node)."""
     out = [np.empty(n_out, a.dtype) for a in orders]
-    _threads.in_threads([partial(_split_level, *orders, *(a[i:j] for a in nodes), *(a[2 * i:2 * j] for a in children), *out,
-                         mark, label) for i, j in runs])
+    _threads.in_threads([partial(_split_level, *orders, *(a[i:j] for a in nodes),
+                                 *(a[2 * i:2 * j] for a in children), *out, mark, label) for i, j in runs])
     return out
 
 
