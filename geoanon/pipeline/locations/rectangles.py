@@ -121,7 +121,7 @@ class PointsPublisher(Publisher):
 
         runs = threads if placed.size >= 2 * _threads.THREADED else 1
         ends = np.linspace(0, placed.size, runs + 1).astype(np.int64)
-        x, y, where = (np.concatenate(parts) for parts in zip(*_threads.in_threads(
+        x, y, where = (parts[0] if runs == 1 else np.concatenate(parts) for parts in zip(*_threads.in_threads(
             [partial(_placed_positions, dims, placed, a, b, self.crs) for a, b in zip(ends[:-1], ends[1:])])))
         held = ~np.isnan(x)
         y_km = float(ground(self.crs).axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0

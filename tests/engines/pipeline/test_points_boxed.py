@@ -110,10 +110,15 @@ def test_a_max_extent_beyond_the_budget_is_refused_and_writes_nothing(tmp_path, 
 
 
 @pytest.mark.parametrize("extra", [{}, {"max_extent_km": 600.0, "max_withheld": 0.05}, {"geometry": True}])
-def test_two_processes_publish_what_one_does(extra):
-    """With ``n_jobs=2`` a forked process checks, audits and measures the
-    NCP while this one measures the units, draws the classes and orders the
-    rows: the same table, report, classes and row shapes."""
+def test_two_processes_publish_what_one_does(extra, monkeypatch):
+    """With ``n_jobs=2`` the points are sorted, the isolated records searched
+    and the kd levels cut in two threads (here at any size), and a forked
+    process checks, audits and measures the NCP while this one measures the
+    units, draws the classes and orders the rows: the same table, report,
+    classes and row shapes."""
+    from geoanon import _threads
+
+    monkeypatch.setattr(_threads, "THREADED", 1)
     df = _airport_visits(6000, 11)
     df.loc[:2, ["lat", "lon"]] = [[40.0, -40.0], [40.1, -40.2], [39.9, -40.1]]     # three records far out at sea
     df["visits"] = np.arange(len(df)) % 5
