@@ -118,11 +118,12 @@ class _Trees:
     def __init__(self, points: np.ndarray, threads: int):
         from scipy.spatial import cKDTree
 
-        runs = max(1, min(threads, len(points) // _threads.THREADED))
-        self.starts = np.linspace(0, len(points), runs + 1).astype(np.int64)
+        trees = max(1, min(threads, len(points) // _threads.THREADED))
+        self.starts = np.linspace(0, len(points), trees + 1).astype(np.int64)
         self.threads = threads
-        self.trees = _threads.in_threads([partial(cKDTree, points[a:b], balanced_tree=False, compact_nodes=False)
-                                 for a, b in zip(self.starts[:-1], self.starts[1:])])    # built 3x as fast
+        build = partial(cKDTree, balanced_tree=False, compact_nodes=False)      # built 3x as fast, the same answers
+        self.trees = _threads.in_threads([partial(build, points[a:b])
+                                          for a, b in zip(self.starts[:-1], self.starts[1:])])
 
     def query(self, at: np.ndarray, count: int, reach: float = np.inf) -> tuple[np.ndarray, np.ndarray]:
         """The distances to the ``count`` points nearest each of ``at`` (inf
