@@ -41,6 +41,7 @@ ISOLATION = 10.0    # isolated: k records around it spread this many times as fa
 USUAL = 0.9         # the share of the table whose k records' spread is usual
 NEIGHBOURS = 63     # beyond this many, the spread of k records is measured on a sample of the table
 PROBES = 100_000    # beyond this many rows, the usual spread is measured around a sample of them
+TREES = 4           # the most k-d trees the records are split between (each query searches them all)
 
 
 def budget_rows(share: float, rows: int, k: int) -> int:
@@ -110,15 +111,15 @@ def isolated_rows(where: np.ndarray, k: int, floor_km: float = 0.0,
 
 
 class _Trees:
-    """k-d trees over ``threads`` runs of ``points``, built in threads,
-    queried as one. What :func:`isolated_rows` reads of a query (the
-    distances, and every neighbour within a reach that fewer than the count
-    asked for lie within) is the same however the points are split."""
+    """k-d trees over ``threads`` runs of ``points`` (at most :data:`TREES`),
+    built in threads, queried as one. What :func:`isolated_rows` reads of a
+    query (the distances, and every neighbour within a reach that fewer than
+    the count asked for lie within) is the same however the points are split."""
 
     def __init__(self, points: np.ndarray, threads: int):
         from scipy.spatial import cKDTree
 
-        trees = max(1, min(threads, len(points) // _threads.THREADED))
+        trees = max(1, min(threads, TREES, len(points) // _threads.THREADED))
         self.starts = np.linspace(0, len(points), trees + 1).astype(np.int64)
         self.threads = threads
         build = partial(cKDTree, balanced_tree=False, compact_nodes=False)      # built 3x as fast, the same answers
@@ -177,7 +178,8 @@ def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int, thr
         ends = np.linspace(0, len(where), threads + 1).astype(np.int64)
         cell = np.concatenate(_threads.in_threads([partial(_cell_numbers, where[a:b], low, side, shape)
                                                    for a, b in zip(ends[:-1], ends[1:])]))
-        sets = [np.flatnonzero(cell % threads == i) for i in range(threads)]      # a cell's positions in one set
+        which = (cell % threads).astype(np.min_scalar_type(threads - 1))      # a cell's positions in one set
+        sets = np.split(np.argsort(which, kind="stable"), np.cumsum(np.bincount(which, minlength=threads))[:-1])
         crowded = np.empty(len(where), dtype=bool)
         for rows, held in zip(sets, _threads.in_threads([partial(_held, cell[rows], count) for rows in sets])):
             crowded[rows] = held

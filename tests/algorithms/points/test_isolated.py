@@ -55,10 +55,11 @@ def test_rows_without_a_position_are_never_isolated():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from([3, 10, 90]), st.integers(2, 4))
+@given(st.integers(0, 10_000), st.sampled_from([3, 10, 90]), st.integers(2, 6))
 def test_trees_split_in_threads_find_what_one_tree_finds(seed, k, threads):
-    """The k-d tree over runs of the rows, each built in a thread: the same
-    rows isolated and the same reach, k below and above the sampled reach."""
+    """The k-d tree over runs of the rows (up to TREES of them), each built
+    in a thread, and the crowded grid counted in threads: the same rows
+    isolated and the same reach, k below and above the sampled reach."""
     from geoanon import _threads
 
     rng = np.random.default_rng(seed)
