@@ -7,7 +7,7 @@ from functools import partial
 import numba
 import numpy as np
 
-__all__ = ["THREADED", "argsort", "in_threads"]
+__all__ = ["THREADED", "argsort", "in_threads", "runs"]
 
 THREADED = 200_000      # work over fewer items runs in one thread
 
@@ -22,6 +22,19 @@ def in_threads(calls: list) -> list:
         return list(pool.map(lambda call: call(), calls))
 
 
+def runs(n: int, threads: int, most: int | None = None) -> list:
+    """``range(n)`` in runs ``(start, end)`` of about equal length, one per
+    thread: at most ``threads`` (and ``most``), none shorter than
+    :data:`THREADED` unless it is the only one.
+
+    >>> runs(10, 3) == [(0, 10)], runs(500_000, 3)
+    (True, [(0, 250000), (250000, 500000)])
+    """
+    count = max(1, min(threads, most or threads, n // max(THREADED, 1)))
+    ends = np.linspace(0, n, count + 1).astype(np.int64).tolist()
+    return list(zip(ends[:-1], ends[1:]))
+
+
 def argsort(values: np.ndarray, threads: int = 1, stable: bool = False) -> np.ndarray:
     """:func:`numpy.argsort` of a 1-d float or complex array without NaN
     (complex: by real part, then imaginary), its ``threads`` runs sorted in
@@ -34,14 +47,14 @@ def argsort(values: np.ndarray, threads: int = 1, stable: bool = False) -> np.nd
     True
     """
     kind = "stable" if stable else None
-    if threads < 2 or values.size < THREADED:
+    parts = runs(values.size, threads)
+    if len(parts) == 1:
         return np.argsort(values, kind=kind)
-    ends = np.linspace(0, values.size, threads + 1).astype(np.int64)
-    runs = in_threads([partial(_sorted_run, values, int(a), int(b), kind) for a, b in zip(ends[:-1], ends[1:])])
-    while len(runs) > 1:        # neighbouring runs merged, the earlier first among equals
-        pairs = [partial(_merged, *runs[i], *runs[i + 1]) for i in range(0, len(runs) - 1, 2)]
-        runs = in_threads(pairs) + runs[len(runs) - len(runs) % 2:]
-    return runs[0][0]
+    done = in_threads([partial(_sorted_run, values, a, b, kind) for a, b in parts])
+    while len(done) > 1:        # neighbouring runs merged, the earlier first among equals
+        pairs = [partial(_merged, *done[i], *done[i + 1]) for i in range(0, len(done) - 1, 2)]
+        done = in_threads(pairs) + done[len(done) - len(done) % 2:]
+    return done[0][0]
 
 
 def _sorted_run(values: np.ndarray, start: int, end: int, kind) -> tuple:

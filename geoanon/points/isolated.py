@@ -119,12 +119,10 @@ class _Trees:
     def __init__(self, points: np.ndarray, threads: int):
         from scipy.spatial import cKDTree
 
-        trees = max(1, min(threads, TREES, len(points) // _threads.THREADED))
-        self.starts = np.linspace(0, len(points), trees + 1).astype(np.int64)
-        self.threads = threads
+        parts = _threads.runs(len(points), threads, TREES)
+        self.starts, self.n, self.threads = [a for a, _ in parts], len(points), threads
         build = partial(cKDTree, balanced_tree=False, compact_nodes=False)      # built 3x as fast, the same answers
-        self.trees = _threads.in_threads([partial(build, points[a:b])
-                                          for a, b in zip(self.starts[:-1], self.starts[1:])])
+        self.trees = _threads.in_threads([partial(build, points[a:b]) for a, b in parts])
 
     def query(self, at: np.ndarray, count: int, reach: float = np.inf) -> tuple[np.ndarray, np.ndarray]:
         """The distances to the ``count`` points nearest each of ``at`` (inf
@@ -133,7 +131,7 @@ class _Trees:
         if len(found) == 1:
             return found[0]
         spread = np.concatenate([d for d, _ in found], axis=1)
-        nearest = np.concatenate([np.where(i < tree.n, i + start, self.starts[-1])
+        nearest = np.concatenate([np.where(i < tree.n, i + start, self.n)
                                   for (_, i), tree, start in zip(found, self.trees, self.starts)], axis=1)
         pick = np.argsort(spread, axis=1, kind="stable")[:, :count]
         return np.take_along_axis(spread, pick, 1), np.take_along_axis(nearest, pick, 1)
@@ -174,12 +172,12 @@ def _crowded(among: np.ndarray, where: np.ndarray, limit: float, count: int, thr
     low = np.minimum(among.min(axis=0), where.min(axis=0))
     high = np.maximum(among.max(axis=0), where.max(axis=0))
     shape = np.floor((high - low) / side).astype(np.int64) + 1
-    if same and threads > 1 and len(where) >= 2 * _threads.THREADED and np.prod(shape.astype(np.float64)) < 2.0**62:
-        ends = np.linspace(0, len(where), threads + 1).astype(np.int64)
+    parts = _threads.runs(len(where), threads)
+    if same and len(parts) > 1 and np.prod(shape.astype(np.float64)) < 2.0**62:
         cell = np.concatenate(_threads.in_threads([partial(_cell_numbers, where[a:b], low, side, shape)
-                                                   for a, b in zip(ends[:-1], ends[1:])]))
-        which = (cell % threads).astype(np.min_scalar_type(threads - 1))      # a cell's positions in one set
-        sets = np.split(np.argsort(which, kind="stable"), np.cumsum(np.bincount(which, minlength=threads))[:-1])
+                                                   for a, b in parts]))
+        which = (cell % len(parts)).astype(np.min_scalar_type(len(parts) - 1))      # a cell's positions in one set
+        sets = np.split(np.argsort(which, kind="stable"), np.cumsum(np.bincount(which, minlength=len(parts)))[:-1])
         crowded = np.empty(len(where), dtype=bool)
         for rows, held in zip(sets, _threads.in_threads([partial(_held, cell[rows], count) for rows in sets])):
             crowded[rows] = held

@@ -119,10 +119,9 @@ class PointsPublisher(Publisher):
         """:meth:`isolated` of the rows ``placed``."""
         from ...points.isolated import isolated_rows
 
-        runs = threads if placed.size >= 2 * _threads.THREADED else 1
-        ends = np.linspace(0, placed.size, runs + 1).astype(np.int64)
-        x, y, where = (parts[0] if runs == 1 else np.concatenate(parts) for parts in zip(*_threads.in_threads(
-            [partial(_placed_positions, dims, placed, a, b, self.crs) for a, b in zip(ends[:-1], ends[1:])])))
+        found = _threads.in_threads([partial(_placed_positions, dims, placed, a, b, self.crs)
+                                     for a, b in _threads.runs(placed.size, threads)])
+        x, y, where = (parts[0] if len(parts) == 1 else np.concatenate(parts) for parts in zip(*found))
         held = ~np.isnan(x)
         y_km = float(ground(self.crs).axis_km(np.median(x[held]), np.median(y[held]))[1]) if held.any() else 0.0
         grid = max(max(d.resolution, d.min_step) for d in dims.items[:2]) * y_km
