@@ -397,7 +397,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
         ground_spans(dims, crs)
     elif o["location_loss"] == "spread":
         robust_spans(dims)
-    elif o["location_loss"] == "km" and KINDS[kind].boxes:
+    elif o["location_loss"] == "km" and publish_location.boxes:
         location_loss = BoxKmLoss(dims.ranked_beside(partial(_km_loss, dims, crs, model.k, o["tail_reach"]),
                                                      o["n_jobs"]))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
@@ -416,7 +416,6 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     :func:`searched`), with its suppressed and withheld records; and the
     release's table, its published columns and their NCP treatments."""
     o, dims = spec.options, job.dims
-    kind = KINDS[spec.location[0]]
     problem = _problem(job, spec)
     if part is None:
         with step("searching the partition"):
@@ -426,7 +425,7 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
                 if job.publish_location.withholds and o["n_jobs"] > 1 else search()
     if o["max_suppressed"]:
         part = _without_outliers(problem, part, int(o["max_suppressed"] * len(job.df)), o["method"], o["n_jobs"],
-                                 _diagonals(dims, o["crs"]) if kind.boxes else None)
+                                 _diagonals(dims, o["crs"]) if job.publish_location.boxes else None)
     isolated = {}
     if job.publish_location.withholds:
         part, isolated = _without_isolated(job, problem, part, o["max_withheld"])
@@ -498,7 +497,7 @@ def _problem(job: Prepared, spec: ReleaseSpec) -> SearchProblem:
     and ``location_precision``) and its precision target."""
     o, dims = spec.options, job.dims
     too_wide = None if (target := extent_target(job, spec)) is None else \
-        _too_wide(job, o["crs"], target) if KINDS[spec.location[0]].boxes else \
+        _too_wide(job, o["crs"], target) if job.publish_location.boxes else \
         job.publish_location.too_wide(target)
     return replace(job.problem, weights=_weights(dims, spec), too_wide=too_wide)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._geo import ground
 from .._text import plural
 from ..errors import InfeasibleError
 from ..joint.withheld import without_locations
@@ -19,7 +18,7 @@ __all__ = ["beyond_target", "extent_target", "region_target", "tail_reach", "tar
 
 def extent_target(job, spec) -> float | None:
     """The precision target in km of ``spec``'s release: ``max_extent_km``,
-    or, for a ZIP location judged in km under the joint or frontier design,
+    or, for a ZIP location judged in km under the frontier design,
     ``tail_reach`` times the width of a typical record's k-neighbourhood
     (:func:`geoanon.joint.km_loss.k_spacing`) over the square of the
     location's weight (``weights["location"]`` times ``location_precision``'s
@@ -51,11 +50,13 @@ def _location_weight(spec) -> float:
 
 def region_target(spec) -> bool:
     """Whether ``spec``'s release takes a ZIP location's default precision
-    target (:func:`extent_target`): ZIP codes judged in km, the joint or
-    frontier design, no ``max_extent_km``, a ``tail_reach``."""
+    target (:func:`extent_target`): ZIP codes judged in km, the frontier
+    design, no ``max_extent_km``, a ``tail_reach``. (Under the joint design
+    the regions' places are cut as points are, whose km loss prices the
+    tail by ``tail_reach`` itself: :mod:`geoanon.joint.km_loss`.)"""
     o = spec.options
     return LOCATIONS[spec.location[0]].default_target and o["max_extent_km"] is None and o["location_loss"] == "km" \
-        and o["method"] in ("joint", "frontier") and o["tail_reach"] is not None
+        and o["method"] == "frontier" and o["tail_reach"] is not None
 
 
 def beyond_target(job, spec, table, warnings) -> dict:
@@ -126,7 +127,7 @@ def within_extent(job, spec, problem, part, withheld: int = 0):
             kept, moved = None, wide
         if kept is not None and moved.size <= budget and not _wide_rows(job, spec, kept, max_km).any():
             return kept, int(moved.size)
-    widest = float(np.nanmax(_class_km(job, spec, part)))
+    widest = float(np.nanmax(job.publish_location.class_km(job.dims, part, spec.options["crs"])))
     raise InfeasibleError(
         f"{plural(int(wide.sum()), 'record')} lie in location classes that cannot be cut within "
         f"max_extent_km={max_km:g} (the widest is {widest:,.0f} km) and "
@@ -134,18 +135,8 @@ def within_extent(job, spec, problem, part, withheld: int = 0):
            if job.publish_location.withholds else "cannot be withheld: raise max_extent_km"))
 
 
-def _class_km(job, spec, part) -> np.ndarray:
-    """Each class's published location width in km (diagonal; NaN: none), as
-    :func:`beyond_target` measures it on the released table."""
-    pub = job.publish_location
-    if KINDS[spec.location[0]].boxes:
-        boxes = pub.rectangles(job.dims, part.states, own_boxes=not part.shared_location)
-        return ground(spec.options["crs"]).extents(*boxes.T)[2]
-    return np.array([pub.diameters[level][node] for level, node, *_ in (st[0] for st in part.states)],
-                    dtype=np.float64)
-
-
 def _wide_rows(job, spec, part, max_km: float) -> np.ndarray:
     """Whether each row lies in a class published wider than ``max_km`` (rows without a class never do)."""
-    wide = np.r_[_class_km(job, spec, part) > max_km, False]           # NaN compares False
+    km = job.publish_location.class_km(job.dims, part, spec.options["crs"])
+    wide = np.r_[km > max_km, False]                                   # NaN compares False
     return wide[np.where(part.row_class >= 0, part.row_class, -1)]

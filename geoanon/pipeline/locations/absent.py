@@ -1,6 +1,8 @@
 """No location column: nothing to read, publish or draw."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...joint.dims import Dims
 from ...options.locations import NO_LOCATION
 from .kind import LocationKind, Publisher
@@ -19,6 +21,9 @@ class NoLocation(Publisher):
 
     def classes(self, table, part, published):
         return None, None
+
+    def class_km(self, dims, part, crs) -> np.ndarray:
+        return np.full(len(part.states), np.nan)
 
 
 class Absent(LocationKind):

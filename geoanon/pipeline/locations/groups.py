@@ -63,7 +63,7 @@ class GroupPublisher(Publisher):
         self.details = details or {}
         self.units = units
         self.diameters, self.costs, self.ncp = None, None, {}
-        self.places = None
+        self.places, self.full, self.unit = None, 1.0, 1.0
         self.row_km = None
         self.leaf_graph, self.drawn = None, {}
 
@@ -71,27 +71,34 @@ class GroupPublisher(Publisher):
         """Each node's diameter in km (:func:`geoanon.joint.km_loss.node_diameters`
         of the boxes of the centroids of its leaves that hold records; 0 for
         a leaf without records, NaN for the ``*`` of suppressed records) and
-        the ``"km"`` node costs (F the diameter of all the regions holding
-        records, u the leaves' spacing, :func:`geoanon.joint.km_loss.spacing`,
-        at least ``FLOOR`` * F); the leaves' places and records are kept for
-        :meth:`measure_neighbourhood`, their graph for the groups drawn
-        (:meth:`_regions`)."""
+        the ``"km"`` node costs (:meth:`scale`); the leaves' places and
+        records are kept for :meth:`measure_neighbourhood`, their graph for
+        the groups drawn (:meth:`_members`)."""
+        counts = np.bincount(dim.leaf, minlength=len(leaf_names))
+        boxes, placed, on = self.scale(graph, leaf_names, counts)
+        self.diameters = _held_diameters(dim.ancestors, boxes, counts > 0, placed, on)
+        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, self.full, self.unit)
+
+    def scale(self, graph, leaf_names, counts) -> tuple:
+        """The leaves' boxes (:func:`~geoanon.pipeline.region_map.region_boxes`),
+        whether each has a place, and the ground; sets ``full`` (F: the
+        diameter of all the regions holding records), ``unit`` (u: the
+        leaves' spacing, :func:`geoanon.joint.km_loss.spacing`, at least
+        ``FLOOR`` * F), ``places`` and ``leaf_graph``."""
         boxes = region_boxes(graph, leaf_names)
         on = ground(self.shapes.crs)
-        counts = np.bincount(dim.leaf, minlength=len(leaf_names))
         placed = ~np.isnan(boxes).any(axis=1)
-        self.diameters = _held_diameters(dim.ancestors, boxes, counts > 0, placed, on)
         held = boxes[placed & (counts > 0)]
-        full = float(on.diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0))) if held.size else 1.0
+        self.full = float(on.diagonal(*held[:, :2].min(axis=0), *held[:, 2:].max(axis=0))) if held.size else 1.0
         position = {v: i for i, v in enumerate(leaf_names)}
         pairs = np.array([(position[a], position[b]) for a, b in graph.edges if a in position and b in position],
                          dtype=np.int64).reshape(-1, 2)
-        unit = np.nanmax([spacing(boxes, pairs, on), FLOOR * full])
-        self.costs = tree_km_costs(dim.ancestors, self.diameters, placed, full, unit)
+        self.unit = float(np.nanmax([spacing(boxes, pairs, on), FLOOR * self.full]))
         middles = (boxes[:, :2] + boxes[:, 2:]) / 2
-        self.places = (middles, counts, on, unit)
+        self.places = (middles, counts, on, self.unit)
         leaves = CompactGraph.from_edges(list(leaf_names), pairs[:, 0], pairs[:, 1])
         self.leaf_graph = (leaves, edge_lengths(leaves, middles, on.geographic), counts > 0)
+        return boxes, placed, on
 
     def measure_neighbourhood(self, k: int) -> None:
         """``k_spacing``: the records' k-neighbourhood width in km
@@ -131,17 +138,28 @@ class GroupPublisher(Publisher):
             return {}
         return {"location": (self.column,), "crs": self.shapes.crs, "km": self.row_km}
 
-    def _regions(self, level, node) -> list:
-        """The regions a group draws: its leaves that hold records and those
-        that connect them (:func:`~geoanon.regions.area.trimmed_groups`; a
-        roll-up unit's regions; the ``*`` of suppressed records left out)."""
-        d = self.dim
-        if level not in self.drawn:
-            leaves, lengths, held = self.leaf_graph
-            self.drawn[level] = trimmed_groups(leaves, lengths, np.asarray(d.ancestors[level]), held)
-        leaves = np.flatnonzero(self.drawn[level] == node)
-        named = [d.labels[0][i] for i in leaves if d.labels[0][i] != SUPPRESSED_GROUP]
+    def _members(self, part) -> list:
+        """The regions each location class of ``part`` draws: its group's
+        leaves that hold records and those that connect them
+        (:func:`~geoanon.regions.area.trimmed_groups`; the ``*`` of
+        suppressed records left out)."""
+        d, out = self.dim, []
+        for level, node in (st[0][:2] for st in part.location_states):
+            if level not in self.drawn:
+                leaves, lengths, held = self.leaf_graph
+                self.drawn[level] = trimmed_groups(leaves, lengths, np.asarray(d.ancestors[level]), held)
+            out.append(self._regions([d.labels[0][i] for i in np.flatnonzero(self.drawn[level] == node)]))
+        return out
+
+    def _regions(self, leaves) -> list:
+        """The regions of ``leaves`` (names): a roll-up unit's regions; the ``*`` of suppressed records left out."""
+        named = [v for v in leaves if v != SUPPRESSED_GROUP]
         return named if self.units is None else [v for u in named for v in self.units[u]]
+
+    def class_km(self, dims, part, crs) -> np.ndarray:
+        """Each class's published width in km: its group's diameter (NaN: ``*``)."""
+        return np.array([self.diameters[level][node] for level, node, *_ in (st[0] for st in part.states)],
+                        dtype=np.float64)
 
     def classes(self, table, part, published):
         classes = location_classes(table, part, published)
@@ -151,7 +169,7 @@ class GroupPublisher(Publisher):
 
         from ..region_shapes import group_shapes
 
-        shapes = group_shapes(self.shapes, [self._regions(*st[0][:2]) for st in part.location_states])
+        shapes = group_shapes(self.shapes, self._members(part))
         classes = gpd.GeoDataFrame(classes, geometry=shapes, crs=self.shapes.crs)
 
         def row_shapes():

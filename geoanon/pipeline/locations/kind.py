@@ -8,6 +8,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from types import MappingProxyType
 
+import numpy as np
+
 from ...options.locations import LocationShape
 
 __all__ = ["LocationKind", "Publisher"]
@@ -19,6 +21,10 @@ class Publisher(ABC):
 
     - ``dropped``: input columns left out of the release (the published
       columns of a location replace its first column);
+    - ``boxes``: whether the search measures its classes as boxes of its
+      two rank dimensions (their km loss and a precision target by their
+      diagonal; else it measures the nodes of its one tree dimension,
+      through ``km_costs`` and ``too_wide``);
     - ``withholds``: whether it publishes isolated records without a
       location (:meth:`isolated`, ``max_withheld``; such a kind also has
       ``isolated_beside``);
@@ -31,6 +37,7 @@ class Publisher(ABC):
     """
 
     dropped: frozenset = frozenset()
+    boxes: bool = False
     withholds: bool = False
     details: MappingProxyType = MappingProxyType({})
     ncp: MappingProxyType = MappingProxyType({})
@@ -52,6 +59,10 @@ class Publisher(ABC):
         without a location), and a function giving each row's shape (None:
         no shapes)."""
 
+    @abstractmethod
+    def class_km(self, dims, part, crs) -> np.ndarray:
+        """Each class's published location width in km (diagonal; NaN: none)."""
+
     def isolated(self, dims, labels, k: int) -> tuple:
         """Which rows are isolated, and how far their k nearest records
         reach, in km (kinds that :attr:`withhold <withholds>` them)."""
@@ -59,15 +70,10 @@ class Publisher(ABC):
 
 
 class LocationKind(ABC):
-    """A location kind's engine side: ``shape`` (its declaration), whether
-    its classes are ``boxes`` of coordinates (the search measures them, their
-    km loss and a precision target by their diagonal; else it measures the
-    nodes of the kind's one tree dimension, through its publisher's
-    ``km_costs`` and ``too_wide``), how it reads a table and how its
-    published width in km is read back."""
+    """A location kind's engine side: ``shape`` (its declaration), how it
+    reads a table and how its published width in km is read back."""
 
     shape: LocationShape
-    boxes: bool = False
 
     @abstractmethod
     def read(self, df, loc: dict, check, options, warnings: list) -> tuple:

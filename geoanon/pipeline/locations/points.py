@@ -25,7 +25,6 @@ class PointsKind(LocationKind):
     in km is its published box's diagonal."""
 
     shape = POINTS
-    boxes = True
 
     def read(self, df, loc, check, options, warnings):
         return points_location(df, loc, options["missing"], options["crs"], options["bounds"], warnings,

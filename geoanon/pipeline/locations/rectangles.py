@@ -25,7 +25,7 @@ class PointsPublisher(Publisher):
     their tile's width over max(k, 3), and how many such sides there are.
     It withholds isolated records (:meth:`isolated`)."""
 
-    withholds = True
+    boxes = withholds = True
 
     def __init__(self, lat, lon, frame, columns, crs, geographic, padded=True):
         self.lat, self.lon, self.frame, self.crs, self.geographic = lat, lon, frame, crs, geographic
@@ -34,6 +34,11 @@ class PointsPublisher(Publisher):
         self.first, self.dropped = first, frozenset({second})
         self.rects = None
         self._isolated = None       # the last isolated(): (rows with a location class, k), its result
+
+    def class_km(self, dims, part, crs) -> np.ndarray:
+        """Each class's box diagonal in km, as published (NaN: no box)."""
+        boxes = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
+        return ground(crs).extents(*boxes.T)[2]
 
     def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
         """(xmin, ymin, xmax, ymax) per state (each class's states, or the

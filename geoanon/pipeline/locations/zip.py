@@ -2,7 +2,9 @@
 groups of regions, rolled up when asked (``zip_level``:
 :mod:`geoanon.regions.rollup`), published as the groups' labels
 (:class:`~geoanon.pipeline.locations.groups.GroupPublisher`) that know each
-node's diameter in km."""
+node's diameter in km; under the joint design, the regions' places cut as
+points are, each class publishing the group of its own records' regions
+(:mod:`~geoanon.pipeline.locations.placed_groups`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +17,7 @@ from ...options.locations import ZIP
 from ..region_map import code_width, level_column, region_graph, region_values, rolled_values
 from .groups import GroupPublisher, group_dims
 from .kind import LocationKind
+from .placed_groups import PlacedGroupPublisher, placed_group_dims
 
 __all__ = ["ZipKind"]
 
@@ -45,6 +48,9 @@ class ZipKind(LocationKind):
                                              loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
+        if options["method"] == "joint":        # each class its own group, cut at the regions' places
+            publisher = PlacedGroupPublisher(loc["zip"], found.shapes, details, units, published)
+            return placed_group_dims(loc["zip"], leaf_codes, leaf_names, graph, publisher, check.model.k)
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0
         publisher = GroupPublisher(loc["zip"], found.shapes, details, units, published)
         return group_dims(loc["zip"], leaf_codes, leaf_names, present, check, publisher, graph)

@@ -9,7 +9,7 @@ from geoanon.models import Model
 from geoanon.pipeline.locations import KINDS, LocationKind, Publisher
 from geoanon.options.locations import LOCATIONS
 
-MEMBERS = ("dropped", "withholds", "details", "ncp", "fine_cuts", "k_spacing")
+MEMBERS = ("dropped", "boxes", "withholds", "details", "ncp", "fine_cuts", "k_spacing")
 
 
 def test_every_kind_of_the_table_has_its_engine_kind():
@@ -32,7 +32,7 @@ def test_each_kind_reads_a_table_into_dims_and_a_publisher_with_every_member(nam
     dims, publisher = KINDS[name].read(df, loc, Model(k=5).compile(df), options, [])
     assert isinstance(publisher, Publisher) and all(hasattr(publisher, m) for m in MEMBERS)
     assert len(dims.items) == len(LOCATIONS[name].columns) and all(d.location for d in dims.items)
-    assert publisher.withholds == KINDS[name].boxes == (name == "points")
+    assert publisher.withholds == publisher.boxes == (name == "points")
 
 
 @pytest.mark.parametrize("location, report", [(("lat", "lon"), "points"), ({"label": "name"}, "labels")])

@@ -180,7 +180,7 @@ def test_explore_draws_the_km_of_groups(zip_map, tmp_path):
     df = pd.concat([spread, spread.sample(3000, replace=True, random_state=1).assign(zip=np.repeat(towns, 300))],
                    ignore_index=True).assign(id=lambda d: d.index.astype(str))
     rel = ga.explore(df, location=regions(nodes, edges), qi=["age", "sex"], identifiers=["id"], k=K,
-                     method="joint", settings=(0.25, 0.5, 0.95))
+                     settings=(0.25, 0.5, 0.95))
     points = rel.report.details["frontier"]["points"]
     assert [p["median_km"] for p in points] == [0.0, 0.0, 0.0]
     mean = [p["mean_km"] for p in points]
