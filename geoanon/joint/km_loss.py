@@ -131,13 +131,16 @@ class KmLoss:
         return w * loss
 
 
-def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = REACH) -> KmLoss:
+def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = REACH, least: float = 0.0) -> KmLoss:
     """The :class:`KmLoss` of ``dims``' location (its two rank dimensions,
     longitude first), ``F`` the diagonal of the box of its records' central
     ``1 - 2 * TAIL`` on each axis: a few far records (islands, a wrong
     coordinate) do not stretch the scale and make every box look cheap; with
     ``k``, the tail's price beyond ``reach`` (default ``REACH``; None:
-    no price) times its records' typical k-neighbourhood (:func:`k_spacing`)."""
+    no price) times its records' typical k-neighbourhood (:func:`k_spacing`,
+    at least ``least`` km: places known only as regions' centroids, where
+    most records' region holds k records, are told apart no finer than
+    their regions' spacing, as the ZIP location's target takes it)."""
     x, y = (j for j, d in enumerate(dims.items) if d.location)
     corners = []
     dx, dy = dims.items[x], dims.items[y]
@@ -150,7 +153,8 @@ def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = RE
     if k is not None and reach is not None:
         held = (dx.rank < dx.size) & (dy.rank < dy.size)
         cells, counts = np.unique(dx.rank[held] * dy.size + dy.rank[held], return_counts=True)     # each place once
-        scale = k_spacing(np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]]), counts, k, ground)
+        scale = np.nanmax([k_spacing(np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]]), counts, k,
+                                     ground), least])
         width = reach * scale if np.isfinite(scale) and scale > 0 else width
     return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0, width)
 

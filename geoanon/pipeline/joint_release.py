@@ -398,7 +398,8 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
     elif o["location_loss"] == "spread":
         robust_spans(dims)
     elif o["location_loss"] == "km" and publish_location.boxes:
-        location_loss = BoxKmLoss(dims.ranked_beside(partial(_km_loss, dims, crs, model.k, o["tail_reach"]),
+        location_loss = BoxKmLoss(dims.ranked_beside(partial(_km_loss, dims, crs, model.k, o["tail_reach"],
+                                                             publish_location.least_km),
                                                      o["n_jobs"]))
     elif o["location_loss"] == "km":            # a ZIP location: its tree's nodes cost their diameter in km
         location_loss = TreeKmLoss(publish_location.km_costs())
@@ -573,10 +574,10 @@ def _without_outliers(problem, part, budget, method, n_jobs, widths):
     return with_suppressed_class(problem, joint_partition(problem, method, n_jobs, rows=kept), hidden)
 
 
-def _km_loss(dims, crs, k=None, reach=REACH):
+def _km_loss(dims, crs, k=None, reach=REACH, least=0.0):
     """The location's loss in km (:mod:`geoanon.joint.km_loss`) in ``crs``, its tail priced for ``k``
-    beyond ``reach`` typical k-neighbourhoods (None: no price)."""
-    return km_loss(dims, ground(crs), k, reach)
+    beyond ``reach`` typical k-neighbourhoods (None: no price), each at least ``least`` km."""
+    return km_loss(dims, ground(crs), k, reach, least)
 
 
 def _diagonals(dims, crs):

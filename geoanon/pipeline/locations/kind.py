@@ -33,7 +33,9 @@ class Publisher(ABC):
     - ``fine_cuts``: published tile sides that are cuts finer than their
       tile over k, and the sides between classes;
     - ``k_spacing``: the width in km of a typical record's k-neighbourhood,
-      the scale of a default precision target (NaN: none).
+      the scale of a default precision target (NaN: none);
+    - ``least_km``: the least such width its places tell apart (a ZIP
+      location's: its regions' spacing).
     """
 
     dropped: frozenset = frozenset()
@@ -43,6 +45,7 @@ class Publisher(ABC):
     ncp: MappingProxyType = MappingProxyType({})
     fine_cuts: tuple = (0, 0)
     k_spacing: float = float("nan")
+    least_km: float = 0.0
 
     @abstractmethod
     def columns(self, df, part, dims) -> tuple:

@@ -42,6 +42,7 @@ def placed_group_dims(column, leaf_codes, leaf_names, graph, publisher, k: int) 
     of its records' places; and the ``publisher``, which learns the regions."""
     counts = np.bincount(leaf_codes, minlength=len(leaf_names))
     boxes, placed, on = publisher.scale(graph, leaf_names, counts)
+    publisher.least_km = publisher.unit
     publisher.place(leaf_codes, leaf_names, boxes, graph, on)
     xy = ((boxes[:, :2] + boxes[:, 2:]) / 2)[leaf_codes]
     present = np.flatnonzero(placed[leaf_codes])
