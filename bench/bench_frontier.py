@@ -46,9 +46,9 @@ code's centroid on the ZIP-coded tables):
   it the location released alone (``geoanon points``, or ``geoanon zip`` on
   a ZIP-coded table); ``geoanon-tailfree``: the same with ``tail_reach=None``
   (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1, and, on
-  a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (a
-  class's ZIP group its own, nested in or overlapping others', not a tile of
-  the map), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
+  a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (the
+  regions' places cut as points are, each class publishing the group of the
+  regions its own records hold, overlapping others', not a tile of the map), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
   (cuts ranked by their gain alone) at 0, 0.025, ..., 1; one round halfway
   each (``frontier_releases.VARIANTS``), counted among geoanon's releases
   (the default is not one).

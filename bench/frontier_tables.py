@@ -113,6 +113,9 @@ TABLES = {t.name: t for t in (
           "Adult at the ZIP centroids within 40 km of downtown Chicago (seed 0, 0.005 degrees): boxes of a few km"),
     Table("patients", False, PATIENT_OTHERS, ["sex"], True, patients,
           "bench_zip_joint.py's 20,000 synthetic patients by ZIP code (cost, a seeded age and sex)"),
+    Table("pennsylvania", False, ADULT_OTHERS, ADULT_OTHERS[1:], True, lambda: one_state("PA", 0, 1.5),
+          "Adult by ZIP code of Pennsylvania (1,450 ZIP codes, lognormal weights sigma 1.5, seed 0): one state's ZIP "
+          "codes, as the held-out ohio, to choose the ZIP design on"),
     Table("airports7", True, ADULT_OTHERS, ADULT_OTHERS[1:], False, lambda: airports(7, 0.1),
           "Adult near real US airports, another seed (7) and jitter (0.1 degrees)"),
     Table("losangeles", True, ADULT_OTHERS, ADULT_OTHERS[1:], False,

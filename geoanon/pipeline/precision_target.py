@@ -91,7 +91,9 @@ def target_note(details) -> list:
     target (:func:`extent_target`), or on a points location's tail reach
     (:func:`tail_reach`): what it costs, and what trades it back."""
     if "tail_reach_km" in details:
-        return [f"Boxes wider than {details['tail_reach_km']:,.1f} km ({details['tail_reach']:g} typical "
+        boxes = LEVEL_GROUPS.get(details["zip_level"], "ZIP groups") if "zip_level" in details else "boxes"
+        boxes = boxes[0].upper() + boxes[1:]
+        return [f"{boxes} wider than {details['tail_reach_km']:,.1f} km ({details['tail_reach']:g} typical "
                 "k-neighbourhoods at this location_precision) cost the search more for every further such width: "
                 "the location stays near what it alone needs and the other columns pay for it; a lower "
                 "location_precision (explore's settings, 0 the lowest) trades it back, a higher tail_reach "

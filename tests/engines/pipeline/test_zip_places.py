@@ -44,7 +44,9 @@ def test_each_class_publishes_the_regions_its_own_records_hold():
     df = grid_records(seed=1, unknown=12)
     rel = release(df, method="joint")
     named, km = _check_groups(df, rel, 10)
-    assert "max_extent_km" not in rel.report.details       # no default target: the tail is priced as points'
+    d = rel.report.details                                 # no default target: the tail is priced as points'
+    assert "max_extent_km" not in d and isinstance(d["tail_reach_km"], float)
+    assert rel.notes[0].startswith(f"ZIP groups wider than {d['tail_reach_km']:,.1f} km (4 typical k-neighbourhoods")
     shapes = rel.classes.set_index("class_id").geometry
     regions = grid_regions()[0].set_index("zip")
     for c, held in named["held"].items():                 # drawn over its own regions, none else
