@@ -13,7 +13,10 @@ model in place of k), so every class of every design meets it. The designs
 ``"joint"`` (:mod:`~geoanon.joint.mondrian`)
     Mondrian cuts (LeFevre et al., 2006) over all dimensions with location
     cuts anywhere: every class is its own location class and publishes its
-    own records' box (or ZIP group), which may overlap other classes'; the
+    own records' box (a ZIP location: the group of the regions its records
+    hold, cut at their places as points,
+    :mod:`~geoanon.pipeline.locations.placed_groups`; labels: the lowest
+    node of their hierarchy above them), which may overlap other classes'; the
     classes are disjoint only over all quasi-identifiers together. The least
     loss, at the price of the location tiling. Its stages, in order:
 

@@ -114,7 +114,9 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
     method : {"joint", "frontier", "location-first", "greedy"}, optional
         Where the location cuts go (:mod:`geoanon.joint.search`).
         ``"joint"`` (the default with a points location or none) cuts the location anywhere, as Mondrian does:
-        each class publishes its own records' box (or ZIP group), which may
+        each class publishes its own records' box (or the group of the ZIP
+        codes its records hold, cut at the regions' places:
+        :mod:`~geoanon.pipeline.locations.placed_groups`), which may
         overlap other classes' (they are disjoint only over all
         quasi-identifiers together), for the least loss. The other three
         keep the location cuts above every other cut, so location classes
