@@ -1,0 +1,140 @@
+"""A ZIP location's designs in the joint release, side by side on the frontier benchmark's ZIP tables.
+
+    python bench/bench_zip_places.py
+
+Four designs of a ZIP-coded table's joint release, each at
+``location_precision`` 0, 0.025, ..., 1 (:func:`frontier_releases.traced`,
+no refining rounds), measured as the frontier benchmark measures them (a
+record's width: its group's box of its records' ZIP centroids):
+
+- ``frontier``: the default, a tiling of nested connected groups
+  (:func:`geoanon.pipeline.locations.groups.group_dims`) with the default
+  precision target from a typical record's k-neighbourhood;
+- ``nested joint``: ``method="joint"`` over the same nested groups and
+  target, each class publishing the lowest group above its records (the
+  joint design before :mod:`geoanon.pipeline.locations.placed_groups`);
+- ``places``: ``method="joint"`` now, the regions' places cut as points
+  are, each class publishing the group of its own records' regions, its
+  tail priced beyond ``tail_reach`` typical k-neighbourhoods of at least the
+  regions' spacing;
+- ``places, no floor``: the same with the k-neighbourhood unfloored (where
+  most records' ZIP code holds k records it is 0, and no tail is priced).
+
+Against the bench's weighted Mondrian (17 weights, computed here) and the
+real peers' cached rows of ``bench_frontier.py`` where it ran them: per
+peer release, a design's best release no wider at the median and the p90
+over the peer's other-column NCP; the worst and median ratio; the default
+release (setting 0.5), whether a peer release dominates it, and its widths
+beside ``geoanon zip`` alone. Tables: tuning ``pennsylvania`` and
+``patients``, on which the designs were chosen; held out ``ohio``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import code_state, machine, replace_section, today  # noqa: E402
+
+TABLE_NAMES = ("pennsylvania", "patients", "ohio")
+KS = (5, 10, 50)
+DESIGNS = ("frontier", "nested joint", "places", "places, no floor")
+
+
+@contextmanager
+def design(name: str):
+    """The joint release as ``name`` builds it (patched in this process and the workers it forks)."""
+    import geoanon.pipeline.joint_release as jr
+    import geoanon.pipeline.locations.zip as zip_kind
+    import geoanon.pipeline.precision_target as pt
+
+    read, target, placed = zip_kind.ZipKind.read, pt.region_target, zip_kind.placed_group_dims
+    if name == "nested joint":
+        zip_kind.ZipKind.read = lambda self, df, loc, check, options, warnings: read(
+            self, df, loc, check, {**options, "method": "frontier"}, warnings)
+        jr.region_target = pt.region_target = lambda spec: target(spec.but(method="frontier"))
+    elif name == "places, no floor":
+        def unfloored(*args):
+            dims, publisher = placed(*args)
+            publisher.least_km = 0.0
+            return dims, publisher
+        zip_kind.placed_group_dims = unfloored
+    try:
+        yield {"method": "frontier"} if name == "frontier" else {"method": "joint"}
+    finally:
+        zip_kind.ZipKind.read, zip_kind.placed_group_dims = read, placed
+        jr.region_target = pt.region_target = target
+
+
+def peer_rows(name: str, k: int) -> dict:
+    """The real peers' cached releases of ``name`` at ``k``, as the frontier bench keeps them."""
+    from bench_frontier import PEER_ROWS, PEERS, _cached
+
+    rows = _cached(PEER_ROWS, [(name, k, method) for method in PEERS if method != "mondrian"])
+    return {r["method"]: r["points"] for r in rows}
+
+
+def case(name: str, k: int) -> dict:
+    import frontier_releases as fr
+    from bench_frontier import best_no_wider, dominates
+    from frontier_tables import TABLES
+
+    table = TABLES[name]
+    df = table.frame()
+    peers = {"mondrian": [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS], **peer_rows(name, k)}
+    alone = fr.alone(df, table, k)
+    row = {"table": name, "k": k, "held_out": table.held_out, "peers": sorted(peers),
+           "alone": [alone["median_km"], alone["p90_km"]]}
+    for d in DESIGNS:
+        with design(d) as options:
+            points, default = fr.traced(df, table, k, rounds=0, **options)
+        ratios = [best_no_wider(points, p)[1] for releases in peers.values() for p in releases]
+        chosen = next(p for p in points if p["setting"] == default)
+        row[d] = {"worst": float(max(ratios)), "median": float(np.median(ratios)),
+                  "default": [chosen["median_km"], chosen["p90_km"], chosen["other_ncp"]],
+                  "dominated": [str(p["setting"]) for releases in peers.values() for p in releases
+                                if dominates(p, chosen)]}
+        print(json.dumps({"table": name, "k": k, d: row[d]}), flush=True)
+    return row
+
+
+def write(rows: list, path: Path) -> None:
+    lines = ["## A ZIP location's designs in the joint release (`python bench/bench_zip_places.py`)", "",
+             f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + " ".join(
+                 " ".join(p.split()) for p in __doc__.split("\n\n")[2:5]), "",
+             "Per table and k: each design's worst / median ratio over the peer releases (target 0.70x), then its "
+             "default release (median / p90 km / other NCP; `dom`: dominated by a peer release); `alone`: "
+             "`geoanon zip`'s median / p90 km.", "",
+             "| table | k | held out | peers | alone | " + " | ".join(DESIGNS) + " | "
+             + " | ".join(f"{d}: default" for d in DESIGNS) + " |",
+             "|---|---:|---|---:|---|" + "---:|" * len(DESIGNS) + "---|" * len(DESIGNS)]
+    for r in rows:
+        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {len(r['peers'])} | "
+                     f"{r['alone'][0]:,.1f} / {r['alone'][1]:,.1f} | "
+                     + " | ".join(f"{r[d]['worst']:.2f}x / {r[d]['median']:.2f}x" for d in DESIGNS) + " | "
+                     + " | ".join(f"{r[d]['default'][0]:,.1f} / {r[d]['default'][1]:,.1f} / "
+                                  f"{r[d]['default'][2]:.3f}{' dom' if r[d]['dominated'] else ''}" for d in DESIGNS)
+                     + " |")
+    replace_section(path, "zip-places", lines)
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default=",".join(TABLE_NAMES))
+    parser.add_argument("--ks", default=",".join(map(str, KS)))
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args()
+    rows = [case(name, int(k)) for k in args.ks.split(",") for name in args.tables.split(",")]
+    write(rows, args.results)
+
+
+if __name__ == "__main__":
+    main()
