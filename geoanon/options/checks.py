@@ -106,15 +106,20 @@ def precision_weight(precision: float | None) -> float:
     return (low if precision < 0.5 else high) ** (2 * precision - 1)
 
 
-def check_max_extent(value, kind, method) -> float | None:
+def check_max_extent(value, kind, method, zip_level=None) -> float | None:
     """``max_extent_km`` (None, or a finite number > 0: its row's rule) for a
-    points or ZIP location and the joint or frontier design."""
+    points or ZIP location and the joint or frontier design; ZIP codes
+    rolled up (``zip_level``) under the frontier design only, since the
+    joint design cuts the units at their middles, not across their extent."""
     if value is None:
         return None
     if not LOCATIONS[kind].in_km:
         raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
+    if method == "joint" and zip_level not in (None, "zip"):
+        raise ParameterError(f"max_extent_km with zip_level={zip_level!r} works with method='frontier', not 'joint', "
+                             "which cuts the units at their middles, not across their extent")
     return value
 
 

@@ -194,11 +194,12 @@ def _every_core() -> int:
 def _joint_options(options: dict, cols: Columns, kind) -> dict:
     """The joint release's options that bear on each other and on the roles."""
     method = options["method"] or LOCATIONS[kind].method
+    zip_level = check_zip_level(options.get("zip_level", "zip"), kind)
     return {"method": method,
             "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),
-            "zip_level": check_zip_level(options.get("zip_level", "zip"), kind),
-            "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method),
+            "zip_level": zip_level,
+            "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method, zip_level),
             "location_precision": check_location_precision(options.get("location_precision"), kind),
             "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),
             "dates": check_dates(cols.dates or None)}

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from shapely.geometry import Point
 
 import geoanon as ga
-from geoanon.errors import InfeasibleError
+from geoanon.errors import InfeasibleError, ParameterError
 
 from test_zip_km import check_release, diameter_km, grid_records, grid_regions, location, release
 
@@ -64,6 +64,11 @@ def test_max_extent_bounds_every_group(max_km):
         return
     _, km = _check_groups(df, rel, 10)
     assert km.max() <= max_km and rel.report.details["max_extent_km"] == max_km
+
+
+def test_a_bound_on_rolled_up_groups_needs_the_tiling_design():
+    with pytest.raises(ParameterError, match="max_extent_km with zip_level='county' works with method='frontier'"):
+        release(grid_records(seed=3), method="joint", zip_level="county", max_extent_km=100)
 
 
 def test_rolled_up_groups_hold_whole_counties():
