@@ -26,10 +26,13 @@ __all__ = ["data_area", "edge_lengths", "steiner_forest", "trimmed_groups"]
 SHORTEST = 1e-9       # km: an edge between regions sharing a centroid still counts as an edge
 
 
-def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarray) -> np.ndarray:
+def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarray,
+                   limit: float = np.inf) -> np.ndarray:
     """Whether each node of ``graph`` lies on Mehlhorn's Steiner forest
     joining the ``terminals`` (a mask) of each connected component;
-    ``lengths``: each stored edge's (``graph.indices`` order).
+    ``lengths``: each stored edge's (``graph.indices`` order); ``limit``:
+    routes through nodes no farther from a terminal only (terminals farther
+    apart stay apart), so a few terminals of a large graph cost little.
 
     Examples
     --------
@@ -48,7 +51,7 @@ def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarr
         return keep
     weights = csr_matrix((np.maximum(lengths, SHORTEST), graph.indices, graph.indptr), shape=(n, n))
     dist, before, nearest = dijkstra(weights, directed=False, indices=sources, min_only=True,
-                                     return_predecessors=True)
+                                     return_predecessors=True, limit=limit)
     a, b = graph.sources, graph.indices
     across = (a < b) & (nearest[a] >= 0) & (nearest[b] >= 0) & (nearest[a] != nearest[b])
     a, b = a[across], b[across]

@@ -27,6 +27,7 @@ from ..._cells import escape_formulas
 from ...joint.km_loss import log_km, node_diameters
 from ...ncp import km_spread
 from ...points.partition import rank_frame
+from ...regions.area import steiner_forest
 from ...regions.groups import SUPPRESSED_GROUP
 from ...regions.naming import graph_group_names
 from .groups import GroupPublisher
@@ -61,7 +62,8 @@ class PlacedGroupPublisher(GroupPublisher):
     Its diameter in km is the box of its regions' places (centroids; a
     roll-up unit's box), as :class:`GroupPublisher` measures a group, and
     its km loss :func:`~geoanon.joint.km_loss.log_km` of it on that
-    publisher's scale. Drawn as the union of its regions."""
+    publisher's scale. Drawn as the union of its regions and those that
+    join them (:meth:`_members`)."""
 
     boxes = True
 
@@ -118,11 +120,22 @@ class PlacedGroupPublisher(GroupPublisher):
         return labels
 
     def _members(self, part) -> list:
-        """The regions each location class of ``part`` draws: those its records hold."""
+        """The regions each location class of ``part`` draws: those its
+        records hold, joined by the regions between them
+        (:func:`~geoanon.regions.area.steiner_forest` over routes no longer
+        than its diameter and the regions' spacing), so that it is drawn as
+        one piece wherever the map joins them."""
         owner, region = self._held(part.location_class[part.row_class])
+        km = self._diameters(owner, region, part.location_classes)
+        leaves, lengths, _ = self.leaf_graph
+        per_km = float(np.median(lengths)) / self.unit if lengths.size and self.unit > 0 else np.inf  # their unit
         cuts = np.flatnonzero(np.diff(owner)) + 1
         members = [[] for _ in range(part.location_classes)]
         for o, r in zip(owner[np.r_[0, cuts]].tolist() if owner.size else [], np.split(region, cuts)):
-            members[o] = self._regions([self.leaf_names[i] for i in r])
+            held = np.zeros(leaves.n, dtype=bool)
+            held[r] = True
+            if r.size > 1 and np.isfinite(km[o]):
+                held = steiner_forest(leaves, lengths, held, limit=(km[o] + self.unit) * per_km)
+            members[o] = self._regions([self.leaf_names[i] for i in np.flatnonzero(held)])
         return members
 
