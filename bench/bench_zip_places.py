@@ -27,6 +27,14 @@ over the peer's other-column NCP; the worst and median ratio; the default
 release (setting 0.5), whether a peer release dominates it, and its widths
 beside ``geoanon zip`` alone. Tables: tuning ``pennsylvania`` and
 ``patients``, on which the designs were chosen; held out ``ohio``.
+
+The rule for a ZIP location's default design, written before ``places``
+was run on the held-out table: ``places`` replaces ``frontier`` as the
+default if, on every tuning case (``pennsylvania`` and ``patients`` at
+k = 5, 10 and 50), its default release has a lower other-column NCP than
+``frontier``'s, a median and a p90 each at most ``RULE_WIDER`` times
+``frontier``'s, and no peer release dominates it where none dominates
+``frontier``'s (:func:`rule_holds`).
 """
 from __future__ import annotations
 
@@ -45,6 +53,14 @@ from common import code_state, machine, replace_section, today  # noqa: E402
 TABLE_NAMES = ("pennsylvania", "patients", "ohio")
 KS = (5, 10, 50)
 DESIGNS = ("frontier", "nested joint", "places", "places, no floor")
+RULE_WIDER = 1.5       # the rule: places' default median and p90 at most this many times frontier's
+
+
+def rule_holds(row: dict) -> bool:
+    """Whether ``places``' default release meets the rule against ``frontier``'s (the module's docstring)."""
+    (pm, pp, pn), (fm, fp, fn) = row["places"]["default"], row["frontier"]["default"]
+    return pn < fn and pm <= RULE_WIDER * fm and pp <= RULE_WIDER * fp and (
+        not row["places"]["dominated"] or bool(row["frontier"]["dominated"]))
 
 
 @contextmanager
@@ -107,7 +123,7 @@ def case(name: str, k: int) -> dict:
 def write(rows: list, path: Path) -> None:
     lines = ["## A ZIP location's designs in the joint release (`python bench/bench_zip_places.py`)", "",
              f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + " ".join(
-                 " ".join(p.split()) for p in __doc__.split("\n\n")[2:5]), "",
+                 " ".join(p.split()) for p in __doc__.split("\n\n")[2:6]), "",
              "Per table and k: each design's worst / median ratio over the peer releases (target 0.70x), then its "
              "default release (median / p90 km / other NCP; `dom`: dominated by a peer release); `alone`: "
              "`geoanon zip`'s median / p90 km.", "",
@@ -121,6 +137,11 @@ def write(rows: list, path: Path) -> None:
                      + " | ".join(f"{r[d]['default'][0]:,.1f} / {r[d]['default'][1]:,.1f} / "
                                   f"{r[d]['default'][2]:.3f}{' dom' if r[d]['dominated'] else ''}" for d in DESIGNS)
                      + " |")
+    tuning = [r for r in rows if not r["held_out"]]
+    lines += ["", "The rule on the tuning cases: " + "; ".join(
+        f"{r['table']} k = {r['k']} {'holds' if rule_holds(r) else 'fails'}" for r in tuning)
+        + f". Places {'replaces' if tuning and all(map(rule_holds, tuning)) else 'does not replace'} frontier "
+        "as the default."]
     replace_section(path, "zip-places", lines)
 
 
