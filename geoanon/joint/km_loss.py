@@ -86,7 +86,7 @@ def log_km(diameter, full: float, unit: float | None = None) -> np.ndarray:
     array([0.11, 0.39])
     """
     full = full if np.isfinite(full) and full > 0 else 1.0
-    unit = KNEE * full if unit is None else unit
+    unit = unit if unit is not None and unit > 0 else KNEE * full        # records at one place: no scale of their own
     return np.log1p(np.maximum(np.asarray(diameter, dtype=np.float64), 0.0) / unit) / np.log1p(full / unit)
 
 

@@ -48,7 +48,7 @@ class ZipKind(LocationKind):
                                              loc.get("unknown", "error"))
         leaf_codes, leaf_names, graph, details = _region_leaves(values, graph, check, loc.get("unknown", "error"),
                                                                 loc.get("small", "error"))
-        if options["method"] == "joint":        # each class its own group, cut at the regions' places
+        if options["method"] == "joint" and leaf_names != [SUPPRESSED_GROUP]:    # its own group, cut at places
             publisher = PlacedGroupPublisher(loc["zip"], found.shapes, details, units, published)
             return placed_group_dims(loc["zip"], leaf_codes, leaf_names, graph, publisher, check.model.k)
         present = np.bincount(leaf_codes, minlength=len(leaf_names)) > 0

@@ -135,3 +135,24 @@ def test_each_group_is_drawn_as_one_piece_over_the_regions_between_its_own():
         for z in drawn - held:                 # a joining region lies within the group's reach of its regions
             assert min(diameter_km(*(regions.set_index("zip").loc[[z, h], c] for c in ("lat", "lon")))
                        for h in held) <= reach
+
+
+def test_records_all_of_unknown_codes_publish_one_starred_group():
+    regions = pd.DataFrame({"id": list("abc"), "lat": [35.0, 35.1, 35.2], "lon": [-80.0, -80.1, -80.2]})
+    df = pd.DataFrame({"zip": ["zz"] * 12 + [""] * 3, "sex": ["F", "M", "F"] * 5})
+    rel = ga.anonymize(df, location={"zip": "zip", "regions": regions, "region_id": "id", "unknown": "suppress"},
+                       qi=["sex"], k=5, method="joint")
+    assert (rel.in_input_order()["zip"] == "*").all() and rel.report.audit["k"] >= 5
+
+
+@pytest.mark.parametrize("method", ["joint", "frontier"])
+@pytest.mark.parametrize("zips", [["a"] * 15, ["a"] * 10 + ["zz"] * 5, ["a"] * 5 + ["b"] * 5 + ["c"] * 5])
+def test_records_at_one_or_few_places_are_released(zips, method, tmp_path):
+    regions = pd.DataFrame({"id": list("abc"), "lat": [35.0, 35.1, 35.2], "lon": [-80.0, -80.1, -80.2]})
+    edges = pd.DataFrame({"a": ["a", "b"], "b": ["b", "c"]})
+    df = pd.DataFrame({"zip": zips, "sex": ["F", "M", "F"] * 5})
+    rel = ga.anonymize(df, location={"zip": "zip", "regions": regions, "region_id": "id", "unknown": "suppress",
+                                     "edges": edges}, qi=["sex"], k=5, method=method)
+    assert rel.report.audit["k"] >= 5 and len(rel.table) == 15
+    assert 0.0 <= rel.report.details["ncp"]["km_loss"]["zip"] <= 1.0
+    rel.to_html(tmp_path / "map.html")
