@@ -21,7 +21,8 @@ record's width: its group's box of its records' ZIP centroids):
   most records' ZIP code holds k records it is 0, and no tail is priced).
 
 Against the bench's weighted Mondrian (17 weights, computed here) and the
-real peers' cached rows of ``bench_frontier.py`` where it ran them: per
+real peers' releases (``bench_frontier.py``'s, read from its cache or
+measured into it): per
 peer release, a design's best release no wider at the median and the p90
 over the peer's other-column NCP; the worst and median ratio; the default
 release (setting 0.5), whether a peer release dominates it, and its widths
@@ -89,11 +90,15 @@ def design(name: str):
 
 
 def peer_rows(name: str, k: int) -> dict:
-    """The real peers' cached releases of ``name`` at ``k``, as the frontier bench keeps them."""
-    from bench_frontier import PEER_ROWS, PEERS, _cached
+    """The real peers' releases of ``name`` at ``k``, from the frontier bench's cache (measured and
+    cached there first where missing, each peer in its own virtual environment)."""
+    import bench_frontier
+    from common import run_measurements
 
-    rows = _cached(PEER_ROWS, [(name, k, method) for method in PEERS if method != "mondrian"])
-    return {r["method"]: r["points"] for r in rows}
+    jobs = [(name, k, method) for method in bench_frontier.PEERS if method != "mondrian"]
+    rows = run_measurements(bench_frontier.__file__, jobs, rows_file=bench_frontier.PEER_ROWS, resume=True,
+                            time_limit=bench_frontier.TIME_LIMIT, describe=bench_frontier._line)
+    return {r["method"]: r["points"] for r in rows if "failed" not in r}
 
 
 def case(name: str, k: int) -> dict:
