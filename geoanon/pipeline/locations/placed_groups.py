@@ -128,14 +128,15 @@ class PlacedGroupPublisher(GroupPublisher):
         owner, region = self._held(part.location_class[part.row_class])
         km = self._diameters(owner, region, part.location_classes)
         leaves, lengths, _ = self.leaf_graph
-        per_km = float(np.median(lengths)) / self.unit if lengths.size and self.unit > 0 else np.inf  # their unit
+        per_km = float(np.median(lengths)) / self.unit if lengths.size and self.unit > 0 else None  # their unit
         cuts = np.flatnonzero(np.diff(owner)) + 1
         members = [[] for _ in range(part.location_classes)]
         for o, r in zip(owner[np.r_[0, cuts]].tolist() if owner.size else [], np.split(region, cuts)):
             held = np.zeros(leaves.n, dtype=bool)
             held[r] = True
             if r.size > 1 and np.isfinite(km[o]):
-                held = steiner_forest(leaves, lengths, held, limit=(km[o] + self.unit) * per_km)
+                reach = np.inf if per_km is None else (km[o] + self.unit) * per_km
+                held = steiner_forest(leaves, lengths, held, limit=reach)
             members[o] = self._regions([self.leaf_names[i] for i in np.flatnonzero(held)])
         return members
 
