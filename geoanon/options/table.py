@@ -142,7 +142,8 @@ OPTIONS = (
                   "instance allows, else lattice; exact (<= 16 rows), milp (Liang-Yuan Theorem 9), matching "
                   "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
     choice_option("method", ("anonymize",), DESIGNS, "where the location cuts go: joint (anywhere, as Mondrian: the "
-                  "least loss, but the classes' rectangles may overlap; default with --lat/--lon or no location), "
+                  "least loss, but the classes' rectangles, or ZIP groups of the regions each class's records hold, may "
+                  "overlap; default with --lat/--lon or no location), "
                   "frontier (location classes that never overlap, their boxes only by less than a grid step, none with "
                   "--extent tile; the least loss over the location tree; default for "
                   "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
