@@ -21,18 +21,20 @@ import numpy as np
 from .._geo import haversine_km
 from .graphs import CompactGraph
 
-__all__ = ["data_area", "edge_lengths", "steiner_forest", "trimmed_groups"]
+__all__ = ["data_area", "edge_lengths", "edge_matrix", "steiner_forest", "trimmed_groups"]
 
 SHORTEST = 1e-9       # km: an edge between regions sharing a centroid still counts as an edge
 
 
 def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarray,
-                   limit: float = np.inf) -> np.ndarray:
+                   limit: float = np.inf, weights=None) -> np.ndarray:
     """Whether each node of ``graph`` lies on Mehlhorn's Steiner forest
     joining the ``terminals`` (a mask) of each connected component;
     ``lengths``: each stored edge's (``graph.indices`` order); ``limit``:
     routes through nodes no farther from a terminal only (terminals farther
-    apart stay apart), so a few terminals of a large graph cost little.
+    apart stay apart); ``weights``: :func:`edge_matrix` of them, where the
+    caller joins many sets of terminals on one graph (only the edges of the
+    nodes reached are read, so a few terminals of a large graph cost little).
 
     Examples
     --------
@@ -45,25 +47,29 @@ def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarr
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra, minimum_spanning_tree
 
-    n, keep = graph.n, np.asarray(terminals, dtype=bool).copy()
+    keep = np.asarray(terminals, dtype=bool).copy()
     sources = np.flatnonzero(keep)
     if sources.size < 2:
         return keep
-    weights = csr_matrix((np.maximum(lengths, SHORTEST), graph.indices, graph.indptr), shape=(n, n))
+    weights = edge_matrix(graph, lengths) if weights is None else weights
     dist, before, nearest = dijkstra(weights, directed=False, indices=sources, min_only=True,
                                      return_predecessors=True, limit=limit)
-    a, b = graph.sources, graph.indices
-    across = (a < b) & (nearest[a] >= 0) & (nearest[b] >= 0) & (nearest[a] != nearest[b])
-    a, b = a[across], b[across]
+    reached = np.flatnonzero(nearest >= 0)
+    starts, counts = graph.indptr[reached], np.diff(graph.indptr)[reached]
+    edge = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(counts.sum())
+    a, b = np.repeat(reached, counts), graph.indices[edge]      # the reached nodes' edges, in CSR order
+    across = (a < b) & (nearest[b] >= 0) & (nearest[a] != nearest[b])
+    a, b, edge = a[across], b[across], edge[across]
     if not a.size:
         return keep
-    cost = dist[a] + np.maximum(lengths[across], SHORTEST) + dist[b]
+    cost = dist[a] + np.maximum(lengths[edge], SHORTEST) + dist[b]
     ta, tb = np.minimum(nearest[a], nearest[b]), np.maximum(nearest[a], nearest[b])
     order = np.lexsort((b, a, cost, tb, ta))                  # per pair of terminals, its shortest route first
     first = order[np.r_[True, (ta[order][1:] != ta[order][:-1]) | (tb[order][1:] != tb[order][:-1])]]
-    routes = csr_matrix((cost[first], (ta[first], tb[first])), shape=(n, n))
+    ia, ib = np.searchsorted(sources, ta[first]), np.searchsorted(sources, tb[first])    # terminals' positions
+    routes = csr_matrix((cost[first], (ia, ib)), shape=(sources.size, sources.size))
     tree = minimum_spanning_tree(routes).tocoo()
-    route_of = {(int(x), int(y)): i for i, x, y in zip(first.tolist(), ta[first].tolist(), tb[first].tolist())}
+    route_of = {(int(x), int(y)): i for i, x, y in zip(first.tolist(), ia.tolist(), ib.tolist())}
     for x, y in zip(tree.row.tolist(), tree.col.tolist()):
         i = route_of[(min(x, y), max(x, y))]
         for v in (int(a[i]), int(b[i])):
@@ -71,6 +77,13 @@ def steiner_forest(graph: CompactGraph, lengths: np.ndarray, terminals: np.ndarr
                 keep[v] = True
                 v = int(before[v])
     return keep
+
+
+def edge_matrix(graph: CompactGraph, lengths: np.ndarray):
+    """``graph``'s edges weighted by their ``lengths`` (at least ``SHORTEST``), as a sparse matrix."""
+    from scipy.sparse import csr_matrix
+
+    return csr_matrix((np.maximum(lengths, SHORTEST), graph.indices, graph.indptr), shape=(graph.n, graph.n))
 
 
 def edge_lengths(graph: CompactGraph, centroids: np.ndarray, geographic: bool) -> np.ndarray:

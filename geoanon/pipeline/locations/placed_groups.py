@@ -27,7 +27,7 @@ from ..._cells import escape_formulas
 from ...joint.km_loss import log_km, node_diameters
 from ...ncp import km_spread
 from ...points.partition import rank_frame
-from ...regions.area import steiner_forest
+from ...regions.area import edge_matrix, steiner_forest
 from ...regions.groups import SUPPRESSED_GROUP
 from ...regions.naming import graph_group_names
 from .groups import GroupPublisher
@@ -128,6 +128,7 @@ class PlacedGroupPublisher(GroupPublisher):
         owner, region = self._held(part.location_class[part.row_class])
         km = self._diameters(owner, region, part.location_classes)
         leaves, lengths, _ = self.leaf_graph
+        weights = edge_matrix(leaves, lengths)
         per_km = float(np.median(lengths)) / self.unit if lengths.size and self.unit > 0 else None  # their unit
         cuts = np.flatnonzero(np.diff(owner)) + 1
         members = [[] for _ in range(part.location_classes)]
@@ -136,7 +137,7 @@ class PlacedGroupPublisher(GroupPublisher):
             held[r] = True
             if r.size > 1 and np.isfinite(km[o]):
                 reach = np.inf if per_km is None else (km[o] + self.unit) * per_km
-                held = steiner_forest(leaves, lengths, held, limit=reach)
+                held = steiner_forest(leaves, lengths, held, limit=reach, weights=weights)
             members[o] = self._regions([self.leaf_names[i] for i in np.flatnonzero(held)])
         return members
 
