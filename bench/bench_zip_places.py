@@ -49,7 +49,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import code_state, machine, replace_section, today  # noqa: E402
+from common import cases_main, code_state, machine, replace_section, today  # noqa: E402
 
 TABLE_NAMES = ("pennsylvania", "patients", "ohio")
 KS = (5, 10, 50)
@@ -150,17 +150,5 @@ def write(rows: list, path: Path) -> None:
     replace_section(path, "zip-places", lines)
 
 
-def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", default=",".join(TABLE_NAMES))
-    parser.add_argument("--ks", default=",".join(map(str, KS)))
-    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
-    args = parser.parse_args()
-    rows = [case(name, int(k)) for k in args.ks.split(",") for name in args.tables.split(",")]
-    write(rows, args.results)
-
-
 if __name__ == "__main__":
-    main()
+    cases_main(__doc__, TABLE_NAMES, KS, case, write)

@@ -143,6 +143,17 @@ def main(doc: str, *, one_args: tuple, measure, plan, quick, run, write, argumen
         print(f"wrote {args.results}")
 
 
+def cases_main(doc: str, tables: tuple, ks: tuple, case, write) -> None:
+    """The command line of a benchmark of cases, a table at a k (``--tables``, ``--ks``, ``--results``):
+    ``case(name, k)``'s row for each, k by k, then ``write(rows, results)``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--tables", default=",".join(tables))
+    parser.add_argument("--ks", default=",".join(map(str, ks)))
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args()
+    write([case(name, int(k)) for k in args.ks.split(",") for name in args.tables.split(",")], args.results)
+
+
 def peak_mb() -> float:
     """This process's peak resident memory (VmHWM), in MB."""
     with open("/proc/self/status") as fh:

@@ -153,8 +153,8 @@ def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = RE
     if k is not None and reach is not None:
         held = (dx.rank < dx.size) & (dy.rank < dy.size)
         cells, counts = np.unique(dx.rank[held] * dy.size + dy.rank[held], return_counts=True)     # each place once
-        scale = float(np.nanmax([k_spacing(np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]]), counts, k,
-                                           ground), least]))
+        places = np.column_stack([dx.low[cells // dy.size], dy.low[cells % dy.size]])
+        scale = float(np.nanmax([k_spacing(places, counts, k, ground), least]))
         width = reach * scale if np.isfinite(scale) and scale > 0 else width
     return KmLoss(x, y, ground, full if np.isfinite(full) and full > 0 else 1.0, width)
 

@@ -43,7 +43,6 @@ def placed_group_dims(column, leaf_codes, leaf_names, graph, publisher, k: int) 
     of its records' places; and the ``publisher``, which learns the regions."""
     counts = np.bincount(leaf_codes, minlength=len(leaf_names))
     boxes, placed, on = publisher.scale(graph, leaf_names, counts)
-    publisher.least_km = publisher.unit
     publisher.place(leaf_codes, leaf_names, boxes, graph, on)
     xy = ((boxes[:, :2] + boxes[:, 2:]) / 2)[leaf_codes]
     present = np.flatnonzero(placed[leaf_codes])
@@ -68,14 +67,22 @@ class PlacedGroupPublisher(GroupPublisher):
     boxes = True
 
     def place(self, leaf_codes, leaf_names, boxes, graph, on) -> None:
-        """Learn each row's region (``leaf_codes`` of ``leaf_names``), the regions' ``boxes`` and ``graph``."""
+        """Learn each row's region (``leaf_codes`` of ``leaf_names``), the regions' ``boxes`` and ``graph``;
+        the tail's scale is at least the regions' spacing (``least_km``)."""
         self.leaf, self.leaf_names, self.leaf_boxes, self.graph, self.on = leaf_codes, leaf_names, boxes, graph, on
+        self.least_km = self.unit
 
     def _held(self, classes: np.ndarray) -> tuple:
         """(class, region) of every region each class of ``classes`` (per row) holds, by class then region."""
         n = len(self.leaf_names)
         pairs = np.unique(classes.astype(np.int64) * n + self.leaf)
         return pairs // n, pairs % n
+
+    @staticmethod
+    def _by_class(owner: np.ndarray, region: np.ndarray) -> zip:
+        """(class, its regions) for each class of the (``owner``, ``region``) pairs of :meth:`_held`."""
+        cuts = np.flatnonzero(np.diff(owner)) + 1
+        return zip(owner[np.r_[0, cuts]].tolist() if owner.size else [], np.split(region, cuts) if owner.size else [])
 
     def _diameters(self, owner: np.ndarray, region: np.ndarray, groups: int) -> np.ndarray:
         """Each group's diameter in km (NaN: it holds ``*``) from its (``owner``, ``region``) pairs."""
@@ -105,18 +112,14 @@ class PlacedGroupPublisher(GroupPublisher):
         """Each class's group name (:func:`~geoanon.regions.naming.graph_group_names`
         of its regions, a group held by several classes named once, for the
         fewest records any of them holds); ``*`` where ``starred``."""
-        cuts = np.flatnonzero(np.diff(owner)) + 1
-        held = [tuple(self.leaf_names[i] for i in r) for r in np.split(region, cuts)]
-        classes = owner[np.r_[0, cuts]] if owner.size else owner
+        held = {c: tuple(self.leaf_names[i] for i in r) for c, r in self._by_class(owner, region) if not starred[c]}
         weight: dict = {}
-        for c, h in zip(classes.tolist(), held):
-            if not starred[c]:
-                weight[h] = min(weight.get(h, sizes[c]), sizes[c])
+        for c, h in held.items():
+            weight[h] = min(weight.get(h, sizes[c]), sizes[c])
         named = dict(zip(weight, graph_group_names([list(h) for h in weight], list(weight.values()), self.graph)))
         labels = np.full(sizes.size, SUPPRESSED_GROUP, dtype=object)
-        for c, h in zip(classes.tolist(), held):
-            if not starred[c]:
-                labels[c] = named[h]
+        for c, h in held.items():
+            labels[c] = named[h]
         return labels
 
     def _members(self, part) -> list:
@@ -130,9 +133,8 @@ class PlacedGroupPublisher(GroupPublisher):
         leaves, lengths, _ = self.leaf_graph
         weights = edge_matrix(leaves, lengths)
         per_km = float(np.median(lengths)) / self.unit if lengths.size and self.unit > 0 else None  # their unit
-        cuts = np.flatnonzero(np.diff(owner)) + 1
         members = [[] for _ in range(part.location_classes)]
-        for o, r in zip(owner[np.r_[0, cuts]].tolist() if owner.size else [], np.split(region, cuts)):
+        for o, r in self._by_class(owner, region):
             held = np.zeros(leaves.n, dtype=bool)
             held[r] = True
             if r.size > 1 and np.isfinite(km[o]):
