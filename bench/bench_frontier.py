@@ -4,6 +4,7 @@
     python bench/bench_frontier.py                      # the peers' rows once (about 2 hours), geoanon's (about 50 min)
     python bench/bench_frontier.py --only geoanon        # geoanon's rows again, the peers' from their cached rows
     python bench/bench_frontier.py --tables tuning      # the tuning tables only (choosing a constant: see below)
+    python bench/bench_frontier.py --tables zip         # the ZIP-coded tables only, tuning and held out
     python bench/bench_frontier.py --quick              # a smoke run
 
 THE HELD-OUT RULE: constants (of geoanon, and of this benchmark's checks)
@@ -46,9 +47,11 @@ code's centroid on the ZIP-coded tables):
   it the location released alone (``geoanon points``, or ``geoanon zip`` on
   a ZIP-coded table); ``geoanon-tailfree``: the same with ``tail_reach=None``
   (no price on a long tail of wide classes) at 0.25, 0.275, ..., 1, and, on
-  a ZIP-coded table, ``geoanon-joint``: the same with ``method="joint"`` (the
-  regions' places cut as points are, each class publishing the group of the
-  regions its own records hold, overlapping others', not a tile of the map), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
+  a ZIP-coded table, ``geoanon-tiled``: the same with ``method="frontier"``
+  (the tiling of nested connected groups, within its default precision
+  target; the default joint design cuts the regions' places as points are,
+  each class publishing the group of the regions its own records hold,
+  overlapping others'), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
   (cuts ranked by their gain alone) at 0, 0.025, ..., 1; one round halfway
   each (``frontier_releases.VARIANTS``), counted among geoanon's releases
   (the default is not one).
@@ -95,10 +98,11 @@ SPEED_TARGET = 3.0    # explore's 8 settings within this many times one release
 REPEATS = 5           # speed: the best of this many runs of each
 COMMAND_REPEATS = 3   # ... and of the command's
 SPEED_TABLES = ("airports", "zips", "city")
-SETS = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}
+ZIP_CODED = tuple(name for name in TUNING + HELD_OUT if TABLES[name].zip)
+SETS = {"tuning": TUNING, "held-out": HELD_OUT, "zip": ZIP_CODED, "all": TUNING + HELD_OUT}
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
 PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
-                                                                     *(["geoanon-joint"] if TABLES[t].zip else []),
+                                                                     *(["geoanon-tiled"] if TABLES[t].zip else []),
                                                                      "geoanon-plaingain")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
@@ -133,7 +137,8 @@ def measure(name: str, k, method: str) -> dict:
 
 def arguments(parser) -> None:
     parser.add_argument("--tables", choices=sorted(SETS), default="all",
-                        help="the tuning tables (to choose a constant on), the held-out ones, or all")
+                        help="the tuning tables (to choose a constant on), the held-out ones, the ZIP-coded ones "
+                             "(both kinds), or all")
     parser.add_argument("--ks", default=",".join(map(str, KS)), help="the k measured, comma-separated")
     parser.add_argument("--only", choices=("peers", "geoanon"),
                         help="measure only the peers' rows, or only geoanon's (the peers' read from their file)")

@@ -21,14 +21,20 @@ or ``state`` (``zip_level``) as:
 - ``range``: the joint release (:func:`geoanon.anonymize`) with the location judged by
   Iyengar's loss, (regions covered - 1) / (distinct - 1) (``location_loss="range"``, the
   default before km);
-- ``km``: the default joint release: the location judged in km (``location_loss="km"``,
-  :func:`geoanon.joint.km_loss.log_km` of the group's diameter) and kept within its default
-  precision target, 4 k-neighbourhoods of a typical record
+- ``km``: the default joint release, the location judged in km (``location_loss="km"``,
+  :func:`geoanon.joint.km_loss.log_km` of the group's diameter). At ZIP level its design is
+  ``"joint"``: the regions' places cut as points are, each class publishing the group of
+  its own records' regions, the tail priced beyond 4 typical k-neighbourhoods
+  (:mod:`geoanon.pipeline.locations.placed_groups`); rolled up, ``"frontier"``: the tiling
+  of nested connected groups, kept within its default precision target of 4 k-neighbourhoods
   (:func:`geoanon.pipeline.precision_target.extent_target`);
-- ``cost+3`` only, the designs measured against that default: ``km-free``, no target (the
-  previous default; ``max_extent_km`` 40,000); ``km-x6`` and ``km-x8``, the target at 6 and 8
-  neighbourhoods (``tail_reach``); ``km-w8-free``, no target and the location weighing 8
-  times a column (``weights={"location": 8}``), the knob's way of keeping it local.
+- ``tiled`` (ZIP level only): the tiling there too (``method="frontier"``), the default
+  before the places design;
+- ``cost+3`` only, the designs measured against that default: ``km-free``, no target
+  (``max_extent_km`` 40,000); ``km-x6`` and ``km-x8``, the tail's reach (and the tiling's
+  target) at 6 and 8 neighbourhoods (``tail_reach``); ``km-w8-free``, no target and the
+  location weighing 8 times a column (``weights={"location": 8}``), the knob's way of
+  keeping it local.
 
 Reported: location groups; their diameter per record (``location_km``: the diagonal of the
 box of the group's ZIP centroids, km; median and p90) and its ratio to ``alone``'s median
@@ -52,11 +58,12 @@ from common import code_state, machine, main, replace_section, run_measurements,
 KS = (5, 10, 50)
 LEVELS = ("zip", "zip3", "county", "state")
 QIS = {"cost": ["cost_usd"], "cost+3": ["cost_usd", "age", "sex", "visit"]}
-VARIANTS = ("alone", "range", "km", "km-free", "km-x6", "km-x8", "km-w8-free")
+VARIANTS = ("alone", "range", "km", "tiled", "km-free", "km-x6", "km-x8", "km-w8-free")
 LOCATION_WEIGHT = 8.0  # km-w8-free's weight of the location
 UNBOUNDED_KM = 40_000.0  # the -free variants' max_extent_km: no target
 PLAN = [(q, level, k, v) for q in QIS for level in LEVELS for k in KS for v in VARIANTS
-        if v in ("range", "km") or (v == "alone") == (q == "cost")]   # alone: one per level and k
+        if v in ("range", "km") or (v == "tiled" and level == "zip")
+        or (v not in ("range", "km", "tiled") and (v == "alone") == (q == "cost"))]   # alone: one per level and k
 QUICK = [("cost", "zip", 10, v) for v in VARIANTS[:3]]
 TARGET = 3.0          # the joint release's median group diameter within this many times the zip job's
 TIME_LIMIT = 600
@@ -98,7 +105,8 @@ def measure(qi: str, level: str, k, variant: str) -> dict:
         rel = ga.anonymize(df, location={"zip": "zip", "regions": regions, "region_id": "zip", "edges": edges,
                                          "unknown": "suppress"},
                            qi=columns, sensitive="diagnosis", k=k, l=2, zip_level=level,
-                           location_loss=variant.split("-")[0],
+                           location_loss="range" if variant == "range" else "km",
+                           method="frontier" if variant == "tiled" else None,
                            weights={"location": LOCATION_WEIGHT} if "-w8" in variant else None,
                            max_extent_km=UNBOUNDED_KM if variant.endswith("-free") else None,
                            **({"tail_reach": float(variant[-1])} if variant in ("km-x6", "km-x8") else {}),
@@ -153,7 +161,7 @@ def verdicts(rows) -> list[str]:
     alone = {(r["level"], r["k"]): r["km_median"] for r in rows if r.get("variant") == "alone" and "failed" not in r}
     out = []
     for r in rows:
-        if r.get("variant", "").startswith("km") and (r["level"], r["k"]) in alone:
+        if r.get("variant", "") != "alone" and r.get("variant") != "range" and (r["level"], r["k"]) in alone:
             ratio = r["km_median"] / alone[(r["level"], r["k"])]
             out.append(f"- {r['qi']}, {r['level']}, k = {r['k']}, {r['variant']}: median {ratio:.2f}x the zip job's; "
                        f"target <= "
@@ -164,9 +172,10 @@ def verdicts(rows) -> list[str]:
 def write(rows, path: Path) -> None:
     lines = [f"Measured {today()} on {machine()}, {code_state()}. `python bench/bench_zip_joint.py`: the shipped "
              "20,000 patients by ZIP code (l = 2 on diagnosis; `cost+3` adds a seeded age, sex and visit date), "
-             "the joint release with the location judged by Iyengar's loss (`range`) and in km (`km`, the default, "
-             "within 4 k-neighbourhoods; `km-free` without that target, `km-x6` / `km-x8` at 6 / 8 "
-             "neighbourhoods, `km-w8-free` without it and the location weighing 8) "
+             "the joint release with the location judged by Iyengar's loss (`range`) and in km (`km`, the default: "
+             "at ZIP level the regions' places cut as points are, rolled up the tiling within 4 k-neighbourhoods; "
+             "`tiled` the tiling at ZIP level too; `km-free` without a target, `km-x6` / `km-x8` with the tail's "
+             "reach at 6 / 8 neighbourhoods, `km-w8-free` without a target and the location weighing 8) "
              "against `geoanon zip` alone, per ZIP level (see the script's docstring). Median / p90 km: each "
              "record's group diameter (the diagonal of the box of its ZIP centroids).", "", *table(rows), "",
              *verdicts(rows)]

@@ -19,7 +19,7 @@ STEP_KM = 1.03         # this factor in median or p90 km,
 STEP_NCP = 1.10        # or this factor in other NCP
 VARIANTS = {    # geoanon's other releases counted among its own: (label, settings, options), one refining round
     "geoanon-tailfree": ("tail-free", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": None}),
-    "geoanon-joint": ("joint", SETTINGS, {"method": "joint"}),      # a ZIP location's other design
+    "geoanon-tiled": ("tiled", SETTINGS, {"method": "frontier"}),   # a ZIP location's other design
     "geoanon-plaingain": ("plain gain", SETTINGS, {"gain_ratio": False}),  # cuts ranked by their gain alone
 }
 

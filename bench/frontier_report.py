@@ -1,6 +1,7 @@
 """bench_frontier.py's results in RESULTS.md: one section for the tuning
-tables and one for the held-out tables, each replaced only when its rows
-were measured (a ``--tables tuning`` run leaves the held-out one as it was)."""
+tables, one for the held-out tables and one for the ZIP-coded tables of
+both kinds, each replaced only when all its tables' rows were measured (a
+``--tables tuning`` run leaves the others as they were)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_frontier import KS, PEERS, SPEED_TABLES, SPEED_TARGET, TARGET, WIDTH_TARGET, checks
+from bench_frontier import KS, PEERS, SPEED_TABLES, SPEED_TARGET, TARGET, WIDTH_TARGET, ZIP_CODED, checks
 from common import code_state, machine, replace_section, today, versions
 from frontier_tables import HELD_OUT, TABLES, TUNING
 
-SECTIONS = {"tuning": ("frontier-tuning", TUNING), "held-out": ("frontier-held-out", HELD_OUT)}
+SECTIONS = {"tuning": ("frontier-tuning", TUNING), "held-out": ("frontier-held-out", HELD_OUT),
+            "zip": ("frontier-zip", ZIP_CODED)}     # --tables: (its section, its tables)
+KINDS = {"tuning": "tuning", "held-out": "held-out", "zip": "ZIP-coded"}
 LABELS = {"mondrian": "bench's weighted Mondrian (w 1-256)", "anonypyx": "anonypyx Mondrian",
           "lighthouse": "Lighthouse Core Mondrian, default", "lighthouse-age0.7": "Lighthouse, breakout age 0.7",
           "lighthouse-age0.5": "Lighthouse, breakout age 0.5", "lighthouse-age0.3": "Lighthouse, breakout age 0.3",
@@ -24,7 +27,7 @@ def write_results(rows, path: Path) -> None:
     failed = [r for r in rows if "failed" in r]
     for kind, (section, names) in SECTIONS.items():
         measured = [name for name in names if any((name, k, "geoanon") in by for k in KS)]
-        if measured:
+        if measured == list(names):
             replace_section(path, section, _section(kind, by, measured, failed))
             print("\n".join(["", f"{kind} tables:", *_summary(by, measured)[2:]]))
     if any(r["method"] == "speed" for r in by.values()):
@@ -34,12 +37,16 @@ def write_results(rows, path: Path) -> None:
 def _section(kind: str, by: dict, names: list, failed: list) -> list[str]:
     import bench_frontier
 
-    lines = [f"## The frontier against real peers, {kind} tables (`python bench/bench_frontier.py --tables {kind}`)",
-             "", f"Run on {today()}, {machine()}, {_commits(by, names)}; {versions('anonypyx', 'lighthouse')}, "
-             "each in its own virtual environment. "
-             + ("These tables choose constants." if kind == "tuning" else
-                "These tables were fixed in code before any release of them was measured and choose no constant."),
-             "", *(f"- `{name}` ({by[next(key for key in by if key[0] == name)]['n']:,} rows): {TABLES[name].about}; "
+    held = {"tuning": "These tables choose constants.",
+            "held-out": "These tables were fixed in code before any release of them was measured and choose no "
+                        "constant.",
+            "zip": "The held-out ones were fixed in code before any release of them was measured and choose no "
+                   "constant."}
+    lines = [f"## The frontier against real peers, {KINDS[kind]} tables (`python bench/bench_frontier.py --tables "
+             f"{kind}`)", "", f"Run on {today()}, {machine()}, {_commits(by, names)}; "
+             f"{versions('anonypyx', 'lighthouse')}, each in its own virtual environment. {held[kind]}",
+             "", *(f"- `{name}` ({by[next(key for key in by if key[0] == name)]['n']:,} rows"
+                   f"{', held out' if kind == 'zip' and TABLES[name].held_out else ''}): {TABLES[name].about}; "
                    f"other quasi-identifiers {', '.join(TABLES[name].others)}." for name in names), "",
              " ".join(" ".join(p.split()) for p in bench_frontier.__doc__.split("\n\n")[3:6]), "",
              *_summary(by, names), ""]

@@ -7,8 +7,8 @@ location is priced (:mod:`~geoanon.joint.location_loss`), the precision
 target and whether classes share their location class's location. Every
 cut keeps both sides within the model (Du et al., Theorem 2's rule, the
 model in place of k), so every class of every design meets it. The designs
-(``method``; ``"joint"`` is the default for a points location or none,
-``"frontier"`` for ZIP and label locations, :func:`geoanon.options.release_spec`):
+(``method``; ``"joint"`` is the default for a points or ZIP location or none,
+``"frontier"`` for labels and ZIP codes rolled up, :func:`geoanon.options.release_spec`):
 
 ``"joint"`` (:mod:`~geoanon.joint.mondrian`)
     Mondrian cuts (LeFevre et al., 2006) over all dimensions with location

@@ -47,7 +47,7 @@ class LocationShape:
         Its ``location_loss`` by default: under the joint design, and under
         a location tree (frontier, location-first).
     method : str
-        Its design by default.
+        Its design by default (see :meth:`design`).
     record_budget : bool
         Whether it takes ``max_suppressed`` (whole records published suppressed).
     rolls_up : bool
@@ -100,6 +100,12 @@ class LocationShape:
         """Whether it is measured in km on the ground (``location_loss="km"``, ``max_extent_km``)."""
         return "km" in self.losses
 
+    def design(self, zip_level=None) -> str:
+        """Its design by default at ``zip_level``: :attr:`method`, except that
+        ZIP codes rolled up are tiled (``"frontier"``), since the joint design
+        cuts the units at their middles and cannot bound their extent."""
+        return "frontier" if self.rolls_up and zip_level not in (None, "zip") else self.method
+
     def flags(self, keys) -> str:
         """The command-line flags of ``keys`` joined by ``/`` (``--lat/--lon``)."""
         flag = {row.name: row.flag for row in self.options}
@@ -145,7 +151,7 @@ POINTS = LocationShape(
 ZIP = LocationShape(
     "zip", "regions", ("zip", "regions", "region_id"), ("edges", "contiguity", "unknown", "small"), ("zip",),
     noun="region location", described="a ZIP location", published="groups", losses=("range", "km"),
-    default_loss=("km", "km"), method="frontier", rolls_up=True, default_target=True, measure="group",
+    default_loss=("km", "km"), rolls_up=True, default_target=True, measure="group",
     options=(
         _key("zip", values.TEXT, "region column (published as connected groups)", "--zip-col", metavar="COL",
              **_IN_MEMORY),

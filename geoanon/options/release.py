@@ -193,8 +193,8 @@ def _every_core() -> int:
 
 def _joint_options(options: dict, cols: Columns, kind) -> dict:
     """The joint release's options that bear on each other and on the roles."""
-    method = options["method"] or LOCATIONS[kind].method
     zip_level = check_zip_level(options.get("zip_level", "zip"), kind)
+    method = options["method"] or LOCATIONS[kind].design(zip_level)
     return {"method": method,
             "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),

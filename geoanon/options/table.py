@@ -143,10 +143,10 @@ OPTIONS = (
                   "(2-anonymity, 2-diversity), lattice (any size), approx (Theorem 10, k only)"),
     choice_option("method", ("anonymize",), DESIGNS, "where the location cuts go: joint (anywhere, as Mondrian: the "
                   "least loss, but the classes' rectangles, or ZIP groups of the regions each class's records hold, may "
-                  "overlap; default with --lat/--lon or no location), "
+                  "overlap; default with --lat/--lon, --zip-col or no location), "
                   "frontier (location classes that never overlap, their boxes only by less than a grid step, none with "
                   "--extent tile; the least loss over the location tree; default for "
-                  "ZIP and label locations), location-first (one class size for all), greedy", key="release.method",
+                  "label locations and ZIP codes rolled up by --zip-level), location-first (one class size for all), greedy", key="release.method",
                   default=False),
     Option("time_limit", ("suppress",), values.NUMBER, "time for the optimal program (milp, auto); the report gives "
            "the gap if it stops first", flag="--time-limit", default=60.0, metavar="SECONDS",
@@ -186,8 +186,8 @@ OPTIONS = (
     Option("max_extent_km", ("anonymize",), values.KILOMETRES, "precision target of the location: classes wider than "
            "this (box diagonal, e.g. 50km; for ZIP codes, of the group's centroids) are cut further wherever the "
            "model allows, and a class that cannot be has its records published without a location within "
-           "--max-withheld, else the release is refused (ZIP codes' default: 4 times a typical record's "
-           "k-neighbourhood, over the square of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
+           "--max-withheld, else the release is refused (ZIP codes under --method frontier: by default 4 times a "
+           "typical record's k-neighbourhood, over the square of the location's weight)", flag="--max-extent", key="release.max_extent_km", metavar="KM",
            rule=(None, POSITIVE)),
     Option("max_extent_km", ("points",), values.KILOMETRES, "no published box wider than this (diagonal on the "
            "ground, e.g. 500km): the records of wider classes are published without a location within "
@@ -224,7 +224,8 @@ OPTIONS = (
            "location class wider than this many typical k-neighbourhoods (over the square of the location's weight) "
            "costs the search more for each further such width, so few classes span a region to spare a category "
            "(default 4; higher: a longer tail of wide classes for finer other columns and a finer median box; "
-           "for ZIP codes also the default --max-extent's multiple; None in the API: no price, no default target)",
+           "for ZIP codes under --method frontier also the default --max-extent's multiple; None in the API: no price, "
+           "no default target)",
            flag="--tail-reach", key="release.tail_reach", default=TAIL_REACH, metavar="N", rule=(None, POSITIVE)),
     Option("gain_ratio", ("anonymize",), values.FLAG, "rank the search's cuts by their gain per bit of split "
            "information beyond the first (Quinlan's gain ratio), so a category with many values is not split into all "

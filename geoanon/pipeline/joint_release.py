@@ -113,7 +113,7 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         be given as a keyword instead (not both).
     method : {"joint", "frontier", "location-first", "greedy"}, optional
         Where the location cuts go (:mod:`geoanon.joint.search`).
-        ``"joint"`` (the default with a points location or none) cuts the location anywhere, as Mondrian does:
+        ``"joint"`` (the default with a points or ZIP location or none) cuts the location anywhere, as Mondrian does:
         each class publishes its own records' box (or the group of the ZIP
         codes its records hold, cut at the regions' places:
         :mod:`~geoanon.pipeline.locations.placed_groups`), which may
@@ -121,8 +121,8 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         quasi-identifiers together), for the least loss. The other three
         keep the location cuts above every other cut, so location classes
         never overlap (a tiling, at a higher loss); ``"frontier"`` is the
-        default for ZIP and label locations, so that every region or label
-        lies in one published group.
+        default for labels and for ZIP codes rolled up (``zip_level``), so
+        that every label or unit lies in one published group.
     extent : {"box", "tile"}
         ``"box"`` (default): a location class publishes its records' bounding
         box rounded outward to multiples of ``resolution`` and never onto a

@@ -106,11 +106,15 @@ def faded_fills(geoms: np.ndarray, overlaps: np.ndarray) -> dict:
 
 
 def overlap_notes(overlaps: np.ndarray, shapes: str) -> list:
-    """A legend line where shapes overlap (``overlaps``: :func:`overlapping`):
-    how they are drawn, and how to ask for classes that never overlap; none
-    when they tile."""
+    """A legend line where ``shapes`` (the legend's name for them:
+    ``"boxes of …"``, ``"groups of …"``) overlap (``overlaps``:
+    :func:`overlapping`): how they are drawn, and how to ask for classes that
+    never overlap; none when they tile."""
     if not overlaps.any():
         return []
-    return [f"The {shapes} overlap (each class publishes its own records' box, rounded outward): the smaller are "
-            "drawn on top, the largest fainter. geoanon anonymize with method \"frontier\" and extent \"tile\" "
-            "publishes boxes that never overlap"]
+    what, asked = (("the group of regions its own records hold", "method \"frontier\" publishes groups")
+                   if shapes.startswith("groups")
+                   else ("its own records' box, rounded outward",
+                         "method \"frontier\" and extent \"tile\" publishes boxes"))
+    return [f"The {shapes} overlap (each class publishes {what}): the smaller are drawn on top, the largest "
+            f"fainter. geoanon anonymize with {asked} that never overlap"]

@@ -174,30 +174,35 @@ def test_cli_zip_csv_regions_and_edges(tmp_path, cli, nc_gdf):
 
 @pytest.mark.slow
 def test_demo_also_runs_the_region_job(tmp_path, cli, births_df):
-    """The demo's births are a joint release too: the county (connected
-    groups), sex and birth weight generalized, record_id dropped, k=100."""
+    """The demo's births are a joint release too: the county (each class
+    publishes the group of counties its births hold), sex and birth weight
+    generalized, record_id dropped, k=100."""
     code, out, err = cli(*["demo", "--out", tmp_path])
     assert code == 0, err
     births = births_df
     report = json.loads((tmp_path / "regions_report.json").read_text())
-    assert report["rows"] == len(births) and report["k"] == 100
+    assert report["rows"] == len(births) and report["k"] == 100 and report["method"] == "joint"
     assert report["audit"]["ok"] and report["audit"]["k"] >= 100
     assert report["location"]["kind"] == "zip" and report["qi"] == {"sex": "set", "birth_weight_g": "interval"}
     published = pd.read_csv(tmp_path / "regions.csv", dtype=str)
     assert sorted(published.columns) == ["birth_weight_g_max", "birth_weight_g_min", "class_id", "county_fips",
                                          "sex"]                                           # record_id dropped
-    assert published.groupby("class_id").size().min() >= 100
-    # the county groups (named "A|B|C", up to three counties, or "FIPS+N", a county and N more) cover the 100
-    # counties once; the classes file draws each group, with its births
+    sizes = published.groupby("class_id").size()
+    assert sizes.min() >= 100 and len(sizes) == report["location_classes"]
+    # each group is named "A|B|C" (up to three counties) or "FIPS+N" (a county and N more), of the demo's
+    # counties; the classes file draws each class's group, with its births
     import geopandas as gpd
 
-    counties = published["county_fips"].unique()
-    listed = [g.split(" #")[0] for g in counties]
-    assert sum(1 + int(g.partition("+")[2]) if "+" in g else len(g.split("|")) for g in listed) == \
-        births["county_fips"].nunique() == 100
+    counties = set(births["county_fips"].astype(str))
+    for name in published["county_fips"].unique():
+        first, _, more = name.split(" #")[0].partition("+")
+        named = [first] if more else first.split("|")
+        assert set(named) <= counties and (int(more) >= 1 if more else 1 <= len(named) <= 3), name
     groups = gpd.read_file(tmp_path / "regions_classes.geojson")
-    assert len(groups) == len(counties) == report["location_classes"] and groups.is_valid.all()
-    assert sorted(groups["weight"]) == sorted(published.groupby("county_fips").size())
+    assert len(groups) == len(sizes) and groups.is_valid.all() and (groups["classes"] == 1).all()
+    assert sorted(groups["weight"]) == sorted(sizes)
+    assert "geoanon anonymize with method &quot;frontier&quot; publishes groups that never overlap" in \
+        (tmp_path / "regions_map.html").read_text()
     for name in ("regions.csv", "regions_map.html", "regions_classes.geojson", "regions_report.html"):
         assert str(tmp_path / name) in out
     regions = out.split("Regions:")[1]

@@ -172,7 +172,7 @@ def test_the_national_map_gives_the_release_of_the_map_cut_to_the_state(zip_map,
 
 
 def test_explore_draws_the_km_of_groups(zip_map, tmp_path):
-    """Most records in ten ZIP codes of 300: the median group is one ZIP code (0 km) at every setting
+    """Most records in ten ZIP codes of 300, tiled: the median group is one ZIP code (0 km) at every setting
     (at a19b1a4 the plot's only axis); the axis is the mean group diameter per record, which moves."""
     nodes, edges = zip_map
     spread = one_state(nodes, n=600, seed=1)
@@ -180,7 +180,7 @@ def test_explore_draws_the_km_of_groups(zip_map, tmp_path):
     df = pd.concat([spread, spread.sample(3000, replace=True, random_state=1).assign(zip=np.repeat(towns, 300))],
                    ignore_index=True).assign(id=lambda d: d.index.astype(str))
     rel = ga.explore(df, location=regions(nodes, edges), qi=["age", "sex"], identifiers=["id"], k=K,
-                     settings=(0.25, 0.5, 0.95))
+                     settings=(0.25, 0.5, 0.95), method="frontier")
     points = rel.report.details["frontier"]["points"]
     assert [p["median_km"] for p in points] == [0.0, 0.0, 0.0]
     mean = [p["mean_km"] for p in points]
