@@ -7,13 +7,14 @@ Four designs of a ZIP-coded table's joint release, each at
 no refining rounds), measured as the frontier benchmark measures them (a
 record's width: its group's box of its records' ZIP centroids):
 
-- ``frontier``: the default, a tiling of nested connected groups
+- ``frontier``: ``method="frontier"`` (the default until the rule below
+  made ``places`` the default), a tiling of nested connected groups
   (:func:`geoanon.pipeline.locations.groups.group_dims`) with the default
   precision target from a typical record's k-neighbourhood;
 - ``nested joint``: ``method="joint"`` over the same nested groups and
   target, each class publishing the lowest group above its records (the
   joint design before :mod:`geoanon.pipeline.locations.placed_groups`);
-- ``places``: ``method="joint"`` now, the regions' places cut as points
+- ``places``: ``method="joint"`` now (the default), the regions' places cut as points
   are, each class publishing the group of its own records' regions, its
   tail priced beyond ``tail_reach`` typical k-neighbourhoods of at least the
   regions' spacing;
