@@ -71,6 +71,17 @@ def test_a_bound_on_rolled_up_groups_needs_the_tiling_design():
         release(grid_records(seed=3), method="joint", zip_level="county", max_extent_km=100)
 
 
+def test_zip_codes_are_cut_at_their_places_by_default_and_rolled_up_ones_tiled():
+    """The default design: the joint one at ZIP level; rolled up, the tiling, which takes a bound."""
+    df = grid_records(seed=3)
+    assert release(df).report["method"] == "joint"
+    pd.testing.assert_frame_equal(release(df).table, release(df, method="joint").table)
+    rolled = release(df, zip_level="county", max_extent_km=500)
+    assert rolled.report["method"] == "frontier" and rolled.report.details["max_extent_km"] == 500
+    pd.testing.assert_frame_equal(rolled.table, release(df, zip_level="county", max_extent_km=500,
+                                                        method="frontier").table)
+
+
 def test_rolled_up_groups_hold_whole_counties():
     df = grid_records(seed=3)
     rel = release(df, method="joint", zip_level="county")
