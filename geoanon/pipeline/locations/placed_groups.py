@@ -33,7 +33,9 @@ from ...regions.naming import graph_group_names
 from .groups import GroupPublisher
 from .points import framed_location
 
-__all__ = ["PlacedGroupPublisher", "placed_group_dims"]
+__all__ = ["SPACING_FLOOR", "PlacedGroupPublisher", "placed_group_dims"]
+
+SPACING_FLOOR = 1.0     # the tail's scale: at least this many times the regions' spacing (bench/bench_zip_floor.py)
 
 
 def placed_group_dims(column, leaf_codes, leaf_names, graph, publisher, k: int) -> tuple:
@@ -68,9 +70,9 @@ class PlacedGroupPublisher(GroupPublisher):
 
     def place(self, leaf_codes, leaf_names, boxes, graph, on) -> None:
         """Learn each row's region (``leaf_codes`` of ``leaf_names``), the regions' ``boxes`` and ``graph``;
-        the tail's scale is at least the regions' spacing (``least_km``)."""
+        the tail's scale is at least ``SPACING_FLOOR`` times the regions' spacing (``least_km``)."""
         self.leaf, self.leaf_names, self.leaf_boxes, self.graph, self.on = leaf_codes, leaf_names, boxes, graph, on
-        self.least_km = self.unit
+        self.least_km = SPACING_FLOOR * self.unit
 
     def _held(self, classes: np.ndarray) -> tuple:
         """(class, region) of every region each class of ``classes`` (per row) holds, by class then region."""
