@@ -20,8 +20,8 @@ The rule, written before ``georgia`` was run: the floor is the largest of
 ``FLOORS`` (the other columns as good as the width allows) whose default
 release is within ``WIDTH_TARGET`` times ``geoanon zip`` alone on every
 tuning case (its median, or its mean where alone's median is 0 km), and
-whose worst ratio rises by at most ``RATIO_SLACK`` over the current floor's
-(1) on every tuning case (:func:`chosen`); none: the floor stays 1.
+whose worst ratio rises by at most ``RATIO_SLACK`` over floor 1's (the
+floor before this rule) on every tuning case (:func:`chosen`); none: 1.
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from .points import framed_location
 
 __all__ = ["SPACING_FLOOR", "PlacedGroupPublisher", "placed_group_dims"]
 
-SPACING_FLOOR = 1.0     # the tail's scale: at least this many times the regions' spacing (bench/bench_zip_floor.py)
+SPACING_FLOOR = 0.625   # the tail's scale: at least this many times the regions' spacing (bench/bench_zip_floor.py)
 
 
 def placed_group_dims(column, leaf_codes, leaf_names, graph, publisher, k: int) -> tuple:
