@@ -140,7 +140,7 @@ def km_loss(dims, ground: Ground, k: int | None = None, reach: float | None = RE
     no price) times its records' typical k-neighbourhood (:func:`k_spacing`,
     at least ``least`` km: places known only as regions' centroids, where
     most records' region holds k records, are told apart no finer than
-    their regions' spacing, as the ZIP location's target takes it)."""
+    about their regions' spacing)."""
     x, y = (j for j, d in enumerate(dims.items) if d.location)
     corners = []
     dx, dy = dims.items[x], dims.items[y]

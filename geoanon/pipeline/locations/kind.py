@@ -35,7 +35,7 @@ class Publisher(ABC):
     - ``k_spacing``: the width in km of a typical record's k-neighbourhood,
       the scale of a default precision target (NaN: none);
     - ``least_km``: the least such width its places tell apart (a ZIP
-      location's: its regions' spacing).
+      location's: a share of its regions' spacing, ``SPACING_FLOOR``).
     """
 
     dropped: frozenset = frozenset()
