@@ -35,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import cases_main, code_state, machine, replace_section, today  # noqa: E402
+from common import cases_heading, cases_main, replace_section  # noqa: E402
 
 TABLE_NAMES = ("pennsylvania", "patients", "georgia")
 KS = (5, 10, 50)
@@ -97,9 +97,8 @@ def case(name: str, k: int) -> dict:
 
 def write(rows: list, path: Path) -> None:
     rule = chosen(rows)
-    lines = ["## The floor on a ZIP location's tail scale (`python bench/bench_zip_floor.py`)", "",
-             f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + " ".join(
-                 " ".join(p.split()) for p in __doc__.split("\n\n")[2:4]), "",
+    lines = [*cases_heading("## The floor on a ZIP location's tail scale (`python bench/bench_zip_floor.py`)",
+                            __doc__, slice(2, 4)),
              "Per case and floor: the default release's median / p90 / mean km / other NCP, its width against "
              "`geoanon zip` alone (median, or mean where alone's median is 0; target <= 3x), and the worst / "
              "median ratio over the peers' releases (target 0.70x); alone: median / p90 / mean km.", "",

@@ -61,9 +61,20 @@ QIS = {"cost": ["cost_usd"], "cost+3": ["cost_usd", "age", "sex", "visit"]}
 VARIANTS = ("alone", "range", "km", "tiled", "km-free", "km-x6", "km-x8", "km-w8-free")
 LOCATION_WEIGHT = 8.0  # km-w8-free's weight of the location
 UNBOUNDED_KM = 40_000.0  # the -free variants' max_extent_km: no target
-PLAN = [(q, level, k, v) for q in QIS for level in LEVELS for k in KS for v in VARIANTS
-        if v in ("range", "km") or (v == "tiled" and level == "zip")
-        or (v not in ("range", "km", "tiled") and (v == "alone") == (q == "cost"))]   # alone: one per level and k
+
+
+def planned(qi: str, level: str, variant: str) -> bool:
+    """Whether the plan runs ``variant``: range and km always; tiled at ZIP
+    level (rolled up, the default is the tiling); alone once per level and k
+    (with ``cost``); the other variants with ``cost+3``."""
+    if variant in ("range", "km"):
+        return True
+    if variant == "tiled":
+        return level == "zip"
+    return (variant == "alone") == (qi == "cost")
+
+
+PLAN = [(q, level, k, v) for q in QIS for level in LEVELS for k in KS for v in VARIANTS if planned(q, level, v)]
 QUICK = [("cost", "zip", 10, v) for v in VARIANTS[:3]]
 TARGET = 3.0          # the joint release's median group diameter within this many times the zip job's
 TIME_LIMIT = 600
@@ -161,7 +172,7 @@ def verdicts(rows) -> list[str]:
     alone = {(r["level"], r["k"]): r["km_median"] for r in rows if r.get("variant") == "alone" and "failed" not in r}
     out = []
     for r in rows:
-        if r.get("variant", "") != "alone" and r.get("variant") != "range" and (r["level"], r["k"]) in alone:
+        if r.get("variant") not in ("alone", "range") and (r["level"], r["k"]) in alone:
             ratio = r["km_median"] / alone[(r["level"], r["k"])]
             out.append(f"- {r['qi']}, {r['level']}, k = {r['k']}, {r['variant']}: median {ratio:.2f}x the zip job's; "
                        f"target <= "

@@ -50,7 +50,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import cases_main, code_state, machine, replace_section, today  # noqa: E402
+from common import cases_heading, cases_main, replace_section  # noqa: E402
 
 TABLE_NAMES = ("pennsylvania", "patients", "ohio")
 KS = (5, 10, 50)
@@ -127,9 +127,8 @@ def case(name: str, k: int) -> dict:
 
 
 def write(rows: list, path: Path) -> None:
-    lines = ["## A ZIP location's designs in the joint release (`python bench/bench_zip_places.py`)", "",
-             f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + " ".join(
-                 " ".join(p.split()) for p in __doc__.split("\n\n")[2:6]), "",
+    lines = [*cases_heading("## A ZIP location's designs in the joint release (`python bench/bench_zip_places.py`)",
+                            __doc__, slice(2, 6)),
              "Per table and k: each design's worst / median ratio over the peer releases (target 0.70x), then its "
              "default release (median / p90 km / other NCP; `dom`: dominated by a peer release); `alone`: "
              "`geoanon zip`'s median / p90 km.", "",

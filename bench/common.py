@@ -154,6 +154,13 @@ def cases_main(doc: str, tables: tuple, ks: tuple, case, write) -> None:
     write([case(name, int(k)) for k in args.ks.split(",") for name in args.tables.split(",")], args.results)
 
 
+def cases_heading(title: str, doc: str, paragraphs: slice) -> list[str]:
+    """A case benchmark's RESULTS.md heading ``title``, then when, where and at what code it ran, and its
+    ``doc``'s ``paragraphs`` (each on one line)."""
+    return [title, "", f"Run on {today()}, {machine()}, geoanon at {code_state()}. " + " ".join(
+        " ".join(p.split()) for p in doc.split("\n\n")[paragraphs]), ""]
+
+
 def peak_mb() -> float:
     """This process's peak resident memory (VmHWM), in MB."""
     with open("/proc/self/status") as fh:

@@ -13,9 +13,11 @@ from bench_frontier import KS, PEERS, SPEED_TABLES, SPEED_TARGET, TARGET, WIDTH_
 from common import code_state, machine, replace_section, today, versions
 from frontier_tables import HELD_OUT, TABLES, TUNING
 
-SECTIONS = {"tuning": ("frontier-tuning", TUNING), "held-out": ("frontier-held-out", HELD_OUT),
-            "zip": ("frontier-zip", ZIP_CODED)}     # --tables: (its section, its tables)
-KINDS = {"tuning": "tuning", "held-out": "held-out", "zip": "ZIP-coded"}
+FIXED = "fixed in code before any release of them was measured and choose no constant."
+SECTIONS = {    # --tables: its section, its tables, what the heading calls them, what they may choose
+    "tuning": ("frontier-tuning", TUNING, "tuning", "These tables choose constants."),
+    "held-out": ("frontier-held-out", HELD_OUT, "held-out", f"These tables were {FIXED}"),
+    "zip": ("frontier-zip", ZIP_CODED, "ZIP-coded", f"The held-out ones were {FIXED}")}
 LABELS = {"mondrian": "bench's weighted Mondrian (w 1-256)", "anonypyx": "anonypyx Mondrian",
           "lighthouse": "Lighthouse Core Mondrian, default", "lighthouse-age0.7": "Lighthouse, breakout age 0.7",
           "lighthouse-age0.5": "Lighthouse, breakout age 0.5", "lighthouse-age0.3": "Lighthouse, breakout age 0.3",
@@ -25,11 +27,10 @@ LABELS = {"mondrian": "bench's weighted Mondrian (w 1-256)", "anonypyx": "anonyp
 def write_results(rows, path: Path) -> None:
     by = {(r["table"], r["k"], r["method"]): r for r in rows if "failed" not in r}
     failed = [r for r in rows if "failed" in r]
-    for kind, (section, names) in SECTIONS.items():
-        measured = [name for name in names if any((name, k, "geoanon") in by for k in KS)]
-        if measured == list(names):
-            replace_section(path, section, _section(kind, by, measured, failed))
-            print("\n".join(["", f"{kind} tables:", *_summary(by, measured)[2:]]))
+    for kind, (section, names, *_) in SECTIONS.items():
+        if all(any((name, k, "geoanon") in by for k in KS) for name in names):
+            replace_section(path, section, _section(kind, by, list(names), failed))
+            print("\n".join(["", f"{kind} tables:", *_summary(by, names)[2:]]))
     if any(r["method"] == "speed" for r in by.values()):
         replace_section(path, "frontier-speed", _speed(by))
 
@@ -37,14 +38,10 @@ def write_results(rows, path: Path) -> None:
 def _section(kind: str, by: dict, names: list, failed: list) -> list[str]:
     import bench_frontier
 
-    held = {"tuning": "These tables choose constants.",
-            "held-out": "These tables were fixed in code before any release of them was measured and choose no "
-                        "constant.",
-            "zip": "The held-out ones were fixed in code before any release of them was measured and choose no "
-                   "constant."}
-    lines = [f"## The frontier against real peers, {KINDS[kind]} tables (`python bench/bench_frontier.py --tables "
+    _, _, called, chooses = SECTIONS[kind]
+    lines = [f"## The frontier against real peers, {called} tables (`python bench/bench_frontier.py --tables "
              f"{kind}`)", "", f"Run on {today()}, {machine()}, {_commits(by, names)}; "
-             f"{versions('anonypyx', 'lighthouse')}, each in its own virtual environment. {held[kind]}",
+             f"{versions('anonypyx', 'lighthouse')}, each in its own virtual environment. {chooses}",
              "", *(f"- `{name}` ({by[next(key for key in by if key[0] == name)]['n']:,} rows"
                    f"{', held out' if kind == 'zip' and TABLES[name].held_out else ''}): {TABLES[name].about}; "
                    f"other quasi-identifiers {', '.join(TABLES[name].others)}." for name in names), "",
