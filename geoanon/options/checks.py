@@ -11,7 +11,7 @@ from collections.abc import Hashable
 
 from .._text import show
 from ..errors import ParameterError
-from .locations import LOCATIONS, POINTS, listed
+from .locations import LEVEL_GROUPS, LOCATIONS, POINTS, listed
 
 __all__ = ["DECIMAL_MARKS", "PRECISION_RANGE", "check_dates", "check_decimal", "check_one_role", "check_location_loss", "check_location_precision",
            "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
@@ -117,7 +117,7 @@ def check_max_extent(value, kind, method, zip_level=None) -> float | None:
         raise ParameterError("max_extent_km needs a points location (lat and lon) or ZIP codes")
     if method not in ("joint", "frontier"):
         raise ParameterError(f"max_extent_km works with method='joint' or 'frontier', not {method!r}")
-    if method == "joint" and zip_level not in (None, "zip"):
+    if method == "joint" and zip_level in LEVEL_GROUPS:
         raise ParameterError(f"max_extent_km with zip_level={zip_level!r} works with method='frontier', not 'joint', "
                              "which cuts the units at their middles, not across their extent")
     return value

@@ -104,7 +104,7 @@ class LocationShape:
         """Its design by default at ``zip_level``: :attr:`method`, except that
         ZIP codes rolled up are tiled (``"frontier"``), since the joint design
         cuts the units at their middles and cannot bound their extent."""
-        return "frontier" if self.rolls_up and zip_level not in (None, "zip") else self.method
+        return "frontier" if self.rolls_up and zip_level in LEVEL_GROUPS else self.method
 
     def flags(self, keys) -> str:
         """The command-line flags of ``keys`` joined by ``/`` (``--lat/--lon``)."""
