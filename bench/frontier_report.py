@@ -1,7 +1,8 @@
 """bench_frontier.py's results in RESULTS.md: one section for the tuning
-tables, one for the held-out tables and one for the ZIP-coded tables of
-both kinds, each replaced only when all its tables' rows were measured (a
-``--tables tuning`` run leaves the others as they were)."""
+tables located by points, one for the held-out ones and one for the
+ZIP-coded tables of both kinds (each table in one section), each replaced
+only when all its tables' rows were measured (a ``--tables tuning`` run
+leaves the others as they were)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -14,9 +15,12 @@ from common import code_state, machine, replace_section, today, versions
 from frontier_tables import HELD_OUT, TABLES, TUNING
 
 FIXED = "fixed in code before any release of them was measured and choose no constant."
+OWN = "The ZIP-coded ones have their own section below."
 SECTIONS = {    # --tables: its section, its tables, what the heading calls them, what they may choose
-    "tuning": ("frontier-tuning", TUNING, "tuning", "These tables choose constants."),
-    "held-out": ("frontier-held-out", HELD_OUT, "held-out", f"These tables were {FIXED}"),
+    "tuning": ("frontier-tuning", tuple(n for n in TUNING if n not in ZIP_CODED), "tuning",
+               f"These tables choose constants. {OWN}"),
+    "held-out": ("frontier-held-out", tuple(n for n in HELD_OUT if n not in ZIP_CODED), "held-out",
+                 f"These tables were {FIXED} {OWN}"),
     "zip": ("frontier-zip", ZIP_CODED, "ZIP-coded", f"The held-out ones were {FIXED}")}
 LABELS = {"mondrian": "bench's weighted Mondrian (w 1-256)", "anonypyx": "anonypyx Mondrian",
           "lighthouse": "Lighthouse Core Mondrian, default", "lighthouse-age0.7": "Lighthouse, breakout age 0.7",
