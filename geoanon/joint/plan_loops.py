@@ -7,7 +7,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["by_node_and_rank", "destinations", "grouped", "location_choice", "nearest", "part_states"]
+__all__ = ["by_node_and_rank", "destinations", "grouped", "location_choice", "nearest", "part_states", "peeled_parts",
+           "rank_cuts", "rank_parts"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -55,6 +56,56 @@ def destinations(positions, size, n_old):
             dest[p] = n << 32 | q
             q += 1
     return dest, True
+
+
+@_jit
+def rank_cuts(sr, node, start, size, tile, k):
+    """Per position of a round's rows (node after node, each by rank
+    ``sr``), whether a cut before it is admissible: the first of its rank in
+    its node, with ``k`` rows of the node on each side, in a node whose tile
+    (``tile``: its states, lo and hi first) spans two ranks or more. Also
+    each position's place in its node."""
+    n = sr.size
+    ok = np.zeros(n, np.bool_)
+    local = np.empty(n, np.int64)
+    if n:
+        local[0] = 0
+    for i in range(1, n):
+        nd = node[i]
+        local[i] = i - start[nd]
+        if nd == node[i - 1] and sr[i] != sr[i - 1] and local[i] >= k and size[nd] - local[i] >= k \
+                and tile[nd, 1] - tile[nd, 0] >= 2:
+            ok[i] = True
+    return ok, local
+
+
+@_jit
+def rank_parts(node, which, values, j, cut):
+    """The part of every position (``node``: its node; ``which``: each
+    node's cut, -1 for none; ``values[:, j]``: its rank; ``cut``: each cut's
+    first rank on the right): its cut's left part ``2 c`` or right ``2 c +
+    1``, -1 in a node not cut."""
+    out = np.empty(node.size, np.int64)
+    for i in range(node.size):
+        c = which[node[i]]
+        out[i] = -1 if c < 0 else 2 * c + (1 if values[i, j] >= cut[c] else 0)
+    return out
+
+
+@_jit
+def peeled_parts(node, group, part_of_group, n_parts, first_part, positions, size):
+    """The part of each of the node table's ``size`` positions in a peel:
+    a row (``node``: its node, ``group``: its group, at ``positions``, empty
+    for all in order) takes its group's part in its node after the parts of
+    the nodes before (``first_part``) where its node is cut (``n_parts`` > 0);
+    -1 elsewhere."""
+    out = np.full(size, -1, np.int64)
+    every = positions.size == 0
+    for i in range(node.size):
+        nd = node[i]
+        if n_parts[nd] > 0:
+            out[i if every else positions[i]] = first_part[nd] + part_of_group[group[i]]
+    return out
 
 
 @_jit

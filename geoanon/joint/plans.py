@@ -12,7 +12,8 @@ import numpy as np
 
 from .cuts import TILING_GAP, WINDOW, compact_choice
 from .dims import RankDim, SetDim, TreeDim, popcount
-from .plan_loops import by_node_and_rank, grouped, location_choice, nearest, part_states
+from .plan_loops import (by_node_and_rank, grouped, location_choice, nearest, part_states, peeled_parts, rank_cuts,
+                         rank_parts)
 
 __all__ = ["Plan", "WALKED_SHARE", "group_plan", "rank_plan"]
 
@@ -49,11 +50,7 @@ def rank_plan(search, j: int) -> Plan | None:
     node = table.position_node()
     order, sr = _by_rank(table, d, j, node)
     n_rows = sr.size
-    local = np.arange(n_rows) - table.start[node]
-    s = table.size[node]
-    change = np.zeros(n_rows, dtype=bool)
-    change[1:] = (sr[1:] != sr[:-1]) & (node[1:] == node[:-1])
-    ok = change & (local >= k) & (s - local >= k) & ((st[node, 1] - st[node, 0]) >= 2)
+    ok, local = rank_cuts(sr, node, table.start, table.size, st, k)
     if check.model.needs_sensitive:
         cand = np.flatnonzero(ok)
         if cand.size:
@@ -79,8 +76,7 @@ def rank_plan(search, j: int) -> Plan | None:
     # node, left first
     which = np.full(table.count, -1, dtype=np.int64)
     which[nodes] = np.arange(nodes.size)
-    part = which[node]
-    part_at = np.where(part >= 0, 2 * part + (table.values[:, j] >= sr[at][part]), -1)
+    part_at = rank_parts(node, which, table.values, j, sr[at])
     tiles = np.stack([np.column_stack([st[nodes, 0], boundary]), np.column_stack([boundary, st[nodes, 1]])],
                      axis=1)                                           # (nodes, 2 parts, lo/hi)
     return _plan(search, j, nodes, part_at, np.repeat(nodes, 2), np.tile([0, 1], nodes.size), tiles=tiles)
@@ -221,19 +217,18 @@ def group_plan(search, j: int) -> Plan | None:
     rest_part = kcount - np.maximum(p, 0)
     unset = part_of_group < 0
     part_of_group[unset] = rest_part[g_node[unset]]
-    return _numbered(search, j, np.where(cut_nodes, n_parts, 0), node, part_of_group[inverse], positions)
+    return _numbered(search, j, np.where(cut_nodes, n_parts, 0), node, inverse, part_of_group, positions)
 
 
-def _numbered(search, j, n_parts, node, part, positions) -> Plan:
+def _numbered(search, j, n_parts, node, group, part_of_group, positions) -> Plan:
     """The :class:`Plan` of a peel whose nodes are cut into ``n_parts``
-    each (0: not cut), numbered node after node: ``part`` is each row's part
-    in its node, ``node`` its node, at ``positions`` of the node table (None: all)."""
+    each (0: not cut), numbered node after node: ``node`` is each row's
+    node, ``group`` its group, whose part in its node ``part_of_group``
+    gives, at ``positions`` of the node table (None: all)."""
     nodes = np.flatnonzero(n_parts)
     first_part = np.cumsum(n_parts) - n_parts
-    part_at = np.where(n_parts[node] > 0, first_part[node] + part, -1)
-    if positions is not None:
-        part_at, at_positions = np.full(search.nodes.perm.size, -1, dtype=np.int64), part_at
-        part_at[positions] = at_positions
+    part_at = peeled_parts(node, group, part_of_group, n_parts, first_part,
+                           np.zeros(0, dtype=np.int64) if positions is None else positions, search.nodes.perm.size)
     p_node = np.repeat(nodes, n_parts[nodes])
     return _plan(search, j, nodes, part_at, p_node, np.arange(p_node.size) - first_part[p_node])
 

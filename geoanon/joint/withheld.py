@@ -18,6 +18,7 @@ from ..errors import InfeasibleError
 from .cuts import narrowed
 from .dims import RankDim
 from .outliers import _blank
+from .plan_loops import grouped
 from .tiling import cut_down
 
 __all__ = ["without_locations"]
@@ -98,9 +99,9 @@ class _Members:
     ``members[c]`` (a view), and ``sizes``."""
 
     def __init__(self, row_class: np.ndarray, n: int):
-        located = np.flatnonzero(row_class >= 0)
-        self.rows = located[np.argsort(row_class[located], kind="stable")]
-        self.sizes = np.bincount(row_class[located], minlength=n)
+        row_class = np.asarray(row_class, dtype=np.int64)
+        self.rows = grouped(row_class, np.ones(n, dtype=bool))
+        self.sizes = np.bincount(row_class[row_class >= 0], minlength=n)
         self.end = np.cumsum(self.sizes)
 
     def __getitem__(self, c: int) -> np.ndarray:
