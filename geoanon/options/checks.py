@@ -14,7 +14,7 @@ from ..errors import ParameterError
 from .locations import LEVEL_GROUPS, LOCATIONS, POINTS, listed
 
 __all__ = ["DECIMAL_MARKS", "PRECISION_RANGE", "check_dates", "check_decimal", "check_one_role", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
+           "check_max_extent", "check_max_pooled", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
 MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
@@ -130,6 +130,16 @@ def check_max_suppressed(value, kind) -> float | None:
         raise ParameterError("max_suppressed works with a points location or none; a ZIP or label location "
                              "publishes its unknown and small pieces as '*' instead (unknown=, small=)")
     return value
+
+
+def check_max_pooled(value, kind, method) -> float | None:
+    """``max_pooled`` (None, or a share 0 <= share < 1: its row's rule) with a
+    points or ZIP location cut by the joint design, whose classes each
+    publish their own location."""
+    if value and (kind not in ("points", "zip") or method != "joint"):
+        raise ParameterError(f"max_pooled works with a points or ZIP location and method='joint', not "
+                             f"{LOCATIONS[kind].described if kind else 'no location'} with method={method!r}")
+    return value or None
 
 
 def check_location_loss(value, kind, method) -> str:

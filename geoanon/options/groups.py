@@ -42,9 +42,10 @@ class Search:
 @dataclass(frozen=True)
 class Budgets:
     """The shares of the rows a release may leave out: ``max_suppressed``
-    (records published fully suppressed) and ``max_withheld`` (isolated
-    records published without a location), as :func:`geoanon.anonymize`
-    documents them.
+    (records published fully suppressed), ``max_withheld`` (isolated
+    records published without a location) and ``max_pooled`` (the sparsest
+    places' records partitioned apart, coarse in location), as
+    :func:`geoanon.anonymize` documents them.
 
     Examples
     --------
@@ -55,6 +56,7 @@ class Budgets:
 
     max_suppressed: float | None = None
     max_withheld: float = WITHHELD
+    max_pooled: float | None = None
 
 
 GROUPS = {"search": Search, "budgets": Budgets}

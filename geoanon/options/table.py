@@ -204,6 +204,12 @@ OPTIONS = (
            "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
            key="release.max_withheld", default=WITHHELD, metavar="SHARE",
            rule=SHARE),
+    Option("max_pooled", ("anonymize",), values.SHARE, "pooling budget (e.g. 9%): the records of the sparsest "
+           "places (the widest circles holding 4k records), whole places up to this share of the rows, are "
+           "partitioned apart with the other columns first, so the rest keep fine locations and their classes "
+           "need not mix whatever few records a sparse place holds (with the joint method; default: none)",
+           flag="--max-pooled", key="release.max_pooled", metavar="SHARE", rule=(None, SHARE), engines=MEMORY,
+           why="it ranks every place against the whole table's"),
     choice_option("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
                   "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
                   "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "

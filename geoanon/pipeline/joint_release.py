@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import numeric_cells, with_decimal_mark
-from .._text import show
+from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
 from ..errors import DataError, InfeasibleError, ParameterError
@@ -18,6 +18,7 @@ from ..joint.dims import Dims
 from ..joint.km_loss import REACH, km_loss
 from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
+from ..joint.pooling import POOL_PRECISION, pooled, sparsest_rows
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows, within_budget
 from ..joint.problem import SearchProblem
@@ -235,8 +236,8 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         release does not depend on it.
     budgets : Budgets, optional
         The shares of the rows the release may leave out, as one
-        :class:`geoanon.Budgets`: ``max_suppressed`` and ``max_withheld``,
-        below; each may be given as a keyword instead (not both).
+        :class:`geoanon.Budgets`: ``max_suppressed``, ``max_withheld`` and
+        ``max_pooled``, below; each may be given as a keyword instead (not both).
     max_suppressed : float, optional
         A record suppression budget, the share of the rows (0 <= share < 1;
         ARX's suppression limit) that may be published fully suppressed
@@ -254,6 +255,16 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         other quasi-identifiers cut as any class's;
         ``report.details["isolated"]`` gives the budget, the rows withheld
         and the isolated records left in their box (each warned about).
+    max_pooled : float, optional
+        With a points or ZIP location and ``method="joint"``: a pooling
+        budget, the share of the rows (0 <= share < 1) whose location may be
+        coarse so that the rest stay fine (:mod:`geoanon.joint.pooling`): the
+        records of the sparsest places (the widest circles holding 4k
+        records), whole places while they fit, are partitioned apart with the
+        other columns first, the rest at ``location_precision``; no class
+        mixes the two. ``report.details["pooled"]`` gives the budget and the
+        rows pooled. A budget just under 10% keeps the p90 box of a table
+        whose fuller places hold k records at their own place.
     zip_level : {"zip", "zip3", "county", "state"}
         A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
         takes it: groups of whole ZIP3 areas, counties or states, named after
@@ -422,7 +433,8 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     problem = _problem(job, spec)
     if part is None:
         with step("searching the partition"):
-            search = partial(joint_partition, problem, o["method"], o["n_jobs"])
+            search = partial(_pooled_search, job, spec, problem) if o.get("max_pooled") else \
+                partial(joint_partition, problem, o["method"], o["n_jobs"])
             # the isolated records measured meanwhile, on another core
             part = job.publish_location.isolated_beside(dims, job.check.model.k, o["n_jobs"], search) \
                 if job.publish_location.withholds and o["n_jobs"] > 1 else search()
@@ -482,7 +494,65 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
         return {}
     problem = _problem(job, specs[0])              # the settings' one precision target
     weights = [_weights(job.dims, s) for s in specs]
-    return dict(zip(settings, joint_partitions(problem, weights, spec.options["n_jobs"])))
+    rest, pool = _pool(job, spec)
+    parts = joint_partitions(problem, weights, spec.options["n_jobs"], rest)
+    if pool is not None:
+        found = _pool_partition(job, spec, pool)
+        parts = [pooled(problem, part, found) for part in parts]
+    return dict(zip(settings, parts))
+
+
+def _pool(job: Prepared, spec: ReleaseSpec) -> tuple:
+    """The rows searched at the asked setting and those pooled apart
+    (:func:`~geoanon.joint.pooling.sparsest_rows`; None: no pool), each
+    meeting the model as a whole, else no pool."""
+    n = len(job.df)
+    share = spec.options.get("max_pooled")
+    if not share:
+        return None, None
+    check = job.check
+    pool = sparsest_rows(job.dims, ground(spec.options["crs"]), check.model.k, share)
+    rest = np.setdiff1d(np.arange(n, dtype=np.int64), pool)
+    if not pool.size or not check.holds(np.stack([check.histogram(pool), check.histogram(rest)])).all():
+        return None, None
+    return rest, pool
+
+
+def _pooled_details(job: Prepared, spec: ReleaseSpec) -> dict:
+    """``report.details["pooled"]``: the budget and the rows pooled (none: {})."""
+    share = spec.options.get("max_pooled")
+    if not share:
+        return {}
+    rows = 0 if (pool := _pool(job, spec)[1]) is None else int(pool.size)
+    return {"pooled": {"max_pooled": share, "rows": rows, "share": round(rows / len(job.df), 6)}}
+
+
+def pooled_note(details) -> list:
+    """The report's line on ``max_pooled``: what was pooled, and what it bought."""
+    if "pooled" not in details:
+        return []
+    pooled = details["pooled"]
+    rows = pooled["rows"]
+    if not rows:
+        return [f"max_pooled {pooled['max_pooled']:.1%}: no rows pooled (the sparsest places' whole records within it hold "
+                "fewer than k, or a part would miss the model)"]
+    return [f"{plural(rows, 'record')} ({pooled['share']:.1%}) of the sparsest places partitioned apart "
+            "with the other columns first (max_pooled): their locations are coarse so that the rest keep fine "
+            "ones without classes mixing whatever few records a sparse place holds"]
+
+
+def _pool_partition(job: Prepared, spec: ReleaseSpec, pool: np.ndarray):
+    """The pooled rows' partition: the other columns first (``POOL_PRECISION``)."""
+    return joint_partition(_problem(job, spec.but(location_precision=POOL_PRECISION)), "joint",
+                           spec.options["n_jobs"], pool)
+
+
+def _pooled_search(job: Prepared, spec: ReleaseSpec, problem: SearchProblem):
+    """:func:`partitioned`'s search with ``max_pooled``: the rest at the asked
+    setting, the sparsest places' rows apart, as one partition."""
+    rest, pool = _pool(job, spec)
+    part = joint_partition(problem, "joint", spec.options["n_jobs"], rest)
+    return part if pool is None else pooled(problem, part, _pool_partition(job, spec, pool))
 
 
 def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
@@ -550,10 +620,11 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
         location_classes=part.location_classes, beyond=beyond_target(job, spec, table, warnings),
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
-        engine={**job.publish_location.details, "ncp": ncp, "units": units},
+        engine={**job.publish_location.details, "ncp": ncp, "units": units, **_pooled_details(job, spec)},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     return Release(table=ordered, partition=part, report=report, classes=classes, warnings=warnings,
-                   notes=target_note(report.details), row_shapes=row_shapes, treatments=ncp_columns,
+                   notes=target_note(report.details) + pooled_note(report.details), row_shapes=row_shapes,
+                   treatments=ncp_columns,
                    location=LOCATIONS[kind].release_location(loc), input_rows=input_rows, input_index=input_index)
 
 

@@ -1,0 +1,91 @@
+"""The records of the sparsest places, searched apart (``max_pooled``).
+
+A class must hold k records that share a box. Where a record's place has few
+others near it, a class fine in location is a mix of whatever few records
+are there, and pays for it in every other column; the same records among
+many alike elsewhere would lose little. ``max_pooled`` names the share of
+the rows a user lets go coarse in location so that the rest stay fine: the
+records of the sparsest places (:func:`sparsest_rows`), whole places, are
+searched apart with the other columns first (``location_precision``
+``POOL_PRECISION``), the rest at the asked setting, and the two partitions
+are one release (:func:`pooled`). Each partition's classes meet the model,
+so their union does; the release is audited as any other.
+
+A place's sparsity is the diameter of the smallest circle around it that
+holds ``POOL_REACH`` times k records (0 where the place alone holds that
+many): the places whose circles are widest go first, while their records
+fit the share. A ZIP location's places are its regions' centroids, each
+holding its records, so the regions holding the fewest records, far from
+others, go first. On the ZIP-coded tables this lets 90% of the records keep
+their own ZIP code (p90 0 km) at 0.65-0.75x the other-column loss of the
+finest releases without pooling (``bench/RESULTS.md``, "Pooling the
+sparsest places").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .partition import JointPartition, partition_of
+
+__all__ = ["POOL_PRECISION", "POOL_REACH", "pooled", "sparsest_rows"]
+
+POOL_REACH = 4          # a place's sparsity: the circle around it holding this many times k records
+POOL_PRECISION = 0.0    # the pooled records' location_precision: the other columns first
+NEIGHBOURS = 1 << 22    # places x neighbours per query, about 100 MB
+
+
+def sparsest_rows(dims, ground, k: int, share: float) -> np.ndarray:
+    """The rows (ascending) of the sparsest places of ``dims``' location (its
+    two rank dimensions, longitude first, on ``ground``): whole places, the
+    widest circle holding ``POOL_REACH * k`` records first (ties: the place
+    of least coordinates), while their rows are at most ``share`` of all
+    rows and hold at least k; rows without a location are never pooled."""
+    x, y = (d for d in dims.items if d.location)
+    n = x.rank.size
+    held = (x.rank < x.size) & (y.rank < y.size)
+    cells, place, counts = np.unique(x.rank[held] * y.size + y.rank[held], return_inverse=True, return_counts=True)
+    budget = int(np.floor(share * n))
+    if budget < k or cells.size < 2:
+        return np.zeros(0, dtype=np.int64)
+    lon, lat = x.low[cells // y.size], y.low[cells % y.size]
+    width = circle_widths(ground.positions(lon, lat), counts, POOL_REACH * k)
+    order = np.lexsort((np.arange(cells.size), -width))          # widest first; ties: least cell (lon, then lat)
+    taken = order[np.cumsum(counts[order]) <= budget]
+    if counts[taken].sum() < k:
+        return np.zeros(0, dtype=np.int64)
+    chosen = np.zeros(cells.size, dtype=bool)
+    chosen[taken] = True
+    return np.flatnonzero(held)[chosen[place.ravel()]].astype(np.int64)
+
+
+def circle_widths(points: np.ndarray, counts: np.ndarray, m: int) -> np.ndarray:
+    """Per place (``points``: n x 3 positions, ``counts`` records each), the
+    diameter of the smallest circle around it holding ``m`` records (the
+    widest reach where the table holds fewer)."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)
+    reach = min(int(m), len(points))
+    step = max(1, NEIGHBOURS // reach)
+    out = np.empty(len(points))
+    for a in range(0, len(points), step):
+        distance, nearest = tree.query(points[a:a + step], k=reach)
+        distance, nearest = distance.reshape(-1, reach), nearest.reshape(-1, reach)
+        reached = np.cumsum(counts[nearest], axis=1) >= m
+        first = np.where(reached.any(axis=1), reached.argmax(axis=1), reach - 1)
+        out[a:a + step] = 2 * distance[np.arange(len(distance)), first]
+    return out
+
+
+def pooled(problem, rest: JointPartition, pool: JointPartition) -> JointPartition:
+    """One partition of ``rest``'s and ``pool``'s classes (the joint design's,
+    each class its own location class, on disjoint rows), numbered by what
+    they publish (:func:`~geoanon.joint.partition.partition_of`), so ids say
+    nothing of which rows were pooled."""
+    leaves = []
+    for part in (rest, pool):
+        held = np.flatnonzero(part.row_class >= 0)
+        order = held[np.argsort(part.row_class[held], kind="stable")]
+        bounds = np.searchsorted(part.row_class[order], np.arange(len(part.states) + 1))
+        leaves += [(order[a:b], state) for a, b, state in zip(bounds[:-1], bounds[1:], part.states)]
+    return partition_of(problem, leaves, None, rest.design, rest.evaluated + pool.evaluated, [])
