@@ -51,8 +51,11 @@ code's centroid on the ZIP-coded tables):
   (the tiling of nested connected groups, within its default precision
   target; the default joint design cuts the regions' places as points are,
   each class publishing the group of the regions its own records hold,
-  overlapping others'), and ``geoanon-plaingain``: the same with ``gain_ratio=False``
-  (cuts ranked by their gain alone) at 0, 0.025, ..., 1; one round halfway
+  overlapping others'), ``geoanon-plaingain``: the same with ``gain_ratio=False``
+  (cuts ranked by their gain alone) at 0, 0.025, ..., 1, and ``geoanon-pooled``:
+  the same with ``max_pooled=0.09`` (the sparsest places' records, just
+  under the p90's tenth of the rows, partitioned apart with the other columns
+  first, :mod:`geoanon.joint.pooling`) at 0.4, 0.425, ..., 1; one round halfway
   each (``frontier_releases.VARIANTS``), counted among geoanon's releases
   (the default is not one).
 
@@ -103,7 +106,7 @@ SETS = {"tuning": TUNING, "held-out": HELD_OUT, "zip": ZIP_CODED, "all": TUNING 
 ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest, last)
 PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
                                                                      *(["geoanon-tiled"] if TABLES[t].zip else []),
-                                                                     "geoanon-plaingain")]
+                                                                     "geoanon-plaingain", "geoanon-pooled")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"

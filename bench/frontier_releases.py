@@ -21,6 +21,8 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
     "geoanon-tailfree": ("tail-free", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": None}),
     "geoanon-tiled": ("tiled", SETTINGS, {"method": "frontier"}),   # a ZIP location's other design
     "geoanon-plaingain": ("plain gain", SETTINGS, {"gain_ratio": False}),  # cuts ranked by their gain alone
+    # the sparsest places' records apart, the other columns first: the fine half, where it buys the most
+    "geoanon-pooled": ("pooled", tuple(np.round(np.linspace(0.4, 1, 25), 3)), {"max_pooled": 0.09}),
 }
 
 

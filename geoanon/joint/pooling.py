@@ -13,13 +13,20 @@ so their union does; the release is audited as any other.
 
 A place's sparsity is the diameter of the smallest circle around it that
 holds ``POOL_REACH`` times k records (0 where the place alone holds that
-many): the places whose circles are widest go first, while their records
-fit the share. A ZIP location's places are its regions' centroids, each
-holding its records, so the regions holding the fewest records, far from
-others, go first. On the ZIP-coded tables this lets 90% of the records keep
-their own ZIP code (p90 0 km) at 0.65-0.75x the other-column loss of the
-finest releases without pooling (``bench/RESULTS.md``, "Pooling the
-sparsest places").
+many; 1: its k-neighbourhood, as the tail's scale is measured), then how few
+records it holds: the places whose circles are widest go first, then those
+holding fewest, while their records fit the share. ``POOL_REACH`` was chosen
+on the ZIP-coded tuning tables (``pennsylvania`` and ``patients``, k = 5, 10
+and 50, ``max_pooled`` 0.09) among 1, 2 and 4, by the least mean over the
+six cases of the worst ratio against the peers' releases
+(``bench/bench_frontier.py``'s, with the pooled releases counted among
+geoanon's): 1 gives 0.813 (Pennsylvania 0.87x / 0.90x / 0.92x, from 1.00x /
+0.98x / 0.92x without pooling; the patients' 0.67x / 0.73x / 0.79x
+unchanged), 2 gives 0.820 and 4 0.848. A ZIP location's places are its
+regions' centroids, each holding its records: the regions holding fewer
+than k records, far from others, go first, then the emptiest
+(``bench/RESULTS.md``, the frontier against real peers on the ZIP-coded
+tables, with the ``pooled`` releases).
 """
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ from .partition import JointPartition, partition_of
 
 __all__ = ["POOL_PRECISION", "POOL_REACH", "pooled", "sparsest_rows"]
 
-POOL_REACH = 4          # a place's sparsity: the circle around it holding this many times k records
+POOL_REACH = 1          # a place's sparsity: the circle around it holding this many times k records
 POOL_PRECISION = 0.0    # the pooled records' location_precision: the other columns first
 NEIGHBOURS = 1 << 22    # places x neighbours per query, about 100 MB
 
@@ -38,8 +45,9 @@ def sparsest_rows(dims, ground, k: int, share: float) -> np.ndarray:
     """The rows (ascending) of the sparsest places of ``dims``' location (its
     two rank dimensions, longitude first, on ``ground``): whole places, the
     widest circle holding ``POOL_REACH * k`` records first (ties: the place
-    of least coordinates), while their rows are at most ``share`` of all
-    rows and hold at least k; rows without a location are never pooled."""
+    holding fewest, then of least coordinates), while their rows are at most
+    ``share`` of all rows and hold at least k; rows without a location are
+    never pooled."""
     x, y = (d for d in dims.items if d.location)
     n = x.rank.size
     held = (x.rank < x.size) & (y.rank < y.size)
@@ -49,7 +57,7 @@ def sparsest_rows(dims, ground, k: int, share: float) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     lon, lat = x.low[cells // y.size], y.low[cells % y.size]
     width = circle_widths(ground.positions(lon, lat), counts, POOL_REACH * k)
-    order = np.lexsort((np.arange(cells.size), -width))          # widest first; ties: least cell (lon, then lat)
+    order = np.lexsort((np.arange(cells.size), counts, -width))  # widest first, then the fewest records, then least cell
     taken = order[np.cumsum(counts[order]) <= budget]
     if counts[taken].sum() < k:
         return np.zeros(0, dtype=np.int64)

@@ -205,7 +205,7 @@ OPTIONS = (
            key="release.max_withheld", default=WITHHELD, metavar="SHARE",
            rule=SHARE),
     Option("max_pooled", ("anonymize",), values.SHARE, "pooling budget (e.g. 9%): the records of the sparsest "
-           "places (the widest circles holding 4k records), whole places up to this share of the rows, are "
+           "places (the widest k-neighbourhoods, then the fewest records), whole places up to this share of the rows, are "
            "partitioned apart with the other columns first, so the rest keep fine locations and their classes "
            "need not mix whatever few records a sparse place holds (with the joint method; default: none)",
            flag="--max-pooled", key="release.max_pooled", metavar="SHARE", rule=(None, SHARE), engines=MEMORY,

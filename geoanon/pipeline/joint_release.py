@@ -259,8 +259,8 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         With a points or ZIP location and ``method="joint"``: a pooling
         budget, the share of the rows (0 <= share < 1) whose location may be
         coarse so that the rest stay fine (:mod:`geoanon.joint.pooling`): the
-        records of the sparsest places (the widest circles holding 4k
-        records), whole places while they fit, are partitioned apart with the
+        records of the sparsest places (the widest k-neighbourhoods, then
+        the fewest records), whole places while they fit, are partitioned apart with the
         other columns first, the rest at ``location_precision``; no class
         mixes the two. ``report.details["pooled"]`` gives the budget and the
         rows pooled. A budget just under 10% keeps the p90 box of a table
