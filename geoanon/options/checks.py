@@ -132,13 +132,16 @@ def check_max_suppressed(value, kind) -> float | None:
     return value
 
 
-def check_max_pooled(value, kind, method) -> float | None:
+def check_max_pooled(value, kind, method, max_suppressed=None) -> float | None:
     """``max_pooled`` (None, or a share 0 <= share < 1: its row's rule) with a
     points or ZIP location cut by the joint design, whose classes each
-    publish their own location."""
+    publish their own location, and without ``max_suppressed`` (whose rows
+    would be partitioned again without the pool)."""
     if value and (kind not in ("points", "zip") or method != "joint"):
         raise ParameterError(f"max_pooled works with a points or ZIP location and method='joint', not "
                              f"{LOCATIONS[kind].described if kind else 'no location'} with method={method!r}")
+    if value and max_suppressed:
+        raise ParameterError("max_pooled and max_suppressed both spend the records that cost most: give one")
     return value or None
 
 

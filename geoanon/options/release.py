@@ -198,7 +198,7 @@ def _joint_options(options: dict, cols: Columns, kind) -> dict:
     return {"method": method,
             "location_loss": check_location_loss(options.get("location_loss"), kind, method),
             "max_suppressed": check_max_suppressed(options.get("max_suppressed"), kind),
-            "max_pooled": check_max_pooled(options.get("max_pooled"), kind, method),
+            "max_pooled": check_max_pooled(options.get("max_pooled"), kind, method, options.get("max_suppressed")),
             "zip_level": zip_level,
             "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method, zip_level),
             "location_precision": check_location_precision(options.get("location_precision"), kind),

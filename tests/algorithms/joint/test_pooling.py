@@ -129,6 +129,7 @@ def test_a_zip_location_pools_its_emptiest_regions():
     (dict(location=("lat", "lon"), method="frontier"), "max_pooled works with a points or ZIP location and "
                                                        "method='joint', not a points location"),
     (dict(), "not no location"),
+    (dict(location=("lat", "lon"), max_suppressed=0.02), "max_pooled and max_suppressed both spend"),
     (dict(location=("lat", "lon"), max_pooled=1.5), "max_pooled"),
     (dict(location=("lat", "lon"), max_pooled=-0.1), "max_pooled"),
 ])
