@@ -52,6 +52,7 @@ def _memory_cases():
     yield "airports/dates", lambda: ga.anonymize(adult, k=10, location=("lat", "lon"), qi=[*QI, "visit"], keep=["salary-class"])
     yield "airports/extent", lambda: ga.anonymize(air, k=10, max_extent_km=200, **points)
     yield "airports/suppressed", lambda: ga.anonymize(air, k=10, max_suppressed=0.01, **points)
+    yield "airports/pooled", lambda: ga.anonymize(air, k=10, max_pooled=0.09, location_precision=0.9, **points)
     yield "airports/weights", lambda: ga.anonymize(air, k=10, weights={"location": 4, "age": 2}, **points)
     yield "airports/2jobs", lambda: ga.anonymize(air, k=10, n_jobs=2, **points)
     yield "airports/tile", lambda: ga.anonymize(air, k=10, extent="tile", **points)
@@ -63,6 +64,9 @@ def _memory_cases():
     for level in ("zip", "zip3", "county", "state"):
         yield f"demo/zip-{level}", lambda lv=level: ga.anonymize(
             demo, k=10, location=regions, qi=["diagnosis", "cost_usd"], zip_level=lv, identifiers=["record_id", "lat", "lon"])
+    yield "demo/zip-pooled", lambda: ga.anonymize(demo, k=10, location=regions, qi=["diagnosis", "cost_usd"],
+                                                  max_pooled=0.09, location_precision=0.9,
+                                                  identifiers=["record_id", "lat", "lon"])
     yield "demo/label", lambda: ga.anonymize(demo, k=10, location={"label": "diagnosis"}, qi=["cost_usd"],
                                              identifiers=["record_id", "lat", "lon", "zip"])
     yield "demo/points-joint", lambda: ga.anonymize(demo, k=10, location=("lat", "lon"), qi=["diagnosis", "cost_usd"],
