@@ -59,13 +59,13 @@ import numpy as np
 from .._geo import Ground
 from ..choices import TAIL_REACH
 
-__all__ = ["FLOOR", "KNEE", "OVERREACH", "REACH", "KmLoss", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
+__all__ = ["FLOOR", "KNEE", "OVERREACH", "REACH", "KmLoss", "circle_widths", "k_spacing", "km_loss", "log_km", "node_diameters", "spacing",
            "tree_km_costs"]
 
 KNEE = 0.1          # points: u = KNEE * F, the width below which the loss is nearly linear
 FLOOR = 1e-4        # regions: u at least FLOOR * F
 TAIL = 0.05         # points: F leaves out this share of the records at each end of each axis
-NEIGHBOURS = 1 << 22  # k_spacing: neighbours found per query (places x k), about 100 MB
+NEIGHBOURS = 1 << 22  # circle_widths: neighbours found per query (places x m), about 100 MB
 PROBES = 1 << 15      # k_spacing: the k-neighbourhoods of at most this many places (evenly spread in order)
 REACH = TAIL_REACH    # points: a box wider than this many typical k-neighbourhoods pays the tail's price,
 OVERREACH = 1.0       # this much per row for each further such width
@@ -203,24 +203,33 @@ def k_spacing(places: np.ndarray, counts: np.ndarray, k: int, ground: Ground) ->
     places, counts = places[held], counts[held]
     if not places.size:
         return float("nan")
-    from scipy.spatial import cKDTree
-
     points = ground.positions(places[:, 0], places[:, 1])
-    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)      # the same answers, built 2-3x sooner
-    m = min(int(k), len(points))                          # every place holds a record: k places hold k records
     probed = np.unique(np.linspace(0, len(points) - 1, min(len(points), PROBES)).round().astype(np.int64))
-    probes, weights = points[probed], counts[probed]       # a median over records: an even sample of places
-    step = max(1, NEIGHBOURS // m)                        # places per query, so that memory stays bounded
-    diameter = np.empty(len(probes))
-    for a in range(0, len(probes), step):
-        distance, nearest = tree.query(probes[a:a + step], k=m)
-        distance, nearest = distance.reshape(-1, m), nearest.reshape(-1, m)
-        reached = np.cumsum(counts[nearest], axis=1) >= k
-        first = np.where(reached.any(axis=1), reached.argmax(axis=1), m - 1)
-        diameter[a:a + step] = 2 * distance[np.arange(len(distance)), first]
+    weights = counts[probed]                              # a median over records: an even sample of places
+    diameter = circle_widths(points, counts, k, probed)
     order = np.argsort(diameter, kind="stable")
     median = np.searchsorted(np.cumsum(weights[order]), weights.sum() / 2)
     return float(diameter[order][median])
+
+
+def circle_widths(points: np.ndarray, counts: np.ndarray, m: int, at=None) -> np.ndarray:
+    """Per place ``at`` (positions in ``points``, n x 3 with ``counts``
+    records each; default all), the diameter of the smallest circle around
+    it holding ``m`` records (the widest reach where the table holds fewer)."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)      # the same answers, built 2-3x sooner
+    queried = points if at is None else points[at]
+    reach = min(int(m), len(points))                      # every place holds a record: m places hold m records
+    step = max(1, NEIGHBOURS // reach)                    # places per query, so that memory stays bounded
+    out = np.empty(len(queried))
+    for a in range(0, len(queried), step):
+        distance, nearest = tree.query(queried[a:a + step], k=reach)
+        distance, nearest = distance.reshape(-1, reach), nearest.reshape(-1, reach)
+        reached = np.cumsum(counts[nearest], axis=1) >= m
+        first = np.where(reached.any(axis=1), reached.argmax(axis=1), reach - 1)
+        out[a:a + step] = 2 * distance[np.arange(len(distance)), first]
+    return out
 
 
 def node_diameters(ancestors: list, boxes: np.ndarray, ground: Ground) -> list:

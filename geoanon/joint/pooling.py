@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .km_loss import circle_widths
 from .partition import JointPartition, partition_of
 
 __all__ = ["POOL_PRECISION", "POOL_REACH", "pooled", "sparsest_rows"]
 
 POOL_REACH = 1          # a place's sparsity: the circle around it holding this many times k records
 POOL_PRECISION = 0.0    # the pooled records' location_precision: the other columns first
-NEIGHBOURS = 1 << 22    # places x neighbours per query, about 100 MB
 
 
 def sparsest_rows(dims, ground, k: int, share: float) -> np.ndarray:
@@ -64,25 +64,6 @@ def sparsest_rows(dims, ground, k: int, share: float) -> np.ndarray:
     chosen = np.zeros(cells.size, dtype=bool)
     chosen[taken] = True
     return np.flatnonzero(held)[chosen[place.ravel()]].astype(np.int64)
-
-
-def circle_widths(points: np.ndarray, counts: np.ndarray, m: int) -> np.ndarray:
-    """Per place (``points``: n x 3 positions, ``counts`` records each), the
-    diameter of the smallest circle around it holding ``m`` records (the
-    widest reach where the table holds fewer)."""
-    from scipy.spatial import cKDTree
-
-    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)
-    reach = min(int(m), len(points))
-    step = max(1, NEIGHBOURS // reach)
-    out = np.empty(len(points))
-    for a in range(0, len(points), step):
-        distance, nearest = tree.query(points[a:a + step], k=reach)
-        distance, nearest = distance.reshape(-1, reach), nearest.reshape(-1, reach)
-        reached = np.cumsum(counts[nearest], axis=1) >= m
-        first = np.where(reached.any(axis=1), reached.argmax(axis=1), reach - 1)
-        out[a:a + step] = 2 * distance[np.arange(len(distance)), first]
-    return out
 
 
 def pooled(problem, rest: JointPartition, pool: JointPartition) -> JointPartition:

@@ -3,7 +3,7 @@ generalized together, so that the release meets the model over all of them."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -367,6 +367,7 @@ class Prepared:
     loose: list
     started: float
     problem: SearchProblem
+    pools: dict = field(default_factory=dict)    # max_pooled -> (rest, pool) rows (:func:`_pool`)
 
 
 @stepped("reading the columns and building the search")
@@ -506,16 +507,16 @@ def _pool(job: Prepared, spec: ReleaseSpec) -> tuple:
     """The rows searched at the asked setting and those pooled apart
     (:func:`~geoanon.joint.pooling.sparsest_rows`; None: no pool), each
     meeting the model as a whole, else no pool."""
-    n = len(job.df)
     share = spec.options.get("max_pooled")
     if not share:
         return None, None
-    check = job.check
-    pool = sparsest_rows(job.dims, ground(spec.options["crs"]), check.model.k, share)
-    rest = np.setdiff1d(np.arange(n, dtype=np.int64), pool)
-    if not pool.size or not check.holds(np.stack([check.histogram(pool), check.histogram(rest)])).all():
-        return None, None
-    return rest, pool
+    if share not in job.pools:                   # the search's and the report's, found once
+        check = job.check
+        pool = sparsest_rows(job.dims, ground(spec.options["crs"]), check.model.k, share)
+        rest = np.setdiff1d(np.arange(len(job.df), dtype=np.int64), pool)
+        whole = pool.size and check.holds(np.stack([check.histogram(pool), check.histogram(rest)])).all()
+        job.pools[share] = (rest, pool) if whole else (None, None)
+    return job.pools[share]
 
 
 def _pooled_details(job: Prepared, spec: ReleaseSpec) -> dict:

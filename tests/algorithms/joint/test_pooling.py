@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import geoanon as ga
 from geoanon._geo import ground
 from geoanon.errors import ParameterError
-from geoanon.joint.pooling import circle_widths, sparsest_rows
+from geoanon.joint.km_loss import circle_widths
+from geoanon.joint.pooling import sparsest_rows
 from geoanon.options import release_spec
 from geoanon.pipeline.joint_release import prepared
 from checkers import check_joint_release
