@@ -55,10 +55,11 @@ code's centroid on the ZIP-coded tables):
   (cuts ranked by their gain alone) at 0, 0.025, ..., 1, and ``geoanon-pooled``:
   the same with ``max_pooled=0.09`` (the sparsest places' records, just
   under the p90's tenth of the rows, partitioned apart with the other columns
-  first, :mod:`geoanon.joint.pooling`) at 0.4, 0.425, ..., 1, and
-  ``geoanon-loosetail``: the same with ``tail_reach=16`` (a tail priced only
-  beyond 16 typical k-neighbourhoods, not 4; chosen from 8, 16 and 32 on the
-  tuning tables) at 0.25, 0.275, ..., 1; one round halfway each
+  first, :mod:`geoanon.joint.pooling`) at 0.4, 0.425, ..., 1; and
+  ``geoanon-loosetail`` and ``geoanon-tighttail``: the same with
+  ``tail_reach=16`` and ``tail_reach=1`` (a tail priced beyond 16 typical
+  k-neighbourhoods, or 1, not 4; chosen from 8, 16 and 32, then from 1 and 2,
+  on the tuning tables) at 0.25, 0.275, ..., 1; one round halfway each
   (``frontier_releases.VARIANTS``), counted among geoanon's releases (the
   default is not one).
 
@@ -110,7 +111,7 @@ ORDER = (10, 50, 5)    # the plan's k, in the order measured (k = 5, the slowest
 PLAN = [(t, k, m) for k in ORDER for t in TUNING + HELD_OUT for m in (*PEERS, "geoanon", "geoanon-tailfree",
                                                                      *(["geoanon-tiled"] if TABLES[t].zip else []),
                                                                      "geoanon-plaingain", "geoanon-pooled",
-                                                                     "geoanon-loosetail")]
+                                                                     "geoanon-loosetail", "geoanon-tighttail")]
 QUICK = [("airports", 50, "mondrian"), ("airports", 50, "lighthouse"), ("airports", 50, "geoanon")]
 TIME_LIMIT = 3600
 PEER_ROWS = HERE / "out" / "frontier_peer_rows.jsonl"

@@ -25,6 +25,8 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
     "geoanon-pooled": ("pooled", tuple(np.round(np.linspace(0.4, 1, 25), 3)), {"max_pooled": 0.09}),
     # a looser tail (16 typical k-neighbourhoods, not 4): a wide p90 where a peer's is, for the other columns
     "geoanon-loosetail": ("loose tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 16.0}),
+    # a tighter tail (1, not 4): a p90 near the median where a peer's is, the median left room
+    "geoanon-tighttail": ("tight tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 1.0}),
 }
 
 
