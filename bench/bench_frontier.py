@@ -58,8 +58,8 @@ code's centroid on the ZIP-coded tables):
   first, :mod:`geoanon.joint.pooling`) at 0.4, 0.425, ..., 1; and
   ``geoanon-loosetail`` and ``geoanon-tighttail``: the same with
   ``tail_reach=16`` and ``tail_reach=1`` (a tail priced beyond 16 typical
-  k-neighbourhoods, or 1, not 4; chosen from 8, 16 and 32, then from 1 and 2,
-  on the tuning tables) at 0.25, 0.275, ..., 1; one round halfway each
+  k-neighbourhoods, or 1, not 4; chosen from 8, 16 and 32, then from 0.25,
+  0.5, 1 and 2, on the tuning tables) at 0.25, 0.275, ..., 1; one round halfway each
   (``frontier_releases.VARIANTS``), counted among geoanon's releases (the
   default is not one).
 
