@@ -496,11 +496,8 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
     problem = _problem(job, specs[0])              # the settings' one precision target
     weights = [_weights(job.dims, s) for s in specs]
     rest, pool = _pool(job, spec)
-    parts = joint_partitions(problem, weights, spec.options["n_jobs"], rest)
-    if pool is not None:
-        found = _pool_partition(job, spec, pool)
-        parts = [pooled(problem, part, found) for part in parts]
-    return dict(zip(settings, parts))
+    return dict(zip(settings, _joined(job, spec, problem, joint_partitions(problem, weights, spec.options["n_jobs"], rest),
+                                      pool)))
 
 
 def _pool(job: Prepared, spec: ReleaseSpec) -> tuple:
@@ -532,28 +529,32 @@ def pooled_note(details) -> list:
     """The report's line on ``max_pooled``: what was pooled, and what it bought."""
     if "pooled" not in details:
         return []
-    pooled = details["pooled"]
-    rows = pooled["rows"]
+    budget = details["pooled"]
+    rows = budget["rows"]
     if not rows:
-        return [f"max_pooled {pooled['max_pooled']:.1%}: no rows pooled (the sparsest places' whole records within it hold "
+        return [f"max_pooled {budget['max_pooled']:.1%}: no rows pooled (the sparsest places' whole records within it hold "
                 "fewer than k, or a part would miss the model)"]
-    return [f"{plural(rows, 'record')} ({pooled['share']:.1%}) of the sparsest places partitioned apart "
+    return [f"{plural(rows, 'record')} ({budget['share']:.1%}) of the sparsest places partitioned apart "
             "with the other columns first (max_pooled): their locations are coarse so that the rest keep fine "
             "ones without classes mixing whatever few records a sparse place holds"]
 
 
-def _pool_partition(job: Prepared, spec: ReleaseSpec, pool: np.ndarray):
-    """The pooled rows' partition: the other columns first (``POOL_PRECISION``)."""
-    return joint_partition(_problem(job, spec.but(location_precision=POOL_PRECISION)), "joint",
-                           spec.options["n_jobs"], pool)
+def _joined(job: Prepared, spec: ReleaseSpec, problem: SearchProblem, parts: list, pool) -> list:
+    """``parts`` (the rest's partitions) each joined with the ``pool`` rows'
+    one partition, searched with the other columns first (``POOL_PRECISION``);
+    ``parts`` as they are without a pool."""
+    if pool is None:
+        return parts
+    found = joint_partition(_problem(job, spec.but(location_precision=POOL_PRECISION)), "joint",
+                            spec.options["n_jobs"], pool)
+    return [pooled(problem, part, found) for part in parts]
 
 
 def _pooled_search(job: Prepared, spec: ReleaseSpec, problem: SearchProblem):
     """:func:`partitioned`'s search with ``max_pooled``: the rest at the asked
     setting, the sparsest places' rows apart, as one partition."""
     rest, pool = _pool(job, spec)
-    part = joint_partition(problem, "joint", spec.options["n_jobs"], rest)
-    return part if pool is None else pooled(problem, part, _pool_partition(job, spec, pool))
+    return _joined(job, spec, problem, [joint_partition(problem, "joint", spec.options["n_jobs"], rest)], pool)[0]
 
 
 def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
