@@ -223,9 +223,12 @@ def km_spread(km) -> dict | None:
 
 
 def _exact_cells(original, published) -> np.ndarray:
-    """Whether each published cell is the record's own value (as text; missing as missing)."""
-    a, b = _text(original), _text(published)
-    return (a.eq(b) | (a.isna() & b.isna())).to_numpy(dtype=bool)
+    """Whether each published cell is the record's own value (as text;
+    missing as missing), each pair of distinct values compared once."""
+    (a, text_a), (b, text_b) = _coded_text(original), _coded_text(published)
+    pairs, of_cell = np.unique(a * len(text_b) + b, return_inverse=True)
+    same = [x == y for x, y in zip(text_a[pairs // len(text_b)].tolist(), text_b[pairs % len(text_b)].tolist())]
+    return np.array(same, dtype=bool)[of_cell.reshape(-1)]
 
 
 def _share(mask) -> float:
@@ -267,9 +270,18 @@ def infer_treatments(original: pd.DataFrame, released: pd.DataFrame, columns, hi
 def _text(s: pd.Series) -> pd.Series:
     """Each cell as text without the ``'`` a formula escape put in front, None
     where missing (each distinct value converted once)."""
+    codes, text = _coded_text(s)
+    return pd.Series(text[codes], dtype=object)
+
+
+def _coded_text(s: pd.Series) -> tuple:
+    """Each cell's code (:func:`~geoanon._codes.factorize_exact`) and each
+    code's text, as :func:`_text` gives it (None: missing)."""
     codes, uniques = factorize_exact(s.reset_index(drop=True))
-    text = pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str).str.lstrip("'")
-    return pd.Series(text.to_numpy(dtype=object)[codes], dtype=object).where(s.notna().to_numpy(), None)
+    uniques = np.asarray(uniques, dtype=object)
+    text = pd.Series(uniques, dtype=object).astype(str).str.lstrip("'").to_numpy(dtype=object)
+    text[pd.isna(uniques)] = None
+    return codes, text
 
 
 def parse_numbers(s: pd.Series):

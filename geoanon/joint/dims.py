@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 
 import numpy as np
 
 __all__ = ["MISSING_IN_SET", "Dims", "RankDim", "SetDim", "TreeDim", "calendar_level", "date_dim", "dim_costs", "grid_places",
-           "k_reached", "popcount", "ranked", "rounding_step", "tail_span", "tree_from_paths",
-           "tree_node_costs"]
+           "k_reached", "popcount", "ranked", "rounding_step", "state_columns", "tail_span",
+           "tree_from_paths", "tree_node_costs"]
 
 
 @dataclass(eq=False)
@@ -544,6 +545,29 @@ class Dims:
                     values[:, j] = d.bits
             self._values = (key, values)
         return self._values[1]
+
+
+def state_columns(states: list) -> list:
+    """Every dimension's states of classes' ``states`` (tuples of a state per
+    dimension, each an integer or a tuple of integers, as the search makes
+    them) as one array per dimension: n integers, or n x width where each
+    is a tuple (a rank dimension's ``(lo, hi, first, end)``, a hierarchy's
+    ``(level, node)``); ``np.array``'s where they do not fit an int64 (a set
+    of more than 63 values) or are not integers."""
+    return [_column(cells) for cells in zip(*states)]
+
+
+def _column(cells: tuple) -> np.ndarray:
+    """One dimension's states (:func:`state_columns`), read in one pass."""
+    n, first = len(cells), cells[0]
+    try:
+        if type(first) is int:
+            return np.fromiter(cells, dtype=np.int64, count=n)
+        if type(first) is tuple and type(first[0]) is int and set(map(len, cells)) == {len(first)}:
+            return np.fromiter(chain.from_iterable(cells), dtype=np.int64, count=n * len(first)).reshape(n, -1)
+    except (TypeError, OverflowError):
+        pass
+    return np.array(cells)
 
 
 def date_dim(name: str, values: np.ndarray, unit: str, extent: str, k: int = 1):

@@ -3,10 +3,12 @@ the location class each lies in (:class:`JointPartition`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import VerificationError
+from .dims import state_columns
 
 __all__ = ["JointPartition", "partition_of"]
 
@@ -32,6 +34,12 @@ class JointPartition:
     location_classes: int = 0
     location_states: list = field(default_factory=list)
     suppressed: int = -1
+
+    @cached_property
+    def columns(self) -> list:
+        """Every dimension's states of the classes as one array
+        (:func:`~geoanon.joint.dims.state_columns`), found once; read only."""
+        return state_columns(self.states)
 
     @property
     def shared_location(self) -> bool:
@@ -86,39 +94,37 @@ def partition_of(problem, leaves, owner, design, evaluated, loc_states, weights=
     ``owner`` None: each class its own location class; the cost under
     ``weights`` (default the dimensions')."""
     row_class = np.full(problem.check.codes.size, -1, dtype=np.int64)
-    order = _by_state(leaves)
+    columns = state_columns([st for _, st in leaves])
+    order = _by_state(leaves, columns)
     if leaves:                      # the leaves' rows are disjoint: each row takes its leaf's class
         sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
         class_of = np.empty(len(leaves), dtype=np.int64)
         class_of[order] = np.arange(len(leaves))
         row_class[np.concatenate([r for r, _ in leaves])] = np.repeat(class_of, sizes)
     states = [leaves[i][1] for i in order.tolist()]
+    columns = [column[order] for column in columns]
     location_class = np.arange(len(leaves), dtype=np.int64) if owner is None else \
         np.asarray(owner, dtype=np.int64)[order]
-    cost = problem.summed_costs(states, [leaves[i][0].size for i in order.tolist()], weights)
+    cost = problem.summed_costs(states, [leaves[i][0].size for i in order.tolist()], weights, columns)
     if owner is None:
         loc_states = states
-    return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
+    part = JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
                           design=design, evaluated=evaluated, location_classes=len(loc_states),
                           location_states=loc_states)
+    vars(part)["columns"] = columns
+    return part
 
 
-def _by_state(leaves: list) -> np.ndarray:
+def _by_state(leaves: list, columns: list) -> np.ndarray:
     """The order of ``leaves`` ``(rows, state)`` by state, then by least row
     (as Python orders the tuples), by one lexsort over the states' integers
-    where every dimension's states are integers of one shape, else by sorting
-    the tuples."""
+    (``columns``: every dimension's states, :func:`~geoanon.joint.dims.state_columns`)
+    where every dimension's are integers, else by sorting the tuples."""
     if not leaves:
         return np.zeros(0, dtype=np.int64)
     sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
     least = np.minimum.reduceat(np.concatenate([r for r, _ in leaves]), np.r_[0, np.cumsum(sizes)[:-1]])
-    keys = []
-    try:
-        for j in range(len(leaves[0][1])):
-            column = np.array([st[j] for _, st in leaves])
-            if column.dtype.kind not in "iu":
-                raise ValueError("not integers")
-            keys.extend(column.reshape(len(leaves), -1).T)
-    except ValueError:          # ragged, or other than integers of at most 64 bits
+    if any(column.dtype.kind not in "iu" for column in columns):     # other than integers of at most 64 bits
         return np.array(sorted(range(len(leaves)), key=lambda i: (leaves[i][1], int(least[i]))), dtype=np.int64)
+    keys = [key for column in columns for key in column.reshape(len(leaves), -1).T]
     return np.lexsort([least, *keys[::-1]])

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .dims import Dims, SetDim, dim_costs
+from .dims import Dims, SetDim, dim_costs, state_columns
 from .location_loss import NCP, NcpLoss
 
 __all__ = ["COST_MEMORY", "SearchProblem"]
@@ -79,14 +79,15 @@ class SearchProblem:
         d = self.dims.items[j]
         return self.location_loss.cell(d, state) if d.location else d.cost(state)
 
-    def summed_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
+    def summed_costs(self, states: list, sizes: np.ndarray, weights=None, columns=None) -> np.ndarray:
         """Each dimension's weighted cost summed over classes of ``states``
         holding ``sizes`` rows, one array operation per dimension; a priced
         pair's cost is shared by its two dimensions. ``weights``: every
-        dimension's weight (default the problem's)."""
+        dimension's weight (default the problem's); ``columns``: the states
+        as :func:`~geoanon.joint.dims.state_columns` gives them, if known."""
         if not len(states):
             return np.zeros(len(self.items))
-        return np.asarray(sizes, dtype=np.float64) @ self.cost_rows(states, weights)
+        return np.asarray(sizes, dtype=np.float64) @ self.cost_rows(states, weights, columns)
 
     def class_costs(self, states: list, sizes: np.ndarray, weights=None) -> np.ndarray:
         """The weighted cost of each class of ``states`` holding ``sizes`` rows
@@ -95,9 +96,10 @@ class SearchProblem:
             return np.zeros(0)
         return np.asarray(sizes, dtype=np.float64) * self.cost_rows(states, weights).sum(axis=1)
 
-    def cost_rows(self, states: list, weights=None) -> np.ndarray:
-        """Every class's weighted cost per row, per dimension (classes x dimensions)."""
-        columns = [np.array([st[j] for st in states]) for j in range(len(self.items))]
+    def cost_rows(self, states: list, weights=None, columns=None) -> np.ndarray:
+        """Every class's weighted cost per row, per dimension (classes x
+        dimensions); ``columns`` as :meth:`summed_costs` takes them."""
+        columns = state_columns(states) if columns is None else columns
         costs = np.empty((len(states), len(self.items)))
         for j, d in enumerate(self.items):
             if isinstance(d, SetDim) and d.bits is None:

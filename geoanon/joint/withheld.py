@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import InfeasibleError
 from .cuts import narrowed
-from .dims import RankDim
+from .dims import RankDim, state_columns
 from .outliers import _blank
 from .plan_loops import grouped
 from .tiling import cut_down
@@ -108,11 +108,13 @@ class _Members:
         return self.rows[self.end[c] - self.sizes[c]:self.end[c]]
 
 
-def _shrunk(problem, states, location_class, row_class) -> list:
+def _shrunk(problem, states, columns, location_class, row_class) -> list:
     """``states`` with every location class's box held to the rows it keeps
     (the same for all its classes): a box that stayed as it was would still
     show where a moved record lies. Classes that publish no location (the
-    suppressed class) stay as they are."""
+    suppressed class) stay as they are; ``columns``: the states'
+    :func:`~geoanon.joint.dims.state_columns`. A class that changes gets a
+    new tuple; the others keep theirs."""
     located = [j for j, d in enumerate(problem.items) if d.location and isinstance(d, RankDim)]
     rows = np.flatnonzero(row_class >= 0)
     place = location_class[row_class[rows]]
@@ -125,7 +127,7 @@ def _shrunk(problem, states, location_class, row_class) -> list:
         np.minimum.at(first, place, rank)
         np.maximum.at(end, place, rank + 1)
         first, end = first[location_class], end[location_class]
-        held = np.array([st[j] for st in out], dtype=np.int64).reshape(len(out), 4)[:, 2:]
+        held = columns[j][:, 2:]
         changed = (held[:, 0] < d.size) & ((held[:, 0] != first) | (held[:, 1] != end))
         for c in np.flatnonzero(changed).tolist():      # the others' boxes hold their rows already
             lo, hi, _, _ = out[c][j]
@@ -138,10 +140,12 @@ def _narrowed_others(problem, states, members, sizes) -> list:
     up rows (``members``: the rows each keeps, :class:`_Members`; ``sizes``:
     its rows before) narrowed to the rows it keeps
     (:func:`~geoanon.joint.cuts.narrowed`): a class publishes what its own
-    records hold, a value where they share one."""
-    return [st if kept == size else
-            tuple(s if d.location else narrowed(d, s, members[c]) for d, s in zip(problem.items, st))
-            for c, (st, kept, size) in enumerate(zip(states, members.sizes.tolist(), sizes.tolist()))]
+    records hold, a value where they share one. A class that changes gets
+    a new tuple; the others keep theirs."""
+    out = list(states)
+    for c in np.flatnonzero(members.sizes != sizes).tolist():
+        out[c] = tuple(s if d.location else narrowed(d, s, members[c]) for d, s in zip(problem.items, states[c]))
+    return out
 
 
 def _moved(problem, part, rows):
@@ -158,16 +162,24 @@ def _moved(problem, part, rows):
     renumber[kept] = np.arange(kept.size)
     row_class = np.where(row_class >= 0, renumber[np.maximum(row_class, 0)], -1)
     places, location_class = np.unique(part.location_class[kept], return_inverse=True)
-    states = _shrunk(problem, [part.states[c] for c in kept.tolist()], location_class, row_class)
+    before, columns = [part.states[c] for c in kept.tolist()], [column[kept] for column in part.columns]
+    states = _shrunk(problem, before, columns, location_class, row_class)
     states = _narrowed_others(problem, states, _Members(row_class, kept.size),
                               np.bincount(part.row_class[part.row_class >= 0])[kept])
+    for c in [c for c, (new, old) in enumerate(zip(states, before)) if new is not old]:
+        for column, s in zip(columns, states[c]):
+            column[c] = s
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if problem.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
+    if leaves:
+        columns = [np.concatenate([column, added]) for column, added in zip(columns, state_columns(states[kept.size:]))]
     location_class = np.r_[location_class, np.full(len(leaves), places.size, dtype=np.int64)]
-    cost = problem.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)))
+    cost = problem.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)), None, columns)
     suppressed = int(renumber[part.suppressed]) if part.suppressed >= 0 else -1
     first_of = np.unique(location_class[:kept.size], return_index=True)[1]
-    return replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,
-                   location_states=[*(states[c] for c in first_of.tolist()), tuple(root)],
-                   location_classes=places.size + 1, suppressed=suppressed)
+    out = replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,
+                  location_states=[*(states[c] for c in first_of.tolist()), tuple(root)],
+                  location_classes=places.size + 1, suppressed=suppressed)
+    vars(out)["columns"] = columns
+    return out

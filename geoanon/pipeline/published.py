@@ -24,7 +24,7 @@ def published_table(df, dims, part, qi, treatments, publish_location):
         j = n_loc + offset
         d = dims.items[j]
         if treatments[col] == "interval":
-            st = np.array([st[j] for st in states], dtype=np.int64).reshape(-1, 4)
+            st = part.columns[j].astype(np.int64, copy=False).reshape(-1, 4)
             sizes = np.bincount(cls, minlength=len(states))
             lo, hi = d.published(st, calendar_level(d, st, sizes) if d.calendar else rounding_step(d, st, sizes))
             if d.calendar:
@@ -36,10 +36,11 @@ def published_table(df, dims, part, qi, treatments, publish_location):
             new_columns[col] = {f"{col}_min": pd.array(lo[cls], dtype=kind), f"{col}_max": pd.array(hi[cls], dtype=kind)}
             ncp_columns[col] = ("interval", (f"{col}_min", f"{col}_max"))
         else:
-            held = [st[j] for st in states]
-            text = {v: d.label(v) if treatments[col] == "set" else d.labels[v[0]][v[1]] for v in set(held)}
-            labels = escape_formulas(pd.Series([text[v] for v in held], dtype=object)).to_numpy(dtype=object)
-            new_columns[col] = {col: pd.Series(labels[cls], index=df.index, dtype=object)}
+            held, of_class = np.unique(part.columns[j], axis=0 if part.columns[j].ndim > 1 else None,
+                                       return_inverse=True)
+            text = [d.label(v) if treatments[col] == "set" else d.labels[v[0]][v[1]] for v in held.tolist()]
+            labels = escape_formulas(pd.Series(text, dtype=object)).to_numpy(dtype=object)
+            new_columns[col] = {col: pd.Series(labels[of_class.reshape(-1)[cls]], index=df.index, dtype=object)}
             ncp_columns[col] = (treatments[col], col)
     loc_columns, loc_ncp = publish_location.columns(df, part, dims)
     ncp_columns = {**loc_ncp, **ncp_columns}

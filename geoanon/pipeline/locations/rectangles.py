@@ -37,7 +37,7 @@ class PointsPublisher(Publisher):
 
     def class_km(self, dims, part, crs) -> np.ndarray:
         """Each class's box diagonal in km, as published (NaN: no box)."""
-        boxes = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
+        boxes = self.rectangles(dims, _part_states(part), own_boxes=not part.shared_location)
         return ground(crs).extents(*boxes.T)[2]
 
     def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
@@ -133,7 +133,7 @@ class PointsPublisher(Publisher):
         return isolated_rows(where, k, grid, threads)
 
     def columns(self, df, part, dims):
-        self.rects = self.rectangles(dims, part.states, own_boxes=not part.shared_location)
+        self.rects = self.rectangles(dims, _part_states(part), own_boxes=not part.shared_location)
         r = self.rects[part.row_class]
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
@@ -182,6 +182,11 @@ def _location_states(states) -> np.ndarray:
     if isinstance(states, np.ndarray):
         return states
     return np.array([st[:2] for st in states], dtype=np.int64).reshape(-1, 2, 4)
+
+
+def _part_states(part) -> np.ndarray:
+    """:func:`_location_states` of a partition's classes, from its state columns."""
+    return np.stack(part.columns[:2], axis=1).astype(np.int64, copy=False).reshape(-1, 2, 4)
 
 
 def _held_box(d: RankDim, st: np.ndarray) -> tuple:

@@ -4,6 +4,7 @@ sorting their tuples numbers them."""
 import numpy as np
 import pytest
 
+from geoanon.joint.dims import state_columns
 from geoanon.joint.partition import _by_state
 from geoanon.joint.plan_loops import by_node_and_rank
 
@@ -54,9 +55,9 @@ def test_classes_by_state_as_their_tuples_sort(seed):
     rows = np.split(rng.permutation(400), np.cumsum(rng.integers(1, 6, 100)))[:-1]
     leaves = [(r, ((int(a), int(b), 0, 1), int(c), (1, int(d)))) for r, a, b, c, d in
               zip(rows, *rng.integers(0, 3, (4, len(rows))))]          # equal states: the least row decides
-    assert _by_state(leaves).tolist() == _sorted(leaves)
+    assert _by_state(leaves, state_columns([st for _, st in leaves])).tolist() == _sorted(leaves)
     wide = [(r, (st[0], st[1] << 70, st[2])) for r, st in leaves]     # beyond 64 bits: the tuples sorted
-    assert _by_state(wide).tolist() == _sorted(wide)
+    assert _by_state(wide, state_columns([st for _, st in wide])).tolist() == _sorted(wide)
 
 
 @pytest.mark.parametrize("seed", range(2))

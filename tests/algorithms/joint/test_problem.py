@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from test_joint_batch import _problem, _table
 
-from geoanon.joint.dims import Dims, tree_from_paths
+from hypothesis import given, strategies as hs
+
+from geoanon.joint.dims import Dims, state_columns, tree_from_paths
 from geoanon.joint.location_loss import NCP, BoxKmLoss, TreeKmLoss
 from geoanon.joint.nodes import Nodes
 from geoanon.joint.problem import SearchProblem
@@ -40,6 +42,21 @@ def test_a_class_costs_the_same_summed_by_state_or_by_dimension(km):
     assert problem.summed_costs(states, [1, 2, 3]) == pytest.approx(per_dim.T @ [1, 2, 3], rel=1e-12)
     if km:                                   # the box's km loss, shared by its two axes
         assert per_dim[0, 0] == per_dim[0, 1] and problem.location_loss.pair == (0, 1)
+
+
+@given(hs.integers(0, 30).flatmap(lambda n: hs.tuples(
+    hs.lists(hs.tuples(hs.integers(-2**63, 2**63 - 1), hs.integers(0, 9)), min_size=n, max_size=n),
+    hs.lists(hs.integers(0, 2**70), min_size=n, max_size=n))))
+def test_state_columns_are_what_numpy_makes_of_each_dimension(drawn):
+    """Read in one pass where the states are int64s, as numpy where not (a
+    set's mask of more than 63 values)."""
+    pairs, masks = drawn
+    states = [(pair, mask, 7) for pair, mask in zip(pairs, masks)]
+    columns = state_columns(states)
+    assert len(columns) == (3 if states else 0)
+    for j, column in enumerate(columns):
+        expected = np.array([st[j] for st in states])
+        assert column.dtype == expected.dtype and column.shape == expected.shape and (column == expected).all()
 
 
 def test_a_zip_tree_is_priced_by_its_nodes_km():

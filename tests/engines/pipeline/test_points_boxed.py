@@ -109,6 +109,31 @@ def test_a_max_extent_beyond_the_budget_is_refused_and_writes_nothing(tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
+@pytest.mark.parametrize("method", ["joint", "frontier"])
+def test_a_partition_keeps_its_state_columns_through_withholding(method):
+    """A release keeps every dimension's states as arrays beside the
+    classes' tuples, found once, and changes them with the states where it
+    withholds isolated records (here classes keep the rest of their rows, so
+    boxes shrink, the frontier's for classes beside them too, and ages
+    narrow): they are what the tuples give."""
+    from geoanon.joint.dims import state_columns
+
+    rng = np.random.default_rng(1)
+    parts = []
+    for lat, lon in [(35, -80), (39, -74), (42, -90), (33, -100)]:           # towns, and strays tens of km out
+        parts += [np.c_[lat + rng.random(40) * 0.01, lon + rng.random(40) * 0.01],
+                  np.c_[lat + 0.3 * rng.normal(size=3), lon + 0.3 * rng.normal(size=3)]]
+    xy = np.concatenate(parts)
+    df = pd.DataFrame({"lat": xy[:, 0], "lon": xy[:, 1], "age": rng.integers(20, 60, len(xy))})
+    release = ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=5, max_withheld=0.2,
+                           method=method)
+    part, moved = release.partition, release.report.details["isolated"]["withheld_rows"]
+    kept = np.bincount(part.row_class[part.row_class >= 0])
+    assert 0 < moved and (kept > 5).any()
+    for primed, found in zip(part.columns, state_columns(part.states)):
+        assert primed.dtype == found.dtype and np.array_equal(primed, found)
+
+
 @pytest.mark.parametrize("extra", [{}, {"max_extent_km": 600.0, "max_withheld": 0.05}, {"geometry": True}])
 def test_two_processes_publish_what_one_does(extra, monkeypatch):
     """With ``n_jobs=2`` the points are sorted, the isolated records searched
