@@ -518,15 +518,20 @@ class Dims:
     def ranked_beside(self, work, n_jobs: int):
         """``work()``, while a forked worker (with ``n_jobs`` > 1) sorts the
         rows of every :class:`RankDim` by rank (:meth:`RankDim.by_rank`),
-        which the search's first round reads. Returns ``work()``."""
+        which the search's first round reads, and moves a grid extent's
+        values out onto its grid (:attr:`RankDim.grid_low`,
+        :attr:`RankDim.grid_high`), which its first costs read. Returns ``work()``."""
         from .._forked import beside
 
         if n_jobs == 1:
             return work()
         ranked = [d for d in self.items if isinstance(d, RankDim)]
-        found, out = beside(lambda: [d.by_rank() for d in ranked], work, n_jobs)
-        for d, known in zip(ranked, found):
+        found, out = beside(lambda: [(d.by_rank(), *((d.grid_low, d.grid_high) if d.extent == "grid" else ()))
+                                     for d in ranked], work, n_jobs)
+        for d, (known, *grid) in zip(ranked, found):
             d._by_rank = known
+            if grid:
+                vars(d).update(grid_low=grid[0], grid_high=grid[1])
         return out
 
     def row_values(self) -> np.ndarray:
