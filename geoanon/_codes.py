@@ -5,6 +5,16 @@ import numpy as np
 import pandas as pd
 
 
+def dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of non-negative integer keys
+    below ``bound``, by counting where the range is small."""
+    if bound > 4 * key.size + 1024:
+        return np.unique(key, return_inverse=True)
+    present = np.bincount(key, minlength=bound) > 0
+    index = np.cumsum(present) - 1
+    return np.flatnonzero(present), index[key]
+
+
 def combined_key(codes) -> np.ndarray:
     """One id per distinct row of ``codes`` (non-negative ints: rows x
     columns, or a non-empty sequence of columns), in order of first

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._cells import is_present
-from ._codes import factorize_exact
+from ._codes import dense_unique, factorize_exact
 from ._geo import ground
 from ._text import show
 from .errors import DataError
@@ -226,7 +226,7 @@ def _exact_cells(original, published) -> np.ndarray:
     """Whether each published cell is the record's own value (as text;
     missing as missing), each pair of distinct values compared once."""
     (a, text_a), (b, text_b) = _coded_text(original), _coded_text(published)
-    pairs, of_cell = np.unique(a * len(text_b) + b, return_inverse=True)
+    pairs, of_cell = dense_unique(a * len(text_b) + b, len(text_a) * len(text_b))
     same = [x == y for x, y in zip(text_a[pairs // len(text_b)].tolist(), text_b[pairs % len(text_b)].tolist())]
     return np.array(same, dtype=bool)[of_cell.reshape(-1)]
 
@@ -353,8 +353,9 @@ def _categorical_charges(covered: np.ndarray, distinct: int) -> tuple[np.ndarray
 def _set_cells(original, published) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = factorize_exact(original.reset_index(drop=True))
     distinct = len(uniques)
-    group = pd.factorize(_text(published), use_na_sentinel=False)[0]
-    pairs = np.unique(group.astype(np.int64) * max(distinct, 1) + codes)
+    published_codes, text = _coded_text(published)
+    group = pd.factorize(text, use_na_sentinel=False)[0].astype(np.int64)[published_codes]     # one per text
+    pairs = dense_unique(group * max(distinct, 1) + codes, (group.max() + 1) * max(distinct, 1))[0]
     size = np.bincount(pairs // max(distinct, 1), minlength=group.max() + 1)
     return _categorical_charges(size[group], distinct)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._codes import dense_unique
 from .cuts import TILING_GAP, WINDOW, compact_choice
 from .dims import RankDim, SetDim, TreeDim, popcount
 from .plan_loops import (by_node_and_rank, grouped, location_choice, nearest, part_states, peeled_parts, rank_cuts,
@@ -163,7 +164,7 @@ def group_plan(search, j: int) -> Plan | None:
     n_child = int(child.max()) + 1
     n_nodes = table.size.size
     key = node * n_child + child
-    groups, inverse = _dense_unique(key, n_nodes * n_child)
+    groups, inverse = dense_unique(key, n_nodes * n_child)
     g_node, g_child = groups // n_child, groups % n_child
     m = check.n_values
     hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
@@ -268,16 +269,6 @@ def _plan(search, j, nodes, part_at, p_node, p_part, tiles=None) -> Plan:
         here = p_part == r
         part_cost[:, p_node[here]] += cost[:, here]
     return Plan(nodes, part_cost[:, nodes], part_at, p_node, p_size, states)
-
-
-def _dense_unique(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(key, return_inverse=True)`` of keys from 0 to ``bound``,
-    by counting where the range is small."""
-    if bound > 4 * key.size + 1024:
-        return np.unique(key, return_inverse=True)
-    present = np.bincount(key, minlength=bound) > 0
-    index = np.cumsum(present) - 1
-    return np.flatnonzero(present), index[key]
 
 
 def _lowest_common(d: TreeDim, perm, part_at, parent) -> np.ndarray:
