@@ -179,7 +179,7 @@ def _joint_batch(problem, groups, weights, n_jobs, categories, solved=None) -> l
                                      solved=solved)
     finish = partial(_first_cut_shards, weights, categories, solved=solved) if first_cuts \
         else partial(_joint_shards, weights, solved=solved)
-    for more in map_shards((problem, finish, location, other), pending, n_jobs):
+    for more in map_shards((problem, finish, location, other), pending, n_jobs, leaves=True):
         for w, found in enumerate(more):
             leaves[w].extend(found)
     return leaves

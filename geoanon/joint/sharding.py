@@ -59,19 +59,40 @@ def _location_cuts(problem, rows, root, location, cutting) -> list:
     return descend((rows, root), lambda node: best_parts(problem, node, location) if cutting(*node) else None)
 
 
-def map_shards(job, shards, n_jobs) -> list:
+def map_shards(job, shards, n_jobs, leaves: bool = False) -> list:
     """Solve every shard, in order: all together in this process, or in runs
     of consecutive shards of about as many rows (:func:`_runs`) in ``n_jobs``
     forked worker processes that ignore Ctrl-C (the caller's interrupt
     terminates them), the runs of most rows first, so that no worker is left
     with a long one at the end. Shards are solved independently, so the runs
-    do not change the result."""
+    do not change the result. ``leaves``: a run's result is a list of
+    leaves ``(rows, state)`` per weighting, which a worker sends packed
+    (:func:`_packed`)."""
     if n_jobs == 1 or len(shards) == 1:
         return [_solve_shards(job, shards)]
     runs = _runs(shards, min(CHUNKS_PER_JOB * n_jobs, len(shards)))
     order = sorted(range(len(runs)), key=lambda i: -sum(shard[0].size for shard in runs[i]))
-    found = dict(zip(order, forked_map(partial(_solve_shards, job), [runs[i] for i in order], n_jobs)))
-    return [found[i] for i in range(len(runs))]
+    solve = partial(_solve_packed, job) if leaves else partial(_solve_shards, job)
+    found = dict(zip(order, forked_map(solve, [runs[i] for i in order], n_jobs)))
+    return [[_unpacked(*packed) for packed in found[i]] if leaves else found[i] for i in range(len(runs))]
+
+
+def _solve_packed(job, shards) -> list:
+    """:func:`_solve_shards`' leaves, each weighting's packed (:func:`_packed`)."""
+    return [_packed(leaves) for leaves in _solve_shards(job, shards)]
+
+
+def _packed(leaves: list) -> tuple:
+    """``leaves`` ``(rows, state)`` as every leaf's rows end to end, their
+    sizes and the states: a process sends one array many times sooner than
+    thousands of small ones."""
+    rows = np.concatenate([r for r, _ in leaves]) if leaves else np.zeros(0, dtype=np.int64)
+    return rows, np.array([r.size for r, _ in leaves], dtype=np.int64), [st for _, st in leaves]
+
+
+def _unpacked(rows, sizes, states) -> list:
+    """The leaves :func:`_packed` packed."""
+    return list(zip(np.split(rows, np.cumsum(sizes)[:-1]), states)) if states else []
 
 
 def _runs(shards: list, count: int) -> list:
