@@ -568,7 +568,7 @@ def _column(cells: tuple) -> np.ndarray:
     try:
         if type(first) is int:
             return np.fromiter(cells, dtype=np.int64, count=n)
-        if type(first) is tuple and type(first[0]) is int and set(map(len, cells)) == {len(first)}:
+        if type(first) is tuple and first and type(first[0]) is int and set(map(len, cells)) == {len(first)}:
             return np.fromiter(chain.from_iterable(cells), dtype=np.int64, count=n * len(first)).reshape(n, -1)
     except (TypeError, OverflowError):
         pass
