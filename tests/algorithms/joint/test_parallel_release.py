@@ -65,3 +65,20 @@ def test_location_classes_list_their_first_classes():
     assert out["label"][1] == "age_min empty, sex F (1 record)"
     assert out["label"][0] == "; ".join(f"age_min {c * 10}, sex {'F' if c % 2 else '*'} (2 records)"
                                         for c in (0, 2, 3, 4, 5, 6)) + "; and 2 more"
+
+
+def test_a_workers_leaves_travel_packed_and_come_back_the_same():
+    """A worker sends its leaves' rows as one array with their sizes; the
+    parent gets the leaves back: the same rows and states, in order."""
+    import pickle
+
+    from geoanon.joint.sharding import _packed, _unpacked
+
+    rng = np.random.default_rng(0)
+    rows = np.split(rng.permutation(50), [3, 10, 11, 30])
+    leaves = [(r, ((int(r.min()), 9, 0, 1), 5, (1, int(r.size)))) for r in rows]
+    for found in (leaves, []):
+        back = _unpacked(*pickle.loads(pickle.dumps(_packed(found))))
+        assert len(back) == len(found)
+        for (a, sa), (b, sb) in zip(found, back):
+            assert b.dtype == np.int64 and np.array_equal(a, b) and sa == sb
