@@ -28,7 +28,7 @@ class PointsKind(LocationKind):
 
     def read(self, df, loc, check, options, warnings):
         return points_location(df, loc, options["missing"], options["crs"], options["bounds"], warnings,
-                               options["extent"], options["resolution"], check.model.k)
+                               options["extent"], options["resolution"], check.model.k, threads=options["n_jobs"])
 
     def record_km(self, table, loc, crs, publisher):
         return row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
@@ -43,7 +43,8 @@ class PointsKind(LocationKind):
                 "max_km": float(np.round(boxed.max(), 3)) if boxed.size else None}
 
 
-def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1, frame=None):
+def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resolution=None, k=1, frame=None,
+                    threads=1):
     """Longitude and latitude as two ordered location dimensions, cut in the
     frame of :func:`geoanon.partition_points` (padded bounds, antimeridian).
     ``extent="tile"`` publishes each location class's tile; ``"box"`` its
@@ -51,7 +52,8 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     for the model's ``k``; the least step ``resolution``, default
     :func:`default_resolution` per axis, and at least k times the
     coordinates' own resolution), inside the tile. ``frame``: the located
-    rows' :func:`~geoanon.points.partition.rank_frame`, when the caller has it."""
+    rows' :func:`~geoanon.points.partition.rank_frame`, when the caller has
+    it; else found with its sorts in ``threads`` threads (the same frame)."""
     from ...points.frame import check_bounds
     from ..._geo import is_geographic
     from ...points.partition import check_coordinates, rank_frame
@@ -70,7 +72,7 @@ def points_location(df, loc, missing, crs, bounds, warnings, extent="box", resol
     geographic = crs is not None and is_geographic(crs)
     if bounds is not None:
         bounds = check_bounds(bounds, geographic)
-    frame = rank_frame(xy, None, geographic, bounds) if frame is None else frame
+    frame = rank_frame(xy, None, geographic, bounds, threads) if frame is None else frame
     reach = float(np.abs(frame.box).max())
     if resolution is not None and resolution > reach:
         raise ParameterError(f"resolution={show(resolution)} is coarser than the region the boxes tile (coordinates "
