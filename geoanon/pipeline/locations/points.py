@@ -28,7 +28,7 @@ class PointsKind(LocationKind):
 
     def read(self, df, loc, check, options, warnings):
         return points_location(df, loc, options["missing"], options["crs"], options["bounds"], warnings,
-                               options["extent"], options["resolution"], check.model.k, threads=options["n_jobs"])
+                               options["extent"], options["resolution"], check.model.k, threads=options.get("n_jobs", 1))
 
     def record_km(self, table, loc, crs, publisher):
         return row_box_extents(table, loc["lat"], loc["lon"], crs)[2]
