@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..._codes import factorize_exact
+
 __all__ = ["TOOLTIP_CLASSES", "location_classes"]
 
 TOOLTIP_CLASSES = 6      # classes listed in a location class's tooltip
@@ -23,7 +25,7 @@ def location_classes(table, part, published) -> pd.DataFrame:
     listed = order[ranked < TOOLTIP_CLASSES]                # the first ones of each, grouped by location class
     lines = np.full(listed.size, "", dtype=object)
     for i, col in enumerate(shown):
-        lines = lines + (", " if i else "") + _cells(table[col].iloc[first[listed]].tolist(), col)
+        lines = lines + (", " if i else "") + _cells(table[col].iloc[first[listed]], col)
     sizes = np.bincount(part.row_class)[listed]
     lines = lines + np.where(sizes == 1, " (1 record)", np.char.add(np.char.add(" (", sizes.astype(str)), " records)")
                              ).astype(object)
@@ -39,11 +41,15 @@ def location_classes(table, part, published) -> pd.DataFrame:
                          "label": label})
 
 
-def _cells(values: list, col: str) -> np.ndarray:
-    """``"{col} {value}"`` of each value, each distinct value written once."""
-    written: dict = {}
-    return np.array([written.get(key) or written.setdefault(key, f"{col} {_cell(v)}")
-                     for v in values for key in [(type(v), v)]], dtype=object)
+def _cells(values: pd.Series, col: str) -> np.ndarray:
+    """``"{col} {value}"`` of each value, each distinct value written once
+    (:func:`~geoanon._codes.factorize_exact`; a missing cell on its own)."""
+    codes, uniques = factorize_exact(values)
+    out = np.array([f"{col} {_cell(v)}" for v in uniques], dtype=object)[codes]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        out[missing] = [f"{col} {_cell(v)}" for v in values[missing].tolist()]
+    return out
 
 
 def _cell(v) -> str:
