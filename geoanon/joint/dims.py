@@ -565,13 +565,13 @@ def state_columns(states: list) -> list:
 def _column(cells: tuple) -> np.ndarray:
     """One dimension's states (:func:`state_columns`), read in one pass."""
     n, first = len(cells), cells[0]
-    try:
-        if type(first) is int:
-            return np.fromiter(cells, dtype=np.int64, count=n)
-        if type(first) is tuple and first and type(first[0]) is int and set(map(len, cells)) == {len(first)}:
-            return np.fromiter(chain.from_iterable(cells), dtype=np.int64, count=n * len(first)).reshape(n, -1)
-    except (TypeError, OverflowError):
-        pass
+    width = len(first) if type(first) is tuple and first and type(first[0]) is int else 0
+    if (width and set(map(len, cells)) == {width}) or type(first) is int:
+        try:
+            out = np.fromiter(chain.from_iterable(cells) if width else cells, dtype=np.int64, count=n * max(width, 1))
+            return out.reshape(n, width) if width else out
+        except (TypeError, OverflowError):      # not integers, or wider than an int64
+            return np.array(cells)
     return np.array(cells)
 
 

@@ -41,6 +41,12 @@ class JointPartition:
         (:func:`~geoanon.joint.dims.state_columns`), found once; read only."""
         return state_columns(self.states)
 
+    def with_columns(self, columns: list) -> JointPartition:
+        """This partition, its :attr:`columns` known already (they must be
+        :func:`~geoanon.joint.dims.state_columns` of its states). Returns ``self``."""
+        vars(self)["columns"] = columns
+        return self
+
     @property
     def shared_location(self) -> bool:
         """Whether classes share their location class's location (a tiling
@@ -108,11 +114,9 @@ def partition_of(problem, leaves, owner, design, evaluated, loc_states, weights=
     cost = problem.summed_costs(states, [leaves[i][0].size for i in order.tolist()], weights, columns)
     if owner is None:
         loc_states = states
-    part = JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
+    return JointPartition(row_class=row_class, states=states, location_class=location_class, cost=cost,
                           design=design, evaluated=evaluated, location_classes=len(loc_states),
-                          location_states=loc_states)
-    vars(part)["columns"] = columns
-    return part
+                          location_states=loc_states).with_columns(columns)
 
 
 def _by_state(leaves: list, columns: list) -> np.ndarray:

@@ -166,9 +166,10 @@ def _moved(problem, part, rows):
     states = _shrunk(problem, before, columns, location_class, row_class)
     states = _narrowed_others(problem, states, _Members(row_class, kept.size),
                               np.bincount(part.row_class[part.row_class >= 0])[kept])
-    for c in [c for c, (new, old) in enumerate(zip(states, before)) if new is not old]:
-        for column, s in zip(columns, states[c]):
-            column[c] = s
+    for c, (new, old) in enumerate(zip(states, before)):
+        if new is not old:                 # a changed class: its arrays too
+            for column, s in zip(columns, new):
+                column[c] = s
     for leaf_rows, state in leaves:        # no location, also where every cut narrows it (the joint design)
         row_class[leaf_rows] = len(states)
         states.append(tuple(b if problem.items[j].location else v for j, (b, v) in enumerate(zip(root, state))))
@@ -178,8 +179,6 @@ def _moved(problem, part, rows):
     cost = problem.summed_costs(states, np.bincount(row_class[row_class >= 0], minlength=len(states)), None, columns)
     suppressed = int(renumber[part.suppressed]) if part.suppressed >= 0 else -1
     first_of = np.unique(location_class[:kept.size], return_index=True)[1]
-    out = replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,
-                  location_states=[*(states[c] for c in first_of.tolist()), tuple(root)],
-                  location_classes=places.size + 1, suppressed=suppressed)
-    vars(out)["columns"] = columns
-    return out
+    return replace(part, row_class=row_class, states=states, location_class=location_class, cost=cost,
+                   location_states=[*(states[c] for c in first_of.tolist()), tuple(root)],
+                   location_classes=places.size + 1, suppressed=suppressed).with_columns(columns)
