@@ -23,6 +23,10 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
     "geoanon-plaingain": ("plain gain", SETTINGS, {"gain_ratio": False}),  # cuts ranked by their gain alone
     # the sparsest places' records apart, the other columns first: the fine half, where it buys the most
     "geoanon-pooled": ("pooled", tuple(np.round(np.linspace(0.4, 1, 25), 3)), {"max_pooled": 0.09}),
+    # the costliest classes (5%) searched again apart, the other columns first, no price on the tail: a p90
+    # and a tail as wide as a peer's whose p90 is several times its median, the other columns' price paid by few
+    "geoanon-pooledclasses": ("pooled classes", tuple(np.round(np.linspace(0.25, 1, 31), 3)),
+                              {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": None}),
     # a looser tail (16 typical k-neighbourhoods, not 4): a wide p90 where a peer's is, for the other columns
     "geoanon-loosetail": ("loose tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 16.0}),
     # a tighter tail (1, not 4): a p90 near the median where a peer's is, the median left room

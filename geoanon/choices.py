@@ -4,7 +4,7 @@ choice of each is its default, in the API and on the command line; the
 defaults of a few numbers are here too."""
 
 __all__ = ["CONTIGUITY", "COORDINATES_MISSING", "DESIGNS", "EXTENTS", "GROUNDS",
-           "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LOCATION_LOSSES", "POINT_JOB_METHODS",
+           "LABEL_METHODS", "LABEL_MISSING", "LABEL_ORDERS", "LOCATION_LOSSES", "POINT_JOB_METHODS", "POOLS",
            "POINT_METHODS", "REGIONS_UNKNOWN", "REGION_METHODS", "REGION_SMALL", "SUPPRESS_METHODS", "TREATMENTS",
            "TAIL_REACH", "WITHHELD", "ZIP_LEVELS"]
 
@@ -19,6 +19,7 @@ LABEL_MISSING = ("label", "error")
 SUPPRESS_METHODS = ("auto", "exact", "milp", "matching", "lattice", "approx")   # geoanon.suppress
 DESIGNS = ("joint", "frontier", "location-first", "greedy")   # geoanon.anonymize: where the location cuts go
 LOCATION_LOSSES = ("spacing", "spread", "range", "km")      # geoanon.anonymize: what a location costs the search
+POOLS = ("places", "classes")                        # geoanon.anonymize: which records max_pooled spends
 EXTENTS = ("box", "tile")                              # geoanon.anonymize: what a class publishes
 TREATMENTS = ("interval", "hierarchy", "suppress", "set")   # how a quasi-identifier is published
 COORDINATES_MISSING = ("error", "suppress")            # rows without coordinates

@@ -30,7 +30,7 @@ A job is the joint release (:func:`geoanon.anonymize`) of one table, its
 
     [release]                      # method, extent, resolution, jobs, missing, crs, bounds, max_withheld,
                                    # weights = { location = 4, age = 1 }, max_extent_km,
-                                   # location_loss, max_suppressed = 0.02, max_pooled = 0.09, zip_level
+                                   # location_loss, max_suppressed = 0.02, max_pooled = 0.09, pool_by, zip_level
     method = "frontier"
 
     [output]                       # table (required), report, map, classes, html_report,

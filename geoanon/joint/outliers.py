@@ -17,20 +17,26 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["suppressed_rows", "with_suppressed_class"]
+__all__ = ["suppressed_rows", "whole_classes", "with_suppressed_class"]
 
 
 def suppressed_rows(problem, part, budget: int, widths=None) -> np.ndarray:
     """The rows of whole classes of ``part`` published suppressed: the classes
     with the widest location (``widths``: states -> box diagonals, for a points
     location; else the highest weighted NCP of a record, :meth:`~geoanon.joint.problem.SearchProblem.cost`)
-    first, each taken while the chosen rows stay within ``budget``; the last
-    ones dropped again while the chosen rows together miss the model (a
-    union of classes can miss delta-disclosure). Sorted row numbers."""
-    sizes = np.bincount(part.row_class, minlength=len(part.states))
-    score = np.asarray(widths(part.states) if widths is not None else [problem.cost(st) for st in part.states],
-                       dtype=np.float64)
-    score = np.nan_to_num(score, nan=-np.inf)
+    first (:func:`whole_classes`). Sorted row numbers."""
+    score = widths(part.states) if widths is not None else [problem.cost(st) for st in part.states]
+    return whole_classes(problem, part, score, budget)
+
+
+def whole_classes(problem, part, score, budget: int) -> np.ndarray:
+    """The rows of whole classes of ``part``, the highest ``score`` (one per
+    class; NaN, 0 or less: never) first, ties the class first in state order,
+    each taken while the chosen rows stay within ``budget``; the last ones
+    dropped again while the chosen rows together miss the model (a union of
+    classes can miss delta-disclosure). Sorted row numbers."""
+    sizes = np.bincount(part.row_class[part.row_class >= 0], minlength=len(part.states))
+    score = np.nan_to_num(np.asarray(score, dtype=np.float64), nan=-np.inf)
     chosen, used = [], 0
     for c in np.lexsort((np.arange(score.size), -score)).tolist():
         if score[c] <= 0:

@@ -22,7 +22,8 @@ class JointPartition:
     ``location_class``: the location class each class lies in; ``cost``: the
     summed NCP of all cells (per dimension); ``design`` and ``evaluated``
     (location nodes whose inner partition was computed); ``suppressed``: the
-    class of the records published fully suppressed (:mod:`geoanon.joint.outliers`), -1 for none.
+    class of the records published fully suppressed (:mod:`geoanon.joint.outliers`), -1 for none;
+    ``pooled_rows``: how many rows were partitioned apart (:mod:`geoanon.joint.pooling`).
     """
 
     row_class: np.ndarray
@@ -34,6 +35,7 @@ class JointPartition:
     location_classes: int = 0
     location_states: list = field(default_factory=list)
     suppressed: int = -1
+    pooled_rows: int = 0
 
     @cached_property
     def columns(self) -> list:

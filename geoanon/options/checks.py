@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from .._text import show
+from ..choices import POOLS
 from ..errors import ParameterError
 from .locations import LEVEL_GROUPS, LOCATIONS, POINTS, listed
 
 __all__ = ["DECIMAL_MARKS", "PRECISION_RANGE", "check_dates", "check_decimal", "check_one_role", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_pooled", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
+           "check_max_extent", "check_max_pooled", "check_pool_by", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
 MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
@@ -143,6 +144,13 @@ def check_max_pooled(value, kind, method, max_suppressed=None) -> float | None:
     if value and max_suppressed:
         raise ParameterError("max_pooled and max_suppressed both spend the records that cost most: give one")
     return value or None
+
+
+def check_pool_by(value: str, max_pooled) -> str:
+    """``pool_by`` (its row's choices), given other than its default only with ``max_pooled``, whose records it chooses."""
+    if value != POOLS[0] and not max_pooled:
+        raise ParameterError(f"pool_by={value!r} chooses the records of max_pooled: give max_pooled too")
+    return value
 
 
 def check_location_loss(value, kind, method) -> str:

@@ -43,8 +43,8 @@ class Search:
 class Budgets:
     """The shares of the rows a release may leave out: ``max_suppressed``
     (records published fully suppressed), ``max_withheld`` (isolated
-    records published without a location) and ``max_pooled`` (the sparsest
-    places' records partitioned apart, coarse in location), as
+    records published without a location) and ``max_pooled`` (records
+    partitioned apart, coarse in location, chosen as ``pool_by`` says), as
     :func:`geoanon.anonymize` documents them.
 
     Examples
@@ -57,6 +57,7 @@ class Budgets:
     max_suppressed: float | None = None
     max_withheld: float = WITHHELD
     max_pooled: float | None = None
+    pool_by: str = "places"
 
 
 GROUPS = {"search": Search, "budgets": Budgets}

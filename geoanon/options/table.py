@@ -21,7 +21,7 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
-                       LOCATION_LOSSES, POINT_JOB_METHODS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
+                       LOCATION_LOSSES, POINT_JOB_METHODS, POOLS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, TAIL_REACH, WITHHELD, ZIP_LEVELS)
 from ..constraints import POSITIVE, Interval, StrOptions
 from . import values
@@ -204,12 +204,16 @@ OPTIONS = (
            "the most isolated first (default 2%, at least 2k rows; 0: none)", flag="--max-withheld",
            key="release.max_withheld", default=WITHHELD, metavar="SHARE",
            rule=SHARE),
-    Option("max_pooled", ("anonymize",), values.SHARE, "pooling budget (e.g. 9%): the records of the sparsest "
-           "places (the widest k-neighbourhoods, then the fewest records), whole places up to this share of the rows, are "
-           "partitioned apart with the other columns first, so the rest keep fine locations and their classes "
-           "need not mix whatever few records a sparse place holds (with the joint method; default: none)",
+    Option("max_pooled", ("anonymize",), values.SHARE, "pooling budget (e.g. 9%): records up to this share of the "
+           "rows, chosen as --pool-by says, are partitioned apart with the other columns first, so the rest keep fine "
+           "locations and their classes need not mix whatever few records a place holds (with the joint method; "
+           "default: none)",
            flag="--max-pooled", key="release.max_pooled", metavar="SHARE", rule=(None, SHARE), engines=MEMORY,
-           why="it ranks every place against the whole table's"),
+           why="it ranks every place or class against the whole table's"),
+    choice_option("pool_by", ("anonymize",), POOLS, "which records --max-pooled spends: places (the sparsest places' "
+                  "records, whole places, before the search) or classes (after the search, the whole classes whose "
+                  "records lose most in the other columns)", key="release.pool_by", engines=MEMORY,
+                  why="it ranks every place or class against the whole table's"),
     choice_option("location_loss", ("anonymize",), LOCATION_LOSSES, "what the location costs the search: spacing "
                   "(default for --lat/--lon with the frontier and location-first methods: distance against the records' "
                   "local spacing, so boxes stay about as small as the location alone allows), spread (NCP over the "

@@ -18,7 +18,7 @@ from ..joint.dims import Dims
 from ..joint.km_loss import REACH, km_loss
 from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
-from ..joint.pooling import POOL_PRECISION, pooled, sparsest_rows
+from ..joint.pooling import POOL_PRECISION, costliest_rows, pooled, sparsest_rows
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows, within_budget
 from ..joint.problem import SearchProblem
@@ -265,6 +265,11 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         mixes the two. ``report.details["pooled"]`` gives the budget and the
         rows pooled. A budget just under 10% keeps the p90 box of a table
         whose fuller places hold k records at their own place.
+    pool_by : {"places", "classes"}
+        Which records ``max_pooled`` spends: the sparsest places' (above;
+        the default), or, after the search, the whole classes whose records
+        lose most in the other columns, searched again apart with the other
+        columns first while every other class stays as the search found it.
     zip_level : {"zip", "zip3", "county", "state"}
         A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
         takes it: groups of whole ZIP3 areas, counties or states, named after
@@ -434,8 +439,7 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     problem = _problem(job, spec)
     if part is None:
         with step("searching the partition"):
-            search = partial(_pooled_search, job, spec, problem) if o.get("max_pooled") else \
-                partial(joint_partition, problem, o["method"], o["n_jobs"])
+            search = partial(_pooled_search, job, spec, problem)
             # the isolated records measured meanwhile, on another core
             part = job.publish_location.isolated_beside(dims, job.check.model.k, o["n_jobs"], search) \
                 if job.publish_location.withholds and o["n_jobs"] > 1 else search()
@@ -501,11 +505,11 @@ def searched(job: Prepared, spec: ReleaseSpec, settings: list) -> dict:
 
 
 def _pool(job: Prepared, spec: ReleaseSpec) -> tuple:
-    """The rows searched at the asked setting and those pooled apart
-    (:func:`~geoanon.joint.pooling.sparsest_rows`; None: no pool), each
-    meeting the model as a whole, else no pool."""
+    """The rows searched at the asked setting and those pooled apart before
+    the search (``pool_by="places"``, :func:`~geoanon.joint.pooling.sparsest_rows`;
+    None: no such pool), each meeting the model as a whole, else no pool."""
     share = spec.options.get("max_pooled")
-    if not share:
+    if not share or spec.options["pool_by"] != "places":
         return None, None
     if share not in job.pools:                   # the search's and the report's, found once
         check = job.check
@@ -516,13 +520,14 @@ def _pool(job: Prepared, spec: ReleaseSpec) -> tuple:
     return job.pools[share]
 
 
-def _pooled_details(job: Prepared, spec: ReleaseSpec) -> dict:
-    """``report.details["pooled"]``: the budget and the rows pooled (none: {})."""
+def _pooled_details(part, spec: ReleaseSpec) -> dict:
+    """``report.details["pooled"]``: the budget, what it spends and the rows pooled (none: {})."""
     share = spec.options.get("max_pooled")
     if not share:
         return {}
-    rows = 0 if (pool := _pool(job, spec)[1]) is None else int(pool.size)
-    return {"pooled": {"max_pooled": share, "rows": rows, "share": round(rows / len(job.df), 6)}}
+    rows = part.pooled_rows
+    return {"pooled": {"max_pooled": share, "pool_by": spec.options["pool_by"], "rows": rows,
+                       "share": round(rows / part.row_class.size, 6)}}
 
 
 def pooled_note(details) -> list:
@@ -531,30 +536,44 @@ def pooled_note(details) -> list:
         return []
     budget = details["pooled"]
     rows = budget["rows"]
+    chosen = "the sparsest places'" if budget["pool_by"] == "places" else "the costliest classes'"
     if not rows:
-        return [f"max_pooled {budget['max_pooled']:.1%}: no rows pooled (the sparsest places' whole records within it hold "
+        return [f"max_pooled {budget['max_pooled']:.1%}: no rows pooled ({chosen} whole records within it hold "
                 "fewer than k, or a part would miss the model)"]
-    return [f"{plural(rows, 'record')} ({budget['share']:.1%}) of the sparsest places partitioned apart "
-            "with the other columns first (max_pooled): their locations are coarse so that the rest keep fine "
-            "ones without classes mixing whatever few records a sparse place holds"]
+    if budget["pool_by"] == "places":
+        return [f"{plural(rows, 'record')} ({budget['share']:.1%}) of the sparsest places partitioned apart "
+                "with the other columns first (max_pooled): their locations are coarse so that the rest keep fine "
+                "ones without classes mixing whatever few records a sparse place holds"]
+    return [f"{plural(rows, 'record')} ({budget['share']:.1%}) of the classes that lost most in the other columns "
+            "partitioned again apart with the other columns first (max_pooled, pool_by='classes'): their locations "
+            "are coarse so that the other classes keep theirs"]
 
 
 def _joined(job: Prepared, spec: ReleaseSpec, problem: SearchProblem, parts: list, pool) -> list:
-    """``parts`` (the rest's partitions) each joined with the ``pool`` rows'
-    one partition, searched with the other columns first (``POOL_PRECISION``);
-    ``parts`` as they are without a pool."""
-    if pool is None:
+    """``parts`` (the rest's partitions) each joined with its pooled rows'
+    partition, searched with the other columns first (``POOL_PRECISION``):
+    the ``pool`` rows found before the search (``pool_by="places"``), else
+    each part's costliest classes' (``"classes"``,
+    :func:`~geoanon.joint.pooling.costliest_rows`); ``parts`` as they are
+    without a pool."""
+    share = spec.options.get("max_pooled")
+    if not share or (pool is None and spec.options["pool_by"] == "places"):
         return parts
-    found = joint_partition(_problem(job, spec.but(location_precision=POOL_PRECISION)), "joint",
-                            spec.options["n_jobs"], pool)
-    return [pooled(problem, part, found) for part in parts]
+    again = partial(joint_partition, _problem(job, spec.but(location_precision=POOL_PRECISION)), "joint",
+                    spec.options["n_jobs"])
+    if pool is not None:
+        found = again(pool)
+        return [pooled(problem, part, found) for part in parts]
+    return [pooled(problem, part, again(rows)) if (rows := costliest_rows(problem, part, share)).size else part
+            for part in parts]
 
 
 def _pooled_search(job: Prepared, spec: ReleaseSpec, problem: SearchProblem):
-    """:func:`partitioned`'s search with ``max_pooled``: the rest at the asked
-    setting, the sparsest places' rows apart, as one partition."""
+    """:func:`partitioned`'s search, with ``max_pooled``'s rows apart
+    (:func:`_joined`): the rest at the asked setting, as one partition."""
     rest, pool = _pool(job, spec)
-    return _joined(job, spec, problem, [joint_partition(problem, "joint", spec.options["n_jobs"], rest)], pool)[0]
+    return _joined(job, spec, problem, [joint_partition(problem, spec.options["method"], spec.options["n_jobs"], rest)],
+                   pool)[0]
 
 
 def located_first(job: Prepared, spec: ReleaseSpec, settings: list) -> list:
@@ -622,7 +641,7 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
         location_classes=part.location_classes, beyond=beyond_target(job, spec, table, warnings),
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
-        engine={**job.publish_location.details, "ncp": ncp, "units": units, **_pooled_details(job, spec)},
+        engine={**job.publish_location.details, "ncp": ncp, "units": units, **_pooled_details(part, spec)},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     return Release(table=ordered, partition=part, report=report, classes=classes, warnings=warnings,
                    notes=target_note(report.details) + pooled_note(report.details), row_shapes=row_shapes,

@@ -1,6 +1,7 @@
 """The joint release's pooling budget (``max_pooled``): the records of the
-sparsest places partitioned apart, the other columns first, so the rest keep
-fine locations."""
+sparsest places (``pool_by="places"``) or of the classes that lose most in
+the other columns (``"classes"``) partitioned apart, the other columns
+first, so the rest keep fine locations."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,6 +37,20 @@ def _pooled_rows(df, k, share, **options):
     return sparsest_rows(prepared(df, spec).dims, ground("EPSG:4326"), k, share)
 
 
+def _classes(table) -> set:
+    """A release's classes as sets of input rows (``table`` in input order)."""
+    return {frozenset(g) for g in pd.Series(np.arange(len(table))).groupby(table["class_id"].to_numpy()).groups.values()}
+
+
+def _pooled_apart(plain, pooled) -> np.ndarray:
+    """Which rows sit in a class of ``pooled`` that ``plain`` (the same release without pooling) lacks."""
+    t = pooled.in_input_order()
+    apart = np.zeros(len(t), dtype=bool)
+    for rows in _classes(t) - _classes(plain.in_input_order()):
+        apart[list(rows)] = True
+    return apart
+
+
 def test_circle_widths_reach_the_records_asked():
     on = ground("EPSG:4326")
     points = on.positions(np.array([0.0, 1.0, 2.0]), np.zeros(3))
@@ -68,7 +83,7 @@ def test_a_pooled_release_keeps_the_towns_fine_and_the_hamlets_useful():
         check_joint_release(df, r.in_input_order(), k, lat="lat", lon="lon", intervals=["age"], sets=["sex"])
         assert r.report.audit["ok"]
     rows = _pooled_rows(df, k, 0.06)
-    assert pooled.report.details["pooled"] == {"max_pooled": 0.06, "rows": rows.size,
+    assert pooled.report.details["pooled"] == {"max_pooled": 0.06, "pool_by": "places", "rows": rows.size,
                                                "share": round(rows.size / len(df), 6)}
     assert "partitioned apart" in pooled.notes[-1]
     t = pooled.in_input_order()
@@ -84,6 +99,32 @@ def test_a_pooled_release_keeps_the_towns_fine_and_the_hamlets_useful():
     assert town_box.max() == pytest.approx((before["lat_max"] - before["lat_min"]).to_numpy()[~pool].max())
 
 
+def test_the_costliest_classes_are_pooled_whole_the_others_kept_as_they_were():
+    df = _towns_and_hamlets()
+    k = 5
+    ask = dict(location=("lat", "lon"), qi=QI, k=k, keep=["note"], location_precision=1)
+    plain = ga.anonymize(df, **ask)
+    pooled = ga.anonymize(df, **ask, max_pooled=0.06, pool_by="classes")
+    check_joint_release(df, pooled.in_input_order(), k, lat="lat", lon="lon", intervals=["age"], sets=["sex"])
+    assert pooled.report.audit["ok"]
+    apart = _pooled_apart(plain, pooled)
+    hamlet = (df["lat"] < 39).to_numpy()
+    assert apart.any() and hamlet[apart].all()       # the classes mixing a hamlet's few records lose most
+    details = pooled.report.details["pooled"]
+    assert details["pool_by"] == "classes" and apart.sum() <= details["rows"] <= 0.06 * len(df)
+    assert "pool_by='classes'" in pooled.notes[-1]
+    before = plain.in_input_order()
+    for rows in _classes(before):                    # every class of the plain release kept whole or pooled whole
+        assert len({bool(apart[r]) for r in rows}) == 1
+    t = pooled.in_input_order()
+    span = (t["age_max"] - t["age_min"]).to_numpy()
+    plain_span = (before["age_max"] - before["age_min"]).to_numpy()
+    assert span[apart].mean() < plain_span[apart].mean()     # the pooled records' other columns gain
+    none = ga.anonymize(df, **ask, max_pooled=0.001, pool_by="classes")     # the budget holds fewer than k rows
+    assert none.report.details["pooled"]["rows"] == 0 and "no rows pooled" in none.notes[-1]
+    pd.testing.assert_frame_equal(none.table, plain.table)
+
+
 def test_pooling_is_deterministic_and_off_by_default():
     df = _towns_and_hamlets(seed=1)
     ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note"], location_precision=0.8)
@@ -96,9 +137,10 @@ def test_pooling_is_deterministic_and_off_by_default():
     assert "pooled" not in off.report.details
 
 
-def test_explore_publishes_what_anonymize_does_at_each_setting():
+@pytest.mark.parametrize("pool_by", ["places", "classes"])
+def test_explore_publishes_what_anonymize_does_at_each_setting(pool_by):
     df = _towns_and_hamlets(seed=2)
-    ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note"], max_pooled=0.06)
+    ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note"], max_pooled=0.06, pool_by=pool_by)
     explored = ga.explore(df, **ask, settings=(0.2, 0.9), location_precision=0.9)
     pd.testing.assert_frame_equal(explored.table, ga.anonymize(df, **ask, location_precision=0.9).table)
     low = ga.anonymize(df, **ask, location_precision=0.2)
@@ -133,6 +175,9 @@ def test_a_zip_location_pools_its_emptiest_regions():
     (dict(location=("lat", "lon"), max_suppressed=0.02), "max_pooled and max_suppressed both spend"),
     (dict(location=("lat", "lon"), max_pooled=1.5), "max_pooled"),
     (dict(location=("lat", "lon"), max_pooled=-0.1), "max_pooled"),
+    (dict(location=("lat", "lon"), max_pooled=None, pool_by="classes"), "pool_by='classes' chooses the records of "
+                                                                          "max_pooled: give max_pooled too"),
+    (dict(location=("lat", "lon"), pool_by="rows"), "pool_by"),
 ])
 def test_bad_pooling_is_a_parameter_error(ask, message):
     df = _towns_and_hamlets(towns=1, hamlets=2)
@@ -150,6 +195,10 @@ def test_the_command_line_pools(tmp_path, cli):
     assert code == 0, err
     written = pd.read_csv(out)
     assert len(written) == len(df) and written.groupby("class_id").size().min() >= 5
+    code, _, err = cli("anonymize", src, "-o", tmp_path / "classes.csv", "--lat", "lat", "--lon", "lon", "--qi",
+                       "age,sex", "--keep", "note", "-k", "5", "--max-pooled", "8%", "--pool-by", "classes")
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "classes.csv").groupby("class_id").size().min() >= 5
     code, _, err = cli("anonymize", src, "-o", tmp_path / "no.csv", "--lat", "lat", "--lon", "lon", "--qi", "age,sex",
                        "--keep", "note", "-k", "5", "--max-pooled", "8%", "--method", "frontier")
     assert code == 2 and "max_pooled works with" in err and not (tmp_path / "no.csv").exists()
@@ -173,3 +222,26 @@ def test_every_pooled_release_is_a_release(seed, k, share, precision):
     assert pooled <= share * n and (pooled == 0 or pooled >= k)
     rows = _pooled_rows(df, k, share, max_withheld=0)
     assert rows.size == pooled
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 6), share=st.sampled_from([0.05, 0.1, 0.2]),
+       precision=st.sampled_from([0.25, 0.5, 1.0]))
+def test_every_release_pooling_classes_is_a_release_keeping_the_other_classes(seed, k, share, precision):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(60, 200))
+    centres = rng.uniform([30, -110], [45, -80], (int(rng.integers(3, 12)), 2))
+    at = rng.integers(0, len(centres), n)
+    df = pd.DataFrame({"lat": (centres[at, 0] + rng.normal(0, 0.2, n)).round(3),
+                       "lon": (centres[at, 1] + rng.normal(0, 0.2, n)).round(3),
+                       "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M", "X"], n), "note": np.arange(n)})
+    ask = dict(location=("lat", "lon"), qi=QI, k=k, keep=["note"], location_precision=precision, max_withheld=0)
+    r = ga.anonymize(df, **ask, max_pooled=share, pool_by="classes")
+    check_joint_release(df, r.in_input_order(), k, lat="lat", lon="lon", intervals=["age"], sets=["sex"])
+    pooled = r.report.details["pooled"]["rows"]
+    assert pooled <= share * n and (pooled == 0 or pooled >= k)
+    plain = ga.anonymize(df, **ask)
+    apart = _pooled_apart(plain, r)
+    assert apart.sum() <= pooled                     # a pooled class found again as it was counts as kept
+    for rows in _classes(plain.in_input_order()):    # the plain release's classes, each kept or pooled whole
+        assert len({bool(apart[r]) for r in rows}) == 1
