@@ -29,8 +29,9 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
                               {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": None}),
     # a looser tail (16 typical k-neighbourhoods, not 4): a wide p90 where a peer's is, for the other columns
     "geoanon-loosetail": ("loose tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 16.0}),
-    # a tighter tail (1, not 4): a p90 near the median where a peer's is, the median left room
-    "geoanon-tighttail": ("tight tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 1.0}),
+    # a tighter tail (1, not 4): a p90 near the median where a peer's is, the median left room; over the
+    # knob's whole range, as the default's trace: at its coarse end too a peer's p90 may be near its median
+    "geoanon-tighttail": ("tight tail", SETTINGS, {"tail_reach": 1.0}),
 }
 
 
