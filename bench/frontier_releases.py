@@ -27,6 +27,9 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
     # and a tail as wide as a peer's whose p90 is several times its median, the other columns' price paid by few
     "geoanon-pooledclasses": ("pooled classes", tuple(np.round(np.linspace(0.25, 1, 31), 3)),
                               {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": None}),
+    # ... and beside the tighter tail, over the whole knob: a peer whose p90 is near its median, at a coarse location
+    "geoanon-pooledtight": ("pooled classes, tight tail", SETTINGS,
+                            {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": 1.0}),
     # a looser tail (16 typical k-neighbourhoods, not 4): a wide p90 where a peer's is, for the other columns
     "geoanon-loosetail": ("loose tail", tuple(np.round(np.linspace(0.25, 1, 31), 3)), {"tail_reach": 16.0}),
     # a tighter tail (1, not 4): a p90 near the median where a peer's is, the median left room; over the
