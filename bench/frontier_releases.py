@@ -27,6 +27,8 @@ VARIANTS = {    # geoanon's other releases counted among its own: (label, settin
     # and a tail as wide as a peer's whose p90 is several times its median, the other columns' price paid by few
     "geoanon-pooledclasses": ("pooled classes", tuple(np.round(np.linspace(0.25, 1, 31), 3)),
                               {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": None}),
+    # ... beside the default tail, over the whole knob
+    "geoanon-pooleddefault": ("pooled classes, default tail", SETTINGS, {"max_pooled": 0.05, "pool_by": "classes"}),
     # ... and beside the tighter tail, over the whole knob: a peer whose p90 is near its median, at a coarse location
     "geoanon-pooledtight": ("pooled classes, tight tail", SETTINGS,
                             {"max_pooled": 0.05, "pool_by": "classes", "tail_reach": 1.0}),
