@@ -51,6 +51,23 @@ def _pooled_apart(plain, pooled) -> np.ndarray:
     return apart
 
 
+def _assert_kept_or_pooled_whole(plain, apart: np.ndarray) -> None:
+    """Every class of ``plain`` has its rows all in ``apart`` or all out of it."""
+    for rows in _classes(plain.in_input_order()):
+        assert len({bool(apart[r]) for r in rows}) == 1
+
+
+def _clustered(seed: int) -> pd.DataFrame:
+    """60-200 records around 3-12 random centres in the US, with an age, a sex and a note."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(60, 200))
+    centres = rng.uniform([30, -110], [45, -80], (int(rng.integers(3, 12)), 2))
+    at = rng.integers(0, len(centres), n)
+    return pd.DataFrame({"lat": (centres[at, 0] + rng.normal(0, 0.2, n)).round(3),
+                         "lon": (centres[at, 1] + rng.normal(0, 0.2, n)).round(3),
+                         "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M", "X"], n), "note": np.arange(n)})
+
+
 def test_circle_widths_reach_the_records_asked():
     on = ground("EPSG:4326")
     points = on.positions(np.array([0.0, 1.0, 2.0]), np.zeros(3))
@@ -114,8 +131,7 @@ def test_the_costliest_classes_are_pooled_whole_the_others_kept_as_they_were():
     assert details["pool_by"] == "classes" and apart.sum() <= details["rows"] <= 0.06 * len(df)
     assert "pool_by='classes'" in pooled.notes[-1]
     before = plain.in_input_order()
-    for rows in _classes(before):                    # every class of the plain release kept whole or pooled whole
-        assert len({bool(apart[r]) for r in rows}) == 1
+    _assert_kept_or_pooled_whole(plain, apart)
     t = pooled.in_input_order()
     span = (t["age_max"] - t["age_min"]).to_numpy()
     plain_span = (before["age_max"] - before["age_min"]).to_numpy()
@@ -208,13 +224,8 @@ def test_the_command_line_pools(tmp_path, cli):
 @given(seed=st.integers(0, 10_000), k=st.integers(2, 6), share=st.sampled_from([0.05, 0.1, 0.2]),
        precision=st.sampled_from([0.0, 0.5, 1.0]))
 def test_every_pooled_release_is_a_release(seed, k, share, precision):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(60, 200))
-    centres = rng.uniform([30, -110], [45, -80], (int(rng.integers(3, 12)), 2))
-    at = rng.integers(0, len(centres), n)
-    df = pd.DataFrame({"lat": (centres[at, 0] + rng.normal(0, 0.2, n)).round(3),
-                       "lon": (centres[at, 1] + rng.normal(0, 0.2, n)).round(3),
-                       "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M", "X"], n), "note": np.arange(n)})
+    df = _clustered(seed)
+    n = len(df)
     r = ga.anonymize(df, location=("lat", "lon"), qi=QI, k=k, keep=["note"], location_precision=precision,
                      max_pooled=share, max_withheld=0)
     check_joint_release(df, r.in_input_order(), k, lat="lat", lon="lon", intervals=["age"], sets=["sex"])
@@ -228,13 +239,8 @@ def test_every_pooled_release_is_a_release(seed, k, share, precision):
 @given(seed=st.integers(0, 10_000), k=st.integers(2, 6), share=st.sampled_from([0.05, 0.1, 0.2]),
        precision=st.sampled_from([0.25, 0.5, 1.0]))
 def test_every_release_pooling_classes_is_a_release_keeping_the_other_classes(seed, k, share, precision):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(60, 200))
-    centres = rng.uniform([30, -110], [45, -80], (int(rng.integers(3, 12)), 2))
-    at = rng.integers(0, len(centres), n)
-    df = pd.DataFrame({"lat": (centres[at, 0] + rng.normal(0, 0.2, n)).round(3),
-                       "lon": (centres[at, 1] + rng.normal(0, 0.2, n)).round(3),
-                       "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M", "X"], n), "note": np.arange(n)})
+    df = _clustered(seed)
+    n = len(df)
     ask = dict(location=("lat", "lon"), qi=QI, k=k, keep=["note"], location_precision=precision, max_withheld=0)
     r = ga.anonymize(df, **ask, max_pooled=share, pool_by="classes")
     check_joint_release(df, r.in_input_order(), k, lat="lat", lon="lon", intervals=["age"], sets=["sex"])
@@ -243,5 +249,4 @@ def test_every_release_pooling_classes_is_a_release_keeping_the_other_classes(se
     plain = ga.anonymize(df, **ask)
     apart = _pooled_apart(plain, r)
     assert apart.sum() <= pooled                     # a pooled class found again as it was counts as kept
-    for rows in _classes(plain.in_input_order()):    # the plain release's classes, each kept or pooled whole
-        assert len({bool(apart[r]) for r in rows}) == 1
+    _assert_kept_or_pooled_whole(plain, apart)
