@@ -21,10 +21,10 @@ from itertools import groupby
 
 import numpy as np
 
-from .cuts import per_bit, split_bits, stranding
+from .cuts import halved, per_bit, split_bits, stranding
 from .dims import RankDim, SetDim, TreeDim
 from .nodes import Nodes
-from .plans import Plan, group_plan, rank_plan
+from .plans import Plan, group_plan, halve_plan, rank_plan
 
 __all__ = ["MAX_WEIGHTINGS", "first_dims", "location_forest", "split_all", "split_weighted", "vectorizable"]
 
@@ -182,7 +182,7 @@ class _Search:
         best_dim = np.full(parent.shape, -1, dtype=np.int64)
         plans = {}
         for j in self.cut:
-            plan = rank_plan(self, j) if isinstance(self.problem.items[j], RankDim) else group_plan(self, j)
+            plan = _plan_of(self, j)
             if plan is None:
                 continue
             cut = plan.nodes
@@ -380,6 +380,14 @@ class _Leaves:
 
     def __getitem__(self, i):
         return self._made()[i]
+
+
+def _plan_of(search, j: int) -> Plan | None:
+    """Dimension ``j``'s cut of every node, as :func:`geoanon.joint.cuts.own_cut` makes it node by node."""
+    d = search.problem.items[j]
+    if isinstance(d, RankDim):
+        return rank_plan(search, j)
+    return halve_plan(search, j) if halved(d) else group_plan(search, j)
 
 
 def _chosen_parts(plans: dict, chosen: dict) -> list:

@@ -22,7 +22,7 @@ import numpy as np
 from .dims import RankDim, SetDim, TreeDim
 
 __all__ = ["STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state",
-           "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "keeps_classes", "narrowed",
+           "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "halve_cut", "halved", "keeps_classes", "narrowed",
            "narrowed_ranks", "own_cut", "per_bit", "rank_cut", "split_bits", "stranding"]
 
 
@@ -267,6 +267,40 @@ def set_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
     return _group_cut(problem, j, rows, state, d.leaf[rows], False, d.held)
 
 
+def halve_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
+    """Split a set of values in two, as a Mondrian with value sets splits a
+    category (LeFevre et al., 2006, the median cut; the bench's Mondrian,
+    ``bench/frontier_releases.py``): the values in order of their rows (the
+    most held first, ties by value), the first ones against the rest at the
+    position that leaves the two sides' rows most even among those where
+    both meet the model (ties: the fewest values first); None where there
+    is none."""
+    d = problem.items[j]
+    if state[j].bit_count() < 2:
+        return None
+    check = problem.check
+    child = d.leaf[rows]
+    present = np.bincount(child, minlength=len(d.names))
+    values = np.flatnonzero(present)
+    m = check.n_values
+    hist = np.zeros((len(d.names), m), dtype=np.int64)
+    np.add.at(hist, (child, check.codes[rows]), 1)
+    order = values[np.lexsort((values, -present[values]))]
+    left = np.cumsum(hist[order], axis=0)[:-1]
+    ok = check.holds(left) & check.holds(hist.sum(axis=0) - left)
+    if not ok.any():
+        return None
+    n_left = left.sum(axis=1)
+    at = np.flatnonzero(ok)
+    p = int(at[np.argmin(np.abs(2 * n_left[at] - rows.size))]) + 1
+    on_left = np.zeros(len(d.names), dtype=bool)
+    on_left[order[:p]] = True
+    mask = on_left[child]
+    parts = [(r, child_state(problem, state, j, d.held(r), r)) for r in (rows[mask], rows[~mask])]
+    gain = _rows_cost(problem, state, rows.size) - sum(_rows_cost(problem, st, r.size) for r, st in parts)
+    return Cut(gain, j, parts)
+
+
 def _group_cut(problem, j, rows, state, child, strict, state_of) -> Cut | None:
     """Split rows by ``child`` (their child node or value): children whose
     rows meet the model become parts of their own; the rest stay together
@@ -410,8 +444,26 @@ def descend(node, parts_of) -> list:
 
 
 def own_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
-    """Dimension ``j``'s cut of a node: :func:`rank_cut`, :func:`tree_cut` or :func:`set_cut`."""
-    return _OPERATORS[type(problem.items[j])](problem, j, rows, state)
+    """Dimension ``j``'s cut of a node: :func:`rank_cut`, :func:`tree_cut`,
+    :func:`set_cut`, or :func:`halve_cut` for a value set that is
+    :func:`halved`."""
+    d = problem.items[j]
+    return (halve_cut if halved(d) else _OPERATORS[type(d)])(problem, j, rows, state)
+
+
+HALVED_ABOVE = 8    # a value set of more values than this is halved, not peeled
+
+
+def halved(d) -> bool:
+    """Whether the search cuts dimension ``d`` by :func:`halve_cut`: a
+    quasi-identifier's value set of more than ``HALVED_ABOVE`` values (not
+    the location's). Peeling every value that holds k rows at once cuts such
+    a node into as many parts, and no cut of another column can follow
+    inside the part of one value; halving leaves both. Chosen by
+    bench/bench_halving.py's rule on its tuning tables among 0, 6, 8 and 16
+    values and peeling alone (bench/RESULTS.md, "Halving the many-valued
+    value sets")."""
+    return isinstance(d, SetDim) and not d.location and len(d.names) > HALVED_ABOVE
 
 
 _OPERATORS = {RankDim: rank_cut, TreeDim: tree_cut, SetDim: set_cut}

@@ -16,7 +16,7 @@ from .dims import RankDim, SetDim, TreeDim, popcount
 from .plan_loops import (by_node_and_rank, grouped, location_choice, nearest, part_states, peeled_parts, rank_cuts,
                          rank_parts)
 
-__all__ = ["Plan", "WALKED_SHARE", "group_plan", "rank_plan"]
+__all__ = ["Plan", "WALKED_SHARE", "group_plan", "halve_plan", "rank_plan"]
 
 WALKED_SHARE = 8    # a round whose nodes hold at least 1 / this of the table's rows orders them by one pass
 
@@ -219,6 +219,50 @@ def group_plan(search, j: int) -> Plan | None:
     unset = part_of_group < 0
     part_of_group[unset] = rest_part[g_node[unset]]
     return _numbered(search, j, np.where(cut_nodes, n_parts, 0), node, inverse, part_of_group, positions)
+
+
+def halve_plan(search, j: int) -> Plan | None:
+    """The halving of every node's value set along ``j`` (:func:`geoanon.joint.cuts.halve_cut`)."""
+    table = search.nodes
+    d, check = search.problem.items[j], search.check
+    node = table.position_node()
+    eligible = popcount(table.state[j]) >= 2
+    keep_rows = eligible[node]
+    if not keep_rows.any():
+        return None
+    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
+    rows = table.perm if positions is None else table.perm[positions]
+    child = d.leaf[rows]
+    if positions is not None:
+        node = node[positions]
+    n_child = len(d.names)
+    n_nodes = table.size.size
+    groups, inverse = dense_unique(node * n_child + child, n_nodes * n_child)
+    m = check.n_values
+    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
+                       minlength=groups.size * m).reshape(groups.size, m)
+    g_node, g_size = groups // n_child, hist.sum(axis=1)
+    order = np.lexsort((groups % n_child, -g_size, g_node))      # each node's values, the most held first
+    o_node = g_node[order]
+    start = np.searchsorted(o_node, np.arange(n_nodes + 1))
+    cum = np.cumsum(hist[order], axis=0)
+    before = np.vstack([np.zeros((1, m), dtype=np.int64), cum])[start[:-1]]
+    total = cum[start[1:] - 1] - before if groups.size else before
+    left = cum - before[o_node]
+    right = total[o_node] - left
+    last = np.arange(order.size) == start[1:][o_node] - 1       # every value on the left: no cut
+    ok = ~last & check.holds(left) & check.holds(right)
+    if not ok.any():
+        return None
+    n_left, n_all = left.sum(axis=1), total.sum(axis=1)[o_node]
+    at = np.flatnonzero(ok)
+    at = at[np.lexsort((at, np.abs(2 * n_left[at] - n_all[at]), o_node[at]))]
+    first = np.r_[True, o_node[at][1:] != o_node[at][:-1]]
+    cut_at = np.full(n_nodes, -1, dtype=np.int64)
+    cut_at[o_node[at[first]]] = at[first]
+    part_of_group = np.empty(groups.size, dtype=np.int64)
+    part_of_group[order] = (np.arange(order.size) > cut_at[o_node]).astype(np.int64)
+    return _numbered(search, j, np.where(cut_at >= 0, 2, 0), node, inverse, part_of_group, positions)
 
 
 def _numbered(search, j, n_parts, node, group, part_of_group, positions) -> Plan:

@@ -29,6 +29,7 @@ def _table(n, seed):
         "race": rng.choice(list("abcde"), n, p=[0.7, 0.15, 0.08, 0.05, 0.02]),
         "marital": rng.choice(["Married", "Divorced", "Never-married", "Widowed"], n),
         "dx": rng.choice(list("uvwxyz"), n),
+        "edu": rng.choice([f"e{i:02d}" for i in range(12)], n, p=np.arange(12, 0, -1) / 78),   # halved
     })
     df.loc[:: 2 + seed % 40, "age"] = np.nan
     return df
@@ -39,10 +40,10 @@ MODELS = {"k": {}, "l": {"l": 2, "sensitive": "dx"}, "l_distinct": {"l_distinct"
 
 
 def _problem(df, seed, model, extent, hierarchies=None):
-    """The search problem of a test table: its dimensions (location, then age, sex, race, marital) and model."""
+    """The search problem of a test table: its dimensions (location, then age, sex, race, marital, edu) and model."""
     check = Model(k=2 + seed % 6, **MODELS[model]).compile(df)
     dims, _ = points_location(df, {"lat": "lat", "lon": "lon"}, "error", "EPSG:4326", None, [], extent, None)
-    qi = ["age", "sex", "race", "marital"]
+    qi = ["age", "sex", "race", "marital", "edu"]
     hierarchies = hierarchies or {}
     spec = release_spec("anonymize", qi=qi, hierarchies=hierarchies, sets=["race"] if seed % 2 else None,
                         location={"lat": "lat", "lon": "lon"}, k=check.model.k)
@@ -70,7 +71,7 @@ def test_batch_search_equals_node_by_node(n, seed, model, extent, hierarchy):
     rows = np.arange(n)
     tree = tiling.location_tree(problem, [(rows, problem.root(rows))], [0, 1])
     groups = [(tree.rows[i], tree.state[i]) for i in range(len(tree.parent))]
-    other = [2, 3, 4, 5]
+    other = [2, 3, 4, 5, 6]
     fast, total = batch.split_all(problem, groups, other)
     for g, (rows_g, state_g) in enumerate(groups):
         slow = tiling.split_down(problem, rows_g, state_g, other)
@@ -106,7 +107,7 @@ def test_batch_joint_search_equals_node_by_node(n, seed, model, extent, gain_rat
     cut; cuts ranked by their gain or by their gain ratio."""
     problem = replace(_problem(_table(n, seed), seed, model, extent), shared_location=False, gain_ratio=gain_ratio)
     rows = np.arange(n)
-    every = list(range(6))
+    every = list(range(7))
     slow = tiling.split_down(problem, rows, problem.root(rows), every)
     (fast,), total = batch.split_all(problem, [(rows, problem.root(rows))], every)
     assert sorted((tuple(sorted(r.tolist())), s) for r, s in slow) == \
@@ -263,3 +264,29 @@ def test_the_gain_ratio_ranks_a_many_valued_peel_as_the_binary_cuts_it_replaces(
         first[ratio] = (problem.items[cut.dim].name, len(cut.parts))
     assert first == {False: ("edu", 8), True: ("age", 2)}
     assert cuts.split_bits(np.full(8, 5), np.zeros(8, dtype=np.int64), np.array([40])).tolist() == [3.0]
+
+
+def test_a_many_valued_set_is_halved_most_held_values_first():
+    """A value set of more than ``HALVED_ABOVE`` values (the table's 12
+    levels of edu, skewed) is cut in two, node by node and in the array
+    search alike: the most held values on the first side, the sides as even
+    as the model allows, each meeting it; sets of fewer values and the
+    location are peeled as before."""
+    from geoanon.joint import cuts
+
+    df = _table(600, 4)
+    problem = replace(_problem(df, 4, "l", "box"), shared_location=False)
+    assert [cuts.halved(d) for d in problem.items] == [False] * 6 + [True]
+    rows = np.arange(len(df))
+    cut = cuts.own_cut(problem, 6, rows, problem.root(rows))
+    counts = df["edu"].value_counts()
+    left, right = (set(df["edu"].iloc[r]) for r, _ in cut.parts)
+    assert len(cut.parts) == 2 and left | right == set(counts.index) and not left & right
+    assert min(counts[list(left)]) >= max(counts[list(right)])
+    assert abs(cut.parts[0][0].size - len(df) / 2) <= counts.max()
+    assert problem.check.holds(np.stack([problem.check.histogram(r) for r, _ in cut.parts])).all()
+    (fast,), _ = batch.split_all(problem, [(rows, problem.root(rows))], [6])
+    slow = tiling.split_down(problem, rows, problem.root(rows), [6])
+    assert sorted((tuple(sorted(r.tolist())), s[6]) for r, s in slow) == \
+        sorted((tuple(sorted(r.tolist())), s[6]) for r, s in fast)
+    assert len(fast) > 2
