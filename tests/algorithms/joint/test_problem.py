@@ -34,7 +34,7 @@ def test_a_class_costs_the_same_summed_by_state_or_by_dimension(km):
     problem = _problem(_table(300, 3), 3, "k", "box")
     if km:
         problem = replace(problem, location_loss=BoxKmLoss(_km(problem.dims, "EPSG:4326")))
-    problem = problem.weighted([2.0, 2.0, 1.0, 3.0, 1.0, 0.5])
+    problem = problem.weighted([2.0, 2.0, 1.0, 3.0, 1.0, 0.5, 1.5])
     rows = np.arange(300)
     states = [problem.root(rows), problem.root(rows[:40]), problem.root(rows[100:250])]
     per_dim = problem.cost_rows(states)
