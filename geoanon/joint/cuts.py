@@ -21,9 +21,10 @@ import numpy as np
 
 from .dims import RankDim, SetDim, TreeDim
 
-__all__ = ["STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts", "child_state",
-           "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "halve_cut", "halved", "keeps_classes", "narrowed",
-           "narrowed_ranks", "own_cut", "per_bit", "rank_cut", "split_bits", "stranding"]
+__all__ = ["HALVED_ABOVE", "STRANDED", "TILING_GAP", "WINDOW", "admissible_positions", "best_cut", "best_parts",
+           "child_state", "compact_choice", "cut_clearance", "descend", "first_keys", "first_least", "halve_cut",
+           "halved", "keeps_classes", "narrowed", "narrowed_ranks", "own_cut", "per_bit", "rank_cut", "split_bits",
+           "stranding"]
 
 
 @dataclass
@@ -457,9 +458,9 @@ HALVED_ABOVE = 8    # a value set of more values than this is halved, not peeled
 def halved(d) -> bool:
     """Whether the search cuts dimension ``d`` by :func:`halve_cut`: a
     quasi-identifier's value set of more than ``HALVED_ABOVE`` values (not
-    the location's). Peeling every value that holds k rows at once cuts such
-    a node into as many parts, and no cut of another column can follow
-    inside the part of one value; halving leaves both. Chosen by
+    the location's). Peeling cuts such a node into a part per value that
+    holds k rows, and every later cut, the location's too, is made inside
+    one value's part; halving leaves two parts of mixed values. Chosen by
     bench/bench_halving.py's rule on its tuning tables among 0, 6, 8 and 16
     values and peeling alone (bench/RESULTS.md, "Halving the many-valued
     value sets")."""
