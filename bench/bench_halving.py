@@ -57,9 +57,8 @@ def peer_rows(name: str, k: int) -> dict:
     return {r["method"]: r["points"] for r in rows}
 
 
-def halved_columns(table, threshold: int) -> tuple:
-    """The table's categories of more than ``threshold`` values (the ZIP code, the location, never)."""
-    df = table.frame()
+def halved_columns(df, table, threshold: int) -> tuple:
+    """The table's categories of more than ``threshold`` values in ``df`` (the ZIP code, the location, never)."""
     return tuple(c for c in table.text if df[c].nunique() > threshold)
 
 
@@ -75,15 +74,15 @@ def case(name: str, k: int) -> dict:
     row = {"table": name, "k": k, "held_out": table.held_out, "peers": sorted(peers), "thresholds": {}}
     measured = {}
     for threshold in (NEVER, KEPT) if table.held_out else THRESHOLDS:
-        halved = halved_columns(table, threshold)
+        halved = halved_columns(df, table, threshold)
         if halved not in measured:
             cuts.HALVED_ABOVE = threshold
             points, default = fr.traced(df, table, k, rounds=0)
-            per_peer = {m: max(best_no_wider(points, p)[1] for p in releases) for m, releases in peers.items()}
-            ratios = [best_no_wider(points, p)[1] for releases in peers.values() for p in releases]
+            ratios = {m: [best_no_wider(points, p)[1] for p in releases] for m, releases in peers.items()}
+            every = [r for peer in ratios.values() for r in peer]
             d = next(p for p in points if p["setting"] == default)
-            measured[halved] = {"worst": float(max(ratios)), "median": float(np.median(ratios)),
-                                "per_peer": {m: float(v) for m, v in per_peer.items()},
+            measured[halved] = {"worst": float(max(every)), "median": float(np.median(every)),
+                                "per_peer": {m: float(max(v)) for m, v in ratios.items()},
                                 "default": [d["median_km"], d["p90_km"], d["other_ncp"]]}
         row["thresholds"][str(threshold)] = {**measured[halved], "halved": list(halved)}
         print(json.dumps({"table": name, "k": k, "threshold": threshold, **row["thresholds"][str(threshold)]}),

@@ -281,11 +281,10 @@ def halve_cut(problem, j: int, rows: np.ndarray, state: tuple) -> Cut | None:
         return None
     check = problem.check
     child = d.leaf[rows]
-    present = np.bincount(child, minlength=len(d.names))
-    values = np.flatnonzero(present)
-    m = check.n_values
-    hist = np.zeros((len(d.names), m), dtype=np.int64)
+    hist = np.zeros((len(d.names), check.n_values), dtype=np.int64)
     np.add.at(hist, (child, check.codes[rows]), 1)
+    present = hist.sum(axis=1)
+    values = np.flatnonzero(present)
     order = values[np.lexsort((values, -present[values]))]
     left = np.cumsum(hist[order], axis=0)[:-1]
     ok = check.holds(left) & check.holds(hist.sum(axis=0) - left)

@@ -154,21 +154,11 @@ def group_plan(search, j: int) -> Plan | None:
     else:
         eligible = popcount(st) >= 2
         child = d.leaf[table.perm]
-    keep_rows = eligible[node]
-    if not keep_rows.any():
+    found = _value_groups(search, node, eligible, child)
+    if found is None:
         return None
-    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
-    rows = table.perm if positions is None else table.perm[positions]
-    if positions is not None:
-        node, child = node[positions], child[positions]
-    n_child = int(child.max()) + 1
-    n_nodes = table.size.size
-    key = node * n_child + child
-    groups, inverse = dense_unique(key, n_nodes * n_child)
-    g_node, g_child = groups // n_child, groups % n_child
-    m = check.n_values
-    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
-                       minlength=groups.size * m).reshape(groups.size, m)
+    node, positions, inverse, g_node, g_child, hist = found
+    n_nodes, m = table.size.size, check.n_values
     g_size = hist.sum(axis=1)
     ok = check.holds(hist)
     rest = np.zeros((n_nodes, m), dtype=np.int64)
@@ -211,7 +201,7 @@ def group_plan(search, j: int) -> Plan | None:
     if not cut_nodes.any():
         return None
     # the part of every group: kept groups after the first p in order, then the rest
-    part_of_group = np.full(groups.size, -1, dtype=np.int64)
+    part_of_group = np.full(g_node.size, -1, dtype=np.int64)
     rank_in_node = np.arange(kept.size) - kstart[kn]
     separated = rank_in_node >= np.maximum(p[kn], 0)
     part_of_group[kept[separated]] = rank_in_node[separated] - p[kn[separated]]
@@ -225,29 +215,17 @@ def halve_plan(search, j: int) -> Plan | None:
     """The halving of every node's value set along ``j`` (:func:`geoanon.joint.cuts.halve_cut`)."""
     table = search.nodes
     d, check = search.problem.items[j], search.check
-    node = table.position_node()
-    eligible = popcount(table.state[j]) >= 2
-    keep_rows = eligible[node]
-    if not keep_rows.any():
+    found = _value_groups(search, table.position_node(), popcount(table.state[j]) >= 2, d.leaf[table.perm])
+    if found is None:
         return None
-    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
-    rows = table.perm if positions is None else table.perm[positions]
-    child = d.leaf[rows]
-    if positions is not None:
-        node = node[positions]
-    n_child = len(d.names)
-    n_nodes = table.size.size
-    groups, inverse = dense_unique(node * n_child + child, n_nodes * n_child)
-    m = check.n_values
-    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
-                       minlength=groups.size * m).reshape(groups.size, m)
-    g_node, g_size = groups // n_child, hist.sum(axis=1)
-    order = np.lexsort((groups % n_child, -g_size, g_node))      # each node's values, the most held first
+    node, positions, inverse, g_node, g_child, hist = found
+    n_nodes, m = table.size.size, check.n_values
+    order = np.lexsort((g_child, -hist.sum(axis=1), g_node))      # each node's values, the most held first
     o_node = g_node[order]
     start = np.searchsorted(o_node, np.arange(n_nodes + 1))
     cum = np.cumsum(hist[order], axis=0)
     before = np.vstack([np.zeros((1, m), dtype=np.int64), cum])[start[:-1]]
-    total = cum[start[1:] - 1] - before if groups.size else before
+    total = cum[start[1:] - 1] - before
     left = cum - before[o_node]
     right = total[o_node] - left
     last = np.arange(order.size) == start[1:][o_node] - 1       # every value on the left: no cut
@@ -260,9 +238,31 @@ def halve_plan(search, j: int) -> Plan | None:
     first = np.r_[True, o_node[at][1:] != o_node[at][:-1]]
     cut_at = np.full(n_nodes, -1, dtype=np.int64)
     cut_at[o_node[at[first]]] = at[first]
-    part_of_group = np.empty(groups.size, dtype=np.int64)
+    part_of_group = np.empty(order.size, dtype=np.int64)
     part_of_group[order] = (np.arange(order.size) > cut_at[o_node]).astype(np.int64)
     return _numbered(search, j, np.where(cut_at >= 0, 2, 0), node, inverse, part_of_group, positions)
+
+
+def _value_groups(search, node, eligible, child):
+    """The rows of the ``eligible`` nodes grouped by node and ``child`` (each
+    position's child node or value; ``node`` each position's node): each
+    kept position's node, the kept positions (None: all), each one's group,
+    every group's node and child, and its sensitive histogram (groups x
+    values). None where no node is eligible."""
+    table, check = search.nodes, search.check
+    keep_rows = eligible[node]
+    if not keep_rows.any():
+        return None
+    positions = None if keep_rows.all() else np.flatnonzero(keep_rows)
+    rows = table.perm if positions is None else table.perm[positions]
+    if positions is not None:
+        node, child = node[positions], child[positions]
+    n_child = int(child.max()) + 1
+    groups, inverse = dense_unique(node * n_child + child, table.size.size * n_child)
+    m = check.n_values
+    hist = np.bincount(inverse * m + check.codes[rows] if m > 1 else inverse,
+                       minlength=groups.size * m).reshape(groups.size, m)
+    return node, positions, inverse, groups // n_child, groups % n_child, hist
 
 
 def _numbered(search, j, n_parts, node, group, part_of_group, positions) -> Plan:
