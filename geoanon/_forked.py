@@ -3,9 +3,11 @@ to map, with whatever state it holds (a closure, a ``partial``), instead of
 receiving it pickled; only the items and the results travel."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .progress import detach, step
 
-__all__ = ["beside", "forked_map"]
+__all__ = ["beside", "forked", "forked_map"]
 
 _FUNCTION = None    # the function being mapped, inherited by the forked workers
 
@@ -40,16 +42,51 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
         _FUNCTION = previous
 
 
+@contextmanager
+def forked(function, n_jobs: int):
+    """A callable giving ``function()``: computed from now on in a forked
+    worker (only its result travels, pickled; a Ctrl-C or an error here
+    terminates it) while this process goes on, with ``n_jobs`` > 1 where
+    processes can fork; else at once, in this process. ``function`` may not
+    change state this process reads: the worker's changes stay in the worker.
+
+    >>> with forked(lambda: 6 * 7, 2) as result:
+    ...     result()
+    42
+    """
+    import gc
+    import multiprocessing as mp
+
+    global _FUNCTION
+    if n_jobs == 1 or "fork" not in mp.get_all_start_methods():
+        done = function()
+        yield lambda: done
+        return
+    previous, _FUNCTION = _FUNCTION, lambda _: function()
+    gc.freeze()     # the worker's collections leave the objects it inherits alone: their pages stay shared
+    try:
+        pool = mp.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+    finally:
+        gc.unfreeze()
+        _FUNCTION = previous
+    with pool:
+        pending = pool.apply_async(_call, (None,))
+
+        def result():
+            with step("waiting for a worker process"):
+                return pending.get()
+
+        yield result
+
+
 def beside(first, second, n_jobs: int) -> tuple:
     """``(first(), second())``: with ``n_jobs`` > 1, ``first`` in a forked
-    worker (only its result travels, pickled) while this process runs
-    ``second``; else, or where processes cannot fork, one after the other
-    in this process. Neither may change state the other, or the caller
-    after, reads: the worker's changes stay in the worker."""
-    if n_jobs == 1:
-        return first(), second()
-    (done,), other = forked_map(lambda _: first(), [None], n_jobs, beside=second)
-    return done, other
+    worker while this process runs ``second`` (:func:`forked`); else, or
+    where processes cannot fork, one after the other in this process.
+    Neither may change state the other, or the caller after, reads."""
+    with forked(first, n_jobs) as result:
+        other = second()
+        return result(), other
 
 
 def _call(item):

@@ -124,7 +124,7 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
       and ``without``, the share of rows published without one. For a
       points location, ``location`` is its input columns ``(lat, lon)`` and
       the extent the diagonal of each row's box (``measure`` "box
-      diagonal"); for regions, ``location`` is the region column, published
+      diagonal"; ``km``, each row's, where known); for regions, ``location`` is the region column, published
       as group labels, and the extent each row's group diameter, ``km``
       (NaN: none; ``measure`` "group diameter", the figure the joint search
       and the ZIP jobs' ``location_km`` measure, 0 for a group of one
@@ -173,9 +173,11 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
             raise DataError(f"unknown treatment {show(kind)} for column {show(col)}")
     out = {"columns": columns}
     if len(location) == 2:
-        (_, (y0, y1)), (_, (x0, x1)) = treatments[location[0]], treatments[location[1]]
-        corners = [_numbers(released[c], f"column {show(c)}") for c in (x0, y0, x1, y1)]
-        out["location"] = {"measure": "box diagonal", **_km_spread(ground(crs).extents(*corners)[2])}
+        if km is None:
+            (_, (y0, y1)), (_, (x0, x1)) = treatments[location[0]], treatments[location[1]]
+            corners = [_numbers(released[c], f"column {show(c)}") for c in (x0, y0, x1, y1)]
+            km = ground(crs).extents(*corners)[2]
+        out["location"] = {"measure": "box diagonal", **_km_spread(np.asarray(km, dtype=np.float64))}
     elif location:
         published = released[treatments[location[0]][1]]
         out["location"] = {"measure": "group diameter", **_km_spread(np.asarray(km, dtype=np.float64)),

@@ -148,14 +148,15 @@ class Partition:
         counts = np.bincount(labels[labels >= 0])
         if (counts == 0).any():
             raise VerificationError(f"class ids are not contiguous: class {int(np.argmin(counts))} is empty")
-        light = np.flatnonzero(self.weights < self.k)
+        weights = self.weights
+        light = np.flatnonzero(weights < self.k)
         if light.size:
             c = int(light[0])
             raise VerificationError(
-                f"{light.size} classes weigh less than k={self.k} (class {c} weighs {int(self.weights[c])})")
-        if self.max_weight < self.lower_bound:
+                f"{light.size} classes weigh less than k={self.k} (class {c} weighs {int(weights[c])})")
+        if weights.max() < self.lower_bound:
             raise VerificationError(
-                f"max class {self.max_weight} is below the claimed lower bound {self.lower_bound}")
+                f"max class {int(weights.max())} is below the claimed lower bound {self.lower_bound}")
         self._verify_kind()
         return self
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 
 import numpy as np
 import pandas as pd
 
 from .._cells import with_decimal_mark
-from .._forked import beside
+from .._forked import beside, forked
 from .._text import plural, show
 from .._validation import check_scalar_columns, check_total, check_unique_columns
 from ..audit import require
@@ -157,27 +158,31 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     if crs is not None and is_geographic(crs):
         warnings += null_island(xy)
     budget = budget_rows(max_withheld, len(df), k)
-    part, boxes, class_id, (withheld, extent), isolated = located_classes(
-        xy, present, len(df), k, spec["method"], crs, bounds, budget, spec["max_extent_km"], spec["n_jobs"])
-    warnings += isolated_warning(isolated, max_withheld)
-    table, row_shapes, located = _published_table(df, lat, lon, out_cols, boxes, class_id, crs, geometry)
-    treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
-                  lon_name: ("longitude" if is_geographic(crs) else "interval", (f"{lon_name}_min", f"{lon_name}_max"))}
-    coordinates, published = pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True)
-    weights = np.bincount(class_id)
+    with ExitStack() as checks:
+        part, boxes, class_id, (withheld, extent), isolated, verified = located_classes(
+            xy, present, len(df), k, spec["method"], crs, bounds, budget, checks, spec["max_extent_km"],
+            spec["n_jobs"])
+        warnings += isolated_warning(isolated, max_withheld)
+        table, row_shapes, located = _published_table(df, lat, lon, out_cols, boxes, class_id, crs, geometry)
+        treatments = {lat_name: ("interval", (f"{lat_name}_min", f"{lat_name}_max")),
+                      lon_name: ("longitude" if is_geographic(crs) else "interval",
+                                 (f"{lon_name}_min", f"{lon_name}_max"))}
+        coordinates, published = pd.DataFrame({lat_name: y, lon_name: x}), table.reset_index(drop=True)
+        weights = np.bincount(class_id)
 
-    def audited() -> tuple:
-        part.verify()
-        return require(table, out_cols, k=k), information_loss(coordinates, published, treatments, reach=k)
+        def audited() -> tuple:
+            return require(table, out_cols, k=k), information_loss(coordinates, published, treatments, reach=k)
 
-    def drawn() -> tuple:
-        units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs)
-        classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
-        return units, classes, in_published_order(table, row_shapes)
+        def drawn() -> tuple:
+            units = plain_units(coordinates, published, treatments, location=(lat_name, lon_name), crs=crs,
+                                km=None if crs is None else _row_km(boxes, class_id, located, crs))
+            classes = gpd_classes(boxes, weights[:boxes.shape[0]], crs)
+            return units, classes, in_published_order(table, row_shapes)
 
-    # the checks and the NCP beside the units, the classes' shapes and the published order: each about half
-    (audit, ncp), (units, classes, (ordered, input_rows, input_index, shapes)) = beside(audited, drawn,
-                                                                                       spec["n_jobs"])
+        # the audit and the NCP beside the units, the classes' shapes and the published order
+        (audit, ncp), (units, classes, (ordered, input_rows, input_index, shapes)) = beside(audited, drawn,
+                                                                                           spec["n_jobs"])
+        verified()
     report = JobReport(
         job="points", rows=int(len(df)), model={"k": k}, classes=int(weights.size),
         min_class=int(weights.min()), max_class=int(weights.max()), audit=audit,
@@ -209,19 +214,26 @@ def _published_table(df, lat, lon, out_cols: list, boxes: np.ndarray, class_id: 
     ``out_cols`` where ``lat`` and ``lon`` were, ``class_id`` last; the
     boxes as its geometry where the input had one), a callable giving each
     row's box shape, and which rows have a box."""
-    rect = np.full((len(df), 4), np.nan)
     located = class_id < boxes.shape[0]
-    rect[located] = boxes[class_id[located]]
-    table = _replace_columns(df, lat, lon, dict(zip(out_cols, rect[:, [1, 3, 0, 2]].T)), class_id)
+    ends = np.vstack([boxes, np.full((1, 4), np.nan)])       # the last class has no box
+    table = _replace_columns(df, lat, lon, {c: ends[:, j].take(class_id) for c, j in zip(out_cols, (1, 3, 0, 2))},
+                             class_id)
 
     def row_shapes():
         import geopandas as gpd
 
         shapes = np.full(len(df), None, dtype=object)
-        shapes[located] = rectangle_shapes(rect[located])
+        shapes[located] = rectangle_shapes(boxes[class_id[located]])
         return gpd.GeoSeries(shapes, index=df.index, crs=crs)
 
     return (with_geometry(table, row_shapes()) if geometry else table), row_shapes, located
+
+
+def _row_km(boxes: np.ndarray, class_id: np.ndarray, located: np.ndarray, crs) -> np.ndarray:
+    """Each row's box's diagonal on the ground (km; NaN: no box), from its class's."""
+    km = np.full(len(class_id), np.nan)
+    km[located] = ground(crs).extents(*boxes.T)[2][class_id[located]]
+    return km
 
 
 def _notes(n_absent: int, withheld: int, extent: int, max_km, boxes: np.ndarray, lon_name: str) -> list:
@@ -276,7 +288,7 @@ def withheld_note(withheld: int) -> str:
             "their class (geoanon.points.isolated), and any records of their class too few to stand alone")
 
 
-def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int,
+def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, budget: int, checks: ExitStack,
                     max_km: float | None = None, n_jobs: int = 1) -> tuple:
     """The partition of the located rows ``present`` (of ``rows``; checked
     coordinates ``xy``) and what its classes publish: each its records' box
@@ -292,10 +304,14 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     diagonal on the ground) join them too, and the rest is partitioned
     again, until no box is wider; InfeasibleError where the budget cannot
     take them. ``n_jobs``: threads sorting the points, searching the
-    isolated records and cutting the partition's levels. Returns the
-    partition, its classes' boxes, every row's class (the number of boxes
-    for the last one), the number of rows withheld for isolation and for
-    the extent, and of isolated rows still published."""
+    isolated records and cutting the partition's levels, and with 2 or
+    more, a forked worker verifying each partition from when it is cut
+    (:func:`geoanon._forked.forked`, under ``checks``) while this process
+    goes on. Returns the partition, its classes' boxes, every row's class
+    (the number of boxes for the last one), the number of rows withheld for
+    isolation and for the extent, of isolated rows still published, and a
+    callable that returns once the partition is verified (raising
+    VerificationError if it fails)."""
     from ..points.frame import check_bounds
     from ..points.partition import rank_frame
 
@@ -318,8 +334,8 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
     gone = np.zeros(rows, dtype=bool)
     gone[chosen] = True
     isolated = int(gone.sum())
-    located = (frame, xy, present, rows, k, method, crs, bounds, n_jobs)
-    part, boxes, label = _partition_rest(located, gone, (dims, publisher))
+    located = (frame, xy, present, rows, k, method, crs, bounds, n_jobs, checks)
+    part, boxes, label, verified = _partition_rest(located, gone, (dims, publisher))
     while max_km is not None:
         km = ground(crs).extents(*boxes.T)[2]
         wide = np.flatnonzero(np.isin(label, np.flatnonzero(km > max_km)))
@@ -331,30 +347,36 @@ def located_classes(xy, present, rows: int, k: int, method: str, crs, bounds, bu
                 f"widest is {km.max():,.0f} km) and the withholding budget cannot take them: raise max_extent_km "
                 "or max_withheld")
         gone[wide] = True
-        part, boxes, label = _partition_rest(located, gone)
+        part, boxes, label, verified = _partition_rest(located, gone)
     class_id = np.where(label < 0, part.n_classes, label)
     withheld = int(gone.sum())
-    return part, boxes, class_id, (isolated, withheld - isolated), int((flagged & ~gone).sum())
+    return part, boxes, class_id, (isolated, withheld - isolated), int((flagged & ~gone).sum()), verified
 
 
 def _partition_rest(located: tuple, gone: np.ndarray, placed: tuple | None = None) -> tuple:
     """Theorem 2's partition of the located rows not ``gone``, its classes'
-    published boxes, and every row's class (-1: none). ``located``: the
-    frame, coordinates and rows of every located row, the table's size, k,
-    the method, CRS, bounds and threads; ``placed``: their location
+    published boxes, every row's class (-1: none) and the partition's
+    verification (see :func:`located_classes`). ``located``: the frame,
+    coordinates and rows of every located row, the table's size, k, the
+    method, CRS, bounds, threads and checks; ``placed``: their location
     dimensions and publisher, where none is gone."""
     from ..points.partition import frame_without, partition_in_frame
 
-    frame, xy, present, rows, k, method, crs, bounds, n_jobs = located
+    frame, xy, present, rows, k, method, crs, bounds, n_jobs, checks = located
     keep = ~gone[present]
     if not keep.all():
         frame = frame_without(frame, xy, ~keep, crs is not None and is_geographic(crs), bounds, n_jobs)
         xy, present, placed = xy[keep], present[keep], None
     dims, publisher = placed or _location(xy, present, rows, frame, crs, bounds, k)
     part = partition_in_frame(frame, xy, np.ones(len(xy), dtype=np.int64), k, method, crs, n_jobs)
+
+    def checked() -> None:          # the partition itself does not travel back
+        part.verify()
+
+    verified = checks.enter_context(forked(checked, n_jobs))
     label = np.full(rows, -1, dtype=np.int64)
     label[present] = part.labels
-    return part, publisher.rectangles(dims, _states(dims, part, label)), label
+    return part, publisher.rectangles(dims, _states(dims, part, label), tiles=part.rectangles), label, verified
 
 
 def _nearest(xy, present, chosen: np.ndarray, count: int, crs) -> np.ndarray:

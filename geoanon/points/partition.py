@@ -9,7 +9,7 @@ import numpy as np
 
 from .._geo import ground, is_geographic
 from .._text import plural, show
-from .._threads import argsort
+from .._threads import argsort, in_threads, runs
 from .._validation import check_choice, check_k, check_total, check_weights
 from ..errors import DataError, VerificationError
 from ..partition import Partition, count_lower_bound
@@ -59,10 +59,10 @@ class RectanglePartition(Partition):
 
     def contains(self, xy: np.ndarray, classes: np.ndarray) -> np.ndarray:
         """Whether each point lies in the rectangle of its class (half-open rule)."""
-        r = self.rectangles[classes]
         inside = np.ones(len(xy), dtype=bool)
-        for axis in (0, 1):
-            lo, hi, v = r[:, axis], r[:, axis + 2], xy[:, axis]
+        r = self.rectangles
+        for axis in (0, 1):     # one column at a time: a large table's rows never gather whole rectangles
+            lo, hi, v = r[:, axis].take(classes), r[:, axis + 2].take(classes), xy[:, axis]
             within = (lo <= v) & (v < hi)
             if axis == 0 and wraps(self.bounds):
                 within = np.where(lo > hi, (v >= lo) | (v < hi), within)
@@ -82,7 +82,7 @@ class RectanglePartition(Partition):
         if (r[:, 2] < r[:, 0]).any() or (r[:, 3] < r[:, 1]).any():
             raise VerificationError("a rectangle has negative extent")
         shapes = shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3])
-        a, b = shapely.STRtree(shapes).query(shapes, predicate="intersects")
+        a, b = shapely.STRtree(shapes).query(shapes)       # boxes: their envelopes meet where they do
         a, b = a[a < b], b[a < b]
         overlap = np.ones(a.size, dtype=bool)
         for axis in (0, 1):
@@ -225,7 +225,7 @@ def partition_in_frame(frame: "RankFrame", xy: np.ndarray, w: np.ndarray, k: int
     lower_bound = count_lower_bound(total, k, heaviest)
     leaf_of_point, boxes = ALGORITHMS[method](frame, k, lower_bound, threads)
 
-    edges = frame.rectangles(boxes)
+    edges = frame.rectangles(boxes, threads)
     # Number classes deterministically by their lower-left corner (in the frame).
     rank = np.empty(len(edges), dtype=np.int64)
     rank[np.lexsort((boxes[:, 0], boxes[:, 2]))] = np.arange(len(edges))
@@ -460,15 +460,24 @@ class RankFrame:
     y_ends: tuple
     seam_rank: int | None
 
-    def rectangles(self, boxes: np.ndarray) -> np.ndarray:
-        """(xmin, ymin, xmax, ymax) of boxes of rank boundaries (x_lo, x_hi, y_lo, y_hi)."""
+    def rectangles(self, boxes: np.ndarray, threads: int = 1) -> np.ndarray:
+        """(xmin, ymin, xmax, ymax) of boxes of rank boundaries (x_lo, x_hi, y_lo, y_hi);
+        with ``threads`` > 1, each axis in a thread of its own."""
         (xl, xh), (yl, yh), box = self.x_ends, self.y_ends, self.box
-        return np.column_stack([
-            _boundary_values(xl, xh, boxes[:, 0], box[0], box[2], self.seam_rank),
-            _boundary_values(yl, yh, boxes[:, 2], box[1], box[3]),
-            _boundary_values(xl, xh, boxes[:, 1], box[0], box[2], self.seam_rank, upper=True),
-            _boundary_values(yl, yh, boxes[:, 3], box[1], box[3]),
-        ])
+
+        def x_sides():
+            return (_boundary_values(xl, xh, boxes[:, 0], box[0], box[2], self.seam_rank),
+                    _boundary_values(xl, xh, boxes[:, 1], box[0], box[2], self.seam_rank, upper=True))
+
+        def y_sides():
+            return (_boundary_values(yl, yh, boxes[:, 2], box[1], box[3]),
+                    _boundary_values(yl, yh, boxes[:, 3], box[1], box[3]))
+
+        if len(runs(len(boxes), threads, 2)) == 2:
+            (x0, x1), (y0, y1) = in_threads([x_sides, y_sides])
+        else:
+            (x0, x1), (y0, y1) = x_sides(), y_sides()
+        return np.column_stack([x0, y0, x1, y1])
 
 
 def rank_frame(xy: np.ndarray, weights, geographic: bool, bounds=None, threads: int = 1) -> RankFrame:

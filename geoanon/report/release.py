@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._cells import escape_header, escape_table
-from .._codes import stable_order
+from .._codes import COUNTED, stable_order
 from .._geo import row_box_extents
 from .._text import plain
 from ..errors import ParameterError
@@ -365,20 +365,32 @@ def published_order(table: pd.DataFrame) -> np.ndarray:
     columns = [c for c in table.columns if c != geometry]
     columns = (["class_id"] if "class_id" in columns else []) + [c for c in columns if c != "class_id"]
     ties = np.random.default_rng().permutation(len(table))
-    keys = [_sort_codes(table[c])[ties] for c in columns]
+    keys = [_sort_codes(table[c]) for c in columns]
     if columns and columns[0] == "class_id":    # a column its class gives (a box) orders nothing within it
-        by_class = stable_order(keys[0])
-        group = np.empty(by_class.size, dtype=np.int64)
-        group[by_class] = np.cumsum(np.r_[False, keys[0][by_class][1:] != keys[0][by_class][:-1]])
+        group = _numbered(keys[0])
         keys = keys[:1] + [key for key in keys[1:] if not _given_by(group, key)]
-        if len(keys) == 1:                      # the order by class alone (lexsort is stable too)
-            return ties[by_class]
-    return ties[np.lexsort(keys[::-1])] if keys else ties
+        if len(keys) == 1:                      # the order by class alone
+            return ties[stable_order(keys[0][ties])]
+    return ties[np.lexsort([key[ties] for key in keys[::-1]])] if keys else ties
+
+
+def _numbered(codes: np.ndarray) -> np.ndarray:
+    """Each row's group (rows of one code), numbered from 0 up to at most the
+    rows: a class id's own number where they are whole numbers in that range."""
+    whole = codes.astype(np.int64)
+    if codes.size and codes.min() >= 0 and codes.max() <= codes.size and (whole == codes).all():
+        return whole
+    return pd.factorize(codes)[0]
 
 
 def _given_by(group: np.ndarray, key: np.ndarray) -> bool:
     """Whether ``key`` holds one value within each group (``group``: each row's, numbered from 0)."""
-    first = np.empty(group.max() + 1 if group.size else 0, dtype=key.dtype)
+    groups = int(group.max()) + 1 if group.size else 0
+    if group.size >= COUNTED:
+        from .._counting import constant_within
+
+        return bool(constant_within(group, key, groups))
+    first = np.empty(groups, dtype=key.dtype)
     first[group[::-1]] = key[::-1]
     return bool((first[group] == key).all())
 

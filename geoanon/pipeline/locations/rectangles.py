@@ -40,7 +40,7 @@ class PointsPublisher(Publisher):
         boxes = self.rectangles(dims, _part_states(part), own_boxes=not part.shared_location)
         return ground(crs).extents(*boxes.T)[2]
 
-    def rectangles(self, dims, states, own_boxes: bool = False) -> np.ndarray:
+    def rectangles(self, dims, states, own_boxes: bool = False, tiles=None) -> np.ndarray:
         """(xmin, ymin, xmax, ymax) per state (each class's states, or the
         (n, 2, 4) array of :func:`_location_states`); NaN where the location is
         missing. ``own_boxes``: every class publishes its own records' box
@@ -54,7 +54,8 @@ class PointsPublisher(Publisher):
         box (a box held to one would tell its extreme record is the table's,
         and by how much the padding allows). A tile (``"tile"``) ends at its
         cuts, and where it reaches a padded frame's outer edge, at its
-        records' box on that grid instead."""
+        records' box on that grid instead. ``tiles``: the frame's rectangles
+        of the states' tiles, where the caller has them (a partition's)."""
         dx, dy = dims.items[0], dims.items[1]
         out = np.full((len(states), 4), np.nan)
         axes = _location_states(states)
@@ -69,7 +70,7 @@ class PointsPublisher(Publisher):
         if dx.extent == "grid" and own_boxes:    # classes' boxes may overlap: each its own
             out[known] = np.column_stack([sx[:, 0], sy[:, 0], sx[:, 1], sy[:, 1]])
             return out
-        tiles = self.frame.rectangles(boxes[known])
+        tiles = self.frame.rectangles(boxes[known]) if tiles is None else tiles[known]
         b = boxes[known]
         open_x = self.padded and self.frame.box[0] <= self.frame.box[2]     # a frame across ±180 ends at a cut
         outer = [(b[:, 0] == 0) & open_x, (b[:, 2] == 0) & self.padded, (b[:, 1] == dx.size) & open_x,

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import geoanon as ga
-from geoanon._forked import beside
+from geoanon._forked import beside, forked
 from geoanon.errors import AuditError
 from geoanon.joint.partition import JointPartition
 from geoanon.pipeline.locations.classes import location_classes
@@ -39,6 +39,23 @@ def test_two_processes_release_what_one_does(budgets):
         assert two.report.details["suppressed_records"] >= 3
     else:                                   # as isolated records, with two more their class needs
         assert two.report.details["isolated"]["withheld_rows"] == 5
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_forked_runs_from_the_start_and_raises_the_workers_error(n_jobs):
+    """With one job the function runs at once, before the body; with two,
+    in a worker, and its error reaches the caller when it asks."""
+    ran = []
+    with forked(lambda: ran.append(1) or len(ran), n_jobs) as result:
+        assert ran == ([1] if n_jobs == 1 else [])      # a worker's changes stay in the worker
+        assert result() == 1
+
+    def refused():
+        raise AuditError("refusing to release")
+
+    with pytest.raises(AuditError, match="refusing to release"):
+        with forked(refused, n_jobs) as result:
+            result()
 
 
 def test_beside_runs_both_and_raises_the_workers_error():

@@ -137,8 +137,9 @@ def test_a_partition_keeps_its_state_columns_through_withholding(method):
 @pytest.mark.parametrize("extra", [{}, {"max_extent_km": 600.0, "max_withheld": 0.05}, {"geometry": True}])
 def test_two_processes_publish_what_one_does(extra, monkeypatch):
     """With ``n_jobs=2`` the points are sorted, the isolated records searched
-    and the kd levels cut in two threads (here at any size), and a forked
-    process checks, audits and measures the NCP while this one measures the
+    and the kd levels and the rectangles' edges cut in two threads (here at
+    any size), a forked process checks the partition from when it is cut,
+    and another audits and measures the NCP while this one measures the
     units, draws the classes and orders the rows: the same table, report,
     classes and row shapes."""
     from geoanon import _threads
