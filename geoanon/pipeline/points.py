@@ -84,10 +84,10 @@ def generalize_points(df: pd.DataFrame, k: int, *, lat=None, lon=None, method="g
     n_jobs : int
         Processes (-1: every core): with 2 or more, the points are sorted,
         the isolated records searched and the partition's kd levels cut in
-        that many threads, and a forked process checks the
-        partition and audits the release (and measures its NCP) while this
-        one measures its units, draws its classes and finds its published
-        order. The release is the same.
+        that many threads, a forked process checks the partition from when
+        it is cut, and another audits the release (and measures its NCP)
+        while this one measures its units, draws its classes and finds its
+        published order. The release is the same.
 
     Returns
     -------
