@@ -10,6 +10,7 @@ from .progress import detach, step
 __all__ = ["beside", "forked", "forked_map"]
 
 _FUNCTION = None    # the function being mapped, inherited by the forked workers
+_FREEZES = 0        # forked workers alive (the garbage collector's objects frozen while any is)
 
 
 def forked_map(function, items: list, n_jobs: int, beside=None):
@@ -19,7 +20,6 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
     or where processes cannot fork. ``beside``: a function this process runs
     while the workers map (after them when they do not run); then returns
     (results, its result)."""
-    import gc
     import multiprocessing as mp
 
     global _FUNCTION
@@ -28,9 +28,8 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
         out = [function(item) for item in items]
         return out if beside is None else (out, beside())
     previous, _FUNCTION = _FUNCTION, function       # restored after: a worker that maps in turn keeps its own
-    gc.freeze()     # the workers' collections leave the objects they inherit alone: their pages stay shared
     try:
-        with mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
+        with _frozen(), mp.get_context("fork").Pool(min(n_jobs, len(items)), initializer=_ignore_interrupts) as pool:
             if beside is None:
                 return pool.map(_call, items, chunksize=1)
             pending = pool.map_async(_call, items, chunksize=1)
@@ -38,7 +37,6 @@ def forked_map(function, items: list, n_jobs: int, beside=None):
             with step(f"waiting for {len(items)} worker process{'es' if len(items) > 1 else ''}"):
                 return pending.get(), done
     finally:
-        gc.unfreeze()
         _FUNCTION = previous
 
 
@@ -54,7 +52,6 @@ def forked(function, n_jobs: int):
     ...     result()
     42
     """
-    import gc
     import multiprocessing as mp
 
     global _FUNCTION
@@ -63,20 +60,19 @@ def forked(function, n_jobs: int):
         yield lambda: done
         return
     previous, _FUNCTION = _FUNCTION, lambda _: function()
-    gc.freeze()     # the worker's collections leave the objects it inherits alone: their pages stay shared
-    try:
-        pool = mp.get_context("fork").Pool(1, initializer=_ignore_interrupts)
-    finally:
-        gc.unfreeze()
-        _FUNCTION = previous
-    with pool:
-        pending = pool.apply_async(_call, (None,))
+    with _frozen():
+        try:
+            pool = mp.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+        finally:
+            _FUNCTION = previous
+        with pool:
+            pending = pool.apply_async(_call, (None,))
 
-        def result():
-            with step("waiting for a worker process"):
-                return pending.get()
+            def result():
+                with step("waiting for a worker process"):
+                    return pending.get()
 
-        yield result
+            yield result
 
 
 def beside(first, second, n_jobs: int) -> tuple:
@@ -87,6 +83,25 @@ def beside(first, second, n_jobs: int) -> tuple:
     with forked(first, n_jobs) as result:
         other = second()
         return result(), other
+
+
+@contextmanager
+def _frozen():
+    """The objects this process holds frozen while forked workers share
+    them: neither its collections nor the workers' touch them, so their
+    pages stay shared (a collection here would copy every page a worker
+    shares with it). They thaw when the last worker ends."""
+    import gc
+
+    global _FREEZES
+    gc.freeze()
+    _FREEZES += 1
+    try:
+        yield
+    finally:
+        _FREEZES -= 1
+        if not _FREEZES:
+            gc.unfreeze()
 
 
 def _call(item):
