@@ -124,12 +124,13 @@ def plain_units(original: pd.DataFrame, released: pd.DataFrame, treatments: dict
       and ``without``, the share of rows published without one. For a
       points location, ``location`` is its input columns ``(lat, lon)`` and
       the extent the diagonal of each row's box (``measure`` "box
-      diagonal"; ``km``, each row's, where known); for regions, ``location`` is the region column, published
-      as group labels, and the extent each row's group diameter, ``km``
-      (NaN: none; ``measure`` "group diameter", the figure the joint search
-      and the ZIP jobs' ``location_km`` measure, 0 for a group of one
-      region), with ``exact``, the share of rows publishing their own region. Without ``crs`` the location columns
-      count as interval or category columns.
+      diagonal"; ``km``, each row's, where the caller has them); for
+      regions, ``location`` is the region column, published as group
+      labels, and the extent each row's group diameter, ``km`` (NaN: none;
+      ``measure`` "group diameter", the figure the joint search and the ZIP
+      jobs' ``location_km`` measure, 0 for a group of one region), with
+      ``exact``, the share of rows publishing their own region. Without
+      ``crs`` the location columns count as interval or category columns.
 
     Shares are rounded to 6 decimals, widths to 6 significant digits, km to
     metres; a median and p90 over no rows are None. JSON-ready.
