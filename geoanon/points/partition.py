@@ -385,7 +385,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     beyond such a point (:func:`repair.unforced`): one heavy point does not
     raise the target of every other class (a 4,000-record point among 200,000
     records at k = 100 took 31 s and 6 GB, classes aimed at 4,000; now 3 s).
-    Instances over ``EXACT_FIRST_POINTS`` points start at the last. Coarse data
+    Instances over ``EXACT_FIRST_POINTS`` points start at the second. Coarse data
     (records on a lattice of heavy cells) may meet none: then T is raised
     halfway to the result and bisected, at most ``MAX_PASSES`` passes in all
     (two on larger instances), and the best pass is kept.
@@ -399,7 +399,7 @@ def _balanced_leaves(rx, ry, x, y, pw, k, lower_bound, y_order, beyond_heavy=Fal
     plain = max(lower_bound, -(-k * (100 + SLACK_PERCENT) // 100))
     coarse = max(plain, k + _record_quantile(pw, 0.75) - 1)
     small = len(pw) <= EXACT_FIRST_POINTS
-    schedule = sorted({lower_bound, plain, coarse}) if small else [coarse]
+    schedule = sorted({lower_bound, plain, coarse} if small else {plain, coarse})
     passes = MAX_PASSES if small else 2
     results = {}
     for target in schedule:
