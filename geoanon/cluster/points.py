@@ -487,9 +487,16 @@ def _partition_shard(k, lat, lon, method, crs, max_withheld, rectangles, shard: 
                                max_withheld=max_withheld)
     r = rel.report
     return rel.table, {"classes": r.classes, "min_class": r.min_class, "max_class": r.max_class,
-                       "heaviest": int(pd.DataFrame(rel.partition.xy).groupby([0, 1]).size().max()),
+                       "heaviest": _heaviest_point(rel.partition.xy),
                        "partitioned_max": int(rel.partition.max_weight),
                        "withheld_rows": r["withheld_rows"], "isolated_published": r["isolated"]["published"]}, rel
+
+
+def _heaviest_point(xy: np.ndarray) -> int:
+    """The most rows at one point of checked coordinates (no NaN, no -0.0): each (x, y) hashed as one complex
+    number, twice as fast as grouping by both columns."""
+    return int(np.bincount(pd.factorize(np.ascontiguousarray(xy, dtype=np.float64).view(np.complex128).ravel())[0])
+               .max())
 
 
 def _covered(boxes, crs) -> list:

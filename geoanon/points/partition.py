@@ -135,7 +135,8 @@ def partition_points(xy, k, weights=None, *, method="balanced", crs="EPSG:4326",
         k), looking one level ahead for sides that must become two classes, then
         preferring the axis of wider spread and the cut nearest the median. Any
         class left above the target is repaired by an exact search over the
-        guillotine partitions of a small region around it. ``"gaps"`` (what the
+        guillotine partitions of a region around it (of up to 4,096 records,
+        :mod:`geoanon.points.repair`). ``"gaps"`` (what the
         table jobs use) is ``"balanced"`` with each cut placed, among those that
         keep the classes' sizes as good, in the widest gap between records.
     crs : str, pyproj.CRS or None
