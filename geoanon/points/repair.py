@@ -10,9 +10,12 @@ result still tiles the plane. A small region often has no such partition within
 the target (two classes cannot share 23 records at k = 10 and at most 11 each)
 where a larger one has: the climb goes on to regions of ``REPAIR_RECORDS``
 records, each search stopping after ``SEARCH_BUDGET`` states, and a class a
-re-solve leaves above the target climbs on from there. On ``bench_points``'
-households (1-4 records per location, 2*10^5 records, k = 10), climbing to 12
-targets left classes of 14 (1.40x the lower bound); to 4,096 records, 10 (1.00x).
+re-solve leaves above the target climbs on from there. A re-solve cuts each box
+across its longer side first: taken most balanced first, the cuts of a region of
+thousands of records drew slivers (the test tables of Texas visits, 3,000 rows at
+k = 5: p90 box 37 -> 222 km). On ``bench_points``' households (1-4 records per
+location, 2*10^5 records, k = 10), climbing to 12 targets left classes of 14
+(1.40x the lower bound); to 4,096 records, 11 (1.10x), with boxes as wide.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ TOTAL_BUDGET = 100_000 # states all searches of one repair may expand, plus one 
 _jit = numba.njit(cache=True, nogil=True)
 _MEMO = numba.types.UniTuple(numba.types.int64, 3)  # a box's smallest T proven feasible, its cut, largest T infeasible
 _NO_MEMO = (2**62, -1, -1)
+_NO_COORDS = np.zeros(0)                          # no coordinates: no side preferred
 _FALSE, _TRUE, _SPENT = 0, 1, 2                     # a search's answers: infeasible, feasible, budget spent
 
 
@@ -59,17 +63,19 @@ def guillotine_min_max(lx, ly, w, k: int, upper: int, budget: int = SEARCH_BUDGE
     (0 = x, 1 = y).
     """
     best, expanded, cuts, _, _ = _exact(np.asarray(lx, dtype=np.int64), np.asarray(ly, dtype=np.int64),
-                                        np.asarray(w, dtype=np.int64), k, upper, budget)
+                                        np.asarray(w, dtype=np.int64), k, upper, budget, _NO_COORDS, _NO_COORDS)
     if spent is not None:
         spent[0] += expanded
     return None if best < 0 else (best, cuts)
 
 
 @_jit
-def _exact(xs, ys, w, k, upper, budget):
+def _exact(xs, ys, w, k, upper, budget, x_at, y_at):
     """:func:`guillotine_min_max` of points at ranks ``xs``, ``ys`` (any,
     not only dense ones): (the least largest class or -1, states expanded,
-    the cut tree, and the distinct xs and ys its local ranks stand for)."""
+    the cut tree, and the distinct xs and ys its local ranks stand for).
+    ``x_at``, ``y_at``: each rank's coordinate, to cut a box across its
+    longer side first (empty: no preference)."""
     gx, gy = np.unique(xs), np.unique(ys)
     S = np.zeros((gx.size + 1, gy.size + 1), dtype=np.int64)
     heaviest = 0
@@ -81,12 +87,14 @@ def _exact(xs, ys, w, k, upper, budget):
             S[i, j] += S[i - 1, j] + S[i, j - 1] - S[i - 1, j - 1]
     total = S[gx.size, gy.size]
     first = max(k, heaviest, least_largest_class(total, k))    # partition.count_lower_bound
-    best, expanded, cuts = _min_max(S, k, first, upper, budget)
+    cx = x_at[gx] if x_at.size else np.zeros(gx.size)
+    cy = y_at[gy] if y_at.size else np.zeros(gy.size)
+    best, expanded, cuts = _min_max(S, k, first, upper, budget, cx, cy)
     return best, expanded, cuts, gx, gy
 
 
 @_jit
-def _min_max(S, k, first, upper, budget):
+def _min_max(S, k, first, upper, budget, cx, cy):
     """:func:`guillotine_min_max` on the prefix sums ``S`` of its weights:
     (the least largest class, or -1; states expanded; the cut tree). The
     search runs targets T = ``first``, ``first`` + 1, ... up to ``upper``,
@@ -100,7 +108,7 @@ def _min_max(S, k, first, upper, budget):
     options = np.empty(4 * (nx + ny) + 16, dtype=np.int64)
     expanded = 0
     for T in range(first, upper + 1):
-        answer, expanded, options = _solve(S, k, T, root, budget, expanded, memo, frames, options)
+        answer, expanded, options = _solve(S, k, T, root, budget, expanded, memo, frames, options, cx, cy)
         if answer == _SPENT:
             break
         if answer == _TRUE:
@@ -140,21 +148,25 @@ def _known(memo, key):
 
 
 @_jit
-def _write_options(S, a, b, c, d, k, T, options, at):
+def _write_options(S, a, b, c, d, k, T, options, at, cx, cy):
     """The admissible cuts of box (a, b, c, d) under ``T`` written from
-    ``options[at]`` on, sorted most balanced first (then x before y, then
-    by position), as ``((|2 lower - W| 2 + axis) M + j)`` for a cut after
+    ``options[at]`` on, sorted across the box's longer side first (its
+    extent in the coordinates ``cx``, ``cy`` of the local ranks: squarer
+    boxes), then most balanced first (then x before y, then by position), as
+    ``(((shorter (W + 1) + |2 lower - W|) 2 + axis) M + j)`` for a cut after
     local rank j (M = S.shape[0] + S.shape[1]); returns their count."""
     W, M, n = _weight(S, a, b, c, d), S.shape[0] + S.shape[1], 0
+    ex, ey = cx[b - 1] - cx[a], cy[d - 1] - cy[c]
     for axis in range(2):
         lo, hi = (a, b) if axis == 0 else (c, d)
+        shorter = 1 if (ex < ey if axis == 0 else ey < ex) else 0
         prefix = 0
         for j in range(lo, hi - 1):
             v = _weight(S, j, j + 1, c, d) if axis == 0 else _weight(S, a, b, j, j + 1)
             prefix += v
             if v and k <= prefix <= W - k and least_largest_class(prefix, k) <= T \
                     and least_largest_class(W - prefix, k) <= T:
-                options[at + n] = (abs(2 * prefix - W) * 2 + axis) * M + j
+                options[at + n] = ((shorter * (W + 1) + abs(2 * prefix - W)) * 2 + axis) * M + j
                 n += 1
     options[at:at + n].sort()
     return n
@@ -176,7 +188,7 @@ def _sides(S, a, b, c, d, axis, j):
 
 
 @_jit
-def _solve(S, k, T, root, budget, expanded, memo, frames, options):
+def _solve(S, k, T, root, budget, expanded, memo, frames, options, cx, cy):
     """Whether ``root`` has a cut tree with every class <= T: the recursion
     "a box of weight <= T is a class; else try its cuts, most balanced first,
     until both sides have a tree" on an explicit stack (``frames``: a box,
@@ -199,7 +211,7 @@ def _solve(S, k, T, root, budget, expanded, memo, frames, options):
                     return _SPENT, expanded, options
                 if used + (b - a) + (d - c) > options.size:
                     options = np.concatenate((options, np.empty(options.size + b - a + d - c, dtype=np.int64)))
-                n = _write_options(S, a, b, c, d, k, T, options, used)
+                n = _write_options(S, a, b, c, d, k, T, options, used, cx, cy)
                 f = frames[sp]
                 f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] = a, b, c, d, used, used + n, used, 0
                 sp, used, answer = sp + 1, used + n, _FALSE
@@ -346,7 +358,8 @@ def _repair_leaves(order, rx, ry, w, k, target, parent, node_box, node_weight, l
             current = 0
             for p in pts:      # leaves lie inside the node's box or outside it
                 current = max(current, weight_of[label[p]])
-            best, expanded, cuts, gx, gy = _exact(rx[pts], ry[pts], w[pts], k, current - 1, SEARCH_BUDGET)
+            best, expanded, cuts, gx, gy = _exact(rx[pts], ry[pts], w[pts], k, current - 1, SEARCH_BUDGET, x_ends[0],
+                                                  y_ends[0])
             spent += expanded
             if best < 0:
                 continue
