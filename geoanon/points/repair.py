@@ -332,7 +332,8 @@ def _repair_leaves(order, rx, ry, w, k, target, parent, node_box, node_weight, l
     from each, while it is alive and the budget lasts, to its ancestors of up
     to ``REPAIR_RECORDS`` records (twice the target if more), and replace an
     ancestor's leaves by its exact re-solve when that lowers their largest
-    class, until a leaf is within the target; a leaf of a re-solve above the
+    class into no fewer classes (fewer would widen boxes: the demo's at k = 5,
+    median 46.8 -> 51.1 km), until a leaf is within the target; a leaf of a re-solve above the
     target is queued, to climb on from the region it fills. Relabels
     ``label`` in place; returns every leaf's box, weight and whether it is
     still one (the replaced ones are not)."""
@@ -361,7 +362,7 @@ def _repair_leaves(order, rx, ry, w, k, target, parent, node_box, node_weight, l
             best, expanded, cuts, gx, gy = _exact(rx[pts], ry[pts], w[pts], k, current - 1, SEARCH_BUDGET, x_ends[0],
                                                   y_ends[0])
             spent += expanded
-            if best < 0:
+            if best < 0 or (cuts < 0).sum() < np.unique(label[pts]).size:    # none, or fewer classes: wider boxes
                 continue
             for p in pts:
                 alive[label[p]] = False
