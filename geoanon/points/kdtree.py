@@ -165,16 +165,17 @@ def _head_keys(lo, up, k, target, pre, suf, ahead):
 
 
 @_jit
-def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, pre, suf, ahead, room):
-    """The ranking keys of a cut with sides of weight ``lo`` and ``up`` and a
-    gap ``room`` times the one its edge needs, smallest best: (score, stuck
-    sides, narrower gap, -margin, inexact, imbalance), the gap only for
-    ``gaps``. "paper" ranks by imbalance alone."""
+def _cut_keys(lo, up, balanced, gaps, k, target, exact, cap, roomy, head, room):
+    """The ranking keys of a cut with sides of weight ``lo`` and ``up``, its
+    :func:`_head_keys` ``head`` and a gap ``room`` times the one its edge
+    needs, smallest best: (score, stuck sides, narrower gap, -margin,
+    inexact, imbalance), the gap only for ``gaps``. "paper" ranks by
+    imbalance alone."""
     imbalance = abs(lo - up)
     if not balanced:
         return 0, 0, 0, 0, 0, imbalance
     narrow = -int(GAP_STEPS * min(room, 1.0)) if gaps else 0
-    score, risk = _head_keys(lo, up, k, target, pre, suf, ahead)
+    score, risk = head
     margin = -cap
     if min(lo, up) < roomy:
         margin = -min(min(_robustness(lo, k, target), _robustness(up, k, target)), cap)
@@ -231,10 +232,11 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
             break
         if c < lo or rank[p] == rank[p + 1]:
             continue
-        if balanced and best_pos >= 0 and _head_keys(c, total - c, k, target, pre, suf, look) > best[:2]:
+        head = _head_keys(c, total - c, k, target, pre, suf, look) if balanced else (0, 0)
+        if balanced and best_pos >= 0 and head > best[:2]:
             continue        # ranked after the best so far by its first keys: no need to read the gap
         room = (coord[point[p + 1]] - coord[point[p]]) / need if gaps and need > 0 else 1.0
-        keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, pre, suf, look, room)
+        keys = _cut_keys(c, total - c, balanced, gaps, k, target, exact, cap, roomy, head, room)
         if best_pos < 0 or keys < best:
             best_pos, best_lower, best = p, c, keys
     return best_pos, best_lower, best
@@ -407,6 +409,10 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
                  policy == "gaps").args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     ends = (AxisEnds.of(x, rx), AxisEnds.of(y[y_order], ry[y_order]))
+    # the level choice reads coordinates by rank (in a node's order, nearly in turn) where each rank holds one
+    # value, else by point (scattered reads): the same values either way
+    by_rank = [np.array_equal(e.lows, e.highs) for e in ends]
+    x_at, y_at = (e.lows if one else c for e, one, c in zip(ends, by_rank, (x, y)))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
@@ -430,8 +436,9 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
 
     while start.size:
         runs = _node_runs(size, threads)
-        has, axis_y, cut_pos, w_left = _choose_in_runs(runs, (xw, xr, x, yw, yr, y, xp, yp),
-                                                       (start, size, node_w, depth), rule)
+        has, axis_y, cut_pos, w_left = _choose_in_runs(
+            runs, (xw, xr, x_at, yw, yr, y_at, xr if by_rank[0] else xp, yr if by_rank[1] else yp),
+            (start, size, node_w, depth), rule)
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
         node_leaf[stuck] = n_leaves + np.arange(stuck.size)

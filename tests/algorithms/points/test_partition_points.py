@@ -246,7 +246,7 @@ def test_ranking_shortcuts_equal_the_full_formulas(k):
     must equal the plain definitions."""
     import math
 
-    from geoanon.points.kdtree import _cut_keys, _Rule
+    from geoanon.points.kdtree import _cut_keys, _head_keys, _Rule
 
     def lb(w):
         return math.ceil(w / (w // k))
@@ -261,9 +261,11 @@ def test_ranking_shortcuts_equal_the_full_formulas(k):
         balanced, _, _, _, _, cap, roomy, _ = _Rule(True, k, target, exact).args()
         for lo, up in rng.integers(k, 40 * k + 50, (300, 2)).tolist():
             room = float(rng.uniform(0, 2))
+            head = _head_keys(lo, up, k, target, table, table, False)
             score, risk, gap, margin, inexact, imbalance = _cut_keys(lo, up, True, False, k, target, exact, cap, roomy,
-                                                                      table, table, False, room)
-            assert gap == 0 and _cut_keys(lo, up, True, True, k, target, exact, cap, roomy, table, table, False,
+                                                                      head, room)
+            assert (score, risk) == head
+            assert gap == 0 and _cut_keys(lo, up, True, True, k, target, exact, cap, roomy, head,
                                           room)[2] == -int(1000 * min(room, 1.0))
             bound = max(lb(lo), lb(up))
             assert score == max(bound, target)
