@@ -53,7 +53,7 @@ its weight is at most ``4(k - 1) + heaviest point`` (see
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 
 import numba
 import numpy as np
@@ -243,11 +243,13 @@ def _best_cut(weight, rank, point, coord, a, b, total, lo, hi, balanced, gaps, k
 
 
 @_jit
-def _choose_level(xw, xr, xc, yw, yr, yc, xp, yp, start, size, node_w, depth,
+def _choose_level(xw, xr, xc, xp, yw, yr, yc, yp, start, size, node_w, depth,
                   balanced, gaps, k, target, exact, cap, roomy, ahead):
     """One cut per node: ``(has, axis_y, pos, lower)``: whether the node has an
     admissible cut, along which axis, the lower side's last position in that
-    axis's order, and the lower side's weight."""
+    axis's order, and the lower side's weight. Each axis's order: its
+    weights, ranks, and the coordinate at each position ``p``, ``xc[xp[p]]``
+    (:meth:`AxisEnds.reading`)."""
     n_nodes = start.size
     has = np.zeros(n_nodes, dtype=np.bool_)
     axis_y = np.zeros(n_nodes, dtype=np.bool_)
@@ -355,8 +357,8 @@ def _node_runs(size: np.ndarray, threads: int) -> list:
 
 def _choose_in_runs(runs: list, points: tuple, nodes: tuple, rule: tuple) -> list:
     """:func:`_choose_level` of each run of nodes, in threads, joined: the
-    level's ``points`` (both orders' weights, ranks and coordinates, then
-    positions) and per-node arrays ``nodes``."""
+    level's ``points`` (each order's weights, ranks and coordinate reading)
+    and per-node arrays ``nodes``."""
     chosen = _threads.in_threads([partial(_choose_level, *points, *(a[i:j] for a in nodes), *rule) for i, j in runs])
     return [np.concatenate(parts) for parts in zip(*chosen)]
 
@@ -402,17 +404,11 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     idx_t = np.int32 if n < 2**31 - 1 else np.int64
     w = w.astype(np.int32 if int(w.sum(dtype=np.int64)) < 2**31 - 1 else np.int64, copy=False)
     rx, ry = rx.astype(idx_t, copy=False), ry.astype(idx_t, copy=False)
-    if y_order is None:
-        y_order = np.argsort(ry)
-    y_order = y_order.astype(idx_t, copy=False)
+    y_order = (np.argsort(ry) if y_order is None else y_order).astype(idx_t, copy=False)
     rule = _Rule(policy != "paper", int(k), int(target), int(target if exact is None else exact),
                  policy == "gaps").args()
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     ends = (AxisEnds.of(x, rx), AxisEnds.of(y[y_order], ry[y_order]))
-    # the level choice reads coordinates by rank (in a node's order, nearly in turn) where each rank holds one
-    # value, else by point (scattered reads): the same values either way
-    by_rank = [np.array_equal(e.lows, e.highs) for e in ends]
-    x_at, y_at = (e.lows if one else c for e, one, c in zip(ends, by_rank, (x, y)))
     xp, xw, xr = np.arange(n, dtype=idx_t), w, rx
     yp, yw, yr = y_order, w[y_order], ry[y_order]
     label = np.full(n, -1, dtype=np.int64)
@@ -437,7 +433,7 @@ def kd_partition(rx, ry, x, y, w, k: int, target: int, policy: str, y_order=None
     while start.size:
         runs = _node_runs(size, threads)
         has, axis_y, cut_pos, w_left = _choose_in_runs(
-            runs, (xw, xr, x_at, yw, yr, y_at, xr if by_rank[0] else xp, yr if by_rank[1] else yp),
+            runs, (xw, xr, *ends[0].reading(x, xr, xp), yw, yr, *ends[1].reading(y, yr, yp)),
             (start, size, node_w, depth), rule)
         stuck = np.flatnonzero(~has)
         node_leaf = np.full(start.size, -1, dtype=np.int64)
@@ -502,6 +498,19 @@ class AxisEnds:
         last = np.r_[first[1:], True]
         lows, highs = values[first], values[last]
         return cls(lows, highs, (highs[:-1] + lows[1:]) / 2)
+
+    @cached_property
+    def one_value_each(self) -> bool:
+        """Whether each rank holds one coordinate (none merges two a float apart)."""
+        return bool(np.array_equal(self.lows, self.highs))
+
+    def reading(self, values: np.ndarray, ranks: np.ndarray, points: np.ndarray) -> tuple:
+        """``(coordinates, index)``, the coordinate at each position ``p`` of an
+        order being ``coordinates[index[p]]``: by rank (:attr:`lows` by
+        ``ranks``) where each rank holds one value, read in a node's order,
+        nearly in turn; else by point (``values`` by ``points``), scattered.
+        The same values either way."""
+        return (self.lows, ranks) if self.one_value_each else (values, points)
 
     def central_boundary(self, left, right) -> np.ndarray:
         """For cuts between rank ``left`` (the lower side's last) and rank
