@@ -129,3 +129,21 @@ def test_the_command_line_starts_without_numpy_or_pandas():
     code = "import sys, geoanon.cli; geoanon.cli.build_parser(); print('numpy' in sys.modules, 'pandas' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"], done.stdout
+
+
+def test_a_points_release_loads_no_region_module():
+    """The region kinds' modules (and networkx) load only for a region location."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys, numpy as np, pandas as pd, geoanon as ga
+        rng = np.random.default_rng(0)
+        df = pd.DataFrame({"lat": rng.uniform(30, 45, 200), "lon": rng.uniform(-120, -80, 200),
+                           "age": rng.integers(18, 90, 200), "name": rng.choice(list("ABCDEF"), 200)})
+        ga.anonymize(df, location=("lat", "lon"), qi=["age"], k=10, identifiers=["name"])
+        print("networkx" in sys.modules, "geoanon.regions.graphs" in sys.modules)
+        ga.anonymize(df, location={"label": "name"}, qi=["age"], k=10, identifiers=["lat", "lon"])
+        print("networkx" in sys.modules)"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False", "True"], done.stdout
