@@ -50,10 +50,7 @@ def widest_rows(problem, part, share: float) -> np.ndarray:
     from geoanon.joint.outliers import whole_classes
     from geoanon.pipeline.joint_release import _diagonals
 
-    class _Dims:
-        items = problem.items
-
-    diagonal = _diagonals(_Dims, "EPSG:4326")(part.states) if part.states else np.zeros(0)
+    diagonal = _diagonals(problem.dims, "EPSG:4326")(part.states) if part.states else np.zeros(0)
     rows = whole_classes(problem, part, diagonal, int(np.floor(share * problem.check.codes.size)))
     return rows if rows.size >= problem.check.model.k else np.zeros(0, dtype=np.int64)
 

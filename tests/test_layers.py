@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent / "geoanon"
 LAYERS = (
     ("base", ("geoanon.errors", "geoanon.constraints", "geoanon._text", "geoanon._cells", "geoanon._codes", "geoanon._geo",
               "geoanon._outcome", "geoanon._version", "geoanon._validation", "geoanon._milp", "geoanon._forked",
-              "geoanon._threads", "geoanon._counting",
+              "geoanon._threads", "geoanon._counting", "geoanon._lazy",
               "geoanon.progress", "geoanon.choices",
               "geoanon.columns", "geoanon.partition", "geoanon.staging", "geoanon.io")),
     ("models", ("geoanon.criteria", "geoanon.models", "geoanon.audit", "geoanon.ncp", "geoanon.dates",

@@ -7,7 +7,7 @@ front end: the options' table (:mod:`~geoanon.options.table`) and its rows
 (:mod:`~geoanon.options.groups`) and the checked request itself
 (:mod:`~geoanon.options.release`, loaded on first use: the command line builds
 its parser from the table before numpy and pandas are imported)."""
-from importlib import import_module
+from .._lazy import attribute_loader
 
 from .groups import Budgets, Search
 from .option import Option
@@ -15,10 +15,5 @@ from .table import OPTIONS
 
 __all__ = ["Budgets", "OPTIONS", "Option", "ReleaseSpec", "Search", "options_of", "release_spec"]
 
-
-def __getattr__(name):
-    if name in ("ReleaseSpec", "options_of", "release_spec"):
-        value = getattr(import_module(".release", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = attribute_loader(__name__, dict.fromkeys(("ReleaseSpec", "options_of", "release_spec"), "release"),
+                               globals())

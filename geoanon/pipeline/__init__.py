@@ -6,7 +6,7 @@ domain to a partitioner, writes the generalized values back in place of the
 raw ones, and audits the released columns independently before anyone can
 write them. Every other column and every row is kept, in order.
 """
-from importlib import import_module
+from .._lazy import attribute_loader
 
 _HOMES = {"anonymize": "joint_release", "explore": "frontier", "generalize_labels": "labels", "generalize_points": "points",
           "numeric_column": "coordinates", "generalize_regions": "regions", "region_graph": "region_map",
@@ -15,12 +15,6 @@ _HOMES = {"anonymize": "joint_release", "explore": "frontier", "generalize_label
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name):
-    """Each job's module loads when it is first used (the command line runs one job). No module is
-    named like the function it holds, so an imported module never hides its function."""
-    if name in _HOMES:
-        value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Each job's module loads when it is first used (the command line runs one job). No module is named like
+# the function it holds, so an imported module never hides its function.
+__getattr__ = attribute_loader(__name__, _HOMES, globals())

@@ -3,7 +3,7 @@ connected partitions.
 
 The public names load on first use (PEP 562): a points release reads
 :mod:`~geoanon.regions.naming` alone, without networkx."""
-from importlib import import_module
+from .._lazy import attribute_loader
 
 _HOMES = {"CompactGraph": "graphs", "graph_from_points": "graphs", "graph_from_polygons": "graphs",
           "graph_summary": "graphs", "read_edge_list": "graphs", "GraphPartition": "partition",
@@ -11,10 +11,4 @@ _HOMES = {"CompactGraph": "graphs", "graph_from_points": "graphs", "graph_from_p
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name):
-    if name in _HOMES:
-        value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = attribute_loader(__name__, _HOMES, globals())
