@@ -247,7 +247,7 @@ def case(name: str, k: int) -> dict:
     for (p, starts), b in zip(jobs, before):
         after.append(min(b, next(it)["other_ncp"] / p["other_ncp"]) if starts else b)
     before, after = np.array(before), np.array(after)
-    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "peers": len(peers),
+    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "peers": len(peers), "design": [NEIGHBOURS, STARTS],
            "without": [float(before.max()), float(np.median(before))],
            "with": [float(after.max()), float(np.median(after))], "lowered": int((after < before - 1e-9).sum()),
            "most": float((after / before).min()), "seconds": float(np.median([s["seconds"] for s in spent])),
@@ -266,11 +266,12 @@ def _as_classes(slack, members) -> tuple:
 def write(rows: list, path: Path) -> None:
     lines = cases_heading("## Spending the slack under a peer's median and p90 (issue 51, item 4; measured; "
                           "`python bench/bench_slack.py`)", __doc__, slice(2, 5))
-    lines += ["| table | k | held out | peer releases | without: worst / median ratio | with: worst / median ratio | "
-              "releases lowered | most lowered | seconds per start (median) |",
-              "|---|---:|---|---:|---|---|---:|---:|---:|"]
+    lines += ["| table | k | held out | neighbours, starts | peer releases | without: worst / median ratio | "
+              "with: worst / median ratio | releases lowered | most lowered | seconds per start (median) |",
+              "|---|---:|---|---|---:|---|---|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['peers']} | "
+        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | "
+                     f"{r['design'][0]}, {r['design'][1]} | {r['peers']} | "
                      f"{r['without'][0]:.2f}x / {r['without'][1]:.2f}x | {r['with'][0]:.2f}x / {r['with'][1]:.2f}x | "
                      f"{r['lowered']} | {r['most']:.2f}x | {r['seconds']:.0f} |")
     replace_section(path, "slack", lines)
