@@ -63,20 +63,10 @@ class Slack:
 
     def __init__(self, df, table, k: int):
         import frontier_releases as fr
-        from geoanon.points.edges import coordinate_resolution
 
         self.k, self.n, self.measure = k, len(df), fr.Measure(df, table, k)
         self.lat, self.lon = df["lat"].to_numpy(float), df["lon"].to_numpy(float)
-        self.floor = [max(k * coordinate_resolution(v), 1e-9) for v in (self.lat, self.lon)]
-
-    def box_km(self, rows: np.ndarray) -> float:
-        """The diagonal of the box of ``rows`` on geoanon's grid, as the frontier measures the bench's Mondrian."""
-        from bench_anonymize import _km
-        from geoanon.points.edges import snap_steps, snapped
-
-        (a, b), (c, e) = (snapped(v[rows].min(), v[rows].max(), snap_steps(np.ptp(v[rows]), self.k, f))
-                          for v, f in zip((self.lat, self.lon), self.floor))
-        return float(_km(a, c, b, e))
+        self.box_km = fr.GridBoxes(df, k).km     # as the frontier measures the bench's Mondrian
 
     def cost(self, rows: np.ndarray) -> float:
         """The summed other-column NCP of ``rows`` as one class (over its records and columns)."""
@@ -222,6 +212,7 @@ def _one_peer(args) -> dict:
 
 def case(name: str, k: int) -> dict:
     import frontier_releases as fr
+    from bench_frontier import no_wider
     from frontier_tables import TABLES
 
     table = TABLES[name]
@@ -232,8 +223,7 @@ def case(name: str, k: int) -> dict:
     _case["slack"] = slack = Slack(df, table, k)
     jobs, before, members = [], [], {}
     for p in peers:
-        fit = sorted((o for o in ours if o["median_km"] <= p["median_km"] and o["p90_km"] <= p["p90_km"]),
-                     key=lambda o: o["other_ncp"])[:STARTS]
+        fit = sorted((o for o in ours if no_wider(o, p)), key=lambda o: o["other_ncp"])[:STARTS]
         before.append(fit[0]["other_ncp"] / p["other_ncp"] if fit else np.inf)
         for o in fit:
             if (o["variant"], o["setting"]) not in members:

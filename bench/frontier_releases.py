@@ -164,9 +164,7 @@ def _values_half(c: np.ndarray) -> np.ndarray:
 
 def weighted_mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> dict:
     """The bench's Mondrian at weight ``w``, its boxes on geoanon's grid for points
-    (:mod:`geoanon.points.edges`), its members' box for ZIP centroids."""
-    from geoanon.points.edges import coordinate_resolution, snap_steps, snapped
-
+    (:class:`GridBoxes`), its members' box for ZIP centroids."""
     parts = mondrian(df, table, k, w)
     classes = np.empty(len(df), dtype=np.int64)
     for i, p in enumerate(parts):
@@ -174,13 +172,31 @@ def weighted_mondrian(df: pd.DataFrame, table: Table, k: int, w: float) -> dict:
     if table.zip:
         return {"setting": w, **Measure(df, table, k)(classes, members_km(df, classes))}
     km = np.empty(len(df))
-    lat, lon = df["lat"].to_numpy(float), df["lon"].to_numpy(float)
-    floor = {axis: max(k * coordinate_resolution(v), 1e-9) for axis, v in (("lat", lat), ("lon", lon))}
+    boxes = GridBoxes(df, k)
     for p in parts:
-        (a, b), (c, e) = (snapped(v[p].min(), v[p].max(), snap_steps(np.ptp(v[p]), k, floor[axis]))
-                          for axis, v in (("lat", lat), ("lon", lon)))
-        km[p] = _km(a, c, b, e)
+        km[p] = boxes.km(p)
     return {"setting": w, **Measure(df, table, k)(classes, km)}
+
+
+class GridBoxes:
+    """Classes' boxes on geoanon's grid (:mod:`geoanon.points.edges`: each
+    axis snapped to the step of its span over k - 2, at least k times the
+    coordinates' resolution), as the bench measures its Mondrian's."""
+
+    def __init__(self, df: pd.DataFrame, k: int):
+        from geoanon.points.edges import coordinate_resolution
+
+        self.k = k
+        self.axes = [(v, max(k * coordinate_resolution(v), 1e-9))
+                     for v in (df["lat"].to_numpy(float), df["lon"].to_numpy(float))]
+
+    def km(self, rows: np.ndarray) -> float:
+        """The diagonal of the box of ``rows``."""
+        from geoanon.points.edges import snap_steps, snapped
+
+        (a, b), (c, e) = (snapped(v[rows].min(), v[rows].max(), snap_steps(np.ptp(v[rows]), self.k, floor))
+                          for v, floor in self.axes)
+        return float(_km(a, c, b, e))
 
 
 # ---------------------------------------------------------------- geoanon
