@@ -23,7 +23,8 @@ class JointPartition:
     summed NCP of all cells (per dimension); ``design`` and ``evaluated``
     (location nodes whose inner partition was computed); ``suppressed``: the
     class of the records published fully suppressed (:mod:`geoanon.joint.outliers`), -1 for none;
-    ``pooled_rows``: how many rows were partitioned apart (:mod:`geoanon.joint.pooling`).
+    ``pooled_rows``: how many rows were partitioned apart (:mod:`geoanon.joint.pooling`);
+    ``regrouped``: what ``regroup_km`` changed (:mod:`geoanon.joint.regroup`; empty: not asked).
     """
 
     row_class: np.ndarray
@@ -36,6 +37,7 @@ class JointPartition:
     location_states: list = field(default_factory=list)
     suppressed: int = -1
     pooled_rows: int = 0
+    regrouped: dict = field(default_factory=dict)
 
     @cached_property
     def columns(self) -> list:

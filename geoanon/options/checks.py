@@ -15,7 +15,7 @@ from ..errors import ParameterError
 from .locations import LEVEL_GROUPS, LOCATIONS, POINTS, listed
 
 __all__ = ["DECIMAL_MARKS", "PRECISION_RANGE", "check_dates", "check_decimal", "check_one_role", "check_location_loss", "check_location_precision",
-           "check_max_extent", "check_max_pooled", "check_pool_by", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
+           "check_max_extent", "check_max_pooled", "check_pool_by", "check_regroup_km", "check_max_suppressed", "check_weights", "check_zip_level", "parse_location",
            "precision_weight"]
 
 MIN_WEIGHT = 1e-6     # weights are relative: a million times apart, a column already counts as nothing
@@ -144,6 +144,16 @@ def check_max_pooled(value, kind, method, max_suppressed=None) -> float | None:
     if value and max_suppressed:
         raise ParameterError("max_pooled and max_suppressed both spend the records that cost most: give one")
     return value or None
+
+
+def check_regroup_km(value, kind, method):
+    """``regroup_km`` (None, or a pair of km >= 0: its row's rule) with a
+    points location cut by the joint design, whose classes each publish
+    their own box (:mod:`geoanon.joint.regroup`)."""
+    if value is not None and (kind != "points" or method != "joint"):
+        raise ParameterError(f"regroup_km works with a points location and method='joint', not "
+                             f"{LOCATIONS[kind].described if kind else 'no location'} with method={method!r}")
+    return None if value is None else (float(value[0]), float(value[1]))
 
 
 def check_pool_by(value: str, max_pooled) -> str:

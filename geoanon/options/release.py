@@ -26,7 +26,7 @@ from ..criteria import KEYWORDS, level_value
 from ..errors import DataError, ParameterError
 from ..models import Hierarchy, Model, check_levels, requested_model, required_k
 from .checks import (check_dates, check_location_loss, check_one_role, check_location_precision, check_max_extent,
-                     check_max_pooled, check_max_suppressed, check_pool_by, check_weights, check_zip_level, parse_location)
+                     check_max_pooled, check_max_suppressed, check_pool_by, check_regroup_km, check_weights, check_zip_level, parse_location)
 from .groups import ungrouped
 from .locations import LOCATIONS
 from .table import OPTIONS
@@ -202,6 +202,7 @@ def _joint_options(options: dict, cols: Columns, kind) -> dict:
             "max_pooled": check_max_pooled(options.get("max_pooled"), kind, method, options.get("max_suppressed")),
             "pool_by": check_pool_by(options.get("pool_by", POOLS[0]), options.get("max_pooled")),
             "zip_level": zip_level,
+            "regroup_km": check_regroup_km(options.get("regroup_km"), kind, method),
             "max_extent_km": check_max_extent(options.get("max_extent_km"), kind, method, zip_level),
             "location_precision": check_location_precision(options.get("location_precision"), kind),
             "weights": check_weights(options.get("weights"), cols.quasi_identifiers, kind is not None),

@@ -23,7 +23,7 @@ from numbers import Integral, Real
 from ..choices import (CONTIGUITY, COORDINATES_MISSING, DESIGNS, EXTENTS, LABEL_METHODS, LABEL_MISSING, LABEL_ORDERS,
                        LOCATION_LOSSES, POINT_JOB_METHODS, POOLS, REGION_METHODS, REGION_SMALL, REGIONS_UNKNOWN,
                        SUPPRESS_METHODS, TAIL_REACH, WITHHELD, ZIP_LEVELS)
-from ..constraints import POSITIVE, Interval, StrOptions
+from ..constraints import POSITIVE, Interval, Pair, StrOptions
 from . import values
 from .checks import DECIMAL_MARKS
 from .locations import LOCATIONS, listed
@@ -36,6 +36,7 @@ RELEASES = ("points", "zip", "labels", "suppress", "anonymize")        # the com
 TABLES = ("suppress", "anonymize", "audit")                           # the commands over a table's QIs and model
 
 
+NON_NEGATIVE = Interval(Real, 0, None, "left", "a finite number >= 0")
 SHARE = Interval(Real, 0, 1, "left", "a share of the rows, 0 <= share < 1 (0.02 for 2%)")
 PROCESSES = (Interval(Integral, 1, None, "left", "a positive integer"),
              Interval(Integral, -1, -1, "both", "-1 (every core)"))
@@ -194,6 +195,13 @@ OPTIONS = (
            "--max-withheld and the rest partitioned again, else the release is refused", flag="--max-extent",
            key="release.max_extent_km", metavar="KM", rule=(None, POSITIVE), engines=MEMORY,
            why="its shards are partitioned apart"),
+    Option("regroup_km", ("anonymize",), values.WIDTHS, "spend a median and p90 box (km, e.g. 200,600): after the "
+           "search, neighbouring classes are pooled and cut again by the other columns while the records' median "
+           "and p90 box (a record without one counts as infinitely wide) stay within these (or the search's own where wider; 0,0 keeps those) and no box "
+           "grows past --max-extent (with the joint method and a points location; default: none)",
+           flag="--regroup", key="release.regroup_km", metavar="MEDIAN,P90", engines=MEMORY,
+           rule=(None, Pair(NON_NEGATIVE, NON_NEGATIVE, "a pair (median_km, p90_km) of numbers >= 0")),
+           why="it pools neighbouring classes across the whole table"),
     Option("max_suppressed", ("anonymize",), values.SHARE, "record suppression budget (e.g. 2%): the classes with the "
            "widest boxes (or the highest NCP), up to this share of the rows, are published with every "
            "quasi-identifier empty or * as one class, and the rest partitioned again without them (default: none)",

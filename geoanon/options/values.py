@@ -14,7 +14,7 @@ from .._text import show
 from ..errors import ParameterError
 
 __all__ = ["BOUNDS", "CHAR", "COLUMNS", "DATES", "FLAG", "GROUND", "HIERARCHY", "INTEGER", "KILOMETRES", "Kind",
-           "NUMBER", "PATH", "RANGES", "RECURSIVE", "SEED", "SHARE", "TEXT", "VALUES", "WEIGHTS", "choice"]
+           "NUMBER", "PATH", "RANGES", "RECURSIVE", "SEED", "SHARE", "TEXT", "VALUES", "WEIGHTS", "WIDTHS", "choice"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,13 @@ def _char(text: str) -> str:
 
 def _kilometres(text: str) -> float:
     return float(text.strip().lower().removesuffix("km").strip())
+
+
+def _widths(text: str) -> tuple:
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError(text)
+    return tuple(_kilometres(p) for p in parts)
 
 
 def _share(text: str) -> float:
@@ -159,6 +166,9 @@ RECURSIVE = Kind("C,L (a number and an integer)", _recursive,
                  _is(lambda v: isinstance(v, list) and len(v) == 2 and _real(v[0]) and _int(v[1]),
                      "[c, l] (a number and an integer)"),
                  lambda v: (float(v[0]), v[1]))
+WIDTHS = Kind("MEDIAN,P90 in km such as 200,600", _widths,
+              _is(lambda v: isinstance(v, list) and len(v) == 2 and all(map(_real, v)), "[median_km, p90_km]"),
+              lambda v: tuple(float(x) for x in v))
 BOUNDS = Kind("XMIN,YMIN,XMAX,YMAX", _bounds,
               _is(lambda v: isinstance(v, list) and len(v) == 4 and all(map(_real, v)), "[xmin, ymin, xmax, ymax]"),
               lambda v: [float(x) for x in v])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from functools import partial
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -14,11 +15,12 @@ from .._text import plural, show
 from .._validation import check_scalar_columns, check_unique_columns
 from ..audit import disclosure_warnings, require
 from ..errors import DataError, InfeasibleError, ParameterError
-from ..joint.dims import Dims
+from ..joint.dims import Dims, state_columns
 from ..joint.km_loss import REACH, km_loss
 from ..joint.location_loss import NCP, BoxKmLoss, SpacingLoss, TreeKmLoss
 from ..joint.outliers import suppressed_rows, with_suppressed_class
 from ..joint.pooling import POOL_PRECISION, costliest_rows, pooled, sparsest_rows
+from ..joint.regroup import regrouped
 from ..joint.withheld import without_locations
 from ..points.isolated import budget_rows, within_budget
 from ..joint.problem import SearchProblem
@@ -270,6 +272,17 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         the default), or, after the search, the whole classes whose records
         lose most in the other columns, searched again apart with the other
         columns first while every other class stays as the search found it.
+    regroup_km : (float, float), optional
+        With a points location and ``method="joint"``: a median and a p90
+        box in km the release may spend (:mod:`geoanon.joint.regroup`). After
+        the search, each class is pooled with its nearest classes and the
+        pair cut again by the other columns, the changes that gain most per
+        record moved beyond the bounds first, while the records' median and
+        p90 box (a record without a box counted infinitely wide) stay within them (each the wider of the asked one
+        and the search's own, so ``(0, 0)`` keeps the search's) and no box
+        grows past ``max_extent_km``. ``report.details["regrouped"]`` gives
+        the bounds kept, the changes and the other columns' loss before and
+        after. Pick the bounds from :func:`geoanon.explore` or a peer's release.
     zip_level : {"zip", "zip3", "county", "state"}
         A ZIP location published rolled up, as :func:`geoanon.generalize_regions`
         takes it: groups of whole ZIP3 areas, counties or states, named after
@@ -452,10 +465,47 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     part, wide = within_extent(job, spec, problem, part, isolated.get("withheld_rows", 0))
     if wide:
         isolated["withheld_beyond_extent"] = wide
+    if o["regroup_km"] is not None:
+        part = _regrouped(job, spec, problem, part)
     with step("publishing the classes' cells"):
         table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers,
                                                         job.treatments, job.publish_location)
     return part, table, published, ncp_columns, isolated
+
+
+def _regrouped(job: Prepared, spec: ReleaseSpec, problem: SearchProblem, part):
+    """``part`` with neighbouring classes pooled and cut again within
+    ``regroup_km`` (:func:`~geoanon.joint.regroup.regrouped`), what it
+    changed in its ``regrouped``."""
+    o, dims = spec.options, job.dims
+    on = ground(o["crs"])
+    x, y = (d for d in dims.items if d.location)
+    positions = on.positions(*(d.low[np.minimum(d.rank, d.size - 1)] for d in (x, y)))
+
+    def km_of(states) -> np.ndarray:
+        view = SimpleNamespace(columns=state_columns(states), shared_location=False)
+        return job.publish_location.class_km(dims, view, o["crs"])
+
+    with step("regrouping neighbouring classes"):
+        done = regrouped(problem, part, km_of, positions, o["regroup_km"], o["max_extent_km"])
+    done.part.regrouped = {"regroup_km": list(o["regroup_km"]), "median_km": round(done.median_km, 3),
+                           "p90_km": round(done.p90_km, 3), "changes": done.changes, "rounds": done.rounds,
+                           "other_loss_before": round(done.loss_before, 6), "other_loss_after": round(done.loss_after, 6)}
+    return done.part
+
+
+def regroup_note(details) -> list:
+    """The report's line on ``regroup_km``: what it spent and what it bought."""
+    if "regrouped" not in details:
+        return []
+    done = details["regrouped"]
+    if not done["changes"]:
+        return [f"regroup_km: no pair of neighbouring classes cut again lowers the other columns' loss within a "
+                f"median of {done['median_km']:,.1f} km and a p90 of {done['p90_km']:,.1f} km"]
+    saved = 1 - done["other_loss_after"] / done["other_loss_before"] if done["other_loss_before"] else 0.0
+    return [f"regroup_km: {plural(done['changes'], 'pair')} of neighbouring classes cut again by the other columns "
+            f"in {plural(done['rounds'], 'round')}, within a median box of {done['median_km']:,.1f} km and a p90 of "
+            f"{done['p90_km']:,.1f} km: the other columns lose {saved:.1%} less"]
 
 
 def _without_isolated(job: Prepared, problem: SearchProblem, part, share: float):
@@ -641,10 +691,12 @@ def released(job: Prepared, spec: ReleaseSpec, part=None) -> Release:
         seconds=round(time.perf_counter() - job.started, 3), treatments={col: job.treatments[col] for col in qi},
         location_classes=part.location_classes, beyond=beyond_target(job, spec, table, warnings),
         suppressed_records=(part.row_class == part.suppressed).sum(), formats=formats, isolated=isolated,
-        engine={**job.publish_location.details, "ncp": ncp, "units": units, **_pooled_details(part, spec)},
+        engine={**job.publish_location.details, "ncp": ncp, "units": units, **_pooled_details(part, spec),
+                **({"regrouped": part.regrouped} if part.regrouped else {})},
         undeclared=measure_undeclared(table, job.loose, model.k, warnings))
     return Release(table=ordered, partition=part, report=report, classes=classes, warnings=warnings,
-                   notes=target_note(report.details) + pooled_note(report.details), row_shapes=row_shapes,
+                   notes=target_note(report.details) + pooled_note(report.details) + regroup_note(report.details),
+                   row_shapes=row_shapes,
                    treatments=ncp_columns,
                    location=LOCATIONS[kind].release_location(loc), input_rows=input_rows, input_index=input_index)
 

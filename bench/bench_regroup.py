@@ -1,0 +1,142 @@
+"""``regroup_km`` (the package's slack step) against the releases without it, at the peers' own widths.
+
+    python bench/bench_regroup.py [--tables city,airports7,losangeles,wide] [--ks 50]
+
+The package's :mod:`geoanon.joint.regroup` is ``bench/bench_slack.py``'s
+design built into the release: neighbouring classes pooled and cut again by
+the search's own cuts with the location's weight 0 (so every class keeps
+the model and each column its treatment), within a median and p90 box the
+user gives (``regroup_km``) and ``max_extent_km``. Per table and k,
+geoanon's releases (the default's trace and the tight tail's,
+``tail_reach=1``, one refining round, :func:`frontier_releases.traced`)
+against the bench's weighted Mondrian (17 weights): per peer release, the
+ratio of geoanon's best release no wider (median and p90, withheld records
+infinitely wide) to the peer's other NCP, without ``regroup_km`` and with it
+set to the peer's median and p90 at each of the ``STARTS`` best releases no
+wider (each release checked no wider again as the frontier measures it);
+the worst and the median ratio, the releases it lowers, the most it lowers
+one and the seconds per regrouped release; and the default release
+(``location_precision`` unset) with ``regroup_km=(0, 0)``, its own widths:
+its other NCP without and with, and the seconds of each.
+
+``NEIGHBOURS`` (:mod:`geoanon.joint.regroup`) is chosen on tuning ``city`` at
+k = 50 (``--neighbours 8,16,32``), by the least worst ratio, a tie within
+0.02 going to fewer (the time grows with them); ``airports7``,
+``losangeles`` and ``wide`` are held out and choose nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import cases_heading, replace_section  # noqa: E402
+
+TABLE_NAMES = ("city", "airports7", "losangeles", "wide")
+HELD_OUT = ("airports7", "losangeles", "wide")
+KS = (50,)
+STARTS = 2         # the best releases no wider regrouped, per peer release
+OPTIONS = {None: {}, "tight tail": {"tail_reach": 1.0}}
+_case = {}
+
+
+def _release(args) -> dict:
+    """One release of the case's table (a forked worker: the case in ``_case``), measured as the frontier measures it."""
+    import frontier_releases as fr
+    import geoanon as ga
+    from geoanon.joint import regroup
+
+    variant, setting, widths, neighbours = args
+    df, table, k = _case["df"], _case["table"], _case["k"]
+    regroup.NEIGHBOURS = neighbours
+    options = {} if setting is None else {"location_precision": setting}
+    t = time.perf_counter()
+    r = ga.anonymize(df, fr.columns(table), k=k, regroup_km=widths, **options, **OPTIONS[variant])
+    seconds = time.perf_counter() - t
+    m = fr.Measure(df, table, k)(fr.geoanon_classes(df, r.table), fr.geoanon_km(df, table, r.table))
+    return {**m, "seconds": seconds, "regrouped": r.report.details.get("regrouped", {})}
+
+
+def case(name: str, k: int, counts: list) -> list:
+    """The case's rows, one per neighbour count of ``counts``."""
+    import frontier_releases as fr
+    from frontier_tables import TABLES
+
+    table = TABLES[name]
+    df = table.frame()
+    peers = [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS]
+    ours = fr.traced(df, table, k, rounds=1)[0] + fr.traced(df, table, k, rounds=1, variant="tight tail",
+                                                            tail_reach=1.0)[0]
+    _case.update(df=df, table=table, k=k)
+    return [_row(name, k, n, peers, ours) for n in counts]
+
+
+def _row(name: str, k: int, neighbours: int, peers: list, ours: list) -> dict:
+    from bench_frontier import no_wider
+
+    jobs, before = [], []
+    for p in peers:
+        fit = sorted((o for o in ours if no_wider(o, p)), key=lambda o: o["other_ncp"])[:STARTS]
+        before.append(fit[0]["other_ncp"] / p["other_ncp"] if fit else np.inf)
+        jobs += [(len(before) - 1, (o["variant"], o["setting"], (p["median_km"], p["p90_km"]), neighbours))
+                 for o in fit]
+    default = [(None, None, None, neighbours), (None, None, (0.0, 0.0), neighbours)]
+    with get_context("fork").Pool(2) as pool:
+        done = pool.map(_release, default + [j for _, j in jobs])
+    plain, own, done = done[0], done[1], done[2:]
+    after = list(before)
+    wider = 0
+    for (i, _), d in zip(jobs, done):
+        if no_wider(d, peers[i]):
+            after[i] = min(after[i], d["other_ncp"] / peers[i]["other_ncp"])
+        else:
+            wider += 1
+    before, after = np.array(before), np.array(after)
+    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "neighbours": neighbours, "starts": STARTS,
+           "peers": len(peers), "without": [float(before.max()), float(np.median(before))],
+           "with": [float(after.max()), float(np.median(after))], "lowered": int((after < before - 1e-9).sum()),
+           "most": float((after / before).min()), "wider": wider,
+           "seconds": float(np.median([d["seconds"] for d in done])) if done else 0.0,
+           "default": [plain["other_ncp"], own["other_ncp"], plain["seconds"], own["seconds"],
+                       plain["median_km"], plain["p90_km"], own["median_km"], own["p90_km"]],
+           "per_peer": [[p["setting"], round(float(b), 4), round(float(a), 4)] for p, b, a in zip(peers, before, after)]}
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def write(rows: list, path: Path) -> None:
+    lines = cases_heading("## `regroup_km`: the slack step in the package (issue 51, item 4; "
+                          "`python bench/bench_regroup.py`)", __doc__, slice(1, 3))
+    lines += ["| table | k | held out | neighbours | peer releases | without: worst / median ratio | "
+              "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
+              "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with |",
+              "|---|---:|---|---:|---:|---|---|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        d = r["default"]
+        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['neighbours']} | "
+                     f"{r['peers']} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
+                     f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
+                     f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} |")
+    replace_section(path, "regroup", lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default=",".join(TABLE_NAMES))
+    parser.add_argument("--ks", default=",".join(map(str, KS)))
+    parser.add_argument("--neighbours", default="")
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args()
+    from geoanon.joint.regroup import NEIGHBOURS
+
+    counts = [int(n) for n in args.neighbours.split(",")] if args.neighbours else [NEIGHBOURS]
+    write([row for k in args.ks.split(",") for name in args.tables.split(",") for row in case(name, int(k), counts)],
+          args.results)

@@ -1,0 +1,212 @@
+"""Neighbouring classes pooled and cut again by the other columns, spending a
+median and p90 box (``regroup_km``).
+
+The search keeps many records' boxes well under the median box a user
+accepts: width the other columns could spend. :func:`regrouped` spends it by
+local search over class boundaries: each class is pooled with each of its
+``NEIGHBOURS`` nearest classes (by their records' mean position on the
+ground) and the pair's rows are cut again from their root by the search's
+own node-by-node cuts (:func:`~geoanon.joint.tiling.split_down`) with the
+location's weight 0, so only the other columns' loss counts. Per round, the
+changes are taken by their gain (the other columns' weighted NCP they
+remove) over one plus the records they move beyond the median or the p90
+bound, one change per class, while the located records keep the bounds; up
+to ``ROUNDS`` rounds, while a change gains.
+
+Guarantees (tests assert each):
+
+- every class meets the model: a pair is cut again only where its union
+  meets it, and every cut keeps both sides within it (Du et al., Theorem 2's
+  rule with the model in place of k, :mod:`geoanon.joint.cuts`);
+- every row keeps exactly one class; classes without a box (withheld,
+  suppressed) are left as they are;
+- the median and the p90 box of the records (those without a box counted
+  infinitely wide, as a peer's suppressed ones) stay within the bounds,
+  each the wider of the asked one and the partition's own; no box is
+  wider than ``max_km``, and a new box no wider than the wider of its pair's
+  and the p90 bound;
+- the other columns' summed loss never grows (a change is taken only where
+  it gains).
+
+``NEIGHBOURS`` and ``ROUNDS`` come from ``bench/bench_slack.py`` (tuning
+``city`` at k = 50; bench/RESULTS.md, "Spending the slack"), the neighbours
+lowered for time as ``bench/bench_regroup.py`` measures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .location_loss import NCP
+from .partition import JointPartition, partition_of
+from .pooling import _leaves
+from .tiling import split_down
+
+__all__ = ["NEIGHBOURS", "ROUNDS", "Regrouped", "regrouped", "within_counts"]
+
+NEIGHBOURS = 16    # a class is pooled with each of this many nearest classes
+ROUNDS = 30        # rounds of changes at most
+
+
+@dataclass
+class Regrouped:
+    """:func:`regrouped`'s result: the partition, the bounds it kept (km),
+    the changes and rounds it made, and the other columns' weighted loss
+    before and after."""
+
+    part: JointPartition
+    median_km: float
+    p90_km: float
+    changes: int
+    rounds: int
+    loss_before: float
+    loss_after: float
+
+
+def within_counts(n: int) -> tuple:
+    """How many of ``n`` values must lie within a bound for their median and
+    their p90 (``numpy.quantile``'s linear interpolation) to lie within it."""
+    return n // 2 + 1, int(np.ceil(0.9 * (n - 1))) + 1
+
+
+class _Classes:
+    """The classes being regrouped: rows, states, box km and other-column loss."""
+
+    def __init__(self, problem, leaves, km_of, positions):
+        self.problem, self.km_of, self.positions = problem, km_of, positions
+        self.rows = [r for r, _ in leaves]
+        self.states = [s for _, s in leaves]
+        self.km = km_of(self.states) if leaves else np.zeros(0)
+        self.loss = self._loss(leaves)
+        self.seen = {}          # (id, id) of two classes' rows -> (their rows, :meth:`recut_all`'s result)
+
+    def _loss(self, leaves) -> np.ndarray:
+        return self.problem.class_costs([s for _, s in leaves], np.array([r.size for r, _ in leaves]))
+
+    def centres(self) -> np.ndarray:
+        return np.array([self.positions[r].mean(axis=0) for r in self.rows])
+
+    def recut_all(self, pairs: list, bound: float, max_km: float | None, allowed) -> list:
+        """Each pair of classes of ``pairs`` pooled and cut again: (parts, their
+        km, gain), or None where its union misses the model, would be wider
+        than the wider of its classes and ``bound`` (or ``max_km``), or gains
+        nothing; each found once while both classes stand, the new unions'
+        widths in one call of ``km_of``."""
+        keys = [(id(self.rows[i]), id(self.rows[j])) for i, j in pairs]
+        todo = [(key, i, j) for key, (i, j) in zip(keys, pairs) if key not in self.seen]
+        check, roots = self.problem.check, []
+        for key, i, j in todo:
+            rows = np.sort(np.r_[self.rows[i], self.rows[j]])
+            held = check.holds(check.histogram(rows)[None, :])[0]
+            roots.append((rows, self.problem.root(rows) if held else None))
+        widths = self.km_of([st for _, st in roots if st is not None]) if any(st is not None for _, st in roots) else []
+        widths = iter(widths)
+        for (key, i, j), (rows, root) in zip(todo, roots):
+            width = float(next(widths)) if root is not None else np.inf
+            fits = width <= max(self.km[i], self.km[j], bound) and (max_km is None or width <= max_km)
+            self.seen[key] = (self.rows[i], self.rows[j], self._recut(i, j, rows, root, allowed) if fits else None)
+        return [self.seen[key][2] for key in keys]
+
+    def forget(self) -> None:
+        """Forget the pairs of classes that no longer stand."""
+        standing = {id(r) for r in self.rows}
+        self.seen = {key: v for key, v in self.seen.items() if key[0] in standing and key[1] in standing}
+
+    def _recut(self, i: int, j: int, rows: np.ndarray, root: tuple, allowed) -> tuple | None:
+        parts = split_down(self.problem, rows, root, allowed)
+        gain = float(self.loss[i] + self.loss[j] - self._loss(parts).sum())
+        if gain <= 1e-9 * max(1.0, float(self.loss[i] + self.loss[j])):
+            return None
+        return parts, self.km_of([s for _, s in parts]), gain
+
+
+def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bounds: tuple,
+              max_km: float | None = None, neighbours: int | None = None) -> Regrouped:
+    """``part`` (the joint design's: each class its own location class) with
+    neighbouring classes pooled and cut again (see the module) within
+    ``bounds`` (median km, p90 km) of every record's box.
+
+    ``km_of(states)``: each state's published box diagonal in km (NaN: no
+    box); ``positions``: every row's position (n x d, any metric space whose
+    distance orders neighbours, e.g. unit vectors on the sphere); ``max_km``:
+    no box wider; ``neighbours``: the classes each is pooled with (default
+    ``NEIGHBOURS``). Returns a :class:`Regrouped`."""
+    from scipy.spatial import cKDTree
+
+    other = replace(problem, weights=[0.0 if d.location else w for d, w in zip(problem.items, problem.weights)],
+                    location_loss=NCP)
+    leaves = _leaves(part)
+    km = km_of([s for _, s in leaves]) if leaves else np.zeros(0)
+    movable = np.isfinite(km)
+    if part.suppressed >= 0:
+        movable[part.suppressed] = False
+    fixed = [leaf for leaf, m in zip(leaves, movable) if not m]
+    classes = _Classes(other, [leaf for leaf, m in zip(leaves, movable) if m], km_of, positions)
+    sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
+    row_km = np.repeat(np.where(movable, km, np.inf), sizes)       # rows without a box: infinitely wide
+    median, p90 = (np.quantile(row_km, [0.5, 0.9]) if row_km.size else (0.0, 0.0))
+    bounds = (max(float(bounds[0]), float(median)), max(float(bounds[1]), float(p90)))
+    fixed_rows = row_km[np.repeat(~movable, sizes)]
+    need = tuple(min(c, int((row_km <= b).sum())) - int((fixed_rows <= b).sum())
+                 for c, b in zip(within_counts(row_km.size), bounds))
+    loss_before = float(classes.loss.sum())
+    allowed = list(range(len(problem.items)))
+    changes = rounds = 0
+    for rounds in range(1, ROUNDS + 1):
+        made = _round(classes, bounds, need, max_km, allowed, neighbours or NEIGHBOURS, cKDTree)
+        if not made:
+            rounds -= 1
+            break
+        changes += made
+    joined = _partition(problem, part, fixed, classes)
+    return Regrouped(joined, bounds[0], bounds[1], changes, rounds, loss_before, float(classes.loss.sum()))
+
+
+def _round(classes: _Classes, bounds, need, max_km, allowed, neighbours, tree) -> int:
+    """One round of changes (see the module); how many it made."""
+    count = len(classes.rows)
+    if count < 2:
+        return 0
+    near = tree(classes.centres()).query(classes.centres(), k=min(neighbours + 1, count))[1]
+    sizes = np.array([r.size for r in classes.rows])
+    pairs = sorted({(min(i, j), max(i, j)) for i in range(count) for j in near[i].tolist() if j != i})
+    found = []
+    for pair, done in zip(pairs, classes.recut_all(pairs, bounds[1], max_km, allowed)):
+        if done is not None:
+            parts, parts_km, gain = done
+            moved = [sum(r.size for (r, _), d in zip(parts, parts_km) if d <= b)
+                     - sum(int(sizes[c]) for c in pair if classes.km[c] <= b) for b in bounds]
+            found.append((-gain / (1 + max(-moved[0], 0) + max(-moved[1], 0)), pair, parts, parts_km, moved))
+    found.sort(key=lambda f: (f[0], f[1]))
+    within = [int(sizes[classes.km <= b].sum()) for b in bounds]
+    used, new = set(), []
+    for _, pair, parts, parts_km, moved in found:
+        if used & set(pair) or any(w + m < n for w, m, n in zip(within, moved, need)):
+            continue
+        used |= set(pair)
+        within = [w + m for w, m in zip(within, moved)]
+        new.append((parts, parts_km))
+    if not new:
+        return 0
+    kept = [c for c in range(count) if c not in used]
+    leaves = [p for parts, _ in new for p in parts]
+    classes.rows = [classes.rows[c] for c in kept] + [r for r, _ in leaves]
+    classes.states = [classes.states[c] for c in kept] + [s for _, s in leaves]
+    classes.km = np.r_[classes.km[kept], np.concatenate([k for _, k in new])]
+    classes.loss = np.r_[classes.loss[kept], classes._loss(leaves)]
+    classes.forget()
+    return len(new)
+
+
+def _partition(problem, part: JointPartition, fixed: list, classes: _Classes) -> JointPartition:
+    """The partition of the ``fixed`` leaves and the regrouped classes,
+    numbered by what they publish (:func:`~geoanon.joint.partition.partition_of`),
+    ``part``'s suppressed class and pooled rows kept."""
+    leaves = fixed + list(zip(classes.rows, classes.states))
+    suppressed_row = int(np.flatnonzero(part.row_class == part.suppressed)[0]) if part.suppressed >= 0 else None
+    joined = partition_of(problem, leaves, None, part.design, part.evaluated, [])
+    if suppressed_row is not None:
+        joined.suppressed = int(joined.row_class[suppressed_row])
+    joined.pooled_rows = part.pooled_rows
+    return joined
