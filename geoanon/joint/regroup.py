@@ -71,15 +71,22 @@ def within_counts(n: int) -> tuple:
 
 
 class _Classes:
-    """The classes being regrouped: rows, states, box km and other-column loss."""
+    """The classes being regrouped (``leaves`` where ``movable``): rows,
+    states, box km and other-column loss; and every record's box km
+    (``row_km``, at its ``slot``; those of classes left as they are
+    infinitely wide, having none)."""
 
-    def __init__(self, problem, leaves, km_of, positions):
+    def __init__(self, problem, leaves: list, movable: np.ndarray, km: np.ndarray, km_of, positions, n_rows: int):
         self.problem, self.km_of, self.positions = problem, km_of, positions
-        self.rows = [r for r, _ in leaves]
-        self.states = [s for _, s in leaves]
-        self.km = km_of(self.states) if leaves else np.zeros(0)
-        self.loss = self._loss(leaves)
+        self.rows = [r for (r, _), m in zip(leaves, movable) if m]
+        self.states = [s for (_, s), m in zip(leaves, movable) if m]
+        self.km = km[movable]
+        self.loss = self._loss([leaf for leaf, m in zip(leaves, movable) if m])
         self.seen = {}          # (id, id) of two classes' rows -> (their rows, :meth:`recut_all`'s result)
+        held = np.concatenate([r for r, _ in leaves]) if leaves else np.zeros(0, dtype=np.int64)
+        self.slot = np.full(n_rows, -1, dtype=np.int64)
+        self.slot[held] = np.arange(held.size)
+        self.row_km = np.repeat(np.where(movable, km, np.inf), [r.size for r, _ in leaves])
 
     def _loss(self, leaves) -> np.ndarray:
         return self.problem.class_costs([s for _, s in leaves], np.array([r.size for r, _ in leaves]))
@@ -107,6 +114,20 @@ class _Classes:
             fits = width <= max(self.km[i], self.km[j], bound) and (max_km is None or width <= max_km)
             self.seen[key] = (self.rows[i], self.rows[j], self._recut(i, j, rows, root, allowed) if fits else None)
         return [self.seen[key][2] for key in keys]
+
+    def take(self, parts: list, parts_km: np.ndarray, counted: list, bounds: tuple) -> bool:
+        """Give the rows of ``parts`` their boxes' km if every record's median
+        and p90 box stay within ``bounds``: at once where enough records lie
+        within each (``counted``, :func:`within_counts`), else as
+        ``numpy.quantile`` finds them (the counts alone miss an interpolated
+        quantile). Whether it did."""
+        at = np.concatenate([self.slot[r] for r, _ in parts])
+        before = self.row_km[at]
+        self.row_km[at] = np.repeat(parts_km, [r.size for r, _ in parts])
+        if all(counted) or np.all(np.quantile(self.row_km, [0.5, 0.9]) <= np.asarray(bounds)):
+            return True
+        self.row_km[at] = before
+        return False
 
     def forget(self) -> None:
         """Forget the pairs of classes that no longer stand."""
@@ -142,19 +163,14 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     if part.suppressed >= 0:
         movable[part.suppressed] = False
     fixed = [leaf for leaf, m in zip(leaves, movable) if not m]
-    classes = _Classes(other, [leaf for leaf, m in zip(leaves, movable) if m], km_of, positions)
-    sizes = np.array([r.size for r, _ in leaves], dtype=np.int64)
-    row_km = np.repeat(np.where(movable, km, np.inf), sizes)       # rows without a box: infinitely wide
-    median, p90 = (np.quantile(row_km, [0.5, 0.9]) if row_km.size else (0.0, 0.0))
+    classes = _Classes(other, leaves, movable, km, km_of, positions, part.row_class.size)
+    median, p90 = np.quantile(classes.row_km, [0.5, 0.9]) if classes.row_km.size else (0.0, 0.0)
     bounds = (max(float(bounds[0]), float(median)), max(float(bounds[1]), float(p90)))
-    fixed_rows = row_km[np.repeat(~movable, sizes)]
-    need = tuple(min(c, int((row_km <= b).sum())) - int((fixed_rows <= b).sum())
-                 for c, b in zip(within_counts(row_km.size), bounds))
     loss_before = float(classes.loss.sum())
     allowed = list(range(len(problem.items)))
     changes = rounds = 0
     for rounds in range(1, ROUNDS + 1):
-        made = _round(classes, bounds, need, max_km, allowed, neighbours or NEIGHBOURS, cKDTree)
+        made = _round(classes, bounds, max_km, allowed, neighbours or NEIGHBOURS, cKDTree)
         if not made:
             rounds -= 1
             break
@@ -163,12 +179,13 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     return Regrouped(joined, bounds[0], bounds[1], changes, rounds, loss_before, float(classes.loss.sum()))
 
 
-def _round(classes: _Classes, bounds, need, max_km, allowed, neighbours, tree) -> int:
+def _round(classes: _Classes, bounds, max_km, allowed, neighbours, tree) -> int:
     """One round of changes (see the module); how many it made."""
     count = len(classes.rows)
     if count < 2:
         return 0
-    near = tree(classes.centres()).query(classes.centres(), k=min(neighbours + 1, count))[1]
+    centres = classes.centres()
+    near = tree(centres).query(centres, k=min(neighbours + 1, count))[1]
     sizes = np.array([r.size for r in classes.rows])
     pairs = sorted({(min(i, j), max(i, j)) for i in range(count) for j in near[i].tolist() if j != i})
     found = []
@@ -179,10 +196,12 @@ def _round(classes: _Classes, bounds, need, max_km, allowed, neighbours, tree) -
                      - sum(int(sizes[c]) for c in pair if classes.km[c] <= b) for b in bounds]
             found.append((-gain / (1 + max(-moved[0], 0) + max(-moved[1], 0)), pair, parts, parts_km, moved))
     found.sort(key=lambda f: (f[0], f[1]))
-    within = [int(sizes[classes.km <= b].sum()) for b in bounds]
+    need = within_counts(classes.row_km.size)
+    within = [int((classes.row_km <= b).sum()) for b in bounds]
     used, new = set(), []
     for _, pair, parts, parts_km, moved in found:
-        if used & set(pair) or any(w + m < n for w, m, n in zip(within, moved, need)):
+        if used & set(pair) or not classes.take(parts, parts_km, [w + m >= n for w, m, n in zip(within, moved, need)],
+                                                bounds):
             continue
         used |= set(pair)
         within = [w + m for w, m in zip(within, moved)]

@@ -465,7 +465,7 @@ def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     part, wide = within_extent(job, spec, problem, part, isolated.get("withheld_rows", 0))
     if wide:
         isolated["withheld_beyond_extent"] = wide
-    if o["regroup_km"] is not None:
+    if o.get("regroup_km") is not None:
         part = _regrouped(job, spec, problem, part)
     with step("publishing the classes' cells"):
         table, published, ncp_columns = published_table(job.df, dims, part, spec.columns.quasi_identifiers,
