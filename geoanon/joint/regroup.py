@@ -45,7 +45,7 @@ from .tiling import split_down
 
 __all__ = ["NEIGHBOURS", "ROUNDS", "Regrouped", "regrouped", "within_counts"]
 
-NEIGHBOURS = 16    # a class is pooled with each of this many nearest classes
+NEIGHBOURS = 32    # a class is pooled with each of this many nearest classes
 ROUNDS = 30        # rounds of changes at most
 
 
