@@ -19,10 +19,11 @@ one and the seconds per regrouped release; and the default release
 (``location_precision`` unset) with ``regroup_km=(0, 0)``, its own widths:
 its other NCP without and with, and the seconds of each.
 
-``NEIGHBOURS`` (:mod:`geoanon.joint.regroup`) is chosen on tuning ``city`` at
-k = 50 (``--neighbours 8,16,32``), by the least worst ratio, a tie within
-0.02 going to fewer (the time grows with them); ``airports7``,
-``losangeles`` and ``wide`` are held out and choose nothing.
+``NEIGHBOURS`` and ``TRIPLES_FROM`` (:mod:`geoanon.joint.regroup`) are
+chosen on tuning ``city`` at k = 50 (``--neighbours 8,16,32``, then
+``--triples 0,4``), by the least worst ratio, a tie within 0.02 going to the
+faster; ``airports7``, ``losangeles`` and ``wide`` are held out and choose
+nothing.
 """
 from __future__ import annotations
 
@@ -54,9 +55,9 @@ def _release(args) -> dict:
     import geoanon as ga
     from geoanon.joint import regroup
 
-    variant, setting, widths, neighbours = args
+    variant, setting, widths, (neighbours, triples) = args
     df, table, k = _case["df"], _case["table"], _case["k"]
-    regroup.NEIGHBOURS = neighbours
+    regroup.NEIGHBOURS, regroup.TRIPLES_FROM = neighbours, triples
     options = {} if setting is None else {"location_precision": setting}
     t = time.perf_counter()
     r = ga.anonymize(df, fr.columns(table), k=k, regroup_km=widths, **options, **OPTIONS[variant])
@@ -65,8 +66,8 @@ def _release(args) -> dict:
     return {**m, "seconds": seconds, "regrouped": r.report.details.get("regrouped", {})}
 
 
-def case(name: str, k: int, counts: list) -> list:
-    """The case's rows, one per neighbour count of ``counts``."""
+def case(name: str, k: int, designs: list) -> list:
+    """The case's rows, one per (neighbours, triples) of ``designs``."""
     import frontier_releases as fr
     from frontier_tables import TABLES
 
@@ -76,19 +77,19 @@ def case(name: str, k: int, counts: list) -> list:
     ours = fr.traced(df, table, k, rounds=1)[0] + fr.traced(df, table, k, rounds=1, variant="tight tail",
                                                             tail_reach=1.0)[0]
     _case.update(df=df, table=table, k=k)
-    return [_row(name, k, n, peers, ours) for n in counts]
+    return [_row(name, k, d, peers, ours) for d in designs]
 
 
-def _row(name: str, k: int, neighbours: int, peers: list, ours: list) -> dict:
+def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
     from bench_frontier import no_wider
 
     jobs, before = [], []
     for p in peers:
         fit = sorted((o for o in ours if no_wider(o, p)), key=lambda o: o["other_ncp"])[:STARTS]
         before.append(fit[0]["other_ncp"] / p["other_ncp"] if fit else np.inf)
-        jobs += [(len(before) - 1, (o["variant"], o["setting"], (p["median_km"], p["p90_km"]), neighbours))
+        jobs += [(len(before) - 1, (o["variant"], o["setting"], (p["median_km"], p["p90_km"]), design))
                  for o in fit]
-    default = [(None, None, None, neighbours), (None, None, (0.0, 0.0), neighbours)]
+    default = [(None, None, None, design), (None, None, (0.0, 0.0), design)]
     with get_context("fork").Pool(2) as pool:
         done = pool.map(_release, default + [j for _, j in jobs])
     plain, own, done = done[0], done[1], done[2:]
@@ -100,7 +101,7 @@ def _row(name: str, k: int, neighbours: int, peers: list, ours: list) -> dict:
         else:
             wider += 1
     before, after = np.array(before), np.array(after)
-    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "neighbours": neighbours, "starts": STARTS,
+    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "design": list(design), "starts": STARTS,
            "peers": len(peers), "without": [float(before.max()), float(np.median(before))],
            "with": [float(after.max()), float(np.median(after))], "lowered": int((after < before - 1e-9).sum()),
            "most": float((after / before).min()), "wider": wider,
@@ -115,13 +116,13 @@ def _row(name: str, k: int, neighbours: int, peers: list, ours: list) -> dict:
 def write(rows: list, path: Path) -> None:
     lines = cases_heading("## `regroup_km`: the slack step in the package (issue 51, item 4; "
                           "`python bench/bench_regroup.py`)", __doc__, slice(1, 3))
-    lines += ["| table | k | held out | neighbours | peer releases | without: worst / median ratio | "
+    lines += ["| table | k | held out | neighbours, triples from | peer releases | without: worst / median ratio | "
               "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
               "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with |",
-              "|---|---:|---|---:|---:|---|---|---:|---:|---:|---:|---|---|"]
+              "|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|---|"]
     for r in rows:
         d = r["default"]
-        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['neighbours']} | "
+        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['design'][0]}, {r['design'][1]} | "
                      f"{r['peers']} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
                      f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
                      f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} |")
@@ -133,10 +134,12 @@ if __name__ == "__main__":
     parser.add_argument("--tables", default=",".join(TABLE_NAMES))
     parser.add_argument("--ks", default=",".join(map(str, KS)))
     parser.add_argument("--neighbours", default="")
+    parser.add_argument("--triples", default="")
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
-    from geoanon.joint.regroup import NEIGHBOURS
+    from geoanon.joint.regroup import NEIGHBOURS, TRIPLES_FROM
 
-    counts = [int(n) for n in args.neighbours.split(",")] if args.neighbours else [NEIGHBOURS]
-    write([row for k in args.ks.split(",") for name in args.tables.split(",") for row in case(name, int(k), counts)],
+    designs = [(int(n), int(t)) for n in (args.neighbours or str(NEIGHBOURS)).split(",")
+               for t in (args.triples or str(TRIPLES_FROM)).split(",")]
+    write([row for k in args.ks.split(",") for name in args.tables.split(",") for row in case(name, int(k), designs)],
           args.results)

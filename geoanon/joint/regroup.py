@@ -35,6 +35,7 @@ lowered for time as ``bench/bench_regroup.py`` measures.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 import numpy as np
 
@@ -47,6 +48,7 @@ __all__ = ["NEIGHBOURS", "ROUNDS", "Regrouped", "regrouped", "within_counts"]
 
 NEIGHBOURS = 32    # a class is pooled with each of this many nearest classes
 ROUNDS = 30        # rounds of changes at most
+TRIPLES_FROM = 0   # a class is pooled with each two of this many nearest classes too (0: pairs alone)
 
 
 @dataclass
@@ -82,7 +84,7 @@ class _Classes:
         self.states = [s for (_, s), m in zip(leaves, movable) if m]
         self.km = km[movable]
         self.loss = self._loss([leaf for leaf, m in zip(leaves, movable) if m])
-        self.seen = {}          # (id, id) of two classes' rows -> (their rows, :meth:`recut_all`'s result)
+        self.seen = {}          # ids of a group's classes' rows -> (their rows, :meth:`recut_all`'s result)
         held = np.concatenate([r for r, _ in leaves]) if leaves else np.zeros(0, dtype=np.int64)
         self.slot = np.full(n_rows, -1, dtype=np.int64)
         self.slot[held] = np.arange(held.size)
@@ -94,26 +96,26 @@ class _Classes:
     def centres(self) -> np.ndarray:
         return np.array([self.positions[r].mean(axis=0) for r in self.rows])
 
-    def recut_all(self, pairs: list, bound: float, max_km: float | None, allowed) -> list:
-        """Each pair of classes of ``pairs`` pooled and cut again: (parts, their
-        km, gain), or None where its union misses the model, would be wider
-        than the wider of its classes and ``bound`` (or ``max_km``), or gains
-        nothing; each found once while both classes stand, the new unions'
-        widths in one call of ``km_of``."""
-        keys = [(id(self.rows[i]), id(self.rows[j])) for i, j in pairs]
-        todo = [(key, i, j) for key, (i, j) in zip(keys, pairs) if key not in self.seen]
+    def recut_all(self, groups: list, bound: float, max_km: float | None, allowed) -> list:
+        """Each group of classes of ``groups`` (tuples of class ids) pooled and
+        cut again: (parts, their km, gain), or None where its union misses the
+        model, would be wider than its widest class and ``bound`` (or
+        ``max_km``), or gains nothing; each found once while its classes
+        stand, the new unions' widths in one call of ``km_of``."""
+        keys = [tuple(id(self.rows[c]) for c in g) for g in groups]
+        todo = [(key, g) for key, g in zip(keys, groups) if key not in self.seen]
         check, roots = self.problem.check, []
-        for key, i, j in todo:
-            rows = np.sort(np.r_[self.rows[i], self.rows[j]])
+        for _, g in todo:
+            rows = np.sort(np.concatenate([self.rows[c] for c in g]))
             held = check.holds(check.histogram(rows)[None, :])[0]
             roots.append((rows, self.problem.root(rows) if held else None))
-        widths = self.km_of([st for _, st in roots if st is not None]) if any(st is not None for _, st in roots) else []
-        widths = iter(widths)
-        for (key, i, j), (rows, root) in zip(todo, roots):
+        known = [st for _, st in roots if st is not None]
+        widths = iter(self.km_of(known) if known else [])
+        for (key, g), (rows, root) in zip(todo, roots):
             width = float(next(widths)) if root is not None else np.inf
-            fits = width <= max(self.km[i], self.km[j], bound) and (max_km is None or width <= max_km)
-            self.seen[key] = (self.rows[i], self.rows[j], self._recut(i, j, rows, root, allowed) if fits else None)
-        return [self.seen[key][2] for key in keys]
+            fits = width <= max(*self.km[list(g)], bound) and (max_km is None or width <= max_km)
+            self.seen[key] = ([self.rows[c] for c in g], self._recut(g, rows, root, allowed) if fits else None)
+        return [self.seen[key][1] for key in keys]
 
     def take(self, parts: list, parts_km: np.ndarray, counted: list, bounds: tuple) -> bool:
         """Give the rows of ``parts`` their boxes' km if every record's median
@@ -130,14 +132,15 @@ class _Classes:
         return False
 
     def forget(self) -> None:
-        """Forget the pairs of classes that no longer stand."""
+        """Forget the groups of classes that no longer stand."""
         standing = {id(r) for r in self.rows}
-        self.seen = {key: v for key, v in self.seen.items() if key[0] in standing and key[1] in standing}
+        self.seen = {key: v for key, v in self.seen.items() if standing.issuperset(key)}
 
-    def _recut(self, i: int, j: int, rows: np.ndarray, root: tuple, allowed) -> tuple | None:
+    def _recut(self, group: tuple, rows: np.ndarray, root: tuple, allowed) -> tuple | None:
         parts = split_down(self.problem, rows, root, allowed)
-        gain = float(self.loss[i] + self.loss[j] - self._loss(parts).sum())
-        if gain <= 1e-9 * max(1.0, float(self.loss[i] + self.loss[j])):
+        before = float(self.loss[list(group)].sum())
+        gain = before - float(self._loss(parts).sum())
+        if gain <= 1e-9 * max(1.0, before):
             return None
         return parts, self.km_of([s for _, s in parts]), gain
 
@@ -187,23 +190,25 @@ def _round(classes: _Classes, bounds, max_km, allowed, neighbours, tree) -> int:
     centres = classes.centres()
     near = tree(centres).query(centres, k=min(neighbours + 1, count))[1]
     sizes = np.array([r.size for r in classes.rows])
-    pairs = sorted({(min(i, j), max(i, j)) for i in range(count) for j in near[i].tolist() if j != i})
+    groups = sorted({(min(i, j), max(i, j)) for i in range(count) for j in near[i].tolist() if j != i})
+    groups += sorted({tuple(sorted((i, *two))) for i in range(count)
+                      for two in combinations([j for j in near[i][:TRIPLES_FROM + 1].tolist() if j != i], 2)})
     found = []
-    for pair, done in zip(pairs, classes.recut_all(pairs, bounds[1], max_km, allowed)):
+    for group, done in zip(groups, classes.recut_all(groups, bounds[1], max_km, allowed)):
         if done is not None:
             parts, parts_km, gain = done
             moved = [sum(r.size for (r, _), d in zip(parts, parts_km) if d <= b)
-                     - sum(int(sizes[c]) for c in pair if classes.km[c] <= b) for b in bounds]
-            found.append((-gain / (1 + max(-moved[0], 0) + max(-moved[1], 0)), pair, parts, parts_km, moved))
+                     - sum(int(sizes[c]) for c in group if classes.km[c] <= b) for b in bounds]
+            found.append((-gain / (1 + max(-moved[0], 0) + max(-moved[1], 0)), group, parts, parts_km, moved))
     found.sort(key=lambda f: (f[0], f[1]))
     need = within_counts(classes.row_km.size)
     within = [int((classes.row_km <= b).sum()) for b in bounds]
     used, new = set(), []
-    for _, pair, parts, parts_km, moved in found:
-        if used & set(pair) or not classes.take(parts, parts_km, [w + m >= n for w, m, n in zip(within, moved, need)],
-                                                bounds):
+    for _, group, parts, parts_km, moved in found:
+        if used & set(group) or not classes.take(parts, parts_km, [w + m >= n for w, m, n in zip(within, moved, need)],
+                                                 bounds):
             continue
-        used |= set(pair)
+        used |= set(group)
         within = [w + m for w, m in zip(within, moved)]
         new.append((parts, parts_km))
     if not new:

@@ -446,8 +446,9 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> Prepared:
 def partitioned(job: Prepared, spec: ReleaseSpec, part=None):
     """The search's partition of ``job`` under ``spec``'s weights and
     ``location_precision`` (``part``: that partition, found already by
-    :func:`searched`), with its suppressed and withheld records; and the
-    release's table, its published columns and their NCP treatments."""
+    :func:`searched`), with its suppressed and withheld records, then
+    regrouped within ``regroup_km`` (:func:`_regrouped`); and the release's
+    table, its published columns and their NCP treatments."""
     o, dims = spec.options, job.dims
     problem = _problem(job, spec)
     if part is None:

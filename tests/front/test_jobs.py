@@ -210,6 +210,7 @@ BAD_JOBS = [
     (("[model]", "[model"), "not valid TOML"),
     (("[output]", '[release]\nmethod = "nope"\n\n[output]'), "[release] method: expected one of"),
     (("[output]", "[release]\njobs = 1.5\n\n[output]"), "[release] jobs: expected an integer"),
+    (("[output]", "[release]\nregroup_km = 300\n\n[output]"), "[release] regroup_km: expected [median_km, p90_km]"),
     (("[output]", "[output]\nhtml_report = \"out/r.json\""), "[output] html_report: expected a .html file"),
     (("[output]", "[output]\nhtml_report = \"out/map.html\""), "[output] map name the same file"),
     (('location = { lat = "lat", lon = "lon" }\n', ""), "[output] map needs a location"),
