@@ -115,7 +115,7 @@ def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
 
 def write(rows: list, path: Path) -> None:
     lines = cases_heading("## `regroup_km`: the slack step in the package (issue 51, item 4; "
-                          "`python bench/bench_regroup.py`)", __doc__, slice(1, 3))
+                          "`python bench/bench_regroup.py`)", __doc__, slice(2, 4))
     lines += ["| table | k | held out | neighbours, triples from | peer releases | without: worst / median ratio | "
               "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
               "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with |",
