@@ -128,7 +128,7 @@ class _Classes:
         at = np.concatenate([self.slot[r] for r, _ in parts])
         before = self.row_km[at]
         self.row_km[at] = np.repeat(parts_km, [r.size for r, _ in parts])
-        if all(counted) or np.all(np.quantile(self.row_km, [0.5, 0.9]) <= np.asarray(bounds)):
+        if all(counted) or np.all(_quantiles(self.row_km) <= np.asarray(bounds)):
             return True
         self.row_km[at] = before
         return False
@@ -169,7 +169,7 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
         movable[part.suppressed] = False
     fixed = [leaf for leaf, m in zip(leaves, movable) if not m]
     classes = _Classes(other, leaves, movable, km, km_of, positions, part.row_class.size)
-    median, p90 = np.quantile(classes.row_km, [0.5, 0.9]) if classes.row_km.size else (0.0, 0.0)
+    median, p90 = _quantiles(classes.row_km) if classes.row_km.size else (0.0, 0.0)
     bounds = (max(float(bounds[0]), float(median)), max(float(bounds[1]), float(p90)))
     loss_before = float(classes.loss.sum())
     allowed = list(range(len(problem.items)))
@@ -182,6 +182,13 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
         changes += made
     joined = _partition(problem, part, fixed, classes)
     return Regrouped(joined, bounds[0], bounds[1], changes, rounds, loss_before, float(classes.loss.sum()))
+
+
+def _quantiles(km: np.ndarray) -> np.ndarray:
+    """The median and p90 of ``km`` as ``numpy.quantile`` finds them, infinite
+    where both records around one have no box (inf - inf)."""
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(np.quantile(km, [0.5, 0.9]), nan=np.inf)
 
 
 def _round(classes: _Classes, bounds, max_km, allowed, neighbours, tree) -> int:

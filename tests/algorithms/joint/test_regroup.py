@@ -57,7 +57,7 @@ def test_within_counts_hold_the_median_and_the_p90_and_are_the_least_that_do():
             assert np.quantile(np.r_[np.zeros(need - 1), np.ones(n - need + 1)], q) > 0
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), k=st.sampled_from([3, 5, 8]), l=st.sampled_from([None, 2]),
        slack=st.sampled_from([0.0, 1.5, 4.0]))
 def test_regrouped_releases_keep_the_model_rows_and_widths(seed, k, l, slack):
@@ -95,7 +95,7 @@ def test_spending_a_wider_median_lowers_the_other_columns_loss():
 
 
 def test_regrouping_is_deterministic_and_off_by_default():
-    df = _people(11, 400)
+    df = _people(11, 250)
     ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note", "dx"])
     assert "regrouped" not in ga.anonymize(df, **ask).report.details
     a = ga.anonymize(df, **ask, regroup_km=(500, 900))
@@ -104,7 +104,7 @@ def test_regrouping_is_deterministic_and_off_by_default():
 
 
 def test_max_extent_bounds_every_regrouped_box():
-    df = _people(5, 600)
+    df = _people(5, 300)
     ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note", "dx"], location_precision=0.6)
     plain = ga.anonymize(df, **ask)
     widest = float(_box_km(plain.in_input_order())[np.isfinite(_box_km(plain.in_input_order()))].max())
