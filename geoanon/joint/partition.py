@@ -51,6 +51,13 @@ class JointPartition:
         vars(self)["columns"] = columns
         return self
 
+    def leaves(self) -> list:
+        """The classes as ``(rows, state)``, in class order."""
+        held = np.flatnonzero(self.row_class >= 0)
+        order = held[np.argsort(self.row_class[held], kind="stable")]
+        bounds = np.searchsorted(self.row_class[order], np.arange(len(self.states) + 1))
+        return [(order[a:b], state) for a, b, state in zip(bounds[:-1], bounds[1:], self.states)]
+
     @property
     def shared_location(self) -> bool:
         """Whether classes share their location class's location (a tiling

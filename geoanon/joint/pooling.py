@@ -102,15 +102,8 @@ def pooled(problem, rest: JointPartition, pool: JointPartition) -> JointPartitio
     (:func:`~geoanon.joint.partition.partition_of`), so ids say nothing of
     which rows were pooled; its ``pooled_rows``, the pool's rows."""
     taken = pool.row_class >= 0
-    leaves = [leaf for leaf in _leaves(rest) if not taken[leaf[0][0]]] + _leaves(pool)
+    leaves = [leaf for leaf in rest.leaves() if not taken[leaf[0][0]]] + pool.leaves()
     joined = partition_of(problem, leaves, None, rest.design, rest.evaluated + pool.evaluated, [])
     joined.pooled_rows = int(taken.sum())
     return joined
 
-
-def _leaves(part: JointPartition) -> list:
-    """``part``'s classes as ``(rows, state)``, in class order."""
-    held = np.flatnonzero(part.row_class >= 0)
-    order = held[np.argsort(part.row_class[held], kind="stable")]
-    bounds = np.searchsorted(part.row_class[order], np.arange(len(part.states) + 1))
-    return [(order[a:b], state) for a, b, state in zip(bounds[:-1], bounds[1:], part.states)]

@@ -43,7 +43,6 @@ import numpy as np
 
 from .location_loss import NCP
 from .partition import JointPartition, partition_of
-from .pooling import _leaves
 from .tiling import split_down
 
 __all__ = ["NEIGHBOURS", "ROUNDS", "Regrouped", "regrouped", "within_counts"]
@@ -158,11 +157,9 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     distance orders neighbours, e.g. unit vectors on the sphere); ``max_km``:
     no box wider; ``neighbours``: the classes each is pooled with (default
     ``NEIGHBOURS``). Returns a :class:`Regrouped`."""
-    from scipy.spatial import cKDTree
-
     other = replace(problem, weights=[0.0 if d.location else w for d, w in zip(problem.items, problem.weights)],
                     location_loss=NCP)
-    leaves = _leaves(part)
+    leaves = part.leaves()
     km = km_of([s for _, s in leaves]) if leaves else np.zeros(0)
     movable = np.isfinite(km)
     if part.suppressed >= 0:
@@ -175,7 +172,7 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     allowed = list(range(len(problem.items)))
     changes = rounds = 0
     for rounds in range(1, ROUNDS + 1):
-        made = _round(classes, bounds, max_km, allowed, neighbours or NEIGHBOURS, cKDTree)
+        made = _round(classes, bounds, max_km, allowed, neighbours or NEIGHBOURS)
         if not made:
             rounds -= 1
             break
@@ -191,13 +188,15 @@ def _quantiles(km: np.ndarray) -> np.ndarray:
         return np.nan_to_num(np.quantile(km, [0.5, 0.9]), nan=np.inf)
 
 
-def _round(classes: _Classes, bounds, max_km, allowed, neighbours, tree) -> int:
+def _round(classes: _Classes, bounds, max_km, allowed, neighbours) -> int:
     """One round of changes (see the module); how many it made."""
+    from scipy.spatial import cKDTree
+
     count = len(classes.rows)
     if count < 2:
         return 0
     centres = classes.centres()
-    near = tree(centres).query(centres, k=min(neighbours + 1, count))[1]
+    near = cKDTree(centres).query(centres, k=min(neighbours + 1, count))[1]
     sizes = np.array([r.size for r in classes.rows])
     groups = sorted({(min(i, j), max(i, j)) for i in range(count) for j in near[i].tolist() if j != i})
     groups += sorted({tuple(sorted((i, *two))) for i in range(count)

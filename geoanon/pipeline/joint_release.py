@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from functools import partial
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -484,8 +483,7 @@ def _regrouped(job: Prepared, spec: ReleaseSpec, problem: SearchProblem, part):
     positions = on.positions(*(d.low[np.minimum(d.rank, d.size - 1)] for d in (x, y)))
 
     def km_of(states) -> np.ndarray:
-        view = SimpleNamespace(columns=state_columns(states), shared_location=False)
-        return job.publish_location.class_km(dims, view, o["crs"])
+        return job.publish_location.states_km(dims, state_columns(states), o["crs"])
 
     with step("regrouping neighbouring classes"):
         done = regrouped(problem, part, km_of, positions, o["regroup_km"], o["max_extent_km"])

@@ -37,7 +37,13 @@ class PointsPublisher(Publisher):
 
     def class_km(self, dims, part, crs) -> np.ndarray:
         """Each class's box diagonal in km, as published (NaN: no box)."""
-        boxes = self.rectangles(dims, _part_states(part), own_boxes=not part.shared_location)
+        return self.states_km(dims, part.columns, crs, own_boxes=not part.shared_location)
+
+    def states_km(self, dims, columns: list, crs, own_boxes: bool = True) -> np.ndarray:
+        """The box diagonal in km of classes whose states are ``columns``
+        (:func:`~geoanon.joint.dims.state_columns`), as published (NaN: no
+        box); ``own_boxes`` as :meth:`rectangles` takes it."""
+        boxes = self.rectangles(dims, _location_columns(columns), own_boxes=own_boxes)
         return ground(crs).extents(*boxes.T)[2]
 
     def rectangles(self, dims, states, own_boxes: bool = False, tiles=None) -> np.ndarray:
@@ -134,7 +140,7 @@ class PointsPublisher(Publisher):
         return isolated_rows(where, k, grid, threads)
 
     def columns(self, df, part, dims):
-        self.rects = self.rectangles(dims, _part_states(part), own_boxes=not part.shared_location)
+        self.rects = self.rectangles(dims, _location_columns(part.columns), own_boxes=not part.shared_location)
         r = self.rects[part.row_class]
         lat, lon = self.lat, self.lon
         cols = {f"{lat}_min": r[:, 1], f"{lat}_max": r[:, 3], f"{lon}_min": r[:, 0], f"{lon}_max": r[:, 2]}
@@ -185,9 +191,9 @@ def _location_states(states) -> np.ndarray:
     return np.array([st[:2] for st in states], dtype=np.int64).reshape(-1, 2, 4)
 
 
-def _part_states(part) -> np.ndarray:
-    """:func:`_location_states` of a partition's classes, from its state columns."""
-    return np.stack(part.columns[:2], axis=1).astype(np.int64, copy=False).reshape(-1, 2, 4)
+def _location_columns(columns: list) -> np.ndarray:
+    """:func:`_location_states` of classes, from their state columns (:func:`~geoanon.joint.dims.state_columns`)."""
+    return np.stack(columns[:2], axis=1).astype(np.int64, copy=False).reshape(-1, 2, 4)
 
 
 def _held_box(d: RankDim, st: np.ndarray) -> tuple:
