@@ -39,7 +39,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import cases_heading, replace_section  # noqa: E402
+from common import cases_heading, code_state, machine, replace_section, today  # noqa: E402
 
 TABLE_NAMES = ("city", "airports7", "losangeles", "wide")
 HELD_OUT = ("airports7", "losangeles", "wide")
@@ -114,19 +114,38 @@ def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
 
 
 def write(rows: list, path: Path) -> None:
+    """The section with ``rows`` in place of those of the same table, k and
+    design, every other row kept with the run it came from."""
     lines = cases_heading("## `regroup_km`: the slack step in the package (issue 51, item 4; "
                           "`python bench/bench_regroup.py`)", __doc__, slice(2, 4))
-    lines += ["| table | k | held out | neighbours, triples from | peer releases | without: worst / median ratio | "
-              "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
-              "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with |",
-              "|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|---|"]
+    lines[2] = "Each row measured where its last column says; the last run on " + lines[2].removeprefix("Run on ")
+    run = f"{today()}, {machine().split(',')[0]}, {code_state()}"
+    table = _rows_in(path)
     for r in rows:
         d = r["default"]
-        lines.append(f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['design'][0]}, {r['design'][1]} | "
-                     f"{r['peers']} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
-                     f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
-                     f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} |")
+        table[(r["table"], str(r["k"]), f"{r['design'][0]}, {r['design'][1]}")] = (
+            f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['design'][0]}, {r['design'][1]} | "
+            f"{r['peers']} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
+            f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
+            f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} | {run} |")
+    lines += ["| table | k | held out | neighbours, triples from | peer releases | without: worst / median ratio | "
+              "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
+              "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with | "
+              "measured |",
+              "|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|---|---|"]
+    lines += [table[key] for key in sorted(table, key=lambda t: (-int(t[1]), t[0] not in ("city",), t[0],
+                                                                   [int(n) for n in t[2].split(",")]))]
     replace_section(path, "regroup", lines)
+
+
+def _rows_in(path: Path) -> dict:
+    """The section's rows now in ``path``, by (table, k, design)."""
+    text = path.read_text() if path.exists() else ""
+    begin, end = "<!-- regroup:begin -->", "<!-- regroup:end -->"
+    section = text[text.index(begin):text.index(end)] if begin in text else ""
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| table")]
+    return {tuple(c.strip() for c in (line.split("|")[1], line.split("|")[2], line.split("|")[4])): line
+            for line in rows}
 
 
 if __name__ == "__main__":

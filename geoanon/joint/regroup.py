@@ -41,6 +41,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._forked import forked_map
 from .location_loss import NCP
 from .partition import JointPartition, partition_of
 from .tiling import split_down
@@ -50,6 +51,7 @@ __all__ = ["NEIGHBOURS", "ROUNDS", "Regrouped", "regrouped", "within_counts"]
 NEIGHBOURS = 32    # a class is pooled with each of this many nearest classes
 ROUNDS = 30        # rounds of changes at most
 TRIPLES_FROM = 0   # a class is pooled with each two of this many nearest classes too (0: pairs alone)
+RUN = 500          # groups cut again by one forked process at a time
 
 
 @dataclass
@@ -97,12 +99,13 @@ class _Classes:
     def centres(self) -> np.ndarray:
         return np.array([self.positions[r].mean(axis=0) for r in self.rows])
 
-    def recut_all(self, groups: list, bound: float, max_km: float | None, allowed) -> list:
+    def recut_all(self, groups: list, bound: float, max_km: float | None, allowed, n_jobs: int = 1) -> list:
         """Each group of classes of ``groups`` (tuples of class ids) pooled and
         cut again: (parts, their km, gain), or None where its union misses the
         model, would be wider than its widest class and ``bound`` (or
         ``max_km``), or gains nothing; each found once while its classes
-        stand, the new unions' widths in one call of ``km_of``."""
+        stand, the new unions' widths in one call of ``km_of``, the cuts in
+        ``n_jobs`` forked processes (the same results in any number)."""
         keys = [tuple(id(self.rows[c]) for c in g) for g in groups]
         todo = [(key, g) for key, g in zip(keys, groups) if key not in self.seen]
         check, roots = self.problem.check, []
@@ -112,11 +115,21 @@ class _Classes:
             roots.append((rows, self.problem.root(rows) if held else None))
         known = [st for _, st in roots if st is not None]
         widths = iter(self.km_of(known) if known else [])
-        for (key, g), (rows, root) in zip(todo, roots):
+        work = []
+        for (_, g), (rows, root) in zip(todo, roots):
             width = float(next(widths)) if root is not None else np.inf
             fits = width <= max(*self.km[list(g)], bound) and (max_km is None or width <= max_km)
-            self.seen[key] = ([self.rows[c] for c in g], self._recut(g, rows, root, allowed) if fits else None)
+            work.append((g, rows, root) if fits else None)
+        for (key, g), done in zip(todo, self._recut_many(work, allowed, n_jobs)):
+            self.seen[key] = ([self.rows[c] for c in g], done)
         return [self.seen[key][1] for key in keys]
+
+    def _recut_many(self, work: list, allowed, n_jobs: int) -> list:
+        """:meth:`_recut` of each (group, rows, root) of ``work`` (None where
+        None), in runs of :data:`RUN` over ``n_jobs`` forked processes."""
+        runs = [work[i:i + RUN] for i in range(0, len(work), RUN)]
+        done = forked_map(lambda run: [w and self._recut(*w, allowed) for w in run], runs, n_jobs)
+        return [d for run in done for d in run]
 
     def take(self, parts: list, parts_km: np.ndarray, counted: list, bounds: tuple) -> bool:
         """Give the rows of ``parts`` their boxes' km if every record's median
@@ -147,7 +160,7 @@ class _Classes:
 
 
 def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bounds: tuple,
-              max_km: float | None = None, neighbours: int | None = None) -> Regrouped:
+              max_km: float | None = None, neighbours: int | None = None, n_jobs: int = 1) -> Regrouped:
     """``part`` (the joint design's: each class its own location class) with
     neighbouring classes pooled and cut again (see the module) within
     ``bounds`` (median km, p90 km) of every record's box.
@@ -156,7 +169,8 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     box); ``positions``: every row's position (n x d, any metric space whose
     distance orders neighbours, e.g. unit vectors on the sphere); ``max_km``:
     no box wider; ``neighbours``: the classes each is pooled with (default
-    ``NEIGHBOURS``). Returns a :class:`Regrouped`."""
+    ``NEIGHBOURS``); ``n_jobs``: forked processes cutting the groups again
+    (the result does not depend on it). Returns a :class:`Regrouped`."""
     other = replace(problem, weights=[0.0 if d.location else w for d, w in zip(problem.items, problem.weights)],
                     location_loss=NCP)
     leaves = part.leaves()
@@ -172,7 +186,7 @@ def regrouped(problem, part: JointPartition, km_of, positions: np.ndarray, bound
     allowed = list(range(len(problem.items)))
     changes = rounds = 0
     for rounds in range(1, ROUNDS + 1):
-        made = _round(classes, bounds, max_km, allowed, neighbours or NEIGHBOURS)
+        made = _round(classes, bounds, max_km, allowed, neighbours or NEIGHBOURS, n_jobs)
         if not made:
             rounds -= 1
             break
@@ -188,7 +202,7 @@ def _quantiles(km: np.ndarray) -> np.ndarray:
         return np.nan_to_num(np.quantile(km, [0.5, 0.9]), nan=np.inf)
 
 
-def _round(classes: _Classes, bounds, max_km, allowed, neighbours) -> int:
+def _round(classes: _Classes, bounds, max_km, allowed, neighbours, n_jobs) -> int:
     """One round of changes (see the module); how many it made."""
     from scipy.spatial import cKDTree
 
@@ -202,7 +216,7 @@ def _round(classes: _Classes, bounds, max_km, allowed, neighbours) -> int:
     groups += sorted({tuple(sorted((i, *two))) for i in range(count)
                       for two in combinations([j for j in near[i][:TRIPLES_FROM + 1].tolist() if j != i], 2)})
     found = []
-    for group, done in zip(groups, classes.recut_all(groups, bounds[1], max_km, allowed)):
+    for group, done in zip(groups, classes.recut_all(groups, bounds[1], max_km, allowed, n_jobs)):
         if done is not None:
             parts, parts_km, gain = done
             moved = [sum(r.size for (r, _), d in zip(parts, parts_km) if d <= b)

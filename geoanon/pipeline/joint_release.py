@@ -230,8 +230,8 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         counts the records published wider than a ZIP location's default
         target, which is a target only.
     n_jobs : int
-        Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`);
-        -1 for every core. With more than one, a forked process also
+        Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`)
+        and cutting ``regroup_km``'s groups again; -1 for every core. With more than one, a forked process also
         measures the isolated records during the search and audits the
         release and measures its NCP while this one draws the classes. The
         release does not depend on it.
@@ -486,7 +486,7 @@ def _regrouped(job: Prepared, spec: ReleaseSpec, problem: SearchProblem, part):
         return job.publish_location.states_km(dims, state_columns(states), o["crs"])
 
     with step("regrouping neighbouring classes"):
-        done = regrouped(problem, part, km_of, positions, o["regroup_km"], o["max_extent_km"])
+        done = regrouped(problem, part, km_of, positions, o["regroup_km"], o["max_extent_km"], n_jobs=o["n_jobs"])
     done.part.regrouped = {"regroup_km": list(o["regroup_km"]), "median_km": round(done.median_km, 3),
                            "p90_km": round(done.p90_km, 3), "changes": done.changes, "rounds": done.rounds,
                            "other_loss_before": round(done.loss_before, 6), "other_loss_after": round(done.loss_after, 6)}

@@ -94,13 +94,17 @@ def test_spending_a_wider_median_lowers_the_other_columns_loss():
     assert got[0] <= median * (1 + 1e-6) and got[1] <= p90 * (1 + 1e-6)
 
 
-def test_regrouping_is_deterministic_and_off_by_default():
+def test_regrouping_is_deterministic_in_any_number_of_processes_and_off_by_default():
     df = _people(11, 250)
     ask = dict(location=("lat", "lon"), qi=QI, k=5, keep=["note", "dx"])
     assert "regrouped" not in ga.anonymize(df, **ask).report.details
     a = ga.anonymize(df, **ask, regroup_km=(500, 900))
     b = ga.anonymize(df, **ask, regroup_km=(500, 900))
+    forked = ga.anonymize(df, **ask, regroup_km=(500, 900), n_jobs=2)     # more groups than one process's run
+    assert a.report.details["regrouped"]["changes"] > 0
     pd.testing.assert_frame_equal(a.table, b.table)
+    pd.testing.assert_frame_equal(a.table, forked.table)
+    assert a.report.details["regrouped"] == forked.report.details["regrouped"]
 
 
 def test_max_extent_bounds_every_regrouped_box():
