@@ -231,10 +231,10 @@ def anonymize(df: pd.DataFrame, columns=None, model=None, *, location=None, sear
         target, which is a target only.
     n_jobs : int
         Processes solving the location's shards (:func:`geoanon.joint.search.joint_partition`)
-        and cutting ``regroup_km``'s groups again; -1 for every core. With more than one, a forked process also
-        measures the isolated records during the search and audits the
-        release and measures its NCP while this one draws the classes. The
-        release does not depend on it.
+        and cutting ``regroup_km``'s groups again; -1 for every core. With
+        more than one, a forked process also measures the isolated records
+        during the search and audits the release and measures its NCP while
+        this one draws the classes. The release does not depend on it.
     budgets : Budgets, optional
         The shares of the rows the release may leave out, as one
         :class:`geoanon.Budgets`: ``max_suppressed``, ``max_withheld`` and
