@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import gc
 import os
 import re
 import signal
@@ -689,6 +691,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     _outcome.committed.clear()
     _outcome.interrupted.clear()
+    hook = sys.unraisablehook
+    sys.unraisablehook = functools.partial(_unless_interrupted, hook)
     try:
         with _interrupts(), open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stdout) as stdout, \
                 contextlib.redirect_stdout(stdout):
@@ -719,8 +723,20 @@ def main(argv=None) -> int:
             return 2
         raise
     finally:                         # what this command did is no one else's (a later call in the same process)
+        if _outcome.interrupted:
+            gc.collect()             # what the interrupt left half-built goes now, its complaints dropped
+        sys.unraisablehook = hook
         _outcome.committed.clear()
         _outcome.interrupted.clear()
+
+
+def _unless_interrupted(hook, unraisable) -> None:
+    """``hook`` of an exception Python cannot raise (a finalizer's), unless
+    the command was interrupted: the interrupt may have hit a library's object
+    half-built (multiprocessing's ``Finalize`` before its key), whose end then
+    fails; the command's last line stays its one line."""
+    if not _outcome.interrupted:
+        hook(unraisable)
 
 
 def entry() -> None:

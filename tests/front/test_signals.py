@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -186,22 +187,28 @@ def test_interrupted_anonymize_stops_its_worker_processes(tmp_path, sig):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-@pytest.mark.parametrize("how", ["raised", "swallowed", "wrapped"])
+@pytest.mark.parametrize("how", ["raised", "swallowed", "wrapped", "half-built"])
 def test_an_interrupt_a_library_mishandles_still_writes_nothing(tmp_path, cli, monkeypatch, how, sig):
     """numba's dispatcher may clear the KeyboardInterrupt a signal raised in
-    it (the job then runs on) or wrap it in a SystemError: either way the job
-    ends with 128 + the signal's number, one line on stderr (the job's
+    it (the job then runs on) or wrap it in a SystemError; the interrupt may
+    leave a library's object half-built, failing when it is freed (as
+    multiprocessing's ``Finalize`` does, hit before its key). Either way the
+    job ends with 128 + the signal's number, one line on stderr (the job's
     warnings are never shown), and nothing is renamed into place."""
     import geoanon.cli
     import geoanon.pipeline as pipeline
 
     real = pipeline.generalize_points
+    finalizers = []
 
     def interrupted(*args, **kwargs):
+        held = [type("Pool", (), {})()]        # only this frame holds it; its end calls a broken finalizer
+        if how == "half-built":
+            finalizers.append(weakref.ref(held[0], lambda ref: ref._key))
         try:
             geoanon.cli._interrupt(sig, None)
         except KeyboardInterrupt as exc:
-            if how == "raised":
+            if how in ("raised", "half-built"):
                 raise
             if how == "wrapped":
                 raise SystemError("a result with an exception set") from exc
@@ -213,8 +220,11 @@ def test_an_interrupt_a_library_mishandles_still_writes_nothing(tmp_path, cli, m
     src = tmp_path / "in.csv"
     pd.DataFrame({"lat": np.linspace(35, 36, 50), "lon": np.linspace(-80, -79, 50)}).to_csv(src, index=False)
     (tmp_path / "out.csv").write_text("an earlier output\n")
+    said = []                                       # what Python would print as "Exception ignored in ..."
+    monkeypatch.setattr(sys, "unraisablehook", said.append)
     code, out, err = cli("points", src, "-k", "5", "--lat", "lat", "--lon", "lon", "-o", tmp_path / "out.csv",
                          "--report", tmp_path / "r.json")
+    assert said == [] and sys.unraisablehook == said.append
     assert code == 128 + sig
     assert err == "geoanon points: interrupted; nothing written\n"
     assert sorted(os.listdir(tmp_path)) == ["in.csv", "out.csv"]
