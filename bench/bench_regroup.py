@@ -1,6 +1,6 @@
 """``regroup_km`` (the package's slack step) against the releases without it, at the peers' own widths.
 
-    python bench/bench_regroup.py [--tables city,airports7,losangeles,wide] [--ks 50]
+    python bench/bench_regroup.py [--tables city,airports7,losangeles,wide] [--ks 50] [--against mondrian,real]
 
 The package's :mod:`geoanon.joint.regroup` is ``bench/bench_slack.py``'s
 design built into the release: neighbouring classes pooled and cut again by
@@ -9,7 +9,9 @@ the model and each column its treatment), within a median and p90 box the
 user gives (``regroup_km``) and ``max_extent_km``. Per table and k,
 geoanon's releases (the default's trace and the tight tail's,
 ``tail_reach=1``, one refining round, :func:`frontier_releases.traced`)
-against the bench's weighted Mondrian (17 weights): per peer release, the
+against the bench's weighted Mondrian (17 weights) or the real peers
+(``--against real``: anonypyx's Mondrian and Project Lighthouse's five
+releases, read from ``bench_frontier.py``'s cached peer rows): per peer release, the
 ratio of geoanon's best release no wider (median and p90, withheld records
 infinitely wide) to the peer's other NCP, without ``regroup_km`` and with it
 set to the peer's median and p90 at each of the ``STARTS`` best releases no
@@ -45,6 +47,8 @@ TABLE_NAMES = ("city", "airports7", "losangeles", "wide")
 HELD_OUT = ("airports7", "losangeles", "wide")
 KS = (50,)
 STARTS = 2         # the best releases no wider regrouped, per peer release
+AGAINST = {"mondrian": "bench's Mondrian", "real": "real peers"}
+REAL = ("anonypyx", "lighthouse", "lighthouse-age0.7", "lighthouse-age0.5", "lighthouse-age0.3", "lighthouse-original")
 OPTIONS = {None: {}, "tight tail": {"tail_reach": 1.0}}
 _case = {}
 
@@ -66,21 +70,32 @@ def _release(args) -> dict:
     return {**m, "seconds": seconds, "regrouped": r.report.details.get("regrouped", {})}
 
 
-def case(name: str, k: int, designs: list) -> list:
-    """The case's rows, one per (neighbours, triples) of ``designs``."""
+def case(name: str, k: int, designs: list, against: list) -> list:
+    """The case's rows, one per (neighbours, triples) of ``designs`` and peer set of ``against``."""
     import frontier_releases as fr
     from frontier_tables import TABLES
 
     table = TABLES[name]
     df = table.frame()
-    peers = [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS]
+    peers = {"mondrian": lambda: [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS],
+             "real": lambda: _real_peers(name, k)}
     ours = fr.traced(df, table, k, rounds=1)[0] + fr.traced(df, table, k, rounds=1, variant="tight tail",
                                                             tail_reach=1.0)[0]
     _case.update(df=df, table=table, k=k)
-    return [_row(name, k, d, peers, ours) for d in designs]
+    return [_row(name, k, d, a, peers[a](), ours) for a in against for d in designs]
 
 
-def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
+def _real_peers(name: str, k: int) -> list:
+    """The real peers' releases of the case, from ``bench_frontier.py``'s cached rows."""
+    from bench_frontier import PEER_ROWS, _cached
+
+    rows = _cached(PEER_ROWS, [(name, k, p) for p in REAL])
+    if len(rows) < len(REAL):
+        raise SystemExit(f"run bench/bench_frontier.py --only peers for {name} at k = {k} first")
+    return [r["points"][0] for r in rows]
+
+
+def _row(name: str, k: int, design: tuple, against: str, peers: list, ours: list) -> dict:
     from bench_frontier import no_wider
 
     jobs, before = [], []
@@ -101,7 +116,8 @@ def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
         else:
             wider += 1
     before, after = np.array(before), np.array(after)
-    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "design": list(design), "starts": STARTS,
+    row = {"table": name, "k": k, "held_out": name in HELD_OUT, "design": list(design), "against": against,
+           "starts": STARTS,
            "peers": len(peers), "without": [float(before.max()), float(np.median(before))],
            "with": [float(after.max()), float(np.median(after))], "lowered": int((after < before - 1e-9).sum()),
            "most": float((after / before).min()), "wider": wider,
@@ -114,38 +130,58 @@ def _row(name: str, k: int, design: tuple, peers: list, ours: list) -> dict:
 
 
 def write(rows: list, path: Path) -> None:
-    """The section with ``rows`` in place of those of the same table, k and
-    design, every other row kept with the run it came from."""
+    """The section with ``rows`` in place of those of the same table, k,
+    design and peers, every other row kept with the run it came from; then,
+    against the real peers, each peer release's ratio without and with."""
     lines = cases_heading("## `regroup_km`: the slack step in the package (issue 51, item 4; "
                           "`python bench/bench_regroup.py`)", __doc__, slice(2, 4))
     lines[2] = "Each row measured where its last column says; the last run on " + lines[2].removeprefix("Run on ")
     run = f"{today()}, {machine().split(',')[0]}, {code_state()}"
-    table = _rows_in(path)
+    summary, per_peer = _rows_in(path)
     for r in rows:
-        d = r["default"]
-        table[(r["table"], str(r["k"]), f"{r['design'][0]}, {r['design'][1]}")] = (
-            f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {r['design'][0]}, {r['design'][1]} | "
-            f"{r['peers']} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
+        d, design, against = r["default"], f"{r['design'][0]}, {r['design'][1]}", AGAINST[r["against"]]
+        summary[(r["table"], str(r["k"]), design, against)] = (
+            f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {design} | "
+            f"{against} ({r['peers']}) | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
             f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
             f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} | {run} |")
-    lines += ["| table | k | held out | neighbours, triples from | peer releases | without: worst / median ratio | "
-              "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
-              "seconds per release (median) | default: other NCP without / with (0, 0) | seconds without / with | "
-              "measured |",
-              "|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|---|---|"]
-    lines += [table[key] for key in sorted(table, key=lambda t: (-int(t[1]), t[0] not in ("city",), t[0],
-                                                                   [int(n) for n in t[2].split(",")]))]
+        if r["against"] == "real":
+            per_peer[(r["table"], str(r["k"]), design)] = (
+                f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {design} | " + " | ".join(
+                    f"{b:.2f}x -> {a:.2f}x" for _, b, a in r["per_peer"]) + f" | {run} |")
+    lines += [SUMMARY_HEADER,
+              "|---|---:|---|---|---|---|---|---:|---:|---:|---:|---|---|---|"]
+    lines += [summary[key] for key in sorted(summary, key=lambda t: (-int(t[1]), t[3], t[0] not in ("city",), t[0],
+                                                                       [int(n) for n in t[2].split(",")]))]
+    if per_peer:
+        lines += ["", "Against each real peer release, the ratio without -> with `regroup_km`:", "",
+                  PER_PEER_HEADER + " | ".join(REAL) + " | measured |", "|---|---:|---|---|" + "---:|" * len(REAL) + "---|"]
+        lines += [per_peer[key] for key in sorted(per_peer, key=lambda t: (-int(t[1]), t[0]))]
     replace_section(path, "regroup", lines)
 
 
-def _rows_in(path: Path) -> dict:
-    """The section's rows now in ``path``, by (table, k, design)."""
+SUMMARY_HEADER = ("| table | k | held out | neighbours, triples from | against (releases) | without: worst / median ratio | "
+                  "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
+                  "seconds per release (median) | default: other NCP without / with (0, 0) | "
+                  "seconds without / with | measured |")
+PER_PEER_HEADER = "| table | k | held out | neighbours, triples from | "
+
+
+def _rows_in(path: Path) -> tuple[dict, dict]:
+    """The section's rows now in ``path``: the summary's by (table, k,
+    design, peers), the per-peer table's by (table, k, design)."""
     text = path.read_text() if path.exists() else ""
     begin, end = "<!-- regroup:begin -->", "<!-- regroup:end -->"
     section = text[text.index(begin):text.index(end)] if begin in text else ""
-    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| table")]
-    return {tuple(c.strip() for c in (line.split("|")[1], line.split("|")[2], line.split("|")[4])): line
-            for line in rows}
+    summary, per_peer, table = {}, {}, None
+    for line in section.splitlines():
+        if line.startswith("| table"):
+            table = summary if line == SUMMARY_HEADER else per_peer
+        elif line.startswith("| ") and table is not None:
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            key = (cells[0], cells[1], cells[3])
+            table[key + (cells[4].rsplit(" (", 1)[0],) if table is summary else key] = line
+    return summary, per_peer
 
 
 if __name__ == "__main__":
@@ -154,11 +190,13 @@ if __name__ == "__main__":
     parser.add_argument("--ks", default=",".join(map(str, KS)))
     parser.add_argument("--neighbours", default="")
     parser.add_argument("--triples", default="")
+    parser.add_argument("--against", default="mondrian", help="mondrian, real or both (comma-separated)")
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
     from geoanon.joint.regroup import NEIGHBOURS, TRIPLES_FROM
 
     designs = [(int(n), int(t)) for n in (args.neighbours or str(NEIGHBOURS)).split(",")
                for t in (args.triples or str(TRIPLES_FROM)).split(",")]
-    write([row for k in args.ks.split(",") for name in args.tables.split(",") for row in case(name, int(k), designs)],
+    write([row for k in args.ks.split(",") for name in args.tables.split(",")
+           for row in case(name, int(k), designs, args.against.split(","))],
           args.results)
