@@ -7,9 +7,10 @@ design built into the release: neighbouring classes pooled and cut again by
 the search's own cuts with the location's weight 0 (so every class keeps
 the model and each column its treatment), within a median and p90 box the
 user gives (``regroup_km``) and ``max_extent_km``. Per table and k,
-geoanon's releases (the default's trace and the tight tail's,
-``tail_reach=1``, one refining round, :func:`frontier_releases.traced`)
-against the bench's weighted Mondrian (17 weights) or the real peers
+geoanon's releases (the default's trace and every variant's, as
+``bench_frontier.py`` traces them, :func:`frontier_releases.traced`;
+rows measured before 2026-12-03 from the default's and the tight tail's,
+``tail_reach=1``, one refining round each) against the bench's weighted Mondrian (17 weights) or the real peers
 (``--against real``: anonypyx's Mondrian and Project Lighthouse's five
 releases, read from ``bench_frontier.py``'s cached peer rows): per peer release, the
 ratio of geoanon's best release no wider (median and p90, withheld records
@@ -48,8 +49,8 @@ HELD_OUT = ("airports7", "losangeles", "wide")
 KS = (50,)
 STARTS = 2         # the best releases no wider regrouped, per peer release
 AGAINST = {"mondrian": "bench's Mondrian", "real": "real peers"}
+STARTED = "every variant"     # the releases regrouped: the best no wider among the frontier's every variant
 REAL = ("anonypyx", "lighthouse", "lighthouse-age0.7", "lighthouse-age0.5", "lighthouse-age0.3", "lighthouse-original")
-OPTIONS = {None: {}, "tight tail": {"tail_reach": 1.0}}
 _case = {}
 
 
@@ -64,7 +65,7 @@ def _release(args) -> dict:
     regroup.NEIGHBOURS, regroup.TRIPLES_FROM = neighbours, triples
     options = {} if setting is None else {"location_precision": setting}
     t = time.perf_counter()
-    r = ga.anonymize(df, fr.columns(table), k=k, regroup_km=widths, **options, **OPTIONS[variant])
+    r = ga.anonymize(df, fr.columns(table), k=k, regroup_km=widths, **options, **_options(variant))
     seconds = time.perf_counter() - t
     m = fr.Measure(df, table, k)(fr.geoanon_classes(df, r.table), fr.geoanon_km(df, table, r.table))
     return {**m, "seconds": seconds, "regrouped": r.report.details.get("regrouped", {})}
@@ -79,10 +80,18 @@ def case(name: str, k: int, designs: list, against: list) -> list:
     df = table.frame()
     peers = {"mondrian": lambda: [fr.weighted_mondrian(df, table, k, w) for w in fr.WEIGHTS],
              "real": lambda: _real_peers(name, k)}
-    ours = fr.traced(df, table, k, rounds=1)[0] + fr.traced(df, table, k, rounds=1, variant="tight tail",
-                                                            tail_reach=1.0)[0]
+    ours = fr.traced(df, table, k)[0] + [p for name, (variant, settings, options) in fr.VARIANTS.items()
+                                         if name != "geoanon-tiled" or table.zip
+                                         for p in fr.traced(df, table, k, settings, 1, variant, **options)[0]]
     _case.update(df=df, table=table, k=k)
     return [_row(name, k, d, a, peers[a](), ours) for a in against for d in designs]
+
+
+def _options(variant) -> dict:
+    """The options of the frontier's ``variant`` (None: the default's)."""
+    from frontier_releases import VARIANTS
+
+    return next((options for label, _, options in VARIANTS.values() if label == variant), {})
 
 
 def _real_peers(name: str, k: int) -> list:
@@ -140,9 +149,9 @@ def write(rows: list, path: Path) -> None:
     summary, per_peer = _rows_in(path)
     for r in rows:
         d, design, against = r["default"], f"{r['design'][0]}, {r['design'][1]}", AGAINST[r["against"]]
-        summary[(r["table"], str(r["k"]), design, against)] = (
+        summary[(r["table"], str(r["k"]), design, against, STARTED)] = (
             f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {design} | "
-            f"{against} ({r['peers']}) | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
+            f"{against} ({r['peers']}) | {STARTED} | {r['without'][0]:.2f}x / {r['without'][1]:.2f}x | "
             f"{r['with'][0]:.2f}x / {r['with'][1]:.2f}x | {r['lowered']} | {r['most']:.2f}x | "
             f"{r['wider']} | {r['seconds']:.1f} | {d[0]:.4f} / {d[1]:.4f} | {d[2]:.1f} / {d[3]:.1f} | {run} |")
         if r["against"] == "real":
@@ -150,9 +159,9 @@ def write(rows: list, path: Path) -> None:
                 f"| {r['table']} | {r['k']} | {'yes' if r['held_out'] else 'no'} | {design} | " + " | ".join(
                     f"{b:.2f}x -> {a:.2f}x" for _, b, a in r["per_peer"]) + f" | {run} |")
     lines += [SUMMARY_HEADER,
-              "|---|---:|---|---|---|---|---|---:|---:|---:|---:|---|---|---|"]
-    lines += [summary[key] for key in sorted(summary, key=lambda t: (-int(t[1]), t[3], t[0] not in ("city",), t[0],
-                                                                       [int(n) for n in t[2].split(",")]))]
+              "|---|---:|---|---|---|---|---|---|---:|---:|---:|---:|---|---|---|"]
+    lines += [summary[key] for key in sorted(summary, key=lambda t: (-int(t[1]), t[3], t[4], t[0] not in ("city",),
+                                                                       t[0], [int(n) for n in t[2].split(",")]))]
     if per_peer:
         lines += ["", "Against each real peer release, the ratio without -> with `regroup_km`:", "",
                   PER_PEER_HEADER + " | ".join(REAL) + " | measured |", "|---|---:|---|---|" + "---:|" * len(REAL) + "---|"]
@@ -160,7 +169,8 @@ def write(rows: list, path: Path) -> None:
     replace_section(path, "regroup", lines)
 
 
-SUMMARY_HEADER = ("| table | k | held out | neighbours, triples from | against (releases) | without: worst / median ratio | "
+SUMMARY_HEADER = ("| table | k | held out | neighbours, triples from | against (releases) | geoanon's releases | "
+                  "without: worst / median ratio | "
                   "with: worst / median ratio | releases lowered | most lowered | wider than the peer | "
                   "seconds per release (median) | default: other NCP without / with (0, 0) | "
                   "seconds without / with | measured |")
@@ -169,7 +179,7 @@ PER_PEER_HEADER = "| table | k | held out | neighbours, triples from | "
 
 def _rows_in(path: Path) -> tuple[dict, dict]:
     """The section's rows now in ``path``: the summary's by (table, k,
-    design, peers), the per-peer table's by (table, k, design)."""
+    design, peers, releases regrouped), the per-peer table's by (table, k, design)."""
     text = path.read_text() if path.exists() else ""
     begin, end = "<!-- regroup:begin -->", "<!-- regroup:end -->"
     section = text[text.index(begin):text.index(end)] if begin in text else ""
@@ -180,7 +190,7 @@ def _rows_in(path: Path) -> tuple[dict, dict]:
         elif line.startswith("| ") and table is not None:
             cells = [c.strip() for c in line.split("|")[1:-1]]
             key = (cells[0], cells[1], cells[3])
-            table[key + (cells[4].rsplit(" (", 1)[0],) if table is summary else key] = line
+            table[key + (cells[4].rsplit(" (", 1)[0], cells[5]) if table is summary else key] = line
     return summary, per_peer
 
 
